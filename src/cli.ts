@@ -1,0 +1,139 @@
+// The command line: parse flags, call generate(), and turn typed errors into one line and
+// an exit code — here and nowhere else. Exit codes: 0 ok, 1 spec/output problem or drift
+// under --check, 2 bad usage, 70 internal error.
+
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { relative } from 'node:path';
+import { GENERATOR_VERSION } from './emit/project.js';
+import { OptionsError, OutputError, SpecError } from './errors.js';
+import { generate, type GenerateResult } from './generate.js';
+
+interface CliFlags {
+  out?: string;
+  name?: string;
+  force?: boolean;
+  check?: boolean;
+  dryRun?: boolean;
+  allowRemoteRefs?: boolean;
+  maxDescription?: number;
+  quiet?: boolean;
+}
+
+const print = (line = '') => process.stdout.write(line + '\n');
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError('expected a whole number above 0');
+  return n;
+}
+
+function packageName(value: string): string {
+  if (!/^[a-z0-9][a-z0-9._-]{0,213}$/.test(value)) {
+    throw new InvalidArgumentError('an npm package name: lower-case letters, digits, ".", "_" and "-"');
+  }
+  return value;
+}
+
+function summarise(result: GenerateResult, flags: CliFlags): void {
+  const { table, report, plan, outDir } = result;
+  const where = relative(process.cwd(), outDir) || '.';
+  if (flags.check) {
+    const drift = [...plan.created, ...plan.updated, ...plan.removed];
+    if (drift.length === 0) print(`mcp-gen: ${where} is up to date (${table.tools.length} tools)`);
+    else {
+      print(`mcp-gen: ${where} is out of date; ${drift.length} file${drift.length > 1 ? 's' : ''} would change:`);
+      for (const p of plan.created) print(`  + ${p}`);
+      for (const p of plan.updated) print(`  ~ ${p}`);
+      for (const p of plan.removed) print(`  - ${p}`);
+    }
+    return;
+  }
+  if (flags.quiet) return;
+  const verb = flags.dryRun ? 'would generate' : 'generated';
+  print(`mcp-gen: ${verb} ${table.name} with ${table.tools.length} tool${table.tools.length === 1 ? '' : 's'} in ${where}`);
+  print(`  files: ${plan.created.length} new, ${plan.updated.length} updated, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed`);
+  for (const k of plan.kept) print(`  kept ${k.path}: ${k.reason}`);
+  print(`  skipped operations: ${report.skipped.length === 0 ? 'none' : report.skipped.length}`);
+  for (const s of report.skipped.slice(0, 10)) print(`    ${s.operation}: ${s.reason}`);
+  if (report.renamed.length) {
+    print(`  renamed: ${report.renamed.length} operation${report.renamed.length > 1 ? 's' : ''} got a tool name of their own`);
+    for (const r of report.renamed.slice(0, 5)) print(`    ${r.operation} → ${r.name} (${r.reason})`);
+    if (report.renamed.length > 5) print(`    … and ${report.renamed.length - 5} more (see tools.json)`);
+  }
+  for (const w of report.warnings) print(`  warning: ${w}`);
+  if (flags.dryRun) return;
+  print('');
+  print('Next:');
+  print(`  cd ${where} && npm install && npm run build`);
+  const needsBase = report.warnings.some((w) => /base-url/.test(w));
+  print(`  node dist/main.js --transport http${needsBase ? ' --base-url https://your.api' : ''}   # Streamable HTTP on http://127.0.0.1:3000/mcp (stdio is the default)`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command()
+    .name('mcp-gen')
+    .description('Generate a ready-to-run MCP server (stdio, SSE, Streamable HTTP) from an OpenAPI spec')
+    .version(GENERATOR_VERSION, '-v, --version')
+    .argument('<spec>', 'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL, YAML or JSON')
+    .option('-o, --out <dir>', 'output folder (default: <api-name>-mcp)')
+    .option('-n, --name <name>', 'package name of the generated server (default: from the spec title)', packageName)
+    .option('-f, --force', 'write into a folder mcp-gen did not create, and overwrite hand-edited generated files')
+    .option('--check', 'write nothing; exit 1 and list the files that would change (for CI)')
+    .option('--dry-run', 'write nothing; show what would be written')
+    .option('--allow-remote-refs', 'follow $refs to http(s) URLs (off: a spec cannot make mcp-gen fetch URLs)')
+    .option('--max-description <chars>', 'cut tool descriptions to this many characters (default: 1000)', positiveInt)
+    .option('-q, --quiet', 'print nothing on success')
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) })
+    .showSuggestionAfterError(true);
+
+  let spec: string;
+  let flags: CliFlags;
+  try {
+    program.parse(argv, { from: 'user' });
+    spec = program.args[0] as string;
+    flags = program.opts<CliFlags>();
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
+  try {
+    if (flags.check && flags.dryRun) throw new OptionsError('--check and --dry-run cannot be combined');
+    const result = await generate({
+      spec,
+      ...(flags.out !== undefined ? { out: flags.out } : {}),
+      ...(flags.name !== undefined ? { name: flags.name } : {}),
+      force: flags.force ?? false,
+      check: flags.check ?? false,
+      dryRun: flags.dryRun ?? false,
+      allowRemoteRefs: flags.allowRemoteRefs ?? false,
+      ...(flags.maxDescription !== undefined ? { maxDescriptionLength: flags.maxDescription } : {}),
+    });
+    summarise(result, flags);
+    if (flags.check) {
+      const { created, updated, removed } = result.plan;
+      return created.length + updated.length + removed.length > 0 ? 1 : 0;
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof SpecError) {
+      process.stderr.write(`mcp-gen: error: ${error.where ? error.where + ': ' : ''}${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof OutputError) {
+      process.stderr.write(`mcp-gen: error: ${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof OptionsError) {
+      process.stderr.write(`mcp-gen: error: ${error.message}\n`);
+      return 2;
+    }
+    const e = error as Error;
+    process.stderr.write(`mcp-gen: internal error: ${e?.message ?? String(error)}\n`);
+    if (process.env.MCP_GEN_DEBUG) process.stderr.write(`${e?.stack ?? ''}\n`);
+    else process.stderr.write('This is a bug in mcp-gen; rerun with MCP_GEN_DEBUG=1 for details and report it.\n');
+    return 70;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,315 @@
+// Model stage: operations → tools. The result is plain JSON data (the tool table that the
+// generated server runs on) plus a report of what was renamed, skipped and worth a warning.
+
+import type { LoadedSpec } from '../parse/load.js';
+import { getAt, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
+import type {
+  BodySpec, JsonSchema, ParamLocation, ParamSpec, ParamStyle, ServerSpec, ToolSpec, ToolTable,
+} from '../../templates/runtime/table.js';
+import { NameScope, nameFromRoute, sanitizeArgName, sanitizeToolName } from './naming.js';
+import { SchemaConverter } from './schema.js';
+
+export interface ModelOptions {
+  /** Longest tool description kept, in characters. */
+  maxDescriptionLength: number;
+}
+
+export interface ModelReport {
+  skipped: { operation: string; reason: string }[];
+  renamed: { operation: string; name: string; reason: string }[];
+  warnings: string[];
+}
+
+export interface ServerModel {
+  table: ToolTable;
+  report: ModelReport;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const LOCATION_ORDER: ParamLocation[] = ['path', 'query', 'header', 'cookie'];
+// OpenAPI 3.0.3 §4.7.12: header parameters with these names SHALL be ignored.
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+
+export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel {
+  const { doc } = spec;
+  const dialect = spec.specVersion.startsWith('3.1') ? '3.1' : '3.0';
+  const converter = new SchemaConverter(doc, dialect);
+  const report: ModelReport = { skipped: [], renamed: [], warnings: [...spec.warnings] };
+  const names = new NameScope();
+  const tools: ToolSpec[] = [];
+  const info = isObject(doc.info) ? doc.info : {};
+  const rootServers = serverList(doc.servers, spec.source);
+
+  for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
+    const item = resolve(doc, rawItem);
+    if (!isObject(item)) continue;
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!isObject(op)) continue;
+      const label = `${method.toUpperCase()} ${path}`;
+      const where = `#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}`;
+      const raw = typeof op.operationId === 'string' && op.operationId.trim() !== '' ? op.operationId : nameFromRoute(method, path);
+      const wanted = sanitizeToolName(raw);
+      const name = names.claim(wanted);
+      if (name !== raw) {
+        const reason = name !== wanted ? 'name already taken' : raw === op.operationId ? 'not a valid MCP tool name' : 'no operationId';
+        report.renamed.push({ operation: label, name, reason });
+      }
+      const refs = new Set<string>();
+      const { params, properties, required, body } = buildArguments(doc, converter, item, op, refs, report, where);
+      const inputSchema: JsonSchema = { type: 'object', properties };
+      if (required.length) inputSchema.required = required;
+      inputSchema.additionalProperties = false;
+      const opServers = serverList(op.servers ?? item.servers, spec.source);
+      const tool: ToolSpec = {
+        name,
+        description: describe(op, item, label, options.maxDescriptionLength),
+        inputSchema,
+        defs: converter.closure(refs),
+        annotations: annotationsFor(method),
+        http: { method: method.toUpperCase(), path, params, ...(body ? { body } : {}), ...(opServers.length ? { servers: opServers } : {}) },
+      };
+      const title = typeof op.summary === 'string' ? oneLine(op.summary) : '';
+      if (title && title.length <= 120) {
+        tool.title = title;
+        tool.annotations = { title, ...tool.annotations };
+      }
+      tools.push(tool);
+    }
+  }
+
+  if (tools.length === 0) report.warnings.push('the spec defines no operations: the server will have no tools');
+  if (!rootServers.some((s) => /^https?:\/\//i.test(s.url)) && tools.some((t) => !t.http.servers)) {
+    report.warnings.push('the spec names no absolute server URL: start the server with --base-url or API_BASE_URL');
+  }
+  const defs: Record<string, JsonSchema> = {};
+  const used = new Set(tools.flatMap((t) => t.defs));
+  for (const key of Object.keys(converter.defs).sort()) if (used.has(key)) defs[key] = converter.defs[key] as JsonSchema;
+
+  const table: ToolTable = {
+    format: 1,
+    name: slug(typeof info.title === 'string' ? info.title : 'api') + '-mcp',
+    version: typeof info.version === 'string' ? info.version : String(info.version ?? '0.0.0'),
+    ...(typeof info.title === 'string' ? { title: oneLine(info.title) } : {}),
+    servers: rootServers,
+    defs,
+    tools,
+  };
+  return { table, report };
+}
+
+function resolve(doc: JsonObject, node: Json | undefined, seen = new Set<string>()): Json | undefined {
+  if (isObject(node) && typeof node.$ref === 'string' && !seen.has(node.$ref)) {
+    const tokens = parsePointer(node.$ref);
+    if (!tokens) return undefined;
+    seen.add(node.$ref);
+    return resolve(doc, getAt(doc, tokens) as Json | undefined, seen);
+  }
+  return node;
+}
+
+function buildArguments(
+  doc: JsonObject,
+  converter: SchemaConverter,
+  item: JsonObject,
+  op: JsonObject,
+  refs: Set<string>,
+  report: ModelReport,
+  where: string,
+) {
+  // Path-level parameters apply unless the operation redefines the same name + location.
+  const byKey = new Map<string, JsonObject>();
+  for (const raw of [...asArray(item.parameters), ...asArray(op.parameters)]) {
+    const p = resolve(doc, raw);
+    if (!isObject(p) || typeof p.name !== 'string' || typeof p.in !== 'string') continue;
+    if (!LOCATION_ORDER.includes(p.in as ParamLocation)) continue;
+    if (p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())) continue;
+    byKey.set(`${p.in}:${p.name}`, p);
+  }
+  // Collisions: the first claimant keeps the plain name, in location order path, query,
+  // header, cookie, then the body; later ones are suffixed with their location (`id_query`).
+  const ordered = [...byKey.values()].sort(
+    (a, b) => LOCATION_ORDER.indexOf(a.in as ParamLocation) - LOCATION_ORDER.indexOf(b.in as ParamLocation),
+  );
+  const scope = new NameScope();
+  const params: ParamSpec[] = [];
+  const properties: JsonSchema = {};
+  const required: string[] = [];
+  for (const p of ordered) {
+    const location = p.in as ParamLocation;
+    const base = sanitizeArgName(p.name as string);
+    const arg = scope.claim(scope.has(base) ? sanitizeArgName(`${base}_${location}`) : base);
+    const isRequired = location === 'path' || p.required === true;
+    let rawSchema: Json | undefined = p.schema;
+    if (rawSchema === undefined && isObject(p.content)) rawSchema = isObject(Object.values(p.content)[0]) ? (Object.values(p.content)[0] as JsonObject).schema : undefined;
+    const schema = converter.convert(rawSchema, 'request', refs);
+    const description = [typeof p.description === 'string' ? p.description.trim() : '', p.deprecated === true ? '(deprecated)' : '', arg !== p.name ? `Sent as ${location} parameter "${p.name}".` : '']
+      .filter(Boolean)
+      .join(' ');
+    properties[arg] = description ? { ...schema, description } : schema;
+    if (isRequired) required.push(arg);
+    const style = (typeof p.style === 'string' ? p.style : location === 'query' || location === 'cookie' ? 'form' : 'simple') as ParamStyle;
+    const spec: ParamSpec = {
+      arg,
+      name: p.name as string,
+      in: location,
+      style,
+      explode: typeof p.explode === 'boolean' ? p.explode : style === 'form',
+      required: isRequired,
+    };
+    if (p.allowReserved === true) spec.allowReserved = true;
+    const type = typeOf(rawSchema, doc);
+    if (type) spec.type = type;
+    params.push(spec);
+  }
+
+  let body: BodySpec | undefined;
+  const requestBody = resolve(doc, op.requestBody);
+  if (isObject(requestBody) && isObject(requestBody.content) && Object.keys(requestBody.content).length > 0) {
+    const mediaTypes = Object.keys(requestBody.content).sort((a, b) => mediaRank(a) - mediaRank(b));
+    const preferred = mediaTypes[0] as string;
+    const media = requestBody.content[preferred];
+    const arg = scope.claim(scope.has('body') ? 'requestBody' : 'body');
+    let schema = bodySchema(converter.convert(isObject(media) ? media.schema : undefined, 'request', refs), preferred);
+    const notes = [typeof requestBody.description === 'string' ? requestBody.description.trim() : '', `Request body (${preferred}).`];
+    schema = { ...schema, description: notes.filter(Boolean).join(' ') };
+    properties[arg] = schema;
+    const isRequired = requestBody.required === true;
+    if (isRequired) required.push(arg);
+    body = { arg, required: isRequired, mediaTypes };
+  } else if (op.requestBody !== undefined && !isObject(requestBody)) {
+    report.warnings.push(`${where}/requestBody: cannot be resolved; the tool takes no body`);
+  }
+  return { params, properties, required, body };
+}
+
+const asArray = (value: Json | undefined): Json[] => (Array.isArray(value) ? value : []);
+
+/** JSON first, then other JSON flavours, forms, text, anything else. */
+function mediaRank(media: string): number {
+  const m = media.toLowerCase();
+  if (/^application\/json\b/.test(m)) return 0;
+  if (/\+json\b/.test(m) || /^application\/[^;]*json/.test(m)) return 1;
+  if (m.startsWith('application/x-www-form-urlencoded')) return 2;
+  if (m.startsWith('multipart/form-data')) return 3;
+  if (m.startsWith('text/') || /xml/.test(m)) return 4;
+  return 5;
+}
+
+const FILE_PART: JsonSchema = {
+  type: 'object',
+  description: 'A file: its bytes as base64, with an optional file name and media type.',
+  properties: {
+    content: { type: 'string', contentEncoding: 'base64', description: 'File content, base64-encoded.' },
+    filename: { type: 'string' },
+    contentType: { type: 'string' },
+  },
+  required: ['content'],
+  additionalProperties: false,
+};
+
+/** The shape a client sends for a body of this media type. */
+function bodySchema(schema: JsonSchema, media: string): JsonSchema {
+  const m = media.toLowerCase();
+  if (mediaRank(m) <= 2) return schema;
+  if (m.startsWith('multipart/form-data')) {
+    if (!isObject(schema.properties as Json)) return schema;
+    const properties: JsonSchema = {};
+    for (const [name, prop] of Object.entries(schema.properties as JsonSchema)) {
+      properties[name] = isBinary(prop) ? { ...FILE_PART, ...(isObject(prop as Json) && (prop as JsonSchema).description ? { description: (prop as JsonSchema).description } : {}) } : prop;
+    }
+    return { ...schema, properties };
+  }
+  if (m.startsWith('text/') || /xml/.test(m)) return { type: 'string' };
+  return { type: 'string', contentEncoding: 'base64', contentMediaType: media };
+}
+
+function isBinary(schema: unknown): boolean {
+  if (!isObject(schema as Json)) return false;
+  const s = schema as JsonSchema;
+  if (s.type === 'string' && (s.format === 'binary' || s.format === 'base64')) return true;
+  return s.type === 'array' && isBinary(s.items);
+}
+
+function typeOf(schema: Json | undefined, doc: JsonObject): string | undefined {
+  const s = resolve(doc, schema);
+  if (!isObject(s)) return undefined;
+  if (typeof s.type === 'string') return s.type;
+  if (Array.isArray(s.type)) return s.type.find((t) => t !== 'null') as string | undefined;
+  return undefined;
+}
+
+function annotationsFor(method: string) {
+  switch (method) {
+    case 'get':
+    case 'head':
+    case 'options':
+      return { readOnlyHint: true, openWorldHint: true };
+    case 'delete':
+      return { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
+    case 'put':
+      return { readOnlyHint: false, idempotentHint: true, openWorldHint: true };
+    default:
+      return { readOnlyHint: false, openWorldHint: true };
+  }
+}
+
+function describe(op: JsonObject, item: JsonObject, label: string, max: number): string {
+  const parts: string[] = [];
+  if (op.deprecated === true) parts.push('[DEPRECATED]');
+  const summary = typeof op.summary === 'string' ? op.summary.trim() : typeof item.summary === 'string' ? item.summary.trim() : '';
+  const details = typeof op.description === 'string' ? op.description.trim() : typeof item.description === 'string' ? item.description.trim() : '';
+  if (summary) parts.push(summary);
+  if (details && details !== summary) parts.push((summary ? '\n\n' : '') + details);
+  let text = parts.join(' ').replace(/ \n\n/, '\n\n').trim() || label;
+  if (text.length > max) text = text.slice(0, max - 1).trimEnd() + '…';
+  return text;
+}
+
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+export function slug(text: string): string {
+  return (
+    text
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 50)
+      .replace(/-+$/, '') || 'api'
+  );
+}
+
+/** Server objects as the runtime needs them; a relative URL is resolved against a spec URL. */
+function serverList(servers: Json | undefined, source: string): ServerSpec[] {
+  const out: ServerSpec[] = [];
+  for (const s of asArray(servers)) {
+    if (!isObject(s) || typeof s.url !== 'string') continue;
+    let url = s.url.trim();
+    if (/^https?:\/\//i.test(source) && !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
+      try {
+        url = new URL(url, source).href;
+      } catch {
+        // keep it relative; the server will ask for --base-url
+      }
+    }
+    const server: ServerSpec = { url };
+    if (typeof s.description === 'string') server.description = oneLine(s.description);
+    if (isObject(s.variables)) {
+      const variables: NonNullable<ServerSpec['variables']> = {};
+      for (const [name, v] of Object.entries(s.variables)) {
+        if (!isObject(v)) continue;
+        const enumValues = asArray(v.enum).map(String);
+        variables[name] = {
+          default: v.default !== undefined ? String(v.default) : enumValues[0] ?? '',
+          ...(enumValues.length ? { enum: enumValues } : {}),
+          ...(typeof v.description === 'string' ? { description: oneLine(v.description) } : {}),
+        };
+      }
+      server.variables = variables;
+    }
+    out.push(server);
+  }
+  return out;
+}

@@ -1,0 +1,198 @@
+// OpenAPI schema → JSON Schema 2020-12 that MCP SDK v2 (ajv 2020) accepts.
+//
+// Shared schemas are not inlined: each `$ref` becomes `#/$defs/<key>` and the target is
+// converted once into a table-wide `defs` map. A tool's inputSchema then carries only the
+// defs it reaches. This keeps circular schemas finite and tools/list small (inlining
+// multiplies some specs a hundredfold).
+
+import { getAt, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
+import type { JsonSchema } from '../../templates/runtime/table.js';
+
+export type SchemaMode = 'request' | 'response';
+
+const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);
+// Keywords copied as plain values (validated by shape below).
+const SCALAR_KEYWORDS = [
+  'title', 'description', 'default', 'const', 'enum', 'format', 'pattern', 'multipleOf',
+  'maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', 'maxLength', 'minLength',
+  'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties', 'required',
+  'deprecated', 'readOnly', 'writeOnly', 'contentMediaType', 'contentEncoding',
+] as const;
+const SUBSCHEMA = ['items', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems'] as const;
+const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas'] as const;
+const NUMERIC = new Set(['multipleOf', 'maximum', 'minimum', 'maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties', 'minProperties']);
+const MAX_DEPTH = 64;
+
+export class SchemaConverter {
+  /** Converted shared schemas by def key. */
+  readonly defs: Record<string, JsonSchema> = {};
+  /** For each def key, the def keys its schema references directly. */
+  private readonly deps = new Map<string, Set<string>>();
+  private readonly keyByPointer = new Map<string, string>();
+  private readonly usedKeys = new Set<string>();
+
+  constructor(
+    private readonly doc: JsonObject,
+    /** OpenAPI 3.0 and Swagger 2.0 schemas ignore siblings of `$ref`; 3.1 keeps them. */
+    private readonly dialect: '3.0' | '3.1',
+  ) {}
+
+  /** Converts one schema; `refs` collects the def keys it references directly. */
+  convert(schema: Json | undefined, mode: SchemaMode, refs: Set<string>, depth = 0): JsonSchema {
+    if (schema === true || schema === undefined) return {};
+    if (schema === false) return { not: {} };
+    if (!isObject(schema) || depth > MAX_DEPTH) return {};
+
+    if (typeof schema.$ref === 'string') {
+      const ref: JsonSchema = { $ref: '#/$defs/' + this.defFor(schema.$ref, mode) };
+      refs.add((ref.$ref as string).slice('#/$defs/'.length));
+      if (this.dialect === '3.0') return ref;
+      const siblings = { ...schema };
+      delete siblings.$ref;
+      const rest = this.convert(siblings, mode, refs, depth + 1);
+      return Object.keys(rest).length ? { ...rest, ...ref } : ref;
+    }
+
+    const out: JsonSchema = {};
+    const type = normaliseType(schema.type);
+    if (type !== undefined) out.type = type;
+    for (const key of SCALAR_KEYWORDS) {
+      const value = schema[key];
+      if (value === undefined) continue;
+      if (NUMERIC.has(key) && typeof value !== 'number') continue;
+      if (key === 'required' && !(Array.isArray(value) && value.every((v) => typeof v === 'string'))) continue;
+      if (key === 'enum' && !Array.isArray(value)) continue;
+      if (key === 'pattern' && !isValidPattern(value)) continue;
+      if ((key === 'title' || key === 'description' || key === 'format') && typeof value !== 'string') continue;
+      out[key] = value;
+    }
+    // OpenAPI 3.0 boolean exclusiveMinimum/Maximum (draft-04 style) → 2020-12 numbers.
+    for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+      if (typeof schema[flag] === 'boolean') {
+        delete out[flag];
+        if (schema[flag] === true && typeof schema[bound] === 'number') {
+          out[flag] = schema[bound];
+          delete out[bound];
+        }
+      }
+    }
+    if (out.type === 'file') {
+      out.type = 'string';
+      out.format = 'binary';
+    }
+    for (const key of SUBSCHEMA) {
+      const value = schema[key];
+      if (value === undefined) continue;
+      if (key === 'items' && Array.isArray(value)) {
+        // draft-04 tuple form → 2020-12 prefixItems
+        out.prefixItems = value.map((s) => this.convert(s, mode, refs, depth + 1));
+        continue;
+      }
+      out[key] = typeof value === 'boolean' ? value : this.convert(value, mode, refs, depth + 1);
+    }
+    for (const key of SUBSCHEMA_LISTS) {
+      const value = schema[key];
+      if (Array.isArray(value) && value.length > 0) out[key] = value.map((s) => this.convert(s, mode, refs, depth + 1));
+    }
+    for (const key of SUBSCHEMA_MAPS) {
+      const value = schema[key];
+      if (!isObject(value)) continue;
+      const converted: JsonSchema = {};
+      for (const [name, sub] of Object.entries(value)) {
+        // readOnly properties are answers, not arguments (OpenAPI 3.0.3 §4.7.24.1)
+        if (mode === 'request' && key === 'properties' && isObject(sub) && sub.readOnly === true) continue;
+        if (mode === 'response' && key === 'properties' && isObject(sub) && sub.writeOnly === true) continue;
+        converted[name] = this.convert(sub, mode, refs, depth + 1);
+      }
+      out[key] = converted;
+    }
+    if (Array.isArray(out.required) && isObject(out.properties) && isObject(schema.properties)) {
+      const props = schema.properties;
+      out.required = (out.required as string[]).filter((name) => !(name in props) || name in (out.properties as JsonSchema));
+      if ((out.required as string[]).length === 0) delete out.required;
+    }
+    if (out.properties !== undefined && out.type === undefined && !out.allOf && !out.anyOf && !out.oneOf) out.type = 'object';
+    if (schema.nullable === true || schema['x-nullable'] === true) return makeNullable(out);
+    return out;
+  }
+
+  /** Def keys reachable from `refs`, sorted, for a tool's `$defs`. */
+  closure(refs: Iterable<string>): string[] {
+    const seen = new Set<string>();
+    const stack = [...refs];
+    while (stack.length) {
+      const key = stack.pop() as string;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      for (const dep of this.deps.get(key) ?? []) stack.push(dep);
+    }
+    return [...seen].sort();
+  }
+
+  /** Returns the def key for a ref, converting its target the first time (cycles: key first). */
+  private defFor(ref: string, mode: SchemaMode): string {
+    const id = mode + ' ' + ref;
+    const known = this.keyByPointer.get(id);
+    if (known !== undefined) return known;
+    const tokens = parsePointer(ref);
+    const key = this.uniqueKey(tokens ? nameFor(tokens) : 'External', mode);
+    this.keyByPointer.set(id, key);
+    const deps = new Set<string>();
+    this.deps.set(key, deps);
+    this.defs[key] = {}; // reserved so a cycle back to it resolves to the key
+    const target = tokens ? getAt(this.doc, tokens) : undefined;
+    const converted = target === undefined ? { description: `unresolved reference ${ref}` } : this.convert(target as Json, mode, deps);
+    this.defs[key] = converted;
+    return key;
+  }
+
+  private uniqueKey(base: string, mode: SchemaMode): string {
+    const stem = mode === 'response' ? base + '.out' : base;
+    let key = stem;
+    for (let i = 2; this.usedKeys.has(key); i++) key = `${stem}_${i}`;
+    this.usedKeys.add(key);
+    return key;
+  }
+}
+
+function nameFor(tokens: string[]): string {
+  const last = tokens.length === 3 && tokens[0] === 'components' && tokens[1] === 'schemas'
+    ? tokens[2]
+    : tokens.length === 2 && tokens[0] === 'definitions'
+      ? tokens[1]
+      : tokens.join('_');
+  const clean = (last ?? '').replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 100);
+  return clean || 'Schema';
+}
+
+function normaliseType(type: Json | undefined): JsonSchema['type'] | undefined {
+  if (typeof type === 'string') return JSON_TYPES.has(type) || type === 'file' ? type : undefined;
+  if (Array.isArray(type)) {
+    const types = type.filter((t): t is string => typeof t === 'string' && JSON_TYPES.has(t));
+    return types.length ? types : undefined;
+  }
+  return undefined;
+}
+
+function isValidPattern(value: Json): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    new RegExp(value, 'u'); // ajv compiles patterns with the unicode flag
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function makeNullable(schema: JsonSchema): JsonSchema {
+  if (typeof schema.type === 'string') {
+    const out: JsonSchema = { ...schema, type: [schema.type, 'null'] };
+    if (Array.isArray(schema.enum) && !schema.enum.includes(null)) out.enum = [...schema.enum, null];
+    return out;
+  }
+  if (Array.isArray(schema.type)) {
+    return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
+  }
+  return { anyOf: [schema, { type: 'null' }] };
+}

@@ -1,0 +1,43 @@
+// JSON Pointer (RFC 6901) helpers for walking a bundled OpenAPI document.
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function escapeToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function pointer(...tokens: string[]): string {
+  return '#' + tokens.map((t) => '/' + escapeToken(t)).join('');
+}
+
+/** Splits `#/a/b~1c` into ['a', 'b/c']; refs may also be percent-encoded (URI fragment form). */
+export function parsePointer(ref: string): string[] | undefined {
+  if (!ref.startsWith('#')) return undefined;
+  let fragment = ref.slice(1);
+  try {
+    fragment = decodeURIComponent(fragment);
+  } catch {
+    // keep the raw text: a lone % is not an encoding, just a character
+  }
+  if (fragment === '') return [];
+  if (!fragment.startsWith('/')) return undefined;
+  return fragment
+    .slice(1)
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+export function getAt(doc: unknown, tokens: readonly string[]): unknown {
+  let node: unknown = doc;
+  for (const token of tokens) {
+    if (Array.isArray(node)) node = node[Number(token)];
+    else if (isObject(node) && Object.prototype.hasOwnProperty.call(node, token)) node = node[token];
+    else return undefined;
+  }
+  return node;
+}

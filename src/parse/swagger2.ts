@@ -1,0 +1,196 @@
+// Swagger 2.0 → OpenAPI 3.0 shape, so that the model speaks one dialect.
+// Covers what changes a request on the wire: host/basePath/schemes → servers, `body` and
+// `formData` → requestBody, consumes/produces → media types, collectionFormat → style/explode,
+// securityDefinitions → securitySchemes. Schemas stay where they are (`#/definitions/...`):
+// the model follows refs by pointer, whatever the dialect.
+
+import { getAt, isObject, parsePointer, type Json, type JsonObject } from './pointer.js';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
+// Keywords a Swagger 2.0 non-body parameter carries that belong in an OpenAPI 3 `schema`.
+const SCHEMA_KEYS = [
+  'type', 'format', 'items', 'default', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
+  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'enum', 'multipleOf',
+] as const;
+
+export function convertSwagger2(spec: JsonObject, warnings: string[]): JsonObject {
+  const globalConsumes = stringList(spec.consumes) ?? ['application/json'];
+  const globalProduces = stringList(spec.produces) ?? ['application/json'];
+  const paths: JsonObject = {};
+  for (const [path, rawItem] of Object.entries(isObject(spec.paths) ? spec.paths : {})) {
+    const item = deref(spec, rawItem);
+    if (!isObject(item)) continue;
+    const shared = Array.isArray(item.parameters) ? item.parameters : [];
+    const out: JsonObject = {};
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!isObject(op)) continue;
+      const consumes = stringList(op.consumes) ?? globalConsumes;
+      const produces = stringList(op.produces) ?? globalProduces;
+      const params = mergeParams(spec, shared, Array.isArray(op.parameters) ? op.parameters : []);
+      const converted: JsonObject = { ...op };
+      delete converted.consumes;
+      delete converted.produces;
+      converted.parameters = [];
+      const form: JsonObject[] = [];
+      for (const p of params) {
+        if (p.in === 'body') {
+          converted.requestBody = {
+            ...(typeof p.description === 'string' ? { description: p.description } : {}),
+            required: p.required === true,
+            content: Object.fromEntries(consumes.filter(isBodyMedia).map((m) => [m, { schema: p.schema ?? {} }])),
+          };
+          if (Object.keys((converted.requestBody as JsonObject).content as JsonObject).length === 0) {
+            (converted.requestBody as JsonObject).content = { 'application/json': { schema: p.schema ?? {} } };
+          }
+        } else if (p.in === 'formData') {
+          form.push(p);
+        } else {
+          converted.parameters.push(convertParam(p));
+        }
+      }
+      if (form.length > 0) converted.requestBody = formBody(form, consumes);
+      converted.responses = convertResponses(spec, op.responses, produces);
+      out[method] = converted;
+    }
+    paths[path] = out;
+  }
+
+  const result: JsonObject = {
+    openapi: '3.0.3',
+    info: spec.info ?? { title: 'API', version: '1.0.0' },
+    servers: servers(spec, warnings),
+    paths,
+    components: { securitySchemes: securitySchemes(spec.securityDefinitions) },
+  };
+  for (const key of ['security', 'tags', 'definitions', 'parameters', 'responses', 'externalDocs'] as const) {
+    if (spec[key] !== undefined) result[key] = spec[key] as Json;
+  }
+  for (const [key, value] of Object.entries(spec)) if (key.startsWith('x-')) result[key] = value;
+  return result;
+}
+
+function stringList(value: Json | undefined): string[] | undefined {
+  return Array.isArray(value) && value.length > 0 ? value.filter((v): v is string => typeof v === 'string') : undefined;
+}
+
+const isBodyMedia = (m: string) => !/^(multipart\/form-data|application\/x-www-form-urlencoded)\b/i.test(m);
+
+function deref(spec: JsonObject, node: Json | undefined, seen = new Set<string>()): Json | undefined {
+  if (isObject(node) && typeof node.$ref === 'string' && !seen.has(node.$ref)) {
+    const tokens = parsePointer(node.$ref);
+    if (!tokens) return node;
+    seen.add(node.$ref);
+    return deref(spec, getAt(spec, tokens) as Json | undefined, seen);
+  }
+  return node;
+}
+
+/** Path-level parameters apply unless the operation redefines the same name + location. */
+function mergeParams(spec: JsonObject, shared: Json[], own: Json[]): JsonObject[] {
+  const byKey = new Map<string, JsonObject>();
+  for (const raw of [...shared, ...own]) {
+    const p = deref(spec, raw);
+    if (isObject(p) && typeof p.name === 'string' && typeof p.in === 'string') byKey.set(`${p.in}:${p.name}`, p);
+  }
+  return [...byKey.values()];
+}
+
+function schemaOf(p: JsonObject): JsonObject {
+  const schema: JsonObject = {};
+  for (const key of SCHEMA_KEYS) if (p[key] !== undefined) schema[key] = p[key] as Json;
+  if (schema.type === 'file') {
+    schema.type = 'string';
+    schema.format = 'binary';
+  }
+  if (isObject(schema.items)) schema.items = schemaOf(schema.items);
+  if (p['x-nullable'] === true) schema.nullable = true;
+  return schema;
+}
+
+function convertParam(p: JsonObject): JsonObject {
+  const out: JsonObject = { name: p.name as string, in: p.in as string, required: p.required === true || p.in === 'path' };
+  if (typeof p.description === 'string') out.description = p.description;
+  out.schema = schemaOf(p);
+  if (p.type === 'array') {
+    // 2.0 §Parameter Object collectionFormat; default csv. `multi` is form + explode.
+    const format = typeof p.collectionFormat === 'string' ? p.collectionFormat : 'csv';
+    const inQuery = p.in === 'query';
+    if (format === 'multi') Object.assign(out, { style: 'form', explode: true });
+    else if (format === 'ssv') Object.assign(out, { style: 'spaceDelimited', explode: false });
+    else if (format === 'pipes') Object.assign(out, { style: 'pipeDelimited', explode: false });
+    else if (format === 'tsv') Object.assign(out, { style: 'tabDelimited', explode: false });
+    else Object.assign(out, { style: inQuery ? 'form' : 'simple', explode: false });
+  }
+  for (const [key, value] of Object.entries(p)) if (key.startsWith('x-')) out[key] = value;
+  return out;
+}
+
+function formBody(form: JsonObject[], consumes: string[]): JsonObject {
+  const hasFile = form.some((p) => p.type === 'file');
+  const media =
+    hasFile || consumes.some((m) => /^multipart\/form-data/i.test(m))
+      ? 'multipart/form-data'
+      : 'application/x-www-form-urlencoded';
+  const properties: JsonObject = {};
+  const required: string[] = [];
+  for (const p of form) {
+    const schema = schemaOf(p);
+    if (typeof p.description === 'string') schema.description = p.description;
+    properties[p.name as string] = schema;
+    if (p.required === true) required.push(p.name as string);
+  }
+  return {
+    required: required.length > 0,
+    content: { [media]: { schema: { type: 'object', properties, ...(required.length ? { required } : {}) } } },
+  };
+}
+
+function convertResponses(spec: JsonObject, responses: Json | undefined, produces: string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const [code, raw] of Object.entries(isObject(responses) ? responses : {})) {
+    const r = deref(spec, raw);
+    if (!isObject(r)) continue;
+    const converted: JsonObject = { description: typeof r.description === 'string' ? r.description : '' };
+    if (r.schema !== undefined) {
+      converted.content = Object.fromEntries(produces.map((m) => [m, { schema: r.schema as Json }]));
+    }
+    out[code] = converted;
+  }
+  return out;
+}
+
+function servers(spec: JsonObject, warnings: string[]): Json[] {
+  const basePath = typeof spec.basePath === 'string' ? spec.basePath.replace(/\/+$/, '') : '';
+  if (typeof spec.host !== 'string' || spec.host === '') {
+    warnings.push('Swagger 2.0 spec has no "host": the server needs --base-url or API_BASE_URL');
+    return basePath ? [{ url: basePath }] : [];
+  }
+  const schemes = stringList(spec.schemes) ?? ['https'];
+  const ordered = [...schemes].sort((a, b) => Number(b === 'https') - Number(a === 'https'));
+  return ordered.map((scheme) => ({ url: `${scheme}://${spec.host as string}${basePath}` }));
+}
+
+function securitySchemes(defs: Json | undefined): JsonObject {
+  const out: JsonObject = {};
+  for (const [name, def] of Object.entries(isObject(defs) ? defs : {})) {
+    if (!isObject(def)) continue;
+    if (def.type === 'basic') out[name] = { type: 'http', scheme: 'basic' };
+    else if (def.type === 'apiKey') out[name] = { type: 'apiKey', name: def.name ?? name, in: def.in ?? 'header' };
+    else if (def.type === 'oauth2') {
+      const scopes = isObject(def.scopes) ? def.scopes : {};
+      const flow = def.flow === 'accessCode' ? 'authorizationCode' : def.flow === 'application' ? 'clientCredentials' : String(def.flow);
+      out[name] = {
+        type: 'oauth2',
+        flows: {
+          [flow]: {
+            ...(def.authorizationUrl !== undefined ? { authorizationUrl: def.authorizationUrl } : {}),
+            ...(def.tokenUrl !== undefined ? { tokenUrl: def.tokenUrl } : {}),
+            scopes,
+          },
+        },
+      };
+    }
+  }
+  return out;
+}

@@ -1,0 +1,109 @@
+// Start-up options of the generated server: flags first, then environment, then defaults.
+// A bad value is one line on stderr and exit code 2, never a stack trace.
+
+import { parseArgs } from 'node:util';
+
+export type TransportName = 'stdio' | 'sse' | 'http';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export interface ServerConfig {
+  transport: TransportName;
+  host: string;
+  port: number;
+  /** Upstream API base URL; overrides the spec's servers. */
+  baseUrl?: string;
+  /** Upstream request timeout in milliseconds. */
+  timeoutMs: number;
+  /** Largest upstream body passed on to the client, in bytes; more is cut with a note. */
+  maxResponseBytes: number;
+  /** Largest MCP request body accepted over HTTP, in bytes (413 above). */
+  maxRequestBytes: number;
+  /** Host names accepted in the Host header (DNS-rebinding protection); empty = loopback only. */
+  allowedHosts: string[];
+  /** Origins accepted in the Origin header; empty = loopback origins only. */
+  allowedOrigins: string[];
+  logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {}
+
+export const USAGE = `Options (each also settable by the environment variable in brackets):
+  --transport stdio|sse|http   how clients connect [MCP_TRANSPORT] (default: stdio)
+  --port N                     HTTP port for sse/http [PORT] (default: 3000)
+  --host H                     interface to bind [HOST] (default: 127.0.0.1)
+  --base-url URL               upstream API base URL [API_BASE_URL] (default: from the spec)
+  --timeout MS                 upstream request timeout [API_TIMEOUT_MS] (default: 30000)
+  --max-response-bytes N       cut upstream bodies above N bytes [MCP_MAX_RESPONSE_BYTES] (default: 262144)
+  --max-request-bytes N        refuse MCP request bodies above N bytes [MCP_MAX_REQUEST_BYTES] (default: 4194304)
+  --allowed-hosts a,b          extra Host names accepted over HTTP [MCP_ALLOWED_HOSTS]
+  --allowed-origins a,b        extra Origins accepted over HTTP [MCP_ALLOWED_ORIGINS]
+  --log-level L                debug|info|warn|error|silent, logs go to stderr [LOG_LEVEL] (default: info)
+  --help                       show this help`;
+
+export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        transport: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'base-url': { type: 'string' },
+        timeout: { type: 'string' },
+        'max-response-bytes': { type: 'string' },
+        'max-request-bytes': { type: 'string' },
+        'allowed-hosts': { type: 'string' },
+        'allowed-origins': { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new ConfigError((error as Error).message.split('\n')[0] ?? String(error));
+  }
+  if (values.help) return 'help';
+  const pick = (flag: string, variable: string): string | undefined => {
+    const v = values[flag];
+    if (typeof v === 'string') return v;
+    const e = env[variable];
+    return e !== undefined && e !== '' ? e : undefined;
+  };
+  const transport = pick('transport', 'MCP_TRANSPORT') ?? 'stdio';
+  if (transport !== 'stdio' && transport !== 'sse' && transport !== 'http') {
+    throw new ConfigError(`--transport must be stdio, sse or http (got "${transport}")`);
+  }
+  const logLevel = pick('log-level', 'LOG_LEVEL') ?? 'info';
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`--log-level must be debug, info, warn, error or silent (got "${logLevel}")`);
+  }
+  const baseUrl = pick('base-url', 'API_BASE_URL');
+  if (baseUrl !== undefined && !/^https?:\/\/[^/]/i.test(baseUrl)) {
+    throw new ConfigError(`--base-url must be an absolute http(s) URL (got "${baseUrl}")`);
+  }
+  const list = (flag: string, variable: string) =>
+    (pick(flag, variable) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return {
+    transport,
+    host: pick('host', 'HOST') ?? '127.0.0.1',
+    port: integer(pick('port', 'PORT'), '--port', 3000, 0, 65535),
+    ...(baseUrl !== undefined ? { baseUrl: baseUrl.replace(/\/+$/, '') } : {}),
+    timeoutMs: integer(pick('timeout', 'API_TIMEOUT_MS'), '--timeout', 30_000, 1, 86_400_000),
+    maxResponseBytes: integer(pick('max-response-bytes', 'MCP_MAX_RESPONSE_BYTES'), '--max-response-bytes', 262_144, 1, 2 ** 31),
+    maxRequestBytes: integer(pick('max-request-bytes', 'MCP_MAX_REQUEST_BYTES'), '--max-request-bytes', 4_194_304, 1, 2 ** 31),
+    allowedHosts: list('allowed-hosts', 'MCP_ALLOWED_HOSTS'),
+    allowedOrigins: list('allowed-origins', 'MCP_ALLOWED_ORIGINS'),
+    logLevel: logLevel as LogLevel,
+  };
+}
+
+function integer(text: string | undefined, flag: string, fallback: number, min: number, max: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || n < min || n > max) {
+    throw new ConfigError(`${flag} must be a whole number from ${min} to ${max} (got "${text}")`);
+  }
+  return n;
+}

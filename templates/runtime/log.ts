@@ -1,0 +1,19 @@
+// Logs go to stderr only: under stdio, stdout belongs to the protocol.
+
+import type { LogLevel } from './config.js';
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+export interface Logger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export function createLogger(name: string, level: LogLevel): Logger {
+  const at = (wanted: LogLevel) => (message: string) => {
+    if (RANK[wanted] >= RANK[level]) process.stderr.write(`[${name}] ${wanted}: ${message}\n`);
+  };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}

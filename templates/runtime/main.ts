@@ -1,0 +1,52 @@
+// Start-up: read options, load the tool table, start the one transport asked for. Each
+// transport module is imported only when chosen (the SDK's modules are costly to load).
+
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, readConfig, USAGE } from './config.js';
+import { createExecutor } from './executor.js';
+import type { Hooks } from './hooks-api.js';
+import { createLogger } from './log.js';
+import { createServerFactory } from './server.js';
+import type { ToolTable } from './table.js';
+
+export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice(2)): Promise<void> {
+  let table: ToolTable;
+  try {
+    table = JSON.parse(readFileSync(tableUrl, 'utf8')) as ToolTable;
+  } catch (error) {
+    process.stderr.write(`cannot read the tool table ${tableUrl.pathname}: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  // A .env beside package.json, if any; variables already set win (Node's own rule).
+  try {
+    process.loadEnvFile(fileURLToPath(new URL('.env', tableUrl)));
+  } catch {
+    // no .env: fine
+  }
+  let config;
+  try {
+    config = readConfig(argv, process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${table.name}: ${error.message}\nRun with --help to see the options.\n`);
+    process.exit(2);
+  }
+  if (config === 'help') {
+    process.stdout.write(`${table.title ?? table.name} — MCP server (${table.tools.length} tools)\n\n${USAGE}\n`);
+    return;
+  }
+  const log = createLogger(table.name, config.logLevel);
+  // A tool call must never take the server down; report and carry on.
+  process.on('unhandledRejection', (error) => log.error(`unhandled: ${(error as Error)?.message ?? String(error)}`));
+
+  const factory = createServerFactory(table, createExecutor(table, config, hooks, log));
+  try {
+    if (config.transport === 'stdio') await (await import('./stdio.js')).startStdio(factory, log);
+    else if (config.transport === 'http') await (await import('./http.js')).startHttp(factory, config, log);
+    else await (await import('./sse.js')).startSse(factory, config, log);
+  } catch (error) {
+    process.stderr.write(`${table.name}: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,37 @@
+// MCP wiring on the SDK's low-level Server: tools/list answers from the prebuilt table and
+// tools/call goes to the executor. Per-connection cost is one small object, whatever the
+// size of the API (McpServer.registerTool per tool would cost ~8 µs × tools per instance).
+
+import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
+import type { Executor } from './executor.js';
+import type { ToolSpec, ToolTable } from './table.js';
+
+export type ServerFactory = () => Server;
+
+export function createServerFactory(table: ToolTable, executor: Executor): ServerFactory {
+  const byName = new Map<string, ToolSpec>(table.tools.map((t) => [t.name, t]));
+  let listed: Tool[] | undefined;
+  const tools = (): Tool[] =>
+    (listed ??= table.tools.map((t) => ({
+      name: t.name,
+      ...(t.title !== undefined ? { title: t.title } : {}),
+      description: t.description,
+      inputSchema: executor.inputSchema(t) as Tool['inputSchema'],
+      annotations: t.annotations,
+    })));
+
+  return () => {
+    const server = new Server(
+      { name: table.name, version: table.version, ...(table.title ? { title: table.title } : {}) },
+      { capabilities: { tools: {} }, ...(table.instructions ? { instructions: table.instructions } : {}) },
+    );
+    server.setRequestHandler('tools/list', () => ({ tools: tools() }));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const tool = byName.get(request.params.name);
+      if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+      const result = await executor.call(tool, request.params.arguments ?? {}, ctx.mcpReq.signal);
+      return server.projectCallToolResult(result, undefined);
+    });
+    return server;
+  };
+}

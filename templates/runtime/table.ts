@@ -1,0 +1,95 @@
+// The tool table: everything a generated server knows about its API, as plain JSON data.
+// mcp-gen writes it to `tools.json`; the runtime reads it at start-up. Spec text only ever
+// travels in here as data — it is never spliced into code.
+
+export type JsonSchema = { [key: string]: unknown };
+
+export interface ToolTable {
+  /** Format version of this table, bumped on incompatible changes. */
+  format: 1;
+  /** Server identity reported to MCP clients. */
+  name: string;
+  version: string;
+  title?: string;
+  instructions?: string;
+  /** Upstream servers from the spec, in spec order; the first usable one is the default. */
+  servers: ServerSpec[];
+  /** Shared schemas, referenced from tool schemas as `#/$defs/<key>`. */
+  defs: Record<string, JsonSchema>;
+  tools: ToolSpec[];
+}
+
+export interface ServerSpec {
+  url: string;
+  description?: string;
+  variables?: Record<string, { default: string; enum?: string[]; description?: string }>;
+}
+
+export interface ToolSpec {
+  name: string;
+  title?: string;
+  description: string;
+  /** `type: object`; may reference `#/$defs/<key>` for each key in `defs`. */
+  inputSchema: JsonSchema;
+  /** Keys of ToolTable.defs that inputSchema needs (transitively). */
+  defs: string[];
+  annotations: ToolAnnotationsSpec;
+  http: HttpSpec;
+}
+
+export interface ToolAnnotationsSpec {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export type ParamLocation = 'path' | 'query' | 'header' | 'cookie';
+
+/**
+ * OpenAPI 3 serialisation styles (3.0.3 §4.7.12.4), plus `tabDelimited` for Swagger 2.0's
+ * `collectionFormat: tsv`, which has no OpenAPI 3 equivalent.
+ */
+export type ParamStyle =
+  | 'simple'
+  | 'label'
+  | 'matrix'
+  | 'form'
+  | 'spaceDelimited'
+  | 'pipeDelimited'
+  | 'tabDelimited'
+  | 'deepObject';
+
+export interface HttpSpec {
+  method: string;
+  /** Path template relative to the server URL, e.g. `/pets/{petId}`. */
+  path: string;
+  /** Operation- or path-level servers that replace the table's servers for this tool. */
+  servers?: ServerSpec[];
+  /** Where each non-body argument goes in the request. */
+  params: ParamSpec[];
+  body?: BodySpec;
+}
+
+export interface ParamSpec {
+  /** Property name in the tool's inputSchema. */
+  arg: string;
+  /** Name on the wire (path template name, query key, header or cookie name). */
+  name: string;
+  in: ParamLocation;
+  style: ParamStyle;
+  explode: boolean;
+  allowReserved?: boolean;
+  required: boolean;
+  /** The parameter's JSON type when known, so that strings from a client can be coerced. */
+  type?: string;
+}
+
+export interface BodySpec {
+  /** Property name in the inputSchema that holds the request body. */
+  arg: string;
+  required: boolean;
+  /** Media types the operation accepts, preferred first (JSON first). */
+  mediaTypes: string[];
+}

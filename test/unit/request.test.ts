@@ -1,0 +1,615 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ArgumentError,
+  DEFAULT_ACCEPT,
+  buildRequest,
+  resolveServerUrl,
+  type BuildOptions,
+} from '../../templates/runtime/request.js';
+import type { HttpSpec, ParamLocation, ParamSpec, ServerSpec } from '../../templates/runtime/table.js';
+
+const BASE = 'https://api.example.com/v1';
+
+// --- helpers -----------------------------------------------------------------------------
+
+/** A parameter with the OpenAPI defaults for its location (style, explode, required). */
+function param(where: ParamLocation, name: string, more: Partial<ParamSpec> = {}): ParamSpec {
+  const style = more.style ?? (where === 'query' || where === 'cookie' ? 'form' : 'simple');
+  return {
+    arg: name,
+    name,
+    in: where,
+    style,
+    explode: style === 'form',
+    required: where === 'path',
+    ...more,
+  };
+}
+const path = (name: string, more?: Partial<ParamSpec>) => param('path', name, more);
+const query = (name: string, more?: Partial<ParamSpec>) => param('query', name, more);
+const header = (name: string, more?: Partial<ParamSpec>) => param('header', name, more);
+const cookie = (name: string, more?: Partial<ParamSpec>) => param('cookie', name, more);
+
+function op(route: string, params: ParamSpec[] = [], more: Partial<HttpSpec> = {}): HttpSpec {
+  return { method: 'get', path: route, params, ...more };
+}
+const withBody = (mediaTypes: string[], required = false): HttpSpec =>
+  op('/upload', [], { method: 'post', body: { arg: 'body', required, mediaTypes } });
+
+interface FileWant {
+  filename: string;
+  type: string;
+  bytes: number[];
+}
+interface Want {
+  /** Exact URL string returned. */
+  url?: string;
+  /** The path as fetch's URL parser will send it (dot-segments resolved). */
+  pathname?: string;
+  /** Exact headers; `Accept` is added here unless given. */
+  headers?: Record<string, string>;
+  /** Content-Type header; null = absent. */
+  contentType?: string | null;
+  method?: string;
+  /** Exact string body; null = no body at all. */
+  body?: string | null;
+  bytes?: number[];
+  /** Every FormData entry, in order. */
+  form?: [string, string | FileWant][];
+  /** ArgumentError with exactly this message. */
+  error?: string;
+}
+interface Case {
+  http: HttpSpec;
+  args: Record<string, unknown>;
+  want: Want;
+  options?: BuildOptions;
+  base?: string;
+}
+
+// The "Style Examples" values from the OpenAPI specification.
+const color = 'blue';
+const colors = ['blue', 'black', 'brown'];
+const rgb = { R: 100, G: 200, B: 150 };
+
+const styled = (where: 'path' | 'query', style: ParamSpec['style'], explode: boolean, value: unknown, want: string): Case =>
+  where === 'path'
+    ? { http: op('/items/{color}', [path('color', { style, explode })]), args: { color: value }, want: { url: `${BASE}/items/${want}` } }
+    : { http: op('/items', [query('color', { style, explode })]), args: { color: value }, want: { url: `${BASE}/items?${want}` } };
+
+// --- buildRequest ------------------------------------------------------------------------
+
+const cases: [string, Case][] = [
+  // Path, OpenAPI "Style Examples" table
+  ['path simple string', styled('path', 'simple', false, color, 'blue')],
+  ['path simple array', styled('path', 'simple', false, colors, 'blue,black,brown')],
+  ['path simple object', styled('path', 'simple', false, rgb, 'R,100,G,200,B,150')],
+  ['path simple* array', styled('path', 'simple', true, colors, 'blue,black,brown')],
+  ['path simple* object', styled('path', 'simple', true, rgb, 'R=100,G=200,B=150')],
+  ['path label string', styled('path', 'label', false, color, '.blue')],
+  ['path label array', styled('path', 'label', false, colors, '.blue,black,brown')],
+  ['path label object', styled('path', 'label', false, rgb, '.R,100,G,200,B,150')],
+  ['path label* array', styled('path', 'label', true, colors, '.blue.black.brown')],
+  ['path label* object', styled('path', 'label', true, rgb, '.R=100.G=200.B=150')],
+  ['path matrix empty', styled('path', 'matrix', false, '', ';color')],
+  ['path matrix string', styled('path', 'matrix', false, color, ';color=blue')],
+  ['path matrix array', styled('path', 'matrix', false, colors, ';color=blue,black,brown')],
+  ['path matrix object', styled('path', 'matrix', false, rgb, ';color=R,100,G,200,B,150')],
+  ['path matrix* array', styled('path', 'matrix', true, colors, ';color=blue;color=black;color=brown')],
+  ['path matrix* object', styled('path', 'matrix', true, rgb, ';R=100;G=200;B=150')],
+  [
+    'path: several params, number and boolean, arg name differs from template name',
+    {
+      http: op('/users/{user_id}/flags/{on}', [path('user_id', { arg: 'userId' }), path('on')]),
+      args: { userId: 42, on: true },
+      want: { url: `${BASE}/users/42/flags/true` },
+    },
+  ],
+
+  // Path values stay inside their segment
+  ['path traversal ../admin', styled('path', 'simple', false, '../admin', '..%2Fadmin')],
+  [
+    'path traversal survives URL parsing',
+    {
+      http: op('/items/{id}/details', [path('id')]),
+      args: { id: '../../admin' },
+      want: { pathname: '/v1/items/..%2F..%2Fadmin/details' },
+    },
+  ],
+  ['path slash a/b', styled('path', 'simple', false, 'a/b', 'a%2Fb')],
+  ['path query and fragment x?y#z', styled('path', 'simple', false, 'x?y#z', 'x%3Fy%23z')],
+  ['path space, percent and !\'()*', styled('path', 'simple', false, "a b%c!'()*", 'a%20b%25c%21%27%28%29%2A')],
+  ['path non-ASCII', styled('path', 'simple', false, 'café', 'caf%C3%A9')],
+  ['path literal %2E%2E is data, not a dot-segment', styled('path', 'simple', false, '%2E%2E', '%252E%252E')],
+  [
+    'path value ".." is refused',
+    {
+      http: op('/items/{id}', [path('id')]),
+      args: { id: '..' },
+      want: { error: 'argument "id": path value would form the segment "..", which URL parsers remove' },
+    },
+  ],
+  [
+    'path value "." is refused',
+    {
+      http: op('/items/{id}/x', [path('id')]),
+      args: { id: '.' },
+      want: { error: 'argument "id": path value would form the segment ".", which URL parsers remove' },
+    },
+  ],
+  [
+    'label "." would make the segment ".." and is refused',
+    {
+      http: op('/items/{id}', [path('id', { style: 'label' })]),
+      args: { id: '.' },
+      want: { error: 'argument "id": path value would form the segment "..", which URL parsers remove' },
+    },
+  ],
+  [
+    'missing required path parameter',
+    {
+      http: op('/pets/{petId}', [path('petId')]),
+      args: { other: 1 },
+      want: { error: 'argument "petId": required path parameter is missing' },
+    },
+  ],
+  [
+    'undefined path value counts as missing',
+    {
+      http: op('/pets/{petId}', [path('petId')]),
+      args: { petId: undefined },
+      want: { error: 'argument "petId": required path parameter is missing' },
+    },
+  ],
+  [
+    'empty simple path value is refused',
+    {
+      http: op('/pets/{petId}', [path('petId')]),
+      args: { petId: '' },
+      want: { error: 'argument "petId": path parameter must not be empty' },
+    },
+  ],
+  [
+    'base URL trailing slash is not doubled',
+    { http: op('/pets'), args: {}, base: `${BASE}/`, want: { url: `${BASE}/pets` } },
+  ],
+
+  // Fixed query and fragment in the path template (AWS style)
+  [
+    'fixed query in template merged with params',
+    {
+      http: op('/{Bucket}?uploads', [path('Bucket'), query('max-uploads')]),
+      args: { Bucket: 'my bucket', 'max-uploads': 5 },
+      want: { url: `${BASE}/my%20bucket?uploads&max-uploads=5` },
+    },
+  ],
+  [
+    'fixed query alone',
+    { http: op('/{Bucket}?uploads', [path('Bucket')]), args: { Bucket: 'b' }, want: { url: `${BASE}/b?uploads` } },
+  ],
+  [
+    'fragment in template is dropped',
+    { http: op('/#X-Amz-Target=DynamoDB.ListTables'), args: {}, want: { url: `${BASE}/` } },
+  ],
+  [
+    'fixed query before a fragment; fragment dropped',
+    {
+      http: op('/{Key}?x-id=GetObject#frag', [path('Key'), query('versionId')]),
+      args: { Key: 'k', versionId: 'v1' },
+      want: { url: `${BASE}/k?x-id=GetObject&versionId=v1` },
+    },
+  ],
+
+  // Query, OpenAPI "Style Examples" table
+  ['query form empty', styled('query', 'form', true, '', 'color=')],
+  ['query form string', styled('query', 'form', true, color, 'color=blue')],
+  ['query form array', styled('query', 'form', false, colors, 'color=blue,black,brown')],
+  ['query form object', styled('query', 'form', false, rgb, 'color=R,100,G,200,B,150')],
+  ['query form* array', styled('query', 'form', true, colors, 'color=blue&color=black&color=brown')],
+  ['query form* object', styled('query', 'form', true, rgb, 'R=100&G=200&B=150')],
+  ['query spaceDelimited array', styled('query', 'spaceDelimited', false, colors, 'color=blue%20black%20brown')],
+  ['query spaceDelimited object', styled('query', 'spaceDelimited', false, rgb, 'color=R%20100%20G%20200%20B%20150')],
+  ['query spaceDelimited* array repeats', styled('query', 'spaceDelimited', true, colors, 'color=blue&color=black&color=brown')],
+  ['query pipeDelimited array', styled('query', 'pipeDelimited', false, colors, 'color=blue|black|brown')],
+  ['query pipeDelimited object', styled('query', 'pipeDelimited', false, rgb, 'color=R|100|G|200|B|150')],
+  ['query tabDelimited array (Swagger 2 tsv)', styled('query', 'tabDelimited', false, colors, 'color=blue%09black%09brown')],
+  ['query deepObject', styled('query', 'deepObject', true, rgb, 'color[R]=100&color[G]=200&color[B]=150')],
+  [
+    'query deepObject nested objects and arrays',
+    styled('query', 'deepObject', true, { user: { name: 'ann lee', age: 3 }, tags: ['a', 'b'] },
+      'color[user][name]=ann%20lee&color[user][age]=3&color[tags][0]=a&color[tags][1]=b'),
+  ],
+  ['query deepObject key with brackets is encoded', styled('query', 'deepObject', true, { 'a]=b': 1 }, 'color[a%5D%3Db]=1')],
+  ['query form array of numbers', styled('query', 'form', true, [1, 2], 'color=1&color=2')],
+  [
+    'query empty array sends nothing (RFC 6570 §2.3)',
+    { http: op('/items', [query('color')]), args: { color: [] }, want: { url: `${BASE}/items` } },
+  ],
+  [
+    'query booleans, numbers, null',
+    {
+      http: op('/s', [query('flag'), query('n'), query('z')]),
+      args: { flag: false, n: 1.5, z: null },
+      want: { url: `${BASE}/s?flag=false&n=1.5&z=` },
+    },
+  ],
+  [
+    'query order follows params, not args',
+    {
+      http: op('/s', [query('b'), query('a'), query('c')]),
+      args: { c: 3, a: 1, b: 2 },
+      want: { url: `${BASE}/s?b=2&a=1&c=3` },
+    },
+  ],
+  [
+    'query value reserved characters are encoded',
+    {
+      http: op('/s', [query('q')]),
+      args: { q: "a/b:c?d[e]@f!$'()*,;&g=h#i+j k" },
+      want: { url: `${BASE}/s?q=a%2Fb%3Ac%3Fd%5Be%5D%40f%21%24%27%28%29%2A%2C%3B%26g%3Dh%23i%2Bj%20k` },
+    },
+  ],
+  [
+    'query allowReserved keeps reserved chars but not & = # +',
+    {
+      http: op('/s', [query('q', { allowReserved: true })]),
+      args: { q: "a/b:c?d[e]@f!$'()*,;&g=h#i+j k" },
+      want: { url: `${BASE}/s?q=a/b:c?d[e]@f!$'()*,;%26g%3Dh%23i%2Bj%20k` },
+    },
+  ],
+  [
+    'query name with brackets stays readable',
+    {
+      http: op('/s', [query('filter[status]', { arg: 'status' })]),
+      args: { status: 'open&closed' },
+      want: { url: `${BASE}/s?filter[status]=open%26closed` },
+    },
+  ],
+  [
+    'missing required query parameter',
+    {
+      http: op('/s', [query('q', { required: true })]),
+      args: {},
+      want: { error: 'argument "q": required query parameter is missing' },
+    },
+  ],
+
+  // Only what the caller gave is sent
+  [
+    'absent and undefined optional arguments send nothing',
+    {
+      http: op('/pets', [query('limit'), query('offset'), header('X-Trace'), cookie('session')], {
+        body: { arg: 'body', required: false, mediaTypes: ['application/json'] },
+      }),
+      args: { offset: undefined, body: undefined },
+      want: { url: `${BASE}/pets`, headers: {}, body: null },
+    },
+  ],
+
+  // Headers
+  [
+    'header scalar, array, name differs from arg',
+    {
+      http: op('/h', [header('X-Request-ID', { arg: 'requestId' }), header('X-Ids')]),
+      args: { requestId: 'a b/c', 'X-Ids': [1, 2, 3] },
+      want: { headers: { 'X-Request-ID': 'a b/c', 'X-Ids': '1,2,3' } },
+    },
+  ],
+  [
+    'header object, explode false and true',
+    {
+      http: op('/h', [header('X-Color'), header('X-Color-Exploded', { arg: 'c2', explode: true })]),
+      args: { 'X-Color': rgb, c2: rgb },
+      want: { headers: { 'X-Color': 'R,100,G,200,B,150', 'X-Color-Exploded': 'R=100,G=200,B=150' } },
+    },
+  ],
+  [
+    'header params named Accept, Content-Type, Authorization are ignored',
+    {
+      http: op('/h', [header('Accept'), header('content-type'), header('Authorization')]),
+      args: { Accept: 'text/html', 'content-type': 'text/plain', Authorization: 'Bearer x' },
+      want: { headers: { Accept: DEFAULT_ACCEPT } },
+    },
+  ],
+  [
+    'header CR/LF is refused',
+    {
+      http: op('/h', [header('X-Note', { arg: 'note' })]),
+      args: { note: 'ok\r\nX-Injected: 1' },
+      want: { error: 'argument "note": header value must not contain CR, LF or NUL' },
+    },
+  ],
+  [
+    'header NUL is refused',
+    {
+      http: op('/h', [header('X-Note', { arg: 'note' })]),
+      args: { note: 'a\u0000b' },
+      want: { error: 'argument "note": header value must not contain CR, LF or NUL' },
+    },
+  ],
+  [
+    'missing required header',
+    {
+      http: op('/h', [header('X-Api-Version', { arg: 'version', required: true })]),
+      args: {},
+      want: { error: 'argument "version": required header parameter is missing' },
+    },
+  ],
+
+  // Cookies
+  [
+    'cookies joined with "; " and percent-encoded',
+    {
+      http: op('/c', [cookie('session'), cookie('theme'), cookie('ids', { explode: false })]),
+      args: { session: 'abc', theme: 'dark; mode', ids: [3, 4] },
+      want: { headers: { Cookie: 'session=abc; theme=dark%3B%20mode; ids=3,4' } },
+    },
+  ],
+  [
+    'cookie array exploded',
+    {
+      http: op('/c', [cookie('id')]),
+      args: { id: ['a', 'b'] },
+      want: { headers: { Cookie: 'id=a; id=b' } },
+    },
+  ],
+
+  // Bodies
+  [
+    'JSON body',
+    {
+      http: withBody(['application/json', 'application/xml']),
+      args: { body: { name: 'Rex', tags: ['a'] } },
+      want: { method: 'POST', body: '{"name":"Rex","tags":["a"]}', contentType: 'application/json' },
+    },
+  ],
+  [
+    'merge-patch+json chosen by option',
+    {
+      http: withBody(['application/json', 'application/merge-patch+json']),
+      args: { body: { name: null } },
+      options: { contentType: 'application/merge-patch+json' },
+      want: { body: '{"name":null}', contentType: 'application/merge-patch+json' },
+    },
+  ],
+  [
+    'json-patch+json array',
+    {
+      http: withBody(['application/json-patch+json']),
+      args: { body: [{ op: 'remove', path: '/a' }] },
+      want: { body: '[{"op":"remove","path":"/a"}]', contentType: 'application/json-patch+json' },
+    },
+  ],
+  [
+    'form-urlencoded, Stripe conventions',
+    {
+      http: withBody(['application/x-www-form-urlencoded']),
+      args: {
+        body: {
+          amount: 2000,
+          description: 'a&b c',
+          metadata: { order_id: '6735' },
+          expand: ['customer', 'invoice'],
+          items: [{ price: 'p_1', quantity: 2 }],
+          skipped: undefined,
+        },
+      },
+      want: {
+        body:
+          'amount=2000&description=a%26b%20c&metadata[order_id]=6735&expand[0]=customer&expand[1]=invoice' +
+          '&items[0][price]=p_1&items[0][quantity]=2',
+        contentType: 'application/x-www-form-urlencoded',
+      },
+    },
+  ],
+  [
+    'multipart: file part, scalars, object, repeated array',
+    {
+      http: withBody(['multipart/form-data']),
+      args: {
+        body: {
+          file: { content: Buffer.from('hello').toString('base64'), filename: 'hi.txt', contentType: 'text/plain' },
+          raw: { content: 'AAH/' },
+          count: 3,
+          meta: { a: 1 },
+          tags: ['x', 'y'],
+        },
+      },
+      want: {
+        contentType: null,
+        form: [
+          ['file', { filename: 'hi.txt', type: 'text/plain', bytes: [...Buffer.from('hello')] }],
+          ['raw', { filename: 'file', type: 'application/octet-stream', bytes: [0, 1, 255] }],
+          ['count', '3'],
+          ['meta', '{"a":1}'],
+          ['tags', 'x'],
+          ['tags', 'y'],
+        ],
+      },
+    },
+  ],
+  [
+    'multipart: object with other keys is not a file part',
+    {
+      http: withBody(['multipart/form-data']),
+      args: { body: { doc: { content: 'x', title: 't' } } },
+      want: { form: [['doc', '{"content":"x","title":"t"}']] },
+    },
+  ],
+  [
+    'octet-stream body from base64',
+    {
+      http: withBody(['application/octet-stream']),
+      args: { body: 'AAEC/w==' },
+      want: { bytes: [0, 1, 2, 255], contentType: 'application/octet-stream' },
+    },
+  ],
+  [
+    'image/png body from base64 (URL-safe alphabet)',
+    {
+      http: withBody(['image/png']),
+      args: { body: '-_8' },
+      want: { bytes: [251, 255], contentType: 'image/png' },
+    },
+  ],
+  [
+    'binary body that is not base64 is refused',
+    {
+      http: withBody(['application/octet-stream']),
+      args: { body: 'not base64!' },
+      want: { error: 'argument "body": must be base64-encoded' },
+    },
+  ],
+  [
+    'text/plain body as is',
+    {
+      http: withBody(['text/plain; charset=utf-8']),
+      args: { body: 'héllo\n' },
+      want: { body: 'héllo\n', contentType: 'text/plain; charset=utf-8' },
+    },
+  ],
+  [
+    'application/xml chosen case-insensitively, string as is',
+    {
+      http: withBody(['application/json', 'application/xml']),
+      args: { body: '<a/>' },
+      options: { contentType: 'Application/XML' },
+      want: { body: '<a/>', contentType: 'application/xml' },
+    },
+  ],
+  [
+    '*/* is sent as JSON',
+    {
+      http: withBody(['*/*']),
+      args: { body: { a: 1 } },
+      want: { body: '{"a":1}', contentType: 'application/json' },
+    },
+  ],
+  [
+    'contentType not listed',
+    {
+      http: withBody(['application/json']),
+      args: { body: {} },
+      options: { contentType: 'text/csv' },
+      want: { error: 'argument "contentType": must be one of application/json, got "text/csv"' },
+    },
+  ],
+  [
+    'missing required body',
+    {
+      http: withBody(['application/json'], true),
+      args: {},
+      want: { error: 'argument "body": required request body is missing' },
+    },
+  ],
+];
+
+async function formEntries(form: FormData): Promise<[string, string | FileWant][]> {
+  const out: [string, string | FileWant][] = [];
+  for (const [name, value] of form.entries()) {
+    if (typeof value === 'string') out.push([name, value]);
+    else out.push([name, { filename: value.name, type: value.type, bytes: [...new Uint8Array(await value.arrayBuffer())] }]);
+  }
+  return out;
+}
+
+describe('buildRequest', () => {
+  it.each(cases)('%s', async (_name, { http, args, want, options, base }) => {
+    expect.hasAssertions();
+    const build = () => buildRequest(http, args, base ?? BASE, options);
+
+    if (want.error !== undefined) {
+      let thrown: unknown;
+      try {
+        build();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ArgumentError);
+      expect((thrown as ArgumentError).message).toBe(want.error);
+      return;
+    }
+
+    const got = build();
+    if (want.url !== undefined) expect(got.url).toBe(want.url);
+    if (want.pathname !== undefined) expect(new URL(got.url).pathname).toBe(want.pathname);
+    if (want.method !== undefined) expect(got.method).toBe(want.method);
+    if (want.headers !== undefined) expect(got.headers).toEqual({ Accept: DEFAULT_ACCEPT, ...want.headers });
+    if (want.contentType !== undefined) expect(got.headers['Content-Type']).toBe(want.contentType ?? undefined);
+    if (want.body !== undefined) expect(got.body).toBe(want.body ?? undefined);
+    if (want.bytes !== undefined) {
+      expect(got.body).toBeInstanceOf(Uint8Array);
+      expect([...(got.body as Uint8Array)]).toEqual(want.bytes);
+    }
+    if (want.form !== undefined) {
+      expect(got.body).toBeInstanceOf(FormData);
+      expect(await formEntries(got.body as FormData)).toEqual(want.form);
+    }
+  });
+
+  it('ArgumentError carries the argument name', () => {
+    try {
+      buildRequest(op('/pets/{petId}', [path('petId')]), {}, BASE);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ArgumentError);
+      expect((error as ArgumentError).arg).toBe('petId');
+      expect((error as ArgumentError).name).toBe('ArgumentError');
+    }
+  });
+});
+
+// --- resolveServerUrl --------------------------------------------------------------------
+
+const serverCases: [string, { server: ServerSpec; overrides?: Record<string, string>; want: string | { error: string } }][] = [
+  ['trailing slash stripped', { server: { url: 'https://api.example.com/v2/' }, want: 'https://api.example.com/v2' }],
+  [
+    'variables filled with defaults, enum default used',
+    {
+      server: {
+        url: '{scheme}://{region}.example.com:{port}/{base}/',
+        variables: {
+          scheme: { default: 'https', enum: ['https', 'http'] },
+          region: { default: 'eu', enum: ['eu', 'us'] },
+          port: { default: '8443' },
+          base: { default: 'api' },
+        },
+      },
+      want: 'https://eu.example.com:8443/api',
+    },
+  ],
+  [
+    'override replaces default',
+    {
+      server: { url: 'https://{region}.example.com', variables: { region: { default: 'eu', enum: ['eu', 'us'] } } },
+      overrides: { region: 'us' },
+      want: 'https://us.example.com',
+    },
+  ],
+  [
+    'override outside the enum is refused',
+    {
+      server: { url: 'https://{region}.example.com', variables: { region: { default: 'eu', enum: ['eu', 'us'] } } },
+      overrides: { region: 'evil.com/' },
+      want: { error: 'argument "region": server variable must be one of eu, us, got "evil.com/"' },
+    },
+  ],
+  [
+    'undeclared variable without override is refused',
+    {
+      server: { url: 'https://{tenant}.example.com' },
+      want: { error: 'argument "tenant": server URL https://{tenant}.example.com uses an undefined variable' },
+    },
+  ],
+];
+
+describe('resolveServerUrl', () => {
+  it.each(serverCases)('%s', (_name, { server, overrides, want }) => {
+    if (typeof want === 'string') {
+      expect(resolveServerUrl(server, overrides)).toBe(want);
+    } else {
+      expect(() => resolveServerUrl(server, overrides)).toThrow(ArgumentError);
+      expect(() => resolveServerUrl(server, overrides)).toThrow(want.error);
+    }
+  });
+});
