@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+import { run } from './runtime/main.js';
+import { hooks } from './hooks.js';
+
+await run(new URL('../tools.json', import.meta.url), hooks);
