@@ -4,7 +4,7 @@
 import type { LoadedSpec } from '../parse/load.js';
 import { getAt, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type {
-  BodySpec, JsonSchema, ParamLocation, ParamSpec, ParamStyle, ServerSpec, ToolSpec, ToolTable,
+  BodySpec, JsonSchema, OutputSpec, ParamLocation, ParamSpec, ParamStyle, ServerSpec, ToolSpec, ToolTable,
 } from '../../templates/runtime/table.js';
 import { NameScope, nameFromRoute, sanitizeArgName, sanitizeToolName } from './naming.js';
 import { SchemaConverter } from './schema.js';
@@ -69,6 +69,8 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
         annotations: annotationsFor(method),
         http: { method: method.toUpperCase(), path, params, ...(body ? { body } : {}), ...(opServers.length ? { servers: opServers } : {}) },
       };
+      const output = buildOutput(doc, converter, op);
+      if (output) tool.output = output;
       const title = typeof op.summary === 'string' ? oneLine(op.summary) : '';
       if (title && title.length <= 120) {
         tool.title = title;
@@ -83,7 +85,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
     report.warnings.push('the spec names no absolute server URL: start the server with --base-url or API_BASE_URL');
   }
   const defs: Record<string, JsonSchema> = {};
-  const used = new Set(tools.flatMap((t) => t.defs));
+  const used = new Set(tools.flatMap((t) => [...t.defs, ...(t.output?.defs ?? [])]));
   for (const key of Object.keys(converter.defs).sort()) if (used.has(key)) defs[key] = converter.defs[key] as JsonSchema;
 
   const table: ToolTable = {
@@ -181,6 +183,49 @@ function buildArguments(
     report.warnings.push(`${where}/requestBody: cannot be resolved; the tool takes no body`);
   }
   return { params, properties, required, body };
+}
+
+/**
+ * outputSchema from the first 2xx response with a JSON schema. MCP wants an object at the
+ * root, so any other answer (array, string, or a schema that may be either) is wrapped as
+ * `{ result }`.
+ */
+function buildOutput(doc: JsonObject, converter: SchemaConverter, op: JsonObject): OutputSpec | undefined {
+  const responses = isObject(op.responses) ? op.responses : {};
+  const codes = Object.keys(responses)
+    .filter((c) => /^2(\d\d|XX)$/i.test(c))
+    .sort();
+  for (const code of codes) {
+    const response = resolve(doc, responses[code]);
+    if (!isObject(response) || !isObject(response.content)) continue;
+    const media = Object.keys(response.content).find((m) => mediaRank(m) <= 1);
+    const entry = media ? response.content[media] : undefined;
+    if (!isObject(entry) || entry.schema === undefined) continue;
+    const refs = new Set<string>();
+    const schema = converter.convert(entry.schema, 'response', refs);
+    const wrap = !isObjectRoot(schema, converter);
+    const root: JsonSchema = wrap
+      ? { type: 'object', properties: { result: schema } }
+      : { ...schema, type: 'object' };
+    return { schema: root, defs: converter.closure(refs), wrap };
+  }
+  return undefined;
+}
+
+/** True when every value the schema allows (besides null) is an object. */
+function isObjectRoot(schema: JsonSchema, converter: SchemaConverter, depth = 0): boolean {
+  if (depth > 20) return false;
+  if (typeof schema.$ref === 'string') {
+    const target = converter.defs[schema.$ref.slice('#/$defs/'.length)];
+    return target !== undefined && isObjectRoot(target, converter, depth + 1);
+  }
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : [];
+  if (types.length) return types.every((t) => t === 'object' || t === 'null') && types.includes('object');
+  const allOf = schema.allOf as JsonSchema[] | undefined;
+  if (allOf?.length) return allOf.some((s) => isObjectRoot(s, converter, depth + 1));
+  const anyOf = schema.anyOf as JsonSchema[] | undefined;
+  if (anyOf?.length) return anyOf.every((s) => isObjectRoot(s, converter, depth + 1) || s.type === 'null');
+  return schema.properties !== undefined;
 }
 
 const asArray = (value: Json | undefined): Json[] => (Array.isArray(value) ? value : []);

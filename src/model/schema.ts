@@ -113,6 +113,7 @@ export class SchemaConverter {
       if ((out.required as string[]).length === 0) delete out.required;
     }
     if (out.properties !== undefined && out.type === undefined && !out.allOf && !out.anyOf && !out.oneOf) out.type = 'object';
+    if (mode === 'response') return loosen(out);
     if (schema.nullable === true || schema['x-nullable'] === true) return makeNullable(out);
     return out;
   }
@@ -183,6 +184,44 @@ function isValidPattern(value: Json): boolean {
   } catch {
     return false;
   }
+}
+
+// Assertions that real APIs break while answering correctly: missing "required" fields,
+// extra properties, new enum values, nulls, loose formats, numbers beyond a documented bound.
+const LOOSE_DROPPED = [
+  'required', 'enum', 'const', 'format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum',
+  'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems', 'uniqueItems',
+  'minProperties', 'maxProperties', 'readOnly', 'writeOnly', 'default', 'contentMediaType', 'contentEncoding',
+] as const;
+
+/**
+ * An output schema documents the answer; it must never turn a good answer into an error
+ * (MCP clients reject a result whose structuredContent does not match the outputSchema).
+ * So response schemas keep their structure and descriptions but only loose assertions:
+ * any type may also be null, integers may be any number, oneOf becomes anyOf (two lenient
+ * branches often both match), and closed objects are opened.
+ */
+function loosen(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = { ...schema };
+  for (const key of LOOSE_DROPPED) delete out[key];
+  // a schema-valued additionalProperties documents a map's values (itself loosened): kept
+  if (out.additionalProperties === false) delete out.additionalProperties;
+  for (const key of ['unevaluatedProperties', 'unevaluatedItems', 'if', 'then', 'else', 'contains', 'propertyNames']) delete out[key];
+  if (out.oneOf !== undefined) {
+    out.anyOf = [...((out.anyOf as JsonSchema[] | undefined) ?? []), ...(out.oneOf as JsonSchema[])];
+    delete out.oneOf;
+  }
+  delete out.not;
+  if (out.type !== undefined) {
+    const types = new Set(Array.isArray(out.type) ? (out.type as string[]) : [out.type as string]);
+    if (types.has('integer')) {
+      types.delete('integer');
+      types.add('number');
+    }
+    types.add('null');
+    out.type = [...types];
+  }
+  return out;
 }
 
 function makeNullable(schema: JsonSchema): JsonSchema {

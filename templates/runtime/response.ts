@@ -40,41 +40,65 @@ function truncationNote(answer: UpstreamAnswer): string {
   return `\n\n[response truncated: showing the first ${answer.bytes.length} bytes of ${total}; raise --max-response-bytes to see more]`;
 }
 
-export function toToolResult(answer: UpstreamAnswer): CallToolResult {
+/**
+ * Decides the structuredContent for a successful answer: `json` is the parsed body, or
+ * `NO_JSON` when the body was empty or not JSON. Returns the object to send, nothing, or a
+ * sentence saying why the answer cannot be sent as the tool promised.
+ */
+export type Structurer = (json: unknown) => Record<string, unknown> | undefined | StructureProblem;
+export class StructureProblem {
+  constructor(readonly reason: string) {}
+}
+export const NO_JSON = Symbol('no JSON body');
+
+/** Without an outputSchema: objects as they are, other JSON values wrapped. */
+export const plainStructure: Structurer = (json) =>
+  json === NO_JSON ? undefined : typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : { result: json };
+
+export function toToolResult(answer: UpstreamAnswer, structure: Structurer = plainStructure): CallToolResult {
   const media = answer.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  const statusLine = `HTTP ${answer.status}${answer.statusText ? ' ' + answer.statusText : ''}`;
   if (answer.status >= 400) {
     const excerpt = decoder.decode(answer.bytes.subarray(0, ERROR_EXCERPT_BYTES));
     const more = answer.bytes.length > ERROR_EXCERPT_BYTES || answer.truncated ? ' […]' : '';
-    const head = `HTTP ${answer.status}${answer.statusText ? ' ' + answer.statusText : ''} from ${answer.label}`;
+    const head = `${statusLine} from ${answer.label}`;
     return { isError: true, content: [{ type: 'text', text: excerpt ? `${head}\n${excerpt}${more}` : head }] };
   }
-  if (answer.bytes.length === 0) {
-    return { content: [{ type: 'text', text: `HTTP ${answer.status}${answer.statusText ? ' ' + answer.statusText : ''}: success, empty body` }] };
-  }
+  const withStructure = (text: string, json: unknown): CallToolResult => {
+    const structured = structure(json);
+    if (structured === undefined) return { content: [{ type: 'text', text }] };
+    if (structured instanceof StructureProblem) {
+      return { isError: true, content: [{ type: 'text', text: `${statusLine} from ${answer.label}, but ${structured.reason}:\n${text}` }] };
+    }
+    return { content: [{ type: 'text', text }], structuredContent: structured };
+  };
+  if (answer.bytes.length === 0) return withStructure(`${statusLine}: success, empty body`, NO_JSON);
   if (isTextMedia(media)) {
     const text = decoder.decode(answer.bytes);
-    if (answer.truncated) return { content: [{ type: 'text', text: text + truncationNote(answer) }] };
+    if (answer.truncated) return withStructure(text + truncationNote(answer), NO_JSON);
     if (isJsonMedia(media) || (media === '' && /^\s*[[{]/.test(text))) {
+      let value: unknown = NO_JSON;
       try {
-        const value: unknown = JSON.parse(text);
-        // structuredContent must be an object; other JSON values are wrapped.
-        const structured = typeof value === 'object' && value !== null && !Array.isArray(value)
-          ? (value as Record<string, unknown>)
-          : { result: value };
-        return { content: [{ type: 'text', text }], structuredContent: structured };
+        value = JSON.parse(text);
       } catch {
-        return { content: [{ type: 'text', text }] };
+        // not JSON after all: passed on as text
       }
+      return withStructure(text, value);
     }
-    return { content: [{ type: 'text', text }] };
+    return withStructure(text, NO_JSON);
   }
   if (answer.truncated) {
-    return {
-      content: [{ type: 'text', text: `${answer.label} answered ${media} of ${answer.declaredLength ?? 'more than ' + answer.bytes.length} bytes, above --max-response-bytes; not returned.` }],
-    };
+    return withStructure(`${answer.label} answered ${media} of ${answer.declaredLength ?? 'more than ' + answer.bytes.length} bytes, above --max-response-bytes; not returned.`, NO_JSON);
   }
   const data = Buffer.from(answer.bytes).toString('base64');
-  if (media.startsWith('image/')) return { content: [{ type: 'image', data, mimeType: media }] };
-  if (media.startsWith('audio/')) return { content: [{ type: 'audio', data, mimeType: media }] };
-  return { content: [{ type: 'resource', resource: { uri: answer.uri, mimeType: media || 'application/octet-stream', blob: data } }] };
+  const binary: CallToolResult['content'][number] = media.startsWith('image/')
+    ? { type: 'image', data, mimeType: media }
+    : media.startsWith('audio/')
+      ? { type: 'audio', data, mimeType: media }
+      : { type: 'resource', resource: { uri: answer.uri, mimeType: media || 'application/octet-stream', blob: data } };
+  const structured = structure(NO_JSON);
+  if (structured instanceof StructureProblem) {
+    return { isError: true, content: [{ type: 'text', text: `${statusLine} from ${answer.label}, but ${structured.reason}` }, binary] };
+  }
+  return { content: [binary], ...(structured ? { structuredContent: structured } : {}) };
 }

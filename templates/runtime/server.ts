@@ -17,6 +17,7 @@ export function createServerFactory(table: ToolTable, executor: Executor): Serve
       ...(t.title !== undefined ? { title: t.title } : {}),
       description: t.description,
       inputSchema: executor.inputSchema(t) as Tool['inputSchema'],
+      ...(t.output ? { outputSchema: executor.outputSchema(t) as Tool['outputSchema'] } : {}),
       annotations: t.annotations,
     })));
 
@@ -30,7 +31,7 @@ export function createServerFactory(table: ToolTable, executor: Executor): Serve
       const tool = byName.get(request.params.name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
       const result = await executor.call(tool, request.params.arguments ?? {}, ctx.mcpReq.signal);
-      return server.projectCallToolResult(result, undefined);
+      return server.projectCallToolResult(result, executor.outputSchema(tool));
     });
     return server;
   };

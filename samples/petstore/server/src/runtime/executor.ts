@@ -8,7 +8,7 @@ import type { ServerConfig } from './config.js';
 import type { Hooks, OutgoingRequest } from './hooks-api.js';
 import type { Logger } from './log.js';
 import { ArgumentError, buildRequest, resolveServerUrl } from './request.js';
-import { toToolResult } from './response.js';
+import { NO_JSON, plainStructure, StructureProblem, toToolResult, type Structurer } from './response.js';
 import type { JsonSchema, ToolSpec, ToolTable } from './table.js';
 
 type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
@@ -22,54 +22,70 @@ interface AjvError {
 export interface Executor {
   /** The tool's inputSchema with the shared `$defs` it references attached. */
   inputSchema(tool: ToolSpec): JsonSchema;
+  /** The tool's outputSchema with its `$defs`, when the spec documents a JSON answer. */
+  outputSchema(tool: ToolSpec): JsonSchema | undefined;
   call(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult>;
 }
 
 const fail = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
 export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Hooks, log: Logger): Executor {
-  const schemas = new Map<string, JsonSchema>();
-  const validators = new Map<string, Validate>();
-  let ajv: InstanceType<typeof Ajv> | undefined;
-
-  const inputSchema = (tool: ToolSpec): JsonSchema => {
-    let schema = schemas.get(tool.name);
-    if (!schema) {
-      schema = tool.defs.length
-        ? { ...tool.inputSchema, $defs: Object.fromEntries(tool.defs.map((k) => [k, table.defs[k] ?? {}])) }
-        : tool.inputSchema;
-      schemas.set(tool.name, schema);
-    }
-    return schema;
+  const withDefs = (schema: JsonSchema, defs: string[]): JsonSchema =>
+    defs.length ? { ...schema, $defs: Object.fromEntries(defs.map((k) => [k, table.defs[k] ?? {}])) } : schema;
+  const memo = <T>(make: (tool: ToolSpec) => T) => {
+    const cache = new Map<string, T>();
+    return (tool: ToolSpec): T => {
+      if (!cache.has(tool.name)) cache.set(tool.name, make(tool));
+      return cache.get(tool.name) as T;
+    };
   };
+  const inputSchema = memo((tool) => withDefs(tool.inputSchema, tool.defs));
+  const outputSchema = memo((tool) => (tool.output ? withDefs(tool.output.schema, tool.output.defs) : undefined));
 
+  let ajv: InstanceType<typeof Ajv> | undefined;
   // Compiled on first use and kept: compiling every schema at start-up would cost seconds
   // for a large API, and compiling per call would cost that on every call.
-  const validatorFor = (tool: ToolSpec): Validate => {
-    let validate = validators.get(tool.name);
-    if (!validate) {
-      if (!ajv) {
-        ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
-        addFormats(ajv);
-      }
-      try {
-        validate = ajv.compile(inputSchema(tool)) as Validate;
-      } catch (error) {
-        // A schema ajv cannot compile must not make the tool unusable: the upstream validates too.
-        log.warn(`tool ${tool.name}: input schema not checkable (${(error as Error).message}); arguments are passed unchecked`);
-        validate = (() => true) as Validate;
-      }
-      validators.set(tool.name, validate);
+  const compile = (tool: ToolSpec, schema: JsonSchema, what: string): Validate => {
+    if (!ajv) {
+      ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
+      addFormats(ajv);
     }
-    return validate;
+    try {
+      return ajv.compile(schema) as Validate;
+    } catch (error) {
+      // A schema ajv cannot compile must not make the tool unusable: the upstream validates too.
+      log.warn(`tool ${tool.name}: ${what} schema not checkable (${(error as Error).message})`);
+      return (() => true) as Validate;
+    }
+  };
+  const inputValidator = memo((tool) => compile(tool, inputSchema(tool), 'input'));
+  const outputValidator = memo((tool) => compile(tool, outputSchema(tool) ?? {}, 'output'));
+
+  /** structuredContent as the advertised outputSchema promises it, or why it cannot be. */
+  const structureFor = (tool: ToolSpec): Structurer => {
+    const output = tool.output;
+    if (!output) return plainStructure;
+    return (json) => {
+      if (json === NO_JSON) return output.wrap ? { result: null } : {};
+      const structured = output.wrap ? { result: json } : json;
+      if (typeof structured !== 'object' || structured === null || Array.isArray(structured)) {
+        return new StructureProblem('the answer is not the JSON object the spec documents');
+      }
+      const validate = outputValidator(tool);
+      if (!validate(structured)) {
+        return new StructureProblem(`the answer does not match the spec's response schema (${describeErrors(validate.errors ?? [], 'field')})`);
+      }
+      return structured as Record<string, unknown>;
+    };
   };
 
   const defaultBase = config.baseUrl ?? (table.servers[0] ? resolveServerUrl(table.servers[0]) : '');
 
   return {
     inputSchema,
+    outputSchema,
     async call(tool, args, signal) {
-      const validate = validatorFor(tool);
+      const validate = inputValidator(tool);
       if (!validate(args)) return fail(`Invalid arguments for ${tool.name}: ${describeErrors(validate.errors ?? [])}`);
 
       const base = config.baseUrl ?? (tool.http.servers?.[0] ? resolveServerUrl(tool.http.servers[0]) : defaultBase);
@@ -106,7 +122,8 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
         const { bytes, truncated } = await readLimited(response, config.maxResponseBytes);
         const declared = Number(response.headers.get('content-length'));
         log.debug(`${label} → ${response.status}`);
-        return toToolResult({
+        return toToolResult(
+          {
           status: response.status,
           statusText: response.statusText,
           contentType: response.headers.get('content-type') ?? '',
@@ -115,7 +132,9 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
           ...(Number.isFinite(declared) && declared > 0 ? { declaredLength: declared } : {}),
           label,
           uri,
-        });
+          },
+          structureFor(tool),
+        );
       } catch (error) {
         return fail(networkFailure(error, label, timeout, signal, config.timeoutMs));
       }
@@ -161,7 +180,7 @@ async function readLimited(response: Response, limit: number): Promise<{ bytes: 
 }
 
 /** ajv's errors as one line that names the arguments: `argument "id": must be integer`. */
-function describeErrors(errors: AjvError[]): string {
+function describeErrors(errors: AjvError[], noun = 'argument'): string {
   const seen = new Set<string>();
   for (const e of errors) {
     const path = e.instancePath
@@ -172,16 +191,16 @@ function describeErrors(errors: AjvError[]): string {
     let text: string;
     if (e.keyword === 'additionalProperties') {
       const extra = String(e.params.additionalProperty);
-      text = path ? `argument "${path}": unknown property "${extra}"` : `unknown argument "${extra}"`;
+      text = path ? `${noun} "${path}": unknown property "${extra}"` : `unknown ${noun} "${extra}"`;
     } else if (e.keyword === 'required') {
       const missing = String(e.params.missingProperty);
-      text = path ? `argument "${path}": missing property "${missing}"` : `missing required argument "${missing}"`;
+      text = path ? `${noun} "${path}": missing property "${missing}"` : `missing required ${noun} "${missing}"`;
     } else if (e.keyword === 'enum') {
-      text = `argument "${path}": must be one of ${JSON.stringify(e.params.allowedValues)}`;
+      text = `${noun} "${path}": must be one of ${JSON.stringify(e.params.allowedValues)}`;
     } else if (path) {
-      text = `argument "${path}": ${e.message ?? e.keyword}`;
+      text = `${noun} "${path}": ${e.message ?? e.keyword}`;
     } else {
-      text = `arguments ${e.message ?? e.keyword}`;
+      text = `${noun}s ${e.message ?? e.keyword}`;
     }
     seen.add(text);
     if (seen.size === 3) break;

@@ -36,6 +36,16 @@ export interface ToolSpec {
   defs: string[];
   annotations: ToolAnnotationsSpec;
   http: HttpSpec;
+  /** From the success response's JSON schema, loosened so that no good answer fails it. */
+  output?: OutputSpec;
+}
+
+export interface OutputSpec {
+  /** `type: object`; may reference `#/$defs/<key>` for each key in `defs`. */
+  schema: JsonSchema;
+  defs: string[];
+  /** The answer is not an object: structuredContent is `{ result: <answer> }`. */
+  wrap: boolean;
 }
 
 export interface ToolAnnotationsSpec {
