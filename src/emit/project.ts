@@ -98,6 +98,38 @@ function codeSpan(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029`|]+/g, '_');
 }
 
+/** One row per environment variable that carries a secret, for the README and .env.example. */
+function credentialRows(model: ServerModel) {
+  const rows: { variable: string; scheme: string; what: string }[] = [];
+  const uses = (name: string) => model.table.tools.filter((t) => t.security?.some((alt) => name in alt)).length;
+  for (const [name, scheme] of Object.entries(model.table.auth)) {
+    const label = mdInline(name, 60);
+    const count = `${uses(name)} tool${uses(name) === 1 ? '' : 's'}`;
+    switch (scheme.type) {
+      case 'apiKey':
+        rows.push({ variable: scheme.env.key, scheme: label, what: `API key, sent in ${scheme.in} ${mdInline(scheme.name, 60)} (${count})` });
+        break;
+      case 'basic':
+        rows.push({ variable: scheme.env.username, scheme: label, what: `HTTP basic user name (${count})` });
+        rows.push({ variable: scheme.env.password, scheme: label, what: 'HTTP basic password' });
+        break;
+      case 'http':
+        rows.push({ variable: scheme.env.token, scheme: label, what: `token, sent as Authorization: ${mdInline(scheme.scheme, 20)} (${count})` });
+        break;
+      case 'oauth2':
+        rows.push({ variable: scheme.env.token, scheme: label, what: `OAuth2 access token, sent as a Bearer token (${count})` });
+        if (scheme.env.clientId && scheme.env.clientSecret && scheme.clientCredentials) {
+          const url = safeUrl(scheme.clientCredentials.tokenUrl);
+          rows.push({ variable: scheme.env.clientId, scheme: label, what: `OAuth2 client id: instead of a token, the server fetches one from ${url}` });
+          rows.push({ variable: scheme.env.clientSecret, scheme: label, what: 'OAuth2 client secret' });
+        }
+        break;
+    }
+  }
+  // .env.example is not Markdown: the same text without Markdown escapes.
+  return rows.map((r) => ({ ...r, schemeText: r.scheme.replace(/\\(.)/g, '$1'), whatText: r.what.replace(/\\(.)/g, '$1') }));
+}
+
 export function emitProject(model: ServerModel, options: EmitOptions): GeneratedFile[] {
   const { table } = model;
   const defaultBaseUrl = resolveDefaultServer(table.servers);
@@ -119,6 +151,8 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
       summary: mdInline(t.title ?? t.description.split('\n')[0] ?? ''),
     })),
     versions: packageVersions,
+    credentials: credentialRows(model),
+    hasCredentials: Object.keys(table.auth).length > 0,
   };
 
   const files: GeneratedFile[] = [

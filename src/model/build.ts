@@ -8,6 +8,7 @@ import type {
 } from '../../templates/runtime/table.js';
 import { NameScope, nameFromRoute, sanitizeArgName, sanitizeToolName } from './naming.js';
 import { SchemaConverter } from './schema.js';
+import { buildAuth, securityFor } from './auth.js';
 
 export interface ModelOptions {
   /** Longest tool description kept, in characters. */
@@ -39,6 +40,8 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const tools: ToolSpec[] = [];
   const info = isObject(doc.info) ? doc.info : {};
   const rootServers = serverList(doc.servers, spec.source);
+  const auth = buildAuth(doc);
+  report.warnings.push(...auth.warnings);
 
   for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
     const item = resolve(doc, rawItem);
@@ -69,6 +72,8 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
         annotations: annotationsFor(method),
         http: { method: method.toUpperCase(), path, params, ...(body ? { body } : {}), ...(opServers.length ? { servers: opServers } : {}) },
       };
+      const security = securityFor(op, doc, auth.schemes);
+      if (security) tool.security = security;
       const output = buildOutput(doc, converter, op);
       if (output) tool.output = output;
       const title = typeof op.summary === 'string' ? oneLine(op.summary) : '';
@@ -95,6 +100,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
     ...(typeof info.title === 'string' ? { title: oneLine(info.title) } : {}),
     servers: rootServers,
     defs,
+    auth: auth.schemes,
     tools,
   };
   return { table, report };

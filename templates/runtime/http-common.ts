@@ -1,5 +1,6 @@
 // What both HTTP transports share: DNS-rebinding guards, /healthz, listening, shutdown.
 
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import type { ServerConfig } from './config.js';
@@ -31,6 +32,27 @@ function hostnameOf(entry: string): string {
   }
 }
 
+/**
+ * The simple protection for the MCP endpoint: one shared bearer token (RFC 6750). This is the
+ * seam where an OAuth 2.1 resource-server check (token introspection or JWT validation, with
+ * protected-resource metadata) would go: it receives the request and accepts or answers 401.
+ */
+function bearerCheck(token: string | undefined): (req: IncomingMessage, res: ServerResponse) => boolean {
+  if (token === undefined) return () => true;
+  const expected = createHash('sha256').update(token).digest();
+  return (req, res) => {
+    const header = req.headers.authorization ?? '';
+    const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
+    if (given !== undefined && timingSafeEqual(createHash('sha256').update(given).digest(), expected)) return true;
+    res.writeHead(401, {
+      'content-type': 'application/json',
+      'www-authenticate': given === undefined ? 'Bearer realm="mcp"' : 'Bearer realm="mcp", error="invalid_token"',
+    });
+    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Unauthorized: send Authorization: Bearer <token>' }, id: null }));
+    return false;
+  };
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return;
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -48,10 +70,12 @@ export async function listen(
   describe: string,
 ): Promise<HttpServer> {
   const allowed = guards(config);
+  const authenticate = bearerCheck(config.authToken);
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
     if (!allowed(req, res)) return;
+    if (!authenticate(req, res)) return;
     Promise.resolve(routes(req, res, url)).catch((error: unknown) => {
       log.error(`${req.method} ${url.pathname}: ${(error as Error).message}`);
       jsonRpcError(res, 500, -32603, 'Internal server error');

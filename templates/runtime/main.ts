@@ -7,7 +7,7 @@ import { ConfigError, readConfig, USAGE } from './config.js';
 import { createExecutor } from './executor.js';
 import type { Hooks } from './hooks-api.js';
 import { createLogger } from './log.js';
-import { createServerFactory } from './server.js';
+import { createServerFactory, credentialReader } from './server.js';
 import type { ToolTable } from './table.js';
 
 export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice(2)): Promise<void> {
@@ -40,7 +40,13 @@ export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice
   // A tool call must never take the server down; report and carry on.
   process.on('unhandledRejection', (error) => log.error(`unhandled: ${(error as Error)?.message ?? String(error)}`));
 
-  const factory = createServerFactory(table, createExecutor(table, config, hooks, log));
+  for (const { header, scheme } of config.authFromHeaders) {
+    if (!table.auth[scheme]) {
+      process.stderr.write(`${table.name}: --auth-from-headers maps ${header} to "${scheme}", which is not a security scheme of this API (known: ${Object.keys(table.auth).join(', ') || 'none'})\n`);
+      process.exit(2);
+    }
+  }
+  const factory = createServerFactory(table, createExecutor(table, config, hooks, log), credentialReader(config.authFromHeaders));
   try {
     if (config.transport === 'stdio') await (await import('./stdio.js')).startStdio(factory, log);
     else if (config.transport === 'http') await (await import('./http.js')).startHttp(factory, config, log);

@@ -3,12 +3,28 @@
 // size of the API (McpServer.registerTool per tool would cost ~8 µs × tools per instance).
 
 import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
+import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
 import type { ToolSpec, ToolTable } from './table.js';
 
 export type ServerFactory = () => Server;
 
-export function createServerFactory(table: ToolTable, executor: Executor): ServerFactory {
+/** Reads per-request credentials from the MCP client's HTTP headers, as the operator mapped them. */
+export type CredentialReader = (headers: Headers | undefined) => RequestCredentials;
+
+export function credentialReader(mapping: { header: string; scheme: string }[]): CredentialReader {
+  if (mapping.length === 0) return () => new Map();
+  return (headers) => {
+    const found = new Map<string, string>();
+    for (const { header, scheme } of mapping) {
+      const value = headers?.get(header);
+      if (value) found.set(scheme, value);
+    }
+    return found;
+  };
+}
+
+export function createServerFactory(table: ToolTable, executor: Executor, readCredentials: CredentialReader = credentialReader([])): ServerFactory {
   const byName = new Map<string, ToolSpec>(table.tools.map((t) => [t.name, t]));
   let listed: Tool[] | undefined;
   const tools = (): Tool[] =>
@@ -30,7 +46,8 @@ export function createServerFactory(table: ToolTable, executor: Executor): Serve
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const tool = byName.get(request.params.name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-      const result = await executor.call(tool, request.params.arguments ?? {}, ctx.mcpReq.signal);
+      const credentials = readCredentials(ctx.http?.req?.headers);
+      const result = await executor.call(tool, request.params.arguments ?? {}, ctx.mcpReq.signal, credentials);
       return server.projectCallToolResult(result, executor.outputSchema(tool));
     });
     return server;

@@ -24,6 +24,10 @@ export interface ServerConfig {
   /** Origins accepted in the Origin header; empty = loopback origins only. */
   allowedOrigins: string[];
   logLevel: LogLevel;
+  /** Bearer token MCP clients must send over HTTP; unset = no check. */
+  authToken?: string;
+  /** Per-request upstream credentials: MCP client HTTP header → security scheme name. */
+  authFromHeaders: { header: string; scheme: string }[];
 }
 
 export class ConfigError extends Error {}
@@ -39,6 +43,9 @@ export const USAGE = `Options (each also settable by the environment variable in
   --allowed-hosts a,b          extra Host names accepted over HTTP [MCP_ALLOWED_HOSTS]
   --allowed-origins a,b        extra Origins accepted over HTTP [MCP_ALLOWED_ORIGINS]
   --log-level L                debug|info|warn|error|silent, logs go to stderr [LOG_LEVEL] (default: info)
+  --auth-token T               require "Authorization: Bearer T" from MCP clients over HTTP [MCP_AUTH_TOKEN]
+  --auth-from-headers H=S,...  take the credential of security scheme S from the MCP client's
+                               HTTP header H, per request (off by default) [MCP_AUTH_FROM_HEADERS]
   --help                       show this help`;
 
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' {
@@ -59,6 +66,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
         'allowed-hosts': { type: 'string' },
         'allowed-origins': { type: 'string' },
         'log-level': { type: 'string' },
+        'auth-token': { type: 'string' },
+        'auth-from-headers': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -84,6 +93,16 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
   if (baseUrl !== undefined && !/^https?:\/\/[^/]/i.test(baseUrl)) {
     throw new ConfigError(`--base-url must be an absolute http(s) URL (got "${baseUrl}")`);
   }
+  const authToken = pick('auth-token', 'MCP_AUTH_TOKEN');
+  const authFromHeaders = (pick('auth-from-headers', 'MCP_AUTH_FROM_HEADERS') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const m = /^([A-Za-z0-9!#$%&'*+.^_`|~-]+)=(.+)$/.exec(pair);
+      if (!m) throw new ConfigError(`--auth-from-headers takes Header=scheme pairs (got "${pair}")`);
+      return { header: (m[1] as string).toLowerCase(), scheme: (m[2] as string).trim() };
+    });
   const list = (flag: string, variable: string) =>
     (pick(flag, variable) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   return {
@@ -97,6 +116,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     allowedHosts: list('allowed-hosts', 'MCP_ALLOWED_HOSTS'),
     allowedOrigins: list('allowed-origins', 'MCP_ALLOWED_ORIGINS'),
     logLevel: logLevel as LogLevel,
+    ...(authToken !== undefined ? { authToken } : {}),
+    authFromHeaders,
   };
 }
 

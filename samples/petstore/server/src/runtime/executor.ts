@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ServerConfig } from './config.js';
 import type { Hooks, OutgoingRequest } from './hooks-api.js';
 import type { Logger } from './log.js';
+import { Authenticator, type RequestCredentials } from './auth.js';
 import { ArgumentError, buildRequest, resolveServerUrl } from './request.js';
 import { NO_JSON, plainStructure, StructureProblem, toToolResult, type Structurer } from './response.js';
 import type { JsonSchema, ToolSpec, ToolTable } from './table.js';
@@ -24,7 +25,19 @@ export interface Executor {
   inputSchema(tool: ToolSpec): JsonSchema;
   /** The tool's outputSchema with its `$defs`, when the spec documents a JSON answer. */
   outputSchema(tool: ToolSpec): JsonSchema | undefined;
-  call(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult>;
+  call(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal, credentials?: RequestCredentials): Promise<CallToolResult>;
+}
+
+const NO_CREDENTIALS: RequestCredentials = new Map();
+
+function send(request: OutgoingRequest, signal: AbortSignal): Promise<Response> {
+  return fetch(request.url, {
+    method: request.method,
+    headers: request.headers,
+    ...(request.body !== undefined ? { body: request.body } : {}),
+    signal,
+    redirect: 'follow',
+  });
 }
 
 const fail = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
@@ -79,12 +92,13 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     };
   };
 
+  const auth = new Authenticator(table, process.env, log, config.timeoutMs);
   const defaultBase = config.baseUrl ?? (table.servers[0] ? resolveServerUrl(table.servers[0]) : '');
 
   return {
     inputSchema,
     outputSchema,
-    async call(tool, args, signal) {
+    async call(tool, args, signal, credentials = NO_CREDENTIALS) {
       const validate = inputValidator(tool);
       if (!validate(args)) return fail(`Invalid arguments for ${tool.name}: ${describeErrors(validate.errors ?? [])}`);
 
@@ -92,28 +106,42 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       if (!/^https?:\/\//i.test(base)) {
         return fail(`${tool.name}: no upstream base URL${base ? ` (the spec's server "${base}" is relative)` : ''}; start the server with --base-url or set API_BASE_URL`);
       }
-      let request: OutgoingRequest;
-      try {
-        request = { tool: tool.name, ...buildRequest(tool.http, args, base) };
-      } catch (error) {
-        if (error instanceof ArgumentError) return fail(`Invalid arguments for ${tool.name}: ${error.message}`);
-        throw error;
-      }
-      if (hooks.beforeRequest) request = (await hooks.beforeRequest(request)) ?? request;
+      const timeout = AbortSignal.timeout(config.timeoutMs);
+      const both = AbortSignal.any([signal, timeout]);
+      // Built afresh for a retry: a fetched token may have been refreshed in between.
+      const prepare = async (): Promise<{ request: OutgoingRequest } | { failure: CallToolResult }> => {
+        let request: OutgoingRequest;
+        try {
+          request = { tool: tool.name, ...buildRequest(tool.http, args, base) };
+        } catch (error) {
+          if (error instanceof ArgumentError) return { failure: fail(`Invalid arguments for ${tool.name}: ${error.message}`) };
+          throw error;
+        }
+        const outcome = await auth.apply(tool, request, credentials, both);
+        if (!outcome.ok) return { failure: fail(outcome.message) };
+        fetchedToken = outcome.usedTokenFetch;
+        return { request: hooks.beforeRequest ? ((await hooks.beforeRequest(request)) ?? request) : request };
+      };
+      let fetchedToken = false;
+      let prepared = await prepare();
+      if ('failure' in prepared) return prepared.failure;
+      let request = prepared.request;
 
       const target = new URL(request.url);
       const uri = target.origin + target.pathname;
       const label = `${request.method} ${uri}`;
-      const timeout = AbortSignal.timeout(config.timeoutMs);
       let response: Response;
       try {
-        response = await fetch(request.url, {
-          method: request.method,
-          headers: request.headers,
-          ...(request.body !== undefined ? { body: request.body } : {}),
-          signal: AbortSignal.any([signal, timeout]),
-          redirect: 'follow',
-        });
+        response = await send(request, both);
+        if (response.status === 401 && fetchedToken) {
+          // RFC 6750 §3.1: the token may have been revoked or expired early; one fresh try.
+          await response.body?.cancel().catch(() => undefined);
+          auth.invalidate();
+          prepared = await prepare();
+          if ('failure' in prepared) return prepared.failure;
+          request = prepared.request;
+          response = await send(request, both);
+        }
         if (hooks.afterResponse) response = (await hooks.afterResponse(response, request)) ?? response;
       } catch (error) {
         return fail(networkFailure(error, label, timeout, signal, config.timeoutMs));
@@ -122,8 +150,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
         const { bytes, truncated } = await readLimited(response, config.maxResponseBytes);
         const declared = Number(response.headers.get('content-length'));
         log.debug(`${label} → ${response.status}`);
-        return toToolResult(
-          {
+        const answer = {
           status: response.status,
           statusText: response.statusText,
           contentType: response.headers.get('content-type') ?? '',
@@ -132,9 +159,8 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
           ...(Number.isFinite(declared) && declared > 0 ? { declaredLength: declared } : {}),
           label,
           uri,
-          },
-          structureFor(tool),
-        );
+        };
+        return toToolResult(answer, structureFor(tool));
       } catch (error) {
         return fail(networkFailure(error, label, timeout, signal, config.timeoutMs));
       }

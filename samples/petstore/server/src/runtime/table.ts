@@ -17,8 +17,25 @@ export interface ToolTable {
   servers: ServerSpec[];
   /** Shared schemas, referenced from tool schemas as `#/$defs/<key>`. */
   defs: Record<string, JsonSchema>;
+  /** Security schemes by their name in the spec; secrets come from the named variables. */
+  auth: Record<string, AuthSchemeSpec>;
   tools: ToolSpec[];
 }
+
+export type AuthSchemeSpec =
+  | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string; env: { key: string }; description?: string }
+  | { type: 'basic'; env: { username: string; password: string }; description?: string }
+  | { type: 'http'; scheme: string; env: { token: string }; description?: string }
+  | {
+      type: 'oauth2';
+      /** Present when the server can fetch tokens itself (OAuth 2.0 client credentials grant). */
+      clientCredentials?: { tokenUrl: string };
+      env: { token: string; clientId?: string; clientSecret?: string };
+      description?: string;
+    };
+
+/** One way to authenticate: every named scheme (with the scopes it needs) must be satisfied. */
+export type SecurityRequirement = Record<string, string[]>;
 
 export interface ServerSpec {
   url: string;
@@ -36,6 +53,11 @@ export interface ToolSpec {
   defs: string[];
   annotations: ToolAnnotationsSpec;
   http: HttpSpec;
+  /**
+   * Alternatives, tried in order; an empty requirement `{}` means none is needed.
+   * Absent: the operation needs no authentication.
+   */
+  security?: SecurityRequirement[];
   /** From the success response's JSON schema, loosened so that no good answer fails it. */
   output?: OutputSpec;
 }

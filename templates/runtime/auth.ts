@@ -1,0 +1,184 @@
+// Authentication to the upstream API, from the spec's security schemes. Secrets come from
+// the environment (or, when the operator maps them, from the MCP client's HTTP headers) and
+// never appear in a message: errors name the variable to set, not its value.
+
+import type { Logger } from './log.js';
+import type { AuthSchemeSpec, SecurityRequirement, ToolSpec, ToolTable } from './table.js';
+
+export interface AuthRequest {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** Credentials given with one MCP request (per-request mode), by scheme name. */
+export type RequestCredentials = ReadonlyMap<string, string>;
+
+export type AuthOutcome = { ok: true; usedTokenFetch: boolean } | { ok: false; message: string };
+
+/** Refresh a fetched token this long before it expires. */
+const EXPIRY_MARGIN_MS = 60_000;
+
+export class Authenticator {
+  private readonly tokens = new Map<string, Promise<{ token: string; expiresAt: number }>>();
+
+  constructor(
+    private readonly table: ToolTable,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly log: Logger,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Adds the credentials of the first satisfiable alternative to the request. */
+  async apply(tool: ToolSpec, request: AuthRequest, given: RequestCredentials, signal: AbortSignal): Promise<AuthOutcome> {
+    if (!tool.security) return { ok: true, usedTokenFetch: false };
+    const chosen = tool.security.find((alternative) => this.satisfiable(alternative, given));
+    if (!chosen) return { ok: false, message: this.missing(tool, tool.security) };
+    let usedTokenFetch = false;
+    for (const [name, scopes] of Object.entries(chosen)) {
+      const scheme = this.table.auth[name] as AuthSchemeSpec;
+      const fromClient = given.get(name);
+      switch (scheme.type) {
+        case 'apiKey': {
+          const key = fromClient ?? this.value(scheme.env.key) ?? '';
+          if (scheme.in === 'header') request.headers[scheme.name] = key;
+          else if (scheme.in === 'query') {
+            request.url += (request.url.includes('?') ? '&' : '?') + encodeURIComponent(scheme.name) + '=' + encodeURIComponent(key);
+          } else {
+            const pair = `${scheme.name}=${encodeURIComponent(key)}`;
+            request.headers.cookie = request.headers.cookie ? `${request.headers.cookie}; ${pair}` : pair;
+          }
+          break;
+        }
+        case 'basic': {
+          const pair = fromClient ?? `${this.value(scheme.env.username) ?? ''}:${this.value(scheme.env.password) ?? ''}`;
+          request.headers.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+          break;
+        }
+        case 'http':
+          request.headers.authorization = `${scheme.scheme} ${stripScheme(fromClient ?? this.value(scheme.env.token) ?? '')}`;
+          break;
+        case 'oauth2': {
+          const ready = fromClient ?? this.value(scheme.env.token);
+          if (ready !== undefined) {
+            request.headers.authorization = `Bearer ${stripScheme(ready)}`;
+            break;
+          }
+          try {
+            request.headers.authorization = `Bearer ${await this.fetchToken(name, scheme, scopes, signal)}`;
+            usedTokenFetch = true;
+          } catch (error) {
+            return { ok: false, message: `${tool.name}: ${(error as Error).message}` };
+          }
+          break;
+        }
+      }
+    }
+    return { ok: true, usedTokenFetch };
+  }
+
+  /** Forgets fetched tokens (after a 401 the next request fetches a new one). */
+  invalidate(): void {
+    this.tokens.clear();
+  }
+
+  private value(variable: string | undefined): string | undefined {
+    if (variable === undefined) return undefined;
+    const v = this.env[variable];
+    return v === undefined || v === '' ? undefined : v;
+  }
+
+  private satisfiable(alternative: SecurityRequirement, given: RequestCredentials): boolean {
+    return Object.keys(alternative).every((name) => {
+      const scheme = this.table.auth[name];
+      if (!scheme) return false;
+      if (given.has(name)) return true;
+      switch (scheme.type) {
+        case 'apiKey':
+          return this.value(scheme.env.key) !== undefined;
+        case 'basic':
+          return this.value(scheme.env.username) !== undefined;
+        case 'http':
+          return this.value(scheme.env.token) !== undefined;
+        case 'oauth2':
+          return (
+            this.value(scheme.env.token) !== undefined ||
+            (scheme.clientCredentials !== undefined && this.value(scheme.env.clientId) !== undefined && this.value(scheme.env.clientSecret) !== undefined)
+          );
+      }
+    });
+  }
+
+  private missing(tool: ToolSpec, alternatives: SecurityRequirement[]): string {
+    const ways = alternatives.map((alternative) =>
+      Object.keys(alternative)
+        .map((name) => {
+          const scheme = this.table.auth[name] as AuthSchemeSpec;
+          const vars = scheme.type === 'oauth2' && scheme.clientCredentials
+            ? `${scheme.env.token} (or ${scheme.env.clientId} and ${scheme.env.clientSecret})`
+            : Object.values(scheme.env).join(' and ');
+          return `${vars} for "${name}"`;
+        })
+        .join(' plus '),
+    );
+    return `${tool.name} needs credentials that are not set: set ${ways.join(', or ')}`;
+  }
+
+  /** OAuth 2.0 client credentials grant (RFC 6749 §4.4), cached per scope set until shortly before expiry. */
+  private fetchToken(name: string, scheme: Extract<AuthSchemeSpec, { type: 'oauth2' }>, scopes: string[], signal: AbortSignal): Promise<string> {
+    const key = `${name} ${[...scopes].sort().join(' ')}`;
+    const cached = this.tokens.get(key);
+    const fresh = cached?.then((t) => (t.expiresAt > Date.now() ? t : undefined)).catch(() => undefined);
+    return (fresh ?? Promise.resolve(undefined)).then((hit) => {
+      if (hit) return hit.token;
+      const pending = this.requestToken(scheme, scopes, signal);
+      this.tokens.set(key, pending);
+      pending.catch(() => this.tokens.delete(key));
+      return pending.then((t) => t.token);
+    });
+  }
+
+  private async requestToken(scheme: Extract<AuthSchemeSpec, { type: 'oauth2' }>, scopes: string[], signal: AbortSignal) {
+    const tokenUrl = scheme.clientCredentials?.tokenUrl ?? '';
+    const where = tokenUrl.split('?')[0];
+    const id = this.value(scheme.env.clientId) ?? '';
+    const secret = this.value(scheme.env.clientSecret) ?? '';
+    const body = new URLSearchParams({ grant_type: 'client_credentials' });
+    if (scopes.length) body.set('scope', scopes.join(' '));
+    let response: Response;
+    try {
+      response = await fetch(tokenUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          // client_secret_basic (RFC 6749 §2.3.1): both parts form-encoded first
+          authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+        },
+        body: body.toString(),
+        signal: AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]),
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+      throw new Error(`token request to ${where} failed (${cause})`);
+    }
+    const text = await response.text();
+    if (!response.ok) throw new Error(`token request to ${where} answered HTTP ${response.status}`);
+    let parsed: { access_token?: unknown; expires_in?: unknown };
+    try {
+      parsed = JSON.parse(text) as typeof parsed;
+    } catch {
+      throw new Error(`token request to ${where} answered something that is not JSON`);
+    }
+    if (typeof parsed.access_token !== 'string' || parsed.access_token === '') {
+      throw new Error(`token request to ${where} answered without an access_token`);
+    }
+    const lifetime = typeof parsed.expires_in === 'number' ? parsed.expires_in * 1000 : 3_600_000;
+    this.log.debug(`fetched an access token from ${where}`);
+    return { token: parsed.access_token, expiresAt: Date.now() + Math.max(0, lifetime - EXPIRY_MARGIN_MS) };
+  }
+}
+
+/** A client may pass `Bearer abc` where `abc` is meant. */
+function stripScheme(token: string): string {
+  return token.replace(/^Bearer\s+/i, '');
+}
