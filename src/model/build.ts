@@ -185,6 +185,15 @@ function buildArguments(
     const isRequired = requestBody.required === true;
     if (isRequired) required.push(arg);
     body = { arg, required: isRequired, mediaTypes };
+    if (mediaTypes.length > 1) {
+      const choice = scope.claim('contentType');
+      properties[choice] = {
+        type: 'string',
+        enum: mediaTypes,
+        description: `Media type to send the body as (default ${preferred}).`,
+      };
+      body.contentTypeArg = choice;
+    }
   } else if (op.requestBody !== undefined && !isObject(requestBody)) {
     report.warnings.push(`${where}/requestBody: cannot be resolved; the tool takes no body`);
   }

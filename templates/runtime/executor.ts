@@ -111,7 +111,9 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       const prepare = async (): Promise<{ request: OutgoingRequest } | { failure: CallToolResult }> => {
         let request: OutgoingRequest;
         try {
-          request = { tool: tool.name, ...buildRequest(tool.http, args, base) };
+          const chosen = tool.http.body?.contentTypeArg ? args[tool.http.body.contentTypeArg] : undefined;
+          const options = typeof chosen === 'string' ? { contentType: chosen } : {};
+          request = { tool: tool.name, ...buildRequest(tool.http, args, base, options) };
         } catch (error) {
           if (error instanceof ArgumentError) return { failure: fail(`Invalid arguments for ${tool.name}: ${error.message}`) };
           throw error;

@@ -125,4 +125,6 @@ export interface BodySpec {
   required: boolean;
   /** Media types the operation accepts, preferred first (JSON first). */
   mediaTypes: string[];
+  /** Argument with which the caller picks another of `mediaTypes` (only when there are several). */
+  contentTypeArg?: string;
 }
