@@ -4,6 +4,7 @@
 // never appear in a message: errors name the variable to set, not its value.
 
 import type { Logger } from './log.js';
+import { getHeader, setHeader } from './request.js';
 import type { AuthSchemeSpec, SecurityRequirement, ToolSpec, ToolTable } from './table.js';
 
 export interface AuthRequest {
@@ -41,31 +42,32 @@ export class Authenticator {
       switch (scheme.type) {
         case 'apiKey': {
           const key = fromClient ?? this.value(scheme.env.key) ?? '';
-          if (scheme.in === 'header') request.headers[scheme.name] = key;
+          if (scheme.in === 'header') setHeader(request.headers, scheme.name, key);
           else if (scheme.in === 'query') {
             request.url += (request.url.includes('?') ? '&' : '?') + encodeURIComponent(scheme.name) + '=' + encodeURIComponent(key);
           } else {
             const pair = `${scheme.name}=${encodeURIComponent(key)}`;
-            request.headers.cookie = request.headers.cookie ? `${request.headers.cookie}; ${pair}` : pair;
+            const existing = getHeader(request.headers, 'cookie');
+            setHeader(request.headers, 'Cookie', existing ? `${existing}; ${pair}` : pair);
           }
           break;
         }
         case 'basic': {
           const pair = fromClient ?? `${this.value(scheme.env.username) ?? ''}:${this.value(scheme.env.password) ?? ''}`;
-          request.headers.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+          setHeader(request.headers, 'Authorization', `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`);
           break;
         }
         case 'http':
-          request.headers.authorization = `${scheme.scheme} ${stripScheme(fromClient ?? this.value(scheme.env.token) ?? '')}`;
+          setHeader(request.headers, 'Authorization', `${scheme.scheme} ${stripScheme(fromClient ?? this.value(scheme.env.token) ?? '')}`);
           break;
         case 'oauth2': {
           const ready = fromClient ?? this.value(scheme.env.token);
           if (ready !== undefined) {
-            request.headers.authorization = `Bearer ${stripScheme(ready)}`;
+            setHeader(request.headers, 'Authorization', `Bearer ${stripScheme(ready)}`);
             break;
           }
           try {
-            request.headers.authorization = `Bearer ${await this.fetchToken(name, scheme, scopes, signal)}`;
+            setHeader(request.headers, 'Authorization', `Bearer ${await this.fetchToken(name, scheme, scopes, signal)}`);
             usedTokenFetch = true;
           } catch (error) {
             return { ok: false, message: `${tool.name}: ${(error as Error).message}` };

@@ -354,13 +354,13 @@ function serializeCookie(param: ParamSpec, value: unknown): string[] {
   return [`${name}=${encodeValue(scalarText(value))}`];
 }
 
-function getHeader(headers: Record<string, string>, name: string): string | undefined {
+export function getHeader(headers: Record<string, string>, name: string): string | undefined {
   const key = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
   return key === undefined ? undefined : headers[key];
 }
 
 /** Set a header, replacing any existing one that differs only in case. */
-function setHeader(headers: Record<string, string>, name: string, value: string): void {
+export function setHeader(headers: Record<string, string>, name: string, value: string): void {
   for (const key of Object.keys(headers)) {
     if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
   }
