@@ -1,59 +1,98 @@
 // Streamable HTTP at /mcp. 2026-07-28 clients are served statelessly by the SDK's
-// createMcpHandler; 2025-era clients get a session (Mcp-Session-Id) with its own server
-// instance and transport, so that two clients never share protocol state.
+// createMcpHandler. 2025-era clients get a session (Mcp-Session-Id) with its own server
+// instance and transport, so that two clients never share protocol state — unless
+// --stateless, where every request is served on its own and any replica can answer it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { randomUUID } from 'node:crypto';
 import type { ServerConfig } from './config.js';
-import { jsonRpcError, listen } from './http-common.js';
+import { jsonRpcError, type HttpEndpoints } from './http-common.js';
 import type { Logger } from './log.js';
 import type { ServerFactory } from './server.js';
 
-export async function startHttp(factory: ServerFactory, config: ServerConfig, log: Logger): Promise<void> {
+interface Session {
+  transport: NodeStreamableHTTPServerTransport;
+  lastSeen: number;
+}
+
+export function streamableEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger): HttpEndpoints {
   const modern = createMcpHandler(factory, {
-    legacy: 'reject',
+    legacy: config.stateless ? 'stateless' : 'reject',
     maxRequestBodySize: config.maxRequestBytes,
     onerror: (error) => log.debug(`mcp: ${error.message}`),
   });
   const serveModern = toNodeHandler(modern);
-  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+  const sessions = new Map<string, Session>();
 
-  const route = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
-    if (url.pathname !== '/mcp') return jsonRpcError(res, 404, -32601, `Not found: ${url.pathname} (the MCP endpoint is /mcp)`);
+  // Sessions a client forgot to DELETE are closed after a quiet spell.
+  const sweeper = setInterval(() => {
+    const cutoff = Date.now() - config.sessionIdleMs;
+    for (const [id, session] of sessions) {
+      if (session.lastSeen < cutoff) {
+        log.debug(`session ${id} idle: closed`);
+        void session.transport.close();
+        sessions.delete(id);
+      }
+    }
+  }, Math.min(60_000, config.sessionIdleMs));
+  sweeper.unref();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> => {
+    if (url.pathname !== '/mcp') return false;
+    if (config.stateless) {
+      await serveModern(req, res);
+      return true;
+    }
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const transport = sessions.get(sessionId);
-      if (!transport) return jsonRpcError(res, 404, -32001, 'Session not found');
-      return transport.handleRequest(req, res);
+      const session = sessions.get(sessionId);
+      if (!session) {
+        jsonRpcError(res, 404, -32001, 'Session not found');
+        return true;
+      }
+      session.lastSeen = Date.now();
+      await session.transport.handleRequest(req, res);
+      return true;
     }
-    if (req.method !== 'POST') return serveModern(req, res);
+    if (req.method !== 'POST') {
+      await serveModern(req, res);
+      return true;
+    }
     if (!isJsonContentType(req.headers['content-type'] ?? '')) {
-      return jsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+      jsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+      return true;
     }
     let request: Request;
     try {
       request = await toWebRequest(req, undefined, { maxRequestBodySize: config.maxRequestBytes });
     } catch (error) {
-      if ((error as { status?: number }).status === 413) return jsonRpcError(res, 413, -32000, 'Request body too large');
-      throw error;
+      if ((error as { status?: number }).status !== 413) throw error;
+      jsonRpcError(res, 413, -32000, 'Request body too large');
+      return true;
     }
-    const text = await request.clone().text();
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = JSON.parse(await request.clone().text());
     } catch {
-      return jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+      jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+      return true;
     }
-    if (!(await isLegacyRequest(request, body))) return serveModern(req, res, body);
-
+    if (!(await isLegacyRequest(request, body))) {
+      await serveModern(req, res, body);
+      return true;
+    }
+    if (sessions.size >= config.maxSessions) {
+      jsonRpcError(res, 503, -32000, `Too many open sessions (${config.maxSessions}); close one or try later`);
+      return true;
+    }
     // A 2025-era client without a session: only `initialize` may open one.
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: config.maxRequestBytes,
       onsessioninitialized: (id) => {
-        sessions.set(id, transport);
+        sessions.set(id, { transport, lastSeen: Date.now() });
         log.debug(`session ${id} opened (${sessions.size} open)`);
       },
       onsessionclosed: (id) => {
@@ -66,9 +105,15 @@ export async function startHttp(factory: ServerFactory, config: ServerConfig, lo
     await factory().connect(transport);
     await transport.handleRequest(req, res, body);
     if (!transport.sessionId) await transport.close(); // not an initialize: nothing to keep
+    return true;
   };
 
-  await listen(config, log, route, async () => {
-    await Promise.allSettled([modern.close(), ...[...sessions.values()].map((t) => t.close())]);
-  }, 'serving MCP (Streamable HTTP) at /mcp');
+  return {
+    describe: config.stateless ? 'Streamable HTTP at /mcp (stateless)' : 'Streamable HTTP at /mcp',
+    handle,
+    async close() {
+      clearInterval(sweeper);
+      await Promise.allSettled([modern.close(), ...[...sessions.values()].map((s) => s.transport.close())]);
+    },
+  };
 }

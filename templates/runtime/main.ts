@@ -48,9 +48,14 @@ export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice
   }
   const factory = createServerFactory(table, createExecutor(table, config, hooks, log), credentialReader(config.authFromHeaders));
   try {
-    if (config.transport === 'stdio') await (await import('./stdio.js')).startStdio(factory, log);
-    else if (config.transport === 'http') await (await import('./http.js')).startHttp(factory, config, log);
-    else await (await import('./sse.js')).startSse(factory, config, log);
+    if (config.transport === 'stdio') {
+      await (await import('./stdio.js')).startStdio(factory, log);
+    } else {
+      const endpoints = [];
+      if (config.transport !== 'sse') endpoints.push((await import('./http.js')).streamableEndpoints(factory, config, log));
+      if (config.transport !== 'http') endpoints.push((await import('./sse.js')).sseEndpoints(factory, config, log));
+      await (await import('./http-common.js')).listen(config, log, endpoints);
+    }
   } catch (error) {
     process.stderr.write(`${table.name}: ${(error as Error).message}\n`);
     process.exit(1);

@@ -40,7 +40,7 @@ export function createServerFactory(table: ToolTable, executor: Executor, readCr
   return () => {
     const server = new Server(
       { name: table.name, version: table.version, ...(table.title ? { title: table.title } : {}) },
-      { capabilities: { tools: {} }, ...(table.instructions ? { instructions: table.instructions } : {}) },
+      { capabilities: { tools: {}, logging: {} }, ...(table.instructions ? { instructions: table.instructions } : {}) },
     );
     server.setRequestHandler('tools/list', () => ({ tools: tools() }));
     server.setRequestHandler('tools/call', async (request, ctx) => {

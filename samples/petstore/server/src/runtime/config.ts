@@ -4,7 +4,7 @@
 
 import { parseArgs } from 'node:util';
 
-export type TransportName = 'stdio' | 'sse' | 'http';
+export type TransportName = 'stdio' | 'sse' | 'http' | 'http+sse';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 export interface ServerConfig {
@@ -28,12 +28,25 @@ export interface ServerConfig {
   authToken?: string;
   /** Per-request upstream credentials: MCP client HTTP header → security scheme name. */
   authFromHeaders: { header: string; scheme: string }[];
+  /** Serve every Streamable HTTP request on its own (no sessions): any replica can answer. */
+  stateless: boolean;
+  /** Origins allowed to call over CORS; empty = CORS off. */
+  corsOrigins: string[];
+  /** Most sessions open at once (503 above). */
+  maxSessions: number;
+  /** A session unused this long is closed, in milliseconds. */
+  sessionIdleMs: number;
+  /** On SIGTERM/SIGINT, in-flight requests get this long to finish, in milliseconds. */
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {}
 
 export const USAGE = `Options (each also settable by the environment variable in brackets):
-  --transport stdio|sse|http   how clients connect [MCP_TRANSPORT] (default: stdio)
+  --transport T                stdio | http (Streamable HTTP at /mcp) | sse (legacy, /sse)
+                               | http+sse (both from one process) [MCP_TRANSPORT] (default: stdio)
+  --stateless                  Streamable HTTP without sessions, for replicas behind a load
+                               balancer [MCP_STATELESS=1]
   --port N                     HTTP port for sse/http [PORT] (default: 3000)
   --host H                     interface to bind [HOST] (default: 127.0.0.1)
   --base-url URL               upstream API base URL [API_BASE_URL] (default: from the spec)
@@ -46,6 +59,10 @@ export const USAGE = `Options (each also settable by the environment variable in
   --auth-token T               require "Authorization: Bearer T" from MCP clients over HTTP [MCP_AUTH_TOKEN]
   --auth-from-headers H=S,...  take the credential of security scheme S from the MCP client's
                                HTTP header H, per request (off by default) [MCP_AUTH_FROM_HEADERS]
+  --cors-origins a,b           let browsers on these origins call the endpoint (* = any) [MCP_CORS_ORIGINS] (default: off)
+  --max-sessions N             most open sessions [MCP_MAX_SESSIONS] (default: 1000)
+  --session-idle-ms MS         close sessions unused this long [MCP_SESSION_IDLE_MS] (default: 1800000)
+  --shutdown-grace-ms MS       time in-flight calls get on SIGTERM [MCP_SHUTDOWN_GRACE_MS] (default: 10000)
   --help                       show this help`;
 
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' {
@@ -68,6 +85,11 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
         'log-level': { type: 'string' },
         'auth-token': { type: 'string' },
         'auth-from-headers': { type: 'string' },
+        stateless: { type: 'boolean' },
+        'cors-origins': { type: 'string' },
+        'max-sessions': { type: 'string' },
+        'session-idle-ms': { type: 'string' },
+        'shutdown-grace-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -82,8 +104,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     return e !== undefined && e !== '' ? e : undefined;
   };
   const transport = pick('transport', 'MCP_TRANSPORT') ?? 'stdio';
-  if (transport !== 'stdio' && transport !== 'sse' && transport !== 'http') {
-    throw new ConfigError(`--transport must be stdio, sse or http (got "${transport}")`);
+  if (transport !== 'stdio' && transport !== 'sse' && transport !== 'http' && transport !== 'http+sse') {
+    throw new ConfigError(`--transport must be stdio, http, sse or http+sse (got "${transport}")`);
   }
   const logLevel = pick('log-level', 'LOG_LEVEL') ?? 'info';
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
@@ -118,6 +140,11 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     logLevel: logLevel as LogLevel,
     ...(authToken !== undefined ? { authToken } : {}),
     authFromHeaders,
+    stateless: values.stateless === true || /^(1|true|yes)$/i.test(env.MCP_STATELESS ?? ''),
+    corsOrigins: list('cors-origins', 'MCP_CORS_ORIGINS'),
+    maxSessions: integer(pick('max-sessions', 'MCP_MAX_SESSIONS'), '--max-sessions', 1000, 1, 1_000_000),
+    sessionIdleMs: integer(pick('session-idle-ms', 'MCP_SESSION_IDLE_MS'), '--session-idle-ms', 1_800_000, 1_000, 2 ** 31),
+    shutdownGraceMs: integer(pick('shutdown-grace-ms', 'MCP_SHUTDOWN_GRACE_MS'), '--shutdown-grace-ms', 10_000, 0, 600_000),
   };
 }
 

@@ -7,7 +7,12 @@ import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/no
 import type { ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 
-type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void;
+/** One HTTP transport's endpoints: `handle` answers the requests it owns and returns true. */
+export interface HttpEndpoints {
+  describe: string;
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
+  close(): Promise<void>;
+}
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
@@ -18,7 +23,12 @@ const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
  */
 function guards(config: ServerConfig) {
   const hosts = [...LOOPBACK, ...config.allowedHosts.map(hostnameOf)];
-  const origins = [...LOOPBACK, ...config.allowedOrigins.map(hostnameOf), ...config.allowedHosts.map(hostnameOf)];
+  const origins = [
+    ...LOOPBACK,
+    ...config.allowedOrigins.map(hostnameOf),
+    ...config.allowedHosts.map(hostnameOf),
+    ...config.corsOrigins.filter((o) => o !== '*').map(hostnameOf),
+  ];
   const checkHost = hostHeaderValidation(hosts);
   const checkOrigin = originValidation(origins);
   return (req: IncomingMessage, res: ServerResponse) => checkHost(req, res) && checkOrigin(req, res);
@@ -63,25 +73,25 @@ export function jsonRpcError(res: ServerResponse, status: number, code: number, 
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-export async function listen(
-  config: ServerConfig,
-  log: Logger,
-  routes: Handler,
-  onShutdown: () => Promise<void>,
-  describe: string,
-): Promise<HttpServer> {
+export async function listen(config: ServerConfig, log: Logger, endpoints: HttpEndpoints[]): Promise<HttpServer> {
   const allowed = guards(config);
   const authenticate = bearerCheck(config.authToken);
+  const cors = corsHeaders(config.corsOrigins);
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
+    if (!cors(req, res)) return;
     if (!allowed(req, res)) return;
     if (!authenticate(req, res)) return;
-    Promise.resolve(routes(req, res, url)).catch((error: unknown) => {
+    void (async () => {
+      for (const endpoint of endpoints) if (await endpoint.handle(req, res, url)) return;
+      jsonRpcError(res, 404, -32601, `Not found: ${req.method} ${url.pathname} (${endpoints.map((e) => e.describe).join('; ')})`);
+    })().catch((error: unknown) => {
       log.error(`${req.method} ${url.pathname}: ${(error as Error).message}`);
       jsonRpcError(res, 500, -32603, 'Internal server error');
     });
   });
+  server.requestTimeout = 0; // SSE streams stay open for as long as the client wants
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -90,22 +100,50 @@ export async function listen(
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  log.info(`${describe} on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`);
+  const origin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  log.info(`serving MCP on ${origin}: ${endpoints.map((e) => e.describe).join('; ')}`);
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info(`${signal}: shutting down`);
-    server.close();
-    const force = setTimeout(() => process.exit(0), 5_000);
+    server.close(); // no new connections; in-flight requests finish
+    const force = setTimeout(() => process.exit(0), config.shutdownGraceMs);
     force.unref();
-    void onShutdown().finally(() => {
-      server.closeAllConnections();
-      process.exit(0);
+    void Promise.allSettled(endpoints.map((e) => e.close())).finally(() => {
+      server.closeIdleConnections();
     });
+    server.once('close', () => process.exit(0));
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   return server;
+}
+
+/**
+ * CORS is off unless origins are listed (--cors-origins): browsers then may call the
+ * endpoint from those origins and read Mcp-Session-Id. Returns false when it answered.
+ */
+function corsHeaders(origins: string[]): (req: IncomingMessage, res: ServerResponse) => boolean {
+  if (origins.length === 0) return () => true;
+  const all = origins.includes('*');
+  return (req, res) => {
+    const origin = req.headers.origin;
+    if (origin && (all || origins.includes(origin))) {
+      res.setHeader('access-control-allow-origin', all ? '*' : origin);
+      res.setHeader('vary', 'Origin');
+      res.setHeader('access-control-expose-headers', 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate');
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, {
+          'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+          'access-control-allow-headers': 'Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, Accept',
+          'access-control-max-age': '600',
+        });
+        res.end();
+        return false;
+      }
+    }
+    return true;
+  };
 }

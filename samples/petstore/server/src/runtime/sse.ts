@@ -6,33 +6,42 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { ServerConfig } from './config.js';
-import { jsonRpcError, listen } from './http-common.js';
+import { jsonRpcError, type HttpEndpoints } from './http-common.js';
 import type { Logger } from './log.js';
 import type { ServerFactory } from './server.js';
 
-export async function startSse(factory: ServerFactory, config: ServerConfig, log: Logger): Promise<void> {
+export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger): HttpEndpoints {
   const sessions = new Map<string, SSEServerTransport>();
 
-  const route = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
-    if (req.method === 'GET' && url.pathname === '/sse') {
+  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> => {
+    if (url.pathname === '/sse' && req.method === 'GET') {
+      if (sessions.size >= config.maxSessions) {
+        jsonRpcError(res, 503, -32000, `Too many open sessions (${config.maxSessions}); close one or try later`);
+        return true;
+      }
       const transport = new SSEServerTransport('/messages', res);
       sessions.set(transport.sessionId, transport);
       transport.onclose = () => sessions.delete(transport.sessionId);
       res.on('close', () => void transport.close());
       await factory().connect(transport);
-      return;
+      log.debug(`SSE session ${transport.sessionId} opened (${sessions.size} open)`);
+      return true;
     }
-    if (req.method === 'POST' && url.pathname === '/messages') {
+    if (url.pathname === '/messages' && req.method === 'POST') {
       const transport = sessions.get(url.searchParams.get('sessionId') ?? '');
-      if (!transport) return jsonRpcError(res, 404, -32001, 'Session not found');
-      const length = Number(req.headers['content-length'] ?? 0);
-      if (length > config.maxRequestBytes) return jsonRpcError(res, 413, -32000, 'Request body too large');
-      return transport.handlePostMessage(req, res);
+      if (!transport) jsonRpcError(res, 404, -32001, 'Session not found');
+      else if (Number(req.headers['content-length'] ?? 0) > config.maxRequestBytes) jsonRpcError(res, 413, -32000, 'Request body too large');
+      else await transport.handlePostMessage(req, res);
+      return true;
     }
-    return jsonRpcError(res, 404, -32601, `Not found: ${req.method} ${url.pathname} (use GET /sse and POST /messages)`);
+    return false;
   };
 
-  await listen(config, log, route, async () => {
-    await Promise.allSettled([...sessions.values()].map((t) => t.close()));
-  }, 'serving MCP (HTTP+SSE) at /sse and /messages');
+  return {
+    describe: 'HTTP+SSE at /sse and /messages',
+    handle,
+    async close() {
+      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+    },
+  };
 }
