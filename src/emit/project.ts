@@ -161,6 +161,8 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
     { path: '.env.example', contents: render('env.example.hbs', view), owner: 'generated' },
     { path: 'tsconfig.json', contents: readFileSync(TEMPLATES + 'project/tsconfig.json', 'utf8'), owner: 'generated' },
     { path: '.gitignore', contents: readFileSync(TEMPLATES + 'project/gitignore', 'utf8'), owner: 'generated' },
+    { path: '.dockerignore', contents: readFileSync(TEMPLATES + 'project/dockerignore', 'utf8'), owner: 'generated' },
+    { path: 'Dockerfile', contents: readFileSync(TEMPLATES + 'project/Dockerfile', 'utf8'), owner: 'generated' },
     { path: 'tools.json', contents: JSON.stringify(table, null, 1) + '\n', owner: 'generated' },
     { path: 'src/main.ts', contents: readFileSync(TEMPLATES + 'project/src/main.ts', 'utf8'), owner: 'generated' },
     { path: 'src/hooks.ts', contents: readFileSync(TEMPLATES + 'project/src/hooks.ts', 'utf8'), owner: 'user' },
