@@ -7,15 +7,11 @@ import { relative } from 'node:path';
 import { GENERATOR_VERSION } from './emit/project.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import { generate, type GenerateResult } from './generate.js';
+import { findConfigFile, readConfigFile, type UserOptions } from './options.js';
 
-interface CliFlags {
-  out?: string;
-  name?: string;
-  force?: boolean;
-  check?: boolean;
-  dryRun?: boolean;
-  allowRemoteRefs?: boolean;
+interface CliFlags extends Omit<UserOptions, 'spec' | 'maxDescriptionLength' | 'tools'> {
   maxDescription?: number;
+  config?: string;
   quiet?: boolean;
 }
 
@@ -26,6 +22,8 @@ function positiveInt(value: string): number {
   if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError('expected a whole number above 0');
   return n;
 }
+
+const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
 
 function packageName(value: string): string {
   if (!/^[a-z0-9][a-z0-9._-]{0,213}$/.test(value)) {
@@ -55,6 +53,7 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   for (const k of plan.kept) print(`  kept ${k.path}: ${k.reason}`);
   print(`  skipped operations: ${report.skipped.length === 0 ? 'none' : report.skipped.length}`);
   for (const s of report.skipped.slice(0, 10)) print(`    ${s.operation}: ${s.reason}`);
+  if (report.skipped.length > 10) print(`    … and ${report.skipped.length - 10} more`);
   if (report.renamed.length) {
     print(`  renamed: ${report.renamed.length} operation${report.renamed.length > 1 ? 's' : ''} got a tool name of their own`);
     for (const r of report.renamed.slice(0, 5)) print(`    ${r.operation} → ${r.name} (${r.reason})`);
@@ -74,7 +73,7 @@ export async function main(argv: string[]): Promise<number> {
     .name('mcp-gen')
     .description('Generate a ready-to-run MCP server (stdio, SSE, Streamable HTTP) from an OpenAPI spec')
     .version(GENERATOR_VERSION, '-v, --version')
-    .argument('<spec>', 'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL, YAML or JSON')
+    .argument('[spec]', 'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL, YAML or JSON (or "spec" in the config file)')
     .option('-o, --out <dir>', 'output folder (default: <api-name>-mcp)')
     .option('-n, --name <name>', 'package name of the generated server (default: from the spec title)', packageName)
     .option('-f, --force', 'write into a folder mcp-gen did not create, and overwrite hand-edited generated files')
@@ -82,32 +81,37 @@ export async function main(argv: string[]): Promise<number> {
     .option('--dry-run', 'write nothing; show what would be written')
     .option('--allow-remote-refs', 'follow $refs to http(s) URLs (off: a spec cannot make mcp-gen fetch URLs)')
     .option('--max-description <chars>', 'cut tool descriptions to this many characters (default: 1000)', positiveInt)
+    .option('-c, --config <file>', 'options file (default: mcp-gen.config.json or .yaml in this folder, if any)')
+    .option('--include-tags <tags>', 'only operations with one of these tags (comma-separated)', list)
+    .option('--exclude-tags <tags>', 'leave out operations with any of these tags', list)
+    .option('--include-operations <globs>', 'only these operationIds (globs: * within a /-part, ** across)', list)
+    .option('--exclude-operations <globs>', 'leave out these operationIds', list)
+    .option('--include-paths <globs>', 'only operations on these paths, e.g. /repos/**', list)
+    .option('--exclude-paths <globs>', 'leave out operations on these paths', list)
+    .option('--methods <methods>', 'only these HTTP methods, e.g. GET,POST', list)
+    .option('--read-only', 'only GET and HEAD operations')
     .option('-q, --quiet', 'print nothing on success')
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })
     .showSuggestionAfterError(true);
 
-  let spec: string;
   let flags: CliFlags;
   try {
     program.parse(argv, { from: 'user' });
-    spec = program.args[0] as string;
     flags = program.opts<CliFlags>();
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     throw error;
   }
   try {
-    if (flags.check && flags.dryRun) throw new OptionsError('--check and --dry-run cannot be combined');
+    const configFile = findConfigFile(flags.config, process.cwd());
+    const fromFile = configFile ? readConfigFile(configFile) : {};
+    const { config: _config, quiet: _quiet, maxDescription, ...rest } = flags;
     const result = await generate({
-      spec,
-      ...(flags.out !== undefined ? { out: flags.out } : {}),
-      ...(flags.name !== undefined ? { name: flags.name } : {}),
-      force: flags.force ?? false,
-      check: flags.check ?? false,
-      dryRun: flags.dryRun ?? false,
-      allowRemoteRefs: flags.allowRemoteRefs ?? false,
-      ...(flags.maxDescription !== undefined ? { maxDescriptionLength: flags.maxDescription } : {}),
+      ...fromFile,
+      ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
+      ...(program.args[0] !== undefined ? { spec: program.args[0] } : {}),
+      ...(maxDescription !== undefined ? { maxDescriptionLength: maxDescription } : {}),
     });
     summarise(result, flags);
     if (flags.check) {

@@ -6,20 +6,10 @@ import { emitProject, GENERATOR_VERSION, type GeneratedFile } from './emit/proje
 import { loadSpec } from './parse/load.js';
 import { writeProject, type WritePlan } from './write/write.js';
 import type { ToolTable } from '../templates/runtime/table.js';
+import { resolveOptions, type UserOptions } from './options.js';
 
-export interface GenerateOptions {
-  /** Path or http(s) URL of the spec. */
-  spec: string;
-  /** Output folder; default: `<api-name>-mcp` in the working directory. */
-  out?: string;
-  /** Package name of the generated server (default from the spec's title). */
-  name?: string;
-  force?: boolean;
-  check?: boolean;
-  dryRun?: boolean;
-  allowRemoteRefs?: boolean;
-  maxDescriptionLength?: number;
-}
+/** Everything optional but the spec; see UserOptions for each field. */
+export type GenerateOptions = UserOptions & { spec: string };
 
 export interface GenerateResult {
   outDir: string;
@@ -29,17 +19,21 @@ export interface GenerateResult {
   plan: WritePlan;
 }
 
-export async function generate(options: GenerateOptions): Promise<GenerateResult> {
-  const spec = await loadSpec(options.spec, { allowRemoteRefs: options.allowRemoteRefs ?? false });
-  const model = buildModel(spec, { maxDescriptionLength: options.maxDescriptionLength ?? 1_000 });
-  if (options.name) model.table.name = options.name;
-  const outDir = resolve(options.out ?? model.table.name);
-  const specName = /^https?:\/\//i.test(options.spec) ? options.spec : basename(options.spec);
+export async function generate(options: UserOptions): Promise<GenerateResult> {
+  const o = resolveOptions({}, options);
+  const spec = await loadSpec(o.spec, { allowRemoteRefs: o.allowRemoteRefs });
+  const model = buildModel(spec, { maxDescriptionLength: o.maxDescriptionLength, selection: o.selection, overrides: o.tools });
+  for (const key of Object.keys(o.tools)) {
+    if (!model.report.matchedOverrides.has(key)) model.report.warnings.push(`config "tools"."${key}" matches no operation (use an operationId or "METHOD /path")`);
+  }
+  if (o.name) model.table.name = o.name;
+  const outDir = resolve(o.out ?? model.table.name);
+  const specName = /^https?:\/\//i.test(o.spec) ? o.spec : basename(o.spec);
   const files = emitProject(model, { specName, dirName: basename(outDir) });
   const plan = writeProject(outDir, files, {
-    force: options.force ?? false,
-    check: options.check ?? false,
-    dryRun: options.dryRun ?? false,
+    force: o.force,
+    check: o.check,
+    dryRun: o.dryRun,
     generator: `mcp-gen@${GENERATOR_VERSION}`,
     specName,
   });

@@ -9,14 +9,22 @@ import type {
 import { NameScope, nameFromRoute, sanitizeArgName, sanitizeToolName } from './naming.js';
 import { SchemaConverter } from './schema.js';
 import { buildAuth, securityFor } from './auth.js';
+import { selectOperation } from './select.js';
+import type { Selection, ToolOverride } from '../options.js';
 
 export interface ModelOptions {
   /** Longest tool description kept, in characters. */
   maxDescriptionLength: number;
+  /** Which operations become tools (default: all). */
+  selection?: Selection;
+  /** Per-operation name/description/exclude, keyed by operationId or `METHOD /path`. */
+  overrides?: Record<string, ToolOverride>;
 }
 
 export interface ModelReport {
   skipped: { operation: string; reason: string }[];
+  /** Keys of ModelOptions.overrides that named an operation (the others are typos). */
+  matchedOverrides: Set<string>;
   renamed: { operation: string; name: string; reason: string }[];
   warnings: string[];
 }
@@ -35,7 +43,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const { doc } = spec;
   const dialect = spec.specVersion.startsWith('3.1') ? '3.1' : '3.0';
   const converter = new SchemaConverter(doc, dialect);
-  const report: ModelReport = { skipped: [], renamed: [], warnings: [...spec.warnings] };
+  const report: ModelReport = { skipped: [], renamed: [], warnings: [...spec.warnings], matchedOverrides: new Set() };
   const names = new NameScope();
   const tools: ToolSpec[] = [];
   const info = isObject(doc.info) ? doc.info : {};
@@ -51,11 +59,19 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
       if (!isObject(op)) continue;
       const label = `${method.toUpperCase()} ${path}`;
       const where = `#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}`;
-      const raw = typeof op.operationId === 'string' && op.operationId.trim() !== '' ? op.operationId : nameFromRoute(method, path);
+      const operationId = typeof op.operationId === 'string' && op.operationId.trim() !== '' ? op.operationId : undefined;
+      const tags = asArray(op.tags).filter((t): t is string => typeof t === 'string');
+      for (const key of [operationId, `${method.toUpperCase()} ${path}`]) if (key && options.overrides?.[key]) report.matchedOverrides.add(key);
+      const verdict = selectOperation({ method, path, ...(operationId ? { operationId } : {}), tags, op, item, doc }, options.selection ?? {}, options.overrides ?? {});
+      if (!verdict.keep) {
+        report.skipped.push({ operation: label, reason: verdict.reason });
+        continue;
+      }
+      const raw = verdict.name ?? operationId ?? nameFromRoute(method, path);
       const wanted = sanitizeToolName(raw);
       const name = names.claim(wanted);
       if (name !== raw) {
-        const reason = name !== wanted ? 'name already taken' : raw === op.operationId ? 'not a valid MCP tool name' : 'no operationId';
+        const reason = name !== wanted ? 'name already taken' : raw === operationId || raw === verdict.name ? 'not a valid MCP tool name' : 'no operationId';
         report.renamed.push({ operation: label, name, reason });
       }
       const refs = new Set<string>();
@@ -66,7 +82,8 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
       const opServers = serverList(op.servers ?? item.servers, spec.source);
       const tool: ToolSpec = {
         name,
-        description: describe(op, item, label, options.maxDescriptionLength),
+        description: verdict.description !== undefined ? trim(verdict.description.trim() || label, options.maxDescriptionLength) : describe(op, item, label, options.maxDescriptionLength),
+        ...(tags.length ? { tags } : {}),
         inputSchema,
         defs: converter.closure(refs),
         annotations: annotationsFor(method),
@@ -85,7 +102,9 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
     }
   }
 
-  if (tools.length === 0) report.warnings.push('the spec defines no operations: the server will have no tools');
+  if (tools.length === 0) {
+    report.warnings.push(report.skipped.length ? 'every operation was left out: the server will have no tools' : 'the spec defines no operations: the server will have no tools');
+  }
   if (!rootServers.some((s) => /^https?:\/\//i.test(s.url)) && tools.some((t) => !t.http.servers)) {
     report.warnings.push('the spec names no absolute server URL: start the server with --base-url or API_BASE_URL');
   }
@@ -321,10 +340,10 @@ function describe(op: JsonObject, item: JsonObject, label: string, max: number):
   const details = typeof op.description === 'string' ? op.description.trim() : typeof item.description === 'string' ? item.description.trim() : '';
   if (summary) parts.push(summary);
   if (details && details !== summary) parts.push((summary ? '\n\n' : '') + details);
-  let text = parts.join(' ').replace(/ \n\n/, '\n\n').trim() || label;
-  if (text.length > max) text = text.slice(0, max - 1).trimEnd() + '…';
-  return text;
+  return trim(parts.join(' ').replace(/ \n\n/, '\n\n').trim() || label, max);
 }
+
+const trim = (text: string, max: number) => (text.length > max ? text.slice(0, max - 1).trimEnd() + '…' : text);
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 

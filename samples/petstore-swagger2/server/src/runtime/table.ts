@@ -47,6 +47,8 @@ export interface ToolSpec {
   name: string;
   title?: string;
   description: string;
+  /** The operation's tags, for search in dynamic mode. */
+  tags?: string[];
   /** `type: object`; may reference `#/$defs/<key>` for each key in `defs`. */
   inputSchema: JsonSchema;
   /** Keys of ToolTable.defs that inputSchema needs (transitively). */

@@ -1,0 +1,70 @@
+// Which operations become tools: the selection flags, the config file's per-operation
+// overrides, and the spec's own `x-mcp` extension (operation > path item > root).
+
+import { isObject, type Json, type JsonObject } from '../parse/pointer.js';
+import type { Selection, ToolOverride } from '../options.js';
+
+export interface OperationRef {
+  method: string;
+  path: string;
+  operationId?: string;
+  tags: string[];
+  op: JsonObject;
+  item: JsonObject;
+  doc: JsonObject;
+}
+
+export type Verdict = { keep: true; name?: string; description?: string } | { keep: false; reason: string };
+
+/** `*` matches within one `/`-separated part, `**` across parts, `?` one character. */
+export function globToRegExp(glob: string): RegExp {
+  let source = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    if (c === '*' && glob[i + 1] === '*') {
+      source += '.*';
+      i++;
+    } else if (c === '*') source += '[^/]*';
+    else if (c === '?') source += '[^/]';
+    else source += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`);
+}
+
+const matchesAny = (value: string | undefined, globs: string[]) => value !== undefined && globs.some((g) => globToRegExp(g).test(value));
+
+/** `x-mcp: false`, or `{ exclude, name, description }`. */
+function xMcp(node: Json | undefined): ToolOverride | undefined {
+  const value = node;
+  if (value === false) return { exclude: true };
+  if (value === true) return { exclude: false };
+  if (!isObject(value)) return undefined;
+  const out: ToolOverride = {};
+  if (typeof value.exclude === 'boolean') out.exclude = value.exclude;
+  if (typeof value.name === 'string') out.name = value.name;
+  if (typeof value.description === 'string') out.description = value.description;
+  return out;
+}
+
+export function selectOperation(ref: OperationRef, selection: Selection, overrides: Record<string, ToolOverride>): Verdict {
+  const configured = (ref.operationId !== undefined ? overrides[ref.operationId] : undefined) ?? overrides[`${ref.method.toUpperCase()} ${ref.path}`];
+  const fromSpec = [xMcp(ref.doc['x-mcp']), xMcp(ref.item['x-mcp']), xMcp(ref.op['x-mcp'])];
+  let exclude: boolean | undefined;
+  for (const level of fromSpec) if (level?.exclude !== undefined) exclude = level.exclude;
+  if (configured?.exclude !== undefined) exclude = configured.exclude;
+  if (exclude === true) return { keep: false, reason: configured?.exclude ? 'excluded in the config file' : 'x-mcp: excluded by the spec' };
+
+  const method = ref.method.toUpperCase();
+  if (selection.readOnly && method !== 'GET' && method !== 'HEAD') return { keep: false, reason: '--read-only' };
+  if (selection.methods?.length && !selection.methods.some((m) => m.toUpperCase() === method)) return { keep: false, reason: 'method not in --methods' };
+  if (selection.includeTags?.length && !ref.tags.some((t) => selection.includeTags?.includes(t))) return { keep: false, reason: 'no tag in --include-tags' };
+  if (selection.excludeTags?.length && ref.tags.some((t) => selection.excludeTags?.includes(t))) return { keep: false, reason: 'tag in --exclude-tags' };
+  if (selection.includeOperations?.length && !matchesAny(ref.operationId, selection.includeOperations)) return { keep: false, reason: 'operationId not in --include-operations' };
+  if (selection.excludeOperations?.length && matchesAny(ref.operationId, selection.excludeOperations)) return { keep: false, reason: 'operationId in --exclude-operations' };
+  if (selection.includePaths?.length && !matchesAny(ref.path, selection.includePaths)) return { keep: false, reason: 'path not in --include-paths' };
+  if (selection.excludePaths?.length && matchesAny(ref.path, selection.excludePaths)) return { keep: false, reason: 'path in --exclude-paths' };
+
+  const name = configured?.name ?? fromSpec[2]?.name;
+  const description = configured?.description ?? fromSpec[2]?.description;
+  return { keep: true, ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) };
+}

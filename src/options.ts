@@ -1,0 +1,138 @@
+// One options type for the CLI flags and the config file (mcp-gen.config.json / .yaml),
+// normalised once into ResolvedOptions. Flags win over the file; the file over defaults.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import yaml from 'js-yaml';
+import { OptionsError } from './errors.js';
+
+/** Which operations become tools. Lists are OR within, AND across (see README). */
+export interface Selection {
+  includeTags?: string[];
+  excludeTags?: string[];
+  /** Globs over operationIds (`*` stops at `/`, `**` does not). */
+  includeOperations?: string[];
+  excludeOperations?: string[];
+  /** Globs over path templates, e.g. `/repos/**`. */
+  includePaths?: string[];
+  excludePaths?: string[];
+  /** HTTP methods, any case. */
+  methods?: string[];
+  /** GET and HEAD only. */
+  readOnly?: boolean;
+}
+
+export interface ToolOverride {
+  name?: string;
+  description?: string;
+  exclude?: boolean;
+}
+
+export interface UserOptions extends Selection {
+  spec?: string;
+  out?: string;
+  name?: string;
+  force?: boolean;
+  check?: boolean;
+  dryRun?: boolean;
+  allowRemoteRefs?: boolean;
+  maxDescriptionLength?: number;
+  /** Per operation (by operationId, or `METHOD /path`): a new name or description, or exclude. */
+  tools?: Record<string, ToolOverride>;
+}
+
+export interface ResolvedOptions extends Required<Omit<UserOptions, 'out' | 'name' | keyof Selection>> {
+  out?: string;
+  name?: string;
+  selection: Selection;
+}
+
+export const CONFIG_FILES = ['mcp-gen.config.json', 'mcp-gen.config.yaml', 'mcp-gen.config.yml'];
+
+const KEYS: Record<keyof UserOptions, 'string' | 'boolean' | 'number' | 'strings' | 'tools'> = {
+  spec: 'string', out: 'string', name: 'string', force: 'boolean', check: 'boolean', dryRun: 'boolean',
+  allowRemoteRefs: 'boolean', maxDescriptionLength: 'number', includeTags: 'strings', excludeTags: 'strings',
+  includeOperations: 'strings', excludeOperations: 'strings', includePaths: 'strings', excludePaths: 'strings',
+  methods: 'strings', readOnly: 'boolean', tools: 'tools',
+};
+
+/** Reads and checks a config file; paths in it are relative to the file. */
+export function readConfigFile(path: string): UserOptions {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new OptionsError(`config file ${path} cannot be read`);
+  }
+  let data: unknown;
+  try {
+    data = path.endsWith('.json') ? JSON.parse(text) : yaml.load(text);
+  } catch (error) {
+    throw new OptionsError(`config file ${path}: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const options = checkOptions(data, path);
+  const base = dirname(resolve(path));
+  if (options.spec && !/^https?:\/\//i.test(options.spec)) options.spec = resolve(base, options.spec);
+  if (options.out) options.out = resolve(base, options.out);
+  return options;
+}
+
+/** The config file to use: the one named, or the first of CONFIG_FILES in `cwd`. */
+export function findConfigFile(named: string | undefined, cwd: string): string | undefined {
+  if (named) {
+    if (!existsSync(named)) throw new OptionsError(`config file ${named} not found`);
+    return named;
+  }
+  return CONFIG_FILES.map((f) => resolve(cwd, f)).find((f) => existsSync(f));
+}
+
+export function checkOptions(data: unknown, where: string): UserOptions {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new OptionsError(`${where}: must be an object`);
+  for (const [key, value] of Object.entries(data)) {
+    const kind = KEYS[key as keyof UserOptions];
+    const at = `${where}: "${key}"`;
+    if (!kind) throw new OptionsError(`${at} is not an option (known: ${Object.keys(KEYS).join(', ')})`);
+    if (kind === 'strings' && !(Array.isArray(value) && value.every((v) => typeof v === 'string'))) throw new OptionsError(`${at} must be a list of strings`);
+    if (kind === 'string' && typeof value !== 'string') throw new OptionsError(`${at} must be a string`);
+    if (kind === 'boolean' && typeof value !== 'boolean') throw new OptionsError(`${at} must be true or false`);
+    if (kind === 'number' && !(Number.isInteger(value) && (value as number) > 0)) throw new OptionsError(`${at} must be a whole number above 0`);
+    if (kind === 'tools') {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new OptionsError(`${at} must map operations to { name, description, exclude }`);
+      for (const [op, override] of Object.entries(value)) {
+        if (typeof override !== 'object' || override === null) throw new OptionsError(`${at}."${op}" must be an object`);
+        for (const [k, v] of Object.entries(override)) {
+          if (k === 'exclude' ? typeof v !== 'boolean' : !(k === 'name' || k === 'description') || typeof v !== 'string') {
+            throw new OptionsError(`${at}."${op}".${k}: expected name (string), description (string) or exclude (boolean)`);
+          }
+        }
+      }
+    }
+  }
+  return { ...(data as UserOptions) };
+}
+
+/** Flags over file over defaults. `flags` holds only what was given on the command line. */
+export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedOptions {
+  const merged: UserOptions = { ...file, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
+  if (!merged.spec) throw new OptionsError('no spec given: pass a path or URL, or set "spec" in the config file');
+  if (merged.check && merged.dryRun) throw new OptionsError('--check and --dry-run cannot be combined');
+  if (merged.name !== undefined && !/^[a-z0-9][a-z0-9._-]{0,213}$/.test(merged.name)) {
+    throw new OptionsError(`name "${merged.name}" is not an npm package name: lower-case letters, digits, ".", "_" and "-"`);
+  }
+  const selection: Selection = {};
+  for (const key of ['includeTags', 'excludeTags', 'includeOperations', 'excludeOperations', 'includePaths', 'excludePaths', 'methods', 'readOnly'] as const) {
+    if (merged[key] !== undefined) (selection as Record<string, unknown>)[key] = merged[key];
+  }
+  return {
+    spec: merged.spec,
+    ...(merged.out !== undefined ? { out: merged.out } : {}),
+    ...(merged.name !== undefined ? { name: merged.name } : {}),
+    force: merged.force ?? false,
+    check: merged.check ?? false,
+    dryRun: merged.dryRun ?? false,
+    allowRemoteRefs: merged.allowRemoteRefs ?? false,
+    maxDescriptionLength: merged.maxDescriptionLength ?? 1_000,
+    tools: merged.tools ?? {},
+    selection,
+  };
+}
