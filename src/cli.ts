@@ -9,8 +9,10 @@ import { OptionsError, OutputError, SpecError } from './errors.js';
 import { generate, type GenerateResult } from './generate.js';
 import { findConfigFile, readConfigFile, type UserOptions } from './options.js';
 
-interface CliFlags extends Omit<UserOptions, 'spec' | 'maxDescriptionLength' | 'tools'> {
+interface CliFlags extends Omit<UserOptions, 'spec' | 'maxDescriptionLength' | 'tools' | 'toolMode'> {
   maxDescription?: number;
+  /** --tools: the tool mode (the config file's `tools` is the overrides map). */
+  tools?: UserOptions['toolMode'];
   config?: string;
   quiet?: boolean;
 }
@@ -24,6 +26,11 @@ function positiveInt(value: string): number {
 }
 
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+
+function toolMode(value: string): 'direct' | 'dynamic' | 'auto' {
+  if (value !== 'direct' && value !== 'dynamic' && value !== 'auto') throw new InvalidArgumentError('direct, dynamic or auto');
+  return value;
+}
 
 function packageName(value: string): string {
   if (!/^[a-z0-9][a-z0-9._-]{0,213}$/.test(value)) {
@@ -48,7 +55,10 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   }
   if (flags.quiet) return;
   const verb = flags.dryRun ? 'would generate' : 'generated';
-  print(`mcp-gen: ${verb} ${table.name} with ${table.tools.length} tool${table.tools.length === 1 ? '' : 's'} in ${where}`);
+  const shape = table.dynamic
+    ? `${table.tools.length} operations behind 3 meta-tools (dynamic mode)${table.dynamic.direct.length ? ` + ${table.dynamic.direct.length} direct tools` : ''}`
+    : `${table.tools.length} tool${table.tools.length === 1 ? '' : 's'}`;
+  print(`mcp-gen: ${verb} ${table.name} with ${shape} in ${where}`);
   print(`  files: ${plan.created.length} new, ${plan.updated.length} updated, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed`);
   for (const k of plan.kept) print(`  kept ${k.path}: ${k.reason}`);
   print(`  skipped operations: ${report.skipped.length === 0 ? 'none' : report.skipped.length}`);
@@ -60,6 +70,9 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
     if (report.renamed.length > 5) print(`    … and ${report.renamed.length - 5} more (see tools.json)`);
   }
   for (const w of report.warnings) print(`  warning: ${w}`);
+  if (!table.dynamic && table.tools.length > 150) {
+    print(`  note: ${table.tools.length} tools is a lot for an agent; --tools dynamic (or auto) lists 3 meta-tools instead`);
+  }
   if (flags.dryRun) return;
   print('');
   print('Next:');
@@ -90,6 +103,9 @@ export async function main(argv: string[]): Promise<number> {
     .option('--exclude-paths <globs>', 'leave out operations on these paths', list)
     .option('--methods <methods>', 'only these HTTP methods, e.g. GET,POST', list)
     .option('--read-only', 'only GET and HEAD operations')
+    .option('--tools <mode>', 'direct: a tool per operation; dynamic: search/describe/invoke meta-tools; auto: dynamic above --dynamic-threshold (default: direct)', toolMode)
+    .option('--dynamic-threshold <n>', 'with --tools auto: most tools before switching to dynamic (default: 150)', positiveInt)
+    .option('--direct-tools <globs>', 'in dynamic mode, operations (operationId or tool name globs) also listed as tools', list)
     .option('-q, --quiet', 'print nothing on success')
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })
@@ -106,12 +122,13 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const configFile = findConfigFile(flags.config, process.cwd());
     const fromFile = configFile ? readConfigFile(configFile) : {};
-    const { config: _config, quiet: _quiet, maxDescription, ...rest } = flags;
+    const { config: _config, quiet: _quiet, maxDescription, tools: mode, ...rest } = flags;
     const result = await generate({
       ...fromFile,
       ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
       ...(program.args[0] !== undefined ? { spec: program.args[0] } : {}),
       ...(maxDescription !== undefined ? { maxDescriptionLength: maxDescription } : {}),
+      ...(mode !== undefined ? { toolMode: mode } : {}),
     });
     summarise(result, flags);
     if (flags.check) {

@@ -22,7 +22,14 @@ export interface GenerateResult {
 export async function generate(options: UserOptions): Promise<GenerateResult> {
   const o = resolveOptions({}, options);
   const spec = await loadSpec(o.spec, { allowRemoteRefs: o.allowRemoteRefs });
-  const model = buildModel(spec, { maxDescriptionLength: o.maxDescriptionLength, selection: o.selection, overrides: o.tools });
+  const model = buildModel(spec, {
+    maxDescriptionLength: o.maxDescriptionLength,
+    selection: o.selection,
+    overrides: o.tools,
+    toolMode: o.toolMode,
+    dynamicThreshold: o.dynamicThreshold,
+    directTools: o.directTools,
+  });
   for (const key of Object.keys(o.tools)) {
     if (!model.report.matchedOverrides.has(key)) model.report.warnings.push(`config "tools"."${key}" matches no operation (use an operationId or "METHOD /path")`);
   }

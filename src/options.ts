@@ -39,6 +39,11 @@ export interface UserOptions extends Selection {
   maxDescriptionLength?: number;
   /** Per operation (by operationId, or `METHOD /path`): a new name or description, or exclude. */
   tools?: Record<string, ToolOverride>;
+  /** direct: one tool per operation; dynamic: search/describe/invoke meta-tools; auto: dynamic above dynamicThreshold tools. */
+  toolMode?: 'direct' | 'dynamic' | 'auto';
+  dynamicThreshold?: number;
+  /** In dynamic mode, operations (operationId or tool-name globs) that stay direct tools too. */
+  directTools?: string[];
 }
 
 export interface ResolvedOptions extends Required<Omit<UserOptions, 'out' | 'name' | keyof Selection>> {
@@ -49,11 +54,11 @@ export interface ResolvedOptions extends Required<Omit<UserOptions, 'out' | 'nam
 
 export const CONFIG_FILES = ['mcp-gen.config.json', 'mcp-gen.config.yaml', 'mcp-gen.config.yml'];
 
-const KEYS: Record<keyof UserOptions, 'string' | 'boolean' | 'number' | 'strings' | 'tools'> = {
+const KEYS: Record<keyof UserOptions, 'string' | 'boolean' | 'number' | 'strings' | 'tools' | 'mode'> = {
   spec: 'string', out: 'string', name: 'string', force: 'boolean', check: 'boolean', dryRun: 'boolean',
   allowRemoteRefs: 'boolean', maxDescriptionLength: 'number', includeTags: 'strings', excludeTags: 'strings',
   includeOperations: 'strings', excludeOperations: 'strings', includePaths: 'strings', excludePaths: 'strings',
-  methods: 'strings', readOnly: 'boolean', tools: 'tools',
+  methods: 'strings', readOnly: 'boolean', tools: 'tools', toolMode: 'mode', dynamicThreshold: 'number', directTools: 'strings',
 };
 
 /** Reads and checks a config file; paths in it are relative to the file. */
@@ -96,6 +101,7 @@ export function checkOptions(data: unknown, where: string): UserOptions {
     if (kind === 'string' && typeof value !== 'string') throw new OptionsError(`${at} must be a string`);
     if (kind === 'boolean' && typeof value !== 'boolean') throw new OptionsError(`${at} must be true or false`);
     if (kind === 'number' && !(Number.isInteger(value) && (value as number) > 0)) throw new OptionsError(`${at} must be a whole number above 0`);
+    if (kind === 'mode' && !['direct', 'dynamic', 'auto'].includes(value as string)) throw new OptionsError(`${at} must be direct, dynamic or auto`);
     if (kind === 'tools') {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new OptionsError(`${at} must map operations to { name, description, exclude }`);
       for (const [op, override] of Object.entries(value)) {
@@ -133,6 +139,9 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     allowRemoteRefs: merged.allowRemoteRefs ?? false,
     maxDescriptionLength: merged.maxDescriptionLength ?? 1_000,
     tools: merged.tools ?? {},
+    toolMode: merged.toolMode ?? 'direct',
+    dynamicThreshold: merged.dynamicThreshold ?? 150,
+    directTools: merged.directTools ?? [],
     selection,
   };
 }

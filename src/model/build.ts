@@ -9,7 +9,7 @@ import type {
 import { NameScope, nameFromRoute, sanitizeArgName, sanitizeToolName } from './naming.js';
 import { SchemaConverter } from './schema.js';
 import { buildAuth, securityFor } from './auth.js';
-import { selectOperation } from './select.js';
+import { globToRegExp, selectOperation } from './select.js';
 import type { Selection, ToolOverride } from '../options.js';
 
 export interface ModelOptions {
@@ -19,7 +19,13 @@ export interface ModelOptions {
   selection?: Selection;
   /** Per-operation name/description/exclude, keyed by operationId or `METHOD /path`. */
   overrides?: Record<string, ToolOverride>;
+  toolMode?: 'direct' | 'dynamic' | 'auto';
+  dynamicThreshold?: number;
+  directTools?: string[];
 }
+
+/** The meta-tools' names (templates/runtime/dynamic.ts): operations never take them. */
+const META_TOOLS = ['search_operations', 'describe_operation', 'invoke_operation'];
 
 export interface ModelReport {
   skipped: { operation: string; reason: string }[];
@@ -44,7 +50,8 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const dialect = spec.specVersion.startsWith('3.1') ? '3.1' : '3.0';
   const converter = new SchemaConverter(doc, dialect);
   const report: ModelReport = { skipped: [], renamed: [], warnings: [...spec.warnings], matchedOverrides: new Set() };
-  const names = new NameScope();
+  const mode = options.toolMode ?? 'direct';
+  const names = new NameScope(mode === 'direct' ? [] : META_TOOLS);
   const tools: ToolSpec[] = [];
   const info = isObject(doc.info) ? doc.info : {};
   const rootServers = serverList(doc.servers, spec.source);
@@ -82,6 +89,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
       const opServers = serverList(op.servers ?? item.servers, spec.source);
       const tool: ToolSpec = {
         name,
+        ...(operationId ? { operationId } : {}),
         description: verdict.description !== undefined ? trim(verdict.description.trim() || label, options.maxDescriptionLength) : describe(op, item, label, options.maxDescriptionLength),
         ...(tags.length ? { tags } : {}),
         inputSchema,
@@ -112,6 +120,8 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const used = new Set(tools.flatMap((t) => [...t.defs, ...(t.output?.defs ?? [])]));
   for (const key of Object.keys(converter.defs).sort()) if (used.has(key)) defs[key] = converter.defs[key] as JsonSchema;
 
+  const dynamic = mode === 'dynamic' || (mode === 'auto' && tools.length > (options.dynamicThreshold ?? 150));
+  const direct = options.directTools ?? [];
   const table: ToolTable = {
     format: 1,
     name: slug(typeof info.title === 'string' ? info.title : 'api') + '-mcp',
@@ -119,6 +129,9 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
     ...(typeof info.title === 'string' ? { title: oneLine(info.title) } : {}),
     servers: rootServers,
     defs,
+    ...(dynamic
+      ? { dynamic: { direct: tools.filter((t) => direct.some((g) => globToRegExp(g).test(t.name) || (t.operationId !== undefined && globToRegExp(g).test(t.operationId)))).map((t) => t.name) } }
+      : {}),
     auth: auth.schemes,
     tools,
   };

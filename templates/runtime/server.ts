@@ -2,7 +2,8 @@
 // tools/call goes to the executor. Per-connection cost is one small object, whatever the
 // size of the API (McpServer.registerTool per tool would cost ~8 µs × tools per instance).
 
-import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
+import { DESCRIBE, describeResult, INVOKE, metaTools, OperationIndex, SEARCH, searchResult } from './dynamic.js';
 import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
 import type { ToolSpec, ToolTable } from './table.js';
@@ -26,16 +27,21 @@ export function credentialReader(mapping: { header: string; scheme: string }[]):
 
 export function createServerFactory(table: ToolTable, executor: Executor, readCredentials: CredentialReader = credentialReader([])): ServerFactory {
   const byName = new Map<string, ToolSpec>(table.tools.map((t) => [t.name, t]));
+  const direct = table.dynamic ? new Set(table.dynamic.direct) : undefined;
+  const listedTool = (t: ToolSpec): Tool => ({
+    name: t.name,
+    ...(t.title !== undefined ? { title: t.title } : {}),
+    description: t.description,
+    inputSchema: executor.inputSchema(t) as Tool['inputSchema'],
+    ...(t.output ? { outputSchema: executor.outputSchema(t) as Tool['outputSchema'] } : {}),
+    annotations: t.annotations,
+  });
   let listed: Tool[] | undefined;
   const tools = (): Tool[] =>
-    (listed ??= table.tools.map((t) => ({
-      name: t.name,
-      ...(t.title !== undefined ? { title: t.title } : {}),
-      description: t.description,
-      inputSchema: executor.inputSchema(t) as Tool['inputSchema'],
-      ...(t.output ? { outputSchema: executor.outputSchema(t) as Tool['outputSchema'] } : {}),
-      annotations: t.annotations,
-    })));
+    (listed ??= direct
+      ? [...metaTools(table), ...table.tools.filter((t) => direct.has(t.name)).map(listedTool)]
+      : table.tools.map(listedTool));
+  let index: OperationIndex | undefined;
 
   return () => {
     const server = new Server(
@@ -44,11 +50,36 @@ export function createServerFactory(table: ToolTable, executor: Executor, readCr
     );
     server.setRequestHandler('tools/list', () => ({ tools: tools() }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
-      const tool = byName.get(request.params.name);
-      if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-      const credentials = readCredentials(ctx.http?.req?.headers);
-      const result = await executor.call(tool, request.params.arguments ?? {}, ctx.mcpReq.signal, credentials);
-      return server.projectCallToolResult(result, executor.outputSchema(tool));
+      const { name } = request.params;
+      const args = request.params.arguments ?? {};
+      const call = (tool: ToolSpec, toolArgs: Record<string, unknown>) =>
+        executor.call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers));
+      if (direct && !direct.has(name)) {
+        const operation = typeof args.name === 'string' ? byName.get(args.name) : undefined;
+        const unknown = (): CallToolResult => ({
+          isError: true,
+          content: [{ type: 'text', text: `No operation named ${JSON.stringify(args.name)}; find names with ${SEARCH}` }],
+        });
+        if (name === SEARCH) {
+          if (typeof args.query !== 'string') return { isError: true, content: [{ type: 'text', text: 'Invalid arguments: argument "query" must be a string' }] };
+          const limit = typeof args.limit === 'number' && args.limit >= 1 ? Math.min(50, Math.floor(args.limit)) : 10;
+          index ??= new OperationIndex(table.tools);
+          return searchResult(index.search(String(args.query ?? ''), typeof args.tag === 'string' ? args.tag : undefined, limit));
+        }
+        if (name === DESCRIBE) return operation ? describeResult(operation, executor.inputSchema(operation)) : unknown();
+        if (name === INVOKE) {
+          if (!operation) return unknown();
+          const given = args.arguments;
+          if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) {
+            return { isError: true, content: [{ type: 'text', text: 'Invalid arguments: argument "arguments" must be an object' }] };
+          }
+          // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
+          return server.projectCallToolResult(await call(operation, (given ?? {}) as Record<string, unknown>), undefined);
+        }
+      }
+      const tool = byName.get(name);
+      if (!tool || (direct && !direct.has(name))) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      return server.projectCallToolResult(await call(tool, args), executor.outputSchema(tool));
     });
     return server;
   };

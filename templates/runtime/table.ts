@@ -16,6 +16,11 @@ export interface ToolTable {
   servers: ServerSpec[];
   /** Shared schemas, referenced from tool schemas as `#/$defs/<key>`. */
   defs: Record<string, JsonSchema>;
+  /**
+   * Dynamic mode: tools/list shows the search/describe/invoke meta-tools plus these direct
+   * tools; every operation stays reachable through invoke. Absent: one tool per operation.
+   */
+  dynamic?: { direct: string[] };
   /** Security schemes by their name in the spec; secrets come from the named variables. */
   auth: Record<string, AuthSchemeSpec>;
   tools: ToolSpec[];
@@ -44,6 +49,8 @@ export interface ServerSpec {
 
 export interface ToolSpec {
   name: string;
+  /** The spec's operationId, when it has one (the name may differ: see the generation report). */
+  operationId?: string;
   title?: string;
   description: string;
   /** The operation's tags, for search in dynamic mode. */
