@@ -6,6 +6,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { relative } from 'node:path';
 import { GENERATOR_VERSION } from './emit/project.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
+import { diffSpecs } from './diff.js';
 import { generate, type GenerateResult } from './generate.js';
 import { findConfigFile, readConfigFile, type UserOptions } from './options.js';
 
@@ -81,7 +82,42 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   print(`  node dist/main.js --transport http${needsBase ? ' --base-url https://your.api' : ''}   # Streamable HTTP on http://127.0.0.1:3000/mcp (stdio is the default)`);
 }
 
+/** `mcp-gen diff <old> <new> [--fail-on breaking|any] [--json]`. */
+async function diffMain(argv: string[]): Promise<number> {
+  const program = new Command()
+    .name('mcp-gen diff')
+    .description('List what a spec change does to the MCP tools, each change classed breaking or not')
+    .argument('<old-spec>', 'the spec before')
+    .argument('<new-spec>', 'the spec after')
+    .option('--fail-on <level>', 'exit 1 when a change of this level is found: breaking or any', (v: string) => {
+      if (v !== 'breaking' && v !== 'any') throw new InvalidArgumentError('breaking or any');
+      return v;
+    })
+    .option('--json', 'print the changes as JSON')
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
+  const flags = program.opts<{ failOn?: 'breaking' | 'any'; json?: boolean }>();
+  const [before, after] = program.args as [string, string];
+  const changes = await diffSpecs(before, after, { maxDescriptionLength: 1_000 });
+  const breaking = changes.filter((c) => c.breaking).length;
+  if (flags.json) print(JSON.stringify({ breaking, changes }, null, 2));
+  else {
+    for (const c of changes) print(`${c.breaking ? 'BREAKING' : 'ok      '}  ${c.tool}: ${c.what}`);
+    print(`${changes.length} change${changes.length === 1 ? '' : 's'}, ${breaking} breaking`);
+  }
+  if (flags.failOn === 'breaking') return breaking > 0 ? 1 : 0;
+  if (flags.failOn === 'any') return changes.length > 0 ? 1 : 0;
+  return 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'diff') return reportErrors(() => diffMain(argv.slice(1)));
   const program = new Command()
     .name('mcp-gen')
     .description('Generate a ready-to-run MCP server (stdio, SSE, Streamable HTTP) from an OpenAPI spec')
@@ -107,6 +143,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--dynamic-threshold <n>', 'with --tools auto: most tools before switching to dynamic (default: 150)', positiveInt)
     .option('--direct-tools <globs>', 'in dynamic mode, operations (operationId or tool name globs) also listed as tools', list)
     .option('-q, --quiet', 'print nothing on success')
+    .addHelpText('after', '\nAlso:\n  mcp-gen diff <old-spec> <new-spec> [--fail-on breaking|any] [--json]   tool-level changes between two specs')
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })
     .showSuggestionAfterError(true);
@@ -119,7 +156,7 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     throw error;
   }
-  try {
+  return reportErrors(async () => {
     const configFile = findConfigFile(flags.config, process.cwd());
     const fromFile = configFile ? readConfigFile(configFile) : {};
     const { config: _config, quiet: _quiet, maxDescription, tools: mode, ...rest } = flags;
@@ -136,6 +173,13 @@ export async function main(argv: string[]): Promise<number> {
       return created.length + updated.length + removed.length > 0 ? 1 : 0;
     }
     return 0;
+  });
+}
+
+/** Typed errors → one line and an exit code; anything else is a bug and says so. */
+async function reportErrors(run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
   } catch (error) {
     if (error instanceof SpecError) {
       process.stderr.write(`mcp-gen: error: ${error.where ? error.where + ': ' : ''}${error.message}\n`);
