@@ -60,6 +60,8 @@ const packageVersions = (() => {
     serverLegacy: exact('@modelcontextprotocol/server-legacy'),
     typescript: exact('typescript'),
     typesNode: exact('@types/node'),
+    ajv: exact('ajv'),
+    ajvFormats: exact('ajv-formats'),
   };
 })();
 

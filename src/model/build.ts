@@ -10,6 +10,7 @@ import { NameScope, nameFromRoute, sanitizeArgName, sanitizeToolName } from './n
 import { SchemaConverter } from './schema.js';
 import { buildAuth, securityFor } from './auth.js';
 import { globToRegExp, selectOperation } from './select.js';
+import { bodyKindOf } from '../../templates/runtime/request.js';
 import type { Selection, ToolOverride } from '../options.js';
 
 export interface ModelOptions {
@@ -113,7 +114,8 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   if (tools.length === 0) {
     report.warnings.push(report.skipped.length ? 'every operation was left out: the server will have no tools' : 'the spec defines no operations: the server will have no tools');
   }
-  if (!rootServers.some((s) => /^https?:\/\//i.test(s.url)) && tools.some((t) => !t.http.servers)) {
+  const saidAlready = report.warnings.some((w) => w.includes('--base-url'));
+  if (!saidAlready && !rootServers.some((s) => /^https?:\/\//i.test(s.url)) && tools.some((t) => !t.http.servers)) {
     report.warnings.push('the spec names no absolute server URL: start the server with --base-url or API_BASE_URL');
   }
   const defs: Record<string, JsonSchema> = {};
@@ -210,7 +212,7 @@ function buildArguments(
     const preferred = mediaTypes[0] as string;
     const media = requestBody.content[preferred];
     const arg = scope.claim(scope.has('body') ? 'requestBody' : 'body');
-    let schema = bodySchema(converter.convert(isObject(media) ? media.schema : undefined, 'request', refs), preferred);
+    let schema = bodySchema(converter.convert(isObject(media) ? media.schema : undefined, 'request', refs), preferred, converter);
     const notes = [typeof requestBody.description === 'string' ? requestBody.description.trim() : '', `Request body (${preferred}).`];
     schema = { ...schema, description: notes.filter(Boolean).join(' ') };
     properties[arg] = schema;
@@ -245,7 +247,7 @@ function buildOutput(doc: JsonObject, converter: SchemaConverter, op: JsonObject
   for (const code of codes) {
     const response = resolve(doc, responses[code]);
     if (!isObject(response) || !isObject(response.content)) continue;
-    const media = Object.keys(response.content).find((m) => mediaRank(m) <= 1);
+    const media = Object.keys(response.content).find((m) => /^application\/(.+\+)?json\b|\+json\b/i.test(m));
     const entry = media ? response.content[media] : undefined;
     if (!isObject(entry) || entry.schema === undefined) continue;
     const refs = new Set<string>();
@@ -279,13 +281,9 @@ const asArray = (value: Json | undefined): Json[] => (Array.isArray(value) ? val
 
 /** JSON first, then other JSON flavours, forms, text, anything else. */
 function mediaRank(media: string): number {
-  const m = media.toLowerCase();
-  if (/^application\/json\b/.test(m)) return 0;
-  if (/\+json\b/.test(m) || /^application\/[^;]*json/.test(m)) return 1;
-  if (m.startsWith('application/x-www-form-urlencoded')) return 2;
-  if (m.startsWith('multipart/form-data')) return 3;
-  if (m.startsWith('text/') || /xml/.test(m)) return 4;
-  return 5;
+  const kind = bodyKindOf(media);
+  if (kind === 'json') return /^application\/json\b/i.test(media) ? 0 : 1;
+  return { form: 2, multipart: 3, ndjson: 4, text: 4, binary: 5 }[kind];
 }
 
 const FILE_PART: JsonSchema = {
@@ -300,27 +298,35 @@ const FILE_PART: JsonSchema = {
   additionalProperties: false,
 };
 
-/** The shape a client sends for a body of this media type. */
-function bodySchema(schema: JsonSchema, media: string): JsonSchema {
-  const m = media.toLowerCase();
-  if (mediaRank(m) <= 2) return schema;
-  if (m.startsWith('multipart/form-data')) {
-    if (!isObject(schema.properties as Json)) return schema;
-    const properties: JsonSchema = {};
-    for (const [name, prop] of Object.entries(schema.properties as JsonSchema)) {
-      properties[name] = isBinary(prop) ? { ...FILE_PART, ...(isObject(prop as Json) && (prop as JsonSchema).description ? { description: (prop as JsonSchema).description } : {}) } : prop;
-    }
-    return { ...schema, properties };
+/** The shape a client sends for a body of this media type (as request.ts will send it). */
+function bodySchema(schema: JsonSchema, media: string, converter: SchemaConverter): JsonSchema {
+  const kind = bodyKindOf(media);
+  if (kind === 'json' || kind === 'form' || kind === 'ndjson') return schema;
+  if (kind === 'text') return { type: 'string' };
+  if (kind === 'binary') return { type: 'string', contentEncoding: 'base64', contentMediaType: media };
+  // multipart: binary fields become file parts; a $ref'd object is inlined one level for that
+  const target = typeof schema.$ref === 'string' ? converter.defs[schema.$ref.slice('#/$defs/'.length)] : schema;
+  if (!target || !isObject(target.properties as Json)) return schema;
+  const properties: JsonSchema = {};
+  let changed = false;
+  for (const [name, prop] of Object.entries(target.properties as Record<string, JsonSchema>)) {
+    const file = filePart(prop, converter);
+    properties[name] = file ?? prop;
+    changed ||= file !== undefined;
   }
-  if (m.startsWith('text/') || /xml/.test(m)) return { type: 'string' };
-  return { type: 'string', contentEncoding: 'base64', contentMediaType: media };
+  return changed ? { ...target, properties } : schema;
 }
 
-function isBinary(schema: unknown): boolean {
-  if (!isObject(schema as Json)) return false;
-  const s = schema as JsonSchema;
-  if (s.type === 'string' && (s.format === 'binary' || s.format === 'base64')) return true;
-  return s.type === 'array' && isBinary(s.items);
+/** A binary field as a file part, an array of them as an array of file parts. */
+function filePart(prop: JsonSchema, converter: SchemaConverter): JsonSchema | undefined {
+  const s = typeof prop.$ref === 'string' ? converter.defs[prop.$ref.slice('#/$defs/'.length)] ?? prop : prop;
+  const describe = typeof s.description === 'string' ? { description: s.description } : {};
+  if (s.type === 'string' && (s.format === 'binary' || s.format === 'base64')) return { ...FILE_PART, ...describe };
+  if (s.type === 'array' && isObject(s.items as Json)) {
+    const item = filePart(s.items as JsonSchema, converter);
+    if (item) return { type: 'array', items: item, ...describe };
+  }
+  return undefined;
 }
 
 function typeOf(schema: Json | undefined, doc: JsonObject): string | undefined {
@@ -336,6 +342,7 @@ function annotationsFor(method: string) {
     case 'get':
     case 'head':
     case 'options':
+    case 'trace': // the safe methods (RFC 9110 §9.2.1)
       return { readOnlyHint: true, openWorldHint: true };
     case 'delete':
       return { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
@@ -353,7 +360,8 @@ function describe(op: JsonObject, item: JsonObject, label: string, max: number):
   const details = typeof op.description === 'string' ? op.description.trim() : typeof item.description === 'string' ? item.description.trim() : '';
   if (summary) parts.push(summary);
   if (details && details !== summary) parts.push((summary ? '\n\n' : '') + details);
-  return trim(parts.join(' ').replace(/ \n\n/, '\n\n').trim() || label, max);
+  if (!summary && !details) parts.push(label);
+  return trim(parts.join(' ').replace(/ \n\n/, '\n\n').trim(), max);
 }
 
 const trim = (text: string, max: number) => (text.length > max ? text.slice(0, max - 1).trimEnd() + '…' : text);

@@ -23,6 +23,7 @@ function fit(name: string, full: string, max: number): string {
 }
 
 export function sanitizeToolName(raw: string): string {
+  if (/^[A-Za-z0-9_-]{1,64}$/.test(raw)) return raw;
   const clean = asciiFold(raw)
     .replace(/[^A-Za-z0-9_-]+/g, '_')
     .replace(/_+/g, '_')
@@ -30,12 +31,13 @@ export function sanitizeToolName(raw: string): string {
   return fit(clean || 'operation', raw, MAX_NAME);
 }
 
-/** `get /pets/{petId}` → `get_pets_petId`: used when an operation has no operationId. */
+/** `get /pets/{petId}` → `get_/pets/petId`, which sanitizeToolName makes `get_pets_petId`. */
 export function nameFromRoute(method: string, path: string): string {
   return `${method.toLowerCase()}_${path.replace(/[{}]/g, '')}`;
 }
 
 export function sanitizeArgName(raw: string): string {
+  if (/^[A-Za-z0-9_.-]{1,64}$/.test(raw)) return raw;
   const clean = asciiFold(raw)
     .replace(/[^A-Za-z0-9_.-]+/g, '_')
     .replace(/_+/g, '_')

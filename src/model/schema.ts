@@ -62,7 +62,12 @@ export class SchemaConverter {
       if (value === undefined) continue;
       if (NUMERIC.has(key) && typeof value !== 'number') continue;
       if (key === 'required' && !(Array.isArray(value) && value.every((v) => typeof v === 'string'))) continue;
-      if (key === 'enum' && !Array.isArray(value)) continue;
+      // ajv rejects an empty enum and repeated required names; neither changes what is valid here
+      if (key === 'enum' && !(Array.isArray(value) && value.length > 0)) continue;
+      if (key === 'required') {
+        out.required = [...new Set(value as string[])];
+        continue;
+      }
       if (key === 'pattern' && !isValidPattern(value)) continue;
       if ((key === 'title' || key === 'description' || key === 'format') && typeof value !== 'string') continue;
       out[key] = value;
@@ -100,6 +105,7 @@ export class SchemaConverter {
       if (!isObject(value)) continue;
       const converted: JsonSchema = {};
       for (const [name, sub] of Object.entries(value)) {
+        if (key === 'patternProperties' && !isValidPattern(name)) continue;
         // readOnly properties are answers, not arguments (OpenAPI 3.0.3 §4.7.24.1)
         if (mode === 'request' && key === 'properties' && isObject(sub) && sub.readOnly === true) continue;
         if (mode === 'response' && key === 'properties' && isObject(sub) && sub.writeOnly === true) continue;
@@ -225,6 +231,8 @@ function loosen(schema: JsonSchema): JsonSchema {
 }
 
 function makeNullable(schema: JsonSchema): JsonSchema {
+  // A composition or reference would still reject null whatever `type` says: wrap it.
+  if (schema.allOf || schema.anyOf || schema.oneOf || schema.$ref) return { anyOf: [schema, { type: 'null' }] };
   if (typeof schema.type === 'string') {
     const out: JsonSchema = { ...schema, type: [schema.type, 'null'] };
     if (Array.isArray(schema.enum) && !schema.enum.includes(null)) out.enum = [...schema.enum, null];

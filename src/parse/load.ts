@@ -1,6 +1,8 @@
 // Parse stage: read a spec (file or URL, YAML or JSON), resolve external $refs into one
 // document, and hand back a single dialect (OpenAPI 3.x shape) to everything after.
 
+import { readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { SpecError } from '../errors.js';
 import { isObject, type JsonObject } from './pointer.js';
@@ -59,6 +61,17 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
   return { doc, specVersion: declared, source, warnings };
 }
 
+/** The number a spec wrote as its version (`swagger: 1.2`), read back from the file for the message. */
+function declaredNumber(source: string, field: string): string | undefined {
+  if (isUrl(source)) return undefined;
+  try {
+    const head = readFileSync(source, 'utf8').slice(0, 4_096);
+    return new RegExp(`^\\s*"?${field}"?\\s*:\\s*([0-9.]+)`, 'm').exec(head)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
 /** One line that names the place: file:line:column for syntax errors, the $ref for broken refs. */
 function toSpecError(error: unknown, source: string): SpecError {
   const e = error as { name?: string; message?: string; targetRef?: string; code?: string };
@@ -77,12 +90,32 @@ function toSpecError(error: unknown, source: string): SpecError {
     const firstLine = message.split('\n')[0] ?? message;
     if (/ENOENT/.test(firstLine)) {
       const file = /Error opening file (.*?):/.exec(firstLine)?.[1];
-      return new SpecError(file && file !== source ? `referenced file not found: ${file}` : 'file not found', source);
+      const missing = file !== undefined && !isUrl(source) && resolvePath(file) !== resolvePath(source);
+      return new SpecError(missing ? `referenced file not found: ${file}` : 'file not found', source);
     }
     return new SpecError(firstLine.replace(/^Error (downloading|opening file) /, 'cannot read '), source);
   }
-  if (/is not a valid (Openapi|Swagger) API definition|Unsupported OpenAPI version/i.test(message)) {
-    return new SpecError(message.split('\n')[0] ?? message, source);
+  // swagger-parser checks the version field before anything else; say it our way, with the place.
+  const supported = 'mcp-gen reads Swagger 2.0 and OpenAPI 3.0.x / 3.1.x';
+  let m: RegExpExecArray | null;
+  if (/is not a valid (Openapi|Swagger) API definition/i.test(message)) {
+    return new SpecError('not a valid OpenAPI document: the top level must be an object', source);
   }
+  if (/^Unsupported OpenAPI version: undefined\b/i.test(message)) {
+    return new SpecError('no "openapi" or "swagger" version field: not an OpenAPI document', source + '#/');
+  }
+  if ((m = /^Unsupported OpenAPI version: (.+?)\. /.exec(message))) {
+    return new SpecError(`unsupported version "${m[1]}": ${supported}`, source + '#/openapi');
+  }
+  if ((m = /^Unrecognized Swagger version: (.+?)\. /.exec(message))) {
+    return new SpecError(`unsupported version "${m[1]}": ${supported}`, source + '#/swagger');
+  }
+  if ((m = /^(Swagger|Openapi) version number must be a string/.exec(message))) {
+    const field = (m[1] as string).toLowerCase();
+    const given = declaredNumber(source, field);
+    return new SpecError(`unsupported version${given ? ` ${given}` : ''}: "${field}" must be a string such as "${field === 'swagger' ? '2.0' : '3.1.0'}"; ${supported}`, source + '#/' + field);
+  }
+  const remote = /^Unable to resolve \$ref pointer "(https?:[^"]*)"/.exec(message);
+  if (remote) return new SpecError(`$ref to a URL not followed: ${remote[1]} (pass --allow-remote-refs to fetch it)`, source);
   return new SpecError((message.split('\n')[0] ?? message).slice(0, 300), source);
 }

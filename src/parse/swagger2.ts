@@ -127,7 +127,8 @@ function convertParam(p: JsonObject): JsonObject {
 }
 
 function formBody(form: JsonObject[], consumes: string[]): JsonObject {
-  const hasFile = form.some((p) => p.type === 'file');
+  // `type: file` is the 2.0 way; an array of files is not 2.0 but springfox writes it
+  const hasFile = form.some((p) => p.type === 'file' || (isObject(p.items) && p.items.type === 'file'));
   const media =
     hasFile || consumes.some((m) => /^multipart\/form-data/i.test(m))
       ? 'multipart/form-data'
@@ -175,13 +176,15 @@ function securitySchemes(defs: Json | undefined): JsonObject {
   const out: JsonObject = {};
   for (const [name, def] of Object.entries(isObject(defs) ? defs : {})) {
     if (!isObject(def)) continue;
-    if (def.type === 'basic') out[name] = { type: 'http', scheme: 'basic' };
-    else if (def.type === 'apiKey') out[name] = { type: 'apiKey', name: def.name ?? name, in: def.in ?? 'header' };
+    const description: JsonObject = typeof def.description === 'string' ? { description: def.description } : {};
+    if (def.type === 'basic') out[name] = { type: 'http', scheme: 'basic', ...description };
+    else if (def.type === 'apiKey') out[name] = { type: 'apiKey', name: def.name ?? name, in: def.in ?? 'header', ...description };
     else if (def.type === 'oauth2') {
       const scopes = isObject(def.scopes) ? def.scopes : {};
       const flow = def.flow === 'accessCode' ? 'authorizationCode' : def.flow === 'application' ? 'clientCredentials' : String(def.flow);
       out[name] = {
         type: 'oauth2',
+        ...description,
         flows: {
           [flow]: {
             ...(def.authorizationUrl !== undefined ? { authorizationUrl: def.authorizationUrl } : {}),

@@ -1,7 +1,8 @@
 // One generic executor serves every tool in the table: check the arguments against the
 // tool's inputSchema, build the HTTP request, send it, and map the answer.
 
-import { Ajv, addFormats } from '@modelcontextprotocol/server/validators/ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ServerConfig } from './config.js';
 import type { Hooks, OutgoingRequest } from './hooks-api.js';
@@ -26,6 +27,9 @@ export interface Executor {
   outputSchema(tool: ToolSpec): JsonSchema | undefined;
   call(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal, credentials?: RequestCredentials): Promise<CallToolResult>;
 }
+
+// ajv-formats is CommonJS: its function is the module itself, or its `default` under some loaders.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
 
 const NO_CREDENTIALS: RequestCredentials = new Map();
 
@@ -54,12 +58,13 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
   const inputSchema = memo((tool) => withDefs(tool.inputSchema, tool.defs));
   const outputSchema = memo((tool) => (tool.output ? withDefs(tool.output.schema, tool.output.defs) : undefined));
 
-  let ajv: InstanceType<typeof Ajv> | undefined;
+  // JSON Schema 2020-12, the dialect of MCP tool schemas (prefixItems, $defs, unevaluated*).
+  let ajv: Ajv2020 | undefined;
   // Compiled on first use and kept: compiling every schema at start-up would cost seconds
   // for a large API, and compiling per call would cost that on every call.
   const compile = (tool: ToolSpec, schema: JsonSchema, what: string): Validate => {
     if (!ajv) {
-      ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
+      ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
       addFormats(ajv);
     }
     try {

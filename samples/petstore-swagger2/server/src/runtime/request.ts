@@ -391,7 +391,12 @@ function essence(mediaType: string): string {
   return (mediaType.split(';')[0] ?? '').trim().toLowerCase();
 }
 
-type BodyKind = 'json' | 'form' | 'multipart' | 'text' | 'ndjson' | 'binary';
+export type BodyKind = 'json' | 'form' | 'multipart' | 'text' | 'ndjson' | 'binary';
+
+/** How a body of this media type is sent; the generator shapes the body argument the same way. */
+export function bodyKindOf(mediaType: string): BodyKind {
+  return bodyKind(concreteMediaType(mediaType));
+}
 
 function bodyKind(mediaType: string): BodyKind {
   const type = essence(mediaType);

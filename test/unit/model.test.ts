@@ -1,0 +1,704 @@
+// buildModel (src/model/build.ts): operations → the tool table and the report.
+// Specs are built inline as LoadedSpec objects; the last block runs the real Petstore sample
+// through loadSpec.
+import { describe, expect, it } from 'vitest';
+import { Ajv, AjvJsonSchemaValidator, addFormats } from '@modelcontextprotocol/server/validators/ajv';
+import type { JsonSchemaType } from '@modelcontextprotocol/server';
+import { buildModel, type ModelOptions, type ServerModel } from '../../src/model/build.js';
+import { loadSpec, type LoadedSpec } from '../../src/parse/load.js';
+import type { JsonObject } from '../../src/parse/pointer.js';
+import type { JsonSchema, ToolSpec } from '../../templates/runtime/table.js';
+
+// --- helpers -----------------------------------------------------------------------------
+
+const DEFAULT_OPTIONS: ModelOptions = { maxDescriptionLength: 1_000 };
+const SERVERS = [{ url: 'https://api.example.com/v1' }];
+
+/** A 3.0 spec with an absolute server, so that no server warning appears unless wanted. */
+function spec(paths: JsonObject, more: JsonObject = {}, specVersion = '3.0.3', source = 'test.yaml'): LoadedSpec {
+  return {
+    doc: { openapi: specVersion, info: { title: 'Test API', version: '1.0.0' }, servers: SERVERS, paths, ...more },
+    specVersion,
+    source,
+    warnings: [],
+  };
+}
+
+function model(s: LoadedSpec, options: Partial<ModelOptions> = {}): ServerModel {
+  return buildModel(s, { ...DEFAULT_OPTIONS, ...options });
+}
+
+/** The one tool of a one-operation spec. */
+function only(m: ServerModel): ToolSpec {
+  expect(m.table.tools).toHaveLength(1);
+  return m.table.tools[0] as ToolSpec;
+}
+
+/** One operation at `/things`, built from its parts. */
+const op = (method: string, operation: JsonObject, path = '/things'): JsonObject => ({ [path]: { [method]: { responses: {}, ...operation } } });
+
+const props = (t: ToolSpec) => t.inputSchema.properties as Record<string, JsonSchema>;
+
+const draft07 = new Ajv({ strict: false });
+addFormats(draft07);
+const sdk = new AjvJsonSchemaValidator();
+function toolSchema(m: ServerModel, t: ToolSpec): JsonSchema {
+  return t.defs.length ? { ...t.inputSchema, $defs: Object.fromEntries(t.defs.map((k) => [k, m.table.defs[k]])) } : t.inputSchema;
+}
+
+// --- names --------------------------------------------------------------------------------
+
+describe('tool names', () => {
+  const cases: [string, { given: JsonObject; want: { names: string[]; renamed: { operation: string; name: string; reason: string }[] } }][] = [
+    [
+      'from the operationId, unchanged',
+      { given: { '/pets': { get: { operationId: 'listPets' }, post: { operationId: 'createPet' } } }, want: { names: ['listPets', 'createPet'], renamed: [] } },
+    ],
+    [
+      'from the route when there is no operationId',
+      {
+        given: { '/pets/{petId}': { get: {} } },
+        want: { names: ['get_pets_petId'], renamed: [{ operation: 'GET /pets/{petId}', name: 'get_pets_petId', reason: 'no operationId' }] },
+      },
+    ],
+    [
+      'a blank operationId counts as none',
+      {
+        given: { '/pets': { delete: { operationId: '  ' } } },
+        want: { names: ['delete_pets'], renamed: [{ operation: 'DELETE /pets', name: 'delete_pets', reason: 'no operationId' }] },
+      },
+    ],
+    [
+      'an operationId that is not a valid tool name is sanitised and reported',
+      {
+        given: { '/repos/{owner}/{repo}': { get: { operationId: 'repos/get' } } },
+        want: { names: ['repos_get'], renamed: [{ operation: 'GET /repos/{owner}/{repo}', name: 'repos_get', reason: 'not a valid MCP tool name' }] },
+      },
+    ],
+    [
+      'operationIds differing only in case collide: the second gets _2',
+      {
+        given: { '/a': { get: { operationId: 'getPet' } }, '/b': { get: { operationId: 'GetPet' } } },
+        want: { names: ['getPet', 'GetPet_2'], renamed: [{ operation: 'GET /b', name: 'GetPet_2', reason: 'name already taken' }] },
+      },
+    ],
+    [
+      'a duplicated operationId',
+      {
+        given: { '/a': { get: { operationId: 'list' }, post: { operationId: 'list' } }, '/b': { get: { operationId: 'list' } } },
+        want: {
+          names: ['list', 'list_2', 'list_3'],
+          renamed: [
+            { operation: 'POST /a', name: 'list_2', reason: 'name already taken' },
+            { operation: 'GET /b', name: 'list_3', reason: 'name already taken' },
+          ],
+        },
+      },
+    ],
+    [
+      'a route name and an operationId that collide',
+      {
+        given: { '/pets': { get: {} }, '/other': { get: { operationId: 'get_pets' } } },
+        want: {
+          names: ['get_pets', 'get_pets_2'],
+          renamed: [
+            { operation: 'GET /pets', name: 'get_pets', reason: 'no operationId' },
+            { operation: 'GET /other', name: 'get_pets_2', reason: 'name already taken' },
+          ],
+        },
+      },
+    ],
+  ];
+  it.each(cases)('%s', (_name, { given, want }) => {
+    const m = model(spec(given));
+    expect(m.table.tools.map((t) => t.name)).toEqual(want.names);
+    expect(m.report.renamed).toEqual(want.renamed);
+  });
+
+  it('gives the same names on every run', () => {
+    const paths = { '/a': { get: { operationId: 'x' } }, '/b': { get: { operationId: 'X' } }, '/c/{id}': { put: {} } };
+    expect(model(spec(paths)).table.tools.map((t) => t.name)).toEqual(model(spec(paths)).table.tools.map((t) => t.name));
+  });
+});
+
+// --- parameters ---------------------------------------------------------------------------
+
+describe('parameters', () => {
+  it('merges path-level parameters; the operation overrides the same name and location', () => {
+    const m = model(
+      spec({
+        '/pets/{petId}': {
+          parameters: [
+            { name: 'petId', in: 'path', required: true, schema: { type: 'integer' }, description: 'path level' },
+            { name: 'verbose', in: 'query', schema: { type: 'boolean' }, description: 'path level' },
+            { name: 'trace', in: 'header', schema: { type: 'string' } },
+          ],
+          get: {
+            operationId: 'getPet',
+            parameters: [
+              { name: 'verbose', in: 'query', schema: { type: 'string', enum: ['yes', 'no'] }, description: 'operation level' },
+              { name: 'trace', in: 'query', schema: { type: 'integer' } },
+            ],
+          },
+        },
+      }),
+    );
+    const t = only(m);
+    expect(props(t)).toEqual({
+      petId: { type: 'integer', description: 'path level' },
+      verbose: { type: 'string', enum: ['yes', 'no'], description: 'operation level' },
+      trace: { type: 'integer' },
+      trace_header: { type: 'string', description: 'Sent as header parameter "trace".' },
+    });
+    expect(t.http.params.map((p) => `${p.in}:${p.name}→${p.arg}`)).toEqual([
+      'path:petId→petId',
+      'query:verbose→verbose',
+      'query:trace→trace',
+      'header:trace→trace_header',
+    ]);
+    expect(t.inputSchema.required).toEqual(['petId']);
+  });
+
+  it('resolves $ref parameters from components', () => {
+    const m = model(
+      spec(
+        { '/pets': { parameters: [{ $ref: '#/components/parameters/Limit' }], get: { operationId: 'list', parameters: [{ $ref: '#/components/parameters/Q' }] } } },
+        {
+          components: {
+            parameters: {
+              Limit: { name: 'limit', in: 'query', schema: { type: 'integer', maximum: 100 } },
+              Q: { name: 'q', in: 'query', required: true, schema: { type: 'string' } },
+            },
+          },
+        },
+      ),
+    );
+    const t = only(m);
+    expect(props(t)).toEqual({ limit: { type: 'integer', maximum: 100 }, q: { type: 'string' } });
+    expect(t.inputSchema.required).toEqual(['q']);
+  });
+
+  it('ignores Accept, Content-Type and Authorization header parameters, in any case', () => {
+    const t = only(
+      model(
+        spec(
+          op('get', {
+            operationId: 'get',
+            parameters: [
+              { name: 'Accept', in: 'header', schema: { type: 'string' } },
+              { name: 'content-type', in: 'header', schema: { type: 'string' } },
+              { name: 'AUTHORIZATION', in: 'header', required: true, schema: { type: 'string' } },
+              { name: 'X-Request-ID', in: 'header', schema: { type: 'string' } },
+              { name: 'accept', in: 'query', schema: { type: 'string' } },
+            ],
+          }),
+        ),
+      ),
+    );
+    expect(Object.keys(props(t))).toEqual(['accept', 'X-Request-ID']);
+    expect(t.http.params.map((p) => `${p.in}:${p.name}`)).toEqual(['query:accept', 'header:X-Request-ID']);
+    expect(t.inputSchema.required).toBeUndefined();
+  });
+
+  const collisions: [string, { given: JsonObject[]; want: { args: string[]; sentAs: Record<string, string> } }][] = [
+    [
+      'id in path and query → id and id_query (path first, whatever the order)',
+      {
+        given: [
+          { name: 'id', in: 'query', schema: { type: 'string' } },
+          { name: 'id', in: 'path', required: true, schema: { type: 'integer' } },
+        ],
+        want: { args: ['path:id→id', 'query:id→id_query'], sentAs: { id_query: 'Sent as query parameter "id".' } },
+      },
+    ],
+    [
+      'one name in four locations',
+      {
+        given: [
+          { name: 'id', in: 'cookie', schema: { type: 'string' } },
+          { name: 'id', in: 'header', schema: { type: 'string' } },
+          { name: 'id', in: 'query', schema: { type: 'string' } },
+          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+        ],
+        want: {
+          args: ['path:id→id', 'query:id→id_query', 'header:id→id_header', 'cookie:id→id_cookie'],
+          sentAs: { id_header: 'Sent as header parameter "id".', id_cookie: 'Sent as cookie parameter "id".' },
+        },
+      },
+    ],
+    [
+      'names that only collide once sanitised',
+      {
+        given: [
+          { name: 'filter[status]', in: 'query', schema: { type: 'string' } },
+          { name: 'filter_status', in: 'header', schema: { type: 'string' } },
+        ],
+        want: {
+          args: ['query:filter[status]→filter_status', 'header:filter_status→filter_status_header'],
+          sentAs: { filter_status: 'Sent as query parameter "filter[status]".' },
+        },
+      },
+    ],
+    [
+      'names that collide case-insensitively',
+      {
+        given: [
+          { name: 'Id', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'id', in: 'query', schema: { type: 'string' } },
+        ],
+        want: { args: ['path:Id→Id', 'query:id→id_query'], sentAs: {} },
+      },
+    ],
+    [
+      'a suffixed name that a real parameter already has',
+      {
+        given: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'id_query', in: 'query', schema: { type: 'string' } },
+          { name: 'id', in: 'query', schema: { type: 'string' } },
+        ],
+        want: { args: ['path:id→id', 'query:id_query→id_query', 'query:id→id_query_2'], sentAs: {} },
+      },
+    ],
+  ];
+  it.each(collisions)('collision: %s', (_name, { given, want }) => {
+    const t = only(model(spec(op('get', { operationId: 'x', parameters: given }, '/things/{id}'))));
+    expect(t.http.params.map((p) => `${p.in}:${p.name}→${p.arg}`)).toEqual(want.args);
+    const args = t.http.params.map((p) => p.arg);
+    expect(new Set(args.map((a) => a.toLowerCase())).size).toBe(args.length);
+    expect(Object.keys(props(t)).sort()).toEqual([...args].sort());
+    for (const [arg, text] of Object.entries(want.sentAs)) expect(props(t)[arg]?.description).toBe(text);
+  });
+
+  const specs: [string, { given: JsonObject; want: Record<string, unknown> }][] = [
+    ['query defaults: form, explode', { given: { name: 'q', in: 'query', schema: { type: 'string' } }, want: { style: 'form', explode: true, required: false, type: 'string' } }],
+    ['path defaults: simple, no explode, always required', { given: { name: 'p', in: 'path', required: false, schema: { type: 'integer' } }, want: { style: 'simple', explode: false, required: true, type: 'integer' } }],
+    ['header defaults: simple', { given: { name: 'X-H', in: 'header', schema: { type: 'array', items: { type: 'string' } } }, want: { style: 'simple', explode: false, required: false, type: 'array' } }],
+    ['cookie defaults: form, explode', { given: { name: 'c', in: 'cookie', schema: { type: 'string' } }, want: { style: 'form', explode: true, required: false } }],
+    ['explicit style and explode kept', { given: { name: 'f', in: 'query', style: 'deepObject', explode: true, schema: { type: 'object' } }, want: { style: 'deepObject', explode: true, type: 'object' } }],
+    ['form with explode false', { given: { name: 'ids', in: 'query', explode: false, schema: { type: 'array' } }, want: { style: 'form', explode: false, type: 'array' } }],
+    ['allowReserved kept', { given: { name: 'u', in: 'query', allowReserved: true, schema: { type: 'string' } }, want: { allowReserved: true } }],
+    ['3.1 type list: the non-null type', { given: { name: 'n', in: 'query', schema: { type: ['null', 'number'] } }, want: { type: 'number' } }],
+  ];
+  it.each(specs)('wire spec: %s', (_name, { given, want }) => {
+    const t = only(model(spec(op('get', { operationId: 'x', parameters: [given] }, '/things/{p}'))));
+    expect(t.http.params[0]).toMatchObject(want);
+  });
+
+  it('a parameter described by content (not schema) takes the media type schema', () => {
+    const t = only(
+      model(spec(op('get', { operationId: 'x', parameters: [{ name: 'filter', in: 'query', content: { 'application/json': { schema: { type: 'object', properties: { a: { type: 'string' } } } } } }] }))),
+    );
+    expect(props(t).filter).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
+  });
+
+  it('marks a deprecated parameter in its description', () => {
+    const t = only(model(spec(op('get', { operationId: 'x', parameters: [{ name: 'old', in: 'query', deprecated: true, description: ' Use new. ', schema: { type: 'string' } }] }))));
+    expect(props(t).old?.description).toBe('Use new. (deprecated)');
+  });
+});
+
+// --- request bodies -----------------------------------------------------------------------
+
+const FILE_PART = {
+  type: 'object',
+  description: 'A file: its bytes as base64, with an optional file name and media type.',
+  properties: {
+    content: { type: 'string', contentEncoding: 'base64', description: 'File content, base64-encoded.' },
+    filename: { type: 'string' },
+    contentType: { type: 'string' },
+  },
+  required: ['content'],
+  additionalProperties: false,
+};
+
+describe('request bodies', () => {
+  it('the body is the argument "body", described and required as the spec says', () => {
+    const t = only(
+      model(spec(op('post', { operationId: 'create', requestBody: { required: true, description: 'The pet. ', content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } } } } } } }))),
+    );
+    expect(props(t).body).toEqual({ type: 'object', properties: { name: { type: 'string' } }, description: 'The pet. Request body (application/json).' });
+    expect(t.inputSchema.required).toEqual(['body']);
+    expect(t.http.body).toEqual({ arg: 'body', required: true, mediaTypes: ['application/json'] });
+  });
+
+  it('is called requestBody when a parameter is already called body', () => {
+    const t = only(
+      model(
+        spec(
+          op('put', {
+            operationId: 'put',
+            parameters: [{ name: 'body', in: 'query', schema: { type: 'string' } }],
+            requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
+          }),
+        ),
+      ),
+    );
+    expect(t.http.body?.arg).toBe('requestBody');
+    expect(Object.keys(props(t))).toEqual(['body', 'requestBody']);
+    expect(t.http.params[0]?.arg).toBe('body');
+  });
+
+  it('resolves a $ref to components/requestBodies', () => {
+    const t = only(
+      model(
+        spec(op('post', { operationId: 'p', requestBody: { $ref: '#/components/requestBodies/PetBody' } }), {
+          components: { requestBodies: { PetBody: { required: true, content: { 'application/json': { schema: { type: 'string' } } } } } },
+        }),
+      ),
+    );
+    expect(t.http.body).toEqual({ arg: 'body', required: true, mediaTypes: ['application/json'] });
+  });
+
+  it('warns about a requestBody $ref that resolves to nothing, and takes no body', () => {
+    const m = model(spec(op('post', { operationId: 'p', requestBody: { $ref: '#/components/requestBodies/Nope' } })));
+    expect(only(m).http.body).toBeUndefined();
+    expect(m.report.warnings).toEqual(['#/paths/~1things/post/requestBody: cannot be resolved; the tool takes no body']);
+  });
+
+  const media: [string, { given: string[]; want: string[] }][] = [
+    ['JSON first', { given: ['application/xml', 'text/plain', 'application/json'], want: ['application/json', 'application/xml', 'text/plain'] }],
+    ['JSON with parameters counts as JSON', { given: ['text/plain', 'application/json; charset=utf-8'], want: ['application/json; charset=utf-8', 'text/plain'] }],
+    ['+json before forms', { given: ['multipart/form-data', 'application/x-www-form-urlencoded', 'application/vnd.api+json'], want: ['application/vnd.api+json', 'application/x-www-form-urlencoded', 'multipart/form-data'] }],
+    ['forms before text, text before anything else', { given: ['application/octet-stream', 'text/csv', 'multipart/form-data'], want: ['multipart/form-data', 'text/csv', 'application/octet-stream'] }],
+  ];
+  it.each(media)('media type preference: %s', (_name, { given, want }) => {
+    const content = Object.fromEntries(given.map((m) => [m, { schema: { type: 'object', properties: { a: { type: 'string' } } } }]));
+    const t = only(model(spec(op('post', { operationId: 'p', requestBody: { content } }))));
+    expect(t.http.body?.mediaTypes).toEqual(want);
+    expect(t.http.body?.contentTypeArg).toBe('contentType');
+    expect(props(t).contentType).toEqual({ type: 'string', enum: want, description: `Media type to send the body as (default ${want[0]}).` });
+  });
+
+  it('no contentType argument for a single media type', () => {
+    const t = only(model(spec(op('post', { operationId: 'p', requestBody: { content: { 'application/json': { schema: {} } } } }))));
+    expect(t.http.body?.contentTypeArg).toBeUndefined();
+    expect(Object.keys(props(t))).toEqual(['body']);
+  });
+
+  const bodies: [string, { given: { media: string; schema: JsonObject; components?: JsonObject }; want: JsonSchema }][] = [
+    [
+      'multipart: a binary property becomes a file part',
+      {
+        given: { media: 'multipart/form-data', schema: { type: 'object', properties: { note: { type: 'string' }, file: { type: 'string', format: 'binary', description: 'The image' } } } },
+        want: {
+          type: 'object',
+          properties: { note: { type: 'string' }, file: { ...FILE_PART, description: 'The image' } },
+          description: 'Request body (multipart/form-data).',
+        },
+      },
+    ],
+    [
+      'multipart: a base64 property becomes a file part',
+      {
+        given: { media: 'multipart/form-data', schema: { type: 'object', properties: { file: { type: 'string', format: 'base64' } } } },
+        want: { type: 'object', properties: { file: FILE_PART }, description: 'Request body (multipart/form-data).' },
+      },
+    ],
+    [
+      'multipart: an array of binaries becomes an array of file parts',
+      {
+        given: { media: 'multipart/form-data', schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } } } },
+        want: {
+          type: 'object',
+          properties: { files: { type: 'array', items: FILE_PART } },
+          description: 'Request body (multipart/form-data).',
+        },
+      },
+    ],
+    [
+      'octet-stream: base64 text',
+      {
+        given: { media: 'application/octet-stream', schema: { type: 'string', format: 'binary' } },
+        want: { type: 'string', contentEncoding: 'base64', contentMediaType: 'application/octet-stream', description: 'Request body (application/octet-stream).' },
+      },
+    ],
+    [
+      'an image: base64 text',
+      {
+        given: { media: 'image/png', schema: {} },
+        want: { type: 'string', contentEncoding: 'base64', contentMediaType: 'image/png', description: 'Request body (image/png).' },
+      },
+    ],
+    ['text/plain: a string', { given: { media: 'text/plain', schema: { type: 'string' } }, want: { type: 'string', description: 'Request body (text/plain).' } }],
+    ['XML: a string', { given: { media: 'application/xml', schema: { type: 'object' } }, want: { type: 'string', description: 'Request body (application/xml).' } }],
+    [
+      'YAML is text (the runtime sends it as it is), not base64',
+      { given: { media: 'application/yaml', schema: { type: 'object' } }, want: { type: 'string', description: 'Request body (application/yaml).' } },
+    ],
+    [
+      'form-urlencoded keeps the object schema',
+      {
+        given: { media: 'application/x-www-form-urlencoded', schema: { type: 'object', properties: { a: { type: 'integer' } } } },
+        want: { type: 'object', properties: { a: { type: 'integer' } }, description: 'Request body (application/x-www-form-urlencoded).' },
+      },
+    ],
+  ];
+  it.each(bodies)('body schema: %s', (_name, { given, want }) => {
+    const t = only(model(spec(op('post', { operationId: 'p', requestBody: { content: { [given.media]: { schema: given.schema } } } }))));
+    expect(props(t).body).toEqual(want);
+  });
+
+  it('multipart body given by $ref: the binary property still becomes a file part', () => {
+    const m = model(
+      spec(op('post', { operationId: 'upload', requestBody: { content: { 'multipart/form-data': { schema: { $ref: '#/components/schemas/Upload' } } } } }), {
+        components: { schemas: { Upload: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' }, note: { type: 'string' } } } } },
+      }),
+    );
+    const t = only(m);
+    const schema = toolSchema(m, t);
+    // What the runtime sends as a file (templates/runtime/request.ts, formData) must be what the schema accepts.
+    const validate = sdk.getValidator(schema as JsonSchemaType);
+    expect(validate({ body: { file: { content: 'aGVsbG8=', filename: 'a.txt' }, note: 'x' } }).valid).toBe(true);
+    expect(validate({ body: { file: 'raw bytes as text', note: 'x' } }).valid).toBe(false);
+  });
+});
+
+// --- annotations and descriptions ---------------------------------------------------------
+
+describe('annotations', () => {
+  const cases: [string, { given: string; want: Record<string, boolean> }][] = [
+    ['get', { given: 'get', want: { readOnlyHint: true, openWorldHint: true } }],
+    ['head', { given: 'head', want: { readOnlyHint: true, openWorldHint: true } }],
+    ['options', { given: 'options', want: { readOnlyHint: true, openWorldHint: true } }],
+    ['trace (a safe method, RFC 9110 §9.2.1)', { given: 'trace', want: { readOnlyHint: true, openWorldHint: true } }],
+    ['delete', { given: 'delete', want: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true } }],
+    ['put', { given: 'put', want: { readOnlyHint: false, idempotentHint: true, openWorldHint: true } }],
+    ['post', { given: 'post', want: { readOnlyHint: false, openWorldHint: true } }],
+    ['patch', { given: 'patch', want: { readOnlyHint: false, openWorldHint: true } }],
+  ];
+  it.each(cases)('%s', (_name, { given, want }) => {
+    const t = only(model(spec(op(given, {}))));
+    expect(t.annotations).toEqual(want);
+    expect(t.http.method).toBe(given.toUpperCase());
+  });
+
+  it('a short summary becomes the title, also in the annotations', () => {
+    const t = only(model(spec(op('get', { summary: '  List\n things  ' }))));
+    expect(t.title).toBe('List things');
+    expect(t.annotations).toEqual({ title: 'List things', readOnlyHint: true, openWorldHint: true });
+  });
+
+  it('a summary longer than 120 characters is no title', () => {
+    const t = only(model(spec(op('get', { summary: 'x'.repeat(121) }))));
+    expect(t.title).toBeUndefined();
+    expect(t.annotations.title).toBeUndefined();
+  });
+});
+
+describe('descriptions', () => {
+  const cases: [string, { given: { operation: JsonObject; item?: JsonObject; max?: number }; want: string }][] = [
+    ['summary only', { given: { operation: { summary: 'List things' } }, want: 'List things' }],
+    ['summary and description', { given: { operation: { summary: 'List things', description: 'All of them.' } }, want: 'List things\n\nAll of them.' }],
+    ['description equal to the summary is said once', { given: { operation: { summary: 'Same', description: 'Same' } }, want: 'Same' }],
+    ['description only', { given: { operation: { description: '  Details.  ' } }, want: 'Details.' }],
+    ['nothing: the route', { given: { operation: {} }, want: 'GET /things' }],
+    ['path item summary when the operation has none', { given: { operation: {}, item: { summary: 'Things', description: 'Path text' } }, want: 'Things\n\nPath text' }],
+    ['deprecated', { given: { operation: { deprecated: true, summary: 'Old', description: 'Use new.' } }, want: '[DEPRECATED] Old\n\nUse new.' }],
+    ['deprecated, description only', { given: { operation: { deprecated: true, description: 'Use new.' } }, want: '[DEPRECATED] Use new.' }],
+    ['deprecated with no text still names the route', { given: { operation: { deprecated: true } }, want: '[DEPRECATED] GET /things' }],
+    ['cut to the maximum with an ellipsis', { given: { operation: { summary: 'abcdefghij klmnopqrst uvwxyz' }, max: 12 }, want: 'abcdefghij…' }],
+    ['not cut at exactly the maximum', { given: { operation: { summary: 'abcdefghij' }, max: 10 }, want: 'abcdefghij' }],
+    ['deprecated stays in front when cut', { given: { operation: { deprecated: true, summary: 'x'.repeat(50) }, max: 20 }, want: '[DEPRECATED] xxxxxx…' }],
+  ];
+  it.each(cases)('%s', (_name, { given, want }) => {
+    const t = only(model(spec({ '/things': { ...given.item, get: { responses: {}, ...given.operation } } }), given.max ? { maxDescriptionLength: given.max } : {}));
+    expect(t.description).toBe(want);
+    expect(t.description.length).toBeLessThanOrEqual(given.max ?? 1_000);
+  });
+});
+
+// --- input schema and defs ----------------------------------------------------------------
+
+describe('inputSchema', () => {
+  const m = model(
+    spec(
+      {
+        '/a': { get: { operationId: 'none' } },
+        '/b/{id}': {
+          post: {
+            operationId: 'both',
+            parameters: [{ name: 'id', in: 'path', schema: { type: 'string' } }],
+            requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } },
+            responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } } } },
+          },
+        },
+        '/c': { get: { operationId: 'queryOnly', parameters: [{ name: 'tag', in: 'query', schema: { $ref: '#/components/schemas/Tag' } }] } },
+      },
+      {
+        components: {
+          schemas: {
+            Pet: { type: 'object', properties: { name: { type: 'string' }, tag: { $ref: '#/components/schemas/Tag' } } },
+            Tag: { type: 'string' },
+            Order: { type: 'object', properties: { id: { type: 'integer' } } },
+            Unused: { type: 'object', properties: { u: { $ref: '#/components/schemas/AlsoUnused' } } },
+            AlsoUnused: { type: 'string' },
+          },
+        },
+      },
+    ),
+  );
+
+  it('is always an object that admits no other properties', () => {
+    for (const t of m.table.tools) {
+      expect(t.inputSchema.type, t.name).toBe('object');
+      expect(t.inputSchema.additionalProperties, t.name).toBe(false);
+      expect(t.inputSchema.properties, t.name).toBeTypeOf('object');
+    }
+    expect(m.table.tools[0]?.inputSchema).toEqual({ type: 'object', properties: {}, additionalProperties: false });
+  });
+
+  it('lists, per tool, the defs it reaches (transitively)', () => {
+    expect(Object.fromEntries(m.table.tools.map((t) => [t.name, t.defs]))).toEqual({ none: [], both: ['Pet', 'Tag'], queryOnly: ['Tag'] });
+    expect(m.table.tools[1]?.output?.defs).toEqual(['Order.out']);
+  });
+
+  it('the table keeps only the defs some tool uses', () => {
+    expect(Object.keys(m.table.defs).sort()).toEqual(['Order.out', 'Pet', 'Tag']);
+  });
+
+  it('every tool schema, with its defs, compiles in the SDK validators', () => {
+    for (const t of m.table.tools) {
+      const schema = toolSchema(m, t);
+      expect(() => draft07.compile(schema), t.name).not.toThrow();
+      expect(() => sdk.getValidator(schema as JsonSchemaType), t.name).not.toThrow();
+    }
+  });
+});
+
+// --- servers and warnings -----------------------------------------------------------------
+
+const NO_SERVER = 'the spec names no absolute server URL: start the server with --base-url or API_BASE_URL';
+const NO_OPERATIONS = 'the spec defines no operations: the server will have no tools';
+
+describe('servers', () => {
+  it('keeps server variables, with defaults and enums as strings', () => {
+    const m = model(
+      spec(op('get', {}), {
+        servers: [
+          {
+            url: 'https://{region}.api.example.com/{version}',
+            description: 'Regional\n  endpoint',
+            variables: {
+              region: { default: 'eu', enum: ['eu', 'us'], description: 'Region' },
+              version: { enum: [1, 2] },
+              port: { default: 443 },
+            },
+          },
+        ],
+      }),
+    );
+    expect(m.table.servers).toEqual([
+      {
+        url: 'https://{region}.api.example.com/{version}',
+        description: 'Regional endpoint',
+        variables: {
+          region: { default: 'eu', enum: ['eu', 'us'], description: 'Region' },
+          version: { default: '1', enum: ['1', '2'] },
+          port: { default: '443' },
+        },
+      },
+    ]);
+    expect(m.report.warnings).toEqual([]);
+  });
+
+  const cases: [string, { given: { servers?: unknown; source?: string; opServers?: unknown }; want: { servers: string[]; warnings: string[] } }][] = [
+    ['an absolute URL: no warning', { given: { servers: [{ url: 'https://api.example.com' }] }, want: { servers: ['https://api.example.com'], warnings: [] } }],
+    ['a relative URL: warning', { given: { servers: [{ url: '/api/v3' }] }, want: { servers: ['/api/v3'], warnings: [NO_SERVER] } }],
+    ['no servers: warning', { given: { servers: [] }, want: { servers: [], warnings: [NO_SERVER] } }],
+    [
+      'a relative URL in a spec loaded from a URL is resolved against it',
+      { given: { servers: [{ url: '/api/v3' }], source: 'https://petstore3.swagger.io/api/openapi.json' }, want: { servers: ['https://petstore3.swagger.io/api/v3'], warnings: [] } },
+    ],
+    [
+      'operation servers make up for missing root servers',
+      { given: { servers: [], opServers: [{ url: 'https://ops.example.com' }] }, want: { servers: [], warnings: [] } },
+    ],
+  ];
+  it.each(cases)('%s', (_name, { given, want }) => {
+    const s = spec(op('get', given.opServers ? { servers: given.opServers as JsonObject[] } : {}), { servers: given.servers as JsonObject[] }, '3.0.3', given.source);
+    const m = model(s);
+    expect(m.table.servers.map((x) => x.url)).toEqual(want.servers);
+    expect(m.report.warnings).toEqual(want.warnings);
+  });
+
+  it('operation servers are kept on the tool', () => {
+    const t = only(model(spec(op('get', { servers: [{ url: 'https://ops.example.com' }] }))));
+    expect(t.http.servers).toEqual([{ url: 'https://ops.example.com' }]);
+  });
+});
+
+describe('report warnings', () => {
+  const cases: [string, { given: LoadedSpec; want: string[] }][] = [
+    ['no operations', { given: spec({}), want: [NO_OPERATIONS] }],
+    ['no paths at all', { given: { ...spec({}), doc: { openapi: '3.0.3', info: { title: 'x', version: '1' }, servers: SERVERS } }, want: [NO_OPERATIONS] }],
+    ['path items without operations', { given: spec({ '/a': { parameters: [], summary: 'nothing' } }), want: [NO_OPERATIONS] }],
+    ['the loader warnings come first', { given: { ...spec({}), warnings: ['from the loader'] }, want: ['from the loader', NO_OPERATIONS] }],
+    [
+      'an unsupported security scheme',
+      {
+        given: spec(op('get', {}), { components: { securitySchemes: { weird: { type: 'mutualTLS' } } } }),
+        want: ['#/components/securitySchemes/weird: type "mutualTLS" is not supported; operations that need it must be authenticated in src/hooks.ts'],
+      },
+    ],
+  ];
+  it.each(cases)('%s', (_name, { given, want }) => {
+    const m = model(given);
+    expect(m.report.warnings).toEqual(want);
+  });
+});
+
+describe('table identity', () => {
+  const cases: [string, { given: JsonObject; want: { name: string; version: string; title?: string } }][] = [
+    ['name from the title', { given: { title: 'Swagger Petstore - OpenAPI 3.0', version: '1.0.19' }, want: { name: 'swagger-petstore-openapi-3-0-mcp', version: '1.0.19', title: 'Swagger Petstore - OpenAPI 3.0' } }],
+    ['accents folded', { given: { title: 'Météo API', version: '2' }, want: { name: 'meteo-api-mcp', version: '2', title: 'Météo API' } }],
+    ['a numeric version becomes a string', { given: { title: 'X', version: 2 }, want: { name: 'x-mcp', version: '2', title: 'X' } }],
+    ['no title', { given: { version: '1' }, want: { name: 'api-mcp', version: '1' } }],
+  ];
+  it.each(cases)('%s', (_name, { given, want }) => {
+    const m = model(spec({}, { info: given }));
+    expect({ name: m.table.name, version: m.table.version, ...(m.table.title !== undefined ? { title: m.table.title } : {}) }).toEqual(want);
+  });
+});
+
+// --- the real Petstore --------------------------------------------------------------------
+
+describe('samples/petstore/openapi.json', () => {
+  const file = new URL('../../samples/petstore/openapi.json', import.meta.url).pathname;
+  const OPERATION_IDS = [
+    'addPet', 'updatePet', 'findPetsByStatus', 'findPetsByTags', 'getPetById', 'updatePetWithForm', 'deletePet', 'uploadFile',
+    'getInventory', 'placeOrder', 'getOrderById', 'deleteOrder', 'createUser', 'createUsersWithArrayInput',
+    'createUsersWithListInput', 'loginUser', 'logoutUser', 'getUserByName', 'updateUser', 'deleteUser',
+  ];
+
+  it('gives 20 tools named after their operationIds, nothing renamed or skipped', async () => {
+    const m = model(await loadSpec(file));
+    expect(m.table.tools).toHaveLength(20);
+    expect(m.table.tools.map((t) => t.name).sort()).toEqual([...OPERATION_IDS].sort());
+    for (const t of m.table.tools) expect(t.http.method, t.name).toMatch(/^(GET|PUT|POST|DELETE)$/);
+    expect(m.report.renamed).toEqual([]);
+    expect(m.report.skipped).toEqual([]);
+    expect(m.report.warnings).toEqual([]);
+    expect(m.table.servers).toEqual([{ url: 'http://petstore.swagger.io/v2' }]);
+  });
+
+  it('maps arguments, bodies and defs as the spec says', async () => {
+    const m = model(await loadSpec(file));
+    const byName = new Map(m.table.tools.map((t) => [t.name, t]));
+    const getPet = byName.get('getPetById') as ToolSpec;
+    expect(getPet.http).toMatchObject({ method: 'GET', path: '/pet/{petId}', params: [{ arg: 'petId', in: 'path', required: true, type: 'integer' }] });
+    expect(getPet.inputSchema.required).toEqual(['petId']);
+    expect(getPet.annotations.readOnlyHint).toBe(true);
+    const upload = byName.get('uploadFile') as ToolSpec;
+    expect(upload.http.body?.mediaTypes).toEqual(['multipart/form-data']);
+    expect((props(upload).body?.properties as Record<string, JsonSchema>).file).toMatchObject({ type: 'object', required: ['content'] });
+    const deleted = m.table.tools.filter((t) => t.annotations.destructiveHint).map((t) => t.name);
+    expect(deleted).toEqual(['deletePet', 'deleteOrder', 'deleteUser']);
+    for (const t of m.table.tools) {
+      expect(t.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
+      for (const key of [...t.defs, ...(t.output?.defs ?? [])]) expect(m.table.defs[key], `${t.name} → ${key}`).toBeDefined();
+      const schema = toolSchema(m, t);
+      expect(() => sdk.getValidator(schema as JsonSchemaType), t.name).not.toThrow();
+    }
+  });
+});
