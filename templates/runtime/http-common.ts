@@ -100,7 +100,7 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const origin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  log.info(`serving MCP on ${origin}: ${endpoints.map((e) => e.describe).join('; ')}`);
+  log.notice(`serving MCP on ${origin}: ${endpoints.map((e) => e.describe).join('; ')}`);
 
   let stopping = false;
   const stop = (signal: string) => {

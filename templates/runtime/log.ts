@@ -9,11 +9,16 @@ export interface Logger {
   info(message: string): void;
   warn(message: string): void;
   error(message: string): void;
+  /** Start-up facts a person needs (where the server listens): shown at every level but silent. */
+  notice(message: string): void;
 }
 
 export function createLogger(name: string, level: LogLevel): Logger {
   const at = (wanted: LogLevel) => (message: string) => {
     if (RANK[wanted] >= RANK[level]) process.stderr.write(`[${name}] ${wanted}: ${message}\n`);
   };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  const notice = (message: string) => {
+    if (level !== 'silent') process.stderr.write(`[${name}] ${message}\n`);
+  };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), notice };
 }

@@ -1,0 +1,141 @@
+// Generated projects for end-to-end tests: generate with the built CLI (as a user would),
+// install the dependencies once per run into test/.tmp/_deps (every generated project has
+// the same ones) and link them, build with the project's own `npm run build`, start it.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+export const TMP = join(REPO, 'test/.tmp');
+const DEPS = join(TMP, '_deps');
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds the CLI when dist/ is missing or older than src/ or templates/. */
+export function buildCli(): void {
+  const cli = join(REPO, 'dist/src/cli.js');
+  const stale = !existsSync(cli) || statSync(cli).mtimeMs < Math.max(newestMtime(join(REPO, 'src')), newestMtime(join(REPO, 'templates')));
+  if (stale) execFileSync('npm', ['run', 'build', '--silent'], { cwd: REPO, stdio: 'inherit' });
+}
+
+/** Runs the built CLI: `node bin/mcp-gen.js <spec> --out test/.tmp/<name> --force ...`. */
+export function generateProject(spec: string, name: string, extraArgs: string[] = []): string {
+  buildCli();
+  const out = join(TMP, name);
+  execFileSync('node', [join(REPO, 'bin/mcp-gen.js'), spec, '--out', out, '--force', '--quiet', ...extraArgs], { cwd: REPO, stdio: 'pipe' });
+  return out;
+}
+
+/** One shared install per run, guarded by a mkdir lock so parallel test files wait for it. */
+async function installDeps(pkg: { dependencies: object; devDependencies: object }): Promise<void> {
+  mkdirSync(TMP, { recursive: true });
+  const wanted = JSON.stringify({ name: 'deps', private: true, dependencies: pkg.dependencies, devDependencies: pkg.devDependencies }, null, 2);
+  const lock = join(TMP, '_deps.lock');
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    const manifest = join(DEPS, 'package.json');
+    if (existsSync(join(DEPS, 'node_modules/.package-lock.json')) && existsSync(manifest) && readFileSync(manifest, 'utf8') === wanted) return;
+    rmSync(DEPS, { recursive: true, force: true });
+    mkdirSync(DEPS, { recursive: true });
+    writeFileSync(manifest, wanted);
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: DEPS, stdio: 'inherit' });
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** Links the shared dependencies into a generated project and builds it. */
+export async function buildProject(dir: string): Promise<void> {
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: object; devDependencies: object };
+  await installDeps(pkg);
+  const link = join(dir, 'node_modules');
+  rmSync(link, { recursive: true, force: true });
+  symlinkSync(join(DEPS, 'node_modules'), link, 'dir');
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: dir, stdio: 'pipe' });
+}
+
+export interface RunningServer {
+  url: string;
+  process: ChildProcess;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `node dist/main.js --transport <t> --port 0 ...` and waits for its address. */
+export function startServer(dir: string, transport: 'http' | 'sse' | 'http+sse', args: string[] = [], env: Record<string, string> = {}): Promise<RunningServer> {
+  const child = spawn('node', [join(dir, 'dist/main.js'), '--transport', transport, '--port', '0', ...args], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s:\n${stderr}`)), 20_000);
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve({
+          url: match[1] as string,
+          process: child,
+          stderr: () => stderr,
+          stop: () =>
+            new Promise<void>((done) => {
+              if (child.exitCode !== null) return done();
+              child.once('exit', () => done());
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${stderr}`));
+    });
+  });
+}
+
+export type ClientKind = 'stdio' | 'http' | 'sse';
+
+/** A connected official SDK client; `negotiate` makes it speak 2026-07-28 when it can. */
+export async function connect(
+  kind: ClientKind,
+  target: string,
+  options: { negotiate?: boolean; env?: Record<string, string>; args?: string[]; headers?: Record<string, string> } = {},
+): Promise<Client> {
+  const client = new Client({ name: 'mcp-gen-e2e', version: '1.0.0' }, options.negotiate ? { versionNegotiation: { mode: 'auto' } } : {});
+  const requestInit = options.headers ? { requestInit: { headers: options.headers } } : {};
+  const transport =
+    kind === 'stdio'
+      ? new StdioClientTransport({
+          command: 'node',
+          args: [join(target, 'dist/main.js'), ...(options.args ?? [])],
+          env: { PATH: process.env.PATH ?? '', ...options.env },
+          stderr: 'pipe',
+        })
+      : kind === 'http'
+        ? new StreamableHTTPClientTransport(new URL(`${target}/mcp`), requestInit)
+        : new SSEClientTransport(new URL(`${target}/sse`), requestInit);
+  await client.connect(transport);
+  return client;
+}

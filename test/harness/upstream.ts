@@ -1,0 +1,71 @@
+// A real HTTP server on 127.0.0.1 standing in for the API: it records every request exactly
+// as received, and answers as the test says.
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Recorded {
+  method: string;
+  /** Path and query exactly as they arrived on the wire. */
+  url: string;
+  path: string;
+  query: URLSearchParams;
+  /** Lower-cased names. */
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+export interface Answer {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** Wait this long before answering (for timeouts). */
+  delayMs?: number;
+}
+
+export interface Upstream {
+  url: string;
+  requests: Recorded[];
+  clear(): void;
+  close(): Promise<void>;
+}
+
+export async function startUpstream(respond?: (req: Recorded) => Answer | Promise<Answer>): Promise<Upstream> {
+  const requests: Recorded[] = [];
+  const server = createServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = req.url ?? '/';
+      const parsed = new URL(url, 'http://upstream');
+      const recorded: Recorded = {
+        method: req.method ?? '',
+        url,
+        path: parsed.pathname,
+        query: parsed.searchParams,
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
+      requests.push(recorded);
+      void Promise.resolve(
+        respond ? respond(recorded) : { body: JSON.stringify({ ok: true, method: recorded.method, path: recorded.path }) },
+      ).then(async (answer) => {
+        if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+        if (res.destroyed) return;
+        res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
+        res.end(answer.body ?? '');
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    clear: () => void requests.splice(0),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
