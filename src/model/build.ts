@@ -83,7 +83,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
         report.renamed.push({ operation: label, name, reason });
       }
       const refs = new Set<string>();
-      const { params, properties, required, body } = buildArguments(doc, converter, item, op, refs, report, where);
+      const { params, properties, required, body } = buildArguments(doc, converter, path, item, op, refs, report, where);
       const inputSchema: JsonSchema = { type: 'object', properties };
       if (required.length) inputSchema.required = required;
       inputSchema.additionalProperties = false;
@@ -153,6 +153,7 @@ function resolve(doc: JsonObject, node: Json | undefined, seen = new Set<string>
 function buildArguments(
   doc: JsonObject,
   converter: SchemaConverter,
+  path: string,
   item: JsonObject,
   op: JsonObject,
   refs: Set<string>,
@@ -167,6 +168,15 @@ function buildArguments(
     if (!LOCATION_ORDER.includes(p.in as ParamLocation)) continue;
     if (p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())) continue;
     byKey.set(`${p.in}:${p.name}`, p);
+  }
+  // A `{name}` in the path template that no parameter declares: the spec is wrong, but the
+  // operation is still usable once the caller can give the value.
+  const fixedPart = path.split(/[?#]/)[0] ?? path;
+  for (const match of fixedPart.matchAll(/\{([^{}]+)\}/g)) {
+    const name = match[1] as string;
+    if (byKey.has(`path:${name}`)) continue;
+    byKey.set(`path:${name}`, { name, in: 'path', required: true, schema: { type: 'string' } });
+    report.warnings.push(`${where}: path variable {${name}} has no parameter; added as a required string argument`);
   }
   // Collisions: the first claimant keeps the plain name, in location order path, query,
   // header, cookie, then the body; later ones are suffixed with their location (`id_query`).

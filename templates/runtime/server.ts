@@ -52,8 +52,12 @@ export function createServerFactory(table: ToolTable, executor: Executor, readCr
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
-      const call = (tool: ToolSpec, toolArgs: Record<string, unknown>) =>
-        executor.call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers));
+      // A failure inside a call is the tool's failure (isError), never the connection's.
+      const call = (tool: ToolSpec, toolArgs: Record<string, unknown>): Promise<CallToolResult> =>
+        executor.call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers)).catch((error: unknown) => ({
+          isError: true,
+          content: [{ type: 'text' as const, text: `${tool.name} failed: ${(error as Error)?.message ?? String(error)}` }],
+        }));
       if (direct && !direct.has(name)) {
         const operation = typeof args.name === 'string' ? byName.get(args.name) : undefined;
         const unknown = (): CallToolResult => ({

@@ -1,0 +1,122 @@
+// Spec text is untrusted input. A spec with hostile strings in every place that carries
+// text must give a project that builds, whose code is exactly mcp-gen's own (spec text
+// lives only in data files), and whose server lists and calls the tools without running
+// anything from the spec.
+import { readFileSync, readdirSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { buildProject, connect, generateProject, REPO, TMP } from '../harness/project.js';
+import { startUpstream, type Upstream } from '../harness/upstream.js';
+
+// Quotes, template literals, comment ends, script tags, line and paragraph separators,
+// shell and Handlebars syntax, a side effect that would show if anything ran it.
+const EVIL = [
+  '"', "'", '`${globalThis.process.exit(99)}`', '*/ process.exit(98) /*', '</script><script>alert(1)</script>',
+  '\n', '\r\n', '\u2028', '\u2029', '{{json this}}', '$(touch /tmp/mcp-gen-pwned)', '\\', '# heading', '| table |',
+].join(' ');
+const PWNED = '/tmp/mcp-gen-pwned';
+
+function hostileSpec(upstream: string) {
+  const text = (where: string) => `${where} ${EVIL}`;
+  return {
+    openapi: '3.0.3',
+    info: { title: text('title'), version: text('version'), description: text('info') },
+    servers: [{ url: `${upstream}/api`, description: text('server') }],
+    'x-mcp': { description: text('x-mcp') },
+    components: {
+      securitySchemes: {
+        [`key"\`\${1}*/`]: { type: 'apiKey', in: 'header', name: 'X-Key', description: text('scheme') },
+      },
+      schemas: {
+        [`Thing"*/\`\${x}`]: {
+          type: 'object',
+          description: text('schema'),
+          properties: {
+            [`na"me\`\${x}*/\n`]: { type: 'string', enum: [text('enum'), '*/'], default: text('default'), pattern: '^[a-z"]*$' },
+          },
+        },
+      },
+    },
+    security: [],
+    paths: {
+      [`/things/{id}/"\`\${x}*/</script>`]: {
+        get: {
+          operationId: `get"Thing\`\${process.exit(97)}*/\n\u2028`,
+          summary: text('summary'),
+          description: text('description'),
+          tags: [text('tag')],
+          parameters: [
+            { name: 'id', in: 'path', required: true, description: text('param'), schema: { type: 'string' } },
+            { name: `q"\`\${x}*/`, in: 'query', description: text('query'), schema: { type: 'string', default: text('dflt') } },
+          ],
+          responses: { '200': { description: text('response'), content: { 'application/json': { schema: { $ref: `#/components/schemas/Thing"*/\`\${x}` } } } } },
+        },
+      },
+    },
+  };
+}
+
+let dir: string;
+let upstream: Upstream;
+let client: Client;
+
+beforeAll(async () => {
+  upstream = await startUpstream(() => ({ body: '{}' }));
+  mkdirSync(TMP, { recursive: true });
+  const spec = join(TMP, 'hostile.json');
+  writeFileSync(spec, JSON.stringify(hostileSpec(upstream.url)));
+  dir = generateProject(spec, 'e2e-hostile');
+  await buildProject(dir); // the project must compile
+  client = await connect('stdio', dir);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await upstream?.close();
+});
+
+describe('a spec with hostile text everywhere', () => {
+  it('generates code identical to the runtime templates: no spec text in any .ts file', () => {
+    const runtime = join(REPO, 'templates/runtime');
+    for (const name of readdirSync(runtime).filter((f) => f.endsWith('.ts'))) {
+      const generated = readFileSync(join(dir, 'src/runtime', name), 'utf8');
+      expect(generated.endsWith(readFileSync(join(runtime, name), 'utf8')), name).toBe(true);
+      expect(generated).not.toContain('process.exit(9');
+    }
+    for (const name of ['main.ts', 'hooks.ts']) {
+      expect(readFileSync(join(dir, 'src', name), 'utf8')).toBe(readFileSync(join(REPO, 'templates/project/src', name), 'utf8'));
+    }
+  });
+
+  it('keeps package.json valid JSON and the spec text only as data', () => {
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; description: string; scripts: Record<string, string> };
+    expect(pkg.name).toMatch(/^[a-z0-9][a-z0-9._-]*$/);
+    expect(pkg.scripts.build).toBe('tsc -p tsconfig.json');
+    expect(Object.keys(pkg.scripts).sort()).toEqual(['build', 'start', 'start:http', 'start:sse']);
+  });
+
+  it('writes no spec line break into .env.example: every line is a comment, blank or NAME=', () => {
+    for (const line of readFileSync(join(dir, '.env.example'), 'utf8').split('\n')) {
+      expect(line, JSON.stringify(line)).toMatch(/^(#.*|[A-Z][A-Z0-9_]*=|)$/);
+    }
+  });
+
+  it('lists the tool with a valid name and the hostile text intact as data', async () => {
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(1);
+    const [tool] = tools;
+    expect(tool?.name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(tool?.description).toContain('`${globalThis.process.exit(99)}`');
+    expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['id']));
+  });
+
+  it('calls it: the hostile path stays literal and percent-encoded, nothing ran', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: (await client.listTools()).tools[0]?.name ?? '', arguments: { id: '../x"y', x: 'X' } });
+    expect(result.isError).toBeFalsy();
+    expect(upstream.requests).toHaveLength(1);
+    expect(upstream.requests[0]?.path.startsWith('/api/things/..%2Fx%22y/')).toBe(true);
+    expect(existsSync(PWNED)).toBe(false);
+  });
+});
