@@ -262,7 +262,9 @@ describe('parameters', () => {
     ],
   ];
   it.each(collisions)('collision: %s', (_name, { given, want }) => {
-    const t = only(model(spec(op('get', { operationId: 'x', parameters: given }, '/things/{id}'))));
+    // the template names exactly the path parameters given (an undeclared one would be added)
+    const template = '/things' + given.filter((p) => p.in === 'path').map((p) => `/{${String(p.name)}}`).join('');
+    const t = only(model(spec(op('get', { operationId: 'x', parameters: given }, template))));
     expect(t.http.params.map((p) => `${p.in}:${p.name}→${p.arg}`)).toEqual(want.args);
     const args = t.http.params.map((p) => p.arg);
     expect(new Set(args.map((a) => a.toLowerCase())).size).toBe(args.length);
@@ -281,8 +283,16 @@ describe('parameters', () => {
     ['3.1 type list: the non-null type', { given: { name: 'n', in: 'query', schema: { type: ['null', 'number'] } }, want: { type: 'number' } }],
   ];
   it.each(specs)('wire spec: %s', (_name, { given, want }) => {
-    const t = only(model(spec(op('get', { operationId: 'x', parameters: [given] }, '/things/{p}'))));
+    const t = only(model(spec(op('get', { operationId: 'x', parameters: [given] }, given.in === 'path' ? '/things/{p}' : '/things'))));
     expect(t.http.params[0]).toMatchObject(want);
+  });
+
+  it('a path variable no parameter declares becomes a required string argument, with a warning', () => {
+    const m = model(spec(op('get', { operationId: 'x', parameters: [] }, '/things/{thingId}')));
+    const t = only(m);
+    expect(t.http.params).toEqual([{ arg: 'thingId', name: 'thingId', in: 'path', style: 'simple', explode: false, required: true, type: 'string' }]);
+    expect(t.inputSchema.required).toEqual(['thingId']);
+    expect(m.report.warnings.some((w) => w.includes('{thingId}'))).toBe(true);
   });
 
   it('a parameter described by content (not schema) takes the media type schema', () => {
