@@ -223,6 +223,11 @@ function buildArguments(
     const media = requestBody.content[preferred];
     const arg = scope.claim(scope.has('body') ? 'requestBody' : 'body');
     let schema = bodySchema(converter.convert(isObject(media) ? media.schema : undefined, 'request', refs), preferred, converter);
+    // Another accepted media type that travels as text (XML, YAML) or base64 takes a string.
+    const stringTypes = mediaTypes.filter((m) => ['text', 'binary'].includes(bodyKindOf(m)) && m !== preferred);
+    if (stringTypes.length && schema.type !== 'string') {
+      schema = { anyOf: [schema, { type: 'string', description: `The body as text (base64 for binary) when contentType is ${stringTypes.join(' or ')}.` }] };
+    }
     const notes = [typeof requestBody.description === 'string' ? requestBody.description.trim() : '', `Request body (${preferred}).`];
     schema = { ...schema, description: notes.filter(Boolean).join(' ') };
     properties[arg] = schema;

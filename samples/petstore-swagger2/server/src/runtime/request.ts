@@ -460,7 +460,11 @@ function serializeBody(
         contentType: mediaType,
       };
     case 'text':
-      return { body: typeof value === 'string' ? value : JSON.stringify(value), contentType: mediaType };
+      // Scalars read the same as text; an object would be JSON under a text label (e.g. XML).
+      if (typeof value === 'object' && value !== null) {
+        throw new ArgumentError(arg, `a ${essence(mediaType)} body must be a string (the document as text)`);
+      }
+      return { body: typeof value === 'string' ? value : String(value), contentType: mediaType };
     case 'binary': {
       // Binary bodies travel through JSON tool arguments as base64 text (or as a file part).
       const content = isFilePart(value) ? value.content : value;
