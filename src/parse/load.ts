@@ -25,12 +25,30 @@ export interface LoadOptions {
 
 const isUrl = (s: string) => /^https?:\/\//i.test(s);
 
+/**
+ * Which URLs the parser may fetch. A spec file: none, unless --allow-remote-refs (then any).
+ * A spec URL: its own refs too; loopback and private addresses only when the spec itself is
+ * on one (the user pointed there), so that a public spec cannot reach into the local network.
+ */
+function httpPolicy(source: string, allowRemoteRefs: boolean): false | { safeUrlResolver: boolean } {
+  if (allowRemoteRefs) return { safeUrlResolver: false };
+  if (!isUrl(source)) return false;
+  let host = '';
+  try {
+    host = new URL(source).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return { safeUrlResolver: true };
+  }
+  const local = /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|::1$|f[cd][0-9a-f]{2}:)/i.test(host);
+  return { safeUrlResolver: !local };
+}
+
 export async function loadSpec(source: string, options: LoadOptions = {}): Promise<LoadedSpec> {
   const parser = new SwaggerParser();
   let bundled: unknown;
   try {
     bundled = await parser.bundle(source, {
-      resolve: { external: true, http: isUrl(source) || options.allowRemoteRefs ? {} : false },
+      resolve: { external: true, http: httpPolicy(source, options.allowRemoteRefs ?? false) },
       // validation is ours (below); swagger-parser's schema validation costs ~0.4 s per spec
       validate: { schema: false, spec: false },
     } as SwaggerParser.Options);
@@ -38,6 +56,7 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
     throw toSpecError(error, source);
   }
   if (!isObject(bundled)) throw new SpecError('the document is not a JSON/YAML object', source);
+  if (isUrl(source)) restorePorts(bundled, source);
   const warnings: string[] = [];
   const declared = bundled.openapi ?? bundled.swagger;
   if (typeof declared !== 'string') {
@@ -69,6 +88,30 @@ function declaredNumber(source: string, field: string): string | undefined {
     return new RegExp(`^\\s*"?${field}"?\\s*:\\s*([0-9.]+)`, 'm').exec(head)?.[1];
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * swagger-parser makes a spec URL's `/relative` server URLs absolute but drops the port
+ * (`http://host:8080/openapi.json` + `/v1` → `http://host/v1`); put the port back.
+ */
+function restorePorts(doc: JsonObject, source: string): void {
+  const origin = new URL(source);
+  if (!origin.port) return;
+  const broken = `${origin.protocol}//${origin.hostname}/`;
+  const fix = (servers: unknown) => {
+    if (!Array.isArray(servers)) return;
+    for (const server of servers) {
+      if (isObject(server) && typeof server.url === 'string' && server.url.startsWith(broken)) {
+        server.url = `${origin.origin}/${server.url.slice(broken.length)}`;
+      }
+    }
+  };
+  fix(doc.servers);
+  for (const item of Object.values(isObject(doc.paths) ? doc.paths : {})) {
+    if (!isObject(item)) continue;
+    fix(item.servers);
+    for (const op of Object.values(item)) if (isObject(op)) fix(op.servers);
   }
 }
 
