@@ -71,6 +71,11 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
     if (report.renamed.length > 5) print(`    … and ${report.renamed.length - 5} more (see tools.json)`);
   }
   for (const w of report.warnings) print(`  warning: ${w}`);
+  if (report.poorDescriptions.length) {
+    const shown = report.poorDescriptions.slice(0, 5).join(', ');
+    const more = report.poorDescriptions.length > 5 ? ` and ${report.poorDescriptions.length - 5} more` : '';
+    print(`  poor descriptions: ${report.poorDescriptions.length} tool${report.poorDescriptions.length > 1 ? 's' : ''} say little to an agent (${shown}${more}); add a summary in the spec or a description override in the config file`);
+  }
   if (!table.dynamic && table.tools.length > 150) {
     print(`  note: ${table.tools.length} tools is a lot for an agent; --tools dynamic (or auto) lists 3 meta-tools instead`);
   }

@@ -30,6 +30,8 @@ const META_TOOLS = ['search_operations', 'describe_operation', 'invoke_operation
 
 export interface ModelReport {
   skipped: { operation: string; reason: string }[];
+  /** Operations whose tools have little to tell an agent (no summary or description, or a few words). */
+  poorDescriptions: string[];
   /** Keys of ModelOptions.overrides that named an operation (the others are typos). */
   matchedOverrides: Set<string>;
   renamed: { operation: string; name: string; reason: string }[];
@@ -50,7 +52,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const { doc } = spec;
   const dialect = spec.specVersion.startsWith('3.1') ? '3.1' : '3.0';
   const converter = new SchemaConverter(doc, dialect);
-  const report: ModelReport = { skipped: [], renamed: [], warnings: [...spec.warnings], matchedOverrides: new Set() };
+  const report: ModelReport = { skipped: [], renamed: [], warnings: [...spec.warnings], matchedOverrides: new Set(), poorDescriptions: [] };
   const mode = options.toolMode ?? 'direct';
   const names = new NameScope(mode === 'direct' ? [] : META_TOOLS);
   const tools: ToolSpec[] = [];
@@ -98,6 +100,9 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
         annotations: annotationsFor(method),
         http: { method: method.toUpperCase(), path, params, ...(body ? { body } : {}), ...(opServers.length ? { servers: opServers } : {}) },
       };
+      if (tool.description === label || tool.description.replace(/^\[DEPRECATED\]\s*/, '').trim().split(/\s+/).length < 3) {
+        report.poorDescriptions.push(`${label} (${name})`);
+      }
       const security = securityFor(op, doc, auth.schemes);
       if (security) tool.security = security;
       const output = buildOutput(doc, converter, op);

@@ -1,0 +1,57 @@
+// `mcp-gen diff`: a fixture pair of specs and the exact table of tool-level changes it must give.
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { diffSpecs } from '../../src/diff.js';
+
+const fixture = (name: string) => new URL(`../fixtures/diff/${name}`, import.meta.url).pathname;
+
+// [tool, breaking, what] — sorted as diff sorts: by tool, breaking first.
+const EXPECTED: [string, boolean, string][] = [
+  ['createPet', true, 'argument "body" property "species" added as required'],
+  ['createPet', true, 'argument "body" property "tag" removed'],
+  ['createPet', false, 'argument "body" property "age" type widened: number|integer → number|string|integer'],
+  ['deletePet', true, 'tool removed'],
+  ['getPet', true, 'argument "id" type narrowed: string → integer'],
+  ['getPet', false, 'now calls GET /v2/pets/{id} (was GET /pets/{id})'],
+  ['getStats', false, 'argument "period" enum widened'],
+  ['listOwners', false, 'tool added'],
+  ['listPets', true, 'argument "cursor" removed'],
+  ['listPets', true, 'argument "limit" made required'],
+  ['listPets', true, 'argument "status" items enum narrowed: "pending" no longer allowed'],
+  ['listPets', true, 'output field "next" removed'],
+  ['listPets', false, 'argument "sort" added'],
+  ['listPets', false, 'output field "total" added'],
+];
+
+describe('diff of a fixture pair', () => {
+  it('classifies every change exactly as expected', async () => {
+    const changes = await diffSpecs(fixture('old.yaml'), fixture('new.yaml'), { maxDescriptionLength: 1000 });
+    const got = changes.map((c) => [c.tool, c.breaking, c.what]);
+    const sort = (rows: (string | boolean)[][]) => [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    expect(sort(got)).toEqual(sort(EXPECTED));
+  });
+
+  it('finds nothing between a spec and itself', async () => {
+    expect(await diffSpecs(fixture('old.yaml'), fixture('old.yaml'), { maxDescriptionLength: 1000 })).toEqual([]);
+  });
+
+  it('the CLI exits 1 with --fail-on breaking, 0 without, and prints JSON with --json', () => {
+    const cli = new URL('../../bin/mcp-gen.js', import.meta.url).pathname;
+    const run = (...args: string[]) => {
+      try {
+        return { code: 0, out: execFileSync('node', [cli, 'diff', fixture('old.yaml'), fixture('new.yaml'), ...args], { encoding: 'utf8' }) };
+      } catch (error) {
+        const e = error as { status: number; stdout: string };
+        return { code: e.status, out: e.stdout };
+      }
+    };
+    expect(run().code).toBe(0);
+    const failing = run('--fail-on', 'breaking');
+    expect(failing.code).toBe(1);
+    expect(failing.out).toContain('BREAKING  deletePet: tool removed');
+    expect(failing.out).toMatch(/14 changes, 8 breaking/);
+    const json = JSON.parse(run('--json').out) as { breaking: number; changes: unknown[] };
+    expect(json.breaking).toBe(8);
+    expect(json.changes).toHaveLength(14);
+  });
+});
