@@ -1,0 +1,70 @@
+// Large APIs: GitHub's 1,223 operations in dynamic mode. tools/list must stay a few KB,
+// and the meta-tools must find, describe and invoke `repos/get` against a local upstream.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { buildProject, connect, generateProject, REPO } from '../harness/project.js';
+import { startUpstream, type Upstream } from '../harness/upstream.js';
+
+const GITHUB = `${REPO}node_modules/@octokit/openapi/generated/api.github.com.json`;
+let upstream: Upstream;
+let client: Client;
+
+beforeAll(async () => {
+  upstream = await startUpstream((req) => ({ body: JSON.stringify({ id: 1, full_name: req.path.replace('/repos/', '') }) }));
+  const dir = generateProject(GITHUB, 'e2e-github-dynamic', ['--tools', 'dynamic']);
+  await buildProject(dir);
+  client = await connect('stdio', dir, { args: ['--base-url', upstream.url] });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await upstream?.close();
+});
+
+describe('GitHub in dynamic mode', () => {
+  it('lists three meta-tools in a few KB', async () => {
+    const list = await client.listTools();
+    expect(list.tools.map((t) => t.name)).toEqual(['search_operations', 'describe_operation', 'invoke_operation']);
+    expect(JSON.stringify(list).length).toBeLessThan(4_096);
+  });
+
+  it('finds repos/get by words', async () => {
+    const result = await client.callTool({ name: 'search_operations', arguments: { query: 'get a repository', limit: 5 } });
+    const { results } = result.structuredContent as { results: { name: string; operation: string }[] };
+    expect(results[0]).toMatchObject({ name: 'repos_get', operation: 'GET /repos/{owner}/{repo}' });
+    expect(results.length).toBeLessThanOrEqual(5);
+  });
+
+  it('filters by tag', async () => {
+    const result = await client.callTool({ name: 'search_operations', arguments: { query: 'list', tag: 'issues', limit: 50 } });
+    const { results } = result.structuredContent as { results: { tags?: string[] }[] };
+    expect(results.length).toBeGreaterThan(3);
+    for (const r of results) expect(r.tags).toContain('issues');
+  });
+
+  it('describes it with its full input schema', async () => {
+    const result = await client.callTool({ name: 'describe_operation', arguments: { name: 'repos_get' } });
+    const described = result.structuredContent as { inputSchema: { required: string[]; properties: object } };
+    expect(described.inputSchema.required).toEqual(['owner', 'repo']);
+    expect(Object.keys(described.inputSchema.properties)).toEqual(['owner', 'repo']);
+  });
+
+  it('invokes it: the upstream receives GET /repos/octo/hello', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'invoke_operation', arguments: { name: 'repos_get', arguments: { owner: 'octo', repo: 'hello' } } });
+    expect(result.isError).toBeFalsy();
+    expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /repos/octo/hello']);
+    expect(result.structuredContent).toEqual({ id: 1, full_name: 'octo/hello' });
+  });
+
+  it('checks invoked arguments like a direct call, and names unknown operations', async () => {
+    upstream.clear();
+    const missing = await client.callTool({ name: 'invoke_operation', arguments: { name: 'repos_get', arguments: { owner: 'octo' } } });
+    expect(missing.isError).toBe(true);
+    expect((missing.content as { text: string }[])[0]?.text).toContain('missing required argument "repo"');
+    const unknown = await client.callTool({ name: 'describe_operation', arguments: { name: 'repos_nope' } });
+    expect(unknown.isError).toBe(true);
+    expect((unknown.content as { text: string }[])[0]?.text).toContain('search_operations');
+    expect(upstream.requests).toHaveLength(0);
+  });
+});
