@@ -33,7 +33,10 @@ export class Authenticator {
   /** Adds the credentials of the first satisfiable alternative to the request. */
   async apply(tool: ToolSpec, request: AuthRequest, given: RequestCredentials, signal: AbortSignal): Promise<AuthOutcome> {
     if (!tool.security) return { ok: true, usedTokenFetch: false };
-    const chosen = tool.security.find((alternative) => this.satisfiable(alternative, given));
+    // Credentials that are set are used even where authentication is optional (`{}`).
+    const chosen =
+      tool.security.find((alternative) => Object.keys(alternative).length > 0 && this.satisfiable(alternative, given)) ??
+      tool.security.find((alternative) => Object.keys(alternative).length === 0);
     if (!chosen) return { ok: false, message: this.missing(tool, tool.security) };
     let usedTokenFetch = false;
     for (const [name, scopes] of Object.entries(chosen)) {
