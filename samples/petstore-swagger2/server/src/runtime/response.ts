@@ -43,7 +43,7 @@ function truncationNote(answer: UpstreamAnswer): string {
 
 /**
  * Decides the structuredContent for a successful answer: `json` is the parsed body, or
- * `NO_JSON` when the body was empty or not JSON. Returns the object to send, nothing, or a
+ * `NO_JSON` when it was not JSON, `NOTHING` when it was empty or cut. Returns the object to send, nothing, or a
  * sentence saying why the answer cannot be sent as the tool promised.
  */
 export type Structurer = (json: unknown) => Record<string, unknown> | undefined | StructureProblem;
@@ -51,10 +51,12 @@ export class StructureProblem {
   constructor(readonly reason: string) {}
 }
 export const NO_JSON = Symbol('no JSON body');
+/** The body was empty, or cut by --max-response-bytes: nothing structured to offer. */
+export const NOTHING = Symbol('empty or cut body');
 
 /** Without an outputSchema: objects as they are, other JSON values wrapped. */
 export const plainStructure: Structurer = (json) =>
-  json === NO_JSON ? undefined : typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : { result: json };
+  json === NO_JSON || json === NOTHING ? undefined : typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : { result: json };
 
 export function toToolResult(answer: UpstreamAnswer, structure: Structurer = plainStructure): CallToolResult {
   const media = answer.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
@@ -73,10 +75,10 @@ export function toToolResult(answer: UpstreamAnswer, structure: Structurer = pla
     }
     return { content: [{ type: 'text', text }], structuredContent: structured };
   };
-  if (answer.bytes.length === 0) return withStructure(`${statusLine}: success, empty body`, NO_JSON);
+  if (answer.bytes.length === 0) return withStructure(`${statusLine}: success, empty body`, NOTHING);
   if (isTextMedia(media)) {
     const text = decoder.decode(answer.bytes);
-    if (answer.truncated) return withStructure(text + truncationNote(answer), NO_JSON);
+    if (answer.truncated) return withStructure(text + truncationNote(answer), NOTHING);
     if (isJsonMedia(media) || (media === '' && /^\s*[[{]/.test(text))) {
       let value: unknown = NO_JSON;
       try {
@@ -89,7 +91,7 @@ export function toToolResult(answer: UpstreamAnswer, structure: Structurer = pla
     return withStructure(text, NO_JSON);
   }
   if (answer.truncated) {
-    return withStructure(`${answer.label} answered ${media} of ${answer.declaredLength ?? 'more than ' + answer.bytes.length} bytes, above --max-response-bytes; not returned.`, NO_JSON);
+    return withStructure(`${answer.label} answered ${media} of ${answer.declaredLength ?? 'more than ' + answer.bytes.length} bytes, above --max-response-bytes; not returned.`, NOTHING);
   }
   const data = Buffer.from(answer.bytes).toString('base64');
   const binary: CallToolResult['content'][number] = media.startsWith('image/')

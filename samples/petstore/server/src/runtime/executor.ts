@@ -10,7 +10,7 @@ import type { Hooks, OutgoingRequest } from './hooks-api.js';
 import type { Logger } from './log.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
 import { ArgumentError, buildRequest, resolveServerUrl } from './request.js';
-import { NO_JSON, plainStructure, StructureProblem, toToolResult, type Structurer } from './response.js';
+import { NO_JSON, NOTHING, plainStructure, StructureProblem, toToolResult, type Structurer } from './response.js';
 import type { JsonSchema, ToolSpec, ToolTable } from './table.js';
 
 type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
@@ -84,7 +84,8 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     const output = tool.output;
     if (!output) return plainStructure;
     return (json) => {
-      if (json === NO_JSON) return output.wrap ? { result: null } : {};
+      if (json === NOTHING) return output.wrap ? { result: null } : {};
+      if (json === NO_JSON) return new StructureProblem('the answer is not the JSON the spec documents');
       const structured = output.wrap ? { result: json } : json;
       if (typeof structured !== 'object' || structured === null || Array.isArray(structured)) {
         return new StructureProblem('the answer is not the JSON object the spec documents');
