@@ -1,0 +1,305 @@
+// 4. Calls: N `tools/call getPetById` (Petstore), one at a time and 50 at once, over stdio
+// and Streamable HTTP, against a local upstream — versus the same N requests sent straight
+// to the upstream with fetch (the limit). Then the memory each open HTTP session costs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { Agent, get as httpGet } from 'node:http';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Client } from '@modelcontextprotocol/client';
+import { connect, startServer } from '../test/harness/project.js';
+import { stdioClient } from './lib/clients.js';
+import { mcpGenProject, omgProject, type OmgBuild } from './lib/fixtures.js';
+import { BENCH, cpuMs, freePort, interleave, log, median, rssKb, sleep, stopChild } from './lib/util.js';
+
+export const CALL_MODES = ['direct', 'direct http', 'mcp-gen stdio', 'mcp-gen http', 'mcp-gen http stateless', 'omg stdio', 'omg http'] as const;
+export type CallMode = (typeof CALL_MODES)[number];
+export const CONCURRENCY = [1, 50] as const;
+
+export interface CallCell {
+  runs: number[];
+  /** Median wall time of the N calls, ms. */
+  ms: number;
+  perSecond: number;
+  /** Results that were errors (isError, a thrown error, or not the upstream's answer). */
+  errors: number;
+  /** CPU per call (median over repetitions), ms: the client (this process), the MCP server, the upstream. */
+  cpu: { client: number; server: number; upstream: number };
+}
+
+export interface SessionMemory {
+  server: string;
+  opened: number;
+  wanted: number;
+  /** Median over repetitions of (RSS after − RSS before) / sessions opened. */
+  kbPerSession: number;
+  runs: number[];
+  baseRssMb: number;
+  error?: string;
+}
+
+export interface CallsResult {
+  calls: number;
+  reps: number;
+  cells: Partial<Record<`${CallMode}@${number}`, CallCell>>;
+  unavailable: Partial<Record<CallMode, string>>;
+  /** Transport round trip with no upstream: median ms per sequential `ping` to the mcp-gen server. */
+  pings: { calls: number; stdio: number; http: number };
+  sessions: SessionMemory[];
+}
+
+interface Upstream {
+  url: string;
+  child: ChildProcess;
+}
+
+async function startUpstream(): Promise<Upstream> {
+  const child = spawn(process.execPath, [join(BENCH, 'upstream.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const url = await new Promise<string>((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`the upstream exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+/** The answer the upstream gives is in the result: the call really went through. */
+function okText(result: unknown): boolean {
+  const r = result as { isError?: boolean; content?: { type: string; text?: string }[] };
+  return !r.isError && (r.content ?? []).some((c) => c.type === 'text' && (c.text ?? '').includes('doggie'));
+}
+
+async function drive(n: number, concurrency: number, call: () => Promise<boolean>): Promise<{ ms: number; errors: number }> {
+  let next = 0;
+  let errors = 0;
+  const worker = async () => {
+    while (next < n) {
+      next++;
+      try {
+        if (!(await call())) errors++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+  return { ms: performance.now() - started, errors };
+}
+
+interface Target {
+  call: () => Promise<boolean>;
+  ping?: () => Promise<unknown>;
+  close: () => Promise<void>;
+  /** The MCP server's process, for its CPU time. */
+  pid?: number;
+}
+
+function toolCaller(client: Client, name: string, args: Record<string, unknown>): () => Promise<boolean> {
+  return async () => okText(await client.callTool({ name, arguments: args }));
+}
+
+interface OmgHttp {
+  url: string;
+  child: ChildProcess;
+  /** The line of its stderr that says why it failed, if it did. */
+  crash(): string | undefined;
+}
+
+async function omgHttpServer(build: OmgBuild, env: Record<string, string>): Promise<OmgHttp> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [build.entry], { cwd: build.dir, env: { PATH: process.env.PATH ?? '', PORT: String(port), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-20_000);
+  });
+  const crash = () => (child.exitCode !== null ? /^\w*Error\b.*$/m.exec(stderr)?.[0] ?? `exited with ${child.exitCode}` : undefined);
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`openapi-mcp-generator's HTTP server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) return { url, child, crash };
+    } catch {
+      // not listening yet
+    }
+    await sleep(50);
+  }
+  throw new Error("openapi-mcp-generator's HTTP server did not start in 10 s");
+}
+
+/** An error of a client of an openapi-mcp-generator server, with the server's own reason if it died. */
+async function withCrash(server: OmgHttp, error: unknown): Promise<Error> {
+  await sleep(200);
+  const reason = server.crash();
+  return new Error(reason ? `the server crashed: ${reason}` : ((error as Error).message.split('\n')[0] ?? 'failed'));
+}
+
+export async function runCalls(options: { quick: boolean }): Promise<CallsResult> {
+  const n = options.quick ? 200 : 2000;
+  const reps = options.quick ? 1 : 3;
+  const upstream = await startUpstream();
+  const petstore = await mcpGenProject('petstore');
+  const omgStdio = await omgProject('petstore');
+  const omgHttp = await omgProject('petstore-http');
+  const mcpEnv = { API_KEY: 'bench' };
+  // openapi-mcp-generator names the variable API_KEY_<SCHEME> and reads the base URL from API_BASE_URL.
+  const omgEnv = { API_KEY_API_KEY: 'bench', API_BASE_URL: upstream.url };
+  const args = { petId: 1 };
+
+  const targets: Partial<Record<CallMode, Target>> = {};
+  const unavailable: CallsResult['unavailable'] = {};
+  const open = async (mode: CallMode, make: () => Promise<Target>) => {
+    try {
+      const target = await make();
+      // Warm-up (JIT, lazily compiled validators, connection pools); also checks the answer.
+      for (let i = 0; i < 50; i++) if (!(await target.call())) throw new Error('the call did not return the upstream answer');
+      targets[mode] = target;
+    } catch (error) {
+      unavailable[mode] = (error as Error).message.split('\n')[0];
+    }
+  };
+
+  await open('direct', async () => ({
+    call: async () => JSON.stringify(await (await fetch(`${upstream.url}/pet/1`)).json()).includes('doggie'),
+    close: async () => undefined,
+  }));
+  // For reference: the same request with node:http and a keep-alive agent instead of fetch.
+  const agent = new Agent({ keepAlive: true });
+  await open('direct http', async () => ({
+    call: () =>
+      new Promise<boolean>((resolve, reject) => {
+        httpGet(`${upstream.url}/pet/1`, { agent }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(JSON.stringify(JSON.parse(Buffer.concat(chunks).toString('utf8'))).includes('doggie')));
+          res.on('error', reject);
+        }).on('error', reject);
+      }),
+    close: async () => agent.destroy(),
+  }));
+  await open('mcp-gen stdio', async () => {
+    const { client, pid } = await stdioClient({ args: [`${petstore}/dist/main.js`, '--base-url', upstream.url], env: mcpEnv });
+    await client.listTools();
+    return { call: toolCaller(client, 'getPetById', args), ping: () => client.ping(), close: () => client.close(), pid };
+  });
+  const http = await startServer(petstore, 'http', ['--base-url', upstream.url], mcpEnv);
+  await open('mcp-gen http', async () => {
+    const client = await connect('http', http.url);
+    await client.listTools();
+    return { call: toolCaller(client, 'getPetById', args), ping: () => client.ping(), close: () => client.close(), pid: http.process.pid as number };
+  });
+  await open('mcp-gen http stateless', async () => {
+    const client = await connect('http', http.url, { negotiate: true });
+    await client.listTools();
+    return { call: toolCaller(client, 'getPetById', args), close: () => client.close(), pid: http.process.pid as number };
+  });
+  await open('omg stdio', async () => {
+    const { client, pid } = await stdioClient({ args: [omgStdio.entry], cwd: omgStdio.dir, env: omgEnv });
+    await client.listTools();
+    return { call: toolCaller(client, 'getPetById', args), close: () => client.close(), pid };
+  });
+  let omgServer: ChildProcess | undefined;
+  await open('omg http', async () => {
+    const server = await omgHttpServer(omgHttp, omgEnv);
+    omgServer = server.child;
+    try {
+      const client = await connect('http', server.url);
+      await client.listTools();
+      return { call: toolCaller(client, 'getPetById', args), close: () => client.close(), pid: server.child.pid as number };
+    } catch (error) {
+      throw await withCrash(server, error);
+    }
+  });
+
+  const combos = CALL_MODES.filter((m) => targets[m]).flatMap((m) => CONCURRENCY.map((c) => `${m}@${c}` as const));
+  log(`calls: ${reps} × ${n} calls × ${combos.join(', ')}`);
+  const runs = await interleave(reps, combos, async (combo) => {
+    const [mode, c] = combo.split('@') as [CallMode, string];
+    const target = targets[mode] as Target;
+    const upstreamPid = upstream.child.pid as number;
+    const before = { client: process.cpuUsage(), server: target.pid ? cpuMs(target.pid) : 0, upstream: cpuMs(upstreamPid) };
+    const result = await drive(n, Number(c), target.call);
+    const clientCpu = process.cpuUsage(before.client);
+    const cpu = {
+      client: (clientCpu.user + clientCpu.system) / 1000 / n,
+      server: target.pid ? (cpuMs(target.pid) - before.server) / n : 0,
+      upstream: (cpuMs(upstreamPid) - before.upstream) / n,
+    };
+    return { ...result, cpu };
+  });
+  const cells: CallsResult['cells'] = {};
+  for (const combo of combos) {
+    const list = runs[combo];
+    const ms = median(list.map((r) => r.ms));
+    cells[combo] = {
+      runs: list.map((r) => r.ms),
+      ms,
+      perSecond: (n / ms) * 1000,
+      errors: list.reduce((a, r) => a + r.errors, 0),
+      cpu: { client: median(list.map((r) => r.cpu.client)), server: median(list.map((r) => r.cpu.server)), upstream: median(list.map((r) => r.cpu.upstream)) },
+    };
+  }
+  const pingCalls = Math.round(n / 4);
+  const pingTargets = { stdio: targets['mcp-gen stdio']?.ping, http: targets['mcp-gen http']?.ping };
+  log(`calls: ${reps} × ${pingCalls} pings over stdio and Streamable HTTP`);
+  const pingRuns = await interleave(reps, ['stdio', 'http'] as const, async (kind) => {
+    const ping = pingTargets[kind];
+    if (!ping) return NaN;
+    return (await drive(pingCalls, 1, async () => (await ping(), true))).ms / pingCalls;
+  });
+  const pings = { calls: pingCalls, stdio: median(pingRuns.stdio), http: median(pingRuns.http) };
+  for (const target of Object.values(targets)) await target.close().catch(() => undefined);
+  await http.stop();
+  if (omgServer) await stopChild(omgServer);
+
+  // Memory per open Streamable HTTP session: RSS growth of the server process while 100
+  // clients hold a session each (fresh server each repetition).
+  const sessions: SessionMemory[] = [];
+  const wanted = options.quick ? 20 : 100;
+  const memReps = options.quick ? 1 : 3;
+  const github = await mcpGenProject('github');
+  // `warm`: one session is opened and closed first, so that lazy start-up work is not
+  // counted. Not for openapi-mcp-generator: its server can hold only one session (below).
+  const memServers: { name: string; warm: boolean; start: () => Promise<{ url: string; pid: number; stop: () => Promise<void>; crash?: OmgHttp }> }[] = [
+    { name: 'mcp-gen petstore', warm: true, start: async () => { const s = await startServer(petstore, 'http', ['--base-url', upstream.url], mcpEnv); return { url: s.url, pid: s.process.pid as number, stop: s.stop }; } },
+    { name: 'mcp-gen github', warm: true, start: async () => { const s = await startServer(github, 'http', ['--base-url', upstream.url]); return { url: s.url, pid: s.process.pid as number, stop: s.stop }; } },
+    { name: 'omg petstore', warm: false, start: async () => { const s = await omgHttpServer(omgHttp, omgEnv); return { url: s.url, pid: s.child.pid as number, stop: () => stopChild(s.child), crash: s }; } },
+  ];
+  for (const server of memServers) {
+    log(`calls: memory of ${wanted} Streamable HTTP sessions, ${server.name}, ${memReps} ×`);
+    const perSession: number[] = [];
+    const bases: number[] = [];
+    let opened = 0;
+    let error: string | undefined;
+    for (let rep = 0; rep < memReps; rep++) {
+      const s = await server.start();
+      const clients: Client[] = [];
+      try {
+        if (server.warm) await (await connect('http', s.url)).close();
+        await sleep(300);
+        const before = rssKb(s.pid);
+        bases.push(before / 1024);
+        for (let i = 0; i < wanted; i++) {
+          try {
+            clients.push(await connect('http', s.url));
+          } catch (e) {
+            const reason = s.crash ? (await withCrash(s.crash, e)).message : (e as Error).message.split('\n')[0];
+            error ??= `session ${i + 1} of ${wanted} failed: ${reason}`;
+            break;
+          }
+        }
+        await sleep(500);
+        opened = clients.length;
+        const alive = existsSync(`/proc/${s.pid}/status`);
+        if (clients.length > 0 && alive) perSession.push((rssKb(s.pid) - before) / clients.length);
+      } finally {
+        await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+        await s.stop();
+      }
+    }
+    sessions.push({ server: server.name, opened, wanted, kbPerSession: median(perSession), runs: perSession, baseRssMb: median(bases), ...(error ? { error } : {}) });
+  }
+  upstream.child.stdin?.end();
+  await stopChild(upstream.child);
+  return { calls: n, reps, cells, unavailable, pings, sessions };
+}

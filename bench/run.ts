@@ -1,0 +1,110 @@
+// `npm run bench`: runs the measurements and writes docs/benchmarks.md and docs/benchmarks.svg.
+//   --only gen,build,start,calls,list   run these sections (the others are kept from the last run's results)
+//   --quick                             a smoke run: fewer specs, repetitions and calls; writes to bench/.tmp/quick/
+import { cpus, totalmem } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildCli } from '../test/harness/project.js';
+import { runBuildBench, type BuildResult } from './build.js';
+import { runCalls, type CallsResult } from './calls.js';
+import { runGen, type GenResult } from './gen.js';
+import { omgDepVersions, omgVersion } from './lib/fixtures.js';
+import { render } from './lib/report.js';
+import { REPO, TMP, ensureDir, log } from './lib/util.js';
+import { runList, type ListResult } from './list.js';
+import { runStart, type StartResult } from './start.js';
+
+export const SECTIONS = ['gen', 'build', 'start', 'calls', 'list'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+export interface Results {
+  meta: {
+    date: string;
+    node: string;
+    cpu: string;
+    cores: number;
+    memoryGb: number;
+    quick: boolean;
+    mcpGen: string;
+    omg: string;
+    omgDeps: Record<string, string>;
+    sdk: string;
+    /** Wall time of each section in the run that measured it, seconds. */
+    sectionSeconds: Partial<Record<Section, number>>;
+    /** Wall time of the last `npm run bench` invocation, seconds. */
+    totalSeconds: number;
+    /** Sections measured by the last invocation (the others come from an earlier one). */
+    lastRun: Section[];
+  };
+  gen?: GenResult;
+  build?: BuildResult;
+  start?: StartResult;
+  calls?: CallsResult;
+  list?: ListResult;
+}
+
+const version = (file: string) => (JSON.parse(readFileSync(join(REPO, file), 'utf8')) as { version: string }).version;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false } } });
+  const only = values.only ? values.only.split(',').map((s) => s.trim()) : [...SECTIONS];
+  const unknown = only.filter((s) => !(SECTIONS as readonly string[]).includes(s));
+  if (unknown.length) {
+    process.stderr.write(`bench: unknown section ${unknown.join(', ')} (known: ${SECTIONS.join(', ')})\n`);
+    process.exit(2);
+  }
+  const quick = values.quick ?? false;
+  const outDir = quick ? ensureDir(join(TMP, 'quick')) : join(REPO, 'docs');
+  const resultsFile = join(ensureDir(quick ? join(TMP, 'quick') : TMP), 'results.json');
+  const previous: Partial<Results> = existsSync(resultsFile) && only.length < SECTIONS.length ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as Results) : {};
+
+  const started = performance.now();
+  buildCli();
+  const results: Results = {
+    ...previous,
+    meta: {
+      date: new Date().toISOString().slice(0, 10),
+      node: process.version,
+      cpu: cpus()[0]?.model.trim() ?? 'unknown',
+      cores: cpus().length,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      quick,
+      mcpGen: version('package.json'),
+      omg: omgVersion(),
+      omgDeps: previous.meta?.omgDeps ?? {},
+      sdk: version('node_modules/@modelcontextprotocol/server/package.json'),
+      sectionSeconds: previous.meta?.sectionSeconds ?? {},
+      totalSeconds: 0,
+      lastRun: only as Section[],
+    },
+  };
+  const options = { quick };
+  const steps: Record<Section, () => Promise<void>> = {
+    gen: async () => void (results.gen = await runGen(options)),
+    build: async () => void (results.build = await runBuildBench(options)),
+    start: async () => void (results.start = await runStart(options)),
+    calls: async () => void (results.calls = await runCalls(options)),
+    list: async () => void (results.list = await runList(options)),
+  };
+  for (const section of SECTIONS) {
+    if (!only.includes(section)) continue;
+    const t0 = performance.now();
+    await steps[section]();
+    results.meta.sectionSeconds[section] = (performance.now() - t0) / 1000;
+    log(`${section} done in ${results.meta.sectionSeconds[section]?.toFixed(0)} s`);
+    writeFileSync(resultsFile, JSON.stringify(results, null, 1));
+  }
+  results.meta.omgDeps = { ...results.meta.omgDeps, ...omgDepVersions() };
+  results.meta.totalSeconds = (performance.now() - started) / 1000;
+  writeFileSync(resultsFile, JSON.stringify(results, null, 1));
+  const { markdown, svg } = render(results);
+  writeFileSync(join(outDir, 'benchmarks.md'), markdown);
+  writeFileSync(join(outDir, 'benchmarks.svg'), svg);
+  log(`done in ${results.meta.totalSeconds.toFixed(0)} s: ${join(outDir, 'benchmarks.md')}`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${(error as Error)?.stack ?? String(error)}\n`);
+  process.exit(1);
+});
