@@ -26,10 +26,10 @@ export interface LoadOptions {
 const isUrl = (s: string) => /^https?:\/\//i.test(s);
 
 /**
- * Looks at every `$ref`: true when one points outside the document; a SpecError when an
- * internal one points to nothing (bundle() used to say so; it is skipped when not needed).
+ * True when bundle() is needed: some `$ref` points outside the document, or an internal
+ * one does not resolve as written (bundle() then resolves it or names it in its error).
  */
-function hasExternalRef(root: unknown, source: string): boolean {
+function needsBundle(root: unknown): boolean {
   const checked = new Set<string>();
   const stack: unknown[] = [root];
   let external = false;
@@ -43,7 +43,8 @@ function hasExternalRef(root: unknown, source: string): boolean {
           else if (!checked.has(value)) {
             checked.add(value);
             const tokens = parsePointer(value);
-            if (!tokens || getAt(root, tokens) === undefined) throw new SpecError(`$ref ${JSON.stringify(value)} points to nothing`, source);
+            // bundle() knows the lenient spellings (an unescaped `/` in a key) and the exact error
+            if (!tokens || getAt(root, tokens) === undefined) return true;
           }
         } else if (typeof value === 'object' && value !== null) stack.push(value);
       }
@@ -82,7 +83,7 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
     // bundle() only resolves external $refs for us, and costs 85% of generating GitHub's spec
     // (it grows with the square of the refs): skip it when every $ref is internal.
     bundled = await parser.parse(source, parserOptions);
-    if (hasExternalRef(bundled, source)) bundled = await new SwaggerParser().bundle(source, parserOptions);
+    if (needsBundle(bundled)) bundled = await new SwaggerParser().bundle(source, parserOptions);
   } catch (error) {
     if (error instanceof SpecError) throw error;
     throw toSpecError(error, source);
