@@ -2,7 +2,7 @@
 // and Streamable HTTP, against a local upstream — versus the same N requests sent straight
 // to the upstream with fetch (the limit). Then the memory each open HTTP session costs.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -10,7 +10,8 @@ import type { Client } from '@modelcontextprotocol/client';
 import { connect, startServer } from '../test/harness/project.js';
 import { stdioClient } from './lib/clients.js';
 import { mcpGenProject, omgProject, type OmgBuild } from './lib/fixtures.js';
-import { BENCH, cpuMs, freePort, interleave, log, median, rssKb, sleep, stopChild } from './lib/util.js';
+import { profileClock, readProfile, selfTime } from './lib/profile.js';
+import { BENCH, TMP, cpuMs, freePort, interleave, log, median, rssKb, sleep, stopChild } from './lib/util.js';
 
 export const CALL_MODES = ['direct', 'direct http', 'mcp-gen stdio', 'mcp-gen http', 'mcp-gen http stateless', 'omg stdio', 'omg http'] as const;
 export type CallMode = (typeof CALL_MODES)[number];
@@ -45,6 +46,10 @@ export interface CallsResult {
   unavailable: Partial<Record<CallMode, string>>;
   /** Transport round trip with no upstream: median ms per sequential `ping` to the mcp-gen server. */
   pings: { calls: number; stdio: number; http: number };
+  /** Whether the built runtime sends upstream requests with the global fetch. */
+  serverUsesFetch: boolean;
+  /** Self time of the mcp-gen stdio server by category over `calls` sequential calls (CPU profile), ms. */
+  serverProfile?: { calls: number; totalMs: number; parts: Record<string, number> };
   sessions: SessionMemory[];
 }
 
@@ -134,6 +139,45 @@ async function withCrash(server: OmgHttp, error: unknown): Promise<Error> {
   return new Error(reason ? `the server crashed: ${reason}` : ((error as Error).message.split('\n')[0] ?? 'failed'));
 }
 
+const WRITES = new Set(['writeUtf8String', 'writeLatin1String', 'writeAsciiString', 'writeUcs2String', 'writeBuffer', 'writev']);
+
+/** What a leaf frame of the server's profile belongs to. */
+function category(frame: { functionName: string; url: string }): string {
+  const { functionName: fn, url } = frame;
+  if (fn === '(idle)') return 'idle';
+  if (fn === '(garbage collector)') return 'garbage collection';
+  if (WRITES.has(fn)) return 'write system calls (stdout pipe, upstream socket)';
+  if (url.includes('node:internal/deps/undici')) return 'fetch (undici)';
+  if (url.includes('/zod/')) return 'zod (the SDK checking each message)';
+  if (url.includes('/ajv')) return 'ajv (arguments, structured result)';
+  if (url.includes('@modelcontextprotocol/')) return 'MCP SDK';
+  if (url.includes('/dist/runtime/')) return 'generated runtime';
+  if (url.startsWith('node:')) return 'Node internals (streams, events, …)';
+  return 'other (V8, natives, module loading)';
+}
+
+/** The stdio server under `--cpu-prof`; only the samples taken during `calls` sequential calls count (after start-up and 50 warm-up calls). */
+async function profileStdioServer(entry: string, upstream: string, env: Record<string, string>, calls: number): Promise<CallsResult['serverProfile']> {
+  const dir = join(TMP, 'calls-profile');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const { client } = await stdioClient({ args: ['--cpu-prof', `--cpu-prof-dir=${dir}`, entry, '--base-url', upstream], env });
+  const call = toolCaller(client, 'getPetById', { petId: 1 });
+  await client.listTools();
+  for (let i = 0; i < 50; i++) await call();
+  const from = profileClock();
+  for (let i = 0; i < calls; i++) await call();
+  const to = profileClock();
+  await client.close();
+  for (let i = 0; i < 100 && !readdirSync(dir).some((f) => f.endsWith('.cpuprofile')); i++) await sleep(100);
+  const profile = readProfile(dir);
+  rmSync(dir, { recursive: true, force: true });
+  if (!profile) return undefined;
+  const parts = selfTime(profile, category, { from, to });
+  const totalMs = Object.values(parts).reduce((a, b) => a + b, 0);
+  return { calls, totalMs, parts };
+}
+
 export async function runCalls(options: { quick: boolean }): Promise<CallsResult> {
   const n = options.quick ? 200 : 2000;
   const reps = options.quick ? 1 : 3;
@@ -211,7 +255,11 @@ export async function runCalls(options: { quick: boolean }): Promise<CallsResult
     }
   });
 
-  const combos = CALL_MODES.filter((m) => targets[m]).flatMap((m) => CONCURRENCY.map((c) => `${m}@${c}` as const));
+  // The stateless (2026-07-28) path only 50 at once: sequentially it is as slow as the session
+  // path and would add a minute to the run.
+  const combos = CALL_MODES.filter((m) => targets[m])
+    .flatMap((m) => CONCURRENCY.map((c) => `${m}@${c}` as const))
+    .filter((combo) => combo !== 'mcp-gen http stateless@1');
   log(`calls: ${reps} × ${n} calls × ${combos.join(', ')}`);
   const runs = await interleave(reps, combos, async (combo) => {
     const [mode, c] = combo.split('@') as [CallMode, string];
@@ -248,6 +296,8 @@ export async function runCalls(options: { quick: boolean }): Promise<CallsResult
     return (await drive(pingCalls, 1, async () => (await ping(), true))).ms / pingCalls;
   });
   const pings = { calls: pingCalls, stdio: median(pingRuns.stdio), http: median(pingRuns.http) };
+  log(`calls: CPU profile of the mcp-gen stdio server over ${options.quick ? 200 : 1000} sequential calls`);
+  const serverProfile = await profileStdioServer(`${petstore}/dist/main.js`, upstream.url, mcpEnv, options.quick ? 200 : 1000);
   for (const target of Object.values(targets)) await target.close().catch(() => undefined);
   await http.stop();
   if (omgServer) await stopChild(omgServer);
@@ -301,5 +351,6 @@ export async function runCalls(options: { quick: boolean }): Promise<CallsResult
   }
   upstream.child.stdin?.end();
   await stopChild(upstream.child);
-  return { calls: n, reps, cells, unavailable, pings, sessions };
+  const serverUsesFetch = /\bfetch\(/.test(readFileSync(join(petstore, 'dist/runtime/executor.js'), 'utf8'));
+  return { calls: n, reps, cells, unavailable, pings, serverUsesFetch, ...(serverProfile ? { serverProfile } : {}), sessions };
 }

@@ -1,13 +1,14 @@
 // 1. Generation: wall time and peak RSS of `mcp-gen <spec>` against the floor (a node process
-// that only dereferences the spec with swagger-parser) and against openapi-mcp-generator, plus
-// swagger-parser's bundle() alone — the call mcp-gen's loader makes — to show where time goes.
-import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+// that only dereferences the spec with swagger-parser) and against openapi-mcp-generator; then
+// a CPU profile of mcp-gen per spec, to show where its time goes.
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { inclusive, readProfile, selfTime } from './lib/profile.js';
 import { OMG_BIN, mcpGenArgs, omgArgs, realSpecs, syntheticSpecs, type Spec } from './lib/fixtures.js';
 import { BENCH, TMP, interleave, log, median, timedRun, type TimedRun } from './lib/util.js';
 
-/** floor = dereference(); parse = read + JSON.parse only; bundle = swagger-parser's bundle() as mcp-gen calls it. */
-export const GEN_VARIANTS = ['floor', 'parse', 'bundle', 'mcp-gen', 'omg'] as const;
+/** floor = dereference(); parse = the same process reading and parsing the file only. */
+export const GEN_VARIANTS = ['floor', 'parse', 'mcp-gen', 'omg'] as const;
 export type GenVariant = (typeof GEN_VARIANTS)[number];
 
 export interface GenCell {
@@ -25,9 +26,13 @@ export interface GenRow {
 
 /** Where mcp-gen's time goes, from a V8 CPU profile of one run (inclusive time of each part). */
 export interface GenProfile {
+  key: string;
   spec: string;
+  operations: number;
   totalMs: number;
   parts: Record<string, number>;
+  /** mcp-gen's own functions with the most self time. */
+  hot: { name: string; ms: number }[];
 }
 
 export interface GenResult {
@@ -37,23 +42,20 @@ export interface GenResult {
 }
 
 export const SYNTHETIC_SIZES = [1000, 2500, 5000, 10000];
-/** bundle() alone is quadratic (see the report): above this size it is not re-measured on its own. */
-const BUNDLE_MAX_OPS = 5000;
 
 export async function runGen(options: { quick: boolean }): Promise<GenResult> {
-  const reps = options.quick ? 1 : 3;
+  const reps = options.quick ? 1 : 5;
   const specs = options.quick ? [...realSpecs().filter((s) => s.key === 'k8s'), ...syntheticSpecs([1000, 2500])] : [...realSpecs(), ...syntheticSpecs(SYNTHETIC_SIZES)];
   const out = join(TMP, 'gen-out');
   const rows: GenRow[] = [];
   for (const spec of specs) {
-    const variants = GEN_VARIANTS.filter((v) => v !== 'bundle' || spec.operations <= BUNDLE_MAX_OPS);
+    const variants = [...GEN_VARIANTS];
     log(`generation: ${spec.label} (${spec.operations} operations), ${reps} × ${variants.join(', ')}`);
     const runs = await interleave(reps, [...variants], (variant): Promise<TimedRun> => {
       const dir = join(out, variant);
       rmSync(dir, { recursive: true, force: true });
       if (variant === 'floor') return timedRun('node', [join(BENCH, 'floor.mjs'), 'dereference', spec.path]);
       if (variant === 'parse') return timedRun('node', [join(BENCH, 'floor.mjs'), 'parse', spec.path]);
-      if (variant === 'bundle') return timedRun('node', [join(BENCH, 'floor.mjs'), 'bundle', spec.path]);
       if (variant === 'mcp-gen') return timedRun('node', mcpGenArgs(spec.path, dir));
       return timedRun(OMG_BIN, omgArgs(spec.path, dir));
     });
@@ -72,7 +74,8 @@ export async function runGen(options: { quick: boolean }): Promise<GenResult> {
     rows.push({ spec: about, cells });
   }
   const profiles: GenProfile[] = [];
-  for (const spec of specs.filter((sp) => (options.quick ? sp.key === 'synthetic-1000' : sp.key === 'github' || sp.key === 'synthetic-5000'))) {
+  const profiled = options.quick ? ['k8s', 'synthetic-1000', 'synthetic-2500'] : ['github', 'stripe', 'k8s', 'synthetic-1000', 'synthetic-10000'];
+  for (const spec of specs.filter((sp) => profiled.includes(sp.key))) {
     log(`generation: CPU profile of mcp-gen on ${spec.label}`);
     profiles.push(await profile(spec, join(out, 'profiled')));
   }
@@ -80,18 +83,13 @@ export async function runGen(options: { quick: boolean }): Promise<GenResult> {
   return { reps, rows, profiles };
 }
 
-interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string }; children?: number[] }[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
-const PARTS: Record<string, (fn: string, url: string) => boolean> = {
-  "swagger-parser bundle()": (fn, url) => fn === 'bundle' && url.includes('json-schema-ref-parser/dist/lib/bundle.js'),
-  '… of which findInInventory': (fn, url) => fn === 'findInInventory' && url.includes('json-schema-ref-parser'),
-  'mcp-gen model (buildModel)': (fn, url) => fn === 'buildModel' && url.includes('/dist/src/model/'),
-  'mcp-gen emit (emitProject)': (fn, url) => fn === 'emitProject' && url.includes('/dist/src/emit/'),
-  'mcp-gen write (writeProject)': (fn, url) => fn === 'writeProject' && url.includes('/dist/src/write/'),
+const PARTS: Record<string, (frame: { functionName: string; url: string }) => boolean> = {
+  'loading modules': (f) => f.url.startsWith('node:internal/modules/'),
+  'parse (loadSpec)': (f) => f.functionName === 'loadSpec' && f.url.includes('/dist/src/parse/'),
+  '… of which swagger-parser bundle()': (f) => f.functionName === 'bundle' && f.url.includes('json-schema-ref-parser/dist/lib/bundle.js'),
+  'mcp-gen model (buildModel)': (f) => f.functionName === 'buildModel' && f.url.includes('/dist/src/model/'),
+  'mcp-gen emit (emitProject)': (f) => f.functionName === 'emitProject' && f.url.includes('/dist/src/emit/'),
+  'mcp-gen write (writeProject)': (f) => f.functionName === 'writeProject' && f.url.includes('/dist/src/write/'),
 };
 
 /** One mcp-gen run under `--cpu-prof`; a sample counts for a part when the part is on its stack. */
@@ -101,25 +99,15 @@ async function profile(spec: Spec, dir: string): Promise<GenProfile> {
   mkdirSync(profDir, { recursive: true });
   rmSync(dir, { recursive: true, force: true });
   await timedRun('node', ['--cpu-prof', `--cpu-prof-dir=${profDir}`, ...mcpGenArgs(spec.path, dir)]);
-  const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
-  const parts: Record<string, number> = Object.fromEntries(Object.keys(PARTS).map((k) => [k, 0]));
-  if (!file) return { spec: spec.label, totalMs: NaN, parts };
-  const prof = JSON.parse(readFileSync(join(profDir, file), 'utf8')) as CpuProfile;
-  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  let total = 0;
-  prof.samples.forEach((id, i) => {
-    const dt = (prof.timeDeltas[i] ?? 0) / 1000;
-    total += dt;
-    const hit = new Set<string>();
-    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
-      const frame = byId.get(cur)?.callFrame;
-      if (!frame) break;
-      for (const [name, match] of Object.entries(PARTS)) if (match(frame.functionName, frame.url)) hit.add(name);
-    }
-    for (const name of hit) parts[name] = (parts[name] ?? 0) + dt;
-  });
+  const prof = readProfile(profDir);
   rmSync(profDir, { recursive: true, force: true });
-  return { spec: spec.label, totalMs: total, parts };
+  const about = { key: spec.key, spec: spec.label, operations: spec.operations };
+  if (!prof) return { ...about, totalMs: NaN, parts: Object.fromEntries(Object.keys(PARTS).map((k) => [k, NaN])), hot: [] };
+  const own = selfTime(prof, (f) => (f.url.includes('/dist/src/') ? `${f.functionName || '(anonymous)'} (${f.url.replace(/^.*\/dist\/src\//, 'src/').replace(/\.js$/, '.ts')})` : ''));
+  const hot = Object.entries(own)
+    .filter(([name]) => name !== '')
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([name, ms]) => ({ name, ms }));
+  return { ...about, ...inclusive(prof, PARTS), hot };
 }

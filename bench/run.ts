@@ -1,6 +1,7 @@
 // `npm run bench`: runs the measurements and writes docs/benchmarks.md and docs/benchmarks.svg.
 //   --only gen,build,start,calls,list   run these sections (the others are kept from the last run's results)
 //   --quick                             a smoke run: fewer specs, repetitions and calls; writes to bench/.tmp/quick/
+//   --render                            measure nothing: rewrite the report from the last results (after editing bench/lib/report.ts)
 import { cpus, totalmem } from 'node:os';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,6 +31,9 @@ export interface Results {
     omg: string;
     omgDeps: Record<string, string>;
     sdk: string;
+    refParser: string;
+    /** Warnings the bench process itself received, by kind: the first message and how many. */
+    warnings: Record<string, { first: string; count: number }>;
     /** Wall time of each section in the run that measured it, seconds. */
     sectionSeconds: Partial<Record<Section, number>>;
     /** Wall time of the last `npm run bench` invocation, seconds. */
@@ -47,7 +51,7 @@ export interface Results {
 const version = (file: string) => (JSON.parse(readFileSync(join(REPO, file), 'utf8')) as { version: string }).version;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false }, render: { type: 'boolean', default: false } } });
   const only = values.only ? values.only.split(',').map((s) => s.trim()) : [...SECTIONS];
   const unknown = only.filter((s) => !(SECTIONS as readonly string[]).includes(s));
   if (unknown.length) {
@@ -57,9 +61,25 @@ async function main(): Promise<void> {
   const quick = values.quick ?? false;
   const outDir = quick ? ensureDir(join(TMP, 'quick')) : join(REPO, 'docs');
   const resultsFile = join(ensureDir(quick ? join(TMP, 'quick') : TMP), 'results.json');
+  if (values.render) {
+    if (!existsSync(resultsFile)) throw new Error(`no results to render: ${resultsFile} (run the benchmarks first)`);
+    const { markdown, svg } = render(JSON.parse(readFileSync(resultsFile, 'utf8')) as Results);
+    writeFileSync(join(outDir, 'benchmarks.md'), markdown);
+    writeFileSync(join(outDir, 'benchmarks.svg'), svg);
+    log(`rendered ${join(outDir, 'benchmarks.md')} from ${resultsFile}`);
+    return;
+  }
   const previous: Partial<Results> = existsSync(resultsFile) && only.length < SECTIONS.length ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as Results) : {};
 
   const started = performance.now();
+  // Node's own printer would repeat a warning thousands of times (see the report): print
+  // each kind once and count it.
+  const warnings: Record<string, { first: string; count: number }> = {};
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    const seen = (warnings[warning.name] ??= { first: warning.message, count: 0 });
+    if (seen.count++ === 0) process.stderr.write(`(bench) ${warning.name}: ${warning.message} (printed once; counted)\n`);
+  });
   buildCli();
   const results: Results = {
     ...previous,
@@ -74,6 +94,8 @@ async function main(): Promise<void> {
       omg: omgVersion(),
       omgDeps: previous.meta?.omgDeps ?? {},
       sdk: version('node_modules/@modelcontextprotocol/server/package.json'),
+      refParser: version('node_modules/@apidevtools/json-schema-ref-parser/package.json'),
+      warnings: {},
       sectionSeconds: previous.meta?.sectionSeconds ?? {},
       totalSeconds: 0,
       lastRun: only as Section[],
@@ -96,6 +118,7 @@ async function main(): Promise<void> {
     writeFileSync(resultsFile, JSON.stringify(results, null, 1));
   }
   results.meta.omgDeps = { ...results.meta.omgDeps, ...omgDepVersions() };
+  results.meta.warnings = warnings;
   results.meta.totalSeconds = (performance.now() - started) / 1000;
   writeFileSync(resultsFile, JSON.stringify(results, null, 1));
   const { markdown, svg } = render(results);

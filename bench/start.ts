@@ -27,6 +27,8 @@ export interface StartResult {
   /** Size of the GitHub server's tools.json, and of the same data as compact JSON. */
   tableBytes: number;
   tableCompactBytes: number;
+  /** Whether the built runtime imports ajv at the top of executor.js (i.e. at start-up). */
+  ajvStaticImport: boolean;
 }
 
 export async function runStart(options: { quick: boolean }): Promise<StartResult> {
@@ -74,5 +76,7 @@ export async function runStart(options: { quick: boolean }): Promise<StartResult
   const probeRuns = await interleave(reps, probeNames, async (probe) => Number(execFileSync(process.execPath, [probeFile, probe], { cwd: github, encoding: 'utf8' }).trim()));
   const probes = Object.fromEntries(probeNames.map((p) => [p, median(probeRuns[p] ?? [])]));
   const tableText = readFileSync(join(github, 'tools.json'), 'utf8');
-  return { reps, cells, probes, tableBytes: Buffer.byteLength(tableText), tableCompactBytes: Buffer.byteLength(JSON.stringify(JSON.parse(tableText))) };
+  const executor = readFileSync(join(github, 'dist/runtime/executor.js'), 'utf8');
+  const ajvStaticImport = /^import [^\n]* from ['"]ajv(\/|-formats|['"])/m.test(executor);
+  return { reps, cells, probes, ajvStaticImport, tableBytes: Buffer.byteLength(tableText), tableCompactBytes: Buffer.byteLength(JSON.stringify(JSON.parse(tableText))) };
 }

@@ -1,7 +1,7 @@
 // docs/benchmarks.md and docs/benchmarks.svg from the measured results. Every number here
 // comes from the results; the explanations quote them, and say "not measured" when absent.
 import type { CallsResult } from '../calls.js';
-import type { GenResult, GenRow } from '../gen.js';
+import type { GenProfile, GenResult, GenRow } from '../gen.js';
 import type { Results } from '../run.js';
 import { barChart, type Panel } from './svg.js';
 
@@ -27,7 +27,7 @@ function genRow(gen: GenResult | undefined, key: string): GenRow | undefined {
 }
 
 /** Marginal cost of mcp-gen per 1,000 operations between two synthetic sizes. */
-function slope(gen: GenResult, variant: 'mcp-gen' | 'floor' | 'omg' | 'bundle', from: number, to: number): number {
+function slope(gen: GenResult, variant: 'mcp-gen' | 'floor' | 'omg' | 'parse', from: number, to: number): number {
   const a = genRow(gen, `synthetic-${from}`)?.cells[variant]?.ms;
   const b = genRow(gen, `synthetic-${to}`)?.cells[variant]?.ms;
   return a !== undefined && b !== undefined ? ((b - a) / (to - from)) * 1000 : NaN;
@@ -141,37 +141,71 @@ function targets(r: Results): Target[] {
 
 // ── explanations ───────────────────────────────────────────────────────────────────────
 
-function whyGeneration(gen: GenResult): string[] {
+const OWN_STAGES = ['model (buildModel)', 'emit (emitProject)', 'write (writeProject)'];
+const part = (p: GenProfile, name: string) => p.parts[name] ?? p.parts[`mcp-gen ${name}`] ?? 0;
+
+function whyGeneration(gen: GenResult, r: Results): string[] {
   const lines: string[] = [];
-  const ghRow = genRow(gen, 'github');
-  const show = [...REAL, 'synthetic-1000', 'synthetic-2500', 'synthetic-5000'].map((k) => genRow(gen, k)).filter((row): row is GenRow => !!row?.cells.bundle);
-  if (show.length === 0) return lines;
-  const first = ghRow ?? show[0];
-  if (!first) return lines;
-  const c = first.cells;
-  const m = c['mcp-gen']?.ms ?? NaN;
-  const b = c.bundle?.ms ?? NaN;
-  const f = c.floor?.ms ?? NaN;
-  const p = c.parse?.ms ?? NaN;
-  const estimate = m - b + p;
-  lines.push(
-    `**Generation.** mcp-gen's loader (\`src/parse/load.ts\`) calls swagger-parser's \`bundle()\` on every spec, although a single-file spec with only internal \`$ref\`s needs nothing from it. ` +
-      `On ${first.spec.label}, \`bundle()\` alone, in its own process, takes ${s(b)} — ${x(b / f)} the whole dereference floor (${s(f)}) and ${pct(b, m)} of mcp-gen's ${s(m)}. ` +
-      `It is also why generation is not linear: json-schema-ref-parser's bundler looks every \`$ref\` up in a list of the ones seen so far (\`findInInventory\`, a linear scan), so its time grows with the square of the number of \`$ref\`s: ` +
-      show
-        .filter((row) => row.spec.synthetic)
-        .map((row) => `${row.spec.label} ${s(row.cells.bundle?.ms ?? NaN)}`)
-        .join(', ') +
-      (genRow(gen, 'synthetic-10000') ? ` — and mcp-gen takes ${s(genRow(gen, 'synthetic-10000')?.cells['mcp-gen']?.ms ?? NaN)} at 10,000 operations, against a floor of ${s(genRow(gen, 'synthetic-10000')?.cells.floor?.ms ?? NaN)}.` : '.') +
-      gen.profiles
-        .map((pr) => ` A CPU profile of mcp-gen on ${pr.spec} puts ${s(pr.parts['swagger-parser bundle()'] ?? NaN)} of its ${s(pr.totalMs)} in \`bundle()\` (${s(pr.parts['… of which findInInventory'] ?? NaN)} in \`findInInventory\`), against ${s((pr.parts['mcp-gen model (buildModel)'] ?? 0) + (pr.parts['mcp-gen emit (emitProject)'] ?? 0) + (pr.parts['mcp-gen write (writeProject)'] ?? 0))} for mcp-gen's own model, emit and write stages.`)
-        .join(''),
-  );
-  lines.push(
-    `*What would close it:* parse the file first (\`JSON.parse\` or js-yaml, both already dependencies) and call \`bundle()\` only when the document holds a \`$ref\` that does not start with \`#\` — external references are the only thing it resolves for mcp-gen. ` +
-      `Estimate for ${first.spec.label} without it: mcp-gen − bundle() + parse-only = ${s(m)} − ${s(b)} + ${s(p)} ≈ ${s(estimate)}, i.e. ${x(estimate / f)} the floor` +
-      (estimate / f <= 1.2 ? ' — within the target.' : `; the rest is mcp-gen's own model, emit and write stages (${s(m - b)} including Node's start-up), which would then be the next thing to profile.`),
-  );
+  const rows = [...REAL, 'synthetic-10000'].map((k) => genRow(gen, k)).filter((row): row is GenRow => !!row);
+  const ratio = (row: GenRow) => (row.cells['mcp-gen']?.ms ?? NaN) / (row.cells.floor?.ms ?? NaN);
+  const missed = rows.filter((row) => ratio(row) > 1.2);
+  const profileOf = (row: GenRow) => gen.profiles.find((p) => p.key === row.spec.key);
+  for (const row of missed) {
+    const p = profileOf(row);
+    const m = row.cells['mcp-gen']?.ms ?? NaN;
+    const f = row.cells.floor?.ms ?? NaN;
+    if (!p) {
+      lines.push(`**Generation, ${row.spec.label}.** mcp-gen ${s(m)} against the floor's ${s(f)} (${x(ratio(row))}); no CPU profile of this spec in this run.`);
+      continue;
+    }
+    const bundle = part(p, '… of which swagger-parser bundle()');
+    const own = OWN_STAGES.reduce((a, st) => a + part(p, st), 0);
+    const fixed = p.totalMs - own;
+    const budget = 1.2 * f - (m - own);
+    let text =
+      `**Generation, ${row.spec.label}** (${int(row.spec.operations)} operations): mcp-gen ${s(m)} against the floor's ${s(f)} (${x(ratio(row))}). ` +
+      `Its CPU profile (${s(p.totalMs)} sampled): loading modules ${s(part(p, 'loading modules'))}, parsing the spec ${s(part(p, 'parse (loadSpec)'))}` +
+      (bundle > 0.005 * p.totalMs ? ` (of which swagger-parser's \`bundle()\` ${s(bundle)})` : '') +
+      `, model ${s(part(p, 'model (buildModel)'))}, emit ${s(part(p, 'emit (emitProject)'))}, write ${s(part(p, 'write (writeProject)'))}. `;
+    if (bundle > 0.25 * p.totalMs) {
+      text +=
+        `\`bundle()\` dominates: mcp-gen runs it when a \`$ref\` points outside the document or does not resolve as written, and json-schema-ref-parser ${r.meta.refParser} (\`dist/lib/bundle.js\`) looks every \`$ref\` up in an array of those seen so far (\`findInInventory\`, a linear scan), so its time grows with the square of the number of \`$ref\`s. ` +
+        `*What would close it:* avoid \`bundle()\` for this spec — resolve only the external references, or the refs that need lenient decoding, without re-inventorying every internal one.`;
+    } else {
+      const hot = p.hot.map((h) => `\`${h.name}\` ${msf(h.ms)}`).join(', ');
+      text +=
+        `The floor's whole job — read, parse and dereference — takes ${s(f)}; mcp-gen does more by design (it converts every schema, builds the tool table and writes a project), and its own model, emit and write stages take ${s(own)}. ` +
+        (budget > 0
+          ? `*What would close it:* to be within 1.2× the floor with everything else unchanged, those stages would have to take ≤ ${s(budget)}, a cut of ${s(own - budget)}; mcp-gen's functions with the most self time are ${hot}.`
+          : `*What would close it:* even with free model, emit and write stages, the rest of mcp-gen's run (${s(fixed)} sampled: module loading, parsing, garbage collection) is above 1.2× the floor; the module loading (${s(part(p, 'loading modules'))}) is the first thing to cut, then ${hot}.`);
+    }
+    lines.push(text);
+  }
+  const slower = rows.filter((row) => (row.cells['mcp-gen']?.ms ?? NaN) >= (row.cells.omg?.ms ?? NaN));
+  if (slower.length) {
+    lines.push(
+      `**Against openapi-mcp-generator**, mcp-gen is slower on ${slower.map((row) => `${row.spec.label} (${x((row.cells['mcp-gen']?.ms ?? NaN) / (row.cells.omg?.ms ?? NaN))})`).join(', ')}. openapi-mcp-generator dereferences the spec and writes each operation's schema into one TypeScript file as it comes; mcp-gen converts every schema to JSON Schema 2020-12 with shared \`$defs\`, output schemas and argument placement, and writes a manifest with hashes — the model stage above is where that difference is paid.`,
+    );
+  }
+  const p1 = gen.profiles.find((p) => p.key === 'synthetic-1000');
+  const p10 = gen.profiles.find((p) => p.key === 'synthetic-10000');
+  const early = slope(gen, 'mcp-gen', 1000, 2500);
+  const late = slope(gen, 'mcp-gen', 5000, 10000);
+  if (late / early > 1.25) {
+    let text = `**Scaling.** mcp-gen's cost per 1,000 more operations is ${s(early)} between 1,000 and 2,500 operations and ${s(late)} between 5,000 and 10,000 (${x(late / early)}); the floor's is ${s(slope(gen, 'floor', 1000, 2500))} and ${s(slope(gen, 'floor', 5000, 10000))}. `;
+    if (p1 && p10) {
+      const growth = Object.keys(p1.parts)
+        .map((name) => ({ name, a: (p1.parts[name] ?? 0) / (p1.operations / 1000), b: (p10.parts[name] ?? 0) / (p10.operations / 1000) }))
+        .filter((g) => g.b > 5)
+        .sort((g, h) => h.b / h.a - g.b / g.a);
+      text +=
+        `Per 1,000 operations in the CPU profiles of the 1,000- and 10,000-operation specs: ` +
+        growth.map((g) => `${g.name.replace(/^… of which /, '')} ${msf(g.a)} → ${msf(g.b)}`).join(', ') +
+        `. A stage whose cost per operation grows with the size of the spec is what to fix first` +
+        (growth[0] && growth[0].b / growth[0].a > 1.5 ? ` — here ${growth[0].name.replace(/^… of which /, '')} (${x(growth[0].b / growth[0].a)}).` : '; none stands out in this run, so the difference is likely noise or garbage collection on the larger heap.');
+    }
+    lines.push(text);
+  }
   return lines;
 }
 
@@ -189,18 +223,22 @@ function startSteps(p: Record<string, number>) {
 function whyStart(r: Results): string[] {
   const start = r.start;
   const gh = start?.cells['mcp-gen github'];
+  const pet = start?.cells['mcp-gen petstore'];
   const minimal = start?.cells.minimal;
-  if (!start || !gh || !minimal || gh.ms / minimal.ms <= 1.3) return [];
+  if (!start || !gh || !pet || !minimal || gh.ms / minimal.ms <= 1.3) return [];
   const step = startSteps(start.probes);
-  const after = gh.ms - Math.max(0, step.ajv) - Math.max(0, step.table);
+  const estimate = pet.ms - (start.ajvStaticImport ? Math.max(0, step.ajv) : 0);
+  const pretty = start.tableBytes > 1.05 * start.tableCompactBytes;
   return [
-    `**Cold start.** The GitHub server answers \`initialize\` ${msf(gh.ms)} after spawn, the minimal one-tool server ${msf(minimal.ms)} (${x(gh.ms / minimal.ms)}). Both pay for importing the SDK (${msf(step.sdk)} in-process). ` +
-      `On top of that the generated server (a) imports ajv and ajv-formats at start-up (${msf(step.ajv)} more than the SDK alone): \`templates/runtime/executor.ts\` imports them statically although it compiles validators only on first use; ` +
-      `(b) loads its own runtime modules (${msf(step.ours)}); and (c) reads and parses its whole tool table before it serves anything (${msf(step.table)} for GitHub's ${mb(start.tableBytes)} \`tools.json\`, which is pretty-printed: ${mb(start.tableCompactBytes)} as compact JSON), although \`initialize\` needs only the name and version. ` +
-      `The Petstore server (20 tools) starts in ${msf(start.cells['mcp-gen petstore']?.ms ?? NaN)}: the table is the part that grows with the API.`,
-    `*What would close it:* load ajv with a dynamic \`import()\` on the first \`tools/call\`, and read the tool table after answering \`initialize\` (or keep the server identity in a small file of its own and parse the tools on the first \`tools/list\`/\`tools/call\`); write \`tools.json\` without indentation. ` +
-      `Estimate: ${msf(gh.ms)} − ${msf(step.ajv)} − ${msf(step.table)} ≈ ${msf(after)}, i.e. ${x(after / minimal.ms)} the minimal server` +
-      (after / minimal.ms <= 1.3 ? ' — within the target.' : '.'),
+    `**Cold start.** The GitHub server answers \`initialize\` ${msf(gh.ms)} after spawn, the minimal one-tool server ${msf(minimal.ms)} (${x(gh.ms / minimal.ms)}); the Petstore server (20 tools, same runtime) ${msf(pet.ms)} (${x(pet.ms / minimal.ms)}). ` +
+      `So of the ${msf(gh.ms - minimal.ms)} the GitHub server adds, ${msf(gh.ms - pet.ms)} grow with the API and ${msf(pet.ms - minimal.ms)} are fixed. ` +
+      `The part that grows is the tool table: the server reads and parses all of \`tools.json\` (${mb(start.tableBytes)} for GitHub${pretty ? `, pretty-printed; ${mb(start.tableCompactBytes)} as compact JSON` : ''}) before it serves anything, although \`initialize\` needs only the name and version — reading and parsing it costs ${msf(step.table)} in the probe, more at start-up, where it competes with module loading and garbage collection. ` +
+      (start.ajvStaticImport
+        ? `The fixed part is ajv and ajv-formats, imported at start-up (${msf(step.ajv)} on top of the SDK's ${msf(step.sdk)}) because \`templates/runtime/executor.ts\` imports them statically although it compiles validators only on first use, and the generated runtime's own modules (${msf(step.ours)}).`
+        : `The fixed part is the generated runtime's own modules (${msf(step.ours)}) on top of the SDK's ${msf(step.sdk)}; ajv is no longer imported at start-up.`),
+    `*What would close it:* read the tool table after answering \`initialize\` (keep the server identity in a small file of its own, parse the tools on the first \`tools/list\` or \`tools/call\`)${pretty ? ' and write it without indentation' : ''}${start.ajvStaticImport ? '; load ajv with a dynamic `import()` on the first `tools/call`' : ''}. ` +
+      `Estimate: the GitHub server would then start like the Petstore one${start.ajvStaticImport ? ` less ajv, ${msf(pet.ms)} − ${msf(step.ajv)} ≈ ${msf(estimate)}` : `, ${msf(estimate)}`}, i.e. ${x(estimate / minimal.ms)} the minimal server` +
+      (estimate / minimal.ms <= 1.3 ? ' — within the target.' : '.'),
   ];
 }
 
@@ -228,7 +266,7 @@ function whyCalls(r: Results): string[] {
           const ceiling = d / (d + p.ping);
           const rest = per - d - p.ping;
           return (
-            `Over ${p.name} a sequential call takes ${msf(per, 2)}: the upstream request (${msf(d, 2)}) + the MCP round trip (${msf(p.ping, 2)}) + ${msf(rest, 2)} of other work (CPU per call: client ${msf(p.cell.cpu.client, 2)}, server ${msf(p.cell.cpu.server, 2)}, the server's figure including its own upstream fetch). ` +
+            `Over ${p.name} a sequential call takes ${msf(per, 2)}: the upstream request (${msf(d, 2)}) + the MCP round trip (${msf(p.ping, 2)}) + ${rest > 0 ? `${msf(rest, 2)} of other work` : 'no measurable other work (the parts were measured at different moments of a noisy machine)'} (CPU per call: client ${msf(p.cell.cpu.client, 2)}, server ${msf(p.cell.cpu.server, 2)}, the server's figure including its own upstream fetch). ` +
             `Even with no tool work at all, a path whose round trip costs ${msf(p.ping, 2)} would reach ${x(ceiling)} of the direct rate; the target is ${p.limit}×.`
           );
         })
@@ -238,15 +276,26 @@ function whyCalls(r: Results): string[] {
   const nodeHttp = callCell(calls, 'direct http', 1);
   if (nodeHttp) {
     lines.push(
-      `\`fetch\` is expensive here: the direct path spends ${msf(direct.cpu.client, 2)} of client CPU per request, against ${msf(nodeHttp.cpu.client, 2)} for the same request with \`node:http\` and a keep-alive agent (${msf(nodeHttp.ms / calls.calls, 2)} per request, ${x(nodeHttp.perSecond / direct.perSecond)} the fetch rate). The generated server sends every upstream request with \`fetch\` (\`templates/runtime/executor.ts\`), so it pays that CPU on each call; openapi-mcp-generator's server uses axios over \`node:http\`.`,
+      `\`fetch\` is expensive here: the direct path spends ${msf(direct.cpu.client, 2)} of client CPU per request, against ${msf(nodeHttp.cpu.client, 2)} for the same request with \`node:http\` and a keep-alive agent (${msf(nodeHttp.ms / calls.calls, 2)} per request, ${x(nodeHttp.perSecond / direct.perSecond)} the fetch rate). ${calls.serverUsesFetch ? 'The generated server sends every upstream request with `fetch` (`templates/runtime/executor.ts`), so it pays that CPU on each call; ' : ''}openapi-mcp-generator's server uses axios over \`node:http\`.`,
     );
+  }
+  const prof = calls.serverProfile;
+  if (prof) {
+    const busy = prof.totalMs - (prof.parts.idle ?? 0);
+    const top = Object.entries(prof.parts)
+      .filter(([k]) => k !== 'idle')
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 4)
+      .map(([k, v]) => `${k} ${msf(v / prof.calls, 2)} (${pct(v, busy)})`)
+      .join(', ');
+    lines.push(`A CPU profile of the stdio server over ${int(prof.calls)} sequential calls shows ${msf(busy / prof.calls, 2)} of busy time per call; by where it is spent: ${top} — see the table in section 4.`);
   }
   const unreachable = paths.filter((p) => d / (d + p.ping) < p.limit);
   const reachable = paths.filter((p) => d / (d + p.ping) >= p.limit);
   const saving = direct.cpu.client - (nodeHttp?.cpu.client ?? NaN);
   const own =
-    `the server's CPU per call — above all its upstream \`fetch\`` +
-    (Number.isFinite(saving) ? ` (sending it with \`node:http\` and a keep-alive agent would save about ${msf(saving, 2)} of CPU per call, going by the two direct measurements)` : '') +
+    (calls.serverUsesFetch ? `the server's CPU per call — above all its upstream \`fetch\`` : "the server's CPU per call") +
+    (calls.serverUsesFetch && Number.isFinite(saving) ? ` (sending it with \`node:http\` and a keep-alive agent would save about ${msf(saving, 2)} of CPU per call, going by the two direct measurements)` : '') +
     ', then checking the arguments and the structured result against their schemas, building the request and mapping the answer';
   const close: string[] = [];
   if (unreachable.length) {
@@ -302,7 +351,6 @@ function genSection(gen: GenResult): string[] {
       mb(row.spec.bytes, 1),
       s(c.floor?.ms ?? NaN),
       s(c.parse?.ms ?? NaN),
-      c.bundle ? s(c.bundle.ms) : 'not run',
       s(m) + (c['mcp-gen']?.error ? ` (${c['mcp-gen'].error})` : ''),
       s(c.omg?.ms ?? NaN) + (c.omg?.error ? ` (${c.omg.error})` : ''),
       x(m / (c.floor?.ms ?? NaN)),
@@ -313,9 +361,9 @@ function genSection(gen: GenResult): string[] {
   const out = [
     '## 1. Generation',
     '',
-    `Wall time of one process from spawn to exit, median of ${gen.reps} interleaved runs, and peak RSS (\`/usr/bin/time\`). **floor**: \`node bench/floor.mjs dereference <spec>\` — swagger-parser's \`dereference()\` and nothing else; **parse**: the same process reading and parsing the file only; **bundle()**: the call mcp-gen's loader makes, alone; **mcp-gen**: \`node bin/mcp-gen.js <spec> --out <tmp> --force -q\`; **omg**: openapi-mcp-generator's bin script \`-i <spec> -o <tmp> --force\` (run directly, not through \`npx\`, which would add npm's own start-up to it). Output folders are emptied before each run.`,
+    `Wall time of one process from spawn to exit, median of ${gen.reps} interleaved runs, and peak RSS (\`/usr/bin/time\`). **floor**: \`node bench/floor.mjs dereference <spec>\` — swagger-parser's \`dereference()\` and nothing else; **parse**: the same process reading and parsing the file only; **mcp-gen**: \`node bin/mcp-gen.js <spec> --out <tmp> --force -q\`; **omg**: openapi-mcp-generator's bin script \`-i <spec> -o <tmp> --force\` (run directly, not through \`npx\`, which would add npm's own start-up to it). Output folders are emptied before each run.`,
     '',
-    table(['spec', 'operations', 'size', 'floor', 'parse', 'bundle()', 'mcp-gen', 'omg', 'mcp-gen / floor', 'mcp-gen / omg', 'peak RSS MB floor / mcp-gen / omg'], rows),
+    table(['spec', 'operations', 'size', 'floor', 'parse', 'mcp-gen', 'omg', 'mcp-gen / floor', 'mcp-gen / omg', 'peak RSS MB floor / mcp-gen / omg'], rows),
     '',
   ];
   const sizes = gen.rows.filter((r) => r.spec.synthetic).map((r) => r.spec.operations);
@@ -325,20 +373,24 @@ function genSection(gen: GenResult): string[] {
       '**Scaling** (synthetic specs: N/5 resources with list/create/get/update/delete each, shared parameters and schemas through `$ref`; the file size grows linearly with N). Cost of each additional 1,000 operations:',
       '',
       table(
-        ['interval', 'floor', 'bundle()', 'mcp-gen', 'omg'],
-        pairs.map(([a, b]) => [`${int(a)} → ${int(b)}`, s(slope(gen, 'floor', a, b)), s(slope(gen, 'bundle', a, b)), s(slope(gen, 'mcp-gen', a, b)), s(slope(gen, 'omg', a, b))]),
+        ['interval', 'floor', 'mcp-gen', 'omg'],
+        pairs.map(([a, b]) => [`${int(a)} → ${int(b)}`, s(slope(gen, 'floor', a, b)), s(slope(gen, 'mcp-gen', a, b)), s(slope(gen, 'omg', a, b))]),
       ),
       '',
-      'A linear tool has the same cost per 1,000 operations in every interval. (bundle() alone is not re-run at 10,000 operations: it is quadratic, and would add minutes.)',
+      'A linear tool has the same cost per 1,000 operations in every interval.',
       '',
     );
   }
   if (gen.profiles.length) {
     const parts = Object.keys(gen.profiles[0]?.parts ?? {});
     out.push(
-      "Where mcp-gen's time goes: one run under `node --cpu-prof`, time of the samples with each part on the stack (the rest is Node's start-up, module loading, reading the file and garbage collection).",
+      "Where mcp-gen's time goes: one run under `node --cpu-prof`, time of the samples with each part on the stack (the rest is Node's own start-up, reading the file, writing output and garbage collection).",
       '',
       table(['part', ...gen.profiles.map((p) => p.spec)], [['whole run (sampled)', ...gen.profiles.map((p) => s(p.totalMs))], ...parts.map((part) => [part, ...gen.profiles.map((p) => `${s(p.parts[part] ?? NaN)} (${pct(p.parts[part] ?? NaN, p.totalMs)})`)])]),
+      '',
+      "mcp-gen's own functions with the most self time:",
+      '',
+      ...gen.profiles.map((p) => `- ${p.spec}: ${p.hot.map((h) => `\`${h.name}\` ${msf(h.ms)}`).join(', ') || 'n/a'}`),
       '',
     );
   }
@@ -427,6 +479,22 @@ function callsSection(r: Results): string[] {
     `Bare MCP round trip (sequential \`ping\` to the mcp-gen server, no upstream, median of ${calls.reps} × ${int(calls.pings.calls)}): ${msf(calls.pings.stdio, 2)} over stdio, ${msf(calls.pings.http, 2)} over Streamable HTTP.`,
     '',
   ];
+  const prof = calls.serverProfile;
+  if (prof) {
+    const busy = prof.totalMs - (prof.parts.idle ?? 0);
+    out.push(
+      `Where the mcp-gen stdio server's time goes: a CPU profile (\`node --cpu-prof\`) of a fresh stdio server, counting only the samples taken during ${int(prof.calls)} sequential calls after start-up and warm-up; self time of each sample's innermost frame, per call and as a share of the busy (non-idle) time:`,
+      '',
+      table(
+        ['spent in', 'per call', 'share of busy time'],
+        Object.entries(prof.parts)
+          .filter(([k]) => k !== 'idle')
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, v]) => [k, msf(v / prof.calls, 3), pct(v, busy)]),
+      ),
+      '',
+    );
+  }
   for (const [mode, why] of Object.entries(calls.unavailable)) out.push(`- ${label[mode] ?? mode}: **could not be measured** — ${why}`);
   if (Object.keys(calls.unavailable).length) out.push('');
   out.push(
@@ -488,7 +556,7 @@ function chart(r: Results): string {
         .filter((row) => !row.spec.synthetic || row.spec.operations === 10000 || row.spec.operations === 1000)
         .map((row) => ({
           label: `${row.spec.label} (${int(row.spec.operations)} ops)`,
-          bars: (['floor', 'bundle', 'mcp-gen', 'omg'] as const).filter((v) => row.cells[v]).map((v) => ({ series: v === 'bundle' ? 'bundle' : v, value: row.cells[v]?.ms ?? NaN })),
+          bars: (['floor', 'mcp-gen', 'omg'] as const).filter((v) => row.cells[v]).map((v) => ({ series: v, value: row.cells[v]?.ms ?? NaN })),
         })),
     });
   }
@@ -568,7 +636,7 @@ function chart(r: Results): string {
 export function render(r: Results): { markdown: string; svg: string } {
   const m = r.meta;
   const t = targets(r);
-  const why = [...(r.gen && t.slice(0, 3).some((row) => row.met === false) ? whyGeneration(r.gen) : []), ...whyStart(r), ...whyCalls(r), ...whyList(r)];
+  const why = [...(r.gen && t.slice(0, 3).some((row) => row.met === false) ? whyGeneration(r.gen, r) : []), ...whyStart(r), ...whyCalls(r), ...whyList(r)];
   const seconds = Object.entries(m.sectionSeconds)
     .map(([k, v]) => `${k} ${Math.round(v)} s`)
     .join(', ');
@@ -581,8 +649,15 @@ export function render(r: Results): { markdown: string; svg: string } {
         .join(', ')}). ` +
       `Run time: ${Math.round(m.totalSeconds)} s for the sections of the last invocation (${m.lastRun.join(', ')}); per section: ${seconds}.`,
     '',
-    'Method: each comparison runs its contenders in the same run, interleaved (the order rotates every round), and reports medians of several repetitions and the ratio of medians. The machine is a shared 2-core VM: absolute numbers move between runs by 10–30 %, ratios much less.',
+    'Method: each comparison runs its contenders in the same run, interleaved (the order rotates every round), and reports medians of several repetitions and the ratio of medians. The machine is a 2-core VM shared with other jobs: absolute times move between runs by up to 2× when it is busy; ratios of contenders measured side by side are steadier, but still move by tens of percent. Every repetition is kept in `bench/.tmp/results.json`.',
     '',
+    ...Object.entries(m.warnings ?? {}).flatMap(([name, w]) => [
+      `The bench process itself received ${int(w.count)} × \`${name}\` (first: "${w.first}").` +
+        (name === 'MaxListenersExceededWarning'
+          ? " It comes from the SDK's Streamable HTTP client, which passes its transport's one long-lived AbortSignal to every `fetch`; Node 20's undici removes each request's abort listener only when the request is garbage-collected, so a busy client trips the warning (nodejs/node#52635; undici fixed it in nodejs/undici#5318). Memory is reclaimed at GC; the numbers are not affected."
+          : ''),
+      '',
+    ]),
     '![Benchmark chart](benchmarks.svg)',
     '',
     '## Targets',
@@ -604,6 +679,7 @@ export function render(r: Results): { markdown: string; svg: string } {
     'npm run bench                              # everything (about a quarter of an hour on 2 cores); writes this file and benchmarks.svg',
     'npm run bench -- --only start,calls        # some sections; the others are kept from bench/.tmp/results.json',
     'npm run bench -- --quick                   # smoke run: fewer specs, repetitions and calls; writes bench/.tmp/quick/',
+    'npm run bench -- --render                  # measure nothing: rewrite this file from bench/.tmp/results.json',
     '```',
     '',
     'Work files go to `bench/.tmp/` (ignored by git): the Kubernetes spec gunzipped, the synthetic specs, the generated projects, openapi-mcp-generator\'s dependencies (one `npm install`), the raw results (`results.json`, every repetition). mcp-gen\'s generated projects link the dependencies the end-to-end tests install in `test/.tmp/_deps`.',
