@@ -68,6 +68,12 @@ export class SchemaConverter {
         out.required = [...new Set(value as string[])];
         continue;
       }
+      if (key === 'enum') {
+        // draft-07 clients reject repeated enum values (Stripe repeats API versions); same meaning
+        const seen = new Set<string>();
+        out.enum = (value as Json[]).filter((v) => !seen.has(JSON.stringify(v)) && seen.add(JSON.stringify(v)));
+        continue;
+      }
       if (key === 'pattern' && !isValidPattern(value)) continue;
       if ((key === 'title' || key === 'description' || key === 'format') && typeof value !== 'string') continue;
       out[key] = value;

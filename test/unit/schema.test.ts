@@ -84,6 +84,10 @@ const cases: [string, { given: Given; want: JsonSchema; wantDefs?: Record<string
     { given: { schema: { type: 'string', enum: ['a', 'b'], nullable: true } }, want: { type: ['string', 'null'], enum: ['a', 'b', null] } },
   ],
   [
+    'repeated enum values kept once (draft-07 clients reject repeats)',
+    { given: { schema: { type: 'string', enum: ['2020-08-27', '2022-11-15', '2020-08-27', { a: 1 }, { a: 1 }] } }, want: { type: 'string', enum: ['2020-08-27', '2022-11-15', { a: 1 }] } },
+  ],
+  [
     'nullable enum that already lists null',
     { given: { schema: { type: 'string', enum: ['a', null], nullable: true } }, want: { type: ['string', 'null'], enum: ['a', null] } },
   ],
