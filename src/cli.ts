@@ -71,6 +71,10 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
     if (report.renamed.length > 5) print(`    … and ${report.renamed.length - 5} more (see tools.json)`);
   }
   for (const w of report.warnings) print(`  warning: ${w}`);
+  if (report.listing?.trimmedTools && !table.dynamic) {
+    const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+    print(`  schemas: ${report.listing.trimmedTools} tools list their deeper shared schemas as stubs (tools/list ${mb(report.listing.listedBytes)} instead of ${mb(report.listing.wholeBytes)}); arguments are still checked in full`);
+  }
   if (report.poorDescriptions.length) {
     const shown = report.poorDescriptions.slice(0, 5).join(', ');
     const more = report.poorDescriptions.length > 5 ? ` and ${report.poorDescriptions.length - 5} more` : '';

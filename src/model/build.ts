@@ -8,6 +8,7 @@ import type {
 } from '../../templates/runtime/table.js';
 import { NameScope, nameFromRoute, sanitizeArgName, sanitizeToolName } from './naming.js';
 import { SchemaConverter } from './schema.js';
+import { fitListing, type ListingReport } from './listing.js';
 import { buildAuth, securityFor } from './auth.js';
 import { globToRegExp, selectOperation } from './select.js';
 import { bodyKindOf } from '../../templates/runtime/request.js';
@@ -36,6 +37,8 @@ export interface ModelReport {
   matchedOverrides: Set<string>;
   renamed: { operation: string; name: string; reason: string }[];
   warnings: string[];
+  /** How much of the tool schemas tools/list shows (large shared schemas are listed in part). */
+  listing?: ListingReport;
 }
 
 export interface ServerModel {
@@ -142,6 +145,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
     auth: auth.schemes,
     tools,
   };
+  report.listing = fitListing(table);
   return { table, report };
 }
 

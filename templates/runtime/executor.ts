@@ -10,7 +10,7 @@ import type { Logger } from './log.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
 import { ArgumentError, buildRequest, resolveServerUrl } from './request.js';
 import { NO_JSON, NOTHING, plainStructure, StructureProblem, toToolResult, type Structurer } from './response.js';
-import type { JsonSchema, ToolSpec, ToolTable } from './table.js';
+import { stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
 
 type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 interface AjvError {
@@ -21,9 +21,9 @@ interface AjvError {
 }
 
 export interface Executor {
-  /** The tool's inputSchema with the shared `$defs` it references attached. */
+  /** The tool's inputSchema as listed, with the shared `$defs` it references attached. */
   inputSchema(tool: ToolSpec): JsonSchema;
-  /** The tool's outputSchema with its `$defs`, when the spec documents a JSON answer. */
+  /** The tool's outputSchema as listed, with its `$defs`, when the spec documents a JSON answer. */
   outputSchema(tool: ToolSpec): JsonSchema | undefined;
   call(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal, credentials?: RequestCredentials): Promise<CallToolResult>;
 }
@@ -46,8 +46,13 @@ function send(request: OutgoingRequest, signal: AbortSignal): Promise<Response> 
 const fail = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
 export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Hooks, log: Logger): Executor {
-  const withDefs = (schema: JsonSchema, defs: string[]): JsonSchema =>
-    defs.length ? { ...schema, $defs: Object.fromEntries(defs.map((k) => [k, table.defs[k] ?? {}])) } : schema;
+  const withDefs = (schema: JsonSchema, defs: string[], stubs: string[] = []): JsonSchema =>
+    defs.length || stubs.length
+      ? { ...schema, $defs: Object.fromEntries([...defs.map((k) => [k, table.defs[k] ?? {}]), ...stubs.map((k) => [k, stubSchema(table.defs[k])])]) }
+      : schema;
+  /** As tools/list shows it: large schemas in part (Listing). */
+  const listed = (schema: JsonSchema, holder: { defs: string[]; listing?: Listing }) =>
+    holder.listing ? withDefs(schema, holder.listing.defs, holder.listing.stubs) : withDefs(schema, holder.defs);
   const memo = <T>(make: (tool: ToolSpec) => T) => {
     const cache = new Map<string, T>();
     return (tool: ToolSpec): T => {
@@ -55,8 +60,8 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       return cache.get(tool.name) as T;
     };
   };
-  const inputSchema = memo((tool) => withDefs(tool.inputSchema, tool.defs));
-  const outputSchema = memo((tool) => (tool.output ? withDefs(tool.output.schema, tool.output.defs) : undefined));
+  const inputSchema = memo((tool) => listed(tool.inputSchema, tool));
+  const outputSchema = memo((tool) => (tool.output ? listed(tool.output.schema, tool.output) : undefined));
 
   // JSON Schema 2020-12, the dialect of MCP tool schemas (prefixItems, $defs, unevaluated*).
   let ajv: Ajv2020 | undefined;
@@ -75,7 +80,9 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       return (() => true) as Validate;
     }
   };
-  const inputValidator = memo((tool) => compile(tool, inputSchema(tool), 'input'));
+  // Arguments are checked against the whole schema, also where the listing shows it in part,
+  // so that a wrong nested field is named here rather than by the upstream.
+  const inputValidator = memo((tool) => compile(tool, tool.listing ? withDefs(tool.inputSchema, tool.defs) : inputSchema(tool), 'input'));
   const outputValidator = memo((tool) => compile(tool, outputSchema(tool) ?? {}, 'output'));
 
   /** structuredContent as the advertised outputSchema promises it, or why it cannot be. */

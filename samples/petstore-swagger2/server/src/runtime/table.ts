@@ -60,6 +60,8 @@ export interface ToolSpec {
   inputSchema: JsonSchema;
   /** Keys of ToolTable.defs that inputSchema needs (transitively). */
   defs: string[];
+  /** What tools/list shows of those defs when not all of them (see Listing). */
+  listing?: Listing;
   annotations: ToolAnnotationsSpec;
   http: HttpSpec;
   /**
@@ -75,8 +77,31 @@ export interface OutputSpec {
   /** `type: object`; may reference `#/$defs/<key>` for each key in `defs`. */
   schema: JsonSchema;
   defs: string[];
+  listing?: Listing;
   /** The answer is not an object: structuredContent is `{ result: <answer> }`. */
   wrap: boolean;
+}
+
+/**
+ * A schema listed in part, to keep tools/list small (mcp-gen's src/model/listing.ts): `defs`
+ * listed in full, `stubs` as stubSchema(); defs reachable only through a stub are left out.
+ */
+export interface Listing {
+  defs: string[];
+  stubs: string[];
+}
+
+/**
+ * The listed stand-in for a shared schema: its type and what it is, not what it holds. It
+ * accepts everything the schema accepts, so a client never refuses a valid value by it.
+ */
+export function stubSchema(def: JsonSchema | undefined): JsonSchema {
+  const stub: JsonSchema = {};
+  if (def?.type !== undefined) stub.type = def.type;
+  const about = typeof def?.title === 'string' ? def.title : typeof def?.description === 'string' ? def.description : '';
+  const short = about.length > 160 ? `${about.slice(0, 159)}…` : about;
+  stub.description = `${short ? `${short} ` : ''}(schema not listed in full)`;
+  return stub;
 }
 
 export interface ToolAnnotationsSpec {

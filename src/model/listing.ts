@@ -1,0 +1,126 @@
+// What tools/list shows of each schema. A tool's schema carries, as `$defs`, every shared
+// schema it reaches; in densely linked specs that closure is most of the API (a Stripe
+// response reaches 500 KB of schemas, a DocuSign request 1 MB), so listing it whole gives
+// tools/list messages of 30–140 MB that no client reads (the SDK's stdio reader stops at
+// 10 MiB). So each listed schema keeps its own properties and the shared schemas nearest to
+// it, within a byte budget; the shared schemas beyond are listed as stubs (type and
+// description only). A stub accepts everything the schema it stands for accepts, so a client
+// checking against the listed schema never refuses a valid value; the server itself still
+// checks arguments against the full schema and names the failing nested field.
+
+import { stubSchema, type JsonSchema, type Listing, type ToolTable } from '../../templates/runtime/table.js';
+
+export interface ListingBudget {
+  /** Bytes of shared schemas listed in full with one inputSchema, beyond the nearest ones. */
+  inputDefsBytes: number;
+  /** The same for an outputSchema, nearest ones included (it documents the answer: smaller). */
+  outputDefsBytes: number;
+  /** The whole tools/list answer: budgets are halved until it fits. */
+  totalBytes: number;
+}
+
+export const DEFAULT_LISTING_BUDGET: ListingBudget = {
+  inputDefsBytes: 16 * 1024,
+  outputDefsBytes: 4 * 1024,
+  totalBytes: 8 * 1024 * 1024,
+};
+
+export interface ListingReport {
+  /** Tools with at least one shared schema listed as a stub. */
+  trimmedTools: number;
+  /** Size of the tools' schemas as listed, and as they would be listed whole. */
+  listedBytes: number;
+  wholeBytes: number;
+}
+
+const size = (value: unknown) => JSON.stringify(value).length;
+
+/**
+ * Splits the defs of one schema into those listed in full and those listed as stubs: breadth
+ * first from the schema's own refs, the ones it names directly always in full (they are its
+ * shape) unless `firstLevel` is false, then deeper ones while they fit in `budget` bytes.
+ * Defs reachable only through a stub are not listed at all.
+ */
+export function splitDefs(
+  rootRefs: string[],
+  deps: (key: string) => Iterable<string>,
+  defSize: (key: string) => number,
+  budget: number,
+  firstLevel: boolean,
+): Listing {
+  const full = new Set<string>();
+  const stubs = new Set<string>();
+  let spent = 0;
+  let level = [...new Set(rootRefs)].sort();
+  for (let depth = 0; level.length; depth++) {
+    const next = new Set<string>();
+    for (const key of level) {
+      const free = depth === 0 && firstLevel;
+      if (free || spent + defSize(key) <= budget) {
+        if (!free) spent += defSize(key);
+        full.add(key);
+        for (const dep of deps(key)) next.add(dep);
+      } else stubs.add(key);
+    }
+    level = [...next].filter((k) => !full.has(k) && !stubs.has(k)).sort();
+  }
+  return { defs: [...full].sort(), stubs: [...stubs].sort() };
+}
+
+/** Refs a schema names directly (`#/$defs/<key>` → key). */
+export function directRefs(schema: unknown): string[] {
+  const found = new Set<string>();
+  const stack: unknown[] = [schema];
+  while (stack.length) {
+    const node = stack.pop();
+    if (Array.isArray(node)) stack.push(...node);
+    else if (typeof node === 'object' && node !== null) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')) found.add(value.slice('#/$defs/'.length));
+        else if (typeof value === 'object' && value !== null) stack.push(value);
+      }
+    }
+  }
+  return [...found];
+}
+
+/** Sets `listing` on every tool schema whose defs do not all fit, so that tools/list fits the budget. */
+export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LISTING_BUDGET): ListingReport {
+  const defSizes = new Map(Object.entries(table.defs).map(([k, v]) => [k, size(v)]));
+  const stubSizes = new Map(Object.entries(table.defs).map(([k, v]) => [k, size(stubSchema(v))]));
+  const depsOf = new Map<string, string[]>();
+  const deps = (key: string) => {
+    let found = depsOf.get(key);
+    if (!found) depsOf.set(key, (found = directRefs(table.defs[key])));
+    return found;
+  };
+  const defSize = (key: string) => defSizes.get(key) ?? 0;
+  const holders = table.tools.flatMap((tool) => {
+    const found: { holder: { defs: string[]; listing?: Listing }; root: JsonSchema; output: boolean; tool: string }[] = [];
+    if (tool.defs.length) found.push({ holder: tool, root: tool.inputSchema, output: false, tool: tool.name });
+    if (tool.output?.defs.length) found.push({ holder: tool.output, root: tool.output.schema, output: true, tool: tool.name });
+    return found.map((h) => ({ ...h, rootRefs: directRefs(h.root) }));
+  });
+  const fixedBytes = table.tools.reduce((n, t) => n + t.name.length + size(t.description) + size(t.inputSchema) + (t.output ? size(t.output.schema) : 0), 0);
+  const wholeBytes = holders.reduce((n, h) => n + h.holder.defs.reduce((m, k) => m + defSize(k), 0), fixedBytes);
+
+  let result: ListingReport = { trimmedTools: 0, listedBytes: wholeBytes, wholeBytes };
+  // Halving 12 times takes any budget below one def; then even the first level is stubbed.
+  for (let scale = 1, attempt = 0; attempt <= 12; attempt++, scale /= 2) {
+    let listedBytes = fixedBytes;
+    const trimmed = new Set<string>();
+    for (const h of holders) {
+      const bytes = Math.floor((h.output ? budget.outputDefsBytes : budget.inputDefsBytes) * scale);
+      // An answer's shape is documentation: it gets no free first level; an input's is its arguments.
+      const listing = splitDefs(h.rootRefs, deps, defSize, bytes, !h.output && attempt < 12);
+      if (listing.stubs.length) {
+        h.holder.listing = listing;
+        trimmed.add(h.tool);
+      } else delete h.holder.listing;
+      listedBytes += listing.defs.reduce((m, k) => m + defSize(k), 0) + listing.stubs.reduce((m, k) => m + (stubSizes.get(k) ?? 0), 0);
+    }
+    result = { trimmedTools: trimmed.size, listedBytes, wholeBytes };
+    if (listedBytes <= budget.totalBytes) break;
+  }
+  return result;
+}
