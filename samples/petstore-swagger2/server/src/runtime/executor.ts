@@ -2,8 +2,7 @@
 // One generic executor serves every tool in the table: check the arguments against the
 // tool's inputSchema, build the HTTP request, send it, and map the answer.
 
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ServerConfig } from './config.js';
 import type { Hooks, OutgoingRequest } from './hooks-api.js';
@@ -29,8 +28,21 @@ export interface Executor {
   call(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal, credentials?: RequestCredentials): Promise<CallToolResult>;
 }
 
-// ajv-formats is CommonJS: its function is the module itself, or its `default` under some loaders.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
+/**
+ * ajv, loaded on the first tool call rather than at start-up: importing it and its formats
+ * costs ~130 ms, a third of a cold start, and `initialize` and `tools/list` never need it.
+ */
+let ajvLoading: Promise<Ajv2020> | undefined;
+function loadAjv(): Promise<Ajv2020> {
+  return (ajvLoading ??= Promise.all([import('ajv/dist/2020.js'), import('ajv-formats')]).then(([ajvModule, formatsModule]) => {
+    // both are CommonJS: the export is the module itself, or its `default` under some loaders
+    const { Ajv2020: AjvClass } = ((ajvModule as { default?: unknown }).default ?? ajvModule) as typeof import('ajv/dist/2020.js');
+    const addFormats = ((formatsModule as { default?: unknown }).default ?? formatsModule) as unknown as (ajv: Ajv2020) => void;
+    const ajv = new AjvClass({ strict: false, allErrors: true, validateFormats: true });
+    addFormats(ajv);
+    return ajv;
+  }));
+}
 
 const NO_CREDENTIALS: RequestCredentials = new Map();
 
@@ -65,14 +77,12 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
   const outputSchema = memo((tool) => (tool.output ? listed(tool.output.schema, tool.output) : undefined));
 
   // JSON Schema 2020-12, the dialect of MCP tool schemas (prefixItems, $defs, unevaluated*).
+  // Set by the first call (loadAjv), before any compile.
   let ajv: Ajv2020 | undefined;
   // Compiled on first use and kept: compiling every schema at start-up would cost seconds
   // for a large API, and compiling per call would cost that on every call.
   const compile = (tool: ToolSpec, schema: JsonSchema, what: string): Validate => {
-    if (!ajv) {
-      ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-      addFormats(ajv);
-    }
+    if (!ajv) throw new Error('internal: schema compiled before ajv was loaded');
     try {
       return ajv.compile(schema) as Validate;
     } catch (error) {
@@ -112,6 +122,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     inputSchema,
     outputSchema,
     async call(tool, args, signal, credentials = NO_CREDENTIALS) {
+      ajv ??= await loadAjv();
       const validate = inputValidator(tool);
       if (!validate(args)) return fail(`Invalid arguments for ${tool.name}: ${describeErrors(validate.errors ?? [])}`);
 
