@@ -36,31 +36,37 @@ export function generateProject(spec: string, name: string, extraArgs: string[] 
   return out;
 }
 
-/** One shared install per run, guarded by a mkdir lock so parallel test files wait for it. */
-async function installDeps(pkg: { dependencies: object; devDependencies: object }): Promise<void> {
+/** Runs `work` holding a mkdir lock, so that parallel test files installing the same thing wait for each other. */
+export async function withLock<T>(lock: string, work: () => T): Promise<T> {
   mkdirSync(TMP, { recursive: true });
-  const wanted = JSON.stringify({ name: 'deps', private: true, dependencies: pkg.dependencies, devDependencies: pkg.devDependencies }, null, 2);
-  const lock = join(TMP, '_deps.lock');
   const deadline = Date.now() + 300_000;
   for (;;) {
     try {
       mkdirSync(lock);
       break;
     } catch {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock} (remove it if no test run is installing)`);
       await new Promise((r) => setTimeout(r, 500));
     }
   }
   try {
+    return work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** One shared install per run. */
+async function installDeps(pkg: { dependencies: object; devDependencies: object }): Promise<void> {
+  const wanted = JSON.stringify({ name: 'deps', private: true, dependencies: pkg.dependencies, devDependencies: pkg.devDependencies }, null, 2);
+  await withLock(join(TMP, '_deps.lock'), () => {
     const manifest = join(DEPS, 'package.json');
     if (existsSync(join(DEPS, 'node_modules/.package-lock.json')) && existsSync(manifest) && readFileSync(manifest, 'utf8') === wanted) return;
     rmSync(DEPS, { recursive: true, force: true });
     mkdirSync(DEPS, { recursive: true });
     writeFileSync(manifest, wanted);
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: DEPS, stdio: 'inherit' });
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+  });
 }
 
 /** Links the shared dependencies into a generated project and builds it. */
