@@ -8,7 +8,7 @@ import type {
 } from '../../templates/runtime/table.js';
 import { NameScope, nameFromRoute, sanitizeArgName, sanitizeToolName } from './naming.js';
 import { SchemaConverter } from './schema.js';
-import { fitListing, type ListingReport } from './listing.js';
+import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
 import { buildAuth, securityFor } from './auth.js';
 import { globToRegExp, selectOperation } from './select.js';
 import { bodyKindOf } from '../../templates/runtime/request.js';
@@ -146,6 +146,10 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
     tools,
   };
   report.listing = fitListing(table);
+  if (!table.dynamic && report.listing.listedBytes > DEFAULT_LISTING_BUDGET.totalBytes) {
+    const mb = (report.listing.listedBytes / 1024 / 1024).toFixed(1);
+    report.warnings.push(`tools/list is ${mb} MB even with schemas listed in part: more than MCP clients read in one message (the SDK's stdio client stops at 10 MiB); use --tools dynamic or select fewer operations`);
+  }
   return { table, report };
 }
 

@@ -656,6 +656,18 @@ describe('report warnings', () => {
     const m = model(given);
     expect(m.report.warnings).toEqual(want);
   });
+
+  // 10 operations whose own arguments hold a 1 MB enum each: no shared schema to list in part
+  const huge = Object.fromEntries(
+    Array.from({ length: 10 }, (_, i) => [
+      `/things${i}`,
+      { get: { operationId: `get${i}`, parameters: [{ name: 'kind', in: 'query', schema: { type: 'string', enum: Array.from({ length: 50_000 }, (_, k) => `kind-${k}-of-many`) } }], responses: {} } },
+    ]),
+  );
+  it('a tools/list that still cannot fit in one message says so, and what to do', () => {
+    expect(model(spec(huge)).report.warnings).toEqual([expect.stringMatching(/^tools\/list is 9\.\d MB even with schemas listed in part: .* use --tools dynamic or select fewer operations$/)]);
+    expect(model(spec(huge), { toolMode: 'dynamic' }).report.warnings).toEqual([]);
+  });
 });
 
 describe('table identity', () => {
