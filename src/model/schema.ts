@@ -31,6 +31,7 @@ export class SchemaConverter {
   private readonly deps = new Map<string, Set<string>>();
   private readonly keyByPointer = new Map<string, string>();
   private readonly usedKeys = new Set<string>();
+  private readonly closures = new Map<string, string[]>();
 
   constructor(
     private readonly doc: JsonObject,
@@ -132,6 +133,14 @@ export class SchemaConverter {
 
   /** Def keys reachable from `refs`, sorted, for a tool's `$defs`. */
   closure(refs: Iterable<string>): string[] {
+    // Many operations reach the same schemas (an error body, a list envelope): walk once each.
+    const id = [...refs].sort().join('\n');
+    let known = this.closures.get(id);
+    if (!known) this.closures.set(id, (known = this.walk(refs)));
+    return [...known];
+  }
+
+  private walk(refs: Iterable<string>): string[] {
     const seen = new Set<string>();
     const stack = [...refs];
     while (stack.length) {
