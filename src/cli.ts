@@ -139,6 +139,8 @@ export async function main(argv: string[]): Promise<number> {
     .option('--dry-run', 'write nothing; show what would be written')
     .option('--allow-remote-refs', 'follow $refs to http(s) URLs (off: a spec cannot make mcp-gen fetch URLs)')
     .option('--max-description <chars>', 'cut tool descriptions to this many characters (default: 1000)', positiveInt)
+    .option('--keep-examples', 'keep schema and parameter examples in tool schemas (off: they cost tools/list bytes)')
+    .option('--keep-extensions', 'keep vendor x-… keys in tool schemas')
     .option('-c, --config <file>', 'options file (default: mcp-gen.config.json or .yaml in this folder, if any)')
     .option('--include-tags <tags>', 'only operations with one of these tags (comma-separated)', list)
     .option('--exclude-tags <tags>', 'leave out operations with any of these tags', list)

@@ -29,6 +29,7 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
     toolMode: o.toolMode,
     dynamicThreshold: o.dynamicThreshold,
     directTools: o.directTools,
+    schemaExtras: { examples: o.keepExamples, extensions: o.keepExtensions },
   });
   for (const key of Object.keys(o.tools)) {
     if (!model.report.matchedOverrides.has(key)) model.report.warnings.push(`config "tools"."${key}" matches no operation (use an operationId or "METHOD /path")`);

@@ -44,6 +44,10 @@ export interface UserOptions extends Selection {
   dynamicThreshold?: number;
   /** In dynamic mode, operations (operationId or tool-name globs) that stay direct tools too. */
   directTools?: string[];
+  /** Keep `example`/`examples` in tool schemas. */
+  keepExamples?: boolean;
+  /** Keep vendor `x-…` keys in tool schemas. */
+  keepExtensions?: boolean;
 }
 
 export interface ResolvedOptions extends Required<Omit<UserOptions, 'out' | 'name' | keyof Selection>> {
@@ -59,6 +63,7 @@ const KEYS: Record<keyof UserOptions, 'string' | 'boolean' | 'number' | 'strings
   allowRemoteRefs: 'boolean', maxDescriptionLength: 'number', includeTags: 'strings', excludeTags: 'strings',
   includeOperations: 'strings', excludeOperations: 'strings', includePaths: 'strings', excludePaths: 'strings',
   methods: 'strings', readOnly: 'boolean', tools: 'tools', toolMode: 'mode', dynamicThreshold: 'number', directTools: 'strings',
+  keepExamples: 'boolean', keepExtensions: 'boolean',
 };
 
 /** Reads and checks a config file; paths in it are relative to the file. */
@@ -142,6 +147,8 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     toolMode: merged.toolMode ?? 'direct',
     dynamicThreshold: merged.dynamicThreshold ?? 150,
     directTools: merged.directTools ?? [],
+    keepExamples: merged.keepExamples ?? false,
+    keepExtensions: merged.keepExtensions ?? false,
     selection,
   };
 }

@@ -7,7 +7,7 @@ import type {
   BodySpec, JsonSchema, OutputSpec, ParamLocation, ParamSpec, ParamStyle, ServerSpec, ToolSpec, ToolTable,
 } from '../../templates/runtime/table.js';
 import { NameScope, nameFromRoute, sanitizeArgName, sanitizeToolName } from './naming.js';
-import { SchemaConverter } from './schema.js';
+import { SchemaConverter, type SchemaExtras } from './schema.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
 import { buildAuth, securityFor } from './auth.js';
 import { globToRegExp, selectOperation } from './select.js';
@@ -24,6 +24,8 @@ export interface ModelOptions {
   toolMode?: 'direct' | 'dynamic' | 'auto';
   dynamicThreshold?: number;
   directTools?: string[];
+  /** Keep schema examples and `x-` keys (off: they cost tools/list bytes and rarely help). */
+  schemaExtras?: SchemaExtras;
 }
 
 /** The meta-tools' names (templates/runtime/dynamic.ts): operations never take them. */
@@ -54,7 +56,7 @@ const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel {
   const { doc } = spec;
   const dialect = spec.specVersion.startsWith('3.1') ? '3.1' : '3.0';
-  const converter = new SchemaConverter(doc, dialect);
+  const converter = new SchemaConverter(doc, dialect, options.schemaExtras);
   const report: ModelReport = { skipped: [], renamed: [], warnings: [...spec.warnings], matchedOverrides: new Set(), poorDescriptions: [] };
   const mode = options.toolMode ?? 'direct';
   const names = new NameScope(mode === 'direct' ? [] : META_TOOLS);
@@ -207,7 +209,8 @@ function buildArguments(
     const isRequired = location === 'path' || p.required === true;
     let rawSchema: Json | undefined = p.schema;
     if (rawSchema === undefined && isObject(p.content)) rawSchema = isObject(Object.values(p.content)[0]) ? (Object.values(p.content)[0] as JsonObject).schema : undefined;
-    const schema = converter.convert(rawSchema, 'request', refs);
+    let schema = converter.convert(rawSchema, 'request', refs);
+    if (converter.extras.examples && p.example !== undefined && schema.examples === undefined) schema = { ...schema, examples: [p.example] };
     const description = [typeof p.description === 'string' ? p.description.trim() : '', p.deprecated === true ? '(deprecated)' : '', arg !== p.name ? `Sent as ${location} parameter "${p.name}".` : '']
       .filter(Boolean)
       .join(' ');

@@ -10,6 +10,14 @@ import type { JsonSchema } from '../../templates/runtime/table.js';
 
 export type SchemaMode = 'request' | 'response';
 
+/** What an agent rarely needs and tools/list pays for: left out unless asked. */
+export interface SchemaExtras {
+  /** `example` / `examples` as 2020-12 `examples`. */
+  examples?: boolean;
+  /** Vendor `x-…` keys. */
+  extensions?: boolean;
+}
+
 const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);
 // Keywords copied as plain values (validated by shape below).
 const SCALAR_KEYWORDS = [
@@ -37,6 +45,7 @@ export class SchemaConverter {
     private readonly doc: JsonObject,
     /** OpenAPI 3.0 and Swagger 2.0 schemas ignore siblings of `$ref`; 3.1 keeps them. */
     private readonly dialect: '3.0' | '3.1',
+    readonly extras: SchemaExtras = {},
   ) {}
 
   /** Converts one schema; `refs` collects the def keys it references directly. */
@@ -79,6 +88,11 @@ export class SchemaConverter {
       if ((key === 'title' || key === 'description' || key === 'format') && typeof value !== 'string') continue;
       out[key] = value;
     }
+    if (this.extras.examples) {
+      if (Array.isArray(schema.examples)) out.examples = schema.examples;
+      else if (schema.example !== undefined) out.examples = [schema.example];
+    }
+    if (this.extras.extensions) for (const [key, value] of Object.entries(schema)) if (key.startsWith('x-')) out[key] = value;
     // OpenAPI 3.0 boolean exclusiveMinimum/Maximum (draft-04 style) → 2020-12 numbers.
     for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
       if (typeof schema[flag] === 'boolean') {

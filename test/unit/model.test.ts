@@ -124,6 +124,12 @@ describe('tool names', () => {
 // --- parameters ---------------------------------------------------------------------------
 
 describe('parameters', () => {
+  it('a parameter example is kept only when asked (--keep-examples)', () => {
+    const s = spec(op('get', { operationId: 'find', parameters: [{ name: 'q', in: 'query', example: 'dogs', schema: { type: 'string' } }] }));
+    expect(props(only(model(s))).q).toEqual({ type: 'string' });
+    expect(props(only(model(s, { schemaExtras: { examples: true } }))).q).toEqual({ type: 'string', examples: ['dogs'] });
+  });
+
   it('merges path-level parameters; the operation overrides the same name and location', () => {
     const m = model(
       spec({

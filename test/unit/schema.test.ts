@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { Ajv, AjvJsonSchemaValidator, addFormats } from '@modelcontextprotocol/server/validators/ajv';
 import type { JsonSchemaType } from '@modelcontextprotocol/server';
-import { SchemaConverter, type SchemaMode } from '../../src/model/schema.js';
+import { SchemaConverter, type SchemaExtras, type SchemaMode } from '../../src/model/schema.js';
 import type { Json, JsonObject } from '../../src/parse/pointer.js';
 import type { JsonSchema } from '../../templates/runtime/table.js';
 
@@ -39,11 +39,12 @@ interface Given {
   schema: Json;
   mode?: SchemaMode;
   dialect?: '3.0' | '3.1';
+  extras?: SchemaExtras;
 }
 
 /** Converts one schema with a fresh converter; returns it with the defs it needs. */
-function run({ schema, mode = 'request', dialect = '3.0' }: Given) {
-  const converter = new SchemaConverter(doc(), dialect);
+function run({ schema, mode = 'request', dialect = '3.0', extras }: Given) {
+  const converter = new SchemaConverter(doc(), dialect, extras);
   const refs = new Set<string>();
   const out = converter.convert(schema, mode, refs);
   const keys = converter.closure(refs);
@@ -82,6 +83,18 @@ const cases: [string, { given: Given; want: JsonSchema; wantDefs?: Record<string
   [
     'nullable with an enum: null joins the enum',
     { given: { schema: { type: 'string', enum: ['a', 'b'], nullable: true } }, want: { type: ['string', 'null'], enum: ['a', 'b', null] } },
+  ],
+  [
+    'examples and x- keys are left out by default',
+    { given: { schema: { type: 'string', example: 'rex', 'x-internal': true } }, want: { type: 'string' } },
+  ],
+  [
+    'examples kept when asked: 3.0 example → 2020-12 examples',
+    { given: { schema: { type: 'string', example: 'rex', 'x-internal': true }, extras: { examples: true } }, want: { type: 'string', examples: ['rex'] } },
+  ],
+  [
+    '3.1 examples kept as they are, and x- keys when asked',
+    { given: { schema: { type: 'integer', examples: [1, 2], 'x-unit': 'cm' }, dialect: '3.1', extras: { examples: true, extensions: true } }, want: { type: 'integer', examples: [1, 2], 'x-unit': 'cm' } },
   ],
   [
     'repeated enum values kept once (draft-07 clients reject repeats)',
