@@ -10,6 +10,8 @@ import type { Logger } from './log.js';
 export interface HttpEndpoints {
   describe: string;
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
+  /** Calls still being answered outside a request of their own (legacy SSE answers on its GET stream). */
+  pendingCalls?(): number;
   close(): Promise<void>;
 }
 
@@ -76,7 +78,20 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
   const allowed = guards(config);
   const authenticate = bearerCheck(config.authToken);
   const cors = corsHeaders(config.corsOrigins);
+  let stopping = false;
+  // Requests being answered, which shutdown waits for. GET requests are the long-lived SSE
+  // streams (GET /mcp, GET /sse): they carry no call of their own and would never end.
+  const inFlight = new Set<ServerResponse>();
   const server = createServer((req, res) => {
+    if (stopping) {
+      // Draining: the listener is closed, but a kept-alive connection can still bring a request.
+      res.setHeader('connection', 'close');
+      return jsonRpcError(res, 503, -32000, 'Server is shutting down');
+    }
+    if (req.method !== 'GET') {
+      inFlight.add(res);
+      res.once('close', () => inFlight.delete(res));
+    }
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
     if (!cors(req, res)) return;
@@ -102,18 +117,22 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
   const origin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   log.notice(`serving MCP on ${origin}: ${endpoints.map((e) => e.describe).join('; ')}`);
 
-  let stopping = false;
+  // Closing the sessions at once (as this did) ended the streams that in-flight calls answer
+  // on: the calls were lost and the process exited at once. So: stop listening, wait for the
+  // calls to finish (up to the grace period), and only then close the sessions.
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info(`${signal}: shutting down`);
-    server.close(); // no new connections; in-flight requests finish
-    const force = setTimeout(() => process.exit(0), config.shutdownGraceMs);
-    force.unref();
-    void Promise.allSettled(endpoints.map((e) => e.close())).finally(() => {
-      server.closeIdleConnections();
-    });
-    server.once('close', () => process.exit(0));
+    setTimeout(() => process.exit(0), config.shutdownGraceMs).unref(); // grace is over
+    server.close(() => process.exit(0)); // no new connections; exit once every one has ended
+    server.closeIdleConnections();
+    log.info(`${signal}: shutting down`); // after close(): from this line on, connections are refused
+    const busy = () => inFlight.size > 0 || endpoints.some((e) => (e.pendingCalls?.() ?? 0) > 0);
+    void (async () => {
+      while (busy()) await new Promise((resolve) => setTimeout(resolve, 20));
+      await Promise.allSettled(endpoints.map((e) => e.close()));
+      server.closeAllConnections(); // what is left: idle keep-alive sockets and ended streams
+    })();
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

@@ -15,6 +15,8 @@ import type { ServerFactory } from './server.js';
 interface Session {
   transport: NodeStreamableHTTPServerTransport;
   lastSeen: number;
+  /** Requests being answered, GET streams aside: a session busy with a call is not idle. */
+  busy: number;
 }
 
 export function streamableEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger): HttpEndpoints {
@@ -30,7 +32,9 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
   const sweeper = setInterval(() => {
     const cutoff = Date.now() - config.sessionIdleMs;
     for (const [id, session] of sessions) {
-      if (session.lastSeen < cutoff) {
+      // A call longer than the idle time was cut off mid-way (and its client never answered)
+      // when only the start of a request counted: skip busy sessions.
+      if (session.busy === 0 && session.lastSeen < cutoff) {
         log.debug(`session ${id} idle: closed`);
         void session.transport.close();
         sessions.delete(id);
@@ -53,6 +57,13 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
         return true;
       }
       session.lastSeen = Date.now();
+      if (req.method !== 'GET') {
+        session.busy++;
+        res.once('close', () => {
+          session.busy--;
+          session.lastSeen = Date.now();
+        });
+      }
       await session.transport.handleRequest(req, res);
       return true;
     }
@@ -92,7 +103,7 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: config.maxRequestBytes,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, lastSeen: Date.now() });
+        sessions.set(id, { transport, lastSeen: Date.now(), busy: 0 });
         log.debug(`session ${id} opened (${sessions.size} open)`);
       },
       onsessionclosed: (id) => {

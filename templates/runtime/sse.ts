@@ -11,6 +11,10 @@ import type { ServerFactory } from './server.js';
 
 export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger): HttpEndpoints {
   const sessions = new Map<string, SSEServerTransport>();
+  // Ids of the requests each session has not answered yet. Their POST is answered 202 at once
+  // and the result goes out on the GET stream, so HTTP alone cannot tell that a call is in
+  // flight: without this count, shutdown closed the streams under running calls.
+  const unanswered = new Map<string, Set<string | number>>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> => {
     if (url.pathname === '/sse' && req.method === 'GET') {
@@ -20,9 +24,27 @@ export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: 
       }
       const transport = new SSEServerTransport('/messages', res);
       sessions.set(transport.sessionId, transport);
-      transport.onclose = () => sessions.delete(transport.sessionId);
+      const open = new Set<string | number>();
+      unanswered.set(transport.sessionId, open);
+      transport.onclose = () => {
+        sessions.delete(transport.sessionId);
+        unanswered.delete(transport.sessionId);
+      };
       res.on('close', () => void transport.close());
       await factory().connect(transport);
+      const receive = transport.onmessage;
+      transport.onmessage = (message, extra) => {
+        if ('method' in message && 'id' in message) open.add(message.id);
+        receive?.(message, extra);
+      };
+      const send = transport.send.bind(transport);
+      transport.send = async (message, options) => {
+        try {
+          await send(message, options);
+        } finally {
+          if (!('method' in message) && 'id' in message && message.id !== undefined) open.delete(message.id);
+        }
+      };
       log.debug(`SSE session ${transport.sessionId} opened (${sessions.size} open)`);
       return true;
     }
@@ -39,6 +61,7 @@ export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: 
   return {
     describe: 'HTTP+SSE at /sse and /messages',
     handle,
+    pendingCalls: () => [...unanswered.values()].reduce((n, open) => n + open.size, 0),
     async close() {
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
     },
