@@ -150,7 +150,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--exclude-paths <globs>', 'leave out operations on these paths', list)
     .option('--methods <methods>', 'only these HTTP methods, e.g. GET,POST', list)
     .option('--read-only', 'only GET and HEAD operations')
-    .option('--tools <mode>', 'direct: a tool per operation; dynamic: search/describe/invoke meta-tools; auto: dynamic above --dynamic-threshold (default: direct)', toolMode)
+    .option('--tools <mode>', 'direct: a tool per operation; dynamic: search/describe/invoke meta-tools; auto: dynamic above --dynamic-threshold (default: direct, or dynamic when the list cannot fit in one message)', toolMode)
     .option('--dynamic-threshold <n>', 'with --tools auto: most tools before switching to dynamic (default: 150)', positiveInt)
     .option('--direct-tools <globs>', 'in dynamic mode, operations (operationId or tool name globs) also listed as tools', list)
     .option('-q, --quiet', 'print nothing on success')

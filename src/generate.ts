@@ -26,7 +26,7 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
     maxDescriptionLength: o.maxDescriptionLength,
     selection: o.selection,
     overrides: o.tools,
-    toolMode: o.toolMode,
+    ...(o.toolMode !== undefined ? { toolMode: o.toolMode } : {}),
     dynamicThreshold: o.dynamicThreshold,
     directTools: o.directTools,
     schemaExtras: { examples: o.keepExamples, extensions: o.keepExtensions },

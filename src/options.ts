@@ -50,9 +50,11 @@ export interface UserOptions extends Selection {
   keepExtensions?: boolean;
 }
 
-export interface ResolvedOptions extends Required<Omit<UserOptions, 'out' | 'name' | keyof Selection>> {
+export interface ResolvedOptions extends Required<Omit<UserOptions, 'out' | 'name' | 'toolMode' | keyof Selection>> {
   out?: string;
   name?: string;
+  /** Unset: direct, unless its tools/list cannot fit in one message (then dynamic). */
+  toolMode?: UserOptions['toolMode'];
   selection: Selection;
 }
 
@@ -144,7 +146,7 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     allowRemoteRefs: merged.allowRemoteRefs ?? false,
     maxDescriptionLength: merged.maxDescriptionLength ?? 1_000,
     tools: merged.tools ?? {},
-    toolMode: merged.toolMode ?? 'direct',
+    ...(merged.toolMode !== undefined ? { toolMode: merged.toolMode } : {}),
     dynamicThreshold: merged.dynamicThreshold ?? 150,
     directTools: merged.directTools ?? [],
     keepExamples: merged.keepExamples ?? false,

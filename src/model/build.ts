@@ -21,6 +21,7 @@ export interface ModelOptions {
   selection?: Selection;
   /** Per-operation name/description/exclude, keyed by operationId or `METHOD /path`. */
   overrides?: Record<string, ToolOverride>;
+  /** Unset: direct, unless the tools/list would not fit in one message; then dynamic, and said so. */
   toolMode?: 'direct' | 'dynamic' | 'auto';
   dynamicThreshold?: number;
   directTools?: string[];
@@ -134,6 +135,9 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
 
   const dynamic = mode === 'dynamic' || (mode === 'auto' && tools.length > (options.dynamicThreshold ?? 150));
   const direct = options.directTools ?? [];
+  const dynamicSpec = () => ({
+    direct: tools.filter((t) => direct.some((g) => globToRegExp(g).test(t.name) || (t.operationId !== undefined && globToRegExp(g).test(t.operationId)))).map((t) => t.name),
+  });
   const table: ToolTable = {
     format: 1,
     name: slug(typeof info.title === 'string' ? info.title : 'api') + '-mcp',
@@ -141,16 +145,21 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
     ...(typeof info.title === 'string' ? { title: oneLine(info.title) } : {}),
     servers: rootServers,
     defs,
-    ...(dynamic
-      ? { dynamic: { direct: tools.filter((t) => direct.some((g) => globToRegExp(g).test(t.name) || (t.operationId !== undefined && globToRegExp(g).test(t.operationId)))).map((t) => t.name) } }
-      : {}),
+    ...(dynamic ? { dynamic: dynamicSpec() } : {}),
     auth: auth.schemes,
     tools,
   };
   report.listing = fitListing(table);
   if (!table.dynamic && report.listing.listedBytes > DEFAULT_LISTING_BUDGET.totalBytes) {
     const mb = (report.listing.listedBytes / 1024 / 1024).toFixed(1);
-    report.warnings.push(`tools/list is ${mb} MB even with schemas listed in part: more than MCP clients read in one message (the SDK's stdio client stops at 10 MiB); use --tools dynamic or select fewer operations`);
+    const tooLarge = `tools/list is ${mb} MB even with schemas listed in part: more than MCP clients read in one message (the SDK's stdio client stops at 10 MiB)`;
+    // Nobody asked for direct tools, and such a server would be unusable: serve it dynamically.
+    if (options.toolMode === undefined && !tools.some((t) => META_TOOLS.includes(t.name))) {
+      table.dynamic = dynamicSpec();
+      report.warnings.push(`${tooLarge}, so the ${tools.length} operations are served through the search/describe/invoke meta-tools (--tools dynamic); pass --tools direct to list them anyway, or select fewer operations`);
+    } else {
+      report.warnings.push(`${tooLarge}; use --tools dynamic or select fewer operations`);
+    }
   }
   return { table, report };
 }

@@ -670,8 +670,13 @@ describe('report warnings', () => {
       { get: { operationId: `get${i}`, parameters: [{ name: 'kind', in: 'query', schema: { type: 'string', enum: Array.from({ length: 50_000 }, (_, k) => `kind-${k}-of-many`) } }], responses: {} } },
     ]),
   );
-  it('a tools/list that still cannot fit in one message says so, and what to do', () => {
-    expect(model(spec(huge)).report.warnings).toEqual([expect.stringMatching(/^tools\/list is 9\.\d MB even with schemas listed in part: .* use --tools dynamic or select fewer operations$/)]);
+  it('a tools/list that cannot fit in one message: dynamic mode unless direct was asked for, and said so', () => {
+    const unasked = model(spec(huge));
+    expect(unasked.table.dynamic).toEqual({ direct: [] });
+    expect(unasked.report.warnings).toEqual([expect.stringMatching(/^tools\/list is 9\.\d MB even with schemas listed in part: .*, so the 10 operations are served through the search\/describe\/invoke meta-tools \(--tools dynamic\); pass --tools direct to list them anyway/)]);
+    const asked = model(spec(huge), { toolMode: 'direct' });
+    expect(asked.table.dynamic).toBeUndefined();
+    expect(asked.report.warnings).toEqual([expect.stringMatching(/^tools\/list is 9\.\d MB even with schemas listed in part: .*; use --tools dynamic or select fewer operations$/)]);
     expect(model(spec(huge), { toolMode: 'dynamic' }).report.warnings).toEqual([]);
   });
 });
