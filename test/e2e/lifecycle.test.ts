@@ -106,6 +106,31 @@ const settle = <T>(promise: Promise<T>) =>
     (error: Error) => ({ ok: false as const, error, at: Date.now() }),
   );
 
+/**
+ * SIGTERM while a call is in flight (upstream answers in 800 ms): the call gets its normal
+ * answer, and the process exits 0 after it, well before the 5 s grace timer would.
+ * `whileDraining` runs between the signal and the answer.
+ */
+async function drainsCallInFlight(server: RunningServer, exit: Promise<Exit>, kind: 'http' | 'sse', whileDraining = async () => {}) {
+  const client = await connect(kind, server.url);
+  try {
+    const reached = arrival('/v2/pet/800');
+    const inFlight = settle(call(client, 800));
+    await reached;
+    const signalled = Date.now();
+    server.process.kill('SIGTERM');
+    await whileDraining();
+    const answered = await inFlight;
+    expect(answered.ok && answered.value).toEqual({ content: [{ type: 'text', text: JSON.stringify(pet(800)) }], structuredContent: pet(800) });
+    const ended = await exit;
+    expect(ended).toMatchObject({ code: 0, signal: null });
+    expect(ended.at).toBeGreaterThanOrEqual(answered.at - 50);
+    expect(ended.at - signalled).toBeLessThan(3_000);
+  } finally {
+    await client.close();
+  }
+}
+
 // Raw Streamable HTTP, for the status codes.
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
@@ -137,34 +162,15 @@ describe('graceful shutdown (SIGTERM)', () => {
   it('an in-flight call finishes with its result, new connections are refused, then the process exits 0 on its own', async () => {
     const server = await serve(['--shutdown-grace-ms', '5000']);
     const exit = exitOf(server.process);
-    const client = await connect('http', server.url);
-    try {
-      const reached = arrival('/v2/pet/800');
-      const inFlight = settle(call(client, 800));
-      await reached;
-      const signalled = Date.now();
-      server.process.kill('SIGTERM');
+    await drainsCallInFlight(server, exit, 'http', async () => {
       await logged(server, /info: SIGTERM: shutting down/);
-
       // The listener is closed: a new connection is refused, by the SDK client too.
       expect(await freshGet(`${server.url}/healthz`)).toBe('ECONNREFUSED');
       const late = await settle(connect('http', server.url));
       expect(late.ok).toBe(false);
       expect(late.ok ? undefined : (late.error.cause as NodeJS.ErrnoException | undefined)?.code).toBe('ECONNREFUSED');
-
-      const answered = await inFlight;
-      expect(answered.ok && answered.value).toEqual({ content: [{ type: 'text', text: JSON.stringify(pet(800)) }], structuredContent: pet(800) });
-
-      // http-common.ts: once the calls are done the sessions close, and the last connection
-      // ending exits with code 0 — well before the 5 s grace timer would.
-      const ended = await exit;
-      expect(ended).toMatchObject({ code: 0, signal: null });
-      expect(ended.at).toBeGreaterThanOrEqual(answered.at - 50);
-      expect(ended.at - signalled).toBeLessThan(3_000);
-      expect(server.stderr()).not.toMatch(/error:/);
-    } finally {
-      await client.close();
-    }
+    });
+    expect(server.stderr()).not.toMatch(/error:/);
   }, 30_000);
 
   it('a request on a connection kept alive from before SIGTERM gets 503 "Server is shutting down" and Connection: close', async () => {
@@ -207,22 +213,7 @@ describe('graceful shutdown (SIGTERM)', () => {
   it('legacy SSE: an in-flight call (answered on the GET stream) also finishes before the exit', async () => {
     const server = await serve(['--shutdown-grace-ms', '5000'], 'sse');
     const exit = exitOf(server.process);
-    const client = await connect('sse', server.url);
-    try {
-      const reached = arrival('/v2/pet/800');
-      const inFlight = settle(call(client, 800));
-      await reached;
-      const signalled = Date.now();
-      server.process.kill('SIGTERM');
-      const answered = await inFlight;
-      expect(answered.ok && answered.value).toEqual({ content: [{ type: 'text', text: JSON.stringify(pet(800)) }], structuredContent: pet(800) });
-      const ended = await exit;
-      expect(ended).toMatchObject({ code: 0, signal: null });
-      expect(ended.at).toBeGreaterThanOrEqual(answered.at - 50);
-      expect(ended.at - signalled).toBeLessThan(3_000);
-    } finally {
-      await client.close();
-    }
+    await drainsCallInFlight(server, exit, 'sse');
   }, 30_000);
 
   it('a call longer than --shutdown-grace-ms does not keep the process alive: it exits 0 once the grace is over', async () => {
