@@ -62,6 +62,7 @@ const packageVersions = (() => {
     typesNode: exact('@types/node'),
     ajv: exact('ajv'),
     ajvFormats: exact('ajv-formats'),
+    re2js: exact('re2js'),
   };
 })();
 

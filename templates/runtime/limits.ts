@@ -1,0 +1,48 @@
+// Bounds on what one tool call's arguments can cost the server. Schemas come from the spec
+// and arguments from the client, and neither is trusted: a spec `pattern` such as `^(a+)+$`
+// takes exponential time in a backtracking engine (8 s for 28 characters in V8), and a deeply
+// nested argument costs every recursive step that follows. While the event loop is stuck,
+// every other client waits.
+
+import type { RegExpEngine } from 'ajv/dist/types/index.js';
+
+/** Deepest nesting of arrays and objects accepted in a call's arguments. */
+export const MAX_ARGUMENT_DEPTH = 64;
+/** Most values (every array item, object property and scalar counts one) in a call's arguments. */
+export const MAX_ARGUMENT_VALUES = 200_000;
+
+/** Why the arguments are too big to check, or undefined. Iterative, and stops at the first excess. */
+export function argumentsTooBig(args: unknown): string | undefined {
+  const stack: [unknown, number][] = [[args, 0]];
+  let values = 0;
+  while (stack.length) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (++values > MAX_ARGUMENT_VALUES) return `more than ${MAX_ARGUMENT_VALUES} values in all`;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= MAX_ARGUMENT_DEPTH) return `nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return undefined;
+}
+
+type RE2Class = typeof import('re2js').RE2JS;
+
+/**
+ * An ajv RegExp engine (its `code.regExp` option) on RE2JS, which matches in time linear in
+ * the input whatever the pattern. RE2 has no lookaround or backreferences; a pattern that
+ * needs them is not checked here (the upstream still validates), rather than run on a
+ * backtracking engine. JSON Schema `pattern` is an unanchored search, as RE2JS `test` is.
+ */
+export function linearRegExpEngine(RE2JS: RE2Class, onUnsupported: (pattern: string, reason: string) => void): RegExpEngine {
+  const engine = (pattern: string) => {
+    try {
+      const compiled = RE2JS.compile(pattern);
+      return { test: (input: string) => compiled.test(input), toString: () => `re2:${pattern}` };
+    } catch (error) {
+      onUnsupported(pattern, (error as Error).message);
+      return { test: () => true, toString: () => `unchecked:${pattern}` };
+    }
+  };
+  // ajv reads `code` only when it writes standalone code, which this server never does
+  return Object.assign(engine, { code: 're2js' });
+}
