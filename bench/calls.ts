@@ -185,7 +185,7 @@ export async function runCalls(options: { quick: boolean }): Promise<CallsResult
   const petstore = await mcpGenProject('petstore');
   const omgStdio = await omgProject('petstore');
   const omgHttp = await omgProject('petstore-http');
-  const mcpEnv = { API_KEY: 'bench' };
+  const mcpEnv = { SWAGGER_PETSTORE_API_KEY: 'bench' };
   // openapi-mcp-generator names the variable API_KEY_<SCHEME> and reads the base URL from API_BASE_URL.
   const omgEnv = { API_KEY_API_KEY: 'bench', API_BASE_URL: upstream.url };
   const args = { petId: 1 };

@@ -15,7 +15,7 @@ run('npm', ['run', 'build', '--silent'], out);
 const port = process.env.PORT ?? '3000';
 console.log(`\nStarting the Petstore MCP server: Streamable HTTP at http://127.0.0.1:${port}/mcp (Ctrl-C stops it)`);
 // The public Petstore accepts any token and the documented key "special-key".
-const env = { PETSTORE_AUTH_TOKEN: 'demo', API_KEY: 'special-key', ...process.env };
+const env = { SWAGGER_PETSTORE_AUTH_TOKEN: 'demo', SWAGGER_PETSTORE_API_KEY: 'special-key', ...process.env };
 const server = spawn('node', ['dist/main.js', '--transport', 'http', '--port', port], { cwd: out, stdio: 'inherit', env });
 process.on('SIGINT', () => server.kill('SIGINT'));
 server.on('exit', (code) => process.exit(code ?? 0));

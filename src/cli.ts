@@ -137,6 +137,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('-f, --force', 'write into a folder mcp-gen did not create, and overwrite hand-edited generated files')
     .option('--check', 'write nothing; exit 1 and list the files that would change (for CI)')
     .option('--dry-run', 'write nothing; show what would be written')
+    .option('--env-prefix <PREFIX>', 'prefix of the credential environment variables (default: from the package name, e.g. SWAGGER_PETSTORE; "" for none)')
     .option('--allow-remote-refs', 'follow $refs to http(s) URLs (off: a spec cannot make mcp-gen fetch URLs)')
     .option('--max-description <chars>', 'cut tool descriptions to this many characters (default: 1000)', positiveInt)
     .option('--keep-examples', 'keep schema and parameter examples in tool schemas (off: they cost tools/list bytes)')

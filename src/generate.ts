@@ -30,11 +30,12 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
     dynamicThreshold: o.dynamicThreshold,
     directTools: o.directTools,
     schemaExtras: { examples: o.keepExamples, extensions: o.keepExtensions },
+    ...(o.name !== undefined ? { packageName: o.name } : {}),
+    ...(o.envPrefix !== undefined ? { envPrefix: o.envPrefix } : {}),
   });
   for (const key of Object.keys(o.tools)) {
     if (!model.report.matchedOverrides.has(key)) model.report.warnings.push(`config "tools"."${key}" matches no operation (use an operationId or "METHOD /path")`);
   }
-  if (o.name) model.table.name = o.name;
   const outDir = resolve(o.out ?? model.table.name);
   const specName = /^https?:\/\//i.test(o.spec) ? o.spec : basename(o.spec);
   const files = emitProject(model, { specName, dirName: basename(outDir) });

@@ -48,11 +48,14 @@ export interface UserOptions extends Selection {
   keepExamples?: boolean;
   /** Keep vendor `x-…` keys in tool schemas. */
   keepExtensions?: boolean;
+  /** Prefix of the credential environment variables (UPPER_SNAKE; '' for none). */
+  envPrefix?: string;
 }
 
-export interface ResolvedOptions extends Required<Omit<UserOptions, 'out' | 'name' | 'toolMode' | keyof Selection>> {
+export interface ResolvedOptions extends Required<Omit<UserOptions, 'out' | 'name' | 'toolMode' | 'envPrefix' | keyof Selection>> {
   out?: string;
   name?: string;
+  envPrefix?: string;
   /** Unset: direct, unless its tools/list cannot fit in one message (then dynamic). */
   toolMode?: UserOptions['toolMode'];
   selection: Selection;
@@ -65,7 +68,7 @@ const KEYS: Record<keyof UserOptions, 'string' | 'boolean' | 'number' | 'strings
   allowRemoteRefs: 'boolean', maxDescriptionLength: 'number', includeTags: 'strings', excludeTags: 'strings',
   includeOperations: 'strings', excludeOperations: 'strings', includePaths: 'strings', excludePaths: 'strings',
   methods: 'strings', readOnly: 'boolean', tools: 'tools', toolMode: 'mode', dynamicThreshold: 'number', directTools: 'strings',
-  keepExamples: 'boolean', keepExtensions: 'boolean',
+  keepExamples: 'boolean', keepExtensions: 'boolean', envPrefix: 'string',
 };
 
 /** Reads and checks a config file; paths in it are relative to the file. */
@@ -132,6 +135,9 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
   if (merged.name !== undefined && !/^[a-z0-9][a-z0-9._-]{0,213}$/.test(merged.name)) {
     throw new OptionsError(`name "${merged.name}" is not an npm package name: lower-case letters, digits, ".", "_" and "-"`);
   }
+  if (merged.envPrefix !== undefined && !/^([A-Z][A-Z0-9_]{0,39})?$/.test(merged.envPrefix)) {
+    throw new OptionsError(`env prefix "${merged.envPrefix}" must be UPPER_SNAKE_CASE: A-Z, 0-9 and "_", starting with a letter, at most 40 characters (or empty for none)`);
+  }
   const selection: Selection = {};
   for (const key of ['includeTags', 'excludeTags', 'includeOperations', 'excludeOperations', 'includePaths', 'excludePaths', 'methods', 'readOnly'] as const) {
     if (merged[key] !== undefined) (selection as Record<string, unknown>)[key] = merged[key];
@@ -140,6 +146,7 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     spec: merged.spec,
     ...(merged.out !== undefined ? { out: merged.out } : {}),
     ...(merged.name !== undefined ? { name: merged.name } : {}),
+    ...(merged.envPrefix !== undefined ? { envPrefix: merged.envPrefix.replace(/_+$/, '') } : {}),
     force: merged.force ?? false,
     check: merged.check ?? false,
     dryRun: merged.dryRun ?? false,

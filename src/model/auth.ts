@@ -1,23 +1,38 @@
 // Security schemes → what the generated server needs to authenticate to the API, and the
 // environment variables it reads the secrets from. One rule names every variable:
 //
-//   <SCHEME>_<PART>   SCHEME = the scheme's name in UPPER_SNAKE_CASE
-//                     PART   = KEY (apiKey) | TOKEN (http bearer, other http schemes, oauth2 and
-//                              openIdConnect ready-made tokens) | USERNAME and PASSWORD (http basic)
-//                              | CLIENT_ID and CLIENT_SECRET (oauth2 client credentials)
+//   <API>_<SCHEME>_<PART>   API    = the prefix: --env-prefix, else the package name without
+//                                    "-mcp" (`swagger-petstore-mcp` → SWAGGER_PETSTORE)
+//                           SCHEME = the scheme's name in UPPER_SNAKE_CASE
+//                           PART   = KEY (apiKey) | TOKEN (http bearer, other http schemes, oauth2
+//                                    and openIdConnect ready-made tokens) | USERNAME and PASSWORD
+//                                    (http basic) | CLIENT_ID and CLIENT_SECRET (oauth2 client
+//                                    credentials)
 //
-// The part is not repeated when the name already ends with it (`api_key` → API_KEY), a name
-// that would shadow one of the server's own settings gets an AUTH_ prefix, and a name taken
-// by an earlier scheme gets _2, _3, ….
+// Why a prefix: the spec is untrusted and names the schemes, so without one a hostile spec
+// could make the server read AWS_SECRET_ACCESS_KEY or GITHUB_TOKEN and send it to the spec's
+// own host. A part is not repeated (`api_key` → …_API_KEY, not …_API_KEY_KEY), a name taken by
+// an earlier scheme gets _2, _3, …. Names that are still well-known secrets of other tools are
+// refused unless the user chose the prefix; names in the server's own MCP_ namespace always.
 
-import { isObject, type Json, type JsonObject } from '../parse/pointer.js';
+import { SpecError } from '../errors.js';
+import { isObject, pointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type { AuthSchemeSpec, SecurityRequirement } from '../../templates/runtime/table.js';
 
-const RESERVED = new Set([
-  'API_BASE_URL', 'API_TIMEOUT_MS', 'MCP_TRANSPORT', 'PORT', 'HOST', 'LOG_LEVEL', 'MCP_AUTH_TOKEN',
-  'MCP_ALLOWED_HOSTS', 'MCP_ALLOWED_ORIGINS', 'MCP_MAX_RESPONSE_BYTES', 'MCP_MAX_REQUEST_BYTES',
-  'MCP_AUTH_FROM_HEADERS', 'PATH', 'HOME', 'NODE_OPTIONS',
+/** Secrets of other tools that commonly sit in a developer's or a CI runner's environment. */
+const WELL_KNOWN = new Set([
+  'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AZURE_CLIENT_SECRET', 'AZURE_CLIENT_ID',
+  'GOOGLE_API_KEY', 'GITHUB_TOKEN', 'GH_TOKEN', 'GH_ENTERPRISE_TOKEN', 'GITHUB_PAT', 'GITLAB_TOKEN', 'CI_JOB_TOKEN',
+  'NPM_TOKEN', 'NODE_AUTH_TOKEN', 'YARN_NPM_AUTH_TOKEN', 'PYPI_TOKEN', 'TWINE_PASSWORD', 'CARGO_REGISTRY_TOKEN',
+  'DOCKER_PASSWORD', 'DOCKERHUB_TOKEN', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN',
+  'SLACK_TOKEN', 'SLACK_BOT_TOKEN', 'STRIPE_SECRET_KEY', 'STRIPE_API_KEY', 'SENTRY_AUTH_TOKEN', 'CODECOV_TOKEN',
+  'VERCEL_TOKEN', 'NETLIFY_AUTH_TOKEN', 'HEROKU_API_KEY', 'CLOUDFLARE_API_TOKEN', 'CLOUDFLARE_API_KEY',
+  'DIGITALOCEAN_TOKEN', 'DIGITALOCEAN_ACCESS_TOKEN', 'VAULT_TOKEN', 'CONSUL_HTTP_TOKEN', 'DATABASE_PASSWORD',
+  'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN', 'SNYK_TOKEN', 'SONAR_TOKEN', 'TF_TOKEN', 'ATLAS_TOKEN',
 ]);
+
+/** The server's own secret settings start with MCP_ (MCP_AUTH_TOKEN): never a credential of the API. */
+const isServerSetting = (name: string) => name.startsWith('MCP_');
 
 export function upperSnake(name: string): string {
   const snake = name
@@ -36,14 +51,45 @@ export interface AuthModel {
   warnings: string[];
 }
 
-export function buildAuth(doc: JsonObject): AuthModel {
+/** The default prefix: the package name without its `-mcp` ending. */
+export function envPrefixFor(packageName: string): string {
+  return upperSnake(packageName.replace(/-mcp$/, '')).slice(0, 40).replace(/_+$/, '');
+}
+
+/**
+ * PREFIX_STEM, written once where they overlap: SWAGGER_PETSTORE + PETSTORE_AUTH gives
+ * SWAGGER_PETSTORE_AUTH, and a stem that already starts with the whole prefix stays as it is.
+ */
+export function joinOverlapping(prefix: string, stem: string): string {
+  if (!prefix) return stem;
+  const head = prefix.split('_');
+  const tail = stem.split('_');
+  for (let k = Math.min(head.length, tail.length); k > 0; k--) {
+    if (head.slice(-k).join('_') === tail.slice(0, k).join('_')) return [...head, ...tail.slice(k)].join('_');
+  }
+  return `${prefix}_${stem}`;
+}
+
+export interface AuthNaming {
+  /** UPPER_SNAKE prefix of every credential variable; '' for none. */
+  prefix: string;
+  /** The user chose the prefix (--env-prefix): well-known names are theirs to pick. */
+  chosen: boolean;
+}
+
+export function buildAuth(doc: JsonObject, naming: AuthNaming, source: string): AuthModel {
   const components = isObject(doc.components) ? doc.components : {};
   const raw = isObject(components.securitySchemes) ? components.securitySchemes : {};
-  const taken = new Set<string>(RESERVED);
+  const taken = new Set<string>();
   const variable = (scheme: string, part: string) => {
-    const stem = upperSnake(scheme);
-    let name = stem === part || stem.endsWith('_' + part) ? stem : `${stem}_${part}`;
-    if (RESERVED.has(name)) name = `AUTH_${name}`;
+    const stem = joinOverlapping(naming.prefix, upperSnake(scheme));
+    const name = stem === part || stem.endsWith('_' + part) ? stem : `${stem}_${part}`;
+    if (isServerSetting(name) || (WELL_KNOWN.has(name) && !naming.chosen)) {
+      throw new SpecError(
+        `the credential variable would be ${name}, ${isServerSetting(name) ? 'in the namespace of the server\'s own settings (MCP_…)' : 'a well-known secret of another tool'}; name the variables yourself with --env-prefix`,
+        source + pointer('components', 'securitySchemes', scheme),
+      );
+    }
     let candidate = name;
     for (let i = 2; taken.has(candidate); i++) candidate = `${name}_${i}`;
     taken.add(candidate);

@@ -9,7 +9,7 @@ import type {
 import { NameScope, nameFromRoute, sanitizeArgName, sanitizeToolName } from './naming.js';
 import { SchemaConverter, type SchemaExtras } from './schema.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
-import { buildAuth, securityFor } from './auth.js';
+import { buildAuth, envPrefixFor, securityFor } from './auth.js';
 import { globToRegExp, selectOperation } from './select.js';
 import { bodyKindOf } from '../../templates/runtime/request.js';
 import type { Selection, ToolOverride } from '../options.js';
@@ -27,6 +27,10 @@ export interface ModelOptions {
   directTools?: string[];
   /** Keep schema examples and `x-` keys (off: they cost tools/list bytes and rarely help). */
   schemaExtras?: SchemaExtras;
+  /** Package name of the generated server (default: from the spec title). */
+  packageName?: string;
+  /** Prefix of the credential variables (default: from the package name); see auth.ts. */
+  envPrefix?: string;
 }
 
 /** The meta-tools' names (templates/runtime/dynamic.ts): operations never take them. */
@@ -64,7 +68,8 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const tools: ToolSpec[] = [];
   const info = isObject(doc.info) ? doc.info : {};
   const rootServers = serverList(doc.servers, spec.source);
-  const auth = buildAuth(doc);
+  const packageName = options.packageName ?? slug(typeof info.title === 'string' ? info.title : 'api') + '-mcp';
+  const auth = buildAuth(doc, { prefix: options.envPrefix ?? envPrefixFor(packageName), chosen: options.envPrefix !== undefined }, spec.source);
   report.warnings.push(...auth.warnings);
 
   for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
@@ -140,7 +145,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   });
   const table: ToolTable = {
     format: 1,
-    name: slug(typeof info.title === 'string' ? info.title : 'api') + '-mcp',
+    name: packageName,
     version: typeof info.version === 'string' ? info.version : String(info.version ?? '0.0.0'),
     ...(typeof info.title === 'string' ? { title: oneLine(info.title) } : {}),
     servers: rootServers,

@@ -17,7 +17,7 @@ import type { Client as V2Client } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO, startServer, type ClientKind, type RunningServer } from '../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
-const SECRETS = { PETSTORE_AUTH_TOKEN: 'tok-compat', API_KEY: 'key-compat' };
+const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 'tok-compat', SWAGGER_PETSTORE_API_KEY: 'key-compat' };
 let dir: string;
 let upstream: Upstream;
 let serverArgs: string[];

@@ -20,14 +20,14 @@ const S = {
   accessToken: 'SENTINEL-ACCESS-1e2f',
 };
 const ENV = {
-  HEADER_KEY: S.key,
-  QUERY_KEY: S.query,
-  COOKIE_KEY: S.cookie,
-  BEARER_TOKEN: S.bearer,
-  BASIC_USERNAME: 'ann',
-  BASIC_PASSWORD: S.password,
-  OAUTH_CLIENT_ID: 'client-1',
-  OAUTH_CLIENT_SECRET: S.clientSecret,
+  AUTH_FIXTURE_HEADER_KEY: S.key,
+  AUTH_FIXTURE_QUERY_KEY: S.query,
+  AUTH_FIXTURE_COOKIE_KEY: S.cookie,
+  AUTH_FIXTURE_BEARER_TOKEN: S.bearer,
+  AUTH_FIXTURE_BASIC_USERNAME: 'ann',
+  AUTH_FIXTURE_BASIC_PASSWORD: S.password,
+  AUTH_FIXTURE_OAUTH_CLIENT_ID: 'client-1',
+  AUTH_FIXTURE_OAUTH_CLIENT_SECRET: S.clientSecret,
 };
 
 const op = (id: string, security?: unknown) => ({ get: { operationId: id, ...(security !== undefined ? { security } : {}), responses: { '200': { description: 'ok' } } } });
@@ -114,7 +114,7 @@ describe('credentials from the environment', () => {
   it('the generated README and .env.example name every variable', () => {
     for (const file of ['README.md', '.env.example']) {
       const text = readFileSync(join(dir, file), 'utf8');
-      for (const name of [...Object.keys(ENV), 'OAUTH_TOKEN']) expect(text, `${file} lists ${name}`).toContain(name);
+      for (const name of [...Object.keys(ENV), 'AUTH_FIXTURE_OAUTH_TOKEN']) expect(text, `${file} lists ${name}`).toContain(name);
     }
   });
 
@@ -155,7 +155,7 @@ describe('credentials from the environment', () => {
     try {
       const { result, count } = await call(bare, 'header');
       expect(result.isError).toBe(true);
-      expect((result.content as { text: string }[])[0]?.text).toContain('HEADER_KEY');
+      expect((result.content as { text: string }[])[0]?.text).toContain('AUTH_FIXTURE_HEADER_KEY');
       expect(count).toBe(0);
       const optional = await call(bare, 'optional');
       expect(optional.result.isError).toBeFalsy();

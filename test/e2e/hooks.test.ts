@@ -42,7 +42,7 @@ describe('hooks.ts', () => {
   });
 
   it('runs beforeRequest and afterResponse on a call', async () => {
-    const client = await connect('stdio', dir, { env: { API_KEY: 'k' }, args: ['--base-url', upstream.url] });
+    const client = await connect('stdio', dir, { env: { SWAGGER_PETSTORE_API_KEY: 'k' }, args: ['--base-url', upstream.url] });
     try {
       const result = await client.callTool({ name: 'getPetById', arguments: { petId: 1 } });
       expect(upstream.requests.at(-1)?.headers['x-signed-by']).toBe('hooks.ts');

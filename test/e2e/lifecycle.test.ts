@@ -10,7 +10,7 @@ import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotoco
 import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
-const SECRETS = { PETSTORE_AUTH_TOKEN: 't', API_KEY: 'k' };
+const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 't', SWAGGER_PETSTORE_API_KEY: 'k' };
 const VERSION = '2025-06-18';
 let dir: string;
 let upstream: Upstream;

@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO, startServer, type ClientKind, type RunningServer } from '../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
-const SECRETS = { PETSTORE_AUTH_TOKEN: 'tok-e2e', API_KEY: 'key-e2e' };
+const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 'tok-e2e', SWAGGER_PETSTORE_API_KEY: 'key-e2e' };
 let dir: string;
 let upstream: Upstream;
 let http: RunningServer;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../harness/project.js';
 
-const SECRETS = { PETSTORE_AUTH_TOKEN: 't', API_KEY: 'k' };
+const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 't', SWAGGER_PETSTORE_API_KEY: 'k' };
 let dir: string;
 let upstream: Server;
 let base: string;

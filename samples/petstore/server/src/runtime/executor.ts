@@ -8,6 +8,7 @@ import type { ServerConfig } from './config.js';
 import type { Hooks, OutgoingRequest } from './hooks-api.js';
 import type { Logger } from './log.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
+import { argumentsTooBig, linearRegExpEngine } from './limits.js';
 import { ArgumentError, buildRequest, resolveServerUrl } from './request.js';
 import { NO_JSON, NOTHING, plainStructure, StructureProblem, toToolResult, type Structurer } from './response.js';
 import { stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
@@ -33,12 +34,16 @@ export interface Executor {
  * costs ~130 ms, a third of a cold start, and `initialize` and `tools/list` never need it.
  */
 let ajvLoading: Promise<Ajv2020> | undefined;
-function loadAjv(): Promise<Ajv2020> {
-  return (ajvLoading ??= Promise.all([import('ajv/dist/2020.js'), import('ajv-formats')]).then(([ajvModule, formatsModule]) => {
+function loadAjv(log: Logger): Promise<Ajv2020> {
+  return (ajvLoading ??= Promise.all([import('ajv/dist/2020.js'), import('ajv-formats'), import('re2js')]).then(([ajvModule, formatsModule, re2]) => {
     // both are CommonJS: the export is the module itself, or its `default` under some loaders
     const { Ajv2020: AjvClass } = ((ajvModule as { default?: unknown }).default ?? ajvModule) as typeof import('ajv/dist/2020.js');
     const addFormats = ((formatsModule as { default?: unknown }).default ?? formatsModule) as unknown as (ajv: Ajv2020) => void;
-    const ajv = new AjvClass({ strict: false, allErrors: true, validateFormats: true });
+    // Spec patterns run on a linear-time engine: no pattern can freeze the server (limits.ts).
+    const regExp = linearRegExpEngine(re2.RE2JS, (pattern, reason) =>
+      log.warn(`pattern ${JSON.stringify(pattern.slice(0, 80))} is not checked here (${reason}); the API still checks it`),
+    );
+    const ajv = new AjvClass({ strict: false, allErrors: true, validateFormats: true, code: { regExp } });
     addFormats(ajv);
     return ajv;
   }));
@@ -122,7 +127,9 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     inputSchema,
     outputSchema,
     async call(tool, args, signal, credentials = NO_CREDENTIALS) {
-      ajv ??= await loadAjv();
+      const tooBig = argumentsTooBig(args);
+      if (tooBig) return fail(`Invalid arguments for ${tool.name}: ${tooBig}`);
+      ajv ??= await loadAjv(log);
       const validate = inputValidator(tool);
       if (!validate(args)) return fail(`Invalid arguments for ${tool.name}: ${describeErrors(validate.errors ?? [])}`);
 

@@ -1,0 +1,81 @@
+// Credential variable names (src/model/auth.ts): the spec names the security schemes, so it
+// must not be able to make the generated server read another tool's secret.
+import { describe, expect, it } from 'vitest';
+import { buildAuth, envPrefixFor, joinOverlapping } from '../../src/model/auth.js';
+import { SpecError } from '../../src/errors.js';
+import type { JsonObject } from '../../src/parse/pointer.js';
+
+const doc = (schemes: JsonObject): JsonObject => ({ openapi: '3.0.3', components: { securitySchemes: schemes } });
+const apiKey = { type: 'apiKey', in: 'header', name: 'X-Key' };
+const bearer = { type: 'http', scheme: 'bearer' };
+const variables = (schemes: JsonObject, prefix: string, chosen = false) =>
+  Object.fromEntries(Object.entries(buildAuth(doc(schemes), { prefix, chosen }, 'spec.yaml').schemes).map(([name, s]) => [name, s.env]));
+
+describe('credential variable names', () => {
+  it.each([
+    ['swagger-petstore-mcp', 'SWAGGER_PETSTORE'],
+    ['stripe-api-mcp', 'STRIPE_API'],
+    ['github-v3-rest-api-mcp', 'GITHUB_V3_REST_API'],
+    ['42-things-mcp', 'AUTH_42_THINGS'],
+  ])('the default prefix of %s is %s', (pkg, want) => {
+    expect(envPrefixFor(pkg)).toBe(want);
+  });
+
+  it.each([
+    ['SWAGGER_PETSTORE', 'API_KEY', 'SWAGGER_PETSTORE_API_KEY'],
+    ['SWAGGER_PETSTORE', 'PETSTORE_AUTH', 'SWAGGER_PETSTORE_AUTH'],
+    ['STRIPE', 'STRIPE', 'STRIPE'],
+    ['STRIPE', 'STRIPE_KEY', 'STRIPE_KEY'],
+    ['ACME', 'BEARER', 'ACME_BEARER'],
+    ['', 'BEARER', 'BEARER'],
+  ])('%s + %s = %s', (prefix, stem, want) => {
+    expect(joinOverlapping(prefix, stem)).toBe(want);
+  });
+
+  it('prefixes every part of every scheme with the API name', () => {
+    const env = variables(
+      {
+        api_key: apiKey,
+        petstore_auth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://x/token', scopes: {} } } },
+        basic: { type: 'http', scheme: 'basic' },
+      },
+      'SWAGGER_PETSTORE',
+    );
+    expect(env).toEqual({
+      api_key: { key: 'SWAGGER_PETSTORE_API_KEY' },
+      basic: { username: 'SWAGGER_PETSTORE_BASIC_USERNAME', password: 'SWAGGER_PETSTORE_BASIC_PASSWORD' },
+      petstore_auth: { token: 'SWAGGER_PETSTORE_AUTH_TOKEN', clientId: 'SWAGGER_PETSTORE_AUTH_CLIENT_ID', clientSecret: 'SWAGGER_PETSTORE_AUTH_CLIENT_SECRET' },
+    });
+  });
+
+  // A hostile spec names its scheme so that the variable is a secret it wants to exfiltrate.
+  it.each([
+    ['AWS', { SECRET_ACCESS: apiKey }, 'AWS_SECRET_ACCESS_KEY', '#/components/securitySchemes/SECRET_ACCESS'],
+    ['GITHUB', { token: bearer }, 'GITHUB_TOKEN', '#/components/securitySchemes/token'],
+    ['NPM', { 'a/b': bearer, token: bearer }, 'NPM_TOKEN', '#/components/securitySchemes/token'],
+    ['MCP', { auth: bearer }, 'MCP_AUTH_TOKEN', '#/components/securitySchemes/auth'],
+    ['ACME', { 'MCP_ALLOWED_HOSTS': bearer }, 'ACME_MCP_ALLOWED_HOSTS_TOKEN', undefined],
+  ])('prefix %s with schemes %j: %s is refused unless it is harmless', (prefix, schemes, name, where) => {
+    if (where === undefined) {
+      expect(Object.values(variables(schemes, prefix)).map((e) => Object.values(e)).flat()).toEqual([name]);
+      return;
+    }
+    expect(() => variables(schemes, prefix)).toThrow(SpecError);
+    try {
+      variables(schemes, prefix);
+    } catch (error) {
+      expect((error as SpecError).message).toContain(`would be ${name}`);
+      expect((error as SpecError).message).toContain('--env-prefix');
+      expect((error as SpecError).where).toBe(`spec.yaml${where}`);
+    }
+  });
+
+  it('lets the user choose a well-known name on purpose, but never one in the server\'s MCP_ namespace', () => {
+    expect(variables({ token: bearer }, 'GITHUB', true)).toEqual({ token: { token: 'GITHUB_TOKEN' } });
+    expect(() => variables({ token: bearer }, 'MCP_AUTH', true)).toThrow(/MCP_AUTH_TOKEN, in the namespace of the server's own settings/);
+  });
+
+  it('numbers names that two schemes share', () => {
+    expect(variables({ 'api-key': apiKey, api_key: apiKey }, 'ACME')).toEqual({ 'api-key': { key: 'ACME_API_KEY' }, api_key: { key: 'ACME_API_KEY_2' } });
+  });
+});
