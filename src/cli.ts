@@ -134,7 +134,7 @@ export async function main(argv: string[]): Promise<number> {
     .argument('[spec]', 'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL, YAML or JSON (or "spec" in the config file)')
     .option('-o, --out <dir>', 'output folder (default: <api-name>-mcp)')
     .option('-n, --name <name>', 'package name of the generated server (default: from the spec title)', packageName)
-    .option('-f, --force', 'write into a folder mcp-gen did not create, and overwrite hand-edited generated files')
+    .option('-f, --force', 'write into a folder mcp-gen did not create, and overwrite files it did not write or that were edited by hand')
     .option('--check', 'write nothing; exit 1 and list the files that would change (for CI)')
     .option('--dry-run', 'write nothing; show what would be written')
     .option('--env-prefix <PREFIX>', 'prefix of the credential environment variables (default: from the package name, e.g. SWAGGER_PETSTORE; "" for none)')

@@ -1,8 +1,8 @@
 // One options type for the CLI flags and the config file (mcp-gen.config.json / .yaml),
 // normalised once into ResolvedOptions. Flags win over the file; the file over defaults.
 
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import yaml from 'js-yaml';
 import { OptionsError } from './errors.js';
 
@@ -86,10 +86,29 @@ export function readConfigFile(path: string): UserOptions {
     throw new OptionsError(`config file ${path}: ${(error as Error).message.split('\n')[0]}`);
   }
   const options = checkOptions(data, path);
+  // A config file can come with a cloned repository: it may not overwrite the user's files
+  // (force) nor aim the output at them (out above or at its own folder).
+  if (options.force !== undefined) throw new OptionsError(`${path}: "force" may only be given on the command line`);
   const base = dirname(resolve(path));
   if (options.spec && !/^https?:\/\//i.test(options.spec)) options.spec = resolve(base, options.spec);
-  if (options.out) options.out = resolve(base, options.out);
+  if (options.out !== undefined) {
+    options.out = resolve(base, options.out);
+    const inside = relative(realPathOf(base), realPathOf(options.out));
+    if (inside === '' || inside === '..' || inside.startsWith('..' + sep) || isAbsolute(inside)) {
+      throw new OptionsError(`${path}: "out" must be a folder inside the config file's folder; give any other with --out on the command line`);
+    }
+  }
   return options;
+}
+
+/** `path` with links resolved as far as it exists (what does not exist yet is no link). */
+function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(realPathOf(parent), basename(path));
+  }
 }
 
 /** The config file to use: the one named, or the first of CONFIG_FILES in `cwd`. */
