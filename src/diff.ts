@@ -107,7 +107,22 @@ export function diffTables(before: ToolTable, after: ToolTable): Change[] {
       changes.push({ tool: name, breaking: false, what: `now calls ${b.http.method} ${b.http.path} (was ${a.http.method} ${a.http.path})` });
     }
   }
+  compareCredentials(before, after, changes);
   return changes.sort((x, y) => (x.tool < y.tool ? -1 : x.tool > y.tool ? 1 : Number(y.breaking) - Number(x.breaking)));
+}
+
+/**
+ * The environment variables the server reads credentials from: a deployment that sets the
+ * old name stops authenticating when it goes (a new title renames them all, since they carry
+ * the API's prefix; --env-prefix pins them).
+ */
+function compareCredentials(before: ToolTable, after: ToolTable, changes: Change[]): void {
+  const variables = (table: ToolTable) => new Set(Object.values(table.auth).flatMap((scheme) => Object.values(scheme.env) as string[]));
+  const [was, now] = [variables(before), variables(after)];
+  const gone = [...was].filter((v) => !now.has(v));
+  const added = [...now].filter((v) => !was.has(v));
+  if (gone.length) changes.push({ tool: '(credentials)', breaking: true, what: `no longer read: ${gone.join(', ')}${added.length ? `; now read: ${added.join(', ')}` : ''}` });
+  else if (added.length) changes.push({ tool: '(credentials)', breaking: false, what: `now also read: ${added.join(', ')}` });
 }
 
 function compareOutput(name: string, a: ToolSpec, b: ToolSpec, resolveOld: Resolver, resolveNew: Resolver, changes: Change[]): void {

@@ -1,7 +1,8 @@
 // `mcp-gen diff`: a fixture pair of specs and the exact table of tool-level changes it must give.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { diffSpecs } from '../../src/diff.js';
+import { diffSpecs, diffTables } from '../../src/diff.js';
+import { buildModel } from '../../src/model/build.js';
 
 const fixture = (name: string) => new URL(`../fixtures/diff/${name}`, import.meta.url).pathname;
 
@@ -53,5 +54,26 @@ describe('diff of a fixture pair', () => {
     const json = JSON.parse(run('--json').out) as { breaking: number; changes: unknown[] };
     expect(json.breaking).toBe(8);
     expect(json.changes).toHaveLength(14);
+  });
+});
+
+describe('diff of the credential variables', () => {
+  const table = (title: string, schemes: Record<string, unknown>) =>
+    buildModel(
+      { doc: { openapi: '3.0.3', info: { title, version: '1' }, components: { securitySchemes: schemes }, paths: {} }, specVersion: '3.0.3', source: 's.yaml', warnings: [] },
+      { maxDescriptionLength: 1000 },
+    ).table;
+  const key = { type: 'apiKey', in: 'header', name: 'X-Key' };
+
+  it('a new title renames every variable: breaking, naming old and new', () => {
+    expect(diffTables(table('Acme', { key }), table('Acme Cloud', { key }))).toEqual([
+      { tool: '(credentials)', breaking: true, what: 'no longer read: ACME_KEY; now read: ACME_CLOUD_KEY' },
+    ]);
+  });
+
+  it('a new scheme adds a variable: not breaking', () => {
+    expect(diffTables(table('Acme', { key }), table('Acme', { key, bearer: { type: 'http', scheme: 'bearer' } }))).toEqual([
+      { tool: '(credentials)', breaking: false, what: 'now also read: ACME_BEARER_TOKEN' },
+    ]);
   });
 });
