@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { diffSpecs, diffTables } from '../../src/diff.js';
 import { buildModel } from '../../src/model/build.js';
+import type { JsonObject } from '../../src/parse/pointer.js';
 
 const fixture = (name: string) => new URL(`../fixtures/diff/${name}`, import.meta.url).pathname;
 
@@ -58,7 +59,7 @@ describe('diff of a fixture pair', () => {
 });
 
 describe('diff of the credential variables', () => {
-  const table = (title: string, schemes: Record<string, unknown>) =>
+  const table = (title: string, schemes: JsonObject) =>
     buildModel(
       { doc: { openapi: '3.0.3', info: { title, version: '1' }, components: { securitySchemes: schemes }, paths: {} }, specVersion: '3.0.3', source: 's.yaml', warnings: [] },
       { maxDescriptionLength: 1000 },
