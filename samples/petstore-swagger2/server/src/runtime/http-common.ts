@@ -4,13 +4,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
-import type { ServerConfig } from './config.js';
+import { isLoopback, type ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 
 /** One HTTP transport's endpoints: `handle` answers the requests it owns and returns true. */
 export interface HttpEndpoints {
   describe: string;
-  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean>;
+  /** `body` is the parsed JSON body of a POST, already checked for size and depth. */
+  handle(req: IncomingMessage, res: ServerResponse, url: URL, body: unknown): Promise<boolean>;
   /** Calls still being answered outside a request of their own (legacy SSE answers on its GET stream). */
   pendingCalls?(): number;
   close(): Promise<void>;
@@ -32,7 +33,9 @@ function guards(config: ServerConfig) {
     ...config.corsOrigins.filter((o) => o !== '*').map(hostnameOf),
   ];
   const checkHost = hostHeaderValidation(hosts);
-  const checkOrigin = originValidation(origins);
+  // With CORS `*` any Origin is welcome by choice (config.ts then requires MCP_AUTH_TOKEN);
+  // the Host check still stands against DNS rebinding.
+  const checkOrigin = config.corsOrigins.includes('*') ? () => true : originValidation(origins);
   return (req: IncomingMessage, res: ServerResponse) => checkHost(req, res) && checkOrigin(req, res);
 }
 
@@ -66,6 +69,32 @@ function bearerCheck(token: string | undefined): (req: IncomingMessage, res: Ser
   };
 }
 
+// Open sessions (Streamable HTTP and SSE together) by client IP address. One greedy client
+// holding --max-sessions (1,000 opened and never closed) locked every other client out until
+// they went idle; a per-client cap keeps room for the rest.
+const sessionsByClient = new Map<string, number>();
+
+/**
+ * Counts a new session against the requesting client, or answers 429 and returns undefined.
+ * Call `releaseSession` with the returned key when the session ends.
+ */
+export function claimSession(req: IncomingMessage, res: ServerResponse, config: ServerConfig): string | undefined {
+  const client = req.socket.remoteAddress ?? 'unknown';
+  const open = sessionsByClient.get(client) ?? 0;
+  if (open >= config.maxSessionsPerClient) {
+    jsonRpcError(res, 429, -32000, `Too many open sessions from ${client} (${config.maxSessionsPerClient}); close one (DELETE /mcp, or end the SSE stream) or wait for it to go idle`);
+    return undefined;
+  }
+  sessionsByClient.set(client, open + 1);
+  return client;
+}
+
+export function releaseSession(client: string): void {
+  const open = (sessionsByClient.get(client) ?? 1) - 1;
+  if (open > 0) sessionsByClient.set(client, open);
+  else sessionsByClient.delete(client);
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return;
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -73,6 +102,73 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 
 export function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/** Deepest nesting of arrays and objects accepted in a request body. */
+export const MAX_JSON_DEPTH = 100;
+
+/**
+ * Whether JSON text nests arrays/objects deeper than `max`, by one linear pass over the bytes
+ * (brackets, quotes and backslashes are ASCII and never occur inside a multi-byte UTF-8
+ * sequence). Run before JSON.parse, which spends ~0.7 s of event loop on a 2 MB body nested a
+ * million deep (this scan: a few ms): twenty such requests stalled every other client for
+ * seconds.
+ */
+function nestedDeeperThan(bytes: Buffer, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+const isJson = (req: IncomingMessage) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(req.headers['content-type'] ?? '');
+
+/**
+ * Reads, bounds and parses a POST body for every endpoint, so that the size and depth checks
+ * come before any SDK code parses it. Answers the error itself and returns undefined then.
+ */
+async function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<{ body: unknown } | undefined> {
+  if (!isJson(req)) {
+    jsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    return undefined;
+  }
+  const tooLarge = () => {
+    res.setHeader('connection', 'close'); // the rest of the body is not read
+    jsonRpcError(res, 413, -32000, `Request body too large (more than ${maxBytes} bytes)`);
+    return undefined;
+  };
+  if (Number(req.headers['content-length'] ?? 0) > maxBytes) return tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) return tooLarge();
+      chunks.push(chunk);
+    }
+  } catch {
+    return undefined; // the client went away, or the request timed out (Node answered 408)
+  }
+  const bytes = Buffer.concat(chunks);
+  if (nestedDeeperThan(bytes, MAX_JSON_DEPTH)) {
+    jsonRpcError(res, 400, -32600, `Invalid Request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+    return undefined;
+  }
+  try {
+    return { body: JSON.parse(bytes.toString('utf8')) };
+  } catch {
+    jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+    return undefined;
+  }
 }
 
 export async function listen(config: ServerConfig, log: Logger, endpoints: HttpEndpoints[]): Promise<HttpServer> {
@@ -83,30 +179,53 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
   // Requests being answered, which shutdown waits for. GET requests are the long-lived SSE
   // streams (GET /mcp, GET /sse): they carry no call of their own and would never end.
   const inFlight = new Set<ServerResponse>();
-  const server = createServer((req, res) => {
-    if (stopping) {
-      // Draining: the listener is closed, but a kept-alive connection can still bring a request.
-      res.setHeader('connection', 'close');
-      return jsonRpcError(res, 503, -32000, 'Server is shutting down');
-    }
-    if (req.method !== 'GET') {
-      inFlight.add(res);
-      res.once('close', () => inFlight.delete(res));
-    }
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
-    if (!cors(req, res)) return;
-    if (!allowed(req, res)) return;
-    if (!authenticate(req, res)) return;
-    void (async () => {
-      for (const endpoint of endpoints) if (await endpoint.handle(req, res, url)) return;
-      jsonRpcError(res, 404, -32601, `Not found: ${req.method} ${url.pathname} (${endpoints.map((e) => e.describe).join('; ')})`);
-    })().catch((error: unknown) => {
-      log.error(`${req.method} ${url.pathname}: ${(error as Error).message}`);
-      jsonRpcError(res, 500, -32603, 'Internal server error');
-    });
-  });
-  server.requestTimeout = 0; // SSE streams stay open for as long as the client wants
+  if (!isLoopback(config.host) && config.authToken === undefined) {
+    log.warn(`serving on ${config.host} without MCP_AUTH_TOKEN (--allow-unauthenticated): anyone who reaches this port calls the API with its credentials`);
+  }
+  const server = createServer(
+    {
+      // Time to receive a whole request. A GET is complete once its headers are in, so the
+      // long-lived SSE streams (GET /mcp, GET /sse) are not cut; a slow POST body is (408).
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: Math.min(30_000, config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, config.requestTimeoutMs / 4)),
+      // Above the ~60-65 s idle timeout of common client pools and load balancers, so that the
+      // client, not the server, closes an idle pooled socket (Node's 5 s default made a call
+      // after a pause fail with "other side closed"). headersTimeout counts from a request's
+      // first byte, not from the idle spell, so it need not exceed this.
+      keepAliveTimeout: 70_000,
+    },
+    (req, res) => {
+      if (stopping) {
+        // Draining: the listener is closed, but a kept-alive connection can still bring a request.
+        res.setHeader('connection', 'close');
+        return jsonRpcError(res, 503, -32000, 'Server is shutting down');
+      }
+      if (req.method !== 'GET') {
+        inFlight.add(res);
+        res.once('close', () => inFlight.delete(res));
+      }
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
+      if (!cors(req, res)) return;
+      if (!allowed(req, res)) return;
+      if (!authenticate(req, res)) return;
+      void (async () => {
+        let body: unknown;
+        if (req.method === 'POST') {
+          const read = await readJsonBody(req, res, config.maxRequestBytes);
+          if (!read) return;
+          body = read.body;
+        }
+        for (const endpoint of endpoints) if (await endpoint.handle(req, res, url, body)) return;
+        jsonRpcError(res, 404, -32601, `Not found: ${req.method} ${url.pathname} (${endpoints.map((e) => e.describe).join('; ')})`);
+      })().catch((error: unknown) => {
+        log.error(`${req.method} ${url.pathname}: ${(error as Error).message}`);
+        jsonRpcError(res, 500, -32603, 'Internal server error');
+      });
+    },
+  );
+  server.maxConnections = config.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -128,6 +247,14 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
     server.close(() => process.exit(0)); // no new connections; exit once every one has ended
     server.closeIdleConnections();
     log.info(`${signal}: shutting down`); // after close(): from this line on, connections are refused
+    // close() also stops Node's request-timeout checks, so a body still trickling in would
+    // hold the exit for the whole grace period. Its call has not started: refuse it now.
+    for (const res of inFlight) {
+      if (res.req.complete) continue;
+      res.setHeader('connection', 'close');
+      jsonRpcError(res, 503, -32000, 'Server is shutting down');
+      res.req.socket.destroySoon();
+    }
     const busy = () => inFlight.size > 0 || endpoints.some((e) => (e.pendingCalls?.() ?? 0) > 0);
     void (async () => {
       while (busy()) await new Promise((resolve) => setTimeout(resolve, 20));

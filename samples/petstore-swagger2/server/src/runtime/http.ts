@@ -5,11 +5,11 @@
 // --stateless, where every request is served on its own and any replica can answer it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
+import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { randomUUID } from 'node:crypto';
 import type { ServerConfig } from './config.js';
-import { jsonRpcError, type HttpEndpoints } from './http-common.js';
+import { claimSession, jsonRpcError, releaseSession, type HttpEndpoints } from './http-common.js';
 import type { Logger } from './log.js';
 import type { ServerFactory } from './server.js';
 
@@ -18,6 +18,8 @@ interface Session {
   lastSeen: number;
   /** Requests being answered, GET streams aside: a session busy with a call is not idle. */
   busy: number;
+  /** The client address the session counts against (--max-sessions-per-client). */
+  client: string;
 }
 
 export function streamableEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger): HttpEndpoints {
@@ -28,6 +30,12 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
   });
   const serveModern = toNodeHandler(modern);
   const sessions = new Map<string, Session>();
+  const drop = (id: string) => {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    releaseSession(session.client);
+  };
 
   // Sessions a client forgot to DELETE are closed after a quiet spell.
   const sweeper = setInterval(() => {
@@ -38,16 +46,16 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       if (session.busy === 0 && session.lastSeen < cutoff) {
         log.debug(`session ${id} idle: closed`);
         void session.transport.close();
-        sessions.delete(id);
+        drop(id);
       }
     }
   }, Math.min(60_000, config.sessionIdleMs));
   sweeper.unref();
 
-  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, body: unknown): Promise<boolean> => {
     if (url.pathname !== '/mcp') return false;
     if (config.stateless) {
-      await serveModern(req, res);
+      await serveModern(req, res, body);
       return true;
     }
     const sessionId = req.headers['mcp-session-id'];
@@ -65,33 +73,14 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
           session.lastSeen = Date.now();
         });
       }
-      await session.transport.handleRequest(req, res);
+      await session.transport.handleRequest(req, res, body);
       return true;
     }
     if (req.method !== 'POST') {
       await serveModern(req, res);
       return true;
     }
-    if (!isJsonContentType(req.headers['content-type'] ?? '')) {
-      jsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
-      return true;
-    }
-    let request: Request;
-    try {
-      request = await toWebRequest(req, undefined, { maxRequestBodySize: config.maxRequestBytes });
-    } catch (error) {
-      if ((error as { status?: number }).status !== 413) throw error;
-      jsonRpcError(res, 413, -32000, 'Request body too large');
-      return true;
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(await request.clone().text());
-    } catch {
-      jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
-      return true;
-    }
-    if (!(await isLegacyRequest(request, body))) {
+    if (!(await isLegacyRequest(await toWebRequest(req, body), body))) {
       await serveModern(req, res, body);
       return true;
     }
@@ -99,24 +88,32 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       jsonRpcError(res, 503, -32000, `Too many open sessions (${config.maxSessions}); close one or try later`);
       return true;
     }
+    const client = claimSession(req, res, config);
+    if (client === undefined) return true;
     // A 2025-era client without a session: only `initialize` may open one.
+    let opened = false;
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: config.maxRequestBytes,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, lastSeen: Date.now(), busy: 0 });
+        opened = true;
+        sessions.set(id, { transport, lastSeen: Date.now(), busy: 0, client });
         log.debug(`session ${id} opened (${sessions.size} open)`);
       },
-      onsessionclosed: (id) => {
-        sessions.delete(id);
-      },
+      onsessionclosed: drop,
     });
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (transport.sessionId) drop(transport.sessionId);
     };
-    await factory().connect(transport);
-    await transport.handleRequest(req, res, body);
-    if (!transport.sessionId) await transport.close(); // not an initialize: nothing to keep
+    try {
+      await factory().connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      if (!opened) {
+        releaseSession(client); // not an initialize (or it failed): nothing to keep
+        await transport.close();
+      }
+    }
     return true;
   };
 

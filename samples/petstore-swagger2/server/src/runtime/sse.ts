@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { ServerConfig } from './config.js';
-import { jsonRpcError, type HttpEndpoints } from './http-common.js';
+import { claimSession, jsonRpcError, releaseSession, type HttpEndpoints } from './http-common.js';
 import type { Logger } from './log.js';
 import type { ServerFactory } from './server.js';
 
@@ -17,18 +17,20 @@ export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: 
   // flight: without this count, shutdown closed the streams under running calls.
   const unanswered = new Map<string, Set<string | number>>();
 
-  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, body: unknown): Promise<boolean> => {
     if (url.pathname === '/sse' && req.method === 'GET') {
       if (sessions.size >= config.maxSessions) {
         jsonRpcError(res, 503, -32000, `Too many open sessions (${config.maxSessions}); close one or try later`);
         return true;
       }
+      const client = claimSession(req, res, config);
+      if (client === undefined) return true;
       const transport = new SSEServerTransport('/messages', res);
       sessions.set(transport.sessionId, transport);
       const open = new Set<string | number>();
       unanswered.set(transport.sessionId, open);
       transport.onclose = () => {
-        sessions.delete(transport.sessionId);
+        if (sessions.delete(transport.sessionId)) releaseSession(client);
         unanswered.delete(transport.sessionId);
       };
       res.on('close', () => void transport.close());
@@ -52,8 +54,7 @@ export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: 
     if (url.pathname === '/messages' && req.method === 'POST') {
       const transport = sessions.get(url.searchParams.get('sessionId') ?? '');
       if (!transport) jsonRpcError(res, 404, -32001, 'Session not found');
-      else if (Number(req.headers['content-length'] ?? 0) > config.maxRequestBytes) jsonRpcError(res, 413, -32000, 'Request body too large');
-      else await transport.handlePostMessage(req, res);
+      else await transport.handlePostMessage(req, res, body);
       return true;
     }
     return false;

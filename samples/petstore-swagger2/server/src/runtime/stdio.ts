@@ -6,7 +6,16 @@ import type { Logger } from './log.js';
 import type { ServerFactory } from './server.js';
 
 export async function startStdio(factory: ServerFactory, log: Logger): Promise<void> {
-  serveStdio(factory, { onerror: (error) => log.warn(`stdio: ${error.message}`) });
+  serveStdio(factory, {
+    onerror: (error) => {
+      // The SDK's line reader (10 MB by default) closes the transport on a longer message;
+      // stdin then stops and the process used to end with code 0 and no word.
+      const limit = /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(error.message)?.[1];
+      if (limit === undefined) return log.warn(`stdio: ${error.message}`);
+      process.stderr.write(`stdio: a message of more than ${limit} bytes arrived; closing\n`);
+      process.exit(1);
+    },
+  });
   // The client closing our stdin ends the session: exit even if upstream sockets linger.
   process.stdin.once('end', () => setTimeout(() => process.exit(0), 100).unref());
   log.info('serving MCP over stdio');

@@ -38,6 +38,14 @@ export interface ServerConfig {
   sessionIdleMs: number;
   /** On SIGTERM/SIGINT, in-flight requests get this long to finish, in milliseconds. */
   shutdownGraceMs: number;
+  /** Most sessions (Streamable HTTP and SSE together) one remote address may hold (429 above). */
+  maxSessionsPerClient: number;
+  /** Time to receive a whole request (headers and body), in milliseconds (408 above). */
+  requestTimeoutMs: number;
+  /** Most TCP connections open at once; more are closed on arrival. */
+  maxConnections: number;
+  /** Serve HTTP beyond loopback without MCP_AUTH_TOKEN (or CORS `*` without it): the operator accepts the risk. */
+  allowUnauthenticated: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -63,6 +71,14 @@ export const USAGE = `Options (each also settable by the environment variable in
   --max-sessions N             most open sessions [MCP_MAX_SESSIONS] (default: 1000)
   --session-idle-ms MS         close sessions unused this long [MCP_SESSION_IDLE_MS] (default: 1800000)
   --shutdown-grace-ms MS       time in-flight calls get on SIGTERM [MCP_SHUTDOWN_GRACE_MS] (default: 10000)
+  --max-sessions-per-client N  most open sessions per client IP address, 429 above
+                               [MCP_MAX_SESSIONS_PER_CLIENT] (default: 250)
+  --request-timeout-ms MS      time a client gets to send a whole request, headers and body,
+                               408 above (SSE streams are not cut) [MCP_REQUEST_TIMEOUT_MS] (default: 30000)
+  --max-connections N          most open TCP connections [MCP_MAX_CONNECTIONS] (default: 1000)
+  --allow-unauthenticated      serve beyond loopback (or with --cors-origins '*') without
+                               --auth-token, accepting that anyone who reaches the port uses
+                               the API credentials [MCP_ALLOW_UNAUTHENTICATED=1]
   --help                       show this help`;
 
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' {
@@ -90,6 +106,10 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
         'max-sessions': { type: 'string' },
         'session-idle-ms': { type: 'string' },
         'shutdown-grace-ms': { type: 'string' },
+        'max-sessions-per-client': { type: 'string' },
+        'request-timeout-ms': { type: 'string' },
+        'max-connections': { type: 'string' },
+        'allow-unauthenticated': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -127,9 +147,23 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     });
   const list = (flag: string, variable: string) =>
     (pick(flag, variable) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const host = pick('host', 'HOST') ?? '127.0.0.1';
+  const corsOrigins = list('cors-origins', 'MCP_CORS_ORIGINS');
+  const allowUnauthenticated = values['allow-unauthenticated'] === true || /^(1|true|yes)$/i.test(env.MCP_ALLOW_UNAUTHENTICATED ?? '');
+  // Without a token, whoever reaches the port calls the API with the operator's credentials
+  // (and the Host check cannot stop them: any client can send `Host: localhost`). Likewise
+  // CORS `*` lets every web page the user visits drive a local server.
+  if (transport !== 'stdio' && authToken === undefined && !allowUnauthenticated) {
+    if (!isLoopback(host)) {
+      throw new ConfigError(`--host ${host} serves beyond loopback: set MCP_AUTH_TOKEN (or --auth-token), or pass --allow-unauthenticated (MCP_ALLOW_UNAUTHENTICATED=1) to accept the risk`);
+    }
+    if (corsOrigins.includes('*')) {
+      throw new ConfigError(`--cors-origins '*' lets any web page call this server: set MCP_AUTH_TOKEN (or --auth-token), or pass --allow-unauthenticated (MCP_ALLOW_UNAUTHENTICATED=1) to accept the risk`);
+    }
+  }
   return {
     transport,
-    host: pick('host', 'HOST') ?? '127.0.0.1',
+    host,
     port: integer(pick('port', 'PORT'), '--port', 3000, 0, 65535),
     ...(baseUrl !== undefined ? { baseUrl: baseUrl.replace(/\/+$/, '') } : {}),
     timeoutMs: integer(pick('timeout', 'API_TIMEOUT_MS'), '--timeout', 30_000, 1, 86_400_000),
@@ -141,11 +175,21 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     ...(authToken !== undefined ? { authToken } : {}),
     authFromHeaders,
     stateless: values.stateless === true || /^(1|true|yes)$/i.test(env.MCP_STATELESS ?? ''),
-    corsOrigins: list('cors-origins', 'MCP_CORS_ORIGINS'),
+    corsOrigins,
     maxSessions: integer(pick('max-sessions', 'MCP_MAX_SESSIONS'), '--max-sessions', 1000, 1, 1_000_000),
     sessionIdleMs: integer(pick('session-idle-ms', 'MCP_SESSION_IDLE_MS'), '--session-idle-ms', 1_800_000, 1_000, 2 ** 31),
     shutdownGraceMs: integer(pick('shutdown-grace-ms', 'MCP_SHUTDOWN_GRACE_MS'), '--shutdown-grace-ms', 10_000, 0, 600_000),
+    maxSessionsPerClient: integer(pick('max-sessions-per-client', 'MCP_MAX_SESSIONS_PER_CLIENT'), '--max-sessions-per-client', 250, 1, 1_000_000),
+    requestTimeoutMs: integer(pick('request-timeout-ms', 'MCP_REQUEST_TIMEOUT_MS'), '--request-timeout-ms', 30_000, 100, 3_600_000),
+    maxConnections: integer(pick('max-connections', 'MCP_MAX_CONNECTIONS'), '--max-connections', 1000, 1, 1_000_000),
+    allowUnauthenticated,
   };
+}
+
+/** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
 
 function integer(text: string | undefined, flag: string, fallback: number, min: number, max: number): number {
