@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { credentialProblem } from './auth.js';
 import { ConfigError, readConfig, USAGE } from './config.js';
 import { createExecutor } from './executor.js';
 import type { Hooks } from './hooks-api.js';
@@ -37,6 +38,11 @@ export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice
     process.stdout.write(`${table.title ?? table.name} — MCP server (${table.tools.length} tools)\n\n${USAGE}\n`);
     return;
   }
+  const unusable = credentialProblem(table, process.env) ?? baseUrlProblem(config.baseUrl);
+  if (unusable) {
+    process.stderr.write(`${table.name}: ${unusable}\n`);
+    process.exit(2);
+  }
   const log = createLogger(table.name, config.logLevel);
   // A tool call must never take the server down; report and carry on.
   process.on('unhandledRejection', (error) => log.error(`unhandled: ${(error as Error)?.message ?? String(error)}`));
@@ -61,4 +67,10 @@ export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice
     process.stderr.write(`${table.name}: ${(error as Error).message}\n`);
     process.exit(1);
   }
+}
+
+/** fetch refuses URLs with userinfo, and its refusal quotes the password: say so at start, without it. */
+function baseUrlProblem(baseUrl: string | undefined): string | undefined {
+  if (baseUrl === undefined || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(baseUrl)) return undefined;
+  return '--base-url (API_BASE_URL) must not carry a user name or password: set the credentials of the API\'s security scheme instead';
 }

@@ -5,6 +5,7 @@
 
 import type { Logger } from './log.js';
 import { getHeader, setHeader } from './request.js';
+import { badCredential, readLimited } from './upstream.js';
 import type { AuthSchemeSpec, SecurityRequirement, ToolSpec, ToolTable } from './table.js';
 
 export interface AuthRequest {
@@ -19,6 +20,8 @@ export type AuthOutcome = { ok: true; usedTokenFetch: boolean } | { ok: false; m
 
 /** Refresh a fetched token this long before it expires. */
 const EXPIRY_MARGIN_MS = 60_000;
+/** Largest token answer read: a token response is a few hundred bytes; an endless one must not fill memory. */
+export const MAX_TOKEN_RESPONSE_BYTES = 65_536;
 
 export class Authenticator {
   private readonly tokens = new Map<string, Promise<{ token: string; expiresAt: number }>>();
@@ -150,6 +153,7 @@ export class Authenticator {
     const secret = this.value(scheme.env.clientSecret) ?? '';
     const body = new URLSearchParams({ grant_type: 'client_credentials' });
     if (scopes.length) body.set('scope', scopes.join(' '));
+    const timed = AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]);
     let response: Response;
     try {
       response = await fetch(tokenUrl, {
@@ -161,13 +165,26 @@ export class Authenticator {
           authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
         },
         body: body.toString(),
-        signal: AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]),
+        signal: timed,
+        // The client secret goes to the configured tokenUrl only, never where a redirect points.
+        redirect: 'manual',
       });
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
       throw new Error(`token request to ${where} failed (${cause})`);
     }
-    const text = await response.text();
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new Error(`token request to ${where} answered a redirect (HTTP ${response.status}); not followed, so that the client secret goes nowhere else`);
+    }
+    let read: { bytes: Uint8Array; truncated: boolean };
+    try {
+      read = await readLimited(response, MAX_TOKEN_RESPONSE_BYTES);
+    } catch {
+      throw new Error(`token request to ${where} failed (${timed.aborted ? 'timeout' : 'the answer broke off'})`);
+    }
+    if (read.truncated) throw new Error(`token request to ${where} answered more than ${MAX_TOKEN_RESPONSE_BYTES} bytes; not a token response`);
+    const text = new TextDecoder().decode(read.bytes);
     if (!response.ok) throw new Error(`token request to ${where} answered HTTP ${response.status}`);
     let parsed: { access_token?: unknown; expires_in?: unknown };
     try {
@@ -182,6 +199,25 @@ export class Authenticator {
     this.log.debug(`fetched an access token from ${where}`);
     return { token: parsed.access_token, expiresAt: Date.now() + Math.max(0, lifetime - EXPIRY_MARGIN_MS) };
   }
+}
+
+/**
+ * The first credential variable set to something that cannot be sent, as a message that names
+ * the variable and never its value (checked at start-up, so that no call fails with fetch's
+ * own refusal, which quotes the value).
+ */
+export function credentialProblem(table: ToolTable, env: NodeJS.ProcessEnv): string | undefined {
+  for (const scheme of Object.values(table.auth)) {
+    for (const [part, variable] of Object.entries(scheme.env) as [string, string][]) {
+      const value = env[variable];
+      if (value === undefined || value === '') continue;
+      // Sent as a header value as it is; the rest is percent- or base64-encoded first.
+      const inHeader = (scheme.type === 'apiKey' && scheme.in === 'header') || part === 'token';
+      const problem = badCredential(value, inHeader);
+      if (problem) return `${variable} ${problem}; fix the variable`;
+    }
+  }
+  return undefined;
 }
 
 /** A client may pass `Bearer abc` where `abc` is meant. */

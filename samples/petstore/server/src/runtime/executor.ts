@@ -12,6 +12,7 @@ import { argumentsTooBig, linearRegExpEngine } from './limits.js';
 import { ArgumentError, buildRequest, resolveServerUrl } from './request.js';
 import { NO_JSON, NOTHING, plainStructure, StructureProblem, toToolResult, type Structurer } from './response.js';
 import { stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
+import { credentialPlaces, fetchFollowingRedirects, readLimited, redact, RedirectError } from './upstream.js';
 
 type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 interface AjvError {
@@ -50,16 +51,6 @@ function loadAjv(log: Logger): Promise<Ajv2020> {
 }
 
 const NO_CREDENTIALS: RequestCredentials = new Map();
-
-function send(request: OutgoingRequest, signal: AbortSignal): Promise<Response> {
-  return fetch(request.url, {
-    method: request.method,
-    headers: request.headers,
-    ...(request.body !== undefined ? { body: request.body } : {}),
-    signal,
-    redirect: 'follow',
-  });
-}
 
 const fail = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
@@ -122,120 +113,113 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
 
   const auth = new Authenticator(table, process.env, log, config.timeoutMs);
   const defaultBase = config.baseUrl ?? (table.servers[0] ? resolveServerUrl(table.servers[0]) : '');
+  const places = credentialPlaces(table);
+  const send = (request: OutgoingRequest, signal: AbortSignal) => fetchFollowingRedirects(request, signal, places);
+  const configuredSecrets = Object.values(table.auth)
+    .flatMap((scheme) => Object.values(scheme.env) as string[])
+    .map((variable) => process.env[variable])
+    .filter((value): value is string => value !== undefined && value !== '');
+  /** A failure's text with every credential in use taken out: fetch and the upstream may quote what was sent. */
+  const redacted = (result: CallToolResult, credentials: RequestCredentials): CallToolResult => ({
+    ...result,
+    content: result.content.map((item) => (item.type === 'text' ? { ...item, text: redact(item.text, [...configuredSecrets, ...credentials.values()]) } : item)),
+  });
 
   return {
     inputSchema,
     outputSchema,
     async call(tool, args, signal, credentials = NO_CREDENTIALS) {
-      const tooBig = argumentsTooBig(args);
-      if (tooBig) return fail(`Invalid arguments for ${tool.name}: ${tooBig}`);
-      ajv ??= await loadAjv(log);
-      const validate = inputValidator(tool);
-      if (!validate(args)) return fail(`Invalid arguments for ${tool.name}: ${describeErrors(validate.errors ?? [])}`);
-
-      const base = config.baseUrl ?? (tool.http.servers?.[0] ? resolveServerUrl(tool.http.servers[0]) : defaultBase);
-      if (!/^https?:\/\//i.test(base)) {
-        return fail(`${tool.name}: no upstream base URL${base ? ` (the spec's server "${base}" is relative)` : ''}; start the server with --base-url or set API_BASE_URL`);
-      }
-      const timeout = AbortSignal.timeout(config.timeoutMs);
-      const both = AbortSignal.any([signal, timeout]);
-      // Built afresh for a retry: a fetched token may have been refreshed in between.
-      const prepare = async (): Promise<{ request: OutgoingRequest } | { failure: CallToolResult }> => {
-        let request: OutgoingRequest;
-        try {
-          const chosen = tool.http.body?.contentTypeArg ? args[tool.http.body.contentTypeArg] : undefined;
-          const options = typeof chosen === 'string' ? { contentType: chosen } : {};
-          request = { tool: tool.name, ...buildRequest(tool.http, args, base, options) };
-        } catch (error) {
-          if (error instanceof ArgumentError) return { failure: fail(`Invalid arguments for ${tool.name}: ${error.message}`) };
-          throw error;
-        }
-        const outcome = await auth.apply(tool, request, credentials, both);
-        if (!outcome.ok) return { failure: fail(outcome.message) };
-        fetchedToken = outcome.usedTokenFetch;
-        return { request: hooks.beforeRequest ? ((await hooks.beforeRequest(request)) ?? request) : request };
-      };
-      let fetchedToken = false;
-      let prepared = await prepare();
-      if ('failure' in prepared) return prepared.failure;
-      let request = prepared.request;
-
-      const target = new URL(request.url);
-      const uri = target.origin + target.pathname;
-      const label = `${request.method} ${uri}`;
-      let response: Response;
       try {
-        response = await send(request, both);
-        if (response.status === 401 && fetchedToken) {
-          // RFC 6750 §3.1: the token may have been revoked or expired early; one fresh try.
-          await response.body?.cancel().catch(() => undefined);
-          auth.invalidate();
-          prepared = await prepare();
-          if ('failure' in prepared) return prepared.failure;
-          request = prepared.request;
-          response = await send(request, both);
-        }
-        if (hooks.afterResponse) response = (await hooks.afterResponse(response, request)) ?? response;
+        const result = await callOnce(tool, args, signal, credentials);
+        return result.isError ? redacted(result, credentials) : result;
       } catch (error) {
-        return fail(networkFailure(error, label, timeout, signal, config.timeoutMs));
-      }
-      try {
-        const { bytes, truncated } = await readLimited(response, config.maxResponseBytes);
-        const declared = Number(response.headers.get('content-length'));
-        log.debug(`${label} → ${response.status}`);
-        const answer = {
-          status: response.status,
-          statusText: response.statusText,
-          contentType: response.headers.get('content-type') ?? '',
-          bytes,
-          truncated,
-          ...(Number.isFinite(declared) && declared > 0 ? { declaredLength: declared } : {}),
-          label,
-          uri,
-        };
-        return toToolResult(answer, structureFor(tool));
-      } catch (error) {
-        return fail(networkFailure(error, label, timeout, signal, config.timeoutMs));
+        // A failure inside a call is the tool's failure (isError), never the connection's.
+        return redacted(fail(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`), credentials);
       }
     },
   };
+
+  async function callOnce(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal, credentials: RequestCredentials): Promise<CallToolResult> {
+    const tooBig = argumentsTooBig(args);
+    if (tooBig) return fail(`Invalid arguments for ${tool.name}: ${tooBig}`);
+    ajv ??= await loadAjv(log);
+    const validate = inputValidator(tool);
+    if (!validate(args)) return fail(`Invalid arguments for ${tool.name}: ${describeErrors(validate.errors ?? [])}`);
+
+    const base = config.baseUrl ?? (tool.http.servers?.[0] ? resolveServerUrl(tool.http.servers[0]) : defaultBase);
+    if (!/^https?:\/\//i.test(base)) {
+      return fail(`${tool.name}: no upstream base URL${base ? ` (the spec's server "${base}" is relative)` : ''}; start the server with --base-url or set API_BASE_URL`);
+    }
+    const timeout = AbortSignal.timeout(config.timeoutMs);
+    const both = AbortSignal.any([signal, timeout]);
+    // Built afresh for a retry: a fetched token may have been refreshed in between.
+    const prepare = async (): Promise<{ request: OutgoingRequest } | { failure: CallToolResult }> => {
+      let request: OutgoingRequest;
+      try {
+        const chosen = tool.http.body?.contentTypeArg ? args[tool.http.body.contentTypeArg] : undefined;
+        const options = typeof chosen === 'string' ? { contentType: chosen } : {};
+        request = { tool: tool.name, ...buildRequest(tool.http, args, base, options) };
+      } catch (error) {
+        if (error instanceof ArgumentError) return { failure: fail(`Invalid arguments for ${tool.name}: ${error.message}`) };
+        throw error;
+      }
+      const outcome = await auth.apply(tool, request, credentials, both);
+      if (!outcome.ok) return { failure: fail(outcome.message) };
+      fetchedToken = outcome.usedTokenFetch;
+      return { request: hooks.beforeRequest ? ((await hooks.beforeRequest(request)) ?? request) : request };
+    };
+    let fetchedToken = false;
+    let prepared = await prepare();
+    if ('failure' in prepared) return prepared.failure;
+    let request = prepared.request;
+
+    const target = new URL(request.url);
+    const uri = target.origin + target.pathname;
+    const label = `${request.method} ${uri}`;
+    let response: Response;
+    try {
+      response = await send(request, both);
+      if (response.status === 401 && fetchedToken) {
+        // RFC 6750 §3.1: the token may have been revoked or expired early; one fresh try.
+        await response.body?.cancel().catch(() => undefined);
+        auth.invalidate();
+        prepared = await prepare();
+        if ('failure' in prepared) return prepared.failure;
+        request = prepared.request;
+        response = await send(request, both);
+      }
+      if (hooks.afterResponse) response = (await hooks.afterResponse(response, request)) ?? response;
+    } catch (error) {
+      return fail(networkFailure(error, label, timeout, signal, config.timeoutMs));
+    }
+    try {
+      const { bytes, truncated } = await readLimited(response, config.maxResponseBytes);
+      const declared = Number(response.headers.get('content-length'));
+      log.debug(`${label} → ${response.status}`);
+      const answer = {
+        status: response.status,
+        statusText: response.statusText,
+        contentType: response.headers.get('content-type') ?? '',
+        bytes,
+        truncated,
+        ...(Number.isFinite(declared) && declared > 0 ? { declaredLength: declared } : {}),
+        label,
+        uri,
+      };
+      return toToolResult(answer, structureFor(tool));
+    } catch (error) {
+      return fail(networkFailure(error, label, timeout, signal, config.timeoutMs));
+    }
+  }
 }
 
 function networkFailure(error: unknown, label: string, timeout: AbortSignal, signal: AbortSignal, timeoutMs: number): string {
   if (timeout.aborted) return `${label}: no answer within ${timeoutMs} ms (timeout; raise it with --timeout)`;
   if (signal.aborted) return `${label}: cancelled by the client`;
+  if (error instanceof RedirectError) return `${label}: not followed: ${error.message}`;
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const reason = cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
   return `${label}: request failed (${reason})`;
-}
-
-/** Reads at most `limit` bytes and stops the download there. */
-async function readLimited(response: Response, limit: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  if (!response.body) return { bytes: new Uint8Array(0), truncated: false };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let truncated = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (size + value.length > limit) {
-      chunks.push(value.subarray(0, limit - size));
-      size = limit;
-      truncated = true;
-      await reader.cancel().catch(() => undefined);
-      break;
-    }
-    chunks.push(value);
-    size += value.length;
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return { bytes, truncated };
 }
 
 /** ajv's errors as one line that names the arguments: `argument "id": must be integer`. */
