@@ -21,7 +21,7 @@ export interface GenerateResult {
 
 export async function generate(options: UserOptions): Promise<GenerateResult> {
   const o = resolveOptions({}, options);
-  const spec = await loadSpec(o.spec, { allowRemoteRefs: o.allowRemoteRefs });
+  const spec = await loadSpec(o.spec, { allowRemoteRefs: o.allowRemoteRefs, allowRefDirs: o.allowRefDir });
   const model = buildModel(spec, {
     maxDescriptionLength: o.maxDescriptionLength,
     selection: o.selection,

@@ -36,6 +36,8 @@ export interface UserOptions extends Selection {
   check?: boolean;
   dryRun?: boolean;
   allowRemoteRefs?: boolean;
+  /** Folders local `$ref`s may read besides the spec's own. */
+  allowRefDir?: string[];
   maxDescriptionLength?: number;
   /** Per operation (by operationId, or `METHOD /path`): a new name or description, or exclude. */
   tools?: Record<string, ToolOverride>;
@@ -65,7 +67,7 @@ export const CONFIG_FILES = ['mcp-gen.config.json', 'mcp-gen.config.yaml', 'mcp-
 
 const KEYS: Record<keyof UserOptions, 'string' | 'boolean' | 'number' | 'strings' | 'tools' | 'mode'> = {
   spec: 'string', out: 'string', name: 'string', force: 'boolean', check: 'boolean', dryRun: 'boolean',
-  allowRemoteRefs: 'boolean', maxDescriptionLength: 'number', includeTags: 'strings', excludeTags: 'strings',
+  allowRemoteRefs: 'boolean', allowRefDir: 'strings', maxDescriptionLength: 'number', includeTags: 'strings', excludeTags: 'strings',
   includeOperations: 'strings', excludeOperations: 'strings', includePaths: 'strings', excludePaths: 'strings',
   methods: 'strings', readOnly: 'boolean', tools: 'tools', toolMode: 'mode', dynamicThreshold: 'number', directTools: 'strings',
   keepExamples: 'boolean', keepExtensions: 'boolean', envPrefix: 'string',
@@ -91,6 +93,7 @@ export function readConfigFile(path: string): UserOptions {
   if (options.force !== undefined) throw new OptionsError(`${path}: "force" may only be given on the command line`);
   const base = dirname(resolve(path));
   if (options.spec && !/^https?:\/\//i.test(options.spec)) options.spec = resolve(base, options.spec);
+  if (options.allowRefDir) options.allowRefDir = options.allowRefDir.map((dir) => resolve(base, dir));
   if (options.out !== undefined) {
     options.out = resolve(base, options.out);
     const inside = relative(realPathOf(base), realPathOf(options.out));
@@ -170,6 +173,7 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     check: merged.check ?? false,
     dryRun: merged.dryRun ?? false,
     allowRemoteRefs: merged.allowRemoteRefs ?? false,
+    allowRefDir: (merged.allowRefDir ?? []).map((dir) => resolve(dir)),
     maxDescriptionLength: merged.maxDescriptionLength ?? 1_000,
     tools: merged.tools ?? {},
     ...(merged.toolMode !== undefined ? { toolMode: merged.toolMode } : {}),

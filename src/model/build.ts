@@ -61,7 +61,7 @@ const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel {
   const { doc } = spec;
   const dialect = spec.specVersion.startsWith('3.1') ? '3.1' : '3.0';
-  const converter = new SchemaConverter(doc, dialect, options.schemaExtras);
+  const converter = new SchemaConverter(doc, dialect, options.schemaExtras, spec.source);
   const report: ModelReport = { skipped: [], renamed: [], warnings: [...spec.warnings], matchedOverrides: new Set(), poorDescriptions: [] };
   const mode = options.toolMode ?? 'direct';
   const names = new NameScope(mode === 'direct' ? [] : META_TOOLS);

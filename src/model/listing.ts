@@ -73,7 +73,7 @@ export function directRefs(schema: unknown): string[] {
   const stack: unknown[] = [schema];
   while (stack.length) {
     const node = stack.pop();
-    if (Array.isArray(node)) stack.push(...node);
+    if (Array.isArray(node)) for (const item of node) stack.push(item); // not push(...node): a 500,000-value enum overflows the argument stack
     else if (typeof node === 'object' && node !== null) {
       for (const [key, value] of Object.entries(node)) {
         if (key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')) found.add(value.slice('#/$defs/'.length));

@@ -5,6 +5,7 @@
 // defs it reaches. This keeps circular schemas finite and tools/list small (inlining
 // multiplies some specs a hundredfold).
 
+import { SpecError } from '../errors.js';
 import { getAt, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type { JsonSchema } from '../../templates/runtime/table.js';
 
@@ -31,6 +32,12 @@ const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas'] as const;
 const NUMERIC = new Set(['multipleOf', 'maximum', 'minimum', 'maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties', 'minProperties']);
 const MAX_DEPTH = 64;
+/**
+ * Most `$ref`s followed one inside another (A → B → C …) before the spec is refused: each is a
+ * level of recursion here, and a chain of 10,000 overflowed the stack. Real specs stay far
+ * below (GitHub's deepest chain is under 20).
+ */
+export const MAX_REF_CHAIN = 1_000;
 
 export class SchemaConverter {
   /** Converted shared schemas by def key. */
@@ -46,7 +53,12 @@ export class SchemaConverter {
     /** OpenAPI 3.0 and Swagger 2.0 schemas ignore siblings of `$ref`; 3.1 keeps them. */
     private readonly dialect: '3.0' | '3.1',
     readonly extras: SchemaExtras = {},
+    /** The spec's path or URL, to name the place in an error. */
+    private readonly source = '',
   ) {}
+
+  /** `$ref`s being converted one inside another right now. */
+  private chain = 0;
 
   /** Converts one schema; `refs` collects the def keys it references directly. */
   convert(schema: Json | undefined, mode: SchemaMode, refs: Set<string>, depth = 0): JsonSchema {
@@ -178,7 +190,15 @@ export class SchemaConverter {
     this.deps.set(key, deps);
     this.defs[key] = {}; // reserved so a cycle back to it resolves to the key
     const target = tokens ? getAt(this.doc, tokens) : undefined;
-    const converted = target === undefined ? { description: `unresolved reference ${ref}` } : this.convert(target as Json, mode, deps);
+    if (++this.chain > MAX_REF_CHAIN) {
+      throw new SpecError(`$ref chain longer than ${MAX_REF_CHAIN} schemas (each referring to the next)`, this.source + ref);
+    }
+    let converted: JsonSchema;
+    try {
+      converted = target === undefined ? { description: `unresolved reference ${ref}` } : this.convert(target as Json, mode, deps);
+    } finally {
+      this.chain--;
+    }
     this.defs[key] = converted;
     return key;
   }

@@ -6,6 +6,7 @@ import { resolve as resolvePath } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { SpecError } from '../errors.js';
 import { getAt, isObject, parsePointer, type JsonObject } from './pointer.js';
+import { SourceGuard } from './sources.js';
 import { convertSwagger2 } from './swagger2.js';
 
 export interface LoadedSpec {
@@ -19,8 +20,10 @@ export interface LoadedSpec {
 }
 
 export interface LoadOptions {
-  /** Follow `$ref`s to http(s) URLs. Off by default: a spec must not make us fetch arbitrary URLs. */
+  /** Follow `$ref`s to http(s) URLs of other origins. Off by default: a spec must not make us fetch arbitrary URLs. */
   allowRemoteRefs?: boolean;
+  /** Folders local `$ref`s may read besides the spec's own. */
+  allowRefDirs?: string[];
 }
 
 const isUrl = (s: string) => /^https?:\/\//i.test(s);
@@ -35,7 +38,7 @@ function needsBundle(root: unknown): boolean {
   let external = false;
   while (stack.length) {
     const node = stack.pop();
-    if (Array.isArray(node)) stack.push(...node);
+    if (Array.isArray(node)) for (const item of node) stack.push(item); // not push(...node): a 500,000-value enum overflows the argument stack
     else if (typeof node === 'object' && node !== null) {
       for (const [key, value] of Object.entries(node)) {
         if (key === '$ref' && typeof value === 'string') {
@@ -53,30 +56,13 @@ function needsBundle(root: unknown): boolean {
   return external;
 }
 
-/**
- * Which URLs the parser may fetch. A spec file: none, unless --allow-remote-refs (then any).
- * A spec URL: its own refs too; loopback and private addresses only when the spec itself is
- * on one (the user pointed there), so that a public spec cannot reach into the local network.
- */
-function httpPolicy(source: string, allowRemoteRefs: boolean): false | { safeUrlResolver: boolean } {
-  if (allowRemoteRefs) return { safeUrlResolver: false };
-  if (!isUrl(source)) return false;
-  let host = '';
-  try {
-    host = new URL(source).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return { safeUrlResolver: true };
-  }
-  const local = /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|::1$|f[cd][0-9a-f]{2}:)/i.test(host);
-  return { safeUrlResolver: !local };
-}
-
 export async function loadSpec(source: string, options: LoadOptions = {}): Promise<LoadedSpec> {
   const parser = new SwaggerParser();
+  const guard = new SourceGuard({ source, allowRemoteRefs: options.allowRemoteRefs ?? false, allowRefDirs: options.allowRefDirs ?? [] });
   let bundled: unknown;
   try {
     const parserOptions = {
-      resolve: { external: true, http: httpPolicy(source, options.allowRemoteRefs ?? false) },
+      ...guard.parserOptions(),
       // validation is ours (below); swagger-parser's schema validation costs ~0.4 s per spec
       validate: { schema: false, spec: false },
     } as SwaggerParser.Options;
@@ -85,6 +71,7 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
     bundled = await parser.parse(source, parserOptions);
     if (needsBundle(bundled)) bundled = await new SwaggerParser().bundle(source, parserOptions);
   } catch (error) {
+    if (guard.refused) throw guard.refused;
     if (error instanceof SpecError) throw error;
     throw toSpecError(error, source);
   }

@@ -82,7 +82,7 @@ export function buildRequest(
       case 'path':
         break; // expanded below, in template order
       case 'query':
-        query.push(...serializeQuery(param, value));
+        for (const pair of serializeQuery(param, value)) query.push(pair);
         break;
       case 'header': {
         // Parameter Object, `name`: "If in is "header" and the name field is "Accept",
@@ -94,7 +94,7 @@ export function buildRequest(
         break;
       }
       case 'cookie':
-        cookies.push(...serializeCookie(param, value));
+        for (const pair of serializeCookie(param, value)) cookies.push(pair);
         break;
     }
   }

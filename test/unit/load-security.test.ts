@@ -1,0 +1,241 @@
+// A hostile spec and what it $refs (src/parse/sources.ts): local files a URL spec reaches for,
+// refs outside the spec's folder, refs and redirects to internal addresses, downloads that
+// fail, and documents built to exhaust memory or the stack. Local servers only: the spec
+// server and the "internal" target are two servers on 127.0.0.1; the target must see nothing.
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SpecError } from '../../src/errors.js';
+import { generate } from '../../src/generate.js';
+import { loadSpec } from '../../src/parse/load.js';
+import { isInternalAddress, MAX_DOCUMENT_DEPTH, shapeProblem } from '../../src/parse/sources.js';
+import { MAX_REF_CHAIN } from '../../src/model/schema.js';
+import { buildCli, REPO } from '../harness/project.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-hostile-'));
+const SECRET = 'LOCAL-SECRET-d41d8cd9';
+const secretFile = join(scratch, 'outside', 'secret.json');
+mkdirSync(join(scratch, 'outside'));
+writeFileSync(secretFile, JSON.stringify({ type: 'object', properties: { [SECRET]: { type: 'string' } } }));
+
+const pathsWith = (schemaRef: string) => ({
+  '/pets': { post: { operationId: 'addPet', requestBody: { content: { 'application/json': { schema: { $ref: schemaRef } } } }, responses: { '201': { description: 'ok' } } } },
+});
+const specWith = (schemaRef: string) => JSON.stringify({ openapi: '3.0.3', info: { title: 'Hostile', version: '1' }, paths: pathsWith(schemaRef) });
+
+/** A server that answers as `routes` says and records every path it was asked for. */
+async function serve(routes: (path: string, port: number) => { status?: number; headers?: Record<string, string>; body?: string }): Promise<{ server: Server; url: string; hits: string[] }> {
+  const hits: string[] = [];
+  const server = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    if (req.url === '/reset.yaml') return req.socket.destroy();
+    const answer = routes(req.url ?? '', (server.address() as AddressInfo).port);
+    res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers }).end(answer.body ?? '');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits };
+}
+
+let target: Awaited<ReturnType<typeof serve>>; // the internal service a spec must not reach
+let specs: Awaited<ReturnType<typeof serve>>; // the hostile spec server
+let targetPort = 0;
+
+beforeAll(async () => {
+  target = await serve(() => ({ body: JSON.stringify({ type: 'string', description: 'INTERNAL-DATA' }) }));
+  targetPort = Number(new URL(target.url).port);
+  specs = await serve((path, port) => {
+    const own = `http://127.0.0.1:${port}`;
+    if (path === '/file-ref.json') return { body: specWith(pathToFileURL(secretFile).href) };
+    if (path === '/own-ref.json') return { body: specWith(`${own}/schemas/pet.json`) };
+    if (path === '/schemas/pet.json') return { body: JSON.stringify({ type: 'object', properties: { name: { type: 'string' } } }) };
+    if (path === '/zero.json') return { body: specWith(`http://0.0.0.0:${targetPort}/x.json`) };
+    if (path === '/mapped.json') return { body: specWith(`http://[::ffff:127.0.0.1]:${targetPort}/x.json`) };
+    if (path === '/mapped-hex.json') return { body: specWith(`http://[::ffff:7f00:1]:${targetPort}/x.json`) };
+    if (path === '/decimal.json') return { body: specWith(`http://2130706433:${targetPort}/x.json`) };
+    if (path === '/by-name.json') return { body: specWith(`http://localhost:${targetPort}/x.json`) };
+    if (path === '/via-redirect.json') return { body: specWith(`${own}/hop`) };
+    if (path === '/hop') return { status: 302, headers: { location: `http://localhost:${targetPort}/x.json` } };
+    if (path === '/elsewhere.json') return { body: specWith(`http://localhost:${targetPort}/x.json`) };
+    return { status: 404, body: '{}' };
+  });
+});
+
+afterAll(async () => {
+  for (const s of [target, specs]) {
+    s?.server.closeAllConnections();
+    s?.server.close();
+  }
+});
+
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected a SpecError');
+    },
+    (error: unknown) => {
+      expect(error).toBeInstanceOf(SpecError);
+      return (error as SpecError).message;
+    },
+  );
+
+describe('a spec from a URL reads no local file', () => {
+  it('a file: $ref is refused, and the file does not reach the model', async () => {
+    const message = await refusal(loadSpec(`${specs.url}/file-ref.json`));
+    expect(message).toMatch(/^\$ref ".*secret\.json" reads a local file, which a spec loaded from a URL may not/);
+    expect(message).not.toContain(SECRET);
+  });
+
+  it('refs on its own origin still resolve (even on loopback: the user pointed there)', async () => {
+    const spec = await loadSpec(`${specs.url}/own-ref.json`);
+    expect(JSON.stringify(spec.doc)).toContain('"name"');
+  });
+});
+
+describe('a local spec reads only inside its folder', () => {
+  const folder = join(scratch, 'project');
+  mkdirSync(folder);
+  const inside = join(folder, 'spec.json');
+  writeFileSync(inside, specWith('../outside/secret.json'));
+
+  it('a ../ ref is refused; --allow-ref-dir opens that folder', async () => {
+    expect(await refusal(loadSpec(inside))).toBe(`$ref ${JSON.stringify(secretFile)} is outside the spec's folder (pass --allow-ref-dir to allow its folder)`);
+    const allowed = await generate({ spec: inside, out: join(scratch, 'gen-allowed'), dryRun: true, allowRefDir: [join(scratch, 'outside')] });
+    expect(JSON.stringify(allowed.table)).toContain(SECRET);
+  });
+
+  it('a symbolic link inside the folder that points outside is refused too', async () => {
+    const linked = join(scratch, 'linked');
+    mkdirSync(linked);
+    symlinkSync(secretFile, join(linked, 'innocent.json'));
+    writeFileSync(join(linked, 'spec.json'), specWith('./innocent.json'));
+    expect(await refusal(loadSpec(join(linked, 'spec.json')))).toMatch(/innocent\.json" is outside the spec's folder/);
+  });
+
+  it('a file over 64 MiB is refused before it is read', async () => {
+    const big = join(scratch, 'big.json');
+    writeFileSync(big, '');
+    truncateSync(big, 64 * 1024 * 1024 + 1); // sparse: nothing is written
+    expect(await refusal(loadSpec(big))).toMatch(/is larger than 64 MiB/);
+  });
+});
+
+describe('refs never reach internal addresses', () => {
+  it.each([
+    ['0.0.0.0', '/zero.json', /points to an internal address \(0\.0\.0\.0\)/],
+    ['IPv4-mapped IPv6', '/mapped.json', /points to an internal address \(::ffff:7f00:1\)/],
+    ['IPv4-mapped IPv6 in hex', '/mapped-hex.json', /points to an internal address \(::ffff:7f00:1\)/],
+    ['a decimal IPv4 literal', '/decimal.json', /points to an internal address \(127\.0\.0\.1\)/],
+    ['a name that resolves to loopback', '/by-name.json', /localhost resolves to an internal address/],
+    ['a redirect from the spec\'s own origin to an internal one', '/via-redirect.json', /localhost resolves to an internal address/],
+  ])('%s, even with --allow-remote-refs: refused, the target sees nothing', async (_name, path, want) => {
+    target.hits.length = 0;
+    expect(await refusal(loadSpec(`${specs.url}${path}`, { allowRemoteRefs: true }))).toMatch(want);
+    expect(target.hits).toEqual([]);
+  });
+
+  it('without --allow-remote-refs another origin is not followed at all, naming the flag', async () => {
+    expect(await refusal(loadSpec(`${specs.url}/elsewhere.json`))).toMatch(/^\$ref to another origin not followed: http:\/\/localhost:\d+\/x\.json .*--allow-remote-refs/);
+    expect(target.hits).toEqual([]);
+  });
+
+  it.each([
+    ['127.0.0.1', true], ['10.1.2.3', true], ['172.20.0.1', true], ['192.168.1.1', true], ['169.254.169.254', true], ['100.64.0.1', true],
+    ['::1', true], ['fe80::1', true], ['fd00::1', true], ['::ffff:10.0.0.1', true], ['0.0.0.0', true], ['255.255.255.255', true],
+    ['93.184.216.34', false], ['2606:4700::1111', false], ['not-an-address', true],
+  ])('isInternalAddress(%s) = %s', (address, want) => {
+    expect(isInternalAddress(address)).toBe(want);
+  });
+});
+
+describe('downloads fail at once, with one line', () => {
+  // Asynchronous: the spec server runs in this process, so spawnSync would block its answers.
+  const cli = (args: string[]) => {
+    buildCli();
+    const started = Date.now();
+    return new Promise<{ status: number | null; stderr: string; seconds: number }>((done) => {
+      const child = spawn(process.execPath, [join(REPO, 'bin/mcp-gen.js'), ...args, '--out', join(scratch, 'cli-out'), '--quiet'], { timeout: 60_000 });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.once('close', (status) => done({ status, stderr, seconds: (Date.now() - started) / 1000 }));
+    });
+  };
+
+  it('a spec URL whose server resets the connection: exit 1 within seconds (the process lingered 60 s before)', async () => {
+    const r = await cli([`${specs.url}/reset.yaml`]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual([`mcp-gen: error: ${specs.url}/reset.yaml: cannot download ${specs.url}/reset.yaml: ECONNRESET`]);
+    expect(r.seconds).toBeLessThan(10);
+  });
+
+  it('a spec URL that answers 404: exit 1, one line', async () => {
+    const r = await cli([`${specs.url}/missing.yaml`]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual([`mcp-gen: error: ${specs.url}/missing.yaml: cannot download ${specs.url}/missing.yaml: HTTP 404`]);
+  });
+});
+
+describe('documents built to exhaust memory or the stack', () => {
+  const write = (name: string, text: string) => {
+    const path = join(scratch, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const cli = (spec: string) =>
+    spawnSync(process.execPath, [join(REPO, 'bin/mcp-gen.js'), spec, '--out', join(scratch, 'cli-out-2'), '--force', '--quiet'], { encoding: 'utf8', timeout: 60_000 });
+
+  it('a YAML alias bomb (600 bytes, 9 levels of 9 aliases): exit 1 naming the limit, not a hang', () => {
+    buildCli();
+    const levels = 'abcdefghi';
+    let text = 'openapi: 3.0.3\ninfo: { title: bomb, version: "1" }\npaths: {}\nx-bomb:\n  a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
+    for (let i = 1; i < levels.length; i++) text += `  ${levels[i]}: &${levels[i]} [${Array(9).fill(`*${levels[i - 1]}`).join(',')}]\n`;
+    const r = cli(write('bomb.yaml', text));
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^mcp-gen: error: .*bomb\.yaml: the document expands to more than 10,000,000 values \(YAML aliases: an alias bomb\?\)$/);
+  });
+
+  const chain = (length: number) => {
+    const schemas: Record<string, unknown> = {};
+    for (let i = 0; i < length; i++) schemas[`A${i}`] = i < length - 1 ? { $ref: `#/components/schemas/A${i + 1}` } : { type: 'string' };
+    return JSON.stringify({ openapi: '3.0.3', info: { title: 'chain', version: '1' }, paths: pathsWith('#/components/schemas/A0'), components: { schemas } });
+  };
+
+  it('a chain of 10,000 $refs: exit 1 naming the limit and the place (was a stack overflow, exit 70)', () => {
+    buildCli();
+    const r = cli(write('chain.json', chain(10_000)));
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toMatch(new RegExp(`chain\\.json#/components/schemas/A${MAX_REF_CHAIN}: \\$ref chain longer than ${MAX_REF_CHAIN} schemas`));
+  });
+
+  it('a chain just under the limit still generates', async () => {
+    const result = await generate({ spec: write('chain-ok.json', chain(MAX_REF_CHAIN - 1)), out: join(scratch, 'chain-ok'), dryRun: true });
+    expect(result.table.tools).toHaveLength(1);
+  });
+
+  it('a 500,000-value enum generates with every value (was a push(...) overflow reported as a spec error)', async () => {
+    const values = Array.from({ length: 500_000 }, (_, i) => `v${i}`);
+    const spec = { openapi: '3.0.3', info: { title: 'enum', version: '1' }, paths: { '/x': { get: { operationId: 'x', parameters: [{ name: 'q', in: 'query', schema: { type: 'string', enum: values } }], responses: { '200': { description: 'ok' } } } } } };
+    const result = await generate({ spec: write('enum.json', JSON.stringify(spec)), out: join(scratch, 'enum'), dryRun: true });
+    expect((result.table.tools[0]?.inputSchema.properties as { q: { enum: string[] } }).q.enum).toHaveLength(500_000);
+  });
+
+  it(`a document nested deeper than ${MAX_DOCUMENT_DEPTH} levels is refused before anything walks it`, async () => {
+    let schema = '{"type":"string"}';
+    for (let i = 0; i < 100_000; i++) schema = `{"items":${schema}}`;
+    const path = write('deep.json', `{"openapi":"3.0.3","info":{"title":"deep","version":"1"},"paths":{},"x-deep":${schema}}`);
+    expect(await refusal(loadSpec(path))).toBe(`the document is nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
+  });
+
+  it('shapeProblem counts a shared node once per use, and finds a cycle', () => {
+    const leaf = ['x', 'y'];
+    const shared = { a: leaf, b: leaf };
+    expect(shapeProblem({ one: shared, two: shared })).toBeUndefined();
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(shapeProblem(cyclic)).toBe('has a YAML alias inside itself');
+  });
+});
