@@ -17,6 +17,7 @@ import { dirname, relative, resolve as resolvePath, sep, isAbsolute } from 'node
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { SpecError } from '../errors.js';
+import { jsonDeeperThan } from '../../templates/runtime/limits.js';
 
 /** Largest spec or referenced file read, in bytes (Microsoft Graph's spec, the largest known, is ~35 MB). */
 export const MAX_SPEC_BYTES = 64 * 1024 * 1024;
@@ -266,28 +267,6 @@ function realOrSelf(path: string): string {
 function isInside(path: string, dir: string): boolean {
   const rel = relative(dir, path);
   return rel === '' || (!rel.startsWith('..' + sep) && rel !== '..' && !isAbsolute(rel));
-}
-
-/** Whether JSON text nests arrays and objects deeper than `max`: one pass, strings skipped. */
-function jsonDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      // a string: jump to its closing quote (one not escaped by an odd run of backslashes)
-      for (;;) {
-        const close = text.indexOf('"', i + 1);
-        if (close < 0) return false;
-        let slashes = 0;
-        while (text.charCodeAt(close - 1 - slashes) === 0x5c) slashes++;
-        i = close;
-        if (slashes % 2 === 0) break;
-      }
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
 }
 
 const isContainer = (v: unknown): v is object => typeof v === 'object' && v !== null;

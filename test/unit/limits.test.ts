@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { RE2JS } from 're2js';
-import { argumentsTooBig, linearRegExpEngine, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_VALUES } from '../../templates/runtime/limits.js';
+import { argumentsTooBig, jsonDeeperThan, linearRegExpEngine, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_VALUES } from '../../templates/runtime/limits.js';
 
 function ajvWithEngine() {
   const unsupported: string[] = [];
@@ -67,5 +67,21 @@ describe('argumentsTooBig', () => {
     ['too many values', { items: new Array(MAX_ARGUMENT_VALUES).fill(0) }, `more than ${MAX_ARGUMENT_VALUES} values in all`],
   ])('%s', (_name, args, want) => {
     expect(argumentsTooBig(args)).toBe(want);
+  });
+});
+
+describe('jsonDeeperThan', () => {
+  it.each([
+    ['[[1]]', 2, false],
+    ['[[[1]]]', 2, true],
+    ['{"a":{"b":{}}}', 2, true],
+    ['{"a":"[[[[[[["}', 1, false], // brackets inside a string do not count
+    ['{"a":"\\"}', 1, false], // an escaped backslash ends before the quote: the string closes
+    ['{"a":"\\\"[[[[["}', 1, false], // an escaped quote does not close the string
+    ['["a"]'.repeat(1000), 1, false], // depth, not count
+    ['['.repeat(100_000) + ']'.repeat(100_000), 512, true],
+    ['"unterminated [[[[', 1, false],
+  ])('%j deeper than %i: %s', (text, max, want) => {
+    expect(jsonDeeperThan(text, max)).toBe(want);
   });
 });

@@ -47,3 +47,29 @@ export function linearRegExpEngine(RE2JS: RE2Class, onUnsupported: (pattern: str
   // ajv reads `code` only when it writes standalone code, which this server never does
   return Object.assign(engine, { code: 're2js' });
 }
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `max`: one pass, strings skipped at
+ * native speed. Run before JSON.parse, whose cost (and, for the generator, the recursive
+ * walks after it) grows with the nesting.
+ */
+export function jsonDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // a string: jump to its closing quote (one not escaped by an odd run of backslashes)
+      for (;;) {
+        const close = text.indexOf('"', i + 1);
+        if (close < 0) return false;
+        let slashes = 0;
+        while (text.charCodeAt(close - 1 - slashes) === 0x5c) slashes++;
+        i = close;
+        if (slashes % 2 === 0) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
