@@ -26,7 +26,11 @@ export interface Executor {
   inputSchema(tool: ToolSpec): JsonSchema;
   /** The tool's outputSchema as listed, with its `$defs`, when the spec documents a JSON answer. */
   outputSchema(tool: ToolSpec): JsonSchema | undefined;
-  call(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal, credentials?: RequestCredentials): Promise<CallToolResult>;
+  /**
+   * `advertised: false` when the answer goes out without the tool's outputSchema (dynamic
+   * mode's invoke_operation): then nothing promised a shape, and any good answer is returned.
+   */
+  call(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal, credentials?: RequestCredentials, options?: { advertised?: boolean }): Promise<CallToolResult>;
 }
 
 /**
@@ -127,9 +131,9 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
   return {
     inputSchema,
     outputSchema,
-    async call(tool, args, signal, credentials = NO_CREDENTIALS) {
+    async call(tool, args, signal, credentials = NO_CREDENTIALS, options = {}) {
       try {
-        const result = await callOnce(tool, args, signal, credentials);
+        const result = await callOnce(tool, args, signal, credentials, options.advertised === false ? plainStructure : structureFor(tool));
         return result.isError ? redacted(result, credentials) : result;
       } catch (error) {
         // A failure inside a call is the tool's failure (isError), never the connection's.
@@ -138,7 +142,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     },
   };
 
-  async function callOnce(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal, credentials: RequestCredentials): Promise<CallToolResult> {
+  async function callOnce(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal, credentials: RequestCredentials, structure: Structurer): Promise<CallToolResult> {
     const tooBig = argumentsTooBig(args);
     if (tooBig) return fail(`Invalid arguments for ${tool.name}: ${tooBig}`);
     ajv ??= await loadAjv(log);
@@ -205,7 +209,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
         label,
         uri,
       };
-      return toToolResult(answer, structureFor(tool));
+      return toToolResult(answer, structure);
     } catch (error) {
       return fail(networkFailure(error, label, timeout, signal, config.timeoutMs));
     }

@@ -53,8 +53,8 @@ export function createServerFactory(table: ToolTable, executor: Executor, readCr
       const { name } = request.params;
       const args = request.params.arguments ?? {};
       // A failure inside a call is the tool's failure (isError), never the connection's.
-      const call = (tool: ToolSpec, toolArgs: Record<string, unknown>): Promise<CallToolResult> =>
-        executor.call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers)).catch((error: unknown) => ({
+      const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised = true): Promise<CallToolResult> =>
+        executor.call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised }).catch((error: unknown) => ({
           isError: true,
           content: [{ type: 'text' as const, text: `${tool.name} failed: ${(error as Error)?.message ?? String(error)}` }],
         }));
@@ -78,7 +78,7 @@ export function createServerFactory(table: ToolTable, executor: Executor, readCr
             return { isError: true, content: [{ type: 'text', text: 'Invalid arguments: argument "arguments" must be an object' }] };
           }
           // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
-          return server.projectCallToolResult(await call(operation, (given ?? {}) as Record<string, unknown>), undefined);
+          return server.projectCallToolResult(await call(operation, (given ?? {}) as Record<string, unknown>, false), undefined);
         }
       }
       const tool = byName.get(name);
