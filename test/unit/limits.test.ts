@@ -76,8 +76,8 @@ describe('jsonDeeperThan', () => {
     ['[[[1]]]', 2, true],
     ['{"a":{"b":{}}}', 2, true],
     ['{"a":"[[[[[[["}', 1, false], // brackets inside a string do not count
-    ['{"a":"\\"}', 1, false], // an escaped backslash ends before the quote: the string closes
-    ['{"a":"\\\"[[[[["}', 1, false], // an escaped quote does not close the string
+    [String.raw`{"a":"\\","b":[[1]]}`, 2, true], // an escaped backslash, then the closing quote: the brackets after it count
+    [String.raw`{"a":"\"[[[[["}`, 1, false], // an escaped quote does not close the string
     ['["a"]'.repeat(1000), 1, false], // depth, not count
     ['['.repeat(100_000) + ']'.repeat(100_000), 512, true],
     ['"unterminated [[[[', 1, false],
