@@ -28,6 +28,17 @@ beforeAll(async () => {
         },
       },
       '/ping': { get: { operationId: 'ping', responses: { '200': { description: 'ok' } } } },
+      '/items/{id}': {
+        get: {
+          operationId: 'getItem',
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'integer' } },
+            { name: 'full', in: 'query', schema: { type: 'boolean' } },
+            { name: 'label', in: 'query', schema: { type: 'string' } },
+          ],
+          responses: { '200': { description: 'ok' } },
+        },
+      },
       '/tree': {
         post: {
           operationId: 'postTree',
@@ -101,6 +112,33 @@ describe('hostile arguments', () => {
       const result = await client.callTool({ name: 'postTree', arguments: { body: { items: new Array(300_000).fill(1) } } });
       expect(result.isError).toBe(true);
       expect(text(result)).toMatch(/more than 200000 values in all/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('lenient scalars', () => {
+  it('"5", "true" and 7 become 5, true and "7" as the schema says; the request is the one a typed call makes', async () => {
+    const client = await connect('http', server.url);
+    try {
+      upstream.clear();
+      const result = await client.callTool({ name: 'getItem', arguments: { id: '5', full: 'true', label: 7 } });
+      expect(result.isError).toBeFalsy();
+      expect(upstream.requests.map((r) => r.url)).toEqual(['/api/items/5?full=true&label=7']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a value with no unambiguous reading is still an error naming the argument, and nothing is sent', async () => {
+    const client = await connect('http', server.url);
+    try {
+      upstream.clear();
+      const result = await client.callTool({ name: 'getItem', arguments: { id: '5.5' } });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toBe('Invalid arguments for getItem: argument "id": must be integer');
+      expect(upstream.requests).toEqual([]);
     } finally {
       await client.close();
     }

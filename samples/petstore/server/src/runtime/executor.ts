@@ -8,6 +8,7 @@ import type { ServerConfig } from './config.js';
 import type { Hooks, OutgoingRequest } from './hooks-api.js';
 import type { Logger } from './log.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
+import { coerceArguments } from './coerce.js';
 import { argumentsTooBig, linearRegExpEngine } from './limits.js';
 import { ArgumentError, buildRequest, resolveServerUrl } from './request.js';
 import { NO_JSON, NOTHING, plainStructure, StructureProblem, toToolResult, type Structurer } from './response.js';
@@ -146,6 +147,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
   async function callOnce(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal, credentials: RequestCredentials, structure: Structurer): Promise<CallToolResult> {
     const tooBig = argumentsTooBig(args);
     if (tooBig) return fail(`Invalid arguments for ${tool.name}: ${tooBig}`);
+    args = coerceArguments(args, tool.inputSchema, table.defs);
     ajv ??= await loadAjv(log);
     const validate = inputValidator(tool);
     if (!validate(args)) return fail(`Invalid arguments for ${tool.name}: ${describeErrors(validate.errors ?? [])}`);
