@@ -9,7 +9,7 @@ import type { Logger } from './log.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
 import { coerceArguments } from './coerce.js';
 import { argumentsTooBig, linearRegExpEngine } from './limits.js';
-import { ArgumentError, buildRequest, resolveServerUrl } from './request.js';
+import { ArgumentError, buildRequest, getHeader, resolveServerUrl, setHeader } from './request.js';
 import { NO_JSON, NOTHING, plainStructure, StructureProblem, toToolResult, type Structurer } from './response.js';
 import { stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
 import { credentialPlaces, fetchFollowingRedirects, readLimited, redact, RedirectError } from './upstream.js';
@@ -118,11 +118,14 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
   const auth = new Authenticator(table, process.env, log, config.timeoutMs);
   const defaultBase = config.baseUrl ?? (table.servers[0] ? resolveServerUrl(table.servers[0]) : '');
   const places = credentialPlaces(table);
+  // Static headers (--header / API_HEADERS) are credentials too: they stay on the API's origin.
+  for (const [name] of config.staticHeaders) places.headers.add(name.toLowerCase());
   const send = (request: OutgoingRequest, signal: AbortSignal) => fetchFollowingRedirects(request, signal, places);
   const configuredSecrets = Object.values(table.auth)
     .flatMap((scheme) => Object.values(scheme.env) as string[])
     .map((variable) => process.env[variable])
-    .filter((value): value is string => value !== undefined && value !== '');
+    .filter((value): value is string => value !== undefined && value !== '')
+    .concat(config.staticHeaders.map(([, value]) => value));
   /** A failure's text with every credential in use taken out: fetch and the upstream may quote what was sent. */
   const redacted = (result: CallToolResult, credentials: RequestCredentials): CallToolResult => ({
     ...result,
@@ -164,6 +167,8 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
         const chosen = tool.http.body?.contentTypeArg ? args[tool.http.body.contentTypeArg] : undefined;
         const options = typeof chosen === 'string' ? { contentType: chosen } : {};
         request = { tool: tool.name, ...buildRequest(tool.http, args, base, options) };
+        // under the tool's own header arguments; the security schemes, applied next, win over both
+        for (const [name, value] of config.staticHeaders) if (getHeader(request.headers, name) === undefined) setHeader(request.headers, name, value);
       } catch (error) {
         if (error instanceof ArgumentError) return { failure: fail(`Invalid arguments for ${tool.name}: ${error.message}`) };
         throw error;

@@ -27,6 +27,7 @@ const op = (id: string, security: unknown[]) => ({ get: { operationId: id, secur
 beforeAll(async () => {
   elsewhere = await startUpstream();
   api = await startUpstream((req) => {
+    if (req.path === '/api/cross-open') return { status: 302, headers: { location: `${elsewhere.url}/landing` } };
     if (req.path === '/api/cross') return { status: 302, headers: { location: `${elsewhere.url}/landing?${req.query.toString()}` } };
     if (req.path === '/api/same') return { status: 302, headers: { location: `/api/landing?${req.query.toString()}` } };
     if (req.path === '/api/post-307') return { status: 307, headers: { location: `${elsewhere.url}/landing` } };
@@ -69,6 +70,8 @@ beforeAll(async () => {
       '/loop': op('loop', [{ headerKey: [] }]),
       '/post-307': { post: { operationId: 'post307', security: [{ headerKey: [] }], requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: { '200': { description: 'ok' } } } },
       '/token-endless': op('tokenEndless', [{ oauth: [] }]),
+      '/open': op('open', []),
+      '/cross-open': op('crossOpen', []),
     },
   };
   const specDir = join(TMP, 'upstream-security-spec');
@@ -191,5 +194,38 @@ describe('secrets never in error texts', () => {
     } finally {
       await c.close();
     }
+  });
+});
+
+describe('static headers (--header, API_HEADERS) for specs that declare no security scheme', () => {
+  const HEADERS = 'Authorization: Bearer STATIC-SECRET-3e3e\nX-Team: red';
+
+  it('go with every request, and not to another origin on a redirect', async () => {
+    const c = await connect('stdio', dir, { env: { ...env, API_HEADERS: HEADERS } });
+    try {
+      api.clear();
+      elsewhere.clear();
+      expect((await c.callTool({ name: 'open', arguments: {} })).isError).toBeFalsy();
+      expect(api.requests[0]?.headers.authorization).toBe('Bearer STATIC-SECRET-3e3e');
+      expect(api.requests[0]?.headers['x-team']).toBe('red');
+      expect((await c.callTool({ name: 'crossOpen', arguments: {} })).isError).toBeFalsy();
+      expect(elsewhere.requests).toHaveLength(1);
+      expect(elsewhere.requests[0]?.headers.authorization).toBeUndefined();
+      expect(elsewhere.requests[0]?.headers['x-team']).toBeUndefined();
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('a malformed line stops the server at start, naming the line and not the value', () => {
+    const r = spawnSync(process.execPath, [join(dir, 'dist/main.js')], {
+      env: { PATH: process.env.PATH ?? '', API_HEADERS: 'X-Ok: 1\nAuthorization: Bearer SECRET-\u0007-x' },
+      input: '',
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('API_HEADERS line 2: the value contains a control character');
+    expect(r.stderr).not.toContain('SECRET-');
   });
 });

@@ -28,6 +28,8 @@ export interface ServerConfig {
   authToken?: string;
   /** Per-request upstream credentials: MCP client HTTP header → security scheme name. */
   authFromHeaders: { header: string; scheme: string }[];
+  /** Headers sent with every upstream request (for APIs whose spec declares no security scheme). Secret: never logged. */
+  staticHeaders: [string, string][];
   /** Serve every Streamable HTTP request on its own (no sessions): any replica can answer. */
   stateless: boolean;
   /** Origins allowed to call over CORS; empty = CORS off. */
@@ -64,6 +66,9 @@ export const USAGE = `Options (each also settable by the environment variable in
   --allowed-hosts a,b          extra Host names accepted over HTTP [MCP_ALLOWED_HOSTS]
   --allowed-origins a,b        extra Origins accepted over HTTP [MCP_ALLOWED_ORIGINS]
   --log-level L                debug|info|warn|error|silent, logs go to stderr [LOG_LEVEL] (default: info)
+  --header "Name: value"       send this header with every upstream request, e.g. a token for an API
+                               whose spec declares no security scheme; repeatable [API_HEADERS: one
+                               "Name: value" per line]
   --auth-token T               require "Authorization: Bearer T" from MCP clients over HTTP [MCP_AUTH_TOKEN]
   --auth-from-headers H=S,...  take the credential of security scheme S from the MCP client's
                                HTTP header H, per request (off by default) [MCP_AUTH_FROM_HEADERS]
@@ -82,7 +87,7 @@ export const USAGE = `Options (each also settable by the environment variable in
   --help                       show this help`;
 
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -99,6 +104,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
         'allowed-hosts': { type: 'string' },
         'allowed-origins': { type: 'string' },
         'log-level': { type: 'string' },
+        header: { type: 'string', multiple: true },
         'auth-token': { type: 'string' },
         'auth-from-headers': { type: 'string' },
         stateless: { type: 'boolean' },
@@ -145,6 +151,18 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
       if (!m) throw new ConfigError(`--auth-from-headers takes Header=scheme pairs (got "${pair}")`);
       return { header: (m[1] as string).toLowerCase(), scheme: (m[2] as string).trim() };
     });
+  const headerLines = Array.isArray(values.header) ? (values.header as string[]) : (env.API_HEADERS ?? '').split('\n');
+  const staticHeaders = headerLines
+    .map((line) => line.replace(/\r$/, ''))
+    .filter((line) => line.trim() !== '')
+    .map((line, i): [string, string] => {
+      const where = Array.isArray(values.header) ? `--header #${i + 1}` : `API_HEADERS line ${i + 1}`;
+      // The value is a secret: messages name the place, never the text.
+      const m = /^([A-Za-z0-9!#$%&'*+.^_`|~-]+):[ \t]*(.*?)[ \t]*$/.exec(line);
+      if (!m) throw new ConfigError(`${where} must be "Name: value" with a valid header name`);
+      if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(m[2] as string)) throw new ConfigError(`${where}: the value contains a control character or a character an HTTP header cannot carry`);
+      return [m[1] as string, m[2] as string];
+    });
   const list = (flag: string, variable: string) =>
     (pick(flag, variable) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const host = pick('host', 'HOST') ?? '127.0.0.1';
@@ -174,6 +192,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     logLevel: logLevel as LogLevel,
     ...(authToken !== undefined ? { authToken } : {}),
     authFromHeaders,
+    staticHeaders,
     stateless: values.stateless === true || /^(1|true|yes)$/i.test(env.MCP_STATELESS ?? ''),
     corsOrigins,
     maxSessions: integer(pick('max-sessions', 'MCP_MAX_SESSIONS'), '--max-sessions', 1000, 1, 1_000_000),
