@@ -30,6 +30,10 @@ export interface ServerConfig {
   authFromHeaders: { header: string; scheme: string }[];
   /** Headers sent with every upstream request (for APIs whose spec declares no security scheme). Secret: never logged. */
   staticHeaders: [string, string][];
+  /** Toolsets to serve (empty: all); see toolsets.ts. */
+  toolsets: string[];
+  /** Serve only read-only tools (GET and HEAD). */
+  readOnly: boolean;
   /** Serve every Streamable HTTP request on its own (no sessions): any replica can answer. */
   stateless: boolean;
   /** Origins allowed to call over CORS; empty = CORS off. */
@@ -55,6 +59,9 @@ export class ConfigError extends Error {}
 export const USAGE = `Options (each also settable by the environment variable in brackets):
   --transport T                stdio | http (Streamable HTTP at /mcp) | sse (legacy, /sse)
                                | http+sse (both from one process) [MCP_TRANSPORT] (default: stdio)
+  --toolsets a,b               serve only these toolsets (a tool's first tag, else the first part of
+                               its path; --help lists them) or all [MCP_TOOLSETS] (default: all)
+  --read-only                  serve only read-only tools (GET and HEAD) [MCP_READ_ONLY=1]
   --stateless                  Streamable HTTP without sessions, for replicas behind a load
                                balancer [MCP_STATELESS=1]
   --port N                     HTTP port for sse/http [PORT] (default: 3000)
@@ -108,6 +115,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
         'auth-token': { type: 'string' },
         'auth-from-headers': { type: 'string' },
         stateless: { type: 'boolean' },
+        toolsets: { type: 'string' },
+        'read-only': { type: 'boolean' },
         'cors-origins': { type: 'string' },
         'max-sessions': { type: 'string' },
         'session-idle-ms': { type: 'string' },
@@ -193,6 +202,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     ...(authToken !== undefined ? { authToken } : {}),
     authFromHeaders,
     staticHeaders,
+    toolsets: list('toolsets', 'MCP_TOOLSETS'),
+    readOnly: values['read-only'] === true || /^(1|true|yes)$/i.test(env.MCP_READ_ONLY ?? ''),
     stateless: values.stateless === true || /^(1|true|yes)$/i.test(env.MCP_STATELESS ?? ''),
     corsOrigins,
     maxSessions: integer(pick('max-sessions', 'MCP_MAX_SESSIONS'), '--max-sessions', 1000, 1, 1_000_000),

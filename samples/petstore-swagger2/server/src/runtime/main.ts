@@ -11,6 +11,7 @@ import type { Hooks } from './hooks-api.js';
 import { createLogger } from './log.js';
 import { createServerFactory, credentialReader } from './server.js';
 import type { ToolTable } from './table.js';
+import { servedTable, ToolsetError, toolsetSizes } from './toolsets.js';
 
 export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice(2)): Promise<void> {
   let table: ToolTable;
@@ -35,8 +36,16 @@ export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice
     process.exit(2);
   }
   if (config === 'help') {
-    process.stdout.write(`${table.title ?? table.name} — MCP server (${table.tools.length} tools)\n\n${USAGE}\n`);
+    const toolsets = [...toolsetSizes(table)].map(([name, n]) => `${name} (${n})`).join(', ');
+    process.stdout.write(`${table.title ?? table.name} — MCP server (${table.tools.length} tools)\n\n${USAGE}\n\nToolsets: ${toolsets}\n`);
     return;
+  }
+  try {
+    table = servedTable(table, config);
+  } catch (error) {
+    if (!(error instanceof ToolsetError)) throw error;
+    process.stderr.write(`${table.name}: ${error.message}\n`);
+    process.exit(2);
   }
   const unusable = credentialProblem(table, process.env) ?? baseUrlProblem(config.baseUrl);
   if (unusable) {

@@ -1,0 +1,74 @@
+// Serving part of a big API, chosen at start: GitHub's 1,223 operations with --toolsets issues
+// stay under the 128 tools that VS Code and the OpenAI API accept, through the official client.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { buildProject, connect, generateProject, REPO } from '../harness/project.js';
+import { startUpstream, type Upstream } from '../harness/upstream.js';
+import type { ToolTable } from '../../templates/runtime/table.js';
+
+const GITHUB = `${REPO}node_modules/@octokit/openapi/generated/api.github.com.json`;
+let upstream: Upstream;
+let dir: string;
+let table: ToolTable;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+  dir = generateProject(GITHUB, 'e2e-github-toolsets', ['--tools', 'direct']);
+  await buildProject(dir);
+  table = JSON.parse(readFileSync(join(dir, 'tools.json'), 'utf8')) as ToolTable;
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await upstream?.close();
+});
+
+const open = async (args: string[]) => {
+  const client = await connect('stdio', dir, { args: ['--base-url', upstream.url, ...args] });
+  clients.push(client);
+  return client;
+};
+
+describe('GitHub served a toolset at a time', () => {
+  it('--toolsets issues lists exactly the tools tagged issues, fewer than 128, and they answer', async () => {
+    const client = await open(['--toolsets', 'issues']);
+    const { tools } = await client.listTools();
+    const tagged = table.tools.filter((t) => t.tags?.[0] === 'issues').map((t) => t.name);
+    expect(tools.map((t) => t.name)).toEqual(tagged);
+    expect(tools.length).toBeGreaterThan(20);
+    expect(tools.length).toBeLessThanOrEqual(128);
+    upstream.clear();
+    const result = await client.callTool({ name: 'issues_get', arguments: { owner: 'octo', repo: 'hello', issue_number: 7 } });
+    expect(result.isError).toBeFalsy();
+    expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /repos/octo/hello/issues/7']);
+    const outside = await client.callTool({ name: 'repos_get', arguments: { owner: 'octo', repo: 'hello' } }).catch((e: Error) => e);
+    expect(String((outside as Error).message ?? JSON.stringify(outside))).toMatch(/Unknown tool: repos_get/);
+  });
+
+  it('--read-only with two toolsets: only their GET tools', async () => {
+    const client = await open(['--toolsets', 'issues,pulls', '--read-only']);
+    const { tools } = await client.listTools();
+    const want = table.tools.filter((t) => ['issues', 'pulls'].includes(t.tags?.[0] ?? '') && t.http.method === 'GET').map((t) => t.name);
+    expect(tools.map((t) => t.name).sort()).toEqual(want.sort());
+    expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+  });
+
+  it('an unknown toolset stops the server with exit 2, listing the known ones', () => {
+    const r = spawnSync(process.execPath, [join(dir, 'dist/main.js'), '--toolsets', 'isues'], { encoding: 'utf8', input: '', timeout: 20_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--toolsets: no toolset "isues" \(known: .*issues \(\d+\)/);
+  });
+
+  it('--help lists the toolsets with their sizes', () => {
+    const r = spawnSync(process.execPath, [join(dir, 'dist/main.js'), '--help'], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status).toBe(0);
+    const line = r.stdout.split('\n').find((l) => l.startsWith('Toolsets: ')) ?? '';
+    const issues = table.tools.filter((t) => t.tags?.[0] === 'issues').length;
+    expect(line).toContain(`issues (${issues})`);
+    expect(line).toMatch(/\brepos \(\d+\)/);
+  });
+});
