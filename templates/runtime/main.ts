@@ -40,7 +40,10 @@ export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice
     return;
   }
   try {
-    table = servedTable(table, config);
+    if (config.dynamicToolsets && table.dynamic) throw new ToolsetError('--dynamic-toolsets serves tools a toolset at a time; this project lists search/describe/invoke meta-tools instead (generate it with --tools direct)');
+    const chosen = servedTable(table, config); // checks the toolset names either way
+    // With dynamic toolsets every toolset stays available; --toolsets only says which start enabled.
+    table = config.dynamicToolsets ? servedTable(table, { toolsets: [], readOnly: config.readOnly }) : chosen;
   } catch (error) {
     if (!(error instanceof ToolsetError)) throw error;
     process.stderr.write(`${table.name}: ${error.message}\n`);
@@ -61,7 +64,10 @@ export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice
       process.exit(2);
     }
   }
-  const factory = createServerFactory(table, createExecutor(table, config, hooks, log), credentialReader(config.authFromHeaders));
+  const initial = config.toolsets.filter((t) => t !== 'all');
+  const factory = createServerFactory(table, createExecutor(table, config, hooks, log), credentialReader(config.authFromHeaders), {
+    ...(config.dynamicToolsets ? { dynamicToolsets: { initial: config.toolsets.includes('all') ? [...toolsetSizes(table).keys()] : initial } } : {}),
+  });
   try {
     if (config.transport === 'stdio') {
       await (await import('./stdio.js')).startStdio(factory, log);

@@ -72,3 +72,43 @@ describe('GitHub served a toolset at a time', () => {
     expect(line).toMatch(/\brepos \(\d+\)/);
   });
 });
+
+describe('dynamic toolsets: the agent enables what it needs', () => {
+  it('lists two meta-tools, enables issues on request, says tools/list_changed, and the new tools answer', async () => {
+    const client = await open(['--dynamic-toolsets']);
+    let changed = 0;
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      changed++;
+    });
+    const before = await client.listTools();
+    expect(before.tools.map((t) => t.name)).toEqual(['list_toolsets', 'enable_toolset']);
+    const hidden = await client.callTool({ name: 'issues_get', arguments: { owner: 'o', repo: 'r', issue_number: 1 } }).catch((e: Error) => e);
+    expect(String((hidden as Error).message)).toMatch(/Unknown tool: issues_get/);
+
+    const listed = await client.callTool({ name: 'list_toolsets', arguments: {} });
+    const toolsets = (listed.structuredContent as { toolsets: { name: string; tools: number; enabled: boolean }[] }).toolsets;
+    const issues = table.tools.filter((t) => t.tags?.[0] === 'issues').length;
+    expect(toolsets).toContainEqual({ name: 'issues', tools: issues, enabled: false });
+
+    const enabled = await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'issues' } });
+    expect(enabled.isError).toBeFalsy();
+    for (let i = 0; i < 50 && changed === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(changed).toBe(1);
+    const after = await client.listTools();
+    expect(after.tools).toHaveLength(2 + issues);
+    upstream.clear();
+    const result = await client.callTool({ name: 'issues_get', arguments: { owner: 'octo', repo: 'hello', issue_number: 3 } });
+    expect(result.isError).toBeFalsy();
+    expect(upstream.requests.map((r) => r.url)).toEqual(['/repos/octo/hello/issues/3']);
+
+    const unknown = await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'nope' } });
+    expect(unknown.isError).toBe(true);
+  });
+
+  it('--toolsets says which start enabled', async () => {
+    const client = await open(['--dynamic-toolsets', '--toolsets', 'pulls']);
+    const { tools } = await client.listTools();
+    const pulls = table.tools.filter((t) => t.tags?.[0] === 'pulls').map((t) => t.name);
+    expect(tools.map((t) => t.name)).toEqual(['list_toolsets', 'enable_toolset', ...pulls]);
+  });
+});

@@ -34,6 +34,8 @@ export interface ServerConfig {
   toolsets: string[];
   /** Serve only read-only tools (GET and HEAD). */
   readOnly: boolean;
+  /** Let the agent enable toolsets at runtime (list_toolsets, enable_toolset). */
+  dynamicToolsets: boolean;
   /** Serve every Streamable HTTP request on its own (no sessions): any replica can answer. */
   stateless: boolean;
   /** Origins allowed to call over CORS; empty = CORS off. */
@@ -62,6 +64,9 @@ export const USAGE = `Options (each also settable by the environment variable in
   --toolsets a,b               serve only these toolsets (a tool's first tag, else the first part of
                                its path; --help lists them) or all [MCP_TOOLSETS] (default: all)
   --read-only                  serve only read-only tools (GET and HEAD) [MCP_READ_ONLY=1]
+  --dynamic-toolsets           list_toolsets and enable_toolset let the agent add toolsets as it needs
+                               them (tools/list_changed); --toolsets are enabled from the start.
+                               Per connection: stdio, sessions, SSE [MCP_DYNAMIC_TOOLSETS=1]
   --stateless                  Streamable HTTP without sessions, for replicas behind a load
                                balancer [MCP_STATELESS=1]
   --port N                     HTTP port for sse/http [PORT] (default: 3000)
@@ -117,6 +122,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
         stateless: { type: 'boolean' },
         toolsets: { type: 'string' },
         'read-only': { type: 'boolean' },
+        'dynamic-toolsets': { type: 'boolean' },
         'cors-origins': { type: 'string' },
         'max-sessions': { type: 'string' },
         'session-idle-ms': { type: 'string' },
@@ -204,6 +210,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     staticHeaders,
     toolsets: list('toolsets', 'MCP_TOOLSETS'),
     readOnly: values['read-only'] === true || /^(1|true|yes)$/i.test(env.MCP_READ_ONLY ?? ''),
+    dynamicToolsets: values['dynamic-toolsets'] === true || /^(1|true|yes)$/i.test(env.MCP_DYNAMIC_TOOLSETS ?? ''),
     stateless: values.stateless === true || /^(1|true|yes)$/i.test(env.MCP_STATELESS ?? ''),
     corsOrigins,
     maxSessions: integer(pick('max-sessions', 'MCP_MAX_SESSIONS'), '--max-sessions', 1000, 1, 1_000_000),

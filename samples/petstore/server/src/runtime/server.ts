@@ -8,6 +8,7 @@ import { DESCRIBE, describeResult, INVOKE, metaTools, OperationIndex, SEARCH, se
 import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
 import type { ToolSpec, ToolTable } from './table.js';
+import { toolsetOf, toolsetSizes } from './toolsets.js';
 
 export type ServerFactory = () => Server;
 
@@ -26,10 +27,27 @@ export function credentialReader(mapping: { header: string; scheme: string }[]):
   };
 }
 
-export function createServerFactory(table: ToolTable, executor: Executor, readCredentials: CredentialReader = credentialReader([])): ServerFactory {
+/** Dynamic toolsets: the agent lists toolsets and enables them one by one (per connection). */
+export const LIST_TOOLSETS = 'list_toolsets';
+export const ENABLE_TOOLSET = 'enable_toolset';
+
+export interface ServerOptions {
+  /** Serve toolsets on demand, starting with these enabled. */
+  dynamicToolsets?: { initial: string[] };
+}
+
+export function createServerFactory(
+  table: ToolTable,
+  executor: Executor,
+  readCredentials: CredentialReader = credentialReader([]),
+  options: ServerOptions = {},
+): ServerFactory {
   const byName = new Map<string, ToolSpec>(table.tools.map((t) => [t.name, t]));
   const direct = table.dynamic ? new Set(table.dynamic.direct) : undefined;
-  const listedTool = (t: ToolSpec): Tool => ({
+  const toolsetTools = options.dynamicToolsets ? toolsetMetaTools(table) : undefined;
+  const listedCache = new Map<string, Tool>();
+  const listedTool = (t: ToolSpec): Tool => listedCache.get(t.name) ?? (listedCache.set(t.name, describeTool(t)), listedCache.get(t.name) as Tool);
+  const describeTool = (t: ToolSpec): Tool => ({
     name: t.name,
     ...(t.title !== undefined ? { title: t.title } : {}),
     description: t.description,
@@ -45,14 +63,32 @@ export function createServerFactory(table: ToolTable, executor: Executor, readCr
   let index: OperationIndex | undefined;
 
   return () => {
+    // Toolsets this connection has enabled (dynamic toolsets only): one server per connection.
+    const enabled = new Set(options.dynamicToolsets?.initial ?? []);
+    const served = (tool: ToolSpec) => !toolsetTools || enabled.has(toolsetOf(tool));
     const server = new Server(
       { name: table.name, version: table.version, ...(table.title ? { title: table.title } : {}) },
-      { capabilities: { tools: {}, logging: {} }, ...(table.instructions ? { instructions: table.instructions } : {}) },
+      { capabilities: { tools: toolsetTools ? { listChanged: true } : {}, logging: {} }, ...(table.instructions ? { instructions: table.instructions } : {}) },
     );
-    server.setRequestHandler('tools/list', () => ({ tools: tools() }));
+    server.setRequestHandler('tools/list', () => ({
+      tools: toolsetTools ? [...toolsetTools, ...table.tools.filter(served).map(listedTool)] : tools(),
+    }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
+      if (toolsetTools && name === LIST_TOOLSETS) return toolsetList(table, enabled);
+      if (toolsetTools && name === ENABLE_TOOLSET) {
+        const wanted = typeof args.toolset === 'string' ? args.toolset : '';
+        const sizes = toolsetSizes(table);
+        if (!sizes.has(wanted)) {
+          return { isError: true, content: [{ type: 'text', text: `No toolset named ${JSON.stringify(wanted)}; see ${LIST_TOOLSETS}` }] };
+        }
+        if (!enabled.has(wanted)) {
+          enabled.add(wanted);
+          await server.sendToolListChanged().catch(() => undefined);
+        }
+        return { content: [{ type: 'text', text: `Toolset ${wanted} is enabled: ${sizes.get(wanted)} tools; the tool list has changed.` }] };
+      }
       // A failure inside a call is the tool's failure (isError), never the connection's.
       const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised = true): Promise<CallToolResult> =>
         executor.call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised }).catch((error: unknown) => ({
@@ -83,9 +119,35 @@ export function createServerFactory(table: ToolTable, executor: Executor, readCr
         }
       }
       const tool = byName.get(name);
-      if (!tool || (direct && !direct.has(name))) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      if (!tool || (direct && !direct.has(name)) || !served(tool)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
       return server.projectCallToolResult(await call(tool, args), executor.outputSchema(tool));
     });
     return server;
   };
+}
+
+function toolsetMetaTools(table: ToolTable): Tool[] {
+  const names = [...toolsetSizes(table).keys()];
+  return [
+    {
+      name: LIST_TOOLSETS,
+      title: 'List toolsets',
+      description: `List the toolsets of the ${table.title ?? table.name} API, how many tools each has, and which are enabled. Enable one with ${ENABLE_TOOLSET} to get its tools.`,
+      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    {
+      name: ENABLE_TOOLSET,
+      title: 'Enable a toolset',
+      description: 'Add the tools of one toolset to this session; the tool list then changes.',
+      inputSchema: { type: 'object', properties: { toolset: { type: 'string', enum: names } }, required: ['toolset'], additionalProperties: false },
+      annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    },
+  ];
+}
+
+function toolsetList(table: ToolTable, enabled: Set<string>): CallToolResult {
+  const toolsets = [...toolsetSizes(table)].map(([name, tools]) => ({ name, tools, enabled: enabled.has(name) }));
+  const text = toolsets.map((t) => `${t.name}: ${t.tools} tools${t.enabled ? ' (enabled)' : ''}`).join('\n');
+  return { content: [{ type: 'text', text }], structuredContent: { toolsets } };
 }
