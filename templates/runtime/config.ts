@@ -153,7 +153,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
   }
   const baseUrl = pick('base-url', 'API_BASE_URL');
   if (baseUrl !== undefined && !/^https?:\/\/[^/]/i.test(baseUrl)) {
-    throw new ConfigError(`--base-url must be an absolute http(s) URL (got "${baseUrl}")`);
+    // the URL may carry a password: show it without userinfo
+    throw new ConfigError(`--base-url must be an absolute http(s) URL (got "${baseUrl.replace(/^([^/]*\/\/)[^/@]*@/, '$1***@')}")`);
   }
   const authToken = pick('auth-token', 'MCP_AUTH_TOKEN');
   const authFromHeaders = (pick('auth-from-headers', 'MCP_AUTH_FROM_HEADERS') ?? '')
