@@ -8,10 +8,11 @@ import { GENERATOR_VERSION } from './emit/project.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import { diffSpecs } from './diff.js';
 import { generate, type GenerateResult } from './generate.js';
-import { findConfigFile, readConfigFile, type UserOptions } from './options.js';
+import { findConfigFile, readConfigFile, TOOL_MODES, type ToolModeOption, type UserOptions } from './options.js';
 
-interface CliFlags extends Omit<UserOptions, 'spec' | 'maxDescriptionLength' | 'tools' | 'toolMode'> {
+interface CliFlags extends Omit<UserOptions, 'spec' | 'maxDescriptionLength' | 'tools' | 'toolMode' | 'listBudgetKb' | 'toolsets'> {
   maxDescription?: number;
+  listBudget?: number;
   /** --tools: the tool mode (the config file's `tools` is the overrides map). */
   tools?: UserOptions['toolMode'];
   config?: string;
@@ -28,9 +29,9 @@ function positiveInt(value: string): number {
 
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
 
-function toolMode(value: string): 'direct' | 'dynamic' | 'auto' {
-  if (value !== 'direct' && value !== 'dynamic' && value !== 'auto') throw new InvalidArgumentError('direct, dynamic or auto');
-  return value;
+function toolMode(value: string): ToolModeOption {
+  if (!TOOL_MODES.includes(value as ToolModeOption)) throw new InvalidArgumentError(TOOL_MODES.join(', '));
+  return value as ToolModeOption;
 }
 
 function packageName(value: string): string {
@@ -56,9 +57,8 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   }
   if (flags.quiet) return;
   const verb = flags.dryRun ? 'would generate' : 'generated';
-  const shape = table.dynamic
-    ? `${table.tools.length} operations behind 3 meta-tools (dynamic mode)${table.dynamic.direct.length ? ` + ${table.dynamic.direct.length} direct tools` : ''}`
-    : `${table.tools.length} tool${table.tools.length === 1 ? '' : 's'}`;
+  const serving = report.serving;
+  const shape = `${table.tools.length} tool${table.tools.length === 1 ? '' : 's'}`;
   print(`mcp-gen: ${verb} ${table.name} with ${shape} in ${where}`);
   print(`  files: ${plan.created.length} new, ${plan.updated.length} updated, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed`);
   for (const k of plan.kept) print(`  kept ${k.path}: ${k.reason}`);
@@ -71,17 +71,24 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
     if (report.renamed.length > 5) print(`    … and ${report.renamed.length - 5} more (see tools.json)`);
   }
   for (const w of report.warnings) print(`  warning: ${w}`);
-  if (report.listing?.trimmedTools && !table.dynamic) {
-    const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-    print(`  schemas: ${report.listing.trimmedTools} tools list their deeper shared schemas as stubs (tools/list ${mb(report.listing.listedBytes)} instead of ${mb(report.listing.wholeBytes)}); arguments are still checked in full`);
-  }
   if (report.poorDescriptions.length) {
     const shown = report.poorDescriptions.slice(0, 5).join(', ');
     const more = report.poorDescriptions.length > 5 ? ` and ${report.poorDescriptions.length - 5} more` : '';
     print(`  poor descriptions: ${report.poorDescriptions.length} tool${report.poorDescriptions.length > 1 ? 's' : ''} say little to an agent (${shown}${more}); add a summary in the spec or a description override in the config file`);
   }
-  if (!table.dynamic && table.tools.length > 150) {
-    print(`  note: ${table.tools.length} tools is a lot for an agent; --tools dynamic (or auto) lists 3 meta-tools instead`);
+  if (report.listing?.trimmedTools && serving?.mode === 'direct') {
+    const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+    print(`  schemas: with --client-profile full, ${report.listing.trimmedTools} tools list their deeper shared schemas as stubs (tools/list ${mb(report.listing.listedBytes)} instead of ${mb(report.listing.wholeBytes)}); arguments are still checked in full`);
+  }
+  if (serving) {
+    const kb = (n: number) => `${Math.ceil(n / 1024)} KB`;
+    const listed = `${serving.listed.tools} tool${serving.listed.tools === 1 ? '' : 's'} in ${kb(serving.listed.bytes)}`;
+    print(`  tools/list: ${serving.mode} by default, ${listed} (${serving.reason}); start with --tools direct|toolsets|dynamic to change it`);
+    if (serving.toolsets.length > 1) {
+      const shown = [...serving.toolsets].sort((a, b) => b.tools - a.tools || a.name.localeCompare(b.name));
+      const line = shown.slice(0, 12).map((t) => `${t.name} (${t.tools})`).join(', ');
+      print(`  toolsets: ${serving.toolsets.length}: ${line}${shown.length > 12 ? `, … (all in the README)` : ''}`);
+    }
   }
   if (flags.dryRun) return;
   print('');
@@ -152,9 +159,11 @@ export async function main(argv: string[]): Promise<number> {
     .option('--exclude-paths <globs>', 'leave out operations on these paths', list)
     .option('--methods <methods>', 'only these HTTP methods, e.g. GET,POST', list)
     .option('--read-only', 'only GET and HEAD operations')
-    .option('--tools <mode>', 'direct: a tool per operation; dynamic: search/describe/invoke meta-tools; auto: dynamic above --dynamic-threshold (default: direct, or dynamic when the list cannot fit in one message)', toolMode)
-    .option('--dynamic-threshold <n>', 'with --tools auto: most tools before switching to dynamic (default: 150)', positiveInt)
-    .option('--direct-tools <globs>', 'in dynamic mode, operations (operationId or tool name globs) also listed as tools', list)
+    .option('--tools <mode>', 'what tools/list shows by default (the server can be started in another): direct (a tool per operation), toolsets (the agent enables toolsets), dynamic (search/describe/invoke), or auto: direct when it fits --max-tools and --list-budget, else toolsets when each fits, else dynamic (default: auto)', toolMode)
+    .option('--max-tools <n>', 'auto: most tools in the default tools/list (default: 128, what VS Code and the OpenAI API accept)', positiveInt)
+    .option('--dynamic-threshold <n>', 'the same as --max-tools', positiveInt)
+    .option('--list-budget <kb>', 'auto: most kilobytes of the default tools/list (default: 100, about 25,000 tokens)', positiveInt)
+    .option('--direct-tools <globs>', 'operations (operationId or tool name globs) listed as tools in the toolsets and dynamic modes too', list)
     .option('-q, --quiet', 'print nothing on success')
     .addHelpText('after', '\nAlso:\n  mcp-gen diff <old-spec> <new-spec> [--fail-on breaking|any] [--json]   tool-level changes between two specs')
     .exitOverride()
@@ -172,13 +181,14 @@ export async function main(argv: string[]): Promise<number> {
   return reportErrors(async () => {
     const configFile = findConfigFile(flags.config, process.cwd());
     const fromFile = configFile ? readConfigFile(configFile) : {};
-    const { config: _config, quiet: _quiet, maxDescription, tools: mode, ...rest } = flags;
+    const { config: _config, quiet: _quiet, maxDescription, tools: mode, listBudget, ...rest } = flags;
     const result = await generate({
       ...fromFile,
       ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
       ...(program.args[0] !== undefined ? { spec: program.args[0] } : {}),
       ...(maxDescription !== undefined ? { maxDescriptionLength: maxDescription } : {}),
       ...(mode !== undefined ? { toolMode: mode } : {}),
+      ...(listBudget !== undefined ? { listBudgetKb: listBudget } : {}),
     });
     summarise(result, flags);
     if (flags.check) {

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import yaml from 'js-yaml';
 import { OptionsError } from './errors.js';
+import { toolsetSlug as toolsetName } from '../templates/runtime/toolsets.js';
 
 /** Which operations become tools. Lists are OR within, AND across (see README). */
 export interface Selection {
@@ -26,6 +27,15 @@ export interface ToolOverride {
   name?: string;
   description?: string;
   exclude?: boolean;
+  /** The toolset this operation belongs to. */
+  toolset?: string;
+}
+
+/** Operations that make up a toolset: any tag, path glob or operationId glob matches. */
+export interface ToolsetRule {
+  tags?: string[];
+  paths?: string[];
+  operations?: string[];
 }
 
 export interface UserOptions extends Selection {
@@ -41,9 +51,20 @@ export interface UserOptions extends Selection {
   maxDescriptionLength?: number;
   /** Per operation (by operationId, or `METHOD /path`): a new name or description, or exclude. */
   tools?: Record<string, ToolOverride>;
-  /** direct: one tool per operation; dynamic: search/describe/invoke meta-tools; auto: dynamic above dynamicThreshold tools. */
-  toolMode?: 'direct' | 'dynamic' | 'auto';
+  /**
+   * What tools/list shows by default (switchable at start): direct, toolsets, dynamic, or
+   * auto (the default): direct when it fits maxTools and listBudgetKb, else toolsets when
+   * each toolset fits, else dynamic.
+   */
+  toolMode?: ToolModeOption;
+  /** auto: most tools listed at once (default 128, what VS Code and the OpenAI API accept). */
+  maxTools?: number;
+  /** The same as maxTools (its earlier name). */
   dynamicThreshold?: number;
+  /** auto: most kilobytes of tools/list (default 100, about 25,000 tokens). */
+  listBudgetKb?: number;
+  /** Named toolsets, first match wins; operations matched by none keep their default toolset. */
+  toolsets?: Record<string, ToolsetRule>;
   /** In dynamic mode, operations (operationId or tool-name globs) that stay direct tools too. */
   directTools?: string[];
   /** Keep `example`/`examples` in tool schemas. */
@@ -54,22 +75,23 @@ export interface UserOptions extends Selection {
   envPrefix?: string;
 }
 
-export interface ResolvedOptions extends Required<Omit<UserOptions, 'out' | 'name' | 'toolMode' | 'envPrefix' | keyof Selection>> {
+export type ToolModeOption = 'auto' | 'direct' | 'toolsets' | 'dynamic';
+export const TOOL_MODES: ToolModeOption[] = ['auto', 'direct', 'toolsets', 'dynamic'];
+
+export interface ResolvedOptions extends Required<Omit<UserOptions, 'out' | 'name' | 'envPrefix' | 'dynamicThreshold' | keyof Selection>> {
   out?: string;
   name?: string;
   envPrefix?: string;
-  /** Unset: direct, unless its tools/list cannot fit in one message (then dynamic). */
-  toolMode?: UserOptions['toolMode'];
   selection: Selection;
 }
 
 export const CONFIG_FILES = ['mcp-gen.config.json', 'mcp-gen.config.yaml', 'mcp-gen.config.yml'];
 
-const KEYS: Record<keyof UserOptions, 'string' | 'boolean' | 'number' | 'strings' | 'tools' | 'mode'> = {
+const KEYS: Record<keyof UserOptions, 'string' | 'boolean' | 'number' | 'strings' | 'tools' | 'mode' | 'toolsets'> = {
   spec: 'string', out: 'string', name: 'string', force: 'boolean', check: 'boolean', dryRun: 'boolean',
   allowRemoteRefs: 'boolean', allowRefDir: 'strings', maxDescriptionLength: 'number', includeTags: 'strings', excludeTags: 'strings',
   includeOperations: 'strings', excludeOperations: 'strings', includePaths: 'strings', excludePaths: 'strings',
-  methods: 'strings', readOnly: 'boolean', tools: 'tools', toolMode: 'mode', dynamicThreshold: 'number', directTools: 'strings',
+  methods: 'strings', readOnly: 'boolean', tools: 'tools', toolMode: 'mode', maxTools: 'number', dynamicThreshold: 'number', listBudgetKb: 'number', toolsets: 'toolsets', directTools: 'strings',
   keepExamples: 'boolean', keepExtensions: 'boolean', envPrefix: 'string',
 };
 
@@ -133,15 +155,28 @@ export function checkOptions(data: unknown, where: string): UserOptions {
     if (kind === 'string' && typeof value !== 'string') throw new OptionsError(`${at} must be a string`);
     if (kind === 'boolean' && typeof value !== 'boolean') throw new OptionsError(`${at} must be true or false`);
     if (kind === 'number' && !(Number.isInteger(value) && (value as number) > 0)) throw new OptionsError(`${at} must be a whole number above 0`);
-    if (kind === 'mode' && !['direct', 'dynamic', 'auto'].includes(value as string)) throw new OptionsError(`${at} must be direct, dynamic or auto`);
+    if (kind === 'mode' && !TOOL_MODES.includes(value as ToolModeOption)) throw new OptionsError(`${at} must be auto, direct, toolsets or dynamic`);
+    if (kind === 'toolsets') {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new OptionsError(`${at} must map toolset names to { tags, paths, operations }`);
+      for (const [name, rule] of Object.entries(value)) {
+        if (toolsetName(name) === '') throw new OptionsError(`${at}."${name}": a toolset name needs a letter or digit`);
+        if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw new OptionsError(`${at}."${name}" must be an object`);
+        for (const [k, v] of Object.entries(rule)) {
+          if (!['tags', 'paths', 'operations'].includes(k) || !(Array.isArray(v) && v.every((s) => typeof s === 'string'))) {
+            throw new OptionsError(`${at}."${name}".${k}: expected tags, paths or operations, each a list of strings`);
+          }
+        }
+      }
+    }
     if (kind === 'tools') {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new OptionsError(`${at} must map operations to { name, description, exclude }`);
       for (const [op, override] of Object.entries(value)) {
         if (typeof override !== 'object' || override === null) throw new OptionsError(`${at}."${op}" must be an object`);
         for (const [k, v] of Object.entries(override)) {
-          if (k === 'exclude' ? typeof v !== 'boolean' : !(k === 'name' || k === 'description') || typeof v !== 'string') {
-            throw new OptionsError(`${at}."${op}".${k}: expected name (string), description (string) or exclude (boolean)`);
+          if (k === 'exclude' ? typeof v !== 'boolean' : !(k === 'name' || k === 'description' || k === 'toolset') || typeof v !== 'string') {
+            throw new OptionsError(`${at}."${op}".${k}: expected name (string), description (string), toolset (string) or exclude (boolean)`);
           }
+          if (k === 'toolset' && toolsetName(v as string) === '') throw new OptionsError(`${at}."${op}".toolset: a toolset name needs a letter or digit`);
         }
       }
     }
@@ -176,8 +211,10 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     allowRefDir: (merged.allowRefDir ?? []).map((dir) => resolve(dir)),
     maxDescriptionLength: merged.maxDescriptionLength ?? 1_000,
     tools: merged.tools ?? {},
-    ...(merged.toolMode !== undefined ? { toolMode: merged.toolMode } : {}),
-    dynamicThreshold: merged.dynamicThreshold ?? 150,
+    toolMode: merged.toolMode ?? 'auto',
+    maxTools: merged.maxTools ?? merged.dynamicThreshold ?? 128,
+    listBudgetKb: merged.listBudgetKb ?? 100,
+    toolsets: merged.toolsets ?? {},
     directTools: merged.directTools ?? [],
     keepExamples: merged.keepExamples ?? false,
     keepExtensions: merged.keepExtensions ?? false,

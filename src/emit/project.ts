@@ -133,6 +133,25 @@ function credentialRows(model: ServerModel) {
   return rows.map((r) => ({ ...r, schemeText: r.scheme.replace(/\\(.)/g, '$1'), whatText: r.what.replace(/\\(.)/g, '$1') }));
 }
 
+/** The default tools/list, for the README: mode, why, sizes, toolsets (names are slugs: safe). */
+function servingView(model: ServerModel) {
+  const serving = model.report.serving;
+  const kb = (bytes: number) => Math.ceil(bytes / 1024).toLocaleString('en-US');
+  const tokens = (bytes: number) => Math.round(bytes / 4).toLocaleString('en-US');
+  const sized = (list: { tools: number; bytes: number }) => ({ tools: list.tools, kb: kb(list.bytes), tokens: tokens(list.bytes) });
+  if (!serving) return { mode: 'direct', shape: 'one tool per operation', reason: 'it was built without a report', hasToolsets: false, toolsets: [], direct: sized({ tools: 0, bytes: 0 }), listed: sized({ tools: 0, bytes: 0 }) };
+  const shapes = { direct: 'as one tool per operation', toolsets: 'in toolsets the agent enables as it needs them', dynamic: 'behind three tools that search, describe and invoke them' };
+  return {
+    mode: serving.mode,
+    shape: shapes[serving.mode],
+    reason: mdInline(serving.reason, 600),
+    direct: sized(serving.direct),
+    listed: sized(serving.listed),
+    hasToolsets: serving.toolsets.length > 1,
+    toolsets: serving.toolsets.map((t) => ({ name: t.name, tools: t.tools, readOnly: t.readOnly, kb: kb(t.bytes) })),
+  };
+}
+
 export function emitProject(model: ServerModel, options: EmitOptions): GeneratedFile[] {
   const { table } = model;
   const defaultBaseUrl = resolveDefaultServer(table.servers);
@@ -154,6 +173,7 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
       summary: mdInline(t.title ?? t.description.split('\n')[0] ?? ''),
     })),
     versions: packageVersions,
+    serving: servingView(model),
     credentials: credentialRows(model),
     hasCredentials: Object.keys(table.auth).length > 0,
   };

@@ -12,7 +12,9 @@ import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listin
 import { buildAuth, envPrefixFor, securityFor } from './auth.js';
 import { globToRegExp, selectOperation } from './select.js';
 import { bodyKindOf } from '../../templates/runtime/request.js';
-import type { Selection, ToolOverride } from '../options.js';
+import type { Selection, ToolModeOption, ToolOverride, ToolsetRule } from '../options.js';
+import { chooseServing, type ServingReport } from './serving.js';
+import { defaultToolset, ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSlug } from '../../templates/runtime/toolsets.js';
 
 export interface ModelOptions {
   /** Longest tool description kept, in characters. */
@@ -21,10 +23,15 @@ export interface ModelOptions {
   selection?: Selection;
   /** Per-operation name/description/exclude, keyed by operationId or `METHOD /path`. */
   overrides?: Record<string, ToolOverride>;
-  /** Unset: direct, unless the tools/list would not fit in one message; then dynamic, and said so. */
-  toolMode?: 'direct' | 'dynamic' | 'auto';
-  dynamicThreshold?: number;
+  /** What tools/list shows by default; auto (the default) chooses by the budget (serving.ts). */
+  toolMode?: ToolModeOption;
+  /** auto: most tools, and bytes, of the default tools/list. */
+  maxTools?: number;
+  listBudgetBytes?: number;
+  /** Operations (operationId or tool-name globs) listed as tools in every mode. */
   directTools?: string[];
+  /** Named toolsets from the config file: first match wins. */
+  toolsets?: Record<string, ToolsetRule>;
   /** Keep schema examples and `x-` keys (off: they cost tools/list bytes and rarely help). */
   schemaExtras?: SchemaExtras;
   /** Package name of the generated server (default: from the spec title). */
@@ -33,8 +40,8 @@ export interface ModelOptions {
   envPrefix?: string;
 }
 
-/** The meta-tools' names (templates/runtime/dynamic.ts): operations never take them. */
-const META_TOOLS = ['search_operations', 'describe_operation', 'invoke_operation'];
+/** The meta-tools' names (dynamic.ts, toolsets.ts): operations never take them, so any mode can be served. */
+const META_TOOLS = ['search_operations', 'describe_operation', 'invoke_operation', LIST_TOOLSETS, ENABLE_TOOLSET];
 
 export interface ModelReport {
   skipped: { operation: string; reason: string }[];
@@ -46,6 +53,8 @@ export interface ModelReport {
   warnings: string[];
   /** How much of the tool schemas tools/list shows (large shared schemas are listed in part). */
   listing?: ListingReport;
+  /** The default tools/list: its mode, why, and the toolsets. */
+  serving?: ServingReport;
 }
 
 export interface ServerModel {
@@ -63,8 +72,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const dialect = spec.specVersion.startsWith('3.1') ? '3.1' : '3.0';
   const converter = new SchemaConverter(doc, dialect, options.schemaExtras, spec.source);
   const report: ModelReport = { skipped: [], renamed: [], warnings: [...spec.warnings], matchedOverrides: new Set(), poorDescriptions: [] };
-  const mode = options.toolMode ?? 'direct';
-  const names = new NameScope(mode === 'direct' ? [] : META_TOOLS);
+  const names = new NameScope(META_TOOLS);
   const tools: ToolSpec[] = [];
   const info = isObject(doc.info) ? doc.info : {};
   const rootServers = serverList(doc.servers, spec.source);
@@ -106,6 +114,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
         ...(operationId ? { operationId } : {}),
         description: verdict.description !== undefined ? trim(verdict.description.trim() || label, options.maxDescriptionLength) : describe(op, item, label, options.maxDescriptionLength),
         ...(tags.length ? { tags } : {}),
+        toolset: toolsetFor(verdict, options.toolsets ?? {}, { tags, path, ...(operationId ? { operationId } : {}) }),
         inputSchema,
         defs: converter.closure(refs),
         annotations: annotationsFor(method),
@@ -138,11 +147,8 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const used = new Set(tools.flatMap((t) => [...t.defs, ...(t.output?.defs ?? [])]));
   for (const key of Object.keys(converter.defs).sort()) if (used.has(key)) defs[key] = converter.defs[key] as JsonSchema;
 
-  const dynamic = mode === 'dynamic' || (mode === 'auto' && tools.length > (options.dynamicThreshold ?? 150));
   const direct = options.directTools ?? [];
-  const dynamicSpec = () => ({
-    direct: tools.filter((t) => direct.some((g) => globToRegExp(g).test(t.name) || (t.operationId !== undefined && globToRegExp(g).test(t.operationId)))).map((t) => t.name),
-  });
+  const pinned = tools.filter((t) => direct.some((g) => globToRegExp(g).test(t.name) || (t.operationId !== undefined && globToRegExp(g).test(t.operationId)))).map((t) => t.name);
   const table: ToolTable = {
     format: 1,
     name: packageName,
@@ -150,23 +156,37 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
     ...(typeof info.title === 'string' ? { title: oneLine(info.title) } : {}),
     servers: rootServers,
     defs,
-    ...(dynamic ? { dynamic: dynamicSpec() } : {}),
     auth: auth.schemes,
     tools,
   };
   report.listing = fitListing(table);
-  if (!table.dynamic && report.listing.listedBytes > DEFAULT_LISTING_BUDGET.totalBytes) {
+  const serving = chooseServing(table, options.toolMode ?? 'auto', { maxTools: options.maxTools ?? 128, budgetBytes: options.listBudgetBytes ?? 100 * 1024 }, pinned);
+  report.serving = serving;
+  if (serving.mode !== 'direct') table.serve = { mode: serving.mode, pinned };
+  else if (pinned.length) report.warnings.push('--direct-tools has no effect in direct mode: every operation is a tool');
+  if (serving.mode === 'direct' && report.listing.listedBytes > DEFAULT_LISTING_BUDGET.totalBytes) {
     const mb = (report.listing.listedBytes / 1024 / 1024).toFixed(1);
-    const tooLarge = `tools/list is ${mb} MB even with schemas listed in part: more than MCP clients read in one message (the SDK's stdio client stops at 10 MiB)`;
-    // Nobody asked for direct tools, and such a server would be unusable: serve it dynamically.
-    if (options.toolMode === undefined && !tools.some((t) => META_TOOLS.includes(t.name))) {
-      table.dynamic = dynamicSpec();
-      report.warnings.push(`${tooLarge}, so the ${tools.length} operations are served through the search/describe/invoke meta-tools (--tools dynamic); pass --tools direct to list them anyway, or select fewer operations`);
-    } else {
-      report.warnings.push(`${tooLarge}; use --tools dynamic or select fewer operations`);
-    }
+    report.warnings.push(`with --client-profile full and --tools direct, tools/list is ${mb} MB: more than MCP clients read in one message (the SDK's stdio client stops at 10 MiB)`);
   }
   return { table, report };
+}
+
+/** The config file's per-operation toolset, else its first matching rule, else x-mcp, else the default rule. */
+function toolsetFor(
+  verdict: { toolset?: string; specToolset?: string },
+  rules: Record<string, ToolsetRule>,
+  op: { tags: string[]; path: string; operationId?: string },
+): string {
+  if (verdict.toolset !== undefined && toolsetSlug(verdict.toolset)) return toolsetSlug(verdict.toolset);
+  for (const [name, rule] of Object.entries(rules)) {
+    const matches =
+      rule.tags?.some((t) => op.tags.includes(t)) ||
+      rule.paths?.some((g) => globToRegExp(g).test(op.path)) ||
+      (op.operationId !== undefined && rule.operations?.some((g) => globToRegExp(g).test(op.operationId as string)));
+    if (matches) return toolsetSlug(name);
+  }
+  if (verdict.specToolset !== undefined && toolsetSlug(verdict.specToolset)) return toolsetSlug(verdict.specToolset);
+  return defaultToolset(op.tags, op.path);
 }
 
 function resolve(doc: JsonObject, node: Json | undefined, seen = new Set<string>()): Json | undefined {

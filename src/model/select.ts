@@ -14,7 +14,17 @@ export interface OperationRef {
   doc: JsonObject;
 }
 
-export type Verdict = { keep: true; name?: string; description?: string } | { keep: false; reason: string };
+export type Verdict =
+  | {
+      keep: true;
+      name?: string;
+      description?: string;
+      /** The toolset named for this operation in the config file's `tools`. */
+      toolset?: string;
+      /** The toolset named by the spec's `x-mcp` (operation, else path item). */
+      specToolset?: string;
+    }
+  | { keep: false; reason: string };
 
 /** `*` matches within one `/`-separated part, `**` across parts, `?` one character. */
 export function globToRegExp(glob: string): RegExp {
@@ -33,7 +43,7 @@ export function globToRegExp(glob: string): RegExp {
 
 const matchesAny = (value: string | undefined, globs: string[]) => value !== undefined && globs.some((g) => globToRegExp(g).test(value));
 
-/** `x-mcp: false`, or `{ exclude, name, description }`. */
+/** `x-mcp: false`, or `{ exclude, name, description, toolset }`. */
 function xMcp(node: Json | undefined): ToolOverride | undefined {
   const value = node;
   if (value === false) return { exclude: true };
@@ -43,6 +53,7 @@ function xMcp(node: Json | undefined): ToolOverride | undefined {
   if (typeof value.exclude === 'boolean') out.exclude = value.exclude;
   if (typeof value.name === 'string') out.name = value.name;
   if (typeof value.description === 'string') out.description = value.description;
+  if (typeof value.toolset === 'string') out.toolset = value.toolset;
   return out;
 }
 
@@ -66,5 +77,13 @@ export function selectOperation(ref: OperationRef, selection: Selection, overrid
 
   const name = configured?.name ?? fromSpec[2]?.name;
   const description = configured?.description ?? fromSpec[2]?.description;
-  return { keep: true, ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) };
+  const toolset = configured?.toolset;
+  const specToolset = fromSpec[2]?.toolset ?? fromSpec[1]?.toolset;
+  return {
+    keep: true,
+    ...(name !== undefined ? { name } : {}),
+    ...(description !== undefined ? { description } : {}),
+    ...(toolset !== undefined ? { toolset } : {}),
+    ...(specToolset !== undefined ? { specToolset } : {}),
+  };
 }

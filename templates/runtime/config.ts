@@ -2,9 +2,11 @@
 // A bad value is one line on stderr and exit code 2, never a stack trace.
 
 import { parseArgs } from 'node:util';
+import { CLIENT_PROFILES, type ClientProfile } from './profiles.js';
 
 export type TransportName = 'stdio' | 'sse' | 'http' | 'http+sse';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+export type ToolMode = 'direct' | 'toolsets' | 'dynamic';
 
 export interface ServerConfig {
   transport: TransportName;
@@ -33,8 +35,10 @@ export interface ServerConfig {
   toolsets: string[];
   /** Serve only read-only tools (GET and HEAD). */
   readOnly: boolean;
-  /** Let the agent enable toolsets at runtime (list_toolsets, enable_toolset). */
-  dynamicToolsets: boolean;
+  /** What tools/list shows; unset: the mode chosen at generation (see ToolTable.serve). */
+  toolMode?: ToolMode;
+  /** How listed schemas are adapted to the client (profiles.ts). */
+  clientProfile: ClientProfile;
   /** Serve every Streamable HTTP request on its own (no sessions): any replica can answer. */
   stateless: boolean;
   /** Origins allowed to call over CORS; empty = CORS off. */
@@ -60,12 +64,23 @@ export class ConfigError extends Error {}
 export const USAGE = `Options (each also settable by the environment variable in brackets):
   --transport T                stdio | http (Streamable HTTP at /mcp) | sse (legacy, /sse)
                                | http+sse (both from one process) [MCP_TRANSPORT] (default: stdio)
-  --toolsets a,b               serve only these toolsets (a tool's first tag, else the first part of
-                               its path; --help lists them) or all [MCP_TOOLSETS] (default: all)
+  --tools M                    what tools/list shows [MCP_TOOLS] (default: the mode chosen at
+                               generation, see the README; direct when --toolsets is given):
+                               direct    a tool per operation
+                               toolsets  list_toolsets and enable_toolset: the agent adds toolsets
+                                         as it needs them (tools/list_changed), per connection;
+                                         --toolsets are enabled from the start
+                               dynamic   search_operations, describe_operation, invoke_operation
+  --toolsets a,b               serve only these toolsets (--help lists them) or all [MCP_TOOLSETS]
   --read-only                  serve only read-only tools (GET and HEAD) [MCP_READ_ONLY=1]
-  --dynamic-toolsets           list_toolsets and enable_toolset let the agent add toolsets as it needs
-                               them (tools/list_changed); --toolsets are enabled from the start.
-                               Per connection: stdio, sessions, SSE [MCP_DYNAMIC_TOOLSETS=1]
+  --dynamic-toolsets           the same as --tools toolsets [MCP_DYNAMIC_TOOLSETS=1]
+  --client-profile P           how listed schemas are written [MCP_CLIENT_PROFILE] (default: portable):
+                               portable       compact, no construct some client rejects
+                               openai-strict  OpenAI strict function calling (all properties
+                                              required, optional ones nullable)
+                               gemini         Gemini function declarations (OpenAPI subset)
+                               full           the whole schemas, with $defs
+                               Arguments are checked against the whole schema in every profile.
   --stateless                  Streamable HTTP without sessions, for replicas behind a load
                                balancer [MCP_STATELESS=1]
   --port N                     HTTP port for sse/http [PORT] (default: 3000)
@@ -122,6 +137,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
         toolsets: { type: 'string' },
         'read-only': { type: 'boolean' },
         'dynamic-toolsets': { type: 'boolean' },
+        tools: { type: 'string' },
+        'client-profile': { type: 'string' },
         'cors-origins': { type: 'string' },
         'max-sessions': { type: 'string' },
         'session-idle-ms': { type: 'string' },
@@ -150,6 +167,16 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
   const logLevel = pick('log-level', 'LOG_LEVEL') ?? 'info';
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
     throw new ConfigError(`--log-level must be debug, info, warn, error or silent (got "${logLevel}")`);
+  }
+  const dynamicToolsets = values['dynamic-toolsets'] === true || /^(1|true|yes)$/i.test(env.MCP_DYNAMIC_TOOLSETS ?? '');
+  const toolMode = pick('tools', 'MCP_TOOLS') ?? (dynamicToolsets ? 'toolsets' : undefined);
+  if (toolMode !== undefined && toolMode !== 'direct' && toolMode !== 'toolsets' && toolMode !== 'dynamic') {
+    throw new ConfigError(`--tools must be direct, toolsets or dynamic (got "${toolMode}")`);
+  }
+  if (dynamicToolsets && toolMode !== 'toolsets') throw new ConfigError(`--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools ${toolMode}`);
+  const clientProfile = pick('client-profile', 'MCP_CLIENT_PROFILE') ?? 'portable';
+  if (!(CLIENT_PROFILES as readonly string[]).includes(clientProfile)) {
+    throw new ConfigError(`--client-profile must be ${CLIENT_PROFILES.join(', ')} (got "${clientProfile}")`);
   }
   const baseUrl = pick('base-url', 'API_BASE_URL');
   if (baseUrl !== undefined && !/^https?:\/\/[^/]/i.test(baseUrl)) {
@@ -210,7 +237,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     staticHeaders,
     toolsets: list('toolsets', 'MCP_TOOLSETS'),
     readOnly: values['read-only'] === true || /^(1|true|yes)$/i.test(env.MCP_READ_ONLY ?? ''),
-    dynamicToolsets: values['dynamic-toolsets'] === true || /^(1|true|yes)$/i.test(env.MCP_DYNAMIC_TOOLSETS ?? ''),
+    ...(toolMode !== undefined ? { toolMode: toolMode as ToolMode } : {}),
+    clientProfile: clientProfile as ClientProfile,
     stateless: values.stateless === true || /^(1|true|yes)$/i.test(env.MCP_STATELESS ?? ''),
     corsOrigins,
     maxSessions: integer(pick('max-sessions', 'MCP_MAX_SESSIONS'), '--max-sessions', 1000, 1, 1_000_000),

@@ -152,7 +152,11 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     args = coerceArguments(args, tool.inputSchema, table.defs);
     ajv ??= await loadAjv(log);
     const validate = inputValidator(tool);
-    if (!validate(args)) return fail(`Invalid arguments for ${tool.name}: ${describeErrors(validate.errors ?? [])}`);
+    for (let round = 0; !validate(args); round++) {
+      const repaired = round < 8 ? repairArguments(args, validate.errors ?? []) : undefined;
+      if (!repaired) return fail(`Invalid arguments for ${tool.name}: ${describeErrors(validate.errors ?? [])}`);
+      args = repaired;
+    }
 
     const base = config.baseUrl ?? (tool.http.servers?.[0] ? resolveServerUrl(tool.http.servers[0]) : defaultBase);
     if (!/^https?:\/\//i.test(base)) {
@@ -230,6 +234,44 @@ function networkFailure(error: unknown, label: string, timeout: AbortSignal, sig
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const reason = cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
   return `${label}: request failed (${reason})`;
+}
+
+/**
+ * Arguments that failed only for how a client wrote them, written as the schema wants them:
+ * a `null` where null is not allowed means the argument is absent (models send null for what
+ * they leave out, and the openai-strict profile asks them to), and JSON text where only an
+ * object or array fits is read as JSON (profiles that cannot list a free-form object ask
+ * for it so). Undefined when nothing could be repaired; the input is not changed.
+ */
+export function repairArguments(args: Record<string, unknown>, errors: AjvError[]): Record<string, unknown> | undefined {
+  let copy: Record<string, unknown> | undefined;
+  for (const error of errors) {
+    if (error.keyword !== 'type' || error.instancePath === '') continue;
+    const path = error.instancePath.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const key = path.pop() as string;
+    const parentOf = (root: unknown) => path.reduce<unknown>((node, token) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[token] : undefined), root);
+    const original = parentOf(args);
+    if (typeof original !== 'object' || original === null || !Object.hasOwn(original, key)) continue;
+    const value = (original as Record<string, unknown>)[key];
+    const wanted = String(error.params.type ?? '').split(',');
+    let fixed: { value: unknown } | 'delete' | undefined;
+    if (value === null && !Array.isArray(original)) fixed = 'delete';
+    else if (typeof value === 'string' && (wanted.includes('object') || wanted.includes('array'))) {
+      try {
+        const parsed: unknown = JSON.parse(value);
+        const kind = Array.isArray(parsed) ? 'array' : typeof parsed === 'object' && parsed !== null ? 'object' : undefined;
+        if (kind && wanted.includes(kind)) fixed = { value: parsed };
+      } catch {
+        // not JSON: the error stands
+      }
+    }
+    if (!fixed) continue;
+    copy ??= structuredClone(args);
+    const parent = parentOf(copy) as Record<string, unknown>;
+    if (fixed === 'delete') delete parent[key];
+    else parent[key] = fixed.value;
+  }
+  return copy;
 }
 
 /** ajv's errors as one line that names the arguments: `argument "id": must be integer`. */

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { credentialProblem } from './auth.js';
-import { ConfigError, readConfig, USAGE } from './config.js';
+import { ConfigError, readConfig, USAGE, type ToolMode } from './config.js';
 import { createExecutor } from './executor.js';
 import type { Hooks } from './hooks-api.js';
 import { createLogger } from './log.js';
@@ -36,14 +36,17 @@ export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice
   }
   if (config === 'help') {
     const toolsets = [...toolsetSizes(table)].map(([name, n]) => `${name} (${n})`).join(', ');
-    process.stdout.write(`${table.title ?? table.name} — MCP server (${table.tools.length} tools)\n\n${USAGE}\n\nToolsets: ${toolsets}\n`);
+    const mode = table.serve?.mode ?? 'direct';
+    process.stdout.write(`${table.title ?? table.name} — MCP server (${table.tools.length} tools; tools/list shows them ${mode} by default)\n\n${USAGE}\n\nToolsets: ${toolsets}\n`);
     return;
   }
+  // --toolsets alone means "these tools, listed": direct; otherwise the mode chosen at generation.
+  const wanted = config.toolsets.filter((t) => t !== 'all');
+  const mode: ToolMode = config.toolMode ?? (config.toolsets.length ? 'direct' : (table.serve?.mode ?? 'direct'));
   try {
-    if (config.dynamicToolsets && table.dynamic) throw new ToolsetError('--dynamic-toolsets serves tools a toolset at a time; this project lists search/describe/invoke meta-tools instead (generate it with --tools direct)');
-    const chosen = servedTable(table, config); // checks the toolset names either way
-    // With dynamic toolsets every toolset stays available; --toolsets only says which start enabled.
-    table = config.dynamicToolsets ? servedTable(table, { toolsets: [], readOnly: config.readOnly }) : chosen;
+    const chosen = servedTable(table, config); // checks the toolset names in every mode
+    // With toolsets on demand every toolset stays available; --toolsets only says which start enabled.
+    table = mode === 'toolsets' ? servedTable(table, { toolsets: [], readOnly: config.readOnly }) : chosen;
   } catch (error) {
     if (!(error instanceof ToolsetError)) throw error;
     process.stderr.write(`${table.name}: ${error.message}\n`);
@@ -64,10 +67,14 @@ export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice
       process.exit(2);
     }
   }
-  const initial = config.toolsets.filter((t) => t !== 'all');
   const factory = createServerFactory(table, createExecutor(table, config, hooks, log), credentialReader(config.authFromHeaders), {
-    ...(config.dynamicToolsets ? { dynamicToolsets: { initial: config.toolsets.includes('all') ? [...toolsetSizes(table).keys()] : initial } } : {}),
+    mode,
+    profile: config.clientProfile,
+    initialToolsets: config.toolsets.includes('all') ? [...toolsetSizes(table).keys()] : wanted,
   });
+  if (mode === 'direct' && table.tools.length > 128) {
+    log.warn(`listing ${table.tools.length} tools: VS Code, Copilot and the OpenAI API refuse more than 128; choose --toolsets, or --tools toolsets or dynamic`);
+  }
   try {
     if (config.transport === 'stdio') {
       await (await import('./stdio.js')).startStdio(factory, log);

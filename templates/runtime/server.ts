@@ -1,13 +1,15 @@
-// MCP wiring on the SDK's low-level Server: tools/list answers from the prebuilt table and
-// tools/call goes to the executor. Per-connection cost is one small object, whatever the
+// MCP wiring on the SDK's low-level Server: tools/list answers from the prebuilt table (in
+// the mode and client profile chosen at start) and tools/call goes to the executor. Per-connection cost is one small object, whatever the
 // size of the API (McpServer.registerTool per tool would cost ~8 µs × tools per instance).
 
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import { DESCRIBE, describeResult, INVOKE, metaTools, OperationIndex, SEARCH, searchResult } from './dynamic.js';
 import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
+import type { ToolMode } from './config.js';
+import { createLister, type ClientProfile, type ListedTool } from './profiles.js';
 import type { ToolSpec, ToolTable } from './table.js';
-import { toolsetOf, toolsetSizes } from './toolsets.js';
+import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetMetaTools, toolsetOf, toolsetSizes } from './toolsets.js';
 
 export type ServerFactory = () => Server;
 
@@ -26,51 +28,50 @@ export function credentialReader(mapping: { header: string; scheme: string }[]):
   };
 }
 
-/** Dynamic toolsets: the agent lists toolsets and enables them one by one (per connection). */
-export const LIST_TOOLSETS = 'list_toolsets';
-export const ENABLE_TOOLSET = 'enable_toolset';
+/** The most tools some clients accept in one request (VS Code, Copilot, the OpenAI API). */
+const CLIENT_TOOL_CAP = 128;
 
 export interface ServerOptions {
-  /** Serve toolsets on demand, starting with these enabled. */
-  dynamicToolsets?: { initial: string[] };
+  /** What tools/list shows (config.ts ToolMode). */
+  mode: ToolMode;
+  /** How listed schemas are written (profiles.ts). */
+  profile: ClientProfile;
+  /** In toolsets mode, the toolsets enabled from the start. */
+  initialToolsets: string[];
 }
 
 export function createServerFactory(
   table: ToolTable,
   executor: Executor,
   readCredentials: CredentialReader = credentialReader([]),
-  options: ServerOptions = {},
+  options: ServerOptions = { mode: 'direct', profile: 'portable', initialToolsets: [] },
 ): ServerFactory {
   const byName = new Map<string, ToolSpec>(table.tools.map((t) => [t.name, t]));
-  const direct = table.dynamic ? new Set(table.dynamic.direct) : undefined;
-  const toolsetTools = options.dynamicToolsets ? toolsetMetaTools(table) : undefined;
-  const listedCache = new Map<string, Tool>();
-  const listedTool = (t: ToolSpec): Tool => listedCache.get(t.name) ?? (listedCache.set(t.name, describeTool(t)), listedCache.get(t.name) as Tool);
-  const describeTool = (t: ToolSpec): Tool => ({
-    name: t.name,
-    ...(t.title !== undefined ? { title: t.title } : {}),
-    description: t.description,
-    inputSchema: executor.inputSchema(t) as Tool['inputSchema'],
-    ...(t.output ? { outputSchema: executor.outputSchema(t) as Tool['outputSchema'] } : {}),
-    annotations: t.annotations,
-  });
-  let listed: Tool[] | undefined;
-  const tools = (): Tool[] =>
-    (listed ??= direct
-      ? [...metaTools(table), ...table.tools.filter((t) => direct.has(t.name)).map(listedTool)]
-      : table.tools.map(listedTool));
+  const lister = createLister(table, options.profile, { input: (t) => executor.inputSchema(t), output: (t) => executor.outputSchema(t) });
+  const pinned = new Set(table.serve?.pinned ?? []);
+  const listed = (t: ToolSpec): Tool => lister.tool(t) as Tool;
+  const metaListed = (tools: ListedTool[]) => tools.map((t) => lister.adapt(t) as Tool);
+  const toolsetTools = options.mode === 'toolsets' ? metaListed(toolsetMetaTools(table)) : undefined;
+  const dynamicTools = options.mode === 'dynamic' ? metaListed(metaTools(table)) : undefined;
+  let fixedList: Tool[] | undefined;
+  const fixed = (): Tool[] =>
+    (fixedList ??= dynamicTools ? [...dynamicTools, ...table.tools.filter((t) => pinned.has(t.name)).map(listed)] : table.tools.map(listed));
   let index: OperationIndex | undefined;
 
   return () => {
-    // Toolsets this connection has enabled (dynamic toolsets only): one server per connection.
-    const enabled = new Set(options.dynamicToolsets?.initial ?? []);
-    const served = (tool: ToolSpec) => !toolsetTools || enabled.has(toolsetOf(tool));
+    // Toolsets this connection has enabled (toolsets mode only): one server per connection.
+    const enabled = new Set(options.initialToolsets);
+    const served = (tool: ToolSpec) => {
+      if (options.mode === 'direct') return true;
+      if (pinned.has(tool.name)) return true;
+      return options.mode === 'toolsets' && enabled.has(toolsetOf(tool));
+    };
     const server = new Server(
       { name: table.name, version: table.version, ...(table.title ? { title: table.title } : {}) },
       { capabilities: { tools: toolsetTools ? { listChanged: true } : {}, logging: {} }, ...(table.instructions ? { instructions: table.instructions } : {}) },
     );
     server.setRequestHandler('tools/list', () => ({
-      tools: toolsetTools ? [...toolsetTools, ...table.tools.filter(served).map(listedTool)] : tools(),
+      tools: toolsetTools ? [...toolsetTools, ...table.tools.filter(served).map(listed)] : fixed(),
     }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name } = request.params;
@@ -86,15 +87,17 @@ export function createServerFactory(
           enabled.add(wanted);
           await server.sendToolListChanged().catch(() => undefined);
         }
-        return { content: [{ type: 'text', text: `Toolset ${wanted} is enabled: ${sizes.get(wanted)} tools; the tool list has changed.` }] };
+        const count = table.tools.filter(served).length + toolsetTools.length;
+        const cap = count > CLIENT_TOOL_CAP ? ` ${count} tools are now listed: some clients refuse more than ${CLIENT_TOOL_CAP}.` : '';
+        return { content: [{ type: 'text', text: `Toolset ${wanted} is enabled: ${sizes.get(wanted)} tools; the tool list has changed.${cap}` }] };
       }
       // A failure inside a call is the tool's failure (isError), never the connection's.
-      const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised = true): Promise<CallToolResult> =>
+      const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean): Promise<CallToolResult> =>
         executor.call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised }).catch((error: unknown) => ({
           isError: true,
           content: [{ type: 'text' as const, text: `${tool.name} failed: ${(error as Error)?.message ?? String(error)}` }],
         }));
-      if (direct && !direct.has(name)) {
+      if (dynamicTools && (name === SEARCH || name === DESCRIBE || name === INVOKE)) {
         const operation = typeof args.name === 'string' ? byName.get(args.name) : undefined;
         const unknown = (): CallToolResult => ({
           isError: true,
@@ -107,42 +110,29 @@ export function createServerFactory(
           return searchResult(index.search(String(args.query ?? ''), typeof args.tag === 'string' ? args.tag : undefined, limit));
         }
         if (name === DESCRIBE) return operation ? describeResult(operation, executor.inputSchema(operation)) : unknown();
-        if (name === INVOKE) {
-          if (!operation) return unknown();
-          const given = args.arguments;
-          if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) {
-            return { isError: true, content: [{ type: 'text', text: 'Invalid arguments: argument "arguments" must be an object' }] };
+        if (!operation) return unknown();
+        let given = args.arguments;
+        // Profiles that cannot list a free-form object (openai-strict, gemini) ask for JSON text.
+        if (typeof given === 'string') {
+          try {
+            given = JSON.parse(given);
+          } catch {
+            return { isError: true, content: [{ type: 'text', text: 'Invalid arguments: argument "arguments" is text but not JSON' }] };
           }
-          // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
-          return server.projectCallToolResult(await call(operation, (given ?? {}) as Record<string, unknown>, false), undefined);
         }
+        if (given !== undefined && given !== null && (typeof given !== 'object' || Array.isArray(given))) {
+          return { isError: true, content: [{ type: 'text', text: 'Invalid arguments: argument "arguments" must be an object' }] };
+        }
+        // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
+        return server.projectCallToolResult(await call(operation, (given ?? {}) as Record<string, unknown>, false), undefined);
       }
       const tool = byName.get(name);
-      if (!tool || (direct && !direct.has(name)) || !served(tool)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-      return server.projectCallToolResult(await call(tool, args), executor.outputSchema(tool));
+      if (!tool || !served(tool)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      const outputSchema = listed(tool).outputSchema;
+      return server.projectCallToolResult(await call(tool, args, outputSchema !== undefined), outputSchema);
     });
     return server;
   };
-}
-
-function toolsetMetaTools(table: ToolTable): Tool[] {
-  const names = [...toolsetSizes(table).keys()];
-  return [
-    {
-      name: LIST_TOOLSETS,
-      title: 'List toolsets',
-      description: `List the toolsets of the ${table.title ?? table.name} API, how many tools each has, and which are enabled. Enable one with ${ENABLE_TOOLSET} to get its tools.`,
-      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    {
-      name: ENABLE_TOOLSET,
-      title: 'Enable a toolset',
-      description: 'Add the tools of one toolset to this session; the tool list then changes.',
-      inputSchema: { type: 'object', properties: { toolset: { type: 'string', enum: names } }, required: ['toolset'], additionalProperties: false },
-      annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
-    },
-  ];
 }
 
 function toolsetList(table: ToolTable, enabled: Set<string>): CallToolResult {

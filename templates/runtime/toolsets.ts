@@ -2,19 +2,35 @@
 // and read-only serving (--read-only). Clients cap tools (VS Code and the OpenAI API refuse
 // more than 128), so a big API is served a part at a time; the generated project is the same.
 
+import type { ListedTool } from './profiles.js';
 import type { ToolSpec, ToolTable } from './table.js';
 
-/** A tool's toolset: its first tag, else the first segment of its path (`/repos/{owner}` → repos). */
+/** A name as toolsets are named: lower-case ASCII words joined by `-`. */
+export function toolsetSlug(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+/** Path parts that say nothing about what an operation is for (`/v1/customers` → customers). */
+const NOISE_SEGMENT = /^(v\d+([._-]\d+)*[a-z]*\d*|api|apis|rest)$/i;
+
+/**
+ * The toolset a tool belongs to when nothing chose one: its first tag, else the first part of
+ * its path that is neither a parameter nor a version (`/v1/repos/{owner}` → repos).
+ */
+export function defaultToolset(tags: string[] | undefined, path: string): string {
+  const parts = path.split('/').filter((part) => part !== '' && !part.includes('{'));
+  const source = tags?.find((t) => toolsetSlug(t) !== '') ?? parts.find((part) => !NOISE_SEGMENT.test(part) && toolsetSlug(part) !== '') ?? 'root';
+  return toolsetSlug(source) || 'root';
+}
+
+/** A tool's toolset: as generated (config, x-mcp or default), or the default rule for older tables. */
 export function toolsetOf(tool: ToolSpec): string {
-  const source = tool.tags?.[0] ?? tool.http.path.split('/').find((part) => part !== '' && !part.startsWith('{')) ?? 'root';
-  return (
-    source
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '') || 'root'
-  );
+  return tool.toolset ?? defaultToolset(tool.tags, tool.http.path);
 }
 
 /** Toolset names with their number of tools, in order of first appearance. */
@@ -37,5 +53,29 @@ export function servedTable(table: ToolTable, choice: { toolsets: string[]; read
   }
   const tools = table.tools.filter((t) => (wanted.length === 0 || wanted.includes(toolsetOf(t))) && (!choice.readOnly || t.annotations.readOnlyHint === true));
   const names = new Set(tools.map((t) => t.name));
-  return { ...table, tools, ...(table.dynamic ? { dynamic: { ...table.dynamic, direct: table.dynamic.direct.filter((n) => names.has(n)) } } : {}) };
+  return { ...table, tools, ...(table.serve ? { serve: { ...table.serve, pinned: table.serve.pinned.filter((n) => names.has(n)) } } : {}) };
+}
+
+/** Toolsets on demand: the agent lists toolsets and enables them one by one (per connection). */
+export const LIST_TOOLSETS = 'list_toolsets';
+export const ENABLE_TOOLSET = 'enable_toolset';
+
+export function toolsetMetaTools(table: ToolTable): ListedTool[] {
+  const names = [...toolsetSizes(table).keys()];
+  return [
+    {
+      name: LIST_TOOLSETS,
+      title: 'List toolsets',
+      description: `List the toolsets of the ${table.title ?? table.name} API, how many tools each has, and which are enabled. Enable one with ${ENABLE_TOOLSET} to get its tools.`,
+      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    {
+      name: ENABLE_TOOLSET,
+      title: 'Enable a toolset',
+      description: 'Add the tools of one toolset to this session; the tool list then changes.',
+      inputSchema: { type: 'object', properties: { toolset: { type: 'string', enum: names } }, required: ['toolset'], additionalProperties: false },
+      annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    },
+  ];
 }

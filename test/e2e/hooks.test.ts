@@ -59,12 +59,12 @@ describe('hooks.ts', () => {
 });
 
 describe('--tools auto', () => {
-  it('switches to dynamic above the threshold, and stays direct at or below it', async () => {
+  it('lists every tool when they fit --max-tools, else the toolsets when each fits', async () => {
     const spec = await loadSpec(SPEC);
-    const at = (threshold: number) => buildModel(spec, { maxDescriptionLength: 1000, toolMode: 'auto', dynamicThreshold: threshold }).table.dynamic;
-    expect(at(19)).toEqual({ direct: [] });
+    const at = (maxTools: number) => buildModel(spec, { maxDescriptionLength: 1000, toolMode: 'auto', maxTools }).table.serve;
+    expect(at(19)).toEqual({ mode: 'toolsets', pinned: [] });
     expect(at(20)).toBeUndefined();
-    const pinned = buildModel(spec, { maxDescriptionLength: 1000, toolMode: 'dynamic', directTools: ['getPet*'] }).table.dynamic;
-    expect(pinned).toEqual({ direct: ['getPetById'] });
+    const pinned = buildModel(spec, { maxDescriptionLength: 1000, toolMode: 'dynamic', directTools: ['getPet*'] }).table.serve;
+    expect(pinned).toEqual({ mode: 'dynamic', pinned: ['getPetById'] });
   });
 });

@@ -129,7 +129,8 @@ describe('OpenAPI 3.1 spec (test/fixtures/wire/oas31.yaml) under --base-url', ()
   beforeAll(async () => {
     dir = await project(join(FIXTURES, 'oas31.yaml'), 'wire-oas31');
     client = await connect('stdio', dir, {
-      args: ['--base-url', `${upstream.url}/api`, '--max-response-bytes', '1000', '--log-level', 'warn'],
+      // full: these tests check the schemas as generated (profiles: test/e2e/profiles.test.ts)
+      args: ['--base-url', `${upstream.url}/api`, '--max-response-bytes', '1000', '--log-level', 'warn', '--client-profile', 'full'],
       env: {},
     });
     ({ tools } = await client.listTools());
@@ -478,7 +479,7 @@ describe('OpenAPI 3.0 servers (test/fixtures/wire/servers-oas30.yaml), no --base
 
   beforeAll(async () => {
     const dir = await project(specWithPorts('servers-oas30.yaml'), 'wire-servers');
-    client = await connect('stdio', dir, { args: ['--log-level', 'warn'], env: {} });
+    client = await connect('stdio', dir, { args: ['--log-level', 'warn', '--client-profile', 'full'], env: {} });
     ({ tools } = await client.listTools());
   });
   afterAll(async () => {
@@ -519,7 +520,7 @@ describe('Swagger 2.0 (test/fixtures/wire/swagger2.yaml), no --base-url', () => 
 
   beforeAll(async () => {
     const dir = await project(specWithPorts('swagger2.yaml'), 'wire-swagger2');
-    client = await connect('stdio', dir, { args: ['--log-level', 'warn'], env: {} });
+    client = await connect('stdio', dir, { args: ['--log-level', 'warn', '--client-profile', 'full'], env: {} });
   });
   afterAll(async () => {
     await client?.close();

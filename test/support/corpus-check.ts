@@ -287,7 +287,7 @@ export async function checkSpec(specPath: string, outDir: string, options: Check
     }
     stage('list');
     const listBytes = Buffer.byteLength(JSON.stringify(listed));
-    const expected = table.dynamic ? undefined : table.tools.length;
+    const expected = table.serve ? undefined : table.tools.length;
     if (expected !== undefined && listed.tools.length !== expected) {
       return invalid(`tools/list has ${listed.tools.length} tools, the table ${expected}`);
     }

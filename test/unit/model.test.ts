@@ -670,15 +670,17 @@ describe('report warnings', () => {
       { get: { operationId: `get${i}`, parameters: [{ name: 'kind', in: 'query', schema: { type: 'string', enum: Array.from({ length: 50_000 }, (_, k) => `kind-${k}-of-many`) } }], responses: {} } },
     ]),
   );
-  it('a tools/list that cannot fit in one message: dynamic mode unless direct was asked for, and said so', () => {
+  it('a tools/list over the budget: dynamic mode when no toolset fits either, unless direct was asked for, and said so', () => {
     const unasked = model(spec(huge));
-    expect(unasked.table.dynamic).toEqual({ direct: [] });
-    expect(unasked.report.warnings).toEqual([expect.stringMatching(/^tools\/list is 9\.\d MB even with schemas listed in part: .*, so the 10 operations are served through the search\/describe\/invoke meta-tools \(--tools dynamic\); pass --tools direct to list them anyway/)]);
+    expect(unasked.table.serve).toEqual({ mode: 'dynamic', pinned: [] });
+    expect(unasked.report.serving?.reason).toMatch(/^10 tools in \d+ KB are over the budget of 128 tools and 100 KB, and 10 toolsets \(things0: 1 tools, \d+ KB; .*\) would not fit on their own/);
+    expect(unasked.report.warnings).toEqual([]);
     const asked = model(spec(huge), { toolMode: 'direct' });
-    expect(asked.table.dynamic).toBeUndefined();
-    expect(asked.report.warnings).toEqual([expect.stringMatching(/^tools\/list is 9\.\d MB even with schemas listed in part: .*; use --tools dynamic or select fewer operations$/)]);
-    expect(model(spec(huge), { toolMode: 'dynamic' }).report.warnings).toEqual([]);
+    expect(asked.table.serve).toBeUndefined();
+    expect(asked.report.serving?.reason).toMatch(/^chosen with --tools direct \(its tools\/list, 10 tools in \d+ KB, is over the budget/);
+    expect(asked.report.warnings).toEqual([expect.stringMatching(/^with --client-profile full and --tools direct, tools\/list is 9\.\d MB/)]);
   });
+
 });
 
 describe('table identity', () => {

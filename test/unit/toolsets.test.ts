@@ -46,8 +46,8 @@ describe('servedTable', () => {
     expect(() => servedTable(petstore, { toolsets: ['pets'], readOnly: false })).toThrow('--toolsets: no toolset "pets" (known: pet (8), store (4), user (8))');
   });
 
-  it('dynamic mode keeps only the direct tools still served', () => {
-    const dynamic = { ...petstore, dynamic: { direct: ['getInventory', 'addPet'] } };
-    expect(servedTable(dynamic, { toolsets: ['store'], readOnly: false }).dynamic).toEqual({ direct: ['getInventory'] });
+  it('keeps only the pinned tools still served', () => {
+    const dynamic = { ...petstore, serve: { mode: 'dynamic' as const, pinned: ['getInventory', 'addPet'] } };
+    expect(servedTable(dynamic, { toolsets: ['store'], readOnly: false }).serve).toEqual({ mode: 'dynamic', pinned: ['getInventory'] });
   });
 });

@@ -4,14 +4,15 @@
 // full input schema, and invoke it. Arguments are checked against the same schema as in
 // direct mode, so errors still name the argument.
 
-import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { ListedTool } from './profiles.js';
 import type { JsonSchema, ToolSpec, ToolTable } from './table.js';
 
 export const SEARCH = 'search_operations';
 export const DESCRIBE = 'describe_operation';
 export const INVOKE = 'invoke_operation';
 
-export function metaTools(table: ToolTable): Tool[] {
+export function metaTools(table: ToolTable): ListedTool[] {
   const api = table.title ?? table.name;
   return [
     {

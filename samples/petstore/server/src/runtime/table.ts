@@ -18,10 +18,13 @@ export interface ToolTable {
   /** Shared schemas, referenced from tool schemas as `#/$defs/<key>`. */
   defs: Record<string, JsonSchema>;
   /**
-   * Dynamic mode: tools/list shows the search/describe/invoke meta-tools plus these direct
-   * tools; every operation stays reachable through invoke. Absent: one tool per operation.
+   * What tools/list shows unless the server is started with --tools: absent, a tool per
+   * operation (direct); `toolsets`, list_toolsets/enable_toolset and the tools of the toolsets
+   * enabled; `dynamic`, the search/describe/invoke meta-tools. Every operation stays in
+   * `tools` whatever the mode, so any mode can be chosen at start. `pinned` tools are listed
+   * in every mode. Chosen at generation to keep tools/list within what clients accept.
    */
-  dynamic?: { direct: string[] };
+  serve?: { mode: 'toolsets' | 'dynamic'; pinned: string[] };
   /** Security schemes by their name in the spec; secrets come from the named variables. */
   auth: Record<string, AuthSchemeSpec>;
   tools: ToolSpec[];
@@ -56,6 +59,8 @@ export interface ToolSpec {
   description: string;
   /** The operation's tags, for search in dynamic mode. */
   tags?: string[];
+  /** The toolset the tool belongs to (toolsets.ts); absent in tables written before toolsets. */
+  toolset?: string;
   /** `type: object`; may reference `#/$defs/<key>` for each key in `defs`. */
   inputSchema: JsonSchema;
   /** Keys of ToolTable.defs that inputSchema needs (transitively). */

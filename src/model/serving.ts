@@ -1,0 +1,98 @@
+// The context budget: what a generated server lists by default. Clients cap tools (VS Code,
+// Copilot and the OpenAI API refuse more than 128 in a request) and every listed byte is
+// context the agent pays for on every turn, so the default tools/list must stay within
+// `maxTools` tools and `budgetBytes` bytes, as the portable profile lists it:
+//   direct    a tool per operation, when all of them fit;
+//   toolsets  else, list_toolsets/enable_toolset, when every toolset fits on its own;
+//   dynamic   else, search/describe/invoke: three tools whatever the API's size.
+// The mode is only a default: the server can be started in any of them (--tools).
+
+import { createLister, type ListedTool } from '../../templates/runtime/profiles.js';
+import { metaTools } from '../../templates/runtime/dynamic.js';
+import type { ToolSpec, ToolTable } from '../../templates/runtime/table.js';
+import { toolsetMetaTools, toolsetOf } from '../../templates/runtime/toolsets.js';
+import type { ToolModeOption } from '../options.js';
+
+export type ServedMode = 'direct' | 'toolsets' | 'dynamic';
+
+export interface ServingBudget {
+  maxTools: number;
+  budgetBytes: number;
+}
+
+export interface ToolsetReport {
+  name: string;
+  tools: number;
+  /** Tools that only read (GET, HEAD): what --read-only leaves. */
+  readOnly: number;
+  /** tools/list bytes when this toolset alone is enabled (toolsets mode, portable profile). */
+  bytes: number;
+}
+
+export interface ServingReport {
+  mode: ServedMode;
+  /** Why this mode, in a sentence (generation summary and README). */
+  reason: string;
+  /** The default tools/list: tools and bytes (portable profile). */
+  listed: { tools: number; bytes: number };
+  /** Every operation listed as a tool. */
+  direct: { tools: number; bytes: number };
+  toolsets: ToolsetReport[];
+  budget: ServingBudget;
+}
+
+/** Bytes of a tools/list result listing `tools`, as UTF-8. */
+const listBytes = (tools: ListedTool[]) => Buffer.byteLength(JSON.stringify({ tools }));
+
+export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: ServingBudget, pinned: string[]): ServingReport {
+  const lister = createLister(table, 'portable', { input: (t) => t.inputSchema, output: (t) => t.output?.schema });
+  // A list's bytes are the sum of its tools' plus the separators: measure each tool once.
+  const bytesOf = new Map<string, number>(table.tools.map((t) => [t.name, Buffer.byteLength(JSON.stringify(lister.tool(t)))]));
+  const sum = (tools: ToolSpec[], extra: ListedTool[]) =>
+    listBytes(extra) + tools.reduce((n, t) => n + (bytesOf.get(t.name) ?? 0) + 1, 0) - (extra.length === 0 && tools.length > 0 ? 1 : 0);
+  const pinnedTools = table.tools.filter((t) => pinned.includes(t.name));
+  const toolsetMeta = toolsetMetaTools(table).map(lister.adapt);
+  const dynamicMeta = metaTools(table).map(lister.adapt);
+
+  const groups = new Map<string, ToolSpec[]>();
+  for (const tool of table.tools) {
+    const name = toolsetOf(tool);
+    const group = groups.get(name) ?? [];
+    if (!groups.has(name)) groups.set(name, group);
+    if (!pinned.includes(tool.name)) group.push(tool);
+  }
+  const toolsets: ToolsetReport[] = [...groups].map(([name, tools]) => ({
+    name,
+    tools: tools.length,
+    readOnly: tools.filter((t) => t.annotations.readOnlyHint === true).length,
+    bytes: sum([...pinnedTools, ...tools], toolsetMeta),
+  }));
+
+  const direct = { tools: table.tools.length, bytes: sum(table.tools, []) };
+  const listedIn = (mode: ServedMode) =>
+    mode === 'direct'
+      ? direct
+      : mode === 'toolsets'
+        ? { tools: toolsetMeta.length + pinnedTools.length, bytes: sum(pinnedTools, toolsetMeta) }
+        : { tools: dynamicMeta.length + pinnedTools.length, bytes: sum(pinnedTools, dynamicMeta) };
+  const fits = (list: { tools: number; bytes: number }) => list.tools <= budget.maxTools && list.bytes <= budget.budgetBytes;
+  const kb = (n: number) => `${Math.ceil(n / 1024)} KB`;
+  const limits = `${budget.maxTools} tools and ${kb(budget.budgetBytes)}`;
+  const report = (mode: ServedMode, reason: string): ServingReport => ({ mode, reason, listed: listedIn(mode), direct, toolsets, budget });
+
+  if (asked !== 'auto') {
+    const over = fits(listedIn(asked)) ? '' : ` (its tools/list, ${listedIn(asked).tools} tools in ${kb(listedIn(asked).bytes)}, is over the budget of ${limits})`;
+    return report(asked, `chosen with --tools ${asked}${over}`);
+  }
+  if (fits(direct)) return report('direct', `all ${direct.tools} tools fit the budget of ${limits} (${kb(direct.bytes)})`);
+  const whole = `${direct.tools} tools in ${kb(direct.bytes)} are over the budget of ${limits}`;
+  const tooBig = toolsets.filter((t) => !fits({ tools: t.tools + toolsetMeta.length + pinnedTools.length, bytes: t.bytes }));
+  if (toolsets.length > 1 && tooBig.length === 0 && fits(listedIn('toolsets'))) {
+    return report('toolsets', `${whole}; each of the ${toolsets.length} toolsets fits it, so the agent enables the ones it needs`);
+  }
+  const why =
+    toolsets.length <= 1
+      ? 'the API has a single toolset'
+      : `${tooBig.length} toolset${tooBig.length === 1 ? '' : 's'} (${tooBig.slice(0, 3).map((t) => `${t.name}: ${t.tools} tools, ${kb(t.bytes)}`).join('; ')}${tooBig.length > 3 ? '; …' : ''}) would not fit on ${tooBig.length === 1 ? 'its' : 'their'} own`;
+  return report('dynamic', `${whole}, and ${why}: the agent searches the operations and calls them through three tools`);
+}
