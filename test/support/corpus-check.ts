@@ -16,7 +16,9 @@ import { SpecError } from '../../src/errors.js';
 import { readConfig } from '../../templates/runtime/config.js';
 import { createExecutor } from '../../templates/runtime/executor.js';
 import { createLogger } from '../../templates/runtime/log.js';
-import { createServerFactory } from '../../templates/runtime/server.js';
+import { createServerFactory, type ServerOptions } from '../../templates/runtime/server.js';
+import { createLister } from '../../templates/runtime/profiles.js';
+import { profileViolations, type CheckedProfile } from './profile-check.js';
 import type { ToolTable } from '../../templates/runtime/table.js';
 
 export type Outcome =
@@ -31,6 +33,10 @@ export type Outcome =
       listBytes: number;
       /** Wall time of generate() alone, ms. */
       generateMs: number;
+      /** The default tools/list (the mode chosen at generation, portable profile): mode, tools, UTF-8 bytes. */
+      defaultMode: string;
+      defaultTools: number;
+      defaultBytes: number;
     }
   /** A clean SpecError: the spec cannot be used, and the user is told why in one line. */
   | { status: 'rejected'; message: string; ms: number }
@@ -43,6 +49,10 @@ export type Outcome =
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** The SDK client's stdio reader gives up above this many bytes in one message. */
 export const STDIO_MESSAGE_LIMIT = 10 * 1024 * 1024;
+/** The context budget of a default tools/list (src/model/serving.ts): what clients accept. */
+export const DEFAULT_MAX_TOOLS = 128;
+export const DEFAULT_MAX_BYTES = 100 * 1024;
+const PROFILES: CheckedProfile[] = ['portable', 'openai-strict', 'gemini'];
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RUNTIME_FILES = readdirSync(join(REPO, 'templates/runtime')).filter((f) => f.endsWith('.ts')).sort();
@@ -265,25 +275,38 @@ export async function checkSpec(specPath: string, outDir: string, options: Check
       names.add(tool.name);
     }
 
-    // The runtime's server, as src/main.ts builds it, reached by the official client.
+    // The runtime's server, as src/main.ts builds it, reached by the official client: first as
+    // started with no option (the default mode, portable profile), then listing every tool whole.
     const config = readConfig([], {});
     if (config === 'help') return invalid('readConfig([]) asked for help');
     const log = createLogger(table.name, 'silent');
-    const factory = createServerFactory(table, createExecutor(table, { ...config, logLevel: 'silent' }, {}, log));
-    const server = factory();
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: 'mcp-gen-corpus', version: '0.0.0' });
+    const executor = createExecutor(table, { ...config, logLevel: 'silent' }, {}, log);
+    const list = async (options: ServerOptions) => {
+      const server = createServerFactory(table, executor, undefined, options)();
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      const client = new Client({ name: 'mcp-gen-corpus', version: '0.0.0' });
+      try {
+        await server.connect(serverSide);
+        await client.connect(clientSide);
+        stage('connect');
+        return await client.listTools();
+      } finally {
+        await client.close().catch(() => undefined);
+        await server.close().catch(() => undefined);
+      }
+    };
+    const defaultMode = table.serve?.mode ?? 'direct';
     let listed: Awaited<ReturnType<Client['listTools']>>;
+    let byDefault: Awaited<ReturnType<Client['listTools']>>;
     try {
-      await server.connect(serverSide);
-      await client.connect(clientSide);
-      stage('connect');
-      listed = await client.listTools();
+      byDefault = await list({ mode: defaultMode, profile: 'portable', initialToolsets: [] });
+      listed = await list({ mode: 'direct', profile: 'full', initialToolsets: [] });
     } catch (error) {
       return invalid(`the SDK client cannot list the tools: ${describeError(error)}`);
-    } finally {
-      await client.close().catch(() => undefined);
-      await server.close().catch(() => undefined);
+    }
+    const defaultBytes = Buffer.byteLength(JSON.stringify(byDefault));
+    if (byDefault.tools.length > DEFAULT_MAX_TOOLS || defaultBytes > DEFAULT_MAX_BYTES) {
+      return invalid(`the default tools/list (${defaultMode}) has ${byDefault.tools.length} tools in ${defaultBytes} bytes: over ${DEFAULT_MAX_TOOLS} tools or ${DEFAULT_MAX_BYTES} bytes`);
     }
     stage('list');
     const listBytes = Buffer.byteLength(JSON.stringify(listed));
@@ -298,7 +321,16 @@ export async function checkSpec(specPath: string, outDir: string, options: Check
     const problem = schemaProblem(listed.tools as Listed[]);
     if (problem) return invalid(problem);
     stage('compile');
-    return { status: 'ok', tools: listed.tools.length, ms: ms(), rssMb: Math.round(peak), listBytes, generateMs };
+    // Every tool under every compact profile, as the server lists it, against that profile's rules.
+    for (const profile of PROFILES) {
+      const lister = createLister(table, profile, { input: executor.inputSchema, output: executor.outputSchema });
+      for (const tool of table.tools) {
+        const broken = profileViolations(lister.tool(tool), profile);
+        if (broken.length) return invalid(`--client-profile ${profile}: ${broken[0]}${broken.length > 1 ? ` (and ${broken.length - 1} more in this tool)` : ''}`);
+      }
+    }
+    stage('profiles');
+    return { status: 'ok', tools: listed.tools.length, ms: ms(), rssMb: Math.round(peak), listBytes, generateMs, defaultMode, defaultTools: byDefault.tools.length, defaultBytes };
   } catch (error) {
     return { status: 'crash', message: `checking the output: ${describeError(error)}`, ms: ms() };
   }

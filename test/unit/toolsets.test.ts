@@ -2,7 +2,11 @@
 // sample's real tool table.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { servedTable, ToolsetError, toolsetOf, toolsetSizes } from '../../templates/runtime/toolsets.js';
+import { servedTable, ToolsetError, toolsetOf, toolsetSizes, toolsetSlug } from '../../templates/runtime/toolsets.js';
+import { buildModel } from '../../src/model/build.js';
+import { checkOptions } from '../../src/options.js';
+import { OptionsError } from '../../src/errors.js';
+import type { LoadedSpec } from '../../src/parse/load.js';
 import type { ToolSpec, ToolTable } from '../../templates/runtime/table.js';
 
 const petstore = JSON.parse(readFileSync(new URL('../../samples/petstore/server/tools.json', import.meta.url), 'utf8')) as ToolTable;
@@ -15,6 +19,10 @@ describe('toolsetOf', () => {
     ['a leading path variable is skipped', tool('/{tenant}/users'), 'users'],
     ['the root path', tool('/'), 'root'],
     ['accents and symbols', tool('/x', ['Café & Co']), 'cafe-co'],
+    ['a version part is skipped (Stripe)', tool('/v1/customers/{customer}'), 'customers'],
+    ['so are api and dotted versions', tool('/api/v2.1/orders'), 'orders'],
+    ['a tag made only of symbols gives way to the next tag', tool('/x', ['!!', 'Users']), 'users'],
+    ['the name chosen at generation wins', { ...tool('/pets', ['pet']), toolset: 'animals' } as ToolSpec, 'animals'],
   ])('%s', (_name, given, want) => {
     expect(toolsetOf(given)).toBe(want);
   });
@@ -50,4 +58,48 @@ describe('servedTable', () => {
     const dynamic = { ...petstore, serve: { mode: 'dynamic' as const, pinned: ['getInventory', 'addPet'] } };
     expect(servedTable(dynamic, { toolsets: ['store'], readOnly: false }).serve).toEqual({ mode: 'dynamic', pinned: ['getInventory'] });
   });
+});
+
+describe('toolsets named at generation', () => {
+  const doc = (paths: object): LoadedSpec => ({
+    doc: { openapi: '3.0.3', info: { title: 'T', version: '1' }, servers: [{ url: 'https://x.test' }], paths } as LoadedSpec['doc'],
+    specVersion: '3.0.3',
+    source: 't.yaml',
+    warnings: [],
+  });
+  const op = (operationId: string, tags: string[] = [], extra: object = {}) => ({ operationId, tags, responses: {}, ...extra });
+  const spec = doc({
+    '/pets': { get: op('listPets', ['pet']), post: op('addPet', ['pet'], { 'x-mcp': { toolset: 'Pet Admin' } }) },
+    '/stores/{id}': { 'x-mcp': { toolset: 'shops' }, get: op('getStore', ['store']), delete: op('deleteStore', ['store'], { 'x-mcp': { toolset: 'danger' } }) },
+    '/v1/users': { get: op('listUsers') },
+  });
+  const toolsets = (options: Parameters<typeof buildModel>[1]) => Object.fromEntries(buildModel(spec, options).table.tools.map((t) => [t.name, t.toolset]));
+
+  it('by default: the first tag, else the path; x-mcp on the operation, else on its path, names another', () => {
+    expect(toolsets({ maxDescriptionLength: 1000 })).toEqual({ listPets: 'pet', addPet: 'pet-admin', getStore: 'shops', deleteStore: 'danger', listUsers: 'users' });
+  });
+
+  it('the config file wins over x-mcp: per operation first, then its toolsets rules in order', () => {
+    const got = toolsets({
+      maxDescriptionLength: 1000,
+      overrides: { deleteStore: { toolset: 'Admin' } },
+      toolsets: { everything: { paths: ['/nothing/**'] }, people: { operations: ['list*'] }, stores: { tags: ['store'] } },
+    });
+    expect(got).toEqual({ listPets: 'people', addPet: 'pet-admin', getStore: 'stores', deleteStore: 'admin', listUsers: 'people' });
+  });
+
+  it('a toolset name without a letter or digit, or a rule of the wrong shape, is refused in one line', () => {
+    expect(() => checkOptions({ toolsets: { '--': { tags: ['a'] } } }, 'c.yaml')).toThrow(OptionsError);
+    expect(() => checkOptions({ toolsets: { ok: { tag: ['a'] } } }, 'c.yaml')).toThrow(/c\.yaml: "toolsets"\."ok"\.tag: expected tags, paths or operations/);
+    expect(() => checkOptions({ tools: { x: { toolset: '' } } }, 'c.yaml')).toThrow(/"tools"\."x"\.toolset: a toolset name needs a letter or digit/);
+  });
+
+  it("GitHub: every tool's toolset is its first tag", async () => {
+    const { loadSpec } = await import('../../src/parse/load.js');
+    const github = await loadSpec(new URL('../../node_modules/@octokit/openapi/generated/api.github.com.json', import.meta.url).pathname);
+    const table = buildModel(github, { maxDescriptionLength: 1000 }).table;
+    expect(table.tools.length).toBeGreaterThan(1000);
+    for (const t of table.tools) expect(t.toolset, t.name).toBe(toolsetSlug(t.tags?.[0] ?? ''));
+    expect(toolsetSizes(table).size).toBeGreaterThan(30);
+  }, 60_000);
 });

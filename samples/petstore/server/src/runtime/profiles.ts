@@ -239,7 +239,9 @@ export function toProfile(schema: JsonSchema, profile: Exclude<ClientProfile, 'f
  */
 function shallowWithin(schema: JsonSchema, budget: number): JsonSchema {
   const top: JsonSchema = { ...schema, type: 'object' };
-  if (JSON.stringify(top).length <= budget) return top;
+  // a composition at the top is what strict clients reject first: such a schema goes shallow
+  const composed = ['anyOf', 'oneOf', 'allOf', 'not', 'if'].some((k) => k in top);
+  if (!composed && JSON.stringify(top).length <= budget) return top;
   const properties = isSchema(schema.properties) ? schema.properties : undefined;
   const shallow: JsonSchema = { type: 'object' };
   if (properties) shallow.properties = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, typeOnly(v)]));
@@ -296,7 +298,7 @@ function flatten(node: JsonSchema): JsonSchema {
     out = rest;
     for (const part of allOf as unknown[]) {
       if (!isSchema(part)) continue;
-      const branch = flatten(part);
+      const branch = flatten(compact(part));
       if (isSchema(branch.properties)) out.properties = { ...branch.properties, ...(isSchema(out.properties) ? out.properties : {}) };
       if (Array.isArray(branch.required)) out.required = [...new Set([...(Array.isArray(out.required) ? out.required : []), ...branch.required])];
       for (const [key, value] of Object.entries(branch)) if (!(key in out) && key !== 'properties' && key !== 'required') out[key] = value;
@@ -305,12 +307,26 @@ function flatten(node: JsonSchema): JsonSchema {
   return out;
 }
 
+/**
+ * An object that must have one of several sets of properties (`oneOf: [{required: [id]},
+ * {required: [owner, repo]}]`, GitHub's way) as one object schema per set, which profiles
+ * without such branches can list; undefined for any other shape.
+ */
+function requiredVariants(node: JsonSchema, type: string | undefined): JsonSchema[] | undefined {
+  if (!Array.isArray(node.anyOf) || !(type === 'object' || (type === undefined && isSchema(node.properties)))) return undefined;
+  const branches = node.anyOf as unknown[];
+  if (!branches.every((b) => isSchema(b) && Array.isArray(b.required) && Object.keys(b).every((k) => k === 'required' || k === 'description' || k === 'title'))) return undefined;
+  const { anyOf: _anyOf, description: _description, ...rest } = node;
+  const base = Array.isArray(node.required) ? (node.required as string[]) : [];
+  return branches.map((b) => ({ ...rest, type: 'object', required: [...new Set([...base, ...((b as JsonSchema).required as string[])])] }));
+}
+
 const hasTypeNull = (s: unknown) => isSchema(s) && (s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null')));
 
 /** Free-form objects and maps cannot be listed by these profiles: the value goes as JSON text. */
 const jsonText = (description: unknown, what: string): JsonSchema => ({
   type: 'string',
-  description: `${typeof description === 'string' && description ? `${description} ` : ''}(${what}, written as JSON text)`,
+  description: `${typeof description === 'string' && description ? `${firstParagraph(description, DESCRIPTION_CHARS - 40)} ` : ''}(${what}, written as JSON text)`,
 });
 
 // openai-strict ----------------------------------------------------------------------------
@@ -343,6 +359,8 @@ function strictSchema(raw: unknown, level: number, budget: { enums: number }): J
     return { ...about, anyOf: branches };
   }
   const type = types?.[0];
+  const variants = requiredVariants(node, type);
+  if (variants) return { ...about, anyOf: variants.map((v) => strictSchema(v, level, budget)) };
   if (type === undefined) {
     if (Array.isArray(node.anyOf)) return { ...about, anyOf: (node.anyOf as unknown[]).map((b) => strictSchema(b, level, budget)) };
     if (node.const !== undefined) return { ...about, const: node.const };
@@ -418,6 +436,8 @@ function geminiSchema(raw: unknown, top: boolean): JsonSchema {
     return { ...about, anyOf: types.map((type) => geminiSchema({ ...rest, type, description: undefined }, false)), ...(nullable ? { nullable: true } : {}) };
   }
   let type = types[0];
+  const variants = requiredVariants(node, type);
+  if (variants) return { ...about, anyOf: variants.map((v) => geminiSchema(v, false)), ...(nullable ? { nullable: true } : {}) };
   if (type === undefined) {
     if (Array.isArray(node.anyOf)) {
       const branches = (node.anyOf as unknown[]).filter((b) => !(isSchema(b) && b.type === 'null'));
@@ -438,7 +458,7 @@ function geminiSchema(raw: unknown, top: boolean): JsonSchema {
     if (strings.length) out.enum = strings;
   } else if (Array.isArray(node.enum) && node.enum.length <= 20) {
     // Gemini takes enums of strings only: other values are said in words
-    out.description = `${about.description ? `${about.description} ` : ''}One of: ${node.enum.map((v) => JSON.stringify(v)).join(', ')}.`;
+    out.description = firstParagraph(`${about.description ? `${firstParagraph(about.description, 150)} ` : ''}One of: ${node.enum.map((v) => JSON.stringify(v)).join(', ')}.`);
   }
   if (typeof node.format === 'string' && GEMINI_FORMATS[type]?.includes(node.format)) out.format = node.format;
   for (const key of GEMINI_KEYS[type] ?? []) if (typeof node[key] === 'number' || (key === 'pattern' && typeof node[key] === 'string')) out[key] = node[key];

@@ -1,0 +1,128 @@
+// The official MCP Inspector's CLI in strict mode (`--cli --strict --method tools/list`), which
+// lints every listed tool schema for portability (type arrays, untyped and boolean schemas,
+// remote refs) and reports each finding on stderr. Generated servers under the default
+// `portable` profile must give it nothing to report, on Petstore and on all of GitHub's
+// 1,223 operations; `--client-profile full` is the control that shows the lint bites.
+// The Inspector needs Node >= 22 while this repository runs on Node 20: like the conformance
+// test, this one installs it with the npm package `node` (a Node 22 binary) into its own
+// folder, test/.tmp/_inspector, from test/fixtures/inspector/package.json.
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildProject, generateProject, REPO, TMP, withLock } from '../harness/project.js';
+import { GITHUB_SPEC } from '../support/corpus-check.js';
+import type { ToolTable } from '../../templates/runtime/table.js';
+
+const FIXTURE = join(REPO, 'test/fixtures/inspector/package.json');
+const DIR = join(TMP, '_inspector');
+const NODE22 = join(DIR, 'node_modules/node/bin/node');
+const LAUNCHER = join(DIR, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
+const pinned = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { dependencies: Record<string, string> };
+
+async function installInspector(): Promise<void> {
+  const wanted = readFileSync(FIXTURE, 'utf8');
+  await withLock(`${DIR}.lock`, () => {
+    const manifest = join(DIR, 'package.json');
+    if (existsSync(manifest) && readFileSync(manifest, 'utf8') === wanted && existsSync(NODE22) && existsSync(LAUNCHER)) return;
+    rmSync(DIR, { recursive: true, force: true });
+    mkdirSync(DIR, { recursive: true });
+    writeFileSync(manifest, wanted);
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: DIR, stdio: 'inherit' });
+  });
+  const version = existsSync(NODE22) ? execFileSync(NODE22, ['--version'], { encoding: 'utf8' }).trim() : 'missing';
+  if (version !== `v${pinned.dependencies.node}`) throw new Error(`${NODE22} is ${version}, not v${pinned.dependencies.node}: did the \`node\` package's preinstall script run?`);
+  const installed = (JSON.parse(readFileSync(join(DIR, 'node_modules/@modelcontextprotocol/inspector/package.json'), 'utf8')) as { version: string }).version;
+  if (installed !== pinned.dependencies['@modelcontextprotocol/inspector']) throw new Error(`inspector ${installed} installed, ${pinned.dependencies['@modelcontextprotocol/inspector']} pinned`);
+}
+
+interface Lint {
+  exitCode: number;
+  tools: number;
+  /** "Warning: tool …" / "Error: tool …" blocks on stderr. */
+  findings: string[];
+  /** The count line, e.g. "0 errors, 22026 warnings across 920 tools." */
+  summary: string | undefined;
+  stderr: string;
+}
+
+/** `inspector --cli --strict --method tools/list node <dir>/dist/main.js <args>` over stdio. */
+function lint(dir: string, args: string[]): Promise<Lint> {
+  const home = join(DIR, 'home'); // its catalog and settings, not the user's
+  mkdirSync(home, { recursive: true });
+  return new Promise((resolve, reject) => {
+    execFile(
+      NODE22,
+      [LAUNCHER, '--cli', '--strict', '--method', 'tools/list', 'node', join(dir, 'dist/main.js'), ...args],
+      { env: { PATH: process.env.PATH ?? '', HOME: home, NO_COLOR: '1' }, timeout: 180_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') return reject(new Error(`the inspector did not run (${error.message}):\n${stderr}`));
+        let tools = -1;
+        try {
+          tools = (JSON.parse(stdout) as { tools: unknown[] }).tools.length;
+        } catch {
+          // reported through tools = -1
+        }
+        resolve({
+          exitCode: error ? (error.code as number) : 0,
+          tools,
+          findings: stderr.split('\n').filter((l) => /^(Warning|Error): tool /.test(l)),
+          summary: /\d+ errors?, \d+ warnings? across \d+ tools?\./.exec(stderr)?.[0],
+          stderr,
+        });
+      },
+    );
+  });
+}
+
+const projects: Record<string, { dir: string; table: ToolTable }> = {};
+beforeAll(async () => {
+  await installInspector();
+  for (const [name, spec] of [['petstore', join(REPO, 'samples/petstore/openapi.json')], ['github', GITHUB_SPEC]] as const) {
+    const dir = generateProject(spec, `e2e-inspector-${name}`);
+    await buildProject(dir);
+    projects[name] = { dir, table: JSON.parse(readFileSync(join(dir, 'tools.json'), 'utf8')) as ToolTable };
+  }
+}, 900_000);
+
+const BASE = ['--base-url', 'http://127.0.0.1:9', '--log-level', 'error'];
+
+describe('inspector --cli --strict on the portable profile (the default)', () => {
+  it('Petstore with default options: every tool listed, nothing to report', async () => {
+    const { dir, table } = projects.petstore as { dir: string; table: ToolTable };
+    const r = await lint(dir, BASE);
+    expect(r.findings, r.stderr).toEqual([]);
+    expect(r.summary).toBeUndefined(); // printed only when there is a finding
+    expect(r.exitCode).toBe(0);
+    expect(r.tools).toBe(table.tools.length);
+  }, 200_000);
+
+  it("GitHub's 1,223 operations listed with --tools direct: nothing to report", async () => {
+    const { dir, table } = projects.github as { dir: string; table: ToolTable };
+    const r = await lint(dir, [...BASE, '--tools', 'direct']);
+    expect(r.findings.slice(0, 5), r.stderr.slice(0, 2000)).toEqual([]);
+    expect(r.summary).toBeUndefined();
+    expect(r.exitCode).toBe(0);
+    expect(r.tools).toBe(table.tools.length);
+  }, 200_000);
+
+  it('GitHub with default options (its default mode): nothing to report either', async () => {
+    const { dir, table } = projects.github as { dir: string; table: ToolTable };
+    const r = await lint(dir, BASE);
+    expect(r.findings).toEqual([]);
+    expect(r.exitCode).toBe(0);
+    expect(r.tools).toBeGreaterThan(0);
+    expect(r.tools).toBeLessThanOrEqual(128);
+    expect(table.serve?.mode).toBeDefined();
+  }, 200_000);
+});
+
+describe('the control: --client-profile full', () => {
+  it('GitHub listed in full gives the inspector thousands of type-array warnings', async () => {
+    const { dir } = projects.github as { dir: string; table: ToolTable };
+    const r = await lint(dir, [...BASE, '--tools', 'direct', '--client-profile', 'full']);
+    const warnings = Number(/(\d+) warnings?/.exec(r.summary ?? '')?.[1] ?? 0);
+    expect(warnings).toBeGreaterThan(1000);
+    expect(r.findings.length).toBe(warnings);
+  }, 200_000);
+});
