@@ -14,9 +14,10 @@ import { omgDepVersions, omgVersion } from './lib/fixtures.js';
 import { render } from './lib/report.js';
 import { REPO, TMP, ensureDir, log } from './lib/util.js';
 import { runList, type ListResult } from './list.js';
+import { runBudget, type BudgetRow } from './budget.js';
 import { runStart, type StartResult } from './start.js';
 
-export const SECTIONS = ['gen', 'build', 'start', 'calls', 'list'] as const;
+export const SECTIONS = ['gen', 'build', 'start', 'calls', 'list', 'budget'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface Results {
@@ -46,6 +47,7 @@ export interface Results {
   start?: StartResult;
   calls?: CallsResult;
   list?: ListResult;
+  budget?: BudgetRow[];
 }
 
 const version = (file: string) => (JSON.parse(readFileSync(join(REPO, file), 'utf8')) as { version: string }).version;
@@ -108,6 +110,7 @@ async function main(): Promise<void> {
     start: async () => void (results.start = await runStart(options)),
     calls: async () => void (results.calls = await runCalls(options)),
     list: async () => void (results.list = await runList(options)),
+    budget: async () => void (results.budget = await runBudget()),
   };
   for (const section of SECTIONS) {
     if (!only.includes(section)) continue;

@@ -90,7 +90,8 @@ export function mcpGenProject(name: McpGenProject): Promise<string> {
     rmSync(dir, { recursive: true, force: true });
     const spec = name === 'petstore' ? PETSTORE : GITHUB;
     log(`generating and building the mcp-gen ${name} server`);
-    execFileSync('node', mcpGenArgs(spec, dir, name === 'github-dynamic' ? ['--tools', 'dynamic'] : []), { cwd: REPO, stdio: 'pipe' });
+    // GitHub is over the context budget: its default is dynamic, so the one-tool-per-operation server asks for direct
+    execFileSync('node', mcpGenArgs(spec, dir, name === 'github-dynamic' ? ['--tools', 'dynamic'] : name === 'github' ? ['--tools', 'direct'] : []), { cwd: REPO, stdio: 'pipe' });
     await buildProject(dir);
     return dir;
   });
