@@ -4,14 +4,15 @@
 import type { LoadedSpec } from '../parse/load.js';
 import { getAt, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type {
-  BodySpec, JsonSchema, OutputSpec, ParamLocation, ParamSpec, ParamStyle, ServerSpec, ToolSpec, ToolTable,
+  BodySpec, EncodingSpec, JsonSchema, OutputSpec, ParamLocation, ParamSpec, ParamStyle, ServerSpec, ToolSpec, ToolTable,
 } from '../../templates/runtime/table.js';
 import { NameScope, nameFromRoute, sanitizeArgName, sanitizeToolName } from './naming.js';
 import { SchemaConverter, type SchemaExtras } from './schema.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
 import { buildAuth, envPrefixFor, securityFor } from './auth.js';
 import { globToRegExp, selectOperation } from './select.js';
-import { bodyKindOf } from '../../templates/runtime/request.js';
+import { bodyKindOf, concreteMediaType, mediaKind } from '../../templates/runtime/media.js';
+import { isHopHeader } from '../../templates/runtime/request.js';
 import type { Selection, ToolModeOption, ToolOverride, ToolsetRule } from '../options.js';
 import { chooseServing, type ServingReport } from './serving.js';
 import { defaultToolset, ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSlug } from '../../templates/runtime/toolsets.js';
@@ -55,6 +56,10 @@ export interface ModelReport {
   listing?: ListingReport;
   /** The default tools/list: its mode, why, and the toolsets. */
   serving?: ServingReport;
+  /** GET/HEAD operations whose requestBody was dropped (OAS 3.0.3: consumers SHALL ignore it). */
+  droppedBodies: string[];
+  /** Header parameters left out because the HTTP client owns them, as `<name> (<operation>)`. */
+  droppedHeaders: string[];
 }
 
 export interface ServerModel {
@@ -71,7 +76,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const { doc } = spec;
   const dialect = spec.specVersion.startsWith('3.1') ? '3.1' : '3.0';
   const converter = new SchemaConverter(doc, dialect, options.schemaExtras, spec.source);
-  const report: ModelReport = { skipped: [], renamed: [], warnings: [...spec.warnings], matchedOverrides: new Set(), poorDescriptions: [] };
+  const report: ModelReport = { skipped: [], renamed: [], warnings: [...spec.warnings], matchedOverrides: new Set(), poorDescriptions: [], droppedBodies: [], droppedHeaders: [] };
   const names = new NameScope(META_TOOLS);
   const tools: ToolSpec[] = [];
   const info = isObject(doc.info) ? doc.info : {};
@@ -91,6 +96,11 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
       const operationId = typeof op.operationId === 'string' && op.operationId.trim() !== '' ? op.operationId : undefined;
       const tags = asArray(op.tags).filter((t): t is string => typeof t === 'string');
       for (const key of [operationId, `${method.toUpperCase()} ${path}`]) if (key && options.overrides?.[key]) report.matchedOverrides.add(key);
+      if (method === 'trace') {
+        // The Fetch standard forbids TRACE (a "forbidden method"): no call could ever be sent.
+        report.skipped.push({ operation: label, reason: 'TRACE cannot be sent by fetch (a forbidden method in the Fetch standard)' });
+        continue;
+      }
       const verdict = selectOperation({ method, path, ...(operationId ? { operationId } : {}), tags, op, item, doc }, options.selection ?? {}, options.overrides ?? {});
       if (!verdict.keep) {
         report.skipped.push({ operation: label, reason: verdict.reason });
@@ -104,7 +114,12 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
         report.renamed.push({ operation: label, name, reason });
       }
       const refs = new Set<string>();
-      const { params, properties, required, body } = buildArguments(doc, converter, path, item, op, refs, report, where);
+      const built = buildArguments(doc, converter, { path, method, label, where, styledMultipart: dialect === '3.1' || spec.specVersion.startsWith('2') }, item, op, refs, report);
+      if ('skip' in built) {
+        report.skipped.push({ operation: label, reason: built.skip });
+        continue;
+      }
+      const { params, properties, required, body } = built;
       const inputSchema: JsonSchema = { type: 'object', properties };
       if (required.length) inputSchema.required = required;
       inputSchema.additionalProperties = false;
@@ -199,16 +214,27 @@ function resolve(doc: JsonObject, node: Json | undefined, seen = new Set<string>
   return node;
 }
 
+interface OperationPlace {
+  path: string;
+  method: string;
+  /** `METHOD /path`, for the report. */
+  label: string;
+  /** JSON pointer of the operation, for warnings. */
+  where: string;
+  /** The Encoding Object's style/explode apply to multipart (OAS 3.1; Swagger 2.0 collectionFormat), not only to forms (3.0). */
+  styledMultipart: boolean;
+}
+
 function buildArguments(
   doc: JsonObject,
   converter: SchemaConverter,
-  path: string,
+  place: OperationPlace,
   item: JsonObject,
   op: JsonObject,
   refs: Set<string>,
   report: ModelReport,
-  where: string,
-) {
+): { params: ParamSpec[]; properties: JsonSchema; required: string[]; body?: BodySpec } | { skip: string } {
+  const { path, where } = place;
   // Path-level parameters apply unless the operation redefines the same name + location.
   const byKey = new Map<string, JsonObject>();
   for (const raw of [...asArray(item.parameters), ...asArray(op.parameters)]) {
@@ -216,6 +242,10 @@ function buildArguments(
     if (!isObject(p) || typeof p.name !== 'string' || typeof p.in !== 'string') continue;
     if (!LOCATION_ORDER.includes(p.in as ParamLocation)) continue;
     if (p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())) continue;
+    if (p.in === 'header' && isHopHeader(p.name)) {
+      report.droppedHeaders.push(`${p.name} (${place.label})`);
+      continue;
+    }
     byKey.set(`${p.in}:${p.name}`, p);
   }
   // A `{name}` in the path template that no parameter declares: the spec is wrong, but the
@@ -242,7 +272,9 @@ function buildArguments(
     const arg = scope.claim(scope.has(base) ? sanitizeArgName(`${base}_${location}`) : base);
     const isRequired = location === 'path' || p.required === true;
     let rawSchema: Json | undefined = p.schema;
-    if (rawSchema === undefined && isObject(p.content)) rawSchema = isObject(Object.values(p.content)[0]) ? (Object.values(p.content)[0] as JsonObject).schema : undefined;
+    // Parameter Object `content` (a map with one entry): the value is sent as that media type's text.
+    const contentEntry = p.schema === undefined && isObject(p.content) ? Object.entries(p.content)[0] : undefined;
+    if (contentEntry !== undefined) rawSchema = isObject(contentEntry[1]) ? contentEntry[1].schema : undefined;
     let schema = converter.convert(rawSchema, 'request', refs);
     if (converter.extras.examples && p.example !== undefined && schema.examples === undefined) schema = { ...schema, examples: [p.example] };
     const description = [typeof p.description === 'string' ? p.description.trim() : '', p.deprecated === true ? '(deprecated)' : '', arg !== p.name ? `Sent as ${location} parameter "${p.name}".` : '']
@@ -260,15 +292,29 @@ function buildArguments(
       required: isRequired,
     };
     if (p.allowReserved === true) spec.allowReserved = true;
+    if (contentEntry !== undefined) spec.contentType = concreteMediaType(contentEntry[0]);
     const type = typeOf(rawSchema, doc);
     if (type) spec.type = type;
     params.push(spec);
   }
 
   let body: BodySpec | undefined;
-  const requestBody = resolve(doc, op.requestBody);
+  let requestBody = resolve(doc, op.requestBody);
+  if (requestBody !== undefined && (place.method === 'get' || place.method === 'head')) {
+    // OAS 3.0.3 Operation Object: where HTTP gives a body no meaning (GET, HEAD) the requestBody
+    // SHALL be ignored by consumers; fetch refuses to send one, so an argument could never work.
+    report.droppedBodies.push(place.label);
+    requestBody = undefined;
+  }
+  // A form is a set of named fields: a form body whose schema is an array or a scalar (PeerTube's
+  // studio edit) has no field names to send. Drop that media type; with none left, drop the tool.
+  const formNotObject = (media: string): boolean =>
+    ['form', 'multipart'].includes(bodyKindOf(media)) && isObject(requestBody) && isObject(requestBody.content) && !canBeObject(doc, (requestBody.content[media] as JsonObject | undefined)?.schema);
   if (isObject(requestBody) && isObject(requestBody.content) && Object.keys(requestBody.content).length > 0) {
-    const mediaTypes = Object.keys(requestBody.content).sort((a, b) => mediaRank(a) - mediaRank(b));
+    const accepted = Object.keys(requestBody.content);
+    const usable = accepted.filter((m) => !formNotObject(m));
+    if (usable.length === 0) return { skip: `its ${accepted.join(', ')} request body is not an object, so it has no form fields to send` };
+    const mediaTypes = usable.sort((a, b) => mediaRank(a) - mediaRank(b));
     const preferred = mediaTypes[0] as string;
     const media = requestBody.content[preferred];
     const arg = scope.claim(scope.has('body') ? 'requestBody' : 'body');
@@ -284,6 +330,8 @@ function buildArguments(
     const isRequired = requestBody.required === true;
     if (isRequired) required.push(arg);
     body = { arg, required: isRequired, mediaTypes };
+    const encoding = encodingsOf(doc, requestBody.content, mediaTypes, place.styledMultipart);
+    if (encoding) body.encoding = encoding;
     if (mediaTypes.length > 1) {
       const choice = scope.claim('contentType');
       properties[choice] = {
@@ -293,7 +341,7 @@ function buildArguments(
       };
       body.contentTypeArg = choice;
     }
-  } else if (op.requestBody !== undefined && !isObject(requestBody)) {
+  } else if (op.requestBody !== undefined && !isObject(requestBody) && !report.droppedBodies.includes(place.label)) {
     report.warnings.push(`${where}/requestBody: cannot be resolved; the tool takes no body`);
   }
   return { params, properties, required, body };
@@ -312,7 +360,7 @@ function buildOutput(doc: JsonObject, converter: SchemaConverter, op: JsonObject
   for (const code of codes) {
     const response = resolve(doc, responses[code]);
     if (!isObject(response) || !isObject(response.content)) continue;
-    const media = Object.keys(response.content).find((m) => /^application\/(.+\+)?json\b|\+json\b/i.test(m));
+    const media = Object.keys(response.content).find((m) => mediaKind(m) === 'json');
     const entry = media ? response.content[media] : undefined;
     if (!isObject(entry) || entry.schema === undefined) continue;
     const refs = new Set<string>();
@@ -392,6 +440,71 @@ function filePart(prop: JsonSchema, converter: SchemaConverter): JsonSchema | un
     if (item) return { type: 'array', items: item, ...describe };
   }
   return undefined;
+}
+
+/** False when the schema (after $refs) can only be an array or a scalar. */
+function canBeObject(doc: JsonObject, schema: Json | undefined, depth = 0): boolean {
+  const s = resolve(doc, schema);
+  if (!isObject(s) || depth > 10) return true;
+  const types = typeof s.type === 'string' ? [s.type] : Array.isArray(s.type) ? s.type : [];
+  if (types.length > 0) return types.includes('object');
+  if (s.properties !== undefined || s.additionalProperties !== undefined) return true;
+  const alternatives = [...asArray(s.oneOf), ...asArray(s.anyOf)];
+  if (alternatives.length > 0) return alternatives.some((a) => canBeObject(doc, a, depth + 1));
+  if (asArray(s.allOf).length > 0) return asArray(s.allOf).every((a) => canBeObject(doc, a, depth + 1));
+  return true;
+}
+
+const STYLES = new Set(['form', 'spaceDelimited', 'pipeDelimited', 'tabDelimited', 'deepObject']);
+
+/**
+ * The Encoding Objects of the form and multipart media types (OAS 3.1.1 §4.8.15), reduced to
+ * what changes the bytes. style/explode/allowReserved apply to forms, and to multipart from 3.1
+ * on (3.0.3: "SHALL be ignored if the request body media type is not
+ * application/x-www-form-urlencoded"); when they apply, contentType is ignored.
+ */
+function encodingsOf(doc: JsonObject, content: JsonObject, mediaTypes: string[], styledMultipart: boolean): BodySpec['encoding'] {
+  const out: NonNullable<BodySpec['encoding']> = {};
+  for (const media of mediaTypes) {
+    const kind = bodyKindOf(media);
+    const entry = content[media];
+    if ((kind !== 'form' && kind !== 'multipart') || !isObject(entry) || !isObject(entry.encoding)) continue;
+    const properties: Record<string, EncodingSpec> = {};
+    for (const [name, raw] of Object.entries(entry.encoding)) {
+      const e = resolve(doc, raw);
+      if (!isObject(e)) continue;
+      const spec: EncodingSpec = {};
+      const styled = (kind === 'form' || styledMultipart) && (e.style !== undefined || e.explode !== undefined || e.allowReserved !== undefined);
+      if (styled) {
+        const style = typeof e.style === 'string' && STYLES.has(e.style) ? (e.style as ParamStyle) : 'form';
+        spec.style = style;
+        spec.explode = typeof e.explode === 'boolean' ? e.explode : style === 'form';
+        if (e.allowReserved === true) spec.allowReserved = true;
+      } else if (typeof e.contentType === 'string' && e.contentType.trim() !== '') {
+        spec.contentType = e.contentType.trim();
+      }
+      if (kind === 'multipart' && isObject(e.headers)) {
+        const headers: Record<string, string> = {};
+        for (const [header, rawHeader] of Object.entries(e.headers)) {
+          const fixed = fixedValue(doc, resolve(doc, rawHeader));
+          if (fixed !== undefined && !/[\r\n\0]/.test(fixed) && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) headers[header] = fixed;
+        }
+        if (Object.keys(headers).length) spec.headers = headers;
+      }
+      if (Object.keys(spec).length) properties[name] = spec;
+    }
+    if (Object.keys(properties).length) out[media] = properties;
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** A Header Object's value when the spec fixes it: `const`, a single `enum` value, or `default`. */
+function fixedValue(doc: JsonObject, header: Json | undefined): string | undefined {
+  if (!isObject(header)) return undefined;
+  const schema = resolve(doc, header.schema);
+  if (!isObject(schema)) return undefined;
+  const value = schema.const !== undefined ? schema.const : Array.isArray(schema.enum) && schema.enum.length === 1 ? schema.enum[0] : schema.default;
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
 }
 
 function typeOf(schema: Json | undefined, doc: JsonObject): string | undefined {

@@ -108,20 +108,25 @@ function schemaOf(p: JsonObject): JsonObject {
   return schema;
 }
 
+/**
+ * Swagger 2.0 Parameter Object `collectionFormat` (default csv) as an OpenAPI 3 style: csv is
+ * `a,b,c` (form in a query or form body, simple in a path or header), ssv/pipes/tsv join with
+ * a space, `|` or a tab, and `multi` (query and formData only) repeats the name.
+ */
+function collectionStyle(p: JsonObject): { style: string; explode: boolean } {
+  const format = typeof p.collectionFormat === 'string' ? p.collectionFormat : 'csv';
+  if (format === 'multi') return { style: 'form', explode: true };
+  if (format === 'ssv') return { style: 'spaceDelimited', explode: false };
+  if (format === 'pipes') return { style: 'pipeDelimited', explode: false };
+  if (format === 'tsv') return { style: 'tabDelimited', explode: false };
+  return { style: p.in === 'query' || p.in === 'formData' ? 'form' : 'simple', explode: false };
+}
+
 function convertParam(p: JsonObject): JsonObject {
   const out: JsonObject = { name: p.name as string, in: p.in as string, required: p.required === true || p.in === 'path' };
   if (typeof p.description === 'string') out.description = p.description;
   out.schema = schemaOf(p);
-  if (p.type === 'array') {
-    // 2.0 §Parameter Object collectionFormat; default csv. `multi` is form + explode.
-    const format = typeof p.collectionFormat === 'string' ? p.collectionFormat : 'csv';
-    const inQuery = p.in === 'query';
-    if (format === 'multi') Object.assign(out, { style: 'form', explode: true });
-    else if (format === 'ssv') Object.assign(out, { style: 'spaceDelimited', explode: false });
-    else if (format === 'pipes') Object.assign(out, { style: 'pipeDelimited', explode: false });
-    else if (format === 'tsv') Object.assign(out, { style: 'tabDelimited', explode: false });
-    else Object.assign(out, { style: inQuery ? 'form' : 'simple', explode: false });
-  }
+  if (p.type === 'array') Object.assign(out, collectionStyle(p));
   for (const [key, value] of Object.entries(p)) if (key.startsWith('x-')) out[key] = value;
   return out;
 }
@@ -135,15 +140,24 @@ function formBody(form: JsonObject[], consumes: string[]): JsonObject {
       : 'application/x-www-form-urlencoded';
   const properties: JsonObject = {};
   const required: string[] = [];
+  const encoding: JsonObject = {};
   for (const p of form) {
     const schema = schemaOf(p);
     if (typeof p.description === 'string') schema.description = p.description;
     properties[p.name as string] = schema;
     if (p.required === true) required.push(p.name as string);
+    // An array of files is a part per file, not a list in one field.
+    const files = isObject(p.items) && p.items.type === 'file';
+    if (p.type === 'array' && !files) encoding[p.name as string] = collectionStyle(p);
   }
   return {
     required: required.length > 0,
-    content: { [media]: { schema: { type: 'object', properties, ...(required.length ? { required } : {}) } } },
+    content: {
+      [media]: {
+        schema: { type: 'object', properties, ...(required.length ? { required } : {}) },
+        ...(Object.keys(encoding).length ? { encoding } : {}),
+      },
+    },
   };
 }
 

@@ -8,14 +8,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
+import type { Client, Tool } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO, TMP } from '../harness/project.js';
 import { startUpstream, type Answer, type Recorded, type Upstream } from '../harness/upstream.js';
+import { appHeaders, DEFAULT_ACCEPT, plain, textOf, wire } from '../harness/wire.js';
 
 const FIXTURES = join(REPO, 'test/fixtures/wire');
-const DEFAULT_ACCEPT = 'application/json, */*;q=0.8';
-// Headers fetch (undici) adds to every request; everything else is the generated server's doing.
-const TRANSPORT_HEADERS = new Set(['host', 'connection', 'user-agent', 'accept-language', 'sec-fetch-mode', 'accept-encoding', 'content-length', 'transfer-encoding']);
 
 // Answers of the recording upstream, by path (the main spec runs under --base-url <upstream>/api).
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0xff, 0x00]);
@@ -98,17 +96,6 @@ async function sent(client: Client, name: string, args: Record<string, unknown>)
   return requests[0] as Recorded;
 }
 
-const textOf = (result: CallToolResult): string =>
-  result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
-
-/** The request's headers without the ones fetch adds to every request. */
-const appHeaders = (req: Recorded) => Object.fromEntries(Object.entries(req.headers).filter(([k]) => !TRANSPORT_HEADERS.has(k)));
-
-/** The whole request as the upstream saw it, the body as UTF-8 text. */
-const wire = (req: Recorded) => ({ request: `${req.method} ${req.url}`, headers: appHeaders(req), body: req.body.toString('utf8') });
-
-/** What a request without a body looks like, apart from its method and URL. */
-const plain = (request: string, headers: Record<string, string> = {}) => ({ request, headers: { accept: DEFAULT_ACCEPT, ...headers }, body: '' });
 
 const b64 = (bytes: Buffer | Uint8Array) => Buffer.from(bytes).toString('base64');
 

@@ -115,9 +115,14 @@ describe('tool names', () => {
     expect(m.report.renamed).toEqual(want.renamed);
   });
 
-  it('gives the same names on every run', () => {
+  it('operationIds that differ only in case get distinct names (some clients compare names case-insensitively)', () => {
     const paths = { '/a': { get: { operationId: 'x' } }, '/b': { get: { operationId: 'X' } }, '/c/{id}': { put: {} } };
-    expect(model(spec(paths)).table.tools.map((t) => t.name)).toEqual(model(spec(paths)).table.tools.map((t) => t.name));
+    const m = model(spec(paths));
+    expect(m.table.tools.map((t) => t.name)).toEqual(['x', 'X_2', 'put_c_id']);
+    expect(m.report.renamed).toEqual([
+      { operation: 'GET /b', name: 'X_2', reason: 'name already taken' },
+      { operation: 'PUT /c/{id}', name: 'put_c_id', reason: 'no operationId' },
+    ]);
   });
 });
 
@@ -472,12 +477,55 @@ describe('request bodies', () => {
 
 // --- annotations and descriptions ---------------------------------------------------------
 
+describe('request serialisation data', () => {
+  const multipart = (encoding: JsonObject): JsonObject =>
+    op('post', {
+      operationId: 'up',
+      requestBody: {
+        content: {
+          'multipart/form-data': {
+            schema: { type: 'object', properties: { meta: { type: 'object' }, list: { type: 'array', items: { type: 'string' } } } },
+            encoding,
+          },
+        },
+      },
+    });
+  const encoding = { meta: { contentType: 'application/xml', style: 'form', explode: true }, list: { contentType: 'text/csv' } };
+
+  it('OAS 3.0.3: an Encoding Object\'s style and explode are ignored in multipart ("SHALL be ignored if the media type is not application/x-www-form-urlencoded"), its contentType is kept', () => {
+    const t = only(model(spec(multipart(encoding))));
+    expect(t.http.body?.encoding).toEqual({ 'multipart/form-data': { meta: { contentType: 'application/xml' }, list: { contentType: 'text/csv' } } });
+  });
+
+  it('OAS 3.1: style and explode apply to multipart too, and then contentType is ignored', () => {
+    const t = only(model(spec(multipart(encoding), {}, '3.1.0')));
+    expect(t.http.body?.encoding).toEqual({ 'multipart/form-data': { meta: { style: 'form', explode: true }, list: { contentType: 'text/csv' } } });
+  });
+
+  it('explode alone means style form; a header with a const value is kept, one without a fixed value is not', () => {
+    const t = only(model(spec(multipart({ list: { explode: false, headers: { 'X-V': { schema: { const: 'v1' } }, 'X-Free': { schema: { type: 'string' } } } } }), {}, '3.1.0')));
+    expect(t.http.body?.encoding).toEqual({ 'multipart/form-data': { list: { style: 'form', explode: false, headers: { 'X-V': 'v1' } } } });
+  });
+
+  it('a parameter with `content` keeps its media type and takes its schema from there', () => {
+    const t = only(model(spec(op('get', { operationId: 'q', parameters: [{ name: 'ids', in: 'query', content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } } }] }))));
+    expect(t.http.params).toEqual([{ arg: 'ids', name: 'ids', in: 'query', style: 'form', explode: true, required: false, type: 'array', contentType: 'application/json' }]);
+    expect(props(t).ids).toEqual({ type: 'array', items: { type: 'string' } });
+  });
+
+  it('a HEAD requestBody is dropped and reported; a DELETE one is kept', () => {
+    const body = { requestBody: { content: { 'application/json': { schema: { type: 'object' } } } } };
+    const m = model(spec({ '/x': { head: { operationId: 'h', ...body, responses: {} }, delete: { operationId: 'd', ...body, responses: {} } } }));
+    expect(m.table.tools.map((t) => [t.name, t.http.body !== undefined])).toEqual([['d', true], ['h', false]]);
+    expect(m.report.droppedBodies).toEqual(['HEAD /x']);
+  });
+});
+
 describe('annotations', () => {
   const cases: [string, { given: string; want: Record<string, boolean> }][] = [
     ['get', { given: 'get', want: { readOnlyHint: true, openWorldHint: true } }],
     ['head', { given: 'head', want: { readOnlyHint: true, openWorldHint: true } }],
     ['options', { given: 'options', want: { readOnlyHint: true, openWorldHint: true } }],
-    ['trace (a safe method, RFC 9110 §9.2.1)', { given: 'trace', want: { readOnlyHint: true, openWorldHint: true } }],
     ['delete', { given: 'delete', want: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true } }],
     ['put', { given: 'put', want: { readOnlyHint: false, idempotentHint: true, openWorldHint: true } }],
     ['post', { given: 'post', want: { readOnlyHint: false, openWorldHint: true } }],
@@ -487,6 +535,12 @@ describe('annotations', () => {
     const t = only(model(spec(op(given, {}))));
     expect(t.annotations).toEqual(want);
     expect(t.http.method).toBe(given.toUpperCase());
+  });
+
+  it('TRACE is left out with a reason: the Fetch standard forbids the method, so no call could be sent', () => {
+    const m = model(spec(op('trace', {})));
+    expect(m.table.tools).toEqual([]);
+    expect(m.report.skipped).toEqual([{ operation: 'TRACE /things', reason: expect.stringContaining('forbidden method') }]);
   });
 
   it('a short summary becomes the title, also in the annotations', () => {

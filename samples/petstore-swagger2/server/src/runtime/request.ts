@@ -4,7 +4,8 @@
 // "Style Examples") and RFC 6570. Copied verbatim into generated servers: imports nothing
 // but the table types and web/Node globals.
 
-import type { BodySpec, HttpSpec, ParamSpec, ServerSpec } from './table.js';
+import type { BodySpec, EncodingSpec, HttpSpec, ParamSpec, ParamStyle, ServerSpec } from './table.js';
+import { concreteMediaType, essence, mediaKind } from './media.js';
 
 /** A tool argument that cannot be turned into a request. The message always names it. */
 export class ArgumentError extends Error {
@@ -21,7 +22,7 @@ export interface BuiltRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
-  body?: string | Uint8Array | FormData;
+  body?: string | Uint8Array;
 }
 
 export interface BuildOptions {
@@ -71,11 +72,16 @@ export function buildRequest(
   const pathValues = new Map<string, { param: ParamSpec; value: unknown }>();
 
   for (const param of http.params) {
-    const value = args[param.arg];
+    const given = args[param.arg];
+    // One rule for every location (OAS 3.1.1 Appendix C, RFC 6570 §2.3): null, [] and {} are
+    // "undefined" and send nothing, exactly like an absent argument. "" is a value.
+    const value = isUndefinedValue(given) ? undefined : given;
     // Path parameters are always required (Parameter Object, `required`), whatever the flag.
     if (param.in === 'path') pathValues.set(param.name, { param, value });
     if (value === undefined) {
-      if (param.required) throw new ArgumentError(param.arg, `required ${param.in} parameter is missing`);
+      if (param.required) {
+        throw new ArgumentError(param.arg, `required ${param.in} parameter is missing${given === undefined ? '' : ` (${JSON.stringify(given)} counts as no value)`}`);
+      }
       continue;
     }
     switch (param.in) {
@@ -89,6 +95,9 @@ export function buildRequest(
         // "Content-Type" or "Authorization", the parameter definition SHALL be ignored."
         // Header names are case-insensitive (RFC 9110 §5.1), so compare them that way.
         if (/^(accept|content-type|authorization)$/i.test(param.name)) break;
+        // Framing and connection headers belong to the HTTP client: a caller's Content-Length
+        // or Transfer-Encoding would contradict the body actually sent (RFC 9112 §6).
+        if (isHopHeader(param.name)) break;
         const text = serializeHeader(param, value);
         if (text !== undefined) setHeader(headers, param.name, text);
         break;
@@ -136,7 +145,7 @@ export function buildRequest(
       if (http.body.required) throw new ArgumentError(http.body.arg, 'required request body is missing');
     } else {
       const mediaType = chooseMediaType(http.body, options?.contentType);
-      const { body, contentType } = serializeBody(http.body.arg, mediaType, value);
+      const { body, contentType } = serializeBody(http.body.arg, mediaType, value, http.body.encoding?.[mediaType] ?? {});
       request.body = body;
       if (contentType !== undefined) setHeader(headers, 'Content-Type', contentType);
     }
@@ -188,10 +197,45 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
 }
 
-/** Object entries without `undefined` values (they are "not given", like absent args). */
+/** Object members with a value: `undefined` and `null` ones are "not given" (RFC 6570 §2.3). */
 function entries(value: Record<string, unknown>): [string, unknown][] {
-  return Object.entries(value).filter(([, v]) => v !== undefined);
+  return Object.entries(value).filter(([, v]) => v !== undefined && v !== null);
 }
+
+/** List items with a value. */
+function items(value: readonly unknown[]): unknown[] {
+  return value.filter((v) => v !== undefined && v !== null);
+}
+
+/**
+ * RFC 6570 §2.3 "undefined" (the OAS 3.1.1 Appendix C column): null, an empty list and an
+ * empty map send nothing at all, in every location. An empty string is a value.
+ */
+export function isUndefinedValue(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (Array.isArray(value)) return items(value).length === 0;
+  if (isPlainObject(value)) return entries(value).length === 0;
+  return false;
+}
+
+/**
+ * Headers the HTTP client owns: framing (RFC 9112 §6: Content-Length, Transfer-Encoding),
+ * routing (Host) and connection management (RFC 9110 §7.6.1). A value from a tool argument
+ * would contradict what is actually sent, so such parameters are never sent.
+ */
+export function isHopHeader(name: string): boolean {
+  return /^(content-length|transfer-encoding|host|connection|keep-alive|proxy-connection|te|trailer|upgrade|expect)$/i.test(name);
+}
+
+/** A `content` parameter's value as a document of its media type (JSON text for JSON). */
+function contentText(param: ParamSpec, value: unknown): string {
+  if (mediaKind(param.contentType ?? '') === 'json') return JSON.stringify(value);
+  return typeof value === 'string' ? value : scalarText(value);
+}
+
+/** Separators of the delimited styles, unencoded (multipart, headers) and in a URL. */
+const RAW_DELIMITERS: Partial<Record<ParamStyle, string>> = { spaceDelimited: ' ', pipeDelimited: '|', tabDelimited: '\t' };
+const URL_DELIMITERS: Partial<Record<ParamStyle, string>> = { spaceDelimited: '%20', pipeDelimited: '|', tabDelimited: '%09' };
 
 // ---------------------------------------------------------------------------------------
 // Path (styles simple, label, matrix)
@@ -220,6 +264,7 @@ function expandSegment(segment: string, values: Map<string, { param: ParamSpec; 
 function serializePath(param: ParamSpec, value: unknown): string {
   const name = encodeValue(param.name);
   const { style, explode } = param;
+  if (param.contentType !== undefined) return encodeValue(contentText(param, value));
   if (style === 'label' || style === 'matrix') {
     // Style Examples: label `.blue` / `.blue,black,brown` / `.blue.black.brown` (explode) /
     // `.R,100,G,200,B,150` / `.R=100.G=200.B=150` (explode); matrix `;color=blue` /
@@ -229,9 +274,9 @@ function serializePath(param: ParamSpec, value: unknown): string {
     const named = (key: string, text: string): string =>
       style === 'matrix' ? (text === '' ? key : `${key}=${text}`) : text;
     if (Array.isArray(value)) {
-      const items = value.map((v) => encodeValue(scalarText(v)));
-      if (explode) return items.map((item) => prefix + named(name, item)).join('');
-      return prefix + named(name, items.join(','));
+      const texts = items(value).map((v) => encodeValue(scalarText(v)));
+      if (explode) return texts.map((text) => prefix + named(name, text)).join('');
+      return prefix + named(name, texts.join(','));
     }
     if (isPlainObject(value)) {
       const pairs = entries(value).map(([k, v]) => [encodeValue(k), encodeValue(scalarText(v))] as const);
@@ -241,19 +286,20 @@ function serializePath(param: ParamSpec, value: unknown): string {
     return prefix + named(name, encodeValue(scalarText(value)));
   }
   // simple (the default for path): `blue`, `blue,black,brown`, `R,100,G,200,B,150`,
-  // `R=100,G=200,B=150` (explode).
-  const text = simpleValue(value, explode, encodeValue);
+  // `R=100,G=200,B=150` (explode). Swagger 2.0 path arrays may also be `ssv`, `tsv` or
+  // `pipes` (Parameter Object, collectionFormat): the same list with their separator.
+  const text = simpleValue(value, explode, encodeValue, URL_DELIMITERS[style]);
   // An empty segment changes the resource addressed (`/pets/` is the collection, not a pet).
   if (text === '') throw new ArgumentError(param.arg, 'path parameter must not be empty');
   return text;
 }
 
-/** RFC 6570 simple expansion, also used for headers (with identity encoding). */
-function simpleValue(value: unknown, explode: boolean, encode: (text: string) => string): string {
-  if (Array.isArray(value)) return value.map((v) => encode(scalarText(v))).join(',');
+/** RFC 6570 simple expansion, also used for headers (with identity encoding); `separator` for Swagger 2.0 lists. */
+function simpleValue(value: unknown, explode: boolean, encode: (text: string) => string, separator = ','): string {
+  if (Array.isArray(value)) return items(value).map((v) => encode(scalarText(v))).join(separator);
   if (isPlainObject(value)) {
     const pairs = entries(value).map(([k, v]) => [encode(k), encode(scalarText(v))] as const);
-    return explode ? pairs.map(([k, v]) => `${k}=${v}`).join(',') : pairs.flat().join(',');
+    return explode ? pairs.map(([k, v]) => `${k}=${v}`).join(separator) : pairs.flat().join(separator);
   }
   return encode(scalarText(value));
 }
@@ -261,17 +307,12 @@ function simpleValue(value: unknown, explode: boolean, encode: (text: string) =>
 // ---------------------------------------------------------------------------------------
 // Query (styles form, spaceDelimited, pipeDelimited, tabDelimited, deepObject)
 
-const DELIMITERS: Partial<Record<ParamSpec['style'], string>> = {
-  form: ',',
-  spaceDelimited: '%20',
-  pipeDelimited: '|',
-  tabDelimited: '%09', // Swagger 2.0 collectionFormat: tsv
-};
-
 /** `key=value` pairs, already encoded, in array/object order. */
 function serializeQuery(param: ParamSpec, value: unknown): string[] {
   const encode = param.allowReserved ? encodeReserved : encodeValue;
   const key = encodeKey(param.name);
+  // Parameter Object `content`: the media type's text, percent-encoded as one value.
+  if (param.contentType !== undefined) return [`${key}=${encodeValue(contentText(param, value))}`];
 
   if (param.style === 'deepObject') {
     // Style Examples: `color[R]=100&color[G]=200&color[B]=150`. Nesting and arrays are not
@@ -280,19 +321,17 @@ function serializeQuery(param: ParamSpec, value: unknown): string[] {
     return [`${key}=${encode(scalarText(value))}`];
   }
 
-  // RFC 6570 §2.3: an empty list or map is undefined, so nothing is sent for it.
+  const separator = URL_DELIMITERS[param.style] ?? ',';
   if (Array.isArray(value)) {
-    if (value.length === 0) return [];
-    const items = value.map((v) => encode(scalarText(v)));
+    const texts = items(value).map((v) => encode(scalarText(v)));
     // With explode, spaceDelimited/pipeDelimited behave like form (`id=1&id=2`).
-    if (param.explode) return items.map((item) => `${key}=${item}`);
-    return [`${key}=${items.join(DELIMITERS[param.style] ?? ',')}`];
+    if (param.explode) return texts.map((text) => `${key}=${text}`);
+    return [`${key}=${texts.join(separator)}`];
   }
   if (isPlainObject(value)) {
     const pairs = entries(value).map(([k, v]) => [encode(k), encode(scalarText(v))] as const);
-    if (pairs.length === 0) return [];
     if (param.explode) return pairs.map(([k, v]) => `${k}=${v}`);
-    return [`${key}=${pairs.flat().join(DELIMITERS[param.style] ?? ',')}`];
+    return [`${key}=${pairs.flat().join(separator)}`];
   }
   return [`${key}=${encode(scalarText(value))}`];
 }
@@ -300,13 +339,11 @@ function serializeQuery(param: ParamSpec, value: unknown): string[] {
 /**
  * Bracket notation for nested data: `key[sub]=v`, `key[0]=v`, `key[a][0][b]=v`. Used for
  * deepObject and for form-urlencoded bodies (the convention Stripe and Rails/PHP expect).
- * Empty arrays/objects yield nothing; null yields `key=`.
+ * Empty arrays/objects and null yield nothing (see isUndefinedValue).
  */
 function bracketPairs(prefix: string, value: unknown, encode: (text: string) => string): string[] {
   if (Array.isArray(value)) {
-    return value.flatMap((item, index) =>
-      item === undefined ? [] : bracketPairs(`${prefix}[${index}]`, item, encode),
-    );
+    return items(value).flatMap((item, index) => bracketPairs(`${prefix}[${index}]`, item, encode));
   }
   if (isPlainObject(value)) {
     // User-supplied keys are fully encoded so a `]` or `=` in them cannot alter the structure.
@@ -319,12 +356,13 @@ function bracketPairs(prefix: string, value: unknown, encode: (text: string) => 
 // Header and cookie
 
 function serializeHeader(param: ParamSpec, value: unknown): string | undefined {
-  if ((Array.isArray(value) && value.length === 0) || (isPlainObject(value) && entries(value).length === 0)) {
-    return undefined; // RFC 6570 §2.3: empty list/map is undefined
-  }
   // Headers are `simple` style (Style Values) but are not percent-encoded: header values
-  // are not URIs, and servers do not decode them.
-  const text = simpleValue(value, param.explode, (t) => t);
+  // are not URIs, and servers do not decode them. Swagger 2.0 header arrays may be `ssv`,
+  // `tsv` or `pipes` (collectionFormat), joined by their separator.
+  const text =
+    param.contentType !== undefined
+      ? contentText(param, value)
+      : simpleValue(value, param.explode, (t) => t, RAW_DELIMITERS[param.style]);
   // CR/LF would inject headers (response splitting); NUL is forbidden (RFC 9110 §5.5).
   // fetch also rejects code points above U+00FF; report that here with the argument name.
   if (/[\r\n\0]/.test(text)) throw new ArgumentError(param.arg, 'header value must not contain CR, LF or NUL');
@@ -341,14 +379,13 @@ function serializeHeader(param: ParamSpec, value: unknown): string | undefined {
  */
 function serializeCookie(param: ParamSpec, value: unknown): string[] {
   const name = param.name;
+  if (param.contentType !== undefined) return [`${name}=${encodeValue(contentText(param, value))}`];
   if (Array.isArray(value)) {
-    if (value.length === 0) return [];
-    const items = value.map((v) => encodeValue(scalarText(v)));
-    return param.explode ? items.map((item) => `${name}=${item}`) : [`${name}=${items.join(',')}`];
+    const texts = items(value).map((v) => encodeValue(scalarText(v)));
+    return param.explode ? texts.map((text) => `${name}=${text}`) : [`${name}=${texts.join(',')}`];
   }
   if (isPlainObject(value)) {
     const pairs = entries(value).map(([k, v]) => [encodeValue(k), encodeValue(scalarText(v))] as const);
-    if (pairs.length === 0) return [];
     return param.explode ? pairs.map(([k, v]) => `${k}=${v}`) : [`${name}=${pairs.flat().join(',')}`];
   }
   return [`${name}=${encodeValue(scalarText(value))}`];
@@ -386,72 +423,24 @@ function chooseMediaType(body: BodySpec, requested: string | undefined): string 
   return match;
 }
 
-/** `type/subtype` without parameters, lower case. */
-function essence(mediaType: string): string {
-  return (mediaType.split(';')[0] ?? '').trim().toLowerCase();
-}
-
-export type BodyKind = 'json' | 'form' | 'multipart' | 'text' | 'ndjson' | 'binary';
-
-/** How a body of this media type is sent; the generator shapes the body argument the same way. */
-export function bodyKindOf(mediaType: string): BodyKind {
-  return bodyKind(concreteMediaType(mediaType));
-}
-
-function bodyKind(mediaType: string): BodyKind {
-  const type = essence(mediaType);
-  if (type === 'application/json' || type.endsWith('+json')) return 'json';
-  if (type === 'application/x-www-form-urlencoded') return 'form';
-  if (type === 'multipart/form-data') return 'multipart';
-  if (type === 'application/x-ndjson' || type === 'application/jsonl') return 'ndjson';
-  if (
-    type.startsWith('text/') ||
-    type.endsWith('+xml') ||
-    type.endsWith('+yaml') ||
-    /^application\/(xml|yaml|x-yaml|javascript|ecmascript|graphql|sql)$/.test(type) ||
-    /;\s*charset=/i.test(mediaType)
-  ) {
-    return 'text';
-  }
-  return 'binary';
-}
-
-/**
- * Ranges (`*\/*`, `application/*`, `image/*`) are allowed as Media Type Object keys but are
- * not valid Content-Type values; pick a concrete type the value can be sent as.
- */
-function concreteMediaType(mediaType: string): string {
-  const type = essence(mediaType);
-  if (!type.includes('*')) return mediaType;
-  if (type === '*/*' || type === 'application/*') return 'application/json';
-  if (type === 'text/*') return 'text/plain';
-  return 'application/octet-stream';
-}
-
 function serializeBody(
   arg: string,
   specMediaType: string,
   value: unknown,
-): { body: string | Uint8Array | FormData; contentType?: string } {
+  encoding: Record<string, EncodingSpec>,
+): { body: string | Uint8Array; contentType?: string } {
   const mediaType = concreteMediaType(specMediaType);
-  switch (bodyKind(mediaType)) {
+  switch (mediaKind(mediaType)) {
     case 'json':
       return { body: JSON.stringify(value), contentType: mediaType };
     case 'form':
       if (typeof value === 'string') return { body: value, contentType: mediaType }; // pre-encoded
       if (!isPlainObject(value)) throw new ArgumentError(arg, 'a form-urlencoded body must be an object');
-      // Without an Encoding Object in the table, nested values use bracket notation:
-      // `a=1&meta[k]=v&list[0]=x` (Stripe's convention, also read by Rails/PHP/qs).
-      return {
-        body: entries(value)
-          .flatMap(([k, v]) => bracketPairs(encodeValue(k), v, encodeValue))
-          .join('&'),
-        contentType: mediaType,
-      };
-    case 'multipart':
+      return { body: formBody(arg, value, encoding), contentType: mediaType };
+    case 'multipart': {
       if (!isPlainObject(value)) throw new ArgumentError(arg, 'a multipart body must be an object');
-      // No Content-Type: fetch adds `multipart/form-data; boundary=...` itself.
-      return { body: formData(arg, value) };
+      return multipartBody(arg, value, encoding);
+    }
     case 'ndjson':
       // One JSON text per line; an array is the list of records.
       if (typeof value === 'string') return { body: value, contentType: mediaType };
@@ -474,6 +463,141 @@ function serializeBody(
   }
 }
 
+/** A form or multipart field's value as text when it has no Encoding Object: objects and arrays as JSON. */
+function fieldText(value: unknown): string {
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : scalarText(value);
+}
+
+/**
+ * application/x-www-form-urlencoded (OAS 3.1.1 §4.8.15, "Encoding the x-www-form-urlencoded
+ * Media Type"). A property whose Encoding Object sets style, explode or allowReserved is
+ * serialised like a query parameter of that style (RFC 6570; `deepObject` gives Stripe's
+ * `meta[k]=v`). Otherwise RFC 1866 applies with the contentType defaults: an array is one
+ * pair per item (`Filters=a&Filters=b`), an object is JSON text ("URL Encoded Form with JSON
+ * Values"), and an explicit JSON contentType makes the whole value one JSON text.
+ */
+function formBody(arg: string, value: Record<string, unknown>, encoding: Record<string, EncodingSpec>): string {
+  const pairs: string[] = [];
+  for (const [name, field] of entries(value)) {
+    if (isUndefinedValue(field)) continue;
+    const encoded = encoding[name];
+    if (encoded?.style !== undefined) {
+      const param: ParamSpec = { arg: `${arg}.${name}`, name, in: 'query', style: encoded.style, explode: encoded.explode ?? encoded.style === 'form', required: false };
+      if (encoded.allowReserved) param.allowReserved = true;
+      pairs.push(...serializeQuery(param, field));
+      continue;
+    }
+    const key = encodeValue(name);
+    if (encoded?.contentType !== undefined && mediaKind(encoded.contentType) === 'json') {
+      pairs.push(`${key}=${encodeValue(JSON.stringify(field))}`);
+      continue;
+    }
+    for (const item of Array.isArray(field) ? items(field) : [field]) pairs.push(`${key}=${encodeValue(fieldText(item))}`);
+  }
+  return pairs.join('&');
+}
+
+interface Part {
+  name: string;
+  filename?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  data: string | Uint8Array;
+}
+
+/**
+ * multipart/form-data (RFC 7578), written here rather than by FormData so that each part can
+ * carry the Content-Type and headers its Encoding Object gives (FormData would label every
+ * typed part as a file named "blob"). Defaults (OAS 3.1.1, "Special Considerations for
+ * multipart Content"): a primitive is a text/plain part (no Content-Type line, RFC 7578 §4.4),
+ * an object or array item that is not a file is an application/json part, a file is its
+ * bytes; an array is one part per item under the same name. With style/explode set (OAS 3.1
+ * and Swagger 2.0 collectionFormat) the property is split like a form field instead.
+ */
+function multipartBody(arg: string, value: Record<string, unknown>, encoding: Record<string, EncodingSpec>): { body: Uint8Array; contentType: string } {
+  const parts: Part[] = [];
+  for (const [name, field] of entries(value)) {
+    if (isUndefinedValue(field)) continue;
+    const encoded = encoding[name];
+    const headers = encoded?.headers;
+    if (encoded?.style !== undefined) {
+      for (const [partName, text] of stylePairs(name, field, encoded.style, encoded.explode ?? encoded.style === 'form')) {
+        parts.push({ name: partName, data: text, ...(headers ? { headers } : {}) });
+      }
+      continue;
+    }
+    const declared = encoded?.contentType !== undefined ? concreteMediaType(encoded.contentType) : undefined;
+    const whole = declared !== undefined && mediaKind(declared) === 'json';
+    for (const item of Array.isArray(field) && !whole ? items(field) : [field]) {
+      parts.push({ ...partFor(`${arg}.${name}`, name, item, declared), ...(headers ? { headers } : {}) });
+    }
+  }
+  const boundary = `mcp-gen-${Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString('hex')}`;
+  const chunks: Uint8Array[] = [];
+  const encoder = new TextEncoder();
+  for (const part of parts) {
+    // WHATWG HTML "multipart/form-data encoding algorithm": names escape CR, LF and `"`.
+    const quote = (text: string) => text.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
+    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${quote(part.name)}"`;
+    if (part.filename !== undefined) head += `; filename="${quote(part.filename)}"`;
+    head += '\r\n';
+    if (part.contentType !== undefined) head += `Content-Type: ${part.contentType}\r\n`;
+    for (const [header, text] of Object.entries(part.headers ?? {})) {
+      // Encoding Object `headers`: Content-Type is described separately and SHALL be ignored there.
+      if (/^content-(type|disposition)$/i.test(header)) continue;
+      head += `${header}: ${text}\r\n`;
+    }
+    chunks.push(encoder.encode(`${head}\r\n`), typeof part.data === 'string' ? encoder.encode(part.data) : part.data, encoder.encode('\r\n'));
+  }
+  chunks.push(encoder.encode(`--${boundary}--\r\n`));
+  return { body: new Uint8Array(Buffer.concat(chunks)), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** One multipart part for one value: a file, JSON for structures, else text (see multipartBody). */
+function partFor(where: string, name: string, item: unknown, declared: string | undefined): Part {
+  if (isFilePart(item)) {
+    const contentType = item.contentType ?? declared ?? 'application/octet-stream';
+    return { name, filename: item.filename ?? 'file', contentType, data: decodeBase64(where, item.content) };
+  }
+  const kind = declared === undefined ? undefined : mediaKind(declared);
+  if (kind === 'json') return { name, contentType: declared, data: JSON.stringify(item) };
+  if (typeof item === 'object' && item !== null) {
+    if (declared !== undefined) throw new ArgumentError(where, `must be text to be sent as ${declared}`);
+    return { name, contentType: 'application/json', data: JSON.stringify(item) };
+  }
+  // A string for a part the spec types as bytes (e.g. contentType image/png) is their base64.
+  if (kind === 'binary' && typeof item === 'string') return { name, contentType: declared, data: decodeBase64(where, item) };
+  const text = scalarText(item);
+  return declared === undefined || essence(declared) === 'text/plain' ? { name, data: text } : { name, contentType: declared, data: text };
+}
+
+/**
+ * A property split by an Encoding Object's style, as unencoded (name, text) pairs: the query
+ * rules (form, spaceDelimited, pipeDelimited, Swagger 2.0 tsv, deepObject) without the
+ * percent-encoding, which multipart does not use.
+ */
+function stylePairs(name: string, value: unknown, style: ParamStyle, explode: boolean): [string, string][] {
+  const separator = RAW_DELIMITERS[style] ?? ',';
+  if (style === 'deepObject' && (isPlainObject(value) || Array.isArray(value))) {
+    const walk = (prefix: string, node: unknown): [string, string][] =>
+      Array.isArray(node)
+        ? items(node).flatMap((item, index) => walk(`${prefix}[${index}]`, item))
+        : isPlainObject(node)
+          ? entries(node).flatMap(([k, v]) => walk(`${prefix}[${k}]`, v))
+          : [[prefix, scalarText(node)]];
+    return walk(name, value);
+  }
+  if (Array.isArray(value)) {
+    const texts = items(value).map(scalarText);
+    return explode ? texts.map((text) => [name, text]) : [[name, texts.join(separator)]];
+  }
+  if (isPlainObject(value)) {
+    const pairs = entries(value).map(([k, v]) => [k, scalarText(v)] as [string, string]);
+    return explode ? pairs : [[name, pairs.flat().join(separator)]];
+  }
+  return [[name, scalarText(value)]];
+}
+
 interface FilePart {
   content: string;
   filename?: string;
@@ -487,30 +611,6 @@ function isFilePart(value: unknown): value is FilePart {
     ([k, v]) =>
       k === 'content' || ((k === 'filename' || k === 'contentType') && (typeof v === 'string' || v === undefined)),
   );
-}
-
-/**
- * Encoding Object defaults (OAS 3.1): primitives as text/plain, objects as JSON, file
- * parts as binary; an array is sent as one part per item under the same name (as a form
- * with a multi-select or several files would).
- */
-function formData(arg: string, value: Record<string, unknown>): FormData {
-  const form = new FormData();
-  const append = (name: string, item: unknown): void => {
-    if (item === undefined) return;
-    if (isFilePart(item)) {
-      const bytes = decodeBase64(`${arg}.${name}`, item.content);
-      const blob = new Blob([bytes], { type: item.contentType ?? 'application/octet-stream' });
-      form.append(name, blob, item.filename ?? 'file');
-    } else {
-      form.append(name, scalarText(item));
-    }
-  };
-  for (const [name, item] of entries(value)) {
-    if (Array.isArray(item)) item.forEach((element) => append(name, element));
-    else append(name, item);
-  }
-  return form;
 }
 
 /**

@@ -3,6 +3,7 @@
 // not a protocol error, so that the model sees what went wrong and can correct its call.
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { isTextual, mediaKind } from './media.js';
 
 export interface UpstreamAnswer {
   status: number;
@@ -22,19 +23,6 @@ export interface UpstreamAnswer {
 
 const decoder = new TextDecoder();
 const ERROR_EXCERPT_BYTES = 4_096;
-
-export function isJsonMedia(contentType: string): boolean {
-  return /^application\/(.+\+)?json\b/i.test(contentType) || /\+json\b/i.test(contentType);
-}
-
-function isTextMedia(contentType: string): boolean {
-  return (
-    contentType === '' ||
-    /^text\//i.test(contentType) ||
-    isJsonMedia(contentType) ||
-    /^application\/(.+\+)?(xml|yaml|x-yaml|javascript|x-www-form-urlencoded|graphql)\b/i.test(contentType)
-  );
-}
 
 function truncationNote(answer: UpstreamAnswer): string {
   const total = answer.declaredLength !== undefined ? `${answer.declaredLength} bytes` : 'more';
@@ -76,10 +64,12 @@ export function toToolResult(answer: UpstreamAnswer, structure: Structurer = pla
     return { content: [{ type: 'text', text }], structuredContent: structured };
   };
   if (answer.bytes.length === 0) return withStructure(`${statusLine}: success, empty body`, NOTHING);
-  if (isTextMedia(media)) {
+  const kind = mediaKind(media);
+  // No Content-Type at all: most likely text (often JSON without a label), shown as is.
+  if (media === '' || isTextual(kind)) {
     const text = decoder.decode(answer.bytes);
     if (answer.truncated) return withStructure(text + truncationNote(answer), NOTHING);
-    if (isJsonMedia(media) || (media === '' && /^\s*[[{]/.test(text))) {
+    if (kind === 'json' || (media === '' && /^\s*[[{]/.test(text))) {
       let value: unknown = NO_JSON;
       try {
         value = JSON.parse(text);

@@ -156,6 +156,12 @@ export interface ParamSpec {
   required: boolean;
   /** The parameter's JSON type when known, so that strings from a client can be coerced. */
   type?: string;
+  /**
+   * Set when the spec describes the parameter with `content` instead of `schema` (Parameter
+   * Object, `content`): the value is sent as a document of this media type (JSON text for
+   * application/json), then percent-encoded where the location needs it; `style` is unused.
+   */
+  contentType?: string;
 }
 
 export interface BodySpec {
@@ -166,4 +172,22 @@ export interface BodySpec {
   mediaTypes: string[];
   /** Argument with which the caller picks another of `mediaTypes` (only when there are several). */
   contentTypeArg?: string;
+  /** Encoding Objects of the form and multipart media types: media type → property → encoding. */
+  encoding?: Record<string, Record<string, EncodingSpec>>;
+}
+
+/** An Encoding Object (OAS 3.1 §4.8.15), reduced to what changes the bytes sent. */
+export interface EncodingSpec {
+  /** The property's media type: a part's Content-Type, or how a form value is written. */
+  contentType?: string;
+  /**
+   * Present when the Encoding Object sets `style`, `explode` or `allowReserved` and the body's
+   * media type honours them (forms; multipart from OAS 3.1 and in Swagger 2.0): the property is
+   * then serialised like a query parameter of that style, and `contentType` is ignored.
+   */
+  style?: ParamStyle;
+  explode?: boolean;
+  allowReserved?: boolean;
+  /** Multipart part headers whose value the spec fixes (`const`, a single `enum`, or `default`). */
+  headers?: Record<string, string>;
 }
