@@ -1,5 +1,5 @@
 // Client profiles end to end: GitHub's 1,223 operations listed under each profile through the
-// official client, checked against that profile's rules (test/support/profile-check.ts), and
+// official client, checked against that profile's rules (test/support/profile-rules.ts), and
 // then called with arguments a client of that profile would send, filled from the listed
 // schema alone: the server must accept every one of them (it checks against the full schema)
 // and make the request.
@@ -11,7 +11,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject } from '../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 import { GITHUB_SPEC } from '../support/corpus-check.js';
-import { profileViolations, type CheckedProfile } from '../support/profile-check.js';
+import { profileViolations, type Profile } from '../support/profile-rules.js';
 import type { ToolTable } from '../../templates/runtime/table.js';
 
 type Schema = Record<string, unknown>;
@@ -69,7 +69,7 @@ function fill(schema: Schema, depth = 0): unknown {
   }
 }
 
-describe.each<CheckedProfile>(['portable', 'openai-strict', 'gemini'])('GitHub under --client-profile %s', (profile) => {
+describe.each<Profile>(['portable', 'openai-strict', 'gemini'])('GitHub under --client-profile %s', (profile) => {
   let client: Client;
   let listed: Awaited<ReturnType<Client['listTools']>>;
 

@@ -18,7 +18,7 @@ import { createExecutor } from '../../templates/runtime/executor.js';
 import { createLogger } from '../../templates/runtime/log.js';
 import { createServerFactory, type ServerOptions } from '../../templates/runtime/server.js';
 import { createLister } from '../../templates/runtime/profiles.js';
-import { profileViolations, type CheckedProfile } from './profile-check.js';
+import { profileViolations, type Profile } from './profile-rules.js';
 import type { ToolTable } from '../../templates/runtime/table.js';
 
 export type Outcome =
@@ -52,7 +52,7 @@ export const STDIO_MESSAGE_LIMIT = 10 * 1024 * 1024;
 /** The context budget of a default tools/list (src/model/serving.ts): what clients accept. */
 export const DEFAULT_MAX_TOOLS = 128;
 export const DEFAULT_MAX_BYTES = 100 * 1024;
-const PROFILES: CheckedProfile[] = ['portable', 'openai-strict', 'gemini'];
+const PROFILES: Profile[] = ['portable', 'openai-strict', 'gemini'];
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const RUNTIME_FILES = readdirSync(join(REPO, 'templates/runtime')).filter((f) => f.endsWith('.ts')).sort();
