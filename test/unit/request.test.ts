@@ -536,6 +536,92 @@ const cases: [string, Case][] = [
       want: { error: 'argument "body": required request body is missing' },
     },
   ],
+  [
+    // Parameter Object `content`: the value is a document of that media type, percent-encoded in the URL
+    'content parameters in query, path, header and cookie are JSON text',
+    {
+      http: op('/f/{f}', [
+        path('f', { contentType: 'application/json' }),
+        query('ids', { contentType: 'application/json' }),
+        header('X-Meta', { contentType: 'application/json' }),
+        cookie('c', { contentType: 'application/json' }),
+      ]),
+      args: { f: { a: 1 }, ids: ['a', 'b'], 'X-Meta': { k: 'v' }, c: [1] },
+      want: {
+        url: `${BASE}/f/%7B%22a%22%3A1%7D?ids=%5B%22a%22%2C%22b%22%5D`,
+        headers: { 'X-Meta': '{"k":"v"}', Cookie: 'c=%5B1%5D' },
+      },
+    },
+  ],
+  [
+    'a text/plain content parameter is the string itself',
+    { http: op('/s', [query('q', { contentType: 'text/plain' })]), args: { q: 'a b' }, want: { url: `${BASE}/s?q=a%20b` } },
+  ],
+  [
+    // Swagger 2.0 Parameter Object collectionFormat in a path segment and a header
+    'Swagger 2.0 pipes, ssv and tsv in path and header use their separators',
+    {
+      http: op('/p/{a}/{b}/{c}', [
+        path('a', { style: 'pipeDelimited', explode: false }),
+        path('b', { style: 'spaceDelimited', explode: false }),
+        path('c', { style: 'tabDelimited', explode: false }),
+        header('X-A', { style: 'pipeDelimited', explode: false }),
+        header('X-B', { style: 'spaceDelimited', explode: false }),
+        header('X-C', { style: 'tabDelimited', explode: false }),
+      ]),
+      args: { a: [1, 2], b: [1, 2], c: [1, 2], 'X-A': [1, 2], 'X-B': [1, 2], 'X-C': [1, 2] },
+      want: { url: `${BASE}/p/1|2/1%202/1%092`, headers: { 'X-A': '1|2', 'X-B': '1 2', 'X-C': '1\t2' } },
+    },
+  ],
+  [
+    // RFC 9112 §6: the client frames the message; a parameter cannot override it
+    'Content-Length, Host, Transfer-Encoding and Connection header parameters are never sent',
+    {
+      http: op('/h', [header('Content-Length'), header('Host'), header('transfer-encoding'), header('Connection'), header('X-Ok')]),
+      args: { 'Content-Length': 99, Host: 'evil.example', 'transfer-encoding': 'chunked', Connection: 'close', 'X-Ok': 'y' },
+      want: { headers: { 'X-Ok': 'y' } },
+    },
+  ],
+  [
+    // RFC 6570 §2.3: null, an empty list and an empty map are undefined; "" is defined
+    'null, [] and {} send nothing in header and cookie; null members and items are left out',
+    {
+      http: op('/n', [header('X-A'), header('X-B'), cookie('a'), cookie('b'), query('l'), query('m')]),
+      args: { 'X-A': null, 'X-B': {}, a: null, b: '', l: ['x', null, 'y'], m: { k: null, j: 'v' } },
+      want: { url: `${BASE}/n?l=x&l=y&j=v`, headers: { Cookie: 'b=' } },
+    },
+  ],
+  [
+    'a required parameter given as null is missing, and the message says why',
+    {
+      http: op('/n', [query('q', { required: true })]),
+      args: { q: null },
+      want: { error: 'argument "q": required query parameter is missing (null counts as no value)' },
+    },
+  ],
+  [
+    // OAS 3.1.1 §4.8.15: an explicit JSON contentType writes the whole field as one JSON text
+    'form field with an Encoding Object contentType application/json',
+    {
+      http: op('/f', [], { method: 'post', body: { arg: 'body', required: true, mediaTypes: ['application/x-www-form-urlencoded'], encoding: { 'application/x-www-form-urlencoded': { ids: { contentType: 'application/json' } } } } }),
+      args: { body: { ids: [1, 2] } },
+      want: { body: 'ids=%5B1%2C2%5D' },
+    },
+  ],
+  [
+    // OAS 3.1 Encoding Object: deepObject style in a multipart body gives one part per leaf
+    'multipart field with style deepObject, and a part header fixed by the spec',
+    {
+      http: op('/m', [], { method: 'post', body: { arg: 'body', required: true, mediaTypes: ['multipart/form-data'], encoding: { 'multipart/form-data': { o: { style: 'deepObject', explode: true, headers: { 'X-V': '1' } } } } } }),
+      args: { body: { o: { a: 'x', b: { c: 'y' } } } },
+      want: {
+        multipart: [
+          'Content-Disposition: form-data; name="o[a]"\r\nX-V: 1\r\n\r\nx',
+          'Content-Disposition: form-data; name="o[b][c]"\r\nX-V: 1\r\n\r\ny',
+        ],
+      },
+    },
+  ],
 ];
 
 describe('buildRequest', () => {
