@@ -88,7 +88,9 @@ describe('real-world specs', () => {
     async ({ spec }) => {
       const outcome = await check(spec);
       expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'ok' });
-      if (outcome.status === 'ok') expect(outcome.tools).toBe(operationCount(spec.path));
+      // Every operation is a tool, or is left out with a reason in the summary (Jira's attachment
+      // upload has a multipart body that is a bare binary string: no field name to send it under).
+      if (outcome.status === 'ok') expect(outcome.tools + outcome.skipped).toBe(operationCount(spec.path));
     },
     120_000,
   );

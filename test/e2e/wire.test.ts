@@ -255,7 +255,7 @@ describe('OpenAPI 3.1 spec (test/fixtures/wire/oas31.yaml) under --base-url', ()
       });
     });
 
-    it('application/x-www-form-urlencoded with a nested object (Stripe style)', async () => {
+    it('application/x-www-form-urlencoded with a nested object: Stripe\'s Encoding Object (style: deepObject) gives brackets', async () => {
       const req = await sent(client, 'createCharge', {
         body: { amount: 100, currency: 'usd', metadata: { order_id: '6735', note: 'a b&c=d' }, expand: ['customer', 'invoice'] },
       });

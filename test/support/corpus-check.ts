@@ -25,6 +25,8 @@ export type Outcome =
   | {
       status: 'ok';
       tools: number;
+      /** Operations left out by the generator, each with a reason (e.g. a form body that is an array). */
+      skipped: number;
       /** Wall time of the whole check (generate + list + compile), ms. */
       ms: number;
       /** Highest RSS of this process seen between the check's stages, MB. */
@@ -235,10 +237,12 @@ export async function checkSpec(specPath: string, outDir: string, options: Check
 
   let table: ToolTable;
   let generateMs: number;
+  let skipped: number;
   try {
     const result = await generate({ spec: specPath, out: outDir, force: true });
     generateMs = ms();
     table = result.table;
+    skipped = result.report.skipped.length;
   } catch (error) {
     if (error instanceof SpecError) {
       const line = `${error.where ? error.where.replace(specPath, '<spec>') + ': ' : ''}${error.message}`;
@@ -330,7 +334,7 @@ export async function checkSpec(specPath: string, outDir: string, options: Check
       }
     }
     stage('profiles');
-    return { status: 'ok', tools: listed.tools.length, ms: ms(), rssMb: Math.round(peak), listBytes, generateMs, defaultMode, defaultTools: byDefault.tools.length, defaultBytes };
+    return { status: 'ok', tools: listed.tools.length, skipped, ms: ms(), rssMb: Math.round(peak), listBytes, generateMs, defaultMode, defaultTools: byDefault.tools.length, defaultBytes };
   } catch (error) {
     return { status: 'crash', message: `checking the output: ${describeError(error)}`, ms: ms() };
   }
