@@ -8,6 +8,8 @@ import { GENERATOR_VERSION } from './emit/project.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import { diffSpecs } from './diff.js';
 import { generate, type GenerateResult } from './generate.js';
+import { serveSpec, splitServeArgs } from './serve.js';
+import { USAGE } from '../templates/runtime/config.js';
 import { findConfigFile, readConfigFile, TOOL_MODES, type ToolModeOption, type UserOptions } from './options.js';
 
 interface CliFlags extends Omit<UserOptions, 'spec' | 'maxDescriptionLength' | 'tools' | 'toolMode' | 'listBudgetKb' | 'toolsets'> {
@@ -108,6 +110,36 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   print(`  node dist/main.js --transport http${needsBase ? ' --base-url https://your.api' : ''}   # Streamable HTTP on http://127.0.0.1:3000/mcp (stdio is the default)`);
 }
 
+/** The options that decide the tool table: shared by generate and serve. */
+function withModelOptions(command: Command, forServe = false): Command {
+  // serve hands --tools and --read-only to the server, which applies them at start the same way
+  if (!forServe) {
+    command
+      .option('--read-only', 'only GET and HEAD operations')
+      .option('--tools <mode>', 'what tools/list shows by default (the server can be started in another): direct (a tool per operation), toolsets (the agent enables toolsets), dynamic (search/describe/invoke), or auto: direct when it fits --max-tools and --list-budget, else toolsets when each fits, else dynamic (default: auto)', toolMode);
+  }
+  return command
+    .option('-n, --name <name>', 'package name of the generated server (default: from the spec title)', packageName)
+    .option('--env-prefix <PREFIX>', 'prefix of the credential environment variables (default: from the package name, e.g. SWAGGER_PETSTORE; "" for none)')
+    .option('--allow-remote-refs', 'follow $refs to public http(s) URLs of other origins (off: a spec cannot make mcp-gen fetch URLs; internal addresses never)')
+    .option('--allow-ref-dir <dirs>', 'folders local $refs may read besides the spec\'s own (comma-separated)', list)
+    .option('--max-description <chars>', 'cut tool descriptions to this many characters (default: 1000)', positiveInt)
+    .option('--keep-examples', 'keep schema and parameter examples in tool schemas (off: they cost tools/list bytes)')
+    .option('--keep-extensions', 'keep vendor x-… keys in tool schemas')
+    .option('-c, --config <file>', 'options file (default: mcp-gen.config.json or .yaml in this folder, if any)')
+    .option('--include-tags <tags>', 'only operations with one of these tags (comma-separated)', list)
+    .option('--exclude-tags <tags>', 'leave out operations with any of these tags', list)
+    .option('--include-operations <globs>', 'only these operationIds (globs: * within a /-part, ** across)', list)
+    .option('--exclude-operations <globs>', 'leave out these operationIds', list)
+    .option('--include-paths <globs>', 'only operations on these paths, e.g. /repos/**', list)
+    .option('--exclude-paths <globs>', 'leave out operations on these paths', list)
+    .option('--methods <methods>', 'only these HTTP methods, e.g. GET,POST', list)
+    .option('--max-tools <n>', 'auto: most tools in the default tools/list (default: 128, what VS Code and the OpenAI API accept)', positiveInt)
+    .option('--dynamic-threshold <n>', 'the same as --max-tools', positiveInt)
+    .option('--list-budget <kb>', 'auto: most kilobytes of the default tools/list (default: 100, about 25,000 tokens)', positiveInt)
+    .option('--direct-tools <globs>', 'operations (operationId or tool name globs) listed as tools in the toolsets and dynamic modes too', list);
+}
+
 /** `mcp-gen diff <old> <new> [--fail-on breaking|any] [--json]`. */
 async function diffMain(argv: string[]): Promise<number> {
   const program = new Command()
@@ -144,38 +176,18 @@ async function diffMain(argv: string[]): Promise<number> {
 
 export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'diff') return reportErrors(() => diffMain(argv.slice(1)));
-  const program = new Command()
+  if (argv[0] === 'serve') return reportErrors(() => serveMain(argv.slice(1)));
+  const program = withModelOptions(new Command()
     .name('mcp-gen')
     .description('Generate a ready-to-run MCP server (stdio, SSE, Streamable HTTP) from an OpenAPI spec')
     .version(GENERATOR_VERSION, '-v, --version')
     .argument('[spec]', 'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL, YAML or JSON (or "spec" in the config file)')
     .option('-o, --out <dir>', 'output folder (default: <api-name>-mcp)')
-    .option('-n, --name <name>', 'package name of the generated server (default: from the spec title)', packageName)
     .option('-f, --force', 'write into a folder mcp-gen did not create, and overwrite files it did not write or that were edited by hand')
     .option('--check', 'write nothing; exit 1 and list the files that would change (for CI)')
-    .option('--dry-run', 'write nothing; show what would be written')
-    .option('--env-prefix <PREFIX>', 'prefix of the credential environment variables (default: from the package name, e.g. SWAGGER_PETSTORE; "" for none)')
-    .option('--allow-remote-refs', 'follow $refs to public http(s) URLs of other origins (off: a spec cannot make mcp-gen fetch URLs; internal addresses never)')
-    .option('--allow-ref-dir <dirs>', 'folders local $refs may read besides the spec\'s own (comma-separated)', list)
-    .option('--max-description <chars>', 'cut tool descriptions to this many characters (default: 1000)', positiveInt)
-    .option('--keep-examples', 'keep schema and parameter examples in tool schemas (off: they cost tools/list bytes)')
-    .option('--keep-extensions', 'keep vendor x-… keys in tool schemas')
-    .option('-c, --config <file>', 'options file (default: mcp-gen.config.json or .yaml in this folder, if any)')
-    .option('--include-tags <tags>', 'only operations with one of these tags (comma-separated)', list)
-    .option('--exclude-tags <tags>', 'leave out operations with any of these tags', list)
-    .option('--include-operations <globs>', 'only these operationIds (globs: * within a /-part, ** across)', list)
-    .option('--exclude-operations <globs>', 'leave out these operationIds', list)
-    .option('--include-paths <globs>', 'only operations on these paths, e.g. /repos/**', list)
-    .option('--exclude-paths <globs>', 'leave out operations on these paths', list)
-    .option('--methods <methods>', 'only these HTTP methods, e.g. GET,POST', list)
-    .option('--read-only', 'only GET and HEAD operations')
-    .option('--tools <mode>', 'what tools/list shows by default (the server can be started in another): direct (a tool per operation), toolsets (the agent enables toolsets), dynamic (search/describe/invoke), or auto: direct when it fits --max-tools and --list-budget, else toolsets when each fits, else dynamic (default: auto)', toolMode)
-    .option('--max-tools <n>', 'auto: most tools in the default tools/list (default: 128, what VS Code and the OpenAI API accept)', positiveInt)
-    .option('--dynamic-threshold <n>', 'the same as --max-tools', positiveInt)
-    .option('--list-budget <kb>', 'auto: most kilobytes of the default tools/list (default: 100, about 25,000 tokens)', positiveInt)
-    .option('--direct-tools <globs>', 'operations (operationId or tool name globs) listed as tools in the toolsets and dynamic modes too', list)
+    .option('--dry-run', 'write nothing; show what would be written'))
     .option('-q, --quiet', 'print nothing on success')
-    .addHelpText('after', '\nAlso:\n  mcp-gen diff <old-spec> <new-spec> [--fail-on breaking|any] [--json]   tool-level changes between two specs')
+    .addHelpText('after', '\nAlso:\n  mcp-gen serve <spec> [options]   serve the spec as an MCP server, with no project (mcp-gen serve --help)\n  mcp-gen diff <old-spec> <new-spec> [--fail-on breaking|any] [--json]   tool-level changes between two specs')
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })
     .showSuggestionAfterError(true);
@@ -189,17 +201,7 @@ export async function main(argv: string[]): Promise<number> {
     throw error;
   }
   return reportErrors(async () => {
-    const configFile = findConfigFile(flags.config, process.cwd());
-    const fromFile = configFile ? readConfigFile(configFile) : {};
-    const { config: _config, quiet: _quiet, maxDescription, tools: mode, listBudget, ...rest } = flags;
-    const result = await generate({
-      ...fromFile,
-      ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
-      ...(program.args[0] !== undefined ? { spec: program.args[0] } : {}),
-      ...(maxDescription !== undefined ? { maxDescriptionLength: maxDescription } : {}),
-      ...(mode !== undefined ? { toolMode: mode } : {}),
-      ...(listBudget !== undefined ? { listBudgetKb: listBudget } : {}),
-    });
+    const result = await generate(userOptions(flags, program.args[0]));
     summarise(result, flags);
     if (flags.check) {
       const { created, updated, removed } = result.plan;
@@ -207,6 +209,44 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   });
+}
+
+/** The config file (found or named), then the flags over it. */
+function userOptions(flags: CliFlags, spec: string | undefined): UserOptions {
+  const configFile = findConfigFile(flags.config, process.cwd());
+  const fromFile = configFile ? readConfigFile(configFile) : {};
+  const { config: _config, quiet: _quiet, maxDescription, tools: mode, listBudget, ...rest } = flags;
+  return {
+    ...fromFile,
+    ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
+    ...(spec !== undefined ? { spec } : {}),
+    ...(maxDescription !== undefined ? { maxDescriptionLength: maxDescription } : {}),
+    ...(mode !== undefined ? { toolMode: mode } : {}),
+    ...(listBudget !== undefined ? { listBudgetKb: listBudget } : {}),
+  };
+}
+
+/** `mcp-gen serve <spec> [generator options] [server options]`. */
+async function serveMain(argv: string[]): Promise<number> {
+  const { model, server } = splitServeArgs(argv);
+  const program = withModelOptions(new Command()
+    .name('mcp-gen serve')
+    .description('Serve an OpenAPI spec as an MCP server straight away, with no project: the tool table is built in memory')
+    .argument('[spec]', 'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL (or "spec" in the config file)'), true)
+    .addHelpText('after', `\nServer options: those of a generated server (--tools, --toolsets and --read-only choose the tools here).\n${USAGE.replace(/^Options/, 'Server options')}\n\nA .env file in this folder is read; variables already set win.`)
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text), writeOut: (text) => process.stderr.write(text) })
+    .showSuggestionAfterError(true);
+  let flags: CliFlags;
+  try {
+    program.parse(model, { from: 'user' });
+    flags = program.opts<CliFlags>();
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
+  await serveSpec(userOptions(flags, program.args[0]), server);
+  return 0;
 }
 
 /** Typed errors → one line and an exit code; anything else is a bug and says so. */

@@ -1,12 +1,12 @@
 // The pipeline in one call: parse → model → emit → write.
 
 import { basename, resolve } from 'node:path';
-import { buildModel, type ModelReport } from './model/build.js';
+import { buildModel, type ModelReport, type ServerModel } from './model/build.js';
 import { emitProject, GENERATOR_VERSION, type GeneratedFile } from './emit/project.js';
 import { loadSpec } from './parse/load.js';
 import { writeProject, type WritePlan } from './write/write.js';
 import type { ToolTable } from '../templates/runtime/table.js';
-import { resolveOptions, type UserOptions } from './options.js';
+import { resolveOptions, type ResolvedOptions, type UserOptions } from './options.js';
 
 /** Everything optional but the spec; see UserOptions for each field. */
 export type GenerateOptions = UserOptions & { spec: string };
@@ -20,6 +20,22 @@ export interface GenerateResult {
 }
 
 export async function generate(options: UserOptions): Promise<GenerateResult> {
+  const { o, model } = await modelFromOptions(options);
+  const outDir = resolve(o.out ?? model.table.name);
+  const specName = /^https?:\/\//i.test(o.spec) ? o.spec : basename(o.spec);
+  const files = emitProject(model, { specName, dirName: basename(outDir) });
+  const plan = writeProject(outDir, files, {
+    force: o.force,
+    check: o.check,
+    dryRun: o.dryRun,
+    generator: `mcp-gen@${GENERATOR_VERSION}`,
+    specName,
+  });
+  return { outDir, table: model.table, report: model.report, files, plan };
+}
+
+/** Parse and model: the tool table and the report, as `generate` writes them and `serve` serves them. */
+export async function modelFromOptions(options: UserOptions): Promise<{ o: ResolvedOptions; model: ServerModel }> {
   const o = resolveOptions({}, options);
   const spec = await loadSpec(o.spec, { allowRemoteRefs: o.allowRemoteRefs, allowRefDirs: o.allowRefDir });
   const model = buildModel(spec, {
@@ -38,15 +54,5 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
   for (const key of Object.keys(o.tools)) {
     if (!model.report.matchedOverrides.has(key)) model.report.warnings.push(`config "tools"."${key}" matches no operation (use an operationId or "METHOD /path")`);
   }
-  const outDir = resolve(o.out ?? model.table.name);
-  const specName = /^https?:\/\//i.test(o.spec) ? o.spec : basename(o.spec);
-  const files = emitProject(model, { specName, dirName: basename(outDir) });
-  const plan = writeProject(outDir, files, {
-    force: o.force,
-    check: o.check,
-    dryRun: o.dryRun,
-    generator: `mcp-gen@${GENERATOR_VERSION}`,
-    specName,
-  });
-  return { outDir, table: model.table, report: model.report, files, plan };
+  return { o, model };
 }

@@ -88,8 +88,13 @@ export interface RunningServer {
 
 /** Starts `node dist/main.js --transport <t> --port 0 ...` and waits for its address. */
 export function startServer(dir: string, transport: 'http' | 'sse' | 'http+sse', args: string[] = [], env: Record<string, string> = {}): Promise<RunningServer> {
-  const child = spawn('node', [join(dir, 'dist/main.js'), '--transport', transport, '--port', '0', ...args], {
-    cwd: dir,
+  return startNode([join(dir, 'dist/main.js'), '--transport', transport, '--port', '0', ...args], dir, env);
+}
+
+/** Starts `node <argv>` (a server given --port 0) and waits for the address it reports. */
+export function startNode(argv: string[], cwd: string, env: Record<string, string> = {}): Promise<RunningServer> {
+  const child = spawn('node', argv, {
+    cwd,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -127,7 +132,14 @@ export type ClientKind = 'stdio' | 'http' | 'sse';
 export async function connect(
   kind: ClientKind,
   target: string,
-  options: { negotiate?: boolean; env?: Record<string, string>; args?: string[]; headers?: Record<string, string> } = {},
+  options: {
+    negotiate?: boolean;
+    env?: Record<string, string>;
+    args?: string[];
+    headers?: Record<string, string>;
+    /** stdio: run `node <argv>` instead of the project's dist/main.js (`target` is then the working folder). */
+    argv?: string[];
+  } = {},
 ): Promise<Client> {
   const client = new Client({ name: 'mcp-gen-e2e', version: '1.0.0' }, options.negotiate ? { versionNegotiation: { mode: 'auto' } } : {});
   const requestInit = options.headers ? { requestInit: { headers: options.headers } } : {};
@@ -135,7 +147,8 @@ export async function connect(
     kind === 'stdio'
       ? new StdioClientTransport({
           command: 'node',
-          args: [join(target, 'dist/main.js'), ...(options.args ?? [])],
+          args: options.argv ?? [join(target, 'dist/main.js'), ...(options.args ?? [])],
+          cwd: target,
           env: { PATH: process.env.PATH ?? '', ...options.env },
           stderr: 'pipe',
         })

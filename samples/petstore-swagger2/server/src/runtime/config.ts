@@ -113,6 +113,38 @@ export const USAGE = `Options (each also settable by the environment variable in
                                the API credentials [MCP_ALLOW_UNAUTHENTICATED=1]
   --help                       show this help`;
 
+/** Every server option and its kind: the one list that parses argv (and that `mcp-gen serve` splits its arguments by). */
+export const SERVER_OPTIONS = {
+  transport: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'base-url': { type: 'string' },
+  timeout: { type: 'string' },
+  'max-response-bytes': { type: 'string' },
+  'max-request-bytes': { type: 'string' },
+  'allowed-hosts': { type: 'string' },
+  'allowed-origins': { type: 'string' },
+  'log-level': { type: 'string' },
+  header: { type: 'string', multiple: true },
+  'auth-token': { type: 'string' },
+  'auth-from-headers': { type: 'string' },
+  stateless: { type: 'boolean' },
+  toolsets: { type: 'string' },
+  'read-only': { type: 'boolean' },
+  'dynamic-toolsets': { type: 'boolean' },
+  tools: { type: 'string' },
+  'client-profile': { type: 'string' },
+  'cors-origins': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'session-idle-ms': { type: 'string' },
+  'shutdown-grace-ms': { type: 'string' },
+  'max-sessions-per-client': { type: 'string' },
+  'request-timeout-ms': { type: 'string' },
+  'max-connections': { type: 'string' },
+  'allow-unauthenticated': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
@@ -120,36 +152,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: {
-        transport: { type: 'string' },
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'base-url': { type: 'string' },
-        timeout: { type: 'string' },
-        'max-response-bytes': { type: 'string' },
-        'max-request-bytes': { type: 'string' },
-        'allowed-hosts': { type: 'string' },
-        'allowed-origins': { type: 'string' },
-        'log-level': { type: 'string' },
-        header: { type: 'string', multiple: true },
-        'auth-token': { type: 'string' },
-        'auth-from-headers': { type: 'string' },
-        stateless: { type: 'boolean' },
-        toolsets: { type: 'string' },
-        'read-only': { type: 'boolean' },
-        'dynamic-toolsets': { type: 'boolean' },
-        tools: { type: 'string' },
-        'client-profile': { type: 'string' },
-        'cors-origins': { type: 'string' },
-        'max-sessions': { type: 'string' },
-        'session-idle-ms': { type: 'string' },
-        'shutdown-grace-ms': { type: 'string' },
-        'max-sessions-per-client': { type: 'string' },
-        'request-timeout-ms': { type: 'string' },
-        'max-connections': { type: 'string' },
-        'allow-unauthenticated': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: SERVER_OPTIONS,
     }));
   } catch (error) {
     throw new ConfigError((error as Error).message.split('\n')[0] ?? String(error));

@@ -13,6 +13,7 @@ import { createServerFactory, credentialReader } from './server.js';
 import type { ToolTable } from './table.js';
 import { servedTable, ToolsetError, toolsetSizes } from './toolsets.js';
 
+/** A generated server's start: its tools.json, and the .env beside it. */
 export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice(2)): Promise<void> {
   let table: ToolTable;
   try {
@@ -21,12 +22,24 @@ export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice
     process.stderr.write(`cannot read the tool table ${tableUrl.pathname}: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  // A .env beside package.json, if any; variables already set win (Node's own rule).
+  loadEnvFile(fileURLToPath(new URL('.env', tableUrl)));
+  await serveTable(table, hooks, argv);
+}
+
+/** Variables from a .env file, if there is one; variables already set win (Node's own rule). */
+export function loadEnvFile(path: string): void {
   try {
-    process.loadEnvFile(fileURLToPath(new URL('.env', tableUrl)));
+    process.loadEnvFile(path);
   } catch {
     // no .env: fine
   }
+}
+
+/**
+ * Serve a tool table with the options in argv (and the environment): a generated server's
+ * tools.json, or one that `mcp-gen serve` built in memory from a spec.
+ */
+export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[]): Promise<void> {
   let config;
   try {
     config = readConfig(argv, process.env);
