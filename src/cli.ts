@@ -152,6 +152,7 @@ async function diffMain(argv: string[]): Promise<number> {
       return v;
     })
     .option('--json', 'print the changes as JSON')
+    .option('-c, --config <file>', 'options file, as for generating (default: mcp-gen.config.json or .yaml in this folder, if any): its selection, names and overrides apply to both specs')
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
   try {
@@ -160,9 +161,9 @@ async function diffMain(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     throw error;
   }
-  const flags = program.opts<{ failOn?: 'breaking' | 'any'; json?: boolean }>();
+  const flags = program.opts<{ failOn?: 'breaking' | 'any'; json?: boolean; config?: string }>();
   const [before, after] = program.args as [string, string];
-  const changes = await diffSpecs(before, after, { maxDescriptionLength: 1_000 });
+  const changes = await diffSpecs(before, after, userOptions({ config: flags.config }, undefined));
   const breaking = changes.filter((c) => c.breaking).length;
   if (flags.json) print(JSON.stringify({ breaking, changes }, null, 2));
   else {

@@ -3,8 +3,8 @@
 // Breaking means: a call that worked before can now fail (tool gone, argument gone or
 // newly required, its type or enum narrowed) or an answer field a client read is gone.
 
-import { buildModel, type ModelOptions } from './model/build.js';
-import { loadSpec } from './parse/load.js';
+import { modelFromOptions } from './generate.js';
+import type { UserOptions } from './options.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../templates/runtime/table.js';
 
 export interface Change {
@@ -136,7 +136,11 @@ function compareOutput(name: string, a: ToolSpec, b: ToolSpec, resolveOld: Resol
   }
 }
 
-export async function diffSpecs(oldSpec: string, newSpec: string, options: ModelOptions): Promise<Change[]> {
-  const [a, b] = await Promise.all([loadSpec(oldSpec), loadSpec(newSpec)]);
-  return diffTables(buildModel(a, options).table, buildModel(b, options).table);
+/**
+ * Models both specs with the same options as `generate` (the config file's selection, overrides
+ * and names included), so the diff speaks of the tools the server really serves.
+ */
+export async function diffSpecs(oldSpec: string, newSpec: string, options: UserOptions = {}): Promise<Change[]> {
+  const [a, b] = await Promise.all([modelFromOptions({ ...options, spec: oldSpec }), modelFromOptions({ ...options, spec: newSpec })]);
+  return diffTables(a.model.table, b.model.table);
 }

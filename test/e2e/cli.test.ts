@@ -407,3 +407,36 @@ describe('stale generated files', () => {
     expect(existsSync(join(out, 'src/legacy.ts'))).toBe(true);
   });
 });
+
+describe('diff under a config file', () => {
+  it('diff and generate agree on tool names: the config file\'s names and selection apply to both', () => {
+    const dir = freshPath('diff-config');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'mcp-gen.config.json'),
+      JSON.stringify({ excludeTags: ['store'], tools: { getPetById: { name: 'fetch_pet' }, logoutUser: { name: 'sign_out' } } }),
+    );
+    const newer = petstoreWithout([['/user/logout', 'get'], ['/pet/{petId}', 'get'], ['/store/inventory', 'get']]);
+    const r = cli(['diff', PETSTORE, newer, '--json'], dir);
+    expect(r.code, r.stderr).toBe(0);
+    const { changes } = JSON.parse(r.stdout) as { changes: { tool: string; what: string }[] };
+    // Renamed as the config says, and nothing about the store tools the config leaves out.
+    expect(changes.map((c) => c.tool).sort()).toEqual(['fetch_pet', 'sign_out']);
+    const generated = join(dir, 'server');
+    expect(cli([PETSTORE, '--out', generated], dir).code).toBe(0);
+    const names = (JSON.parse(readFileSync(join(generated, 'tools.json'), 'utf8')) as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(names).toContain('fetch_pet');
+    expect(names).toContain('sign_out');
+    expect(names).not.toContain('getInventory');
+  });
+
+  it('--config names the file; a bad one is a one-line usage error', () => {
+    const dir = freshPath('diff-bad-config');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'bad.json'), '{"includeTags": 5}');
+    const r = cli(['diff', PETSTORE, PETSTORE, '--config', join(dir, 'bad.json')], dir);
+    expect(r.code).toBe(2);
+    expect(lines(r.stderr)).toHaveLength(1);
+    expect(r.stderr).toContain('includeTags');
+  });
+});
