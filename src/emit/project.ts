@@ -6,6 +6,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
+import { envText, flagText, SETTINGS } from '../../templates/runtime/settings.js';
 import type { ServerModel } from '../model/build.js';
 import { resolveDefaultServer } from './servers.js';
 
@@ -152,6 +153,22 @@ function servingView(model: ServerModel) {
   };
 }
 
+/**
+ * The server's settings (templates/runtime/settings.ts) for the README's options table and
+ * .env.example; the base URL and the tool mode depend on the spec. Our own text: no escaping
+ * beyond the table's `|`.
+ */
+function settingRows(model: ServerModel, defaultBaseUrl: string) {
+  const cell = (text: string) => text.replace(/\|/g, '\\|');
+  return SETTINGS.map((s) => {
+    let fallback = s.default !== undefined ? `\`${s.default}\`` : s.value === undefined ? 'off' : 'none';
+    if (s.flag === 'base-url') fallback = defaultBaseUrl ? `\`${safeUrl(defaultBaseUrl)}\`` : 'required: the spec names no absolute server URL';
+    if (s.flag === 'tools') fallback = `\`${model.report.serving?.mode ?? 'direct'}\` (chosen at generation; \`direct\` when \`--toolsets\` is given): see [What the agent sees](#what-the-agent-sees)`;
+    const envDefault = s.flag === 'base-url' ? (defaultBaseUrl ? safeUrl(defaultBaseUrl) : 'none in the spec: required') : (s.default ?? (s.value === undefined ? 'off' : 'none'));
+    return { flag: cell(flagText(s)), env: cell(envText(s)), variable: s.env, fallback: cell(fallback), help: cell(s.help), envHelp: s.help, envDefault };
+  });
+}
+
 export function emitProject(model: ServerModel, options: EmitOptions): GeneratedFile[] {
   const { table } = model;
   const defaultBaseUrl = resolveDefaultServer(table.servers);
@@ -176,6 +193,7 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
     serving: servingView(model),
     credentials: credentialRows(model),
     hasCredentials: Object.keys(table.auth).length > 0,
+    settings: settingRows(model, defaultBaseUrl ?? ''),
   };
 
   const files: GeneratedFile[] = [

@@ -18,6 +18,7 @@
 import { SpecError } from '../errors.js';
 import { isObject, pointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type { AuthSchemeSpec, SecurityRequirement } from '../../templates/runtime/table.js';
+import { SETTINGS } from '../../templates/runtime/settings.js';
 
 /** Secrets of other tools that commonly sit in a developer's or a CI runner's environment. */
 const WELL_KNOWN = new Set([
@@ -31,8 +32,12 @@ const WELL_KNOWN = new Set([
   'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN', 'SNYK_TOKEN', 'SONAR_TOKEN', 'TF_TOKEN', 'ATLAS_TOKEN',
 ]);
 
-/** The server's own secret settings start with MCP_ (MCP_AUTH_TOKEN): never a credential of the API. */
-const isServerSetting = (name: string) => name.startsWith('MCP_');
+/**
+ * The server's own settings (templates/runtime/settings.ts: PORT, API_BASE_URL, MCP_AUTH_TOKEN, …)
+ * and its whole MCP_ namespace: never a credential of the API.
+ */
+const SERVER_VARIABLES = new Set(SETTINGS.map((s) => s.env));
+export const isServerSetting = (name: string) => name.startsWith('MCP_') || SERVER_VARIABLES.has(name);
 
 export function upperSnake(name: string): string {
   const snake = name
@@ -86,7 +91,7 @@ export function buildAuth(doc: JsonObject, naming: AuthNaming, source: string): 
     const name = stem === part || stem.endsWith('_' + part) ? stem : `${stem}_${part}`;
     if (isServerSetting(name) || (WELL_KNOWN.has(name) && !naming.chosen)) {
       throw new SpecError(
-        `the credential variable would be ${name}, ${isServerSetting(name) ? 'in the namespace of the server\'s own settings (MCP_…)' : 'a well-known secret of another tool'}; name the variables yourself with --env-prefix`,
+        `the credential variable would be ${name}, ${isServerSetting(name) ? 'one of the server\'s own settings' : 'a well-known secret of another tool'}; name the variables yourself with --env-prefix`,
         source + pointer('components', 'securitySchemes', scheme),
       );
     }

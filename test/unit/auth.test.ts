@@ -72,7 +72,7 @@ describe('credential variable names', () => {
 
   it('lets the user choose a well-known name on purpose, but never one in the server\'s MCP_ namespace', () => {
     expect(variables({ token: bearer }, 'GITHUB', true)).toEqual({ token: { token: 'GITHUB_TOKEN' } });
-    expect(() => variables({ token: bearer }, 'MCP_AUTH', true)).toThrow(/MCP_AUTH_TOKEN, in the namespace of the server's own settings/);
+    expect(() => variables({ token: bearer }, 'MCP_AUTH', true)).toThrow(/MCP_AUTH_TOKEN, one of the server's own settings/);
   });
 
   it('numbers names that two schemes share', () => {

@@ -4,6 +4,7 @@
 
 import { parseArgs } from 'node:util';
 import { CLIENT_PROFILES, type ClientProfile } from './profiles.js';
+import { envText, flagText, setting, SETTINGS } from './settings.js';
 
 export type TransportName = 'stdio' | 'sse' | 'http' | 'http+sse';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -62,133 +63,76 @@ export interface ServerConfig {
 
 export class ConfigError extends Error {}
 
-export const USAGE = `Options (each also settable by the environment variable in brackets):
-  --transport T                stdio | http (Streamable HTTP at /mcp) | sse (legacy, /sse)
-                               | http+sse (both from one process) [MCP_TRANSPORT] (default: stdio)
-  --tools M                    what tools/list shows [MCP_TOOLS] (default: the mode chosen at
-                               generation, see the README; direct when --toolsets is given):
-                               direct    a tool per operation
-                               toolsets  list_toolsets and enable_toolset: the agent adds toolsets
-                                         as it needs them (tools/list_changed), per connection;
-                                         --toolsets are enabled from the start
-                               dynamic   search_operations, describe_operation, invoke_operation
-  --toolsets a,b               serve only these toolsets (--help lists them) or all [MCP_TOOLSETS]
-  --read-only                  serve only read-only tools (GET and HEAD) [MCP_READ_ONLY=1]
-  --dynamic-toolsets           the same as --tools toolsets [MCP_DYNAMIC_TOOLSETS=1]
-  --client-profile P           how listed schemas are written [MCP_CLIENT_PROFILE] (default: portable):
-                               portable       compact, no construct some client rejects
-                               openai-strict  OpenAI strict function calling (all properties
-                                              required, optional ones nullable)
-                               gemini         Gemini function declarations (OpenAPI subset)
-                               full           the whole schemas, with $defs
-                               Arguments are checked against the whole schema in every profile.
-  --stateless                  Streamable HTTP without sessions, for replicas behind a load
-                               balancer [MCP_STATELESS=1]
-  --port N                     HTTP port for sse/http [PORT] (default: 3000)
-  --host H                     interface to bind [HOST] (default: 127.0.0.1)
-  --base-url URL               upstream API base URL [API_BASE_URL] (default: from the spec)
-  --timeout MS                 upstream request timeout [API_TIMEOUT_MS] (default: 30000)
-  --max-response-bytes N       cut upstream bodies above N bytes [MCP_MAX_RESPONSE_BYTES] (default: 262144)
-  --max-request-bytes N        refuse MCP request bodies above N bytes [MCP_MAX_REQUEST_BYTES] (default: 4194304)
-  --allowed-hosts a,b          extra Host names accepted over HTTP [MCP_ALLOWED_HOSTS]
-  --allowed-origins a,b        extra Origins accepted over HTTP [MCP_ALLOWED_ORIGINS]
-  --log-level L                debug|info|warn|error|silent, logs go to stderr [LOG_LEVEL] (default: info)
-  --header "Name: value"       send this header with every upstream request, e.g. a token for an API
-                               whose spec declares no security scheme; repeatable [API_HEADERS: one
-                               "Name: value" per line]
-  --auth-token T               require "Authorization: Bearer T" from MCP clients over HTTP [MCP_AUTH_TOKEN]
-  --auth-from-headers H=S,...  take the credential of security scheme S from the MCP client's
-                               HTTP header H, per request (off by default) [MCP_AUTH_FROM_HEADERS]
-  --cors-origins a,b           let browsers on these origins call the endpoint (* = any) [MCP_CORS_ORIGINS] (default: off)
-  --max-sessions N             most open sessions [MCP_MAX_SESSIONS] (default: 1000)
-  --session-idle-ms MS         close sessions unused this long [MCP_SESSION_IDLE_MS] (default: 1800000)
-  --shutdown-grace-ms MS       time in-flight calls get on SIGTERM [MCP_SHUTDOWN_GRACE_MS] (default: 10000)
-  --max-sessions-per-client N  most open sessions per client IP address, 429 above
-                               [MCP_MAX_SESSIONS_PER_CLIENT] (default: 250)
-  --request-timeout-ms MS      time a client gets to send a whole request, headers and body,
-                               408 above (SSE streams are not cut) [MCP_REQUEST_TIMEOUT_MS] (default: 30000)
-  --max-connections N          most open TCP connections [MCP_MAX_CONNECTIONS] (default: 1000)
-  --allow-unauthenticated      serve beyond loopback (or with --cors-origins '*') without
-                               --auth-token, accepting that anyone who reaches the port uses
-                               the API credentials [MCP_ALLOW_UNAUTHENTICATED=1]
-  --help                       show this help`;
+/** --help: every setting, its variable and default (settings.ts). */
+export const USAGE = [
+  'Options (each also settable by the environment variable in brackets):',
+  ...SETTINGS.flatMap((s) => {
+    const head = `  ${flagText(s).padEnd(29)}${s.help}`;
+    const tail = `[${envText(s)}]${s.default !== undefined ? ` (default: ${s.default})` : ''}`;
+    // The variable and default go on a line of their own when they would run past ~100 columns.
+    const lines = head.length + tail.length < 100 ? [`${head} ${tail}`] : [head, tail];
+    return [...lines, ...(s.more ?? [])].map((line, i) => (i === 0 ? line : `${' '.repeat(31)}${line}`));
+  }),
+  `  ${'--help'.padEnd(29)}show this help`,
+].join('\n');
 
-/** Every server option and its kind: the one list that parses argv (and that `mcp-gen serve` splits its arguments by). */
-export const SERVER_OPTIONS = {
-  transport: { type: 'string' },
-  port: { type: 'string' },
-  host: { type: 'string' },
-  'base-url': { type: 'string' },
-  timeout: { type: 'string' },
-  'max-response-bytes': { type: 'string' },
-  'max-request-bytes': { type: 'string' },
-  'allowed-hosts': { type: 'string' },
-  'allowed-origins': { type: 'string' },
-  'log-level': { type: 'string' },
-  header: { type: 'string', multiple: true },
-  'auth-token': { type: 'string' },
-  'auth-from-headers': { type: 'string' },
-  stateless: { type: 'boolean' },
-  toolsets: { type: 'string' },
-  'read-only': { type: 'boolean' },
-  'dynamic-toolsets': { type: 'boolean' },
-  tools: { type: 'string' },
-  'client-profile': { type: 'string' },
-  'cors-origins': { type: 'string' },
-  'max-sessions': { type: 'string' },
-  'session-idle-ms': { type: 'string' },
-  'shutdown-grace-ms': { type: 'string' },
-  'max-sessions-per-client': { type: 'string' },
-  'request-timeout-ms': { type: 'string' },
-  'max-connections': { type: 'string' },
-  'allow-unauthenticated': { type: 'boolean' },
+/** Every server option and its kind, for parseArgs (and for `mcp-gen serve`, which splits its arguments by it). */
+export const SERVER_OPTIONS: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {
+  ...Object.fromEntries(SETTINGS.map((s) => [s.flag, s.value === undefined ? { type: 'boolean' as const } : { type: 'string' as const, ...(s.multiple ? { multiple: true } : {}) }])),
   help: { type: 'boolean', short: 'h' },
-} as const;
+};
 
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: SERVER_OPTIONS,
-    }));
+    // Flags are string or boolean (or string[] when multiple), as SERVER_OPTIONS declares them.
+    values = parseArgs({ args: argv, strict: true, allowPositionals: false, options: SERVER_OPTIONS }).values as typeof values;
   } catch (error) {
     throw new ConfigError((error as Error).message.split('\n')[0] ?? String(error));
   }
   if (values.help) return 'help';
-  const pick = (flag: string, variable: string): string | undefined => {
+  // The flag, else its variable (settings.ts), else undefined.
+  const pick = (flag: string): string | undefined => {
     const v = values[flag];
     if (typeof v === 'string') return v;
-    const e = env[variable];
+    const e = env[setting(flag).env];
     return e !== undefined && e !== '' ? e : undefined;
   };
-  const transport = pick('transport', 'MCP_TRANSPORT') ?? 'stdio';
+  const on = (flag: string): boolean => values[flag] === true || /^(1|true|yes)$/i.test(env[setting(flag).env] ?? '');
+  const integer = (flag: string, min: number, max: number): number => {
+    const text = pick(flag);
+    if (text === undefined) return Number(setting(flag).default);
+    const n = Number(text);
+    if (!/^\d+$/.test(text.trim()) || n < min || n > max) {
+      throw new ConfigError(`--${flag} must be a whole number from ${min} to ${max} (got "${text}")`);
+    }
+    return n;
+  };
+  const transport = pick('transport') ?? 'stdio';
   if (transport !== 'stdio' && transport !== 'sse' && transport !== 'http' && transport !== 'http+sse') {
     throw new ConfigError(`--transport must be stdio, http, sse or http+sse (got "${transport}")`);
   }
-  const logLevel = pick('log-level', 'LOG_LEVEL') ?? 'info';
+  const logLevel = pick('log-level') ?? 'info';
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
     throw new ConfigError(`--log-level must be debug, info, warn, error or silent (got "${logLevel}")`);
   }
-  const dynamicToolsets = values['dynamic-toolsets'] === true || /^(1|true|yes)$/i.test(env.MCP_DYNAMIC_TOOLSETS ?? '');
-  const toolMode = pick('tools', 'MCP_TOOLS') ?? (dynamicToolsets ? 'toolsets' : undefined);
+  const dynamicToolsets = on('dynamic-toolsets');
+  const toolMode = pick('tools') ?? (dynamicToolsets ? 'toolsets' : undefined);
   if (toolMode !== undefined && toolMode !== 'direct' && toolMode !== 'toolsets' && toolMode !== 'dynamic') {
     throw new ConfigError(`--tools must be direct, toolsets or dynamic (got "${toolMode}")`);
   }
   if (dynamicToolsets && toolMode !== 'toolsets') throw new ConfigError(`--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools ${toolMode}`);
-  const clientProfile = pick('client-profile', 'MCP_CLIENT_PROFILE') ?? 'portable';
+  const clientProfile = pick('client-profile') ?? 'portable';
   if (!(CLIENT_PROFILES as readonly string[]).includes(clientProfile)) {
     throw new ConfigError(`--client-profile must be ${CLIENT_PROFILES.join(', ')} (got "${clientProfile}")`);
   }
-  const baseUrl = pick('base-url', 'API_BASE_URL');
+  const baseUrl = pick('base-url');
   if (baseUrl !== undefined && !/^https?:\/\/[^/]/i.test(baseUrl)) {
     // the URL may carry a password: show it without userinfo
     throw new ConfigError(`--base-url must be an absolute http(s) URL (got "${baseUrl.replace(/^([^/]*\/\/)[^/@]*@/, '$1***@')}")`);
   }
-  const authToken = pick('auth-token', 'MCP_AUTH_TOKEN');
-  const authFromHeaders = (pick('auth-from-headers', 'MCP_AUTH_FROM_HEADERS') ?? '')
+  const authToken = pick('auth-token');
+  const authFromHeaders = (pick('auth-from-headers') ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
@@ -197,7 +141,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
       if (!m) throw new ConfigError(`--auth-from-headers takes Header=scheme pairs (got "${pair}")`);
       return { header: (m[1] as string).toLowerCase(), scheme: (m[2] as string).trim() };
     });
-  const headerLines = Array.isArray(values.header) ? (values.header as string[]) : (env.API_HEADERS ?? '').split('\n');
+  const headerLines = Array.isArray(values.header) ? (values.header as string[]) : (env[setting('header').env] ?? '').split('\n');
   const staticHeaders = headerLines
     .map((line) => line.replace(/\r$/, ''))
     .filter((line) => line.trim() !== '')
@@ -209,11 +153,11 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
       if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(m[2] as string)) throw new ConfigError(`${where}: the value contains a control character or a character an HTTP header cannot carry`);
       return [m[1] as string, m[2] as string];
     });
-  const list = (flag: string, variable: string) =>
-    (pick(flag, variable) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  const host = pick('host', 'HOST') ?? '127.0.0.1';
-  const corsOrigins = list('cors-origins', 'MCP_CORS_ORIGINS');
-  const allowUnauthenticated = values['allow-unauthenticated'] === true || /^(1|true|yes)$/i.test(env.MCP_ALLOW_UNAUTHENTICATED ?? '');
+  const list = (flag: string) =>
+    (pick(flag) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const host = pick('host') ?? '127.0.0.1';
+  const corsOrigins = list('cors-origins');
+  const allowUnauthenticated = on('allow-unauthenticated');
   // Without a token, whoever reaches the port calls the API with the operator's credentials
   // (and the Host check cannot stop them: any client can send `Host: localhost`). Likewise
   // CORS `*` lets every web page the user visits drive a local server.
@@ -228,29 +172,29 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
   return {
     transport,
     host,
-    port: integer(pick('port', 'PORT'), '--port', 3000, 0, 65535),
+    port: integer('port', 0, 65535),
     ...(baseUrl !== undefined ? { baseUrl: baseUrl.replace(/\/+$/, '') } : {}),
-    timeoutMs: integer(pick('timeout', 'API_TIMEOUT_MS'), '--timeout', 30_000, 1, 86_400_000),
-    maxResponseBytes: integer(pick('max-response-bytes', 'MCP_MAX_RESPONSE_BYTES'), '--max-response-bytes', 262_144, 1, 2 ** 31),
-    maxRequestBytes: integer(pick('max-request-bytes', 'MCP_MAX_REQUEST_BYTES'), '--max-request-bytes', 4_194_304, 1, 2 ** 31),
-    allowedHosts: list('allowed-hosts', 'MCP_ALLOWED_HOSTS'),
-    allowedOrigins: list('allowed-origins', 'MCP_ALLOWED_ORIGINS'),
+    timeoutMs: integer('timeout', 1, 86_400_000),
+    maxResponseBytes: integer('max-response-bytes', 1, 2 ** 31),
+    maxRequestBytes: integer('max-request-bytes', 1, 2 ** 31),
+    allowedHosts: list('allowed-hosts'),
+    allowedOrigins: list('allowed-origins'),
     logLevel: logLevel as LogLevel,
     ...(authToken !== undefined ? { authToken } : {}),
     authFromHeaders,
     staticHeaders,
-    toolsets: list('toolsets', 'MCP_TOOLSETS'),
-    readOnly: values['read-only'] === true || /^(1|true|yes)$/i.test(env.MCP_READ_ONLY ?? ''),
+    toolsets: list('toolsets'),
+    readOnly: on('read-only'),
     ...(toolMode !== undefined ? { toolMode: toolMode as ToolMode } : {}),
     clientProfile: clientProfile as ClientProfile,
-    stateless: values.stateless === true || /^(1|true|yes)$/i.test(env.MCP_STATELESS ?? ''),
+    stateless: on('stateless'),
     corsOrigins,
-    maxSessions: integer(pick('max-sessions', 'MCP_MAX_SESSIONS'), '--max-sessions', 1000, 1, 1_000_000),
-    sessionIdleMs: integer(pick('session-idle-ms', 'MCP_SESSION_IDLE_MS'), '--session-idle-ms', 1_800_000, 1_000, 2 ** 31),
-    shutdownGraceMs: integer(pick('shutdown-grace-ms', 'MCP_SHUTDOWN_GRACE_MS'), '--shutdown-grace-ms', 10_000, 0, 600_000),
-    maxSessionsPerClient: integer(pick('max-sessions-per-client', 'MCP_MAX_SESSIONS_PER_CLIENT'), '--max-sessions-per-client', 250, 1, 1_000_000),
-    requestTimeoutMs: integer(pick('request-timeout-ms', 'MCP_REQUEST_TIMEOUT_MS'), '--request-timeout-ms', 30_000, 100, 3_600_000),
-    maxConnections: integer(pick('max-connections', 'MCP_MAX_CONNECTIONS'), '--max-connections', 1000, 1, 1_000_000),
+    maxSessions: integer('max-sessions', 1, 1_000_000),
+    sessionIdleMs: integer('session-idle-ms', 1_000, 2 ** 31),
+    shutdownGraceMs: integer('shutdown-grace-ms', 0, 600_000),
+    maxSessionsPerClient: integer('max-sessions-per-client', 1, 1_000_000),
+    requestTimeoutMs: integer('request-timeout-ms', 100, 3_600_000),
+    maxConnections: integer('max-connections', 1, 1_000_000),
     allowUnauthenticated,
   };
 }
@@ -259,13 +203,4 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
 export function isLoopback(host: string): boolean {
   const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
-}
-
-function integer(text: string | undefined, flag: string, fallback: number, min: number, max: number): number {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || n < min || n > max) {
-    throw new ConfigError(`${flag} must be a whole number from ${min} to ${max} (got "${text}")`);
-  }
-  return n;
 }

@@ -1,0 +1,114 @@
+// Every setting of a generated server, once: its flag, environment variable, default and help.
+// This table drives the flag parser and --help (config.ts), the generated README's options
+// table and .env.example (mcp-gen's emitter), and the names no API credential may take
+// (mcp-gen's model/auth.ts), so none of them can drift from the others.
+
+export interface Setting {
+  /** The flag without its dashes. */
+  flag: string;
+  /** What follows the flag in the help ('N', 'URL'); absent for a switch. */
+  value?: string;
+  /** Repeatable flag (its variable then holds one value per line). */
+  multiple?: boolean;
+  /** The environment variable; a switch is on when it is 1, true or yes. */
+  env: string;
+  /** The default as people read it; absent when there is none. */
+  default?: string;
+  /** One line of help. */
+  help: string;
+  /** Further lines for --help only. */
+  more?: string[];
+}
+
+export const SETTINGS: readonly Setting[] = [
+  { flag: 'transport', value: 'T', env: 'MCP_TRANSPORT', default: 'stdio', help: 'stdio | http (Streamable HTTP at /mcp) | sse (legacy, /sse) | http+sse (both)' },
+  {
+    flag: 'tools',
+    value: 'M',
+    env: 'MCP_TOOLS',
+    default: 'the mode chosen at generation; direct when --toolsets is given',
+    help: 'what tools/list shows: direct, toolsets or dynamic',
+    more: [
+      'direct    a tool per operation',
+      'toolsets  list_toolsets and enable_toolset: the agent adds toolsets',
+      '          as it needs them (tools/list_changed), per connection;',
+      '          --toolsets are enabled from the start',
+      'dynamic   search_operations, describe_operation, invoke_operation',
+    ],
+  },
+  { flag: 'toolsets', value: 'a,b', env: 'MCP_TOOLSETS', default: 'all', help: 'serve only these toolsets (--help lists them) or all' },
+  { flag: 'read-only', env: 'MCP_READ_ONLY', help: 'serve only read-only tools (GET and HEAD)' },
+  { flag: 'dynamic-toolsets', env: 'MCP_DYNAMIC_TOOLSETS', help: 'the same as --tools toolsets' },
+  {
+    flag: 'client-profile',
+    value: 'P',
+    env: 'MCP_CLIENT_PROFILE',
+    default: 'portable',
+    help: 'how listed schemas are written: portable, openai-strict, gemini or full',
+    more: [
+      'portable       compact, no construct some client rejects',
+      'openai-strict  OpenAI strict function calling (all properties',
+      '               required, optional ones nullable)',
+      'gemini         Gemini function declarations (OpenAPI subset)',
+      'full           the whole schemas, with $defs',
+      'Arguments are checked against the whole schema in every profile.',
+    ],
+  },
+  { flag: 'stateless', env: 'MCP_STATELESS', help: 'Streamable HTTP without sessions, for replicas behind a load balancer' },
+  { flag: 'port', value: 'N', env: 'PORT', default: '3000', help: 'HTTP port for sse/http' },
+  { flag: 'host', value: 'H', env: 'HOST', default: '127.0.0.1', help: 'interface to bind' },
+  { flag: 'base-url', value: 'URL', env: 'API_BASE_URL', default: 'from the spec', help: 'upstream API base URL' },
+  { flag: 'timeout', value: 'MS', env: 'API_TIMEOUT_MS', default: '30000', help: 'upstream request timeout' },
+  { flag: 'max-response-bytes', value: 'N', env: 'MCP_MAX_RESPONSE_BYTES', default: '262144', help: 'cut upstream bodies above N bytes' },
+  { flag: 'max-request-bytes', value: 'N', env: 'MCP_MAX_REQUEST_BYTES', default: '4194304', help: 'refuse MCP request bodies above N bytes' },
+  { flag: 'allowed-hosts', value: 'a,b', env: 'MCP_ALLOWED_HOSTS', default: 'loopback only', help: 'extra Host names accepted over HTTP (DNS-rebinding protection)' },
+  { flag: 'allowed-origins', value: 'a,b', env: 'MCP_ALLOWED_ORIGINS', default: 'loopback only', help: 'extra Origins accepted over HTTP' },
+  { flag: 'log-level', value: 'L', env: 'LOG_LEVEL', default: 'info', help: 'debug | info | warn | error | silent; logs go to stderr' },
+  {
+    flag: 'header',
+    value: '"Name: value"',
+    multiple: true,
+    env: 'API_HEADERS',
+    help: 'send this header with every upstream request; repeatable (the variable: one per line)',
+    more: ['e.g. a token for an API whose spec declares no security scheme; never logged,', 'dropped on a redirect to another origin'],
+  },
+  { flag: 'auth-token', value: 'T', env: 'MCP_AUTH_TOKEN', help: 'require "Authorization: Bearer T" from MCP clients over HTTP' },
+  {
+    flag: 'auth-from-headers',
+    value: 'H=S,...',
+    env: 'MCP_AUTH_FROM_HEADERS',
+    default: 'off',
+    help: 'take the credential of security scheme S from the MCP client\'s HTTP header H, per request',
+  },
+  { flag: 'cors-origins', value: 'a,b', env: 'MCP_CORS_ORIGINS', default: 'off', help: 'let browsers on these origins call the endpoint (* = any)' },
+  { flag: 'max-sessions', value: 'N', env: 'MCP_MAX_SESSIONS', default: '1000', help: 'most open sessions' },
+  { flag: 'session-idle-ms', value: 'MS', env: 'MCP_SESSION_IDLE_MS', default: '1800000', help: 'close sessions unused this long' },
+  { flag: 'shutdown-grace-ms', value: 'MS', env: 'MCP_SHUTDOWN_GRACE_MS', default: '10000', help: 'time in-flight calls get on SIGTERM' },
+  { flag: 'max-sessions-per-client', value: 'N', env: 'MCP_MAX_SESSIONS_PER_CLIENT', default: '250', help: 'most open sessions per client IP address (429 above)' },
+  {
+    flag: 'request-timeout-ms',
+    value: 'MS',
+    env: 'MCP_REQUEST_TIMEOUT_MS',
+    default: '30000',
+    help: 'time a client gets to send a whole request, headers and body (408 above; SSE streams are not cut)',
+  },
+  { flag: 'max-connections', value: 'N', env: 'MCP_MAX_CONNECTIONS', default: '1000', help: 'most open TCP connections' },
+  {
+    flag: 'allow-unauthenticated',
+    env: 'MCP_ALLOW_UNAUTHENTICATED',
+    help: 'serve beyond loopback (or with --cors-origins \'*\') without --auth-token',
+    more: ['accepting that anyone who reaches the port uses the API credentials'],
+  },
+];
+
+export function setting(flag: string): Setting {
+  const found = SETTINGS.find((s) => s.flag === flag);
+  if (found === undefined) throw new Error(`no setting --${flag}`);
+  return found;
+}
+
+/** `--flag VALUE`, as help and the README show it. */
+export const flagText = (s: Setting): string => `--${s.flag}${s.value ? ` ${s.value}` : ''}`;
+
+/** The variable as set by hand: `MCP_STATELESS=1` for a switch. */
+export const envText = (s: Setting): string => (s.value === undefined ? `${s.env}=1` : s.env);

@@ -1,0 +1,63 @@
+// One table of server settings (templates/runtime/settings.ts) drives four places that used to
+// be written by hand and drifted: the flag parser and --help, the generated README, the
+// generated .env.example, and the variable names no API credential may take.
+import { describe, expect, it } from 'vitest';
+import { readConfig, USAGE, type ServerConfig } from '../../templates/runtime/config.js';
+import { envText, flagText, SETTINGS } from '../../templates/runtime/settings.js';
+import { buildAuth, isServerSetting } from '../../src/model/auth.js';
+import { buildModel } from '../../src/model/build.js';
+import { emitProject } from '../../src/emit/project.js';
+import { SpecError } from '../../src/errors.js';
+
+const petstore = buildModel(
+  {
+    doc: { openapi: '3.0.3', info: { title: 'T', version: '1' }, servers: [{ url: 'https://api.example.com' }], paths: { '/x': { get: { operationId: 'x', responses: {} } } } },
+    specVersion: '3.0.3',
+    source: 'spec.yaml',
+    warnings: [],
+  },
+  { maxDescriptionLength: 1000 },
+);
+const files = Object.fromEntries(emitProject(petstore, { specName: 'spec.yaml', dirName: 'x-mcp' }).map((f) => [f.path, f.contents]));
+
+/** A value each setting accepts, to see that the flag and the variable both reach the config. */
+const SAMPLE: Record<string, string> = {
+  transport: 'http', tools: 'dynamic', toolsets: 'a', 'client-profile': 'full', port: '4567', host: '127.0.0.2', 'base-url': 'https://x.example',
+  timeout: '1234', 'max-response-bytes': '999', 'max-request-bytes': '998', 'allowed-hosts': 'h.example', 'allowed-origins': 'https://o.example',
+  'log-level': 'warn', header: 'X-A: b', 'auth-token': 'tok', 'auth-from-headers': 'x-key=scheme', 'cors-origins': 'https://c.example',
+  'max-sessions': '7', 'session-idle-ms': '5000', 'shutdown-grace-ms': '6', 'max-sessions-per-client': '8', 'request-timeout-ms': '900', 'max-connections': '9',
+};
+
+describe('every setting, in every place', () => {
+  it('a security scheme whose credential variable would be a setting is refused, e.g. MCP_AUTH_TOKEN', () => {
+    expect(() => buildAuth({ components: { securitySchemes: { auth: { type: 'http', scheme: 'bearer' } } } }, { prefix: 'MCP', chosen: true }, 'spec.yaml')).toThrow(SpecError);
+    expect(isServerSetting('SWAGGER_PETSTORE_API_KEY')).toBe(false);
+  });
+
+  it.each(SETTINGS.map((s) => [s.flag, s] as const))('--%s', (flag, s) => {
+    // --help shows the flag and its variable
+    expect(USAGE).toContain(`  ${flagText(s)}`);
+    expect(USAGE).toContain(`[${envText(s)}]`);
+    // the generated README's options table has its row, and .env.example its line
+    expect(files['README.md']).toContain(`| \`${flagText(s)}\` | \`${envText(s)}\` |`);
+    expect(files['.env.example']).toMatch(new RegExp(`^${s.env}=$`, 'm'));
+    // its variable is reserved: no credential variable may take it
+    expect(isServerSetting(s.env)).toBe(true);
+  });
+
+  it.each(SETTINGS.map((s) => [s.flag, s] as const))('--%s and its variable both reach the configuration, the flag first', (flag, s) => {
+    const value = s.value === undefined ? undefined : SAMPLE[flag];
+    if (s.value !== undefined) expect(value, `a sample value for --${flag}`).toBeDefined();
+    const viaFlag = readConfig(value === undefined ? [`--${flag}`] : [`--${flag}`, value], {}) as ServerConfig;
+    const viaEnv = readConfig([], { [s.env]: value ?? '1' }) as ServerConfig;
+    const none = readConfig([], {}) as ServerConfig;
+    // Some combinations are refused on purpose (e.g. --dynamic-toolsets with another mode), so
+    // compare the whole configurations: the variable does what the flag does, and both change something.
+    expect(viaEnv).toEqual(viaFlag);
+    expect(viaFlag).not.toEqual(none);
+    if (value !== undefined) {
+      const both = readConfig([`--${flag}`, value], { [s.env]: flag === 'header' ? 'X-Other: c' : SAMPLE[flag === 'port' ? 'max-sessions' : 'port'] ?? '' }) as ServerConfig;
+      expect(both).toEqual(viaFlag);
+    }
+  });
+});
