@@ -102,6 +102,13 @@ function codeSpan(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029`|]+/g, '_');
 }
 
+/** A security scheme and its variable for the README's --auth-from-headers example; spec names only when plainly safe. */
+function exampleCredential(model: ServerModel): { exampleScheme: string; exampleVariable: string } {
+  const [name, scheme] = Object.entries(model.table.auth)[0] ?? [];
+  const variable = scheme === undefined ? '' : scheme.type === 'apiKey' ? scheme.env.key : scheme.type === 'basic' ? scheme.env.password : scheme.env.token;
+  return { exampleScheme: name !== undefined && /^[A-Za-z0-9_.-]{1,40}$/.test(name) ? name : '<scheme>', exampleVariable: variable };
+}
+
 /** One row per environment variable that carries a secret, for the README and .env.example. */
 function credentialRows(model: ServerModel) {
   const rows: { variable: string; scheme: string; what: string }[] = [];
@@ -194,6 +201,7 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
     credentials: credentialRows(model),
     hasCredentials: Object.keys(table.auth).length > 0,
     settings: settingRows(model, defaultBaseUrl ?? ''),
+    ...exampleCredential(model),
   };
 
   const files: GeneratedFile[] = [
