@@ -3,6 +3,7 @@
 import { basename, resolve } from 'node:path';
 import { buildModel, type ModelReport, type ServerModel } from './model/build.js';
 import { emitProject, GENERATOR_VERSION, type GeneratedFile } from './emit/project.js';
+import { emitToolTypes } from './emit/types.js';
 import { loadSpec } from './parse/load.js';
 import { writeProject, type WritePlan } from './write/write.js';
 import type { ToolTable } from '../templates/runtime/table.js';
@@ -23,7 +24,8 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
   const { o, model } = await modelFromOptions(options);
   const outDir = resolve(o.out ?? model.table.name);
   const specName = /^https?:\/\//i.test(o.spec) ? o.spec : basename(o.spec);
-  const files = emitProject(model, { specName, dirName: basename(outDir) });
+  const toolTypes = await emitToolTypes(model.table);
+  const files = emitProject(model, { specName, dirName: basename(outDir), toolTypes });
   const plan = writeProject(outDir, files, {
     force: o.force,
     check: o.check,

@@ -22,6 +22,8 @@ export interface EmitOptions {
   specName: string;
   /** Folder name of the output, for the client configuration examples. */
   dirName: string;
+  /** src/tool-types.ts (emitToolTypes in types.ts: async, since it loads ts-morph); generate always gives it. */
+  toolTypes?: string;
 }
 
 const TEMPLATES = locateTemplates();
@@ -217,6 +219,7 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
     { path: 'src/main.ts', contents: readFileSync(TEMPLATES + 'project/src/main.ts', 'utf8'), owner: 'generated' },
     { path: 'src/hooks.ts', contents: readFileSync(TEMPLATES + 'project/src/hooks.ts', 'utf8'), owner: 'user' },
   ];
+  if (options.toolTypes !== undefined) files.push({ path: 'src/tool-types.ts', contents: options.toolTypes, owner: 'generated' });
   for (const name of readdirSync(TEMPLATES + 'runtime').sort()) {
     if (!name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
     files.push({ path: `src/runtime/${name}`, contents: TS_HEADER + readFileSync(TEMPLATES + 'runtime/' + name, 'utf8'), owner: 'generated' });

@@ -4,7 +4,7 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ServerConfig } from './config.js';
-import type { Hooks, OutgoingRequest } from './hooks-api.js';
+import { toolHooks, type Hooks, type OutgoingRequest } from './hooks-api.js';
 import type { Logger } from './log.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
 import { coerceArguments } from './coerce.js';
@@ -158,6 +158,9 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       args = repaired;
     }
 
+    const own = toolHooks(hooks, tool.name);
+    if (own?.beforeRequest) args = (await own.beforeRequest(args)) ?? args;
+
     const base = config.baseUrl ?? (tool.http.servers?.[0] ? resolveServerUrl(tool.http.servers[0]) : defaultBase);
     if (!/^https?:\/\//i.test(base)) {
       return fail(`${tool.name}: no upstream base URL${base ? ` (the spec's server "${base}" is relative)` : ''}; start the server with --base-url or set API_BASE_URL`);
@@ -202,6 +205,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
         request = prepared.request;
         response = await send(request, both);
       }
+      if (own?.afterResponse) response = (await own.afterResponse(response, request)) ?? response;
       if (hooks.afterResponse) response = (await hooks.afterResponse(response, request)) ?? response;
     } catch (error) {
       return fail(networkFailure(error, label, timeout, signal, config.timeoutMs));

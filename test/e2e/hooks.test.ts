@@ -1,11 +1,11 @@
 // The user's seam: src/hooks.ts survives regeneration and its hooks run on every call.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildModel } from '../../src/model/build.js';
 import { loadSpec } from '../../src/parse/load.js';
-import { buildProject, connect, generateProject, REPO } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO, TMP } from '../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const SPEC = `${REPO}samples/petstore/openapi.json`;
@@ -67,4 +67,74 @@ describe('--tools auto', () => {
     const pinned = buildModel(spec, { maxDescriptionLength: 1000, toolMode: 'dynamic', directTools: ['getPet*'] }).table.serve;
     expect(pinned).toEqual({ mode: 'dynamic', pinned: ['getPetById'] });
   });
+});
+
+describe('typed hooks (src/tool-types.ts)', () => {
+  const typedDir = () => generateProject(SPEC, 'e2e-typed-hooks');
+  const build = (project: string) =>
+    new Promise<{ ok: boolean; output: string }>((resolve) => {
+      execFile('npm', ['run', 'build', '--silent'], { cwd: project }, (error, stdout, stderr) => resolve({ ok: error === null, output: stdout + stderr }));
+    });
+  let project: string;
+
+  beforeAll(async () => {
+    rmSync(join(TMP, 'e2e-typed-hooks'), { recursive: true, force: true });
+    project = typedDir();
+    writeFileSync(
+      join(project, 'src/hooks.ts'),
+      `import type { Hooks } from './runtime/hooks-api.js';
+import type { ToolArguments } from './tool-types.js';
+export const hooks: Hooks<ToolArguments> = {
+  beforeRequest(request) {
+    if (request.tool === 'getPetById') request.headers['x-typed'] = 'yes';
+    return request;
+  },
+  tools: {
+    getPetById: {
+      beforeRequest(args) {
+        return { ...args, petId: args.petId + 100 };
+      },
+    },
+  },
+};
+`,
+    );
+    await buildProject(project);
+  }, 120_000);
+
+  it('a per-tool hook gets the typed arguments and its answer is used; the global hook sees the tool name', async () => {
+    const client = await connect('stdio', project, { env: { SWAGGER_PETSTORE_API_KEY: 'k' }, args: ['--base-url', upstream.url] });
+    try {
+      upstream.clear();
+      const result = await client.callTool({ name: 'getPetById', arguments: { petId: 1 } });
+      expect(result.isError).toBeFalsy();
+      expect(upstream.requests.map((r) => `${r.url} ${String(r.headers['x-typed'])}`)).toEqual(['/pet/101 yes']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('tsc fails on a hook for a tool that was renamed, naming it', async () => {
+    writeFileSync(join(project, 'mcp-gen.config.json'), JSON.stringify({ tools: { getPetById: { name: 'fetchPet' } } }));
+    execFileSync('node', [join(REPO, 'bin/mcp-gen.js'), SPEC, '--out', project, '--config', join(project, 'mcp-gen.config.json'), '--quiet']);
+    expect(readFileSync(join(project, 'src/tool-types.ts'), 'utf8')).toContain('fetchPet: {');
+    const { ok, output } = await build(project);
+    expect(ok).toBe(false);
+    expect(output).toContain('src/hooks.ts');
+    expect(output).toMatch(/getPetById/);
+  }, 120_000);
+
+  it('tsc fails on an argument that does not exist', async () => {
+    generateProject(SPEC, 'e2e-typed-hooks'); // back to the spec's names
+    writeFileSync(
+      join(project, 'src/hooks.ts'),
+      `import type { Hooks } from './runtime/hooks-api.js';
+import type { ToolArguments } from './tool-types.js';
+export const hooks: Hooks<ToolArguments> = { tools: { getPetById: { beforeRequest(args) { return { ...args, petId: args.petIdd }; } } } };
+`,
+    );
+    const { ok, output } = await build(project);
+    expect(ok).toBe(false);
+    expect(output).toContain('petIdd');
+  }, 120_000);
 });

@@ -2,10 +2,11 @@
 // text must give a project that builds, whose code is exactly mcp-gen's own (spec text
 // lives only in data files), and whose server lists and calls the tools without running
 // anything from the spec.
-import { readFileSync, readdirSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync, mkdirSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
+import { ts } from 'ts-morph';
 import { buildProject, connect, generateProject, REPO, TMP } from '../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
@@ -52,6 +53,17 @@ function hostileSpec(upstream: string) {
           ],
           responses: { '200': { description: text('response'), content: { 'application/json': { schema: { $ref: `#/components/schemas/Thing"*/\`\${x}` } } } } },
         },
+        post: {
+          operationId: `make"Thing\`\${process.exit(96)}*/`,
+          requestBody: {
+            content: {
+              'application/json': {
+                schema: { type: 'object', properties: { [`na"me\`\${x}*/\n`]: { type: 'string', enum: [text('enum'), '*/'] } }, required: [`na"me\`\${x}*/\n`] },
+              },
+            },
+          },
+          responses: { '204': { description: text('made') } },
+        },
       },
     },
   };
@@ -66,6 +78,7 @@ beforeAll(async () => {
   mkdirSync(TMP, { recursive: true });
   const spec = join(TMP, 'hostile.json');
   writeFileSync(spec, JSON.stringify(hostileSpec(upstream.url)));
+  rmSync(join(TMP, 'e2e-hostile'), { recursive: true, force: true }); // hooks.ts is the user's: start from the template
   dir = generateProject(spec, 'e2e-hostile');
   await buildProject(dir); // the project must compile
   client = await connect('stdio', dir);
@@ -89,6 +102,25 @@ describe('a spec with hostile text everywhere', () => {
     }
   });
 
+  it('src/tool-types.ts, the one per-spec .ts file, holds types only: it compiles to no JavaScript, and spec text is in string literals', () => {
+    const text = readFileSync(join(dir, 'src/tool-types.ts'), 'utf8');
+    // transpiled alone, a file of types leaves nothing that could run
+    const js = ts.transpileModule(text, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+    expect(js.replace(/\/\/.*$/gm, '').trim()).toBe('export {};');
+    const file = ts.createSourceFile('tool-types.ts', text, ts.ScriptTarget.ES2022, true);
+    expect(file.statements.map((st) => ts.SyntaxKind[st.kind])).toEqual(['InterfaceDeclaration', 'InterfaceDeclaration', 'TypeAliasDeclaration', 'InterfaceDeclaration']);
+    // every hostile string is a string literal the printer quoted, not source text
+    const literals: string[] = [];
+    const visit = (node: ts.Node): void => {
+      if (ts.isStringLiteral(node)) literals.push(node.text);
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+    expect(literals).toContain(`enum ${EVIL}`);
+    expect(literals).toContain('*/');
+    expect(literals).toContain('na"me`${x}*/\n');
+  });
+
   it('keeps package.json valid JSON and the spec text only as data', () => {
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; description: string; scripts: Record<string, string> };
     expect(pkg.name).toMatch(/^[a-z0-9][a-z0-9._-]*$/);
@@ -104,8 +136,9 @@ describe('a spec with hostile text everywhere', () => {
 
   it('lists the tool with a valid name and the hostile text intact as data', async () => {
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(1);
-    const [tool] = tools;
+    expect(tools).toHaveLength(2);
+    for (const t of tools) expect(t.name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    const tool = tools.find((t) => t.name.startsWith('get'));
     expect(tool?.name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     expect(tool?.description).toContain('`${globalThis.process.exit(99)}`');
     expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['id']));

@@ -14,7 +14,7 @@ import type { ToolTable } from './table.js';
 import { servedTable, ToolsetError, toolsetSizes } from './toolsets.js';
 
 /** A generated server's start: its tools.json, and the .env beside it. */
-export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice(2)): Promise<void> {
+export async function run<Args extends object>(tableUrl: URL, hooks: Hooks<Args>, argv = process.argv.slice(2)): Promise<void> {
   let table: ToolTable;
   try {
     table = JSON.parse(readFileSync(tableUrl, 'utf8')) as ToolTable;
@@ -23,7 +23,7 @@ export async function run(tableUrl: URL, hooks: Hooks, argv = process.argv.slice
     process.exit(1);
   }
   loadEnvFile(fileURLToPath(new URL('.env', tableUrl)));
-  await serveTable(table, hooks, argv);
+  await serveTable(table, hooks as Hooks, argv);
 }
 
 /** Variables from a .env file, if there is one; variables already set win (Node's own rule). */
