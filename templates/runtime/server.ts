@@ -38,6 +38,44 @@ export interface ServerOptions {
   profile: ClientProfile;
   /** In toolsets mode, the toolsets enabled from the start. */
   initialToolsets: string[];
+  /** Largest tools/list page (default LIST_PAGE_BYTES). */
+  listPageBytes?: number;
+}
+
+/**
+ * Above this, tools/list is paginated (MCP `cursor`/`nextCursor`): one message of a whole
+ * large API listed in full (`--tools direct --client-profile full` on Microsoft Graph: 13.8 MiB)
+ * is more than clients read at once (the SDK's stdio client stops at 10 MiB). Below it, as
+ * almost always, one page, since some clients never ask for a second.
+ */
+export const LIST_PAGE_BYTES = 8 * 1024 * 1024;
+
+/** Where each page of the listing starts, so that no page is over `maxBytes` (a tool alone may be). */
+export function pageStarts(tools: readonly Tool[], maxBytes = LIST_PAGE_BYTES): number[] {
+  const starts = [0];
+  let bytes = 0;
+  tools.forEach((tool, i) => {
+    const size = Buffer.byteLength(JSON.stringify(tool)) + 1;
+    if (bytes + size > maxBytes && i > (starts.at(-1) as number)) {
+      starts.push(i);
+      bytes = 0;
+    }
+    bytes += size;
+  });
+  return starts;
+}
+
+/** One page of a listing; the cursor is opaque to clients (`p<start>`, base64url). */
+export function page(tools: Tool[], cursor: string | undefined, starts = pageStarts(tools)): { tools: Tool[]; nextCursor?: string } {
+  let start = 0;
+  if (cursor !== undefined) {
+    const decoded = /^p(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+    start = decoded ? Number(decoded[1]) : -1;
+    if (!starts.includes(start)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor: list the tools again from the start');
+  }
+  const next = starts[starts.indexOf(start) + 1];
+  if (start === 0 && next === undefined) return { tools };
+  return { tools: tools.slice(start, next), ...(next !== undefined ? { nextCursor: Buffer.from(`p${next}`).toString('base64url') } : {}) };
 }
 
 export function createServerFactory(
@@ -57,6 +95,7 @@ export function createServerFactory(
   const fixed = (): Tool[] =>
     (fixedList ??= dynamicTools ? [...dynamicTools, ...table.tools.filter((t) => pinned.has(t.name)).map(listed)] : table.tools.map(listed));
   let index: OperationIndex | undefined;
+  let fixedStarts: number[] | undefined;
 
   return () => {
     // Toolsets this connection has enabled (toolsets mode only): one server per connection.
@@ -70,9 +109,11 @@ export function createServerFactory(
       { name: table.name, version: table.version, ...(table.title ? { title: table.title } : {}) },
       { capabilities: { tools: toolsetTools ? { listChanged: true } : {}, logging: {} }, ...(table.instructions ? { instructions: table.instructions } : {}) },
     );
-    server.setRequestHandler('tools/list', () => ({
-      tools: toolsetTools ? [...toolsetTools, ...table.tools.filter(served).map(listed)] : fixed(),
-    }));
+    server.setRequestHandler('tools/list', (request) => {
+      const tools = toolsetTools ? [...toolsetTools, ...table.tools.filter(served).map(listed)] : fixed();
+      const maxBytes = options.listPageBytes ?? LIST_PAGE_BYTES;
+      return page(tools, request.params?.cursor, toolsetTools ? pageStarts(tools, maxBytes) : (fixedStarts ??= pageStarts(tools, maxBytes)));
+    });
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
