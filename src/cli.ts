@@ -119,7 +119,7 @@ function withModelOptions(command: Command, forServe = false): Command {
       .option('--tools <mode>', 'what tools/list shows by default (the server can be started in another): direct (a tool per operation), toolsets (the agent enables toolsets), dynamic (search/describe/invoke), or auto: direct when it fits --max-tools and --list-budget, else toolsets when each fits, else dynamic (default: auto)', toolMode);
   }
   return command
-    .option('-n, --name <name>', 'package name of the generated server (default: from the spec title)', packageName)
+    .option('-n, --name <name>', 'package name of the generated server (default: up to three telling words of the spec title, else the server host, e.g. github-octokit-mcp)', packageName)
     .option('--env-prefix <PREFIX>', 'prefix of the credential environment variables (default: from the package name, e.g. SWAGGER_PETSTORE; "" for none)')
     .option('--allow-remote-refs', 'follow $refs to public http(s) URLs of other origins (off: a spec cannot make mcp-gen fetch URLs; internal addresses never)')
     .option('--allow-ref-dir <dirs>', 'folders local $refs may read besides the spec\'s own (comma-separated)', list)

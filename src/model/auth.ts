@@ -82,7 +82,25 @@ export interface AuthNaming {
   chosen: boolean;
 }
 
+/**
+ * Credential variables for every security scheme. When the default prefix would give the name
+ * of another tool's well-known secret (a spec titled "Netlify" whose scheme is `netlifyAuth`
+ * gives NETLIFY_AUTH_TOKEN), the variables move to PREFIX_MCP_… with a warning, rather than
+ * failing: the server must never read that secret, and the user did not pick the prefix.
+ */
 export function buildAuth(doc: JsonObject, naming: AuthNaming, source: string): AuthModel {
+  try {
+    return buildAuthNamed(doc, naming, source);
+  } catch (error) {
+    if (naming.chosen || !(error instanceof SpecError) || !/well-known secret/.test(error.message)) throw error;
+    const prefix = naming.prefix ? `${naming.prefix}_MCP` : 'API_MCP';
+    const model = buildAuthNamed(doc, { prefix, chosen: false }, source);
+    model.warnings.push(`credential variables start with ${prefix}_: with the default prefix, ${error.message.replace(/; name the variables.*$/, '')} (choose another with --env-prefix)`);
+    return model;
+  }
+}
+
+function buildAuthNamed(doc: JsonObject, naming: AuthNaming, source: string): AuthModel {
   const components = isObject(doc.components) ? doc.components : {};
   const raw = isObject(components.securitySchemes) ? components.securitySchemes : {};
   const taken = new Set<string>();

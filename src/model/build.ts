@@ -6,7 +6,7 @@ import { getAt, isObject, parsePointer, type Json, type JsonObject } from '../pa
 import type {
   BodySpec, EncodingSpec, JsonSchema, OutputSpec, ParamLocation, ParamSpec, ParamStyle, ServerSpec, ToolSpec, ToolTable,
 } from '../../templates/runtime/table.js';
-import { NameScope, nameFromRoute, sanitizeArgName, sanitizeToolName } from './naming.js';
+import { NameScope, nameFromRoute, packageNameFor, sanitizeArgName, sanitizeToolName } from './naming.js';
 import { SchemaConverter, type SchemaExtras } from './schema.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
 import { buildAuth, envPrefixFor, securityFor } from './auth.js';
@@ -81,7 +81,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const tools: ToolSpec[] = [];
   const info = isObject(doc.info) ? doc.info : {};
   const rootServers = serverList(doc.servers, spec.source);
-  const packageName = options.packageName ?? slug(typeof info.title === 'string' ? info.title : 'api') + '-mcp';
+  const packageName = options.packageName ?? packageNameFor(typeof info.title === 'string' ? info.title : undefined, rootServers[0]?.url);
   const auth = buildAuth(doc, { prefix: options.envPrefix ?? envPrefixFor(packageName), chosen: options.envPrefix !== undefined }, spec.source);
   report.warnings.push(...auth.warnings);
 
@@ -546,18 +546,6 @@ const trim = (text: string, max: number) => (text.length > max ? text.slice(0, m
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-export function slug(text: string): string {
-  return (
-    text
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 50)
-      .replace(/-+$/, '') || 'api'
-  );
-}
 
 /** Server objects as the runtime needs them; a relative URL is resolved against a spec URL. */
 function serverList(servers: Json | undefined, source: string): ServerSpec[] {

@@ -71,3 +71,34 @@ export class NameScope {
     return candidate;
   }
 }
+
+/** Words that say nothing about which API it is ("GitHub's official OpenAPI spec + Octokit extension"). */
+const NOISE_WORDS = new Set(
+  'a an and api apis definition definitions deprecated docs documentation extension extensions for http https interface json of official on openapi public reference rest restful s service services spec specification the to version with'.split(' '),
+);
+
+/**
+ * The generated package's name: up to three telling words of the title (`github-octokit-mcp`,
+ * not `github-s-official-openapi-spec-octokit-extension-mcp`), else the server's host name
+ * (`api.example.com` → `example-mcp`), else `api-mcp`.
+ */
+export function packageNameFor(title: string | undefined, serverUrl: string | undefined): string {
+  const words = asciiFold(title ?? '')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '' && !NOISE_WORDS.has(w) && !/^v?\d+$/.test(w));
+  let base = '';
+  for (const word of words.slice(0, 3)) {
+    if (base && base.length + 1 + word.length > 30) break;
+    base = base ? `${base}-${word}` : word.slice(0, 30);
+  }
+  if (!base && serverUrl) {
+    try {
+      const labels = new URL(serverUrl).hostname.split('.').filter((l) => !/^(api|www|rest)$/.test(l));
+      base = (labels.length > 1 ? labels[labels.length - 2] : labels[0])?.replace(/[^a-z0-9-]/g, '').slice(0, 30) ?? '';
+    } catch {
+      // not a URL: fall through
+    }
+  }
+  return `${base.replace(/^-+|-+$/g, '') || 'api'}-mcp`;
+}

@@ -127,10 +127,6 @@ describe('a spec that cannot be used', () => {
     ['invalid YAML', { given: BAD_YAML, want: /^mcp-gen: error: .*invalid\.yaml:9:6: invalid YAML\/JSON: bad indentation/ }],
     ['a file that does not exist', { given: join(ROOT, 'test/fixtures/bad/no-such-spec.yaml'), want: /^mcp-gen: error: .*no-such-spec\.yaml: file not found$/ }],
     ['a broken $ref', { given: join(ROOT, 'test/fixtures/bad/broken-ref.yaml'), want: /#\/components\/schemas\/Missing/ }],
-    [
-      'a scheme that would make the server read GITHUB_TOKEN',
-      { given: join(ROOT, 'test/fixtures/bad/steals-github-token.yaml'), want: /steals-github-token\.yaml#\/components\/securitySchemes\/token: the credential variable would be GITHUB_TOKEN, a well-known secret of another tool; name the variables yourself with --env-prefix$/ },
-    ],
   ];
   it.each(cases)('%s: exit 1, exactly one stderr line, no stack trace', (_name, { given, want }) => {
     const out = freshPath('bad');
@@ -141,6 +137,16 @@ describe('a spec that cannot be used', () => {
     expect(r.stderr).not.toMatch(/^\s+at /m);
     expect(r.stdout).toBe('');
     expect(existsSync(out)).toBe(false);
+  });
+
+  it('a scheme that would make the server read GITHUB_TOKEN: the variable moves to GITHUB_MCP_TOKEN, and the summary says why', () => {
+    const out = freshPath('steals');
+    const r = cli([join(ROOT, 'test/fixtures/bad/steals-github-token.yaml'), '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('warning: credential variables start with GITHUB_MCP_: with the default prefix, the credential variable would be GITHUB_TOKEN, a well-known secret of another tool');
+    const table = JSON.parse(readFileSync(join(out, 'tools.json'), 'utf8')) as { auth: { token: { env: object } } };
+    expect(table.auth.token.env).toEqual({ token: 'GITHUB_MCP_TOKEN' });
+    expect(readFileSync(join(out, '.env.example'), 'utf8')).not.toMatch(/^GITHUB_TOKEN=/m);
   });
 
   it('--env-prefix names the credential variables: the user may choose a well-known name on purpose', () => {

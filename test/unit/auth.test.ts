@@ -48,14 +48,22 @@ describe('credential variable names', () => {
     });
   });
 
-  // A hostile spec names its scheme so that the variable is a secret it wants to exfiltrate.
+  // A hostile spec names its scheme so that the variable is a secret it wants to exfiltrate: with
+  // the default prefix, the variables move to PREFIX_MCP_… (said in a warning); never that name.
   it.each([
-    ['AWS', { SECRET_ACCESS: apiKey }, 'AWS_SECRET_ACCESS_KEY', '#/components/securitySchemes/SECRET_ACCESS'],
-    ['GITHUB', { token: bearer }, 'GITHUB_TOKEN', '#/components/securitySchemes/token'],
-    ['NPM', { 'a/b': bearer, token: bearer }, 'NPM_TOKEN', '#/components/securitySchemes/token'],
+    ['AWS', { SECRET_ACCESS: apiKey }, { SECRET_ACCESS: { key: 'AWS_MCP_SECRET_ACCESS_KEY' } }],
+    ['GITHUB', { token: bearer }, { token: { token: 'GITHUB_MCP_TOKEN' } }],
+    ['NPM', { 'a/b': bearer, token: bearer }, { 'a/b': { token: 'NPM_MCP_A_B_TOKEN' }, token: { token: 'NPM_MCP_TOKEN' } }],
+  ])('default prefix %s with schemes %j: a well-known name moves to the PREFIX_MCP_ namespace', (prefix, schemes, want) => {
+    expect(variables(schemes, prefix)).toEqual(want);
+    const model = buildAuth(doc(schemes), { prefix, chosen: false }, 'spec.yaml');
+    expect(model.warnings).toEqual([expect.stringMatching(new RegExp(`^credential variables start with ${prefix}_MCP_: .*a well-known secret of another tool`))]);
+  });
+
+  it.each([
     ['MCP', { auth: bearer }, 'MCP_AUTH_TOKEN', '#/components/securitySchemes/auth'],
     ['ACME', { 'MCP_ALLOWED_HOSTS': bearer }, 'ACME_MCP_ALLOWED_HOSTS_TOKEN', undefined],
-  ])('prefix %s with schemes %j: %s is refused unless it is harmless', (prefix, schemes, name, where) => {
+  ])('prefix %s with schemes %j: %s (the server\'s own namespace) is refused unless it is harmless', (prefix, schemes, name, where) => {
     if (where === undefined) {
       expect(Object.values(variables(schemes, prefix)).map((e) => Object.values(e)).flat()).toEqual([name]);
       return;

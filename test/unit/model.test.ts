@@ -739,10 +739,10 @@ describe('report warnings', () => {
 
 describe('table identity', () => {
   const cases: [string, { given: JsonObject; want: { name: string; version: string; title?: string } }][] = [
-    ['name from the title', { given: { title: 'Swagger Petstore - OpenAPI 3.0', version: '1.0.19' }, want: { name: 'swagger-petstore-openapi-3-0-mcp', version: '1.0.19', title: 'Swagger Petstore - OpenAPI 3.0' } }],
-    ['accents folded', { given: { title: 'Météo API', version: '2' }, want: { name: 'meteo-api-mcp', version: '2', title: 'Météo API' } }],
+    ['name from the title', { given: { title: 'Swagger Petstore - OpenAPI 3.0', version: '1.0.19' }, want: { name: 'swagger-petstore-mcp', version: '1.0.19', title: 'Swagger Petstore - OpenAPI 3.0' } }],
+    ['accents folded', { given: { title: 'Météo API', version: '2' }, want: { name: 'meteo-mcp', version: '2', title: 'Météo API' } }],
     ['a numeric version becomes a string', { given: { title: 'X', version: 2 }, want: { name: 'x-mcp', version: '2', title: 'X' } }],
-    ['no title', { given: { version: '1' }, want: { name: 'api-mcp', version: '1' } }],
+    ['no title: from the server host', { given: { version: '1' }, want: { name: 'example-mcp', version: '1' } }],
   ];
   it.each(cases)('%s', (_name, { given, want }) => {
     const m = model(spec({}, { info: given }));

@@ -2,7 +2,7 @@
 // ^[A-Za-z0-9_-]{1,64}$, argument names ^[A-Za-z0-9_.-]{1,64}$; the same spec must always give
 // the same names, and two different operations must never share one.
 import { describe, expect, it } from 'vitest';
-import { MAX_NAME, NameScope, nameFromRoute, sanitizeArgName, sanitizeToolName } from '../../src/model/naming.js';
+import { MAX_NAME, NameScope, nameFromRoute, packageNameFor, sanitizeArgName, sanitizeToolName } from '../../src/model/naming.js';
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const ARG_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -157,5 +157,31 @@ describe('NameScope', () => {
       expect(n).toMatch(TOOL_NAME);
     }
     expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(names.length);
+  });
+});
+
+describe('packageNameFor', () => {
+  it.each([
+    // the title's telling words, at most three
+    ['GitHub\'s official OpenAPI spec + Octokit extension', undefined, 'github-octokit-mcp'],
+    ['Swagger Petstore', 'https://petstore.swagger.io/v2', 'swagger-petstore-mcp'],
+    ['Stripe API', undefined, 'stripe-mcp'],
+    ['AWS Route53 Recovery Control Config', undefined, 'aws-route53-recovery-mcp'],
+    ['Microsoft Graph v1.0', undefined, 'microsoft-graph-mcp'],
+    ['Crème Brûlée REST service', undefined, 'creme-brulee-mcp'],
+    // no telling word: the server's host, without api./www. and the TLD
+    ['The API', 'https://api.example.com/v1', 'example-mcp'],
+    ['REST API v2', 'https://www.acme.co/api', 'acme-mcp'],
+    // nothing at all
+    [undefined, undefined, 'api-mcp'],
+    ['OpenAPI', 'not a url', 'api-mcp'],
+  ])('%s (server %s) → %s', (title, server, want) => {
+    expect(packageNameFor(title, server)).toBe(want);
+  });
+
+  it('a very long word is cut to 30 characters, and the name stays a valid npm name', () => {
+    const name = packageNameFor('ApplicationInsightsManagementClientForEverything', undefined);
+    expect(name).toBe('applicationinsightsmanagementc-mcp');
+    expect(name).toMatch(/^[a-z0-9][a-z0-9-]*$/);
   });
 });
