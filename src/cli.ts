@@ -4,12 +4,10 @@
 
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { relative } from 'node:path';
-import { GENERATOR_VERSION } from './emit/project.js';
+import { GENERATOR_VERSION } from './version.js';
+import { formatWarning } from './warnings.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
-import { diffSpecs } from './diff.js';
-import { generate, type GenerateResult } from './generate.js';
-import { serveSpec, splitServeArgs } from './serve.js';
-import { USAGE } from '../templates/runtime/config.js';
+import type { GenerateResult } from './generate.js';
 import { findConfigFile, readConfigFile, TOOL_MODES, type ToolModeOption, type UserOptions } from './options.js';
 
 interface CliFlags extends Omit<UserOptions, 'spec' | 'maxDescriptionLength' | 'tools' | 'toolMode' | 'listBudgetKb' | 'toolsets'> {
@@ -72,7 +70,7 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
     for (const r of report.renamed.slice(0, 5)) print(`    ${r.operation} → ${r.name} (${r.reason})`);
     if (report.renamed.length > 5) print(`    … and ${report.renamed.length - 5} more (see tools.json)`);
   }
-  for (const w of report.warnings) print(`  warning: ${w}`);
+  for (const w of report.warnings) print(`  warning: ${formatWarning(w)}`);
   if (report.droppedBodies.length) {
     const shown = report.droppedBodies.slice(0, 5).join(', ');
     const more = report.droppedBodies.length > 5 ? ` and ${report.droppedBodies.length - 5} more` : '';
@@ -106,7 +104,7 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   print('');
   print('Next:');
   print(`  cd ${where} && npm install && npm run build`);
-  const needsBase = report.warnings.some((w) => /base-url/.test(w));
+  const needsBase = report.warnings.some((w) => w.code === 'no-base-url');
   print(`  node dist/main.js --transport http${needsBase ? ' --base-url https://your.api' : ''}   # Streamable HTTP on http://127.0.0.1:3000/mcp (stdio is the default)`);
 }
 
@@ -163,6 +161,7 @@ async function diffMain(argv: string[]): Promise<number> {
   }
   const flags = program.opts<{ failOn?: 'breaking' | 'any'; json?: boolean; config?: string }>();
   const [before, after] = program.args as [string, string];
+  const { diffSpecs } = await import('./diff.js');
   const changes = await diffSpecs(before, after, userOptions({ config: flags.config }, undefined));
   const breaking = changes.filter((c) => c.breaking).length;
   if (flags.json) print(JSON.stringify({ breaking, changes }, null, 2));
@@ -202,6 +201,7 @@ export async function main(argv: string[]): Promise<number> {
     throw error;
   }
   return reportErrors(async () => {
+    const { generate } = await import('./generate.js');
     const result = await generate(userOptions(flags, program.args[0]));
     summarise(result, flags);
     if (flags.check) {
@@ -229,6 +229,9 @@ function userOptions(flags: CliFlags, spec: string | undefined): UserOptions {
 
 /** `mcp-gen serve <spec> [generator options] [server options]`. */
 async function serveMain(argv: string[]): Promise<number> {
+  // Loaded here, not at start: --version and generate do not need the runtime.
+  const { serveSpec, splitServeArgs } = await import('./serve.js');
+  const { USAGE } = await import('../templates/runtime/config.js');
   const { model, server } = splitServeArgs(argv);
   const program = withModelOptions(new Command()
     .name('mcp-gen serve')

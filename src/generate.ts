@@ -2,7 +2,8 @@
 
 import { basename, resolve } from 'node:path';
 import { buildModel, type ModelReport, type ServerModel } from './model/build.js';
-import { emitProject, GENERATOR_VERSION, type GeneratedFile } from './emit/project.js';
+import { emitProject, type GeneratedFile } from './emit/project.js';
+import { GENERATOR_VERSION } from './version.js';
 import { emitToolTypes } from './emit/types.js';
 import { loadSpec } from './parse/load.js';
 import { writeProject, type WritePlan } from './write/write.js';
@@ -53,8 +54,5 @@ export async function modelFromOptions(options: UserOptions): Promise<{ o: Resol
     ...(o.name !== undefined ? { packageName: o.name } : {}),
     ...(o.envPrefix !== undefined ? { envPrefix: o.envPrefix } : {}),
   });
-  for (const key of Object.keys(o.tools)) {
-    if (!model.report.matchedOverrides.has(key)) model.report.warnings.push(`config "tools"."${key}" matches no operation (use an operationId or "METHOD /path")`);
-  }
   return { o, model };
 }

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { modelFromOptions } from './generate.js';
 import type { UserOptions } from './options.js';
+import { formatWarning } from './warnings.js';
 import { SERVER_OPTIONS } from '../templates/runtime/config.js';
 
 /**
@@ -40,7 +41,7 @@ export async function serveSpec(options: UserOptions, serverArgv: string[]): Pro
   // stdout may be the MCP channel (stdio): everything for people goes to stderr.
   const say = (line: string) => process.stderr.write(`mcp-gen serve: ${line}\n`);
   say(`${table.title ?? table.name}: ${table.tools.length} tool${table.tools.length === 1 ? '' : 's'}, tools/list ${table.serve?.mode ?? 'direct'} by default${report.skipped.length ? `, ${report.skipped.length} operation${report.skipped.length === 1 ? '' : 's'} skipped` : ''}`);
-  for (const warning of report.warnings) say(`warning: ${warning}`);
+  for (const warning of report.warnings) say(`warning: ${formatWarning(warning)}`);
   const runtime = await import('../templates/runtime/main.js');
   runtime.loadEnvFile(resolve('.env'));
   await runtime.serveTable(table, {}, serverArgv);

@@ -6,6 +6,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
+import { GENERATOR_VERSION, OWN_PACKAGE } from '../version.js';
 import { envText, flagText, SETTINGS } from '../../templates/runtime/settings.js';
 import type { ServerModel } from '../model/build.js';
 import { resolveDefaultServer } from './servers.js';
@@ -45,19 +46,14 @@ function locateTemplates(): string {
 }
 
 const packageVersions = (() => {
-  const pkg = JSON.parse(readFileSync(TEMPLATES + '../package.json', 'utf8')) as {
-    version: string;
-    dependencies?: Record<string, string>;
-    devDependencies?: Record<string, string>;
-  };
-  const all = { ...pkg.devDependencies, ...pkg.dependencies };
+  const all = { ...OWN_PACKAGE.devDependencies, ...OWN_PACKAGE.dependencies };
   const exact = (name: string) => {
     const v = all[name];
     if (!v || !/^\d+\.\d+\.\d+$/.test(v)) throw new Error(`mcp-gen's package.json must pin ${name} to an exact version`);
     return v;
   };
   return {
-    generator: pkg.version,
+    generator: GENERATOR_VERSION,
     server: exact('@modelcontextprotocol/server'),
     node: exact('@modelcontextprotocol/node'),
     serverLegacy: exact('@modelcontextprotocol/server-legacy'),
@@ -68,8 +64,6 @@ const packageVersions = (() => {
     re2js: exact('re2js'),
   };
 })();
-
-export const GENERATOR_VERSION = packageVersions.generator;
 
 const hbs = Handlebars.create();
 hbs.registerHelper('json', (value: unknown) => JSON.stringify(value));

@@ -16,6 +16,7 @@
 // refused unless the user chose the prefix; names in the server's own MCP_ namespace always.
 
 import { SpecError } from '../errors.js';
+import { warning, type GenerationWarning } from '../warnings.js';
 import { isObject, pointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type { AuthSchemeSpec, SecurityRequirement } from '../../templates/runtime/table.js';
 import { SETTINGS } from '../../templates/runtime/settings.js';
@@ -53,7 +54,7 @@ export function upperSnake(name: string): string {
 
 export interface AuthModel {
   schemes: Record<string, AuthSchemeSpec>;
-  warnings: string[];
+  warnings: GenerationWarning[];
 }
 
 /** The default prefix: the package name without its `-mcp` ending. */
@@ -95,7 +96,7 @@ export function buildAuth(doc: JsonObject, naming: AuthNaming, source: string): 
     if (naming.chosen || !(error instanceof SpecError) || !/well-known secret/.test(error.message)) throw error;
     const prefix = naming.prefix ? `${naming.prefix}_MCP` : 'API_MCP';
     const model = buildAuthNamed(doc, { prefix, chosen: false }, source);
-    model.warnings.push(`credential variables start with ${prefix}_: with the default prefix, ${error.message.replace(/; name the variables.*$/, '')} (choose another with --env-prefix)`);
+    model.warnings.push(warning('credential-prefix', `credential variables start with ${prefix}_: with the default prefix, ${error.message.replace(/; name the variables.*$/, '')} (choose another with --env-prefix)`));
     return model;
   }
 }
@@ -119,7 +120,7 @@ function buildAuthNamed(doc: JsonObject, naming: AuthNaming, source: string): Au
     return candidate;
   };
   const schemes: Record<string, AuthSchemeSpec> = {};
-  const warnings: string[] = [];
+  const warnings: GenerationWarning[] = [];
   for (const name of Object.keys(raw).sort()) {
     const s = raw[name];
     if (!isObject(s)) continue;
@@ -146,7 +147,7 @@ function buildAuthNamed(doc: JsonObject, naming: AuthNaming, source: string): Au
     } else if (s.type === 'openIdConnect') {
       schemes[name] = { type: 'oauth2', env: { token: variable(name, 'TOKEN') }, ...extra };
     } else {
-      warnings.push(`#/components/securitySchemes/${name}: type ${JSON.stringify(s.type ?? null)} is not supported; operations that need it must be authenticated in src/hooks.ts`);
+      warnings.push(warning('unsupported-security', `type ${JSON.stringify(s.type ?? null)} is not supported; operations that need it must be authenticated in src/hooks.ts`, `#/components/securitySchemes/${name}`));
     }
   }
   return { schemes, warnings };

@@ -14,6 +14,7 @@ import { globToRegExp, selectOperation } from './select.js';
 import { bodyKindOf, concreteMediaType, mediaKind } from '../../templates/runtime/media.js';
 import { isHopHeader } from '../../templates/runtime/request.js';
 import type { Selection, ToolModeOption, ToolOverride, ToolsetRule } from '../options.js';
+import { warning, type GenerationWarning } from '../warnings.js';
 import { chooseServing, type ServingReport } from './serving.js';
 import { defaultToolset, ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSlug } from '../../templates/runtime/toolsets.js';
 
@@ -51,7 +52,7 @@ export interface ModelReport {
   /** Keys of ModelOptions.overrides that named an operation (the others are typos). */
   matchedOverrides: Set<string>;
   renamed: { operation: string; name: string; reason: string }[];
-  warnings: string[];
+  warnings: GenerationWarning[];
   /** How much of the tool schemas tools/list shows (large shared schemas are listed in part). */
   listing?: ListingReport;
   /** The default tools/list: its mode, why, and the toolsets. */
@@ -152,11 +153,14 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   }
 
   if (tools.length === 0) {
-    report.warnings.push(report.skipped.length ? 'every operation was left out: the server will have no tools' : 'the spec defines no operations: the server will have no tools');
+    report.warnings.push(warning('no-tools', report.skipped.length ? 'every operation was left out: the server will have no tools' : 'the spec defines no operations: the server will have no tools'));
   }
-  const saidAlready = report.warnings.some((w) => w.includes('--base-url'));
+  const saidAlready = report.warnings.some((w) => w.code === 'no-base-url');
   if (!saidAlready && !rootServers.some((s) => /^https?:\/\//i.test(s.url)) && tools.some((t) => !t.http.servers)) {
-    report.warnings.push('the spec names no absolute server URL: start the server with --base-url or API_BASE_URL');
+    report.warnings.push(warning('no-base-url', 'the spec names no absolute server URL: start the server with --base-url or API_BASE_URL'));
+  }
+  for (const key of Object.keys(options.overrides ?? {})) {
+    if (!report.matchedOverrides.has(key)) report.warnings.push(warning('unmatched-override', `config "tools"."${key}" matches no operation (use an operationId or "METHOD /path")`));
   }
   const defs: Record<string, JsonSchema> = {};
   const used = new Set(tools.flatMap((t) => [...t.defs, ...(t.output?.defs ?? [])]));
@@ -178,10 +182,10 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const serving = chooseServing(table, options.toolMode ?? 'auto', { maxTools: options.maxTools ?? 128, budgetBytes: options.listBudgetBytes ?? 100 * 1024 }, pinned);
   report.serving = serving;
   if (serving.mode !== 'direct') table.serve = { mode: serving.mode, pinned };
-  else if (pinned.length) report.warnings.push('--direct-tools has no effect in direct mode: every operation is a tool');
+  else if (pinned.length) report.warnings.push(warning('unused-option', '--direct-tools has no effect in direct mode: every operation is a tool'));
   if (serving.mode === 'direct' && report.listing.listedBytes > DEFAULT_LISTING_BUDGET.totalBytes) {
     const mb = (report.listing.listedBytes / 1024 / 1024).toFixed(1);
-    report.warnings.push(`with --client-profile full and --tools direct, tools/list is ${mb} MB: more than MCP clients read in one message (the SDK's stdio client stops at 10 MiB)`);
+    report.warnings.push(warning('large-listing', `with --client-profile full and --tools direct, tools/list is ${mb} MB, served in pages of 8 MiB: clients that do not follow nextCursor see only the first`));
   }
   return { table, report };
 }
@@ -255,7 +259,7 @@ function buildArguments(
     const name = match[1] as string;
     if (byKey.has(`path:${name}`)) continue;
     byKey.set(`path:${name}`, { name, in: 'path', required: true, schema: { type: 'string' } });
-    report.warnings.push(`${where}: path variable {${name}} has no parameter; added as a required string argument`);
+    report.warnings.push(warning('missing-path-parameter', `path variable {${name}} has no parameter; added as a required string argument`, where));
   }
   // Collisions: the first claimant keeps the plain name, in location order path, query,
   // header, cookie, then the body; later ones are suffixed with their location (`id_query`).
@@ -342,7 +346,7 @@ function buildArguments(
       body.contentTypeArg = choice;
     }
   } else if (op.requestBody !== undefined && !isObject(requestBody) && !report.droppedBodies.includes(place.label)) {
-    report.warnings.push(`${where}/requestBody: cannot be resolved; the tool takes no body`);
+    report.warnings.push(warning('unresolved-request-body', 'cannot be resolved; the tool takes no body', `${where}/requestBody`));
   }
   return { params, properties, required, body };
 }

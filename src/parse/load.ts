@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { SpecError } from '../errors.js';
+import { warning, type GenerationWarning } from '../warnings.js';
 import { getAt, isObject, parsePointer, type JsonObject } from './pointer.js';
 import { SourceGuard } from './sources.js';
 import { convertSwagger2 } from './swagger2.js';
@@ -16,7 +17,7 @@ export interface LoadedSpec {
   specVersion: string;
   /** Path or URL as the user gave it, for messages and headers. */
   source: string;
-  warnings: string[];
+  warnings: GenerationWarning[];
 }
 
 export interface LoadOptions {
@@ -77,7 +78,7 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
   }
   if (!isObject(bundled)) throw new SpecError('the document is not a JSON/YAML object', source);
   if (isUrl(source)) restorePorts(bundled, source);
-  const warnings: string[] = [];
+  const warnings: GenerationWarning[] = [];
   const declared = bundled.openapi ?? bundled.swagger;
   if (typeof declared !== 'string') {
     throw new SpecError('no "openapi" or "swagger" version field: not an OpenAPI document', source + '#/');
@@ -93,7 +94,7 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
       source + (bundled.openapi !== undefined ? '#/openapi' : '#/swagger'),
     );
   }
-  if (!isObject(doc.info)) warnings.push('the spec has no "info" object');
+  if (!isObject(doc.info)) warnings.push(warning('no-info', 'the spec has no "info" object'));
   if (doc.paths !== undefined && !isObject(doc.paths)) {
     throw new SpecError('"paths" must be an object', source + '#/paths');
   }

@@ -5,6 +5,7 @@
 // the model follows refs by pointer, whatever the dialect.
 
 import { getAt, isObject, parsePointer, type Json, type JsonObject } from './pointer.js';
+import { warning, type GenerationWarning } from '../warnings.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
 // Keywords a Swagger 2.0 non-body parameter carries that belong in an OpenAPI 3 `schema`.
@@ -13,7 +14,7 @@ const SCHEMA_KEYS = [
   'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'enum', 'multipleOf',
 ] as const;
 
-export function convertSwagger2(spec: JsonObject, warnings: string[]): JsonObject {
+export function convertSwagger2(spec: JsonObject, warnings: GenerationWarning[]): JsonObject {
   const globalConsumes = stringList(spec.consumes) ?? ['application/json'];
   const globalProduces = stringList(spec.produces) ?? ['application/json'];
   const paths: JsonObject = {};
@@ -175,10 +176,10 @@ function convertResponses(spec: JsonObject, responses: Json | undefined, produce
   return out;
 }
 
-function servers(spec: JsonObject, warnings: string[]): Json[] {
+function servers(spec: JsonObject, warnings: GenerationWarning[]): Json[] {
   const basePath = typeof spec.basePath === 'string' ? spec.basePath.replace(/\/+$/, '') : '';
   if (typeof spec.host !== 'string' || spec.host === '') {
-    warnings.push('Swagger 2.0 spec has no "host": the server needs --base-url or API_BASE_URL');
+    warnings.push(warning('no-base-url', 'Swagger 2.0 spec has no "host": the server needs --base-url or API_BASE_URL'));
     return basePath ? [{ url: basePath }] : [];
   }
   const schemes = stringList(spec.schemes) ?? ['https'];

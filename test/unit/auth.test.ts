@@ -1,5 +1,6 @@
 // Credential variable names (src/model/auth.ts): the spec names the security schemes, so it
 // must not be able to make the generated server read another tool's secret.
+import { formatWarning } from '../../src/warnings.js';
 import { describe, expect, it } from 'vitest';
 import { buildAuth, envPrefixFor, joinOverlapping } from '../../src/model/auth.js';
 import { SpecError } from '../../src/errors.js';
@@ -57,7 +58,7 @@ describe('credential variable names', () => {
   ])('default prefix %s with schemes %j: a well-known name moves to the PREFIX_MCP_ namespace', (prefix, schemes, want) => {
     expect(variables(schemes, prefix)).toEqual(want);
     const model = buildAuth(doc(schemes), { prefix, chosen: false }, 'spec.yaml');
-    expect(model.warnings).toEqual([expect.stringMatching(new RegExp(`^credential variables start with ${prefix}_MCP_: .*a well-known secret of another tool`))]);
+    expect(model.warnings.map(formatWarning)).toEqual([expect.stringMatching(new RegExp(`^credential variables start with ${prefix}_MCP_: .*a well-known secret of another tool`))]);
   });
 
   it.each([

@@ -103,7 +103,7 @@ describe('specs that load', () => {
     expect((spec.doc.webhooks as JsonObject).newPet).toBeDefined();
     const m = buildModel(spec, { maxDescriptionLength: 1_000 });
     expect(m.table.tools).toEqual([]);
-    expect(m.report.warnings).toEqual(['the spec defines no operations: the server will have no tools']);
+    expect(m.report.warnings).toEqual([{ code: 'no-tools', message: 'the spec defines no operations: the server will have no tools' }]);
   });
 
   it('keeps the declared version and the source as given', async () => {

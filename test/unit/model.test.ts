@@ -1,6 +1,7 @@
 // buildModel (src/model/build.ts): operations → the tool table and the report.
 // Specs are built inline as LoadedSpec objects; the last block runs the real Petstore sample
 // through loadSpec.
+import { formatWarning } from '../../src/warnings.js';
 import { describe, expect, it } from 'vitest';
 import { Ajv, AjvJsonSchemaValidator, addFormats } from '@modelcontextprotocol/server/validators/ajv';
 import type { JsonSchemaType } from '@modelcontextprotocol/server';
@@ -303,7 +304,7 @@ describe('parameters', () => {
     const t = only(m);
     expect(t.http.params).toEqual([{ arg: 'thingId', name: 'thingId', in: 'path', style: 'simple', explode: false, required: true, type: 'string' }]);
     expect(t.inputSchema.required).toEqual(['thingId']);
-    expect(m.report.warnings.some((w) => w.includes('{thingId}'))).toBe(true);
+    expect(m.report.warnings.some((w) => w.code === 'missing-path-parameter' && w.message.includes('{thingId}'))).toBe(true);
   });
 
   it('a parameter described by content (not schema) takes the media type schema', () => {
@@ -374,7 +375,7 @@ describe('request bodies', () => {
   it('warns about a requestBody $ref that resolves to nothing, and takes no body', () => {
     const m = model(spec(op('post', { operationId: 'p', requestBody: { $ref: '#/components/requestBodies/Nope' } })));
     expect(only(m).http.body).toBeUndefined();
-    expect(m.report.warnings).toEqual(['#/paths/~1things/post/requestBody: cannot be resolved; the tool takes no body']);
+    expect(m.report.warnings).toEqual([{ code: 'unresolved-request-body', message: 'cannot be resolved; the tool takes no body', where: '#/paths/~1things/post/requestBody' }]);
   });
 
   const media: [string, { given: string[]; want: string[] }][] = [
@@ -689,7 +690,7 @@ describe('servers', () => {
     const s = spec(op('get', given.opServers ? { servers: given.opServers as JsonObject[] } : {}), { servers: given.servers as JsonObject[] }, '3.0.3', given.source);
     const m = model(s);
     expect(m.table.servers.map((x) => x.url)).toEqual(want.servers);
-    expect(m.report.warnings).toEqual(want.warnings);
+    expect(m.report.warnings.map(formatWarning)).toEqual(want.warnings);
   });
 
   it('operation servers are kept on the tool', () => {
@@ -699,11 +700,17 @@ describe('servers', () => {
 });
 
 describe('report warnings', () => {
+  it('a config "tools" key that names no operation is reported by the model itself, with its code', () => {
+    const m = model(spec(op('get', { operationId: 'real' })), { overrides: { real: { name: 'renamed' }, typo: { exclude: true } } });
+    expect(m.table.tools.map((t) => t.name)).toEqual(['renamed']);
+    expect(m.report.warnings).toEqual([{ code: 'unmatched-override', message: 'config "tools"."typo" matches no operation (use an operationId or "METHOD /path")' }]);
+  });
+
   const cases: [string, { given: LoadedSpec; want: string[] }][] = [
     ['no operations', { given: spec({}), want: [NO_OPERATIONS] }],
     ['no paths at all', { given: { ...spec({}), doc: { openapi: '3.0.3', info: { title: 'x', version: '1' }, servers: SERVERS } }, want: [NO_OPERATIONS] }],
     ['path items without operations', { given: spec({ '/a': { parameters: [], summary: 'nothing' } }), want: [NO_OPERATIONS] }],
-    ['the loader warnings come first', { given: { ...spec({}), warnings: ['from the loader'] }, want: ['from the loader', NO_OPERATIONS] }],
+    ['the loader warnings come first', { given: { ...spec({}), warnings: [{ code: 'no-info', message: 'from the loader' }] }, want: ['from the loader', NO_OPERATIONS] }],
     [
       'an unsupported security scheme',
       {
@@ -714,7 +721,7 @@ describe('report warnings', () => {
   ];
   it.each(cases)('%s', (_name, { given, want }) => {
     const m = model(given);
-    expect(m.report.warnings).toEqual(want);
+    expect(m.report.warnings.map(formatWarning)).toEqual(want);
   });
 
   // 10 operations whose own arguments hold a 1 MB enum each: no shared schema to list in part
@@ -732,7 +739,7 @@ describe('report warnings', () => {
     const asked = model(spec(huge), { toolMode: 'direct' });
     expect(asked.table.serve).toBeUndefined();
     expect(asked.report.serving?.reason).toMatch(/^chosen with --tools direct \(its tools\/list, 10 tools in \d+ KB, is over the budget/);
-    expect(asked.report.warnings).toEqual([expect.stringMatching(/^with --client-profile full and --tools direct, tools\/list is 9\.\d MB/)]);
+    expect(asked.report.warnings.map(formatWarning)).toEqual([expect.stringMatching(/^with --client-profile full and --tools direct, tools\/list is 9\.\d MB/)]);
   });
 
 });

@@ -1,5 +1,6 @@
 // Swagger 2.0 → OpenAPI 3.0 shape (src/parse/swagger2.ts, through loadSpec): everything that
 // changes a request on the wire must survive — servers, bodies, forms, array formats, auth.
+import { formatWarning, type GenerationWarning } from '../../src/warnings.js';
 import { describe, expect, it } from 'vitest';
 import { buildModel } from '../../src/model/build.js';
 import { loadSpec, type LoadedSpec } from '../../src/parse/load.js';
@@ -320,9 +321,9 @@ describe('test/fixtures/swagger2/no-host.yaml', () => {
   it('a spec without host: the basePath as a relative server, and a warning', async () => {
     const spec = await loadSpec(fixture('no-host.yaml'));
     expect(spec.doc.servers).toEqual([{ url: '/api' }]);
-    expect(spec.warnings).toEqual(['Swagger 2.0 spec has no "host": the server needs --base-url or API_BASE_URL']);
+    expect(spec.warnings).toEqual([{ code: 'no-base-url', message: 'Swagger 2.0 spec has no "host": the server needs --base-url or API_BASE_URL' }]);
     const m = buildModel(spec, { maxDescriptionLength: 1_000 });
-    expect(m.report.warnings).toContain('Swagger 2.0 spec has no "host": the server needs --base-url or API_BASE_URL');
+    expect(m.report.warnings.map(formatWarning)).toContain('Swagger 2.0 spec has no "host": the server needs --base-url or API_BASE_URL');
     expect(m.table.tools.map((t) => t.name)).toEqual(['ping']);
   });
 });
@@ -344,12 +345,12 @@ describe('convertSwagger2: servers', () => {
     ['empty host', { given: { host: '' }, want: { urls: [], warnings: [NO_HOST] } }],
   ];
   it.each(cases)('%s', (_name, { given, want }) => {
-    const warnings: string[] = [];
+    const warnings: GenerationWarning[] = [];
     const input = swagger(given);
     if (input.host === null) delete input.host;
     const doc = convertSwagger2(input, warnings);
     expect((doc.servers as JsonObject[]).map((s) => s.url)).toEqual(want.urls);
-    expect(warnings).toEqual(want.warnings);
+    expect(warnings.map(formatWarning)).toEqual(want.warnings);
   });
 });
 

@@ -1,0 +1,25 @@
+// Generation warnings as data: a code a program can test, a sentence for people, and the
+// place in the spec when there is one. The CLI formats them; nothing parses them back.
+
+export type WarningCode =
+  | 'no-base-url' // the spec names no absolute server URL
+  | 'no-tools' // nothing to serve
+  | 'no-info' // the spec has no info object
+  | 'unsupported-security' // a security scheme the server cannot apply
+  | 'credential-prefix' // credential variables moved away from a well-known name
+  | 'missing-path-parameter' // a {name} in the path that no parameter declares
+  | 'unresolved-request-body' // a requestBody $ref that cannot be followed
+  | 'unused-option' // an option that does nothing for this spec
+  | 'unmatched-override' // a config "tools" key that names no operation
+  | 'large-listing'; // tools/list in full beyond what clients read at once
+
+export interface GenerationWarning {
+  code: WarningCode;
+  message: string;
+  /** A JSON pointer into the spec (with its file), when the warning is about one place. */
+  where?: string;
+}
+
+export const warning = (code: WarningCode, message: string, where?: string): GenerationWarning => ({ code, message, ...(where !== undefined ? { where } : {}) });
+
+export const formatWarning = (w: GenerationWarning): string => (w.where ? `${w.where}: ${w.message}` : w.message);
