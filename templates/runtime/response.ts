@@ -3,6 +3,9 @@
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isTextual, mediaKind } from './media.js';
+import { NO_JSON, NOTHING, plainStructure, StructureProblem, toolError, type Structurer } from './output.js';
+
+export { NO_JSON, NOTHING, plainStructure, StructureProblem, type Structurer } from './output.js';
 
 export interface UpstreamAnswer {
   status: number;
@@ -28,23 +31,6 @@ function truncationNote(answer: UpstreamAnswer): string {
   return `\n\n[response truncated: showing the first ${answer.bytes.length} bytes of ${total}; raise --max-response-bytes to see more]`;
 }
 
-/**
- * Decides the structuredContent for a successful answer: `json` is the parsed body, or
- * `NO_JSON` when it was not JSON, `NOTHING` when it was empty or cut. Returns the object to send, nothing, or a
- * sentence saying why the answer cannot be sent as the tool promised.
- */
-export type Structurer = (json: unknown) => Record<string, unknown> | undefined | StructureProblem;
-export class StructureProblem {
-  constructor(readonly reason: string) {}
-}
-export const NO_JSON = Symbol('no JSON body');
-/** The body was empty, or cut by --max-response-bytes: nothing structured to offer. */
-export const NOTHING = Symbol('empty or cut body');
-
-/** Without an outputSchema: objects as they are, other JSON values wrapped. */
-export const plainStructure: Structurer = (json) =>
-  json === NO_JSON || json === NOTHING ? undefined : typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : { result: json };
-
 export function toToolResult(answer: UpstreamAnswer, structure: Structurer = plainStructure): CallToolResult {
   const media = answer.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
   const statusLine = `HTTP ${answer.status}${answer.statusText ? ' ' + answer.statusText : ''}`;
@@ -52,13 +38,13 @@ export function toToolResult(answer: UpstreamAnswer, structure: Structurer = pla
     const excerpt = decoder.decode(answer.bytes.subarray(0, ERROR_EXCERPT_BYTES));
     const more = answer.bytes.length > ERROR_EXCERPT_BYTES || answer.truncated ? ' […]' : '';
     const head = `${statusLine} from ${answer.label}`;
-    return { isError: true, content: [{ type: 'text', text: excerpt ? `${head}\n${excerpt}${more}` : head }] };
+    return toolError(excerpt ? `${head}\n${excerpt}${more}` : head);
   }
   const withStructure = (text: string, json: unknown): CallToolResult => {
     const structured = structure(json);
     if (structured === undefined) return { content: [{ type: 'text', text }] };
     if (structured instanceof StructureProblem) {
-      return { isError: true, content: [{ type: 'text', text: `${statusLine} from ${answer.label}, but ${structured.reason}:\n${text}` }] };
+      return toolError(`${statusLine} from ${answer.label}, but ${structured.reason}:\n${text}`);
     }
     return { content: [{ type: 'text', text }], structuredContent: structured };
   };
@@ -90,7 +76,7 @@ export function toToolResult(answer: UpstreamAnswer, structure: Structurer = pla
       : { type: 'resource', resource: { uri: answer.uri, mimeType: media || 'application/octet-stream', blob: data } };
   const structured = structure(NO_JSON);
   if (structured instanceof StructureProblem) {
-    return { isError: true, content: [{ type: 'text', text: `${statusLine} from ${answer.label}, but ${structured.reason}` }, binary] };
+    return toolError(`${statusLine} from ${answer.label}, but ${structured.reason}`, binary);
   }
   return { content: [binary], ...(structured ? { structuredContent: structured } : {}) };
 }

@@ -11,7 +11,8 @@ import { Authenticator, type RequestCredentials } from './auth.js';
 import { coerceArguments } from './coerce.js';
 import { argumentsTooBig, linearRegExpEngine } from './limits.js';
 import { ArgumentError, buildRequest, getHeader, resolveServerUrl, setHeader } from './request.js';
-import { NO_JSON, NOTHING, plainStructure, StructureProblem, toToolResult, type Structurer } from './response.js';
+import { advertisedStructure, plainStructure, toolError, type Structurer } from './output.js';
+import { toToolResult } from './response.js';
 import { stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
 import { credentialPlaces, fetchFollowingRedirects, readLimited, redact, RedirectError } from './upstream.js';
 
@@ -33,6 +34,8 @@ export interface Executor {
    * mode's invoke_operation): then nothing promised a shape, and any good answer is returned.
    */
   call(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal, credentials?: RequestCredentials, options?: { advertised?: boolean }): Promise<CallToolResult>;
+  /** Arguments of a tool that is not an operation (the meta-tools) against its schema: why they do not fit, or undefined. */
+  checkArguments(schema: JsonSchema, args: Record<string, unknown>): Promise<string | undefined>;
 }
 
 /**
@@ -57,7 +60,6 @@ function loadAjv(log: Logger): Promise<Ajv2020> {
 
 const NO_CREDENTIALS: RequestCredentials = new Map();
 
-const fail = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
 export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Hooks, log: Logger): Executor {
   const withDefs = (schema: JsonSchema, defs: string[], stubs: string[] = []): JsonSchema =>
@@ -97,23 +99,12 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
   const inputValidator = memo((tool) => compile(tool, tool.listing ? withDefs(tool.inputSchema, tool.defs) : inputSchema(tool), 'input'));
   const outputValidator = memo((tool) => compile(tool, outputSchema(tool) ?? {}, 'output'));
 
-  /** structuredContent as the advertised outputSchema promises it, or why it cannot be. */
   const structureFor = (tool: ToolSpec): Structurer => {
-    const output = tool.output;
-    if (!output) return plainStructure;
-    return (json) => {
-      if (json === NOTHING) return output.wrap ? { result: null } : {};
-      if (json === NO_JSON) return new StructureProblem('the answer is not the JSON the spec documents');
-      const structured = output.wrap ? { result: json } : json;
-      if (typeof structured !== 'object' || structured === null || Array.isArray(structured)) {
-        return new StructureProblem('the answer is not the JSON object the spec documents');
-      }
+    if (!tool.output) return plainStructure;
+    return advertisedStructure(tool.output, () => {
       const validate = outputValidator(tool);
-      if (!validate(structured)) {
-        return new StructureProblem(`the answer does not match the spec's response schema (${describeErrors(validate.errors ?? [], 'field')})`);
-      }
-      return structured as Record<string, unknown>;
-    };
+      return Object.assign((value: unknown) => validate(value), { describe: () => describeErrors(validate.errors ?? [], 'field') });
+    });
   };
 
   const auth = new Authenticator(table, process.env, log, config.timeoutMs);
@@ -133,29 +124,36 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     content: result.content.map((item) => (item.type === 'text' ? { ...item, text: redact(item.text, [...configuredSecrets, ...credentials.values()]) } : item)),
   });
 
+  const metaValidators = new WeakMap<JsonSchema, Validate>();
   return {
     inputSchema,
     outputSchema,
+    async checkArguments(schema, args) {
+      ajv ??= await loadAjv(log);
+      let validate = metaValidators.get(schema);
+      if (!validate) metaValidators.set(schema, (validate = ajv.compile(schema) as Validate));
+      return validate(args) ? undefined : describeErrors(validate.errors ?? []);
+    },
     async call(tool, args, signal, credentials = NO_CREDENTIALS, options = {}) {
       try {
         const result = await callOnce(tool, args, signal, credentials, options.advertised === false ? plainStructure : structureFor(tool));
         return result.isError ? redacted(result, credentials) : result;
       } catch (error) {
         // A failure inside a call is the tool's failure (isError), never the connection's.
-        return redacted(fail(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`), credentials);
+        return redacted(toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`), credentials);
       }
     },
   };
 
   async function callOnce(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal, credentials: RequestCredentials, structure: Structurer): Promise<CallToolResult> {
     const tooBig = argumentsTooBig(args);
-    if (tooBig) return fail(`Invalid arguments for ${tool.name}: ${tooBig}`);
+    if (tooBig) return toolError(`Invalid arguments for ${tool.name}: ${tooBig}`);
     args = coerceArguments(args, tool.inputSchema, table.defs);
     ajv ??= await loadAjv(log);
     const validate = inputValidator(tool);
     for (let round = 0; !validate(args); round++) {
       const repaired = round < 8 ? repairArguments(args, validate.errors ?? []) : undefined;
-      if (!repaired) return fail(`Invalid arguments for ${tool.name}: ${describeErrors(validate.errors ?? [])}`);
+      if (!repaired) return toolError(`Invalid arguments for ${tool.name}: ${describeErrors(validate.errors ?? [])}`);
       args = repaired;
     }
 
@@ -164,7 +162,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
 
     const base = config.baseUrl ?? (tool.http.servers?.[0] ? resolveServerUrl(tool.http.servers[0]) : defaultBase);
     if (!/^https?:\/\//i.test(base)) {
-      return fail(`${tool.name}: no upstream base URL${base ? ` (the spec's server "${base}" is relative)` : ''}; start the server with --base-url or set API_BASE_URL`);
+      return toolError(`${tool.name}: no upstream base URL${base ? ` (the spec's server "${base}" is relative)` : ''}; start the server with --base-url or set API_BASE_URL`);
     }
     const timeout = AbortSignal.timeout(config.timeoutMs);
     const both = AbortSignal.any([signal, timeout]);
@@ -178,11 +176,11 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
         // under the tool's own header arguments; the security schemes, applied next, win over both
         for (const [name, value] of config.staticHeaders) if (getHeader(request.headers, name) === undefined) setHeader(request.headers, name, value);
       } catch (error) {
-        if (error instanceof ArgumentError) return { failure: fail(`Invalid arguments for ${tool.name}: ${error.message}`) };
+        if (error instanceof ArgumentError) return { failure: toolError(`Invalid arguments for ${tool.name}: ${error.message}`) };
         throw error;
       }
       const outcome = await auth.apply(tool, request, credentials, both);
-      if (!outcome.ok) return { failure: fail(outcome.message) };
+      if (!outcome.ok) return { failure: toolError(outcome.message) };
       fetchedToken = outcome.usedTokenFetch;
       return { request: hooks.beforeRequest ? ((await hooks.beforeRequest(request)) ?? request) : request };
     };
@@ -209,7 +207,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       if (own?.afterResponse) response = (await own.afterResponse(response, request)) ?? response;
       if (hooks.afterResponse) response = (await hooks.afterResponse(response, request)) ?? response;
     } catch (error) {
-      return fail(networkFailure(error, label, timeout, signal, config.timeoutMs));
+      return toolError(networkFailure(error, label, timeout, signal, config.timeoutMs));
     }
     try {
       const { bytes, truncated } = await readLimited(response, config.maxResponseBytes);
@@ -227,7 +225,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       };
       return toToolResult(answer, structure);
     } catch (error) {
-      return fail(networkFailure(error, label, timeout, signal, config.timeoutMs));
+      return toolError(networkFailure(error, label, timeout, signal, config.timeoutMs));
     }
   }
 }

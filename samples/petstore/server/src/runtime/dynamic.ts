@@ -5,6 +5,7 @@
 // direct mode, so errors still name the argument.
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { toolError } from './output.js';
 import type { ListedTool } from './profiles.js';
 import type { JsonSchema, ToolSpec, ToolTable } from './table.js';
 
@@ -134,4 +135,46 @@ export function describeResult(tool: ToolSpec, inputSchema: JsonSchema): CallToo
     annotations: tool.annotations,
   };
   return { content: [{ type: 'text', text: JSON.stringify(described) }], structuredContent: described };
+}
+
+/** What a meta-tool call needs from the server around it. */
+export interface MetaContext {
+  table: ToolTable;
+  byName: ReadonlyMap<string, ToolSpec>;
+  /** The operation's input schema as describe_operation shows it. */
+  inputSchema(tool: ToolSpec): JsonSchema;
+  /** Checks arguments against a schema with the executor's validator: why they do not fit, or undefined. */
+  checkArguments(schema: JsonSchema, args: Record<string, unknown>): Promise<string | undefined>;
+  /** Calls an operation for invoke_operation (its outputSchema is not advertised there). */
+  invoke(tool: ToolSpec, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** The search index, built on first use. */
+  index(): OperationIndex;
+}
+
+/**
+ * A call of search_operations, describe_operation or invoke_operation; undefined for any other
+ * name. Its arguments are checked by ajv against the meta-tool's own schema, as every tool's are.
+ */
+export async function callMetaTool(name: string, given: Record<string, unknown>, ctx: MetaContext): Promise<CallToolResult | undefined> {
+  const meta = metaTools(ctx.table).find((t) => t.name === name);
+  if (meta === undefined) return undefined;
+  // Strict profiles list every property and send null for the ones not meant; absent is what they mean.
+  const args = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null));
+  // Profiles that cannot list a free-form object (openai-strict, gemini) ask for the operation's arguments as JSON text.
+  if (name === INVOKE && typeof args.arguments === 'string') {
+    try {
+      args.arguments = JSON.parse(args.arguments) as unknown;
+    } catch {
+      return toolError(`Invalid arguments for ${INVOKE}: argument "arguments" is text but not JSON`);
+    }
+  }
+  const problem = await ctx.checkArguments(meta.inputSchema as JsonSchema, args);
+  if (problem) return toolError(`Invalid arguments for ${name}: ${problem}`);
+  if (name === SEARCH) {
+    return searchResult(ctx.index().search(args.query as string, args.tag as string | undefined, (args.limit as number | undefined) ?? 10));
+  }
+  const operation = ctx.byName.get(args.name as string);
+  if (!operation) return toolError(`No operation named ${JSON.stringify(args.name)}; find names with ${SEARCH}`);
+  if (name === DESCRIBE) return describeResult(operation, ctx.inputSchema(operation));
+  return ctx.invoke(operation, (args.arguments ?? {}) as Record<string, unknown>);
 }

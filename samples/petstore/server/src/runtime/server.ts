@@ -4,7 +4,8 @@
 // size of the API (McpServer.registerTool per tool would cost ~8 µs × tools per instance).
 
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
-import { DESCRIBE, describeResult, INVOKE, metaTools, OperationIndex, SEARCH, searchResult } from './dynamic.js';
+import { callMetaTool, metaTools, OperationIndex } from './dynamic.js';
+import { toolError } from './output.js';
 import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
 import type { ToolMode } from './config.js';
@@ -123,7 +124,7 @@ export function createServerFactory(
         const wanted = typeof args.toolset === 'string' ? args.toolset : '';
         const sizes = toolsetSizes(table);
         if (!sizes.has(wanted)) {
-          return { isError: true, content: [{ type: 'text', text: `No toolset named ${JSON.stringify(wanted)}; see ${LIST_TOOLSETS}` }] };
+          return toolError(`No toolset named ${JSON.stringify(wanted)}; see ${LIST_TOOLSETS}`);
         }
         if (!enabled.has(wanted)) {
           enabled.add(wanted);
@@ -135,38 +136,20 @@ export function createServerFactory(
       }
       // A failure inside a call is the tool's failure (isError), never the connection's.
       const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean): Promise<CallToolResult> =>
-        executor.call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised }).catch((error: unknown) => ({
-          isError: true,
-          content: [{ type: 'text' as const, text: `${tool.name} failed: ${(error as Error)?.message ?? String(error)}` }],
-        }));
-      if (dynamicTools && (name === SEARCH || name === DESCRIBE || name === INVOKE)) {
-        const operation = typeof args.name === 'string' ? byName.get(args.name) : undefined;
-        const unknown = (): CallToolResult => ({
-          isError: true,
-          content: [{ type: 'text', text: `No operation named ${JSON.stringify(args.name)}; find names with ${SEARCH}` }],
+        executor.call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised }).catch((error: unknown) =>
+          toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`),
+        );
+      if (dynamicTools) {
+        const answer = await callMetaTool(name, args, {
+          table,
+          byName,
+          inputSchema: (t) => executor.inputSchema(t),
+          checkArguments: (schema, given) => executor.checkArguments(schema, given),
+          // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
+          invoke: async (t, given) => server.projectCallToolResult(await call(t, given, false), undefined),
+          index: () => (index ??= new OperationIndex(table.tools)),
         });
-        if (name === SEARCH) {
-          if (typeof args.query !== 'string') return { isError: true, content: [{ type: 'text', text: 'Invalid arguments: argument "query" must be a string' }] };
-          const limit = typeof args.limit === 'number' && args.limit >= 1 ? Math.min(50, Math.floor(args.limit)) : 10;
-          index ??= new OperationIndex(table.tools);
-          return searchResult(index.search(String(args.query ?? ''), typeof args.tag === 'string' ? args.tag : undefined, limit));
-        }
-        if (name === DESCRIBE) return operation ? describeResult(operation, executor.inputSchema(operation)) : unknown();
-        if (!operation) return unknown();
-        let given = args.arguments;
-        // Profiles that cannot list a free-form object (openai-strict, gemini) ask for JSON text.
-        if (typeof given === 'string') {
-          try {
-            given = JSON.parse(given);
-          } catch {
-            return { isError: true, content: [{ type: 'text', text: 'Invalid arguments: argument "arguments" is text but not JSON' }] };
-          }
-        }
-        if (given !== undefined && given !== null && (typeof given !== 'object' || Array.isArray(given))) {
-          return { isError: true, content: [{ type: 'text', text: 'Invalid arguments: argument "arguments" must be an object' }] };
-        }
-        // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
-        return server.projectCallToolResult(await call(operation, (given ?? {}) as Record<string, unknown>, false), undefined);
+        if (answer) return answer;
       }
       const tool = byName.get(name);
       if (!tool || !served(tool)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
