@@ -48,12 +48,17 @@ interface Lint {
 
 /** `inspector --cli --strict --method tools/list node <dir>/dist/main.js <args>` over stdio. */
 function lint(dir: string, args: string[]): Promise<Lint> {
+  return lintCommand([join(dir, 'dist/main.js'), ...args]);
+}
+
+/** The same for `node <argv>`. */
+function lintCommand(argv: string[]): Promise<Lint> {
   const home = join(DIR, 'home'); // its catalog and settings, not the user's
   mkdirSync(home, { recursive: true });
   return new Promise((resolve, reject) => {
     execFile(
       NODE22,
-      [LAUNCHER, '--cli', '--strict', '--method', 'tools/list', 'node', join(dir, 'dist/main.js'), ...args],
+      [LAUNCHER, '--cli', '--strict', '--method', 'tools/list', 'node', ...argv],
       { env: { PATH: process.env.PATH ?? '', HOME: home, NO_COLOR: '1' }, timeout: 180_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') return reject(new Error(`the inspector did not run (${error.message}):\n${stderr}`));
@@ -114,6 +119,15 @@ describe('inspector --cli --strict on the portable profile (the default)', () =>
     expect(r.tools).toBeGreaterThan(0);
     expect(r.tools).toBeLessThanOrEqual(128);
     expect(table.serve?.mode).toBeDefined();
+  }, 200_000);
+});
+
+describe('mcp-gen serve, as the inspector starts it', () => {
+  it('Petstore served straight from the spec: every tool listed, nothing to report', async () => {
+    const r = await lintCommand([join(REPO, 'bin/mcp-gen.js'), 'serve', join(REPO, 'samples/petstore/openapi.json'), ...BASE]);
+    expect(r.findings, r.stderr).toEqual([]);
+    expect(r.exitCode).toBe(0);
+    expect(r.tools).toBe((projects.petstore as { table: ToolTable }).table.tools.length);
   }, 200_000);
 });
 
