@@ -46,12 +46,14 @@ export async function emitToolTypes(table: ToolTable): Promise<string> {
   };
   const grouped = (node: TypeNode): TypeNode =>
     ts.isUnionTypeNode(node) || ts.isIntersectionTypeNode(node) || ts.isFunctionTypeNode(node) ? f.createParenthesizedType(node) : node;
-  const union = (nodes: TypeNode[]): TypeNode => (nodes.length === 0 ? keyword('never') : nodes.length === 1 ? (nodes[0] as TypeNode) : f.createUnionTypeNode(nodes));
+  const union = (nodes: TypeNode[]): TypeNode =>
+    nodes.length === 0 ? keyword('never') : nodes.length === 1 ? (nodes[0] as TypeNode) : f.createUnionTypeNode(nodes);
   const isSchema = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-  // TypeScript resolves a $ref that is the whole type, or a member of a union or intersection,
-  // at once, so a cycle of such refs among defs ("A is B & {…}, B is A | …") is a compile error
-  // (TS2502). References under a property or an array are resolved lazily and may cycle.
+  // TypeScript resolves a $ref that is the whole type, a member of a union or intersection, or
+  // the element of an array type there, at once, so a cycle of such refs among defs ("A is
+  // B & {…}", "B is string | A[]") is a compile error (TS2502). References under an object's
+  // property are resolved lazily and may cycle.
   const refKey = (schema: JsonSchema): string | undefined => {
     const ref = schema.$ref;
     if (typeof ref !== 'string' || !ref.startsWith('#/$defs/')) return undefined;
@@ -62,7 +64,9 @@ export async function emitToolTypes(table: ToolTable): Promise<string> {
     if (!isSchema(schema) || depth > MAX_DEPTH) return out;
     const key = refKey(schema);
     if (key !== undefined) out.add(key);
-    for (const k of ['oneOf', 'anyOf', 'allOf'] as const) if (Array.isArray(schema[k])) for (const o of schema[k] as unknown[]) eagerRefs(o, out, depth + 1);
+    for (const k of ['oneOf', 'anyOf', 'allOf'] as const)
+      if (Array.isArray(schema[k])) for (const o of schema[k] as unknown[]) eagerRefs(o, out, depth + 1);
+    if (schema.items !== undefined) eagerRefs(schema.items, out, depth + 1);
     return out;
   };
   const eager = new Map(Object.entries(table.defs).map(([key, def]) => [key, eagerRefs(def)]));
@@ -116,7 +120,7 @@ export async function emitToolTypes(table: ToolTable): Promise<string> {
           case 'null':
             return literal(null);
           case 'array':
-            return f.createArrayTypeNode(grouped(typeOf(schema.items ?? true, depth + 1)));
+            return f.createArrayTypeNode(grouped(typeOf(schema.items ?? true, depth + 1, inCycle)));
           case 'object':
             return objectType(schema, depth);
           default:
@@ -131,27 +135,64 @@ export async function emitToolTypes(table: ToolTable): Promise<string> {
     const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r) => typeof r === 'string') : []);
     const members: import('ts-morph').ts.TypeElement[] = [];
     for (const [prop, sub] of Object.entries(isSchema(schema.properties) ? schema.properties : {})) {
-      members.push(f.createPropertySignature(undefined, name(prop), required.has(prop) ? undefined : f.createToken(ts.SyntaxKind.QuestionToken), typeOf(sub, depth + 1)));
+      members.push(
+        f.createPropertySignature(
+          undefined,
+          name(prop),
+          required.has(prop) ? undefined : f.createToken(ts.SyntaxKind.QuestionToken),
+          typeOf(sub, depth + 1),
+        ),
+      );
     }
     const extra = schema.additionalProperties;
     if (extra === true || isSchema(extra)) {
       const valueType = members.length > 0 ? keyword('unknown') : typeOf(extra, depth + 1); // declared properties must fit the signature
-      members.push(f.createIndexSignature(undefined, [f.createParameterDeclaration(undefined, undefined, 'key', undefined, keyword('string'))], valueType));
+      members.push(
+        f.createIndexSignature(
+          undefined,
+          [f.createParameterDeclaration(undefined, undefined, 'key', undefined, keyword('string'))],
+          valueType,
+        ),
+      );
     }
     return f.createTypeLiteralNode(members);
   }
 
   const exported = [f.createModifier(ts.SyntaxKind.ExportKeyword)];
   const iface = (id: string, members: [string, TypeNode][]) =>
-    f.createInterfaceDeclaration(exported, id, undefined, undefined, members.map(([key, type]) => f.createPropertySignature(undefined, name(key), undefined, type)));
+    f.createInterfaceDeclaration(
+      exported,
+      id,
+      undefined,
+      undefined,
+      members.map(([key, type]) => f.createPropertySignature(undefined, name(key), undefined, type)),
+    );
   const statements = [
-    iface('ToolArguments', table.tools.map((t) => [t.name, typeOf(t.inputSchema, 0)])),
+    iface(
+      'ToolArguments',
+      table.tools.map((t) => [t.name, typeOf(t.inputSchema, 0)]),
+    ),
     iface(
       'ToolResults',
-      table.tools.map((t) => [t.name, t.output === undefined ? keyword('unknown') : t.output.wrap ? typeOf((t.output.schema.properties as Record<string, unknown> | undefined)?.result, 0) : typeOf(t.output.schema, 0)]),
+      table.tools.map((t) => [
+        t.name,
+        t.output === undefined
+          ? keyword('unknown')
+          : t.output.wrap
+            ? typeOf((t.output.schema.properties as Record<string, unknown> | undefined)?.result, 0)
+            : typeOf(t.output.schema, 0),
+      ]),
     ),
-    f.createTypeAliasDeclaration(exported, 'ToolName', undefined, f.createTypeOperatorNode(ts.SyntaxKind.KeyOfKeyword, f.createTypeReferenceNode('ToolArguments'))),
-    iface('Defs', Object.entries(table.defs).map(([key, def]) => [key, typeOf(def, 0, cyclic.has(key))])),
+    f.createTypeAliasDeclaration(
+      exported,
+      'ToolName',
+      undefined,
+      f.createTypeOperatorNode(ts.SyntaxKind.KeyOfKeyword, f.createTypeReferenceNode('ToolArguments')),
+    ),
+    iface(
+      'Defs',
+      Object.entries(table.defs).map(([key, def]) => [key, typeOf(def, 0, cyclic.has(key))]),
+    ),
   ];
   const file = ts.createSourceFile('tool-types.ts', '', ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
   const printer = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed });

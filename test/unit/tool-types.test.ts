@@ -1,0 +1,78 @@
+// src/tool-types.ts of a generated project (src/emit/types.ts): the types a JSON Schema gives,
+// cycles TypeScript cannot resolve broken to `unknown`, and the file type-checked on its own
+// with the corpus check's checker (test/support/corpus-check.ts toolTypesProblem).
+import { describe, expect, it } from 'vitest';
+import { emitToolTypes } from '../../src/emit/types.js';
+import { toolTypesProblem } from '../support/corpus-check.js';
+import type { JsonSchema, ToolTable } from '../../templates/runtime/table.js';
+
+const table = (inputSchema: JsonSchema, defs: Record<string, JsonSchema> = {}): ToolTable => ({
+  format: 1,
+  name: 't',
+  version: '1',
+  servers: [],
+  defs,
+  auth: {},
+  tools: [
+    { name: 'op', description: 'd', inputSchema, defs: Object.keys(defs), annotations: {}, http: { method: 'GET', path: '/', params: [] } },
+  ],
+});
+const ref = (key: string): JsonSchema => ({ $ref: `#/$defs/${key}` });
+
+describe('emitToolTypes', () => {
+  it('maps JSON Schema to TypeScript: required and optional, enums, const, arrays, unions, nullable, open objects', async () => {
+    const text = await emitToolTypes(
+      table({
+        type: 'object',
+        properties: {
+          id: { type: 'integer' },
+          status: { enum: ['a', 'b', 3, null] },
+          kind: { const: 'x' },
+          tags: { type: 'array', items: { type: 'string' } },
+          either: { anyOf: [{ type: 'string' }, { type: 'number' }] },
+          maybe: { type: ['string', 'null'] },
+          meta: { type: 'object', additionalProperties: { type: 'string' } },
+          'x-odd name': { type: 'boolean' },
+        },
+        required: ['id'],
+        additionalProperties: false,
+      }),
+    );
+    expect(toolTypesProblem(text)).toBeUndefined();
+    for (const line of [
+      'id: number;',
+      'status?: "a" | "b" | 3 | null;',
+      'kind?: "x";',
+      'tags?: string[];',
+      'either?: string | number;',
+      'maybe?: string | null;',
+      '[key: string]: string;',
+      '"x-odd name"?: boolean;',
+    ]) {
+      expect(text).toContain(line);
+    }
+  });
+
+  it('cycles through object properties stay typed; eager cycles (whole type, union member, array element) become unknown and type-check', async () => {
+    const text = await emitToolTypes(
+      table(
+        { type: 'object', properties: { node: ref('Node'), value: ref('Value'), a: ref('A') } },
+        {
+          Node: { type: 'object', properties: { children: { type: 'array', items: ref('Node') } } }, // lazy: fine as is
+          Value: { anyOf: [{ type: 'string' }, { type: 'array', items: ref('Value') }] }, // Vercel's EdgeConfigItemValue
+          A: { allOf: [ref('B'), { type: 'object', properties: { a: { type: 'string' } } }] },
+          B: { anyOf: [ref('A'), { type: 'string' }] },
+        },
+      ),
+    );
+    expect(toolTypesProblem(text)).toBeUndefined();
+    expect(text).toContain('children?: Defs["Node"][];');
+    expect(text).toContain('Value: string | unknown[];');
+  });
+
+  it('a hostile name is a string literal, and the file holds no code', async () => {
+    const text = await emitToolTypes(table({ type: 'object', properties: { '"; process.exit(1); //': { enum: ['*/ x /*'] } } }));
+    expect(toolTypesProblem(text)).toBeUndefined();
+    expect(text).toContain('"\\"; process.exit(1); //"?: "*/ x /*";');
+  });
+});
