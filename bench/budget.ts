@@ -34,7 +34,8 @@ export async function runBudget(): Promise<BudgetRow[]> {
   const rows: BudgetRow[] = [];
   for (const [name, spec] of specs) {
     log(`budget: ${name}`);
-    const run = (toolMode: 'auto' | 'toolsets' | 'dynamic') => generate({ spec, out: join(scratch, 'out'), force: true, dryRun: true, toolMode });
+    const run = (toolMode: 'auto' | 'toolsets' | 'dynamic') =>
+      generate({ spec, out: join(scratch, 'out'), force: true, dryRun: true, toolMode });
     const auto = await run('auto');
     const serving = auto.report.serving;
     if (!serving || !auto.report.listing) throw new Error(`${name}: no serving report`);

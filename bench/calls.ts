@@ -13,7 +13,15 @@ import { mcpGenProject, omgProject, type OmgBuild } from './lib/fixtures.js';
 import { profileClock, readProfile, selfTime } from './lib/profile.js';
 import { BENCH, TMP, cpuMs, freePort, interleave, log, median, rssKb, sleep, stopChild } from './lib/util.js';
 
-export const CALL_MODES = ['direct', 'direct http', 'mcp-gen stdio', 'mcp-gen http', 'mcp-gen http stateless', 'omg stdio', 'omg http'] as const;
+export const CALL_MODES = [
+  'direct',
+  'direct http',
+  'mcp-gen stdio',
+  'mcp-gen http',
+  'mcp-gen http stateless',
+  'omg stdio',
+  'omg http',
+] as const;
 export type CallMode = (typeof CALL_MODES)[number];
 export const CONCURRENCY = [1, 50] as const;
 
@@ -113,12 +121,16 @@ interface OmgHttp {
 
 async function omgHttpServer(build: OmgBuild, env: Record<string, string>): Promise<OmgHttp> {
   const port = await freePort();
-  const child = spawn(process.execPath, [build.entry], { cwd: build.dir, env: { PATH: process.env.PATH ?? '', PORT: String(port), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [build.entry], {
+    cwd: build.dir,
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-20_000);
   });
-  const crash = () => (child.exitCode !== null ? /^\w*Error\b.*$/m.exec(stderr)?.[0] ?? `exited with ${child.exitCode}` : undefined);
+  const crash = () => (child.exitCode !== null ? (/^\w*Error\b.*$/m.exec(stderr)?.[0] ?? `exited with ${child.exitCode}`) : undefined);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`openapi-mcp-generator's HTTP server exited with ${child.exitCode}`);
@@ -157,7 +169,12 @@ function category(frame: { functionName: string; url: string }): string {
 }
 
 /** The stdio server under `--cpu-prof`; only the samples taken during `calls` sequential calls count (after start-up and 50 warm-up calls). */
-async function profileStdioServer(entry: string, upstream: string, env: Record<string, string>, calls: number): Promise<CallsResult['serverProfile']> {
+async function profileStdioServer(
+  entry: string,
+  upstream: string,
+  env: Record<string, string>,
+  calls: number,
+): Promise<CallsResult['serverProfile']> {
   const dir = join(TMP, 'calls-profile');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -230,7 +247,12 @@ export async function runCalls(options: { quick: boolean }): Promise<CallsResult
   await open('mcp-gen http', async () => {
     const client = await connect('http', http.url);
     await client.listTools();
-    return { call: toolCaller(client, 'getPetById', args), ping: () => client.ping(), close: () => client.close(), pid: http.process.pid as number };
+    return {
+      call: toolCaller(client, 'getPetById', args),
+      ping: () => client.ping(),
+      close: () => client.close(),
+      pid: http.process.pid as number,
+    };
   });
   await open('mcp-gen http stateless', async () => {
     const client = await connect('http', http.url, { negotiate: true });
@@ -284,7 +306,11 @@ export async function runCalls(options: { quick: boolean }): Promise<CallsResult
       ms,
       perSecond: (n / ms) * 1000,
       errors: list.reduce((a, r) => a + r.errors, 0),
-      cpu: { client: median(list.map((r) => r.cpu.client)), server: median(list.map((r) => r.cpu.server)), upstream: median(list.map((r) => r.cpu.upstream)) },
+      cpu: {
+        client: median(list.map((r) => r.cpu.client)),
+        server: median(list.map((r) => r.cpu.server)),
+        upstream: median(list.map((r) => r.cpu.upstream)),
+      },
     };
   }
   const pingCalls = Math.round(n / 4);
@@ -310,10 +336,35 @@ export async function runCalls(options: { quick: boolean }): Promise<CallsResult
   const github = await mcpGenProject('github');
   // `warm`: one session is opened and closed first, so that lazy start-up work is not
   // counted. Not for openapi-mcp-generator: its server can hold only one session (below).
-  const memServers: { name: string; warm: boolean; start: () => Promise<{ url: string; pid: number; stop: () => Promise<void>; crash?: OmgHttp }> }[] = [
-    { name: 'mcp-gen petstore', warm: true, start: async () => { const s = await startServer(petstore, 'http', ['--base-url', upstream.url], mcpEnv); return { url: s.url, pid: s.process.pid as number, stop: s.stop }; } },
-    { name: 'mcp-gen github', warm: true, start: async () => { const s = await startServer(github, 'http', ['--base-url', upstream.url]); return { url: s.url, pid: s.process.pid as number, stop: s.stop }; } },
-    { name: 'omg petstore', warm: false, start: async () => { const s = await omgHttpServer(omgHttp, omgEnv); return { url: s.url, pid: s.child.pid as number, stop: () => stopChild(s.child), crash: s }; } },
+  const memServers: {
+    name: string;
+    warm: boolean;
+    start: () => Promise<{ url: string; pid: number; stop: () => Promise<void>; crash?: OmgHttp }>;
+  }[] = [
+    {
+      name: 'mcp-gen petstore',
+      warm: true,
+      start: async () => {
+        const s = await startServer(petstore, 'http', ['--base-url', upstream.url], mcpEnv);
+        return { url: s.url, pid: s.process.pid as number, stop: s.stop };
+      },
+    },
+    {
+      name: 'mcp-gen github',
+      warm: true,
+      start: async () => {
+        const s = await startServer(github, 'http', ['--base-url', upstream.url]);
+        return { url: s.url, pid: s.process.pid as number, stop: s.stop };
+      },
+    },
+    {
+      name: 'omg petstore',
+      warm: false,
+      start: async () => {
+        const s = await omgHttpServer(omgHttp, omgEnv);
+        return { url: s.url, pid: s.child.pid as number, stop: () => stopChild(s.child), crash: s };
+      },
+    },
   ];
   for (const server of memServers) {
     log(`calls: memory of ${wanted} Streamable HTTP sessions, ${server.name}, ${memReps} ×`);
@@ -347,7 +398,15 @@ export async function runCalls(options: { quick: boolean }): Promise<CallsResult
         await s.stop();
       }
     }
-    sessions.push({ server: server.name, opened, wanted, kbPerSession: median(perSession), runs: perSession, baseRssMb: median(bases), ...(error ? { error } : {}) });
+    sessions.push({
+      server: server.name,
+      opened,
+      wanted,
+      kbPerSession: median(perSession),
+      runs: perSession,
+      baseRssMb: median(bases),
+      ...(error ? { error } : {}),
+    });
   }
   upstream.child.stdin?.end();
   await stopChild(upstream.child);

@@ -45,7 +45,9 @@ export const SYNTHETIC_SIZES = [1000, 2500, 5000, 10000];
 
 export async function runGen(options: { quick: boolean }): Promise<GenResult> {
   const reps = options.quick ? 1 : 5;
-  const specs = options.quick ? [...realSpecs().filter((s) => s.key === 'k8s'), ...syntheticSpecs([1000, 2500])] : [...realSpecs(), ...syntheticSpecs(SYNTHETIC_SIZES)];
+  const specs = options.quick
+    ? [...realSpecs().filter((s) => s.key === 'k8s'), ...syntheticSpecs([1000, 2500])]
+    : [...realSpecs(), ...syntheticSpecs(SYNTHETIC_SIZES)];
   const out = join(TMP, 'gen-out');
   const rows: GenRow[] = [];
   for (const spec of specs) {
@@ -74,7 +76,9 @@ export async function runGen(options: { quick: boolean }): Promise<GenResult> {
     rows.push({ spec: about, cells });
   }
   const profiles: GenProfile[] = [];
-  const profiled = options.quick ? ['k8s', 'synthetic-1000', 'synthetic-2500'] : ['github', 'stripe', 'k8s', 'synthetic-1000', 'synthetic-10000'];
+  const profiled = options.quick
+    ? ['k8s', 'synthetic-1000', 'synthetic-2500']
+    : ['github', 'stripe', 'k8s', 'synthetic-1000', 'synthetic-10000'];
   for (const spec of specs.filter((sp) => profiled.includes(sp.key))) {
     log(`generation: CPU profile of mcp-gen on ${spec.label}`);
     profiles.push(await profile(spec, join(out, 'profiled')));
@@ -103,7 +107,11 @@ async function profile(spec: Spec, dir: string): Promise<GenProfile> {
   rmSync(profDir, { recursive: true, force: true });
   const about = { key: spec.key, spec: spec.label, operations: spec.operations };
   if (!prof) return { ...about, totalMs: NaN, parts: Object.fromEntries(Object.keys(PARTS).map((k) => [k, NaN])), hot: [] };
-  const own = selfTime(prof, (f) => (f.url.includes('/dist/src/') ? `${f.functionName || '(anonymous)'} (${f.url.replace(/^.*\/dist\/src\//, 'src/').replace(/\.js$/, '.ts')})` : ''));
+  const own = selfTime(prof, (f) =>
+    f.url.includes('/dist/src/')
+      ? `${f.functionName || '(anonymous)'} (${f.url.replace(/^.*\/dist\/src\//, 'src/').replace(/\.js$/, '.ts')})`
+      : '',
+  );
   const hot = Object.entries(own)
     .filter(([name]) => name !== '')
     .sort((a, b) => b[1] - a[1])

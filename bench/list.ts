@@ -117,7 +117,14 @@ async function listAll(session: RawStdio): Promise<{ tools: Json[]; bytes: numbe
 /** Bytes of each part of the listed tools: text, schemas, and the `$defs` each schema carries. */
 function composition(tools: Json[]): Record<string, number> {
   const size = (v: unknown) => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v)));
-  const parts: Record<string, number> = { 'names, titles, descriptions': 0, annotations: 0, inputSchema: 0, 'inputSchema $defs': 0, outputSchema: 0, 'outputSchema $defs': 0 };
+  const parts: Record<string, number> = {
+    'names, titles, descriptions': 0,
+    annotations: 0,
+    inputSchema: 0,
+    'inputSchema $defs': 0,
+    outputSchema: 0,
+    'outputSchema $defs': 0,
+  };
   const add = (key: string, n: number) => (parts[key] = (parts[key] ?? 0) + n);
   for (const tool of tools) {
     add('names, titles, descriptions', size(tool.name) + size(tool.title) + size(tool.description));
@@ -138,7 +145,18 @@ const propertiesOf = (schema: unknown): Set<string> => new Set(Object.keys(((sch
 /** mcp-gen: each spec parameter must be in the tool table's placement and in the advertised schema. */
 function checkMcpGen(server: string, ops: SpecOperation[], table: ToolTable, schemas: Map<string, unknown>): ArgCheck {
   const byKey = new Map<string, ToolSpec>(table.tools.map((t) => [`${t.http.method} ${t.http.path}`, t]));
-  const check: ArgCheck = { server, operations: ops.length, missingOperations: 0, params: 0, sameName: 0, renamed: 0, lost: 0, bodies: 0, bodiesLost: 0, examples: [] };
+  const check: ArgCheck = {
+    server,
+    operations: ops.length,
+    missingOperations: 0,
+    params: 0,
+    sameName: 0,
+    renamed: 0,
+    lost: 0,
+    bodies: 0,
+    bodiesLost: 0,
+    examples: [],
+  };
   for (const op of ops) {
     const tool = byKey.get(op.key);
     const props = tool ? propertiesOf(schemas.get(tool.name)) : undefined;
@@ -172,10 +190,23 @@ function checkMcpGen(server: string, ops: SpecOperation[], table: ToolTable, sch
 /** openapi-mcp-generator: its tool map (name, method, path) read from the generated source. */
 function checkOmg(ops: SpecOperation[], source: string, schemas: Map<string, unknown>): ArgCheck {
   const byKey = new Map<string, string>();
-  for (const m of source.matchAll(/^ {2}\["([^"]+)", \{\n {4}name: "[^"]*",[\s\S]*?\n {4}method: "(\w+)",\n {4}pathTemplate: "([^"]*)",/gm)) {
+  for (const m of source.matchAll(
+    /^ {2}\["([^"]+)", \{\n {4}name: "[^"]*",[\s\S]*?\n {4}method: "(\w+)",\n {4}pathTemplate: "([^"]*)",/gm,
+  )) {
     byKey.set(`${(m[2] as string).toUpperCase()} ${m[3] as string}`, m[1] as string);
   }
-  const check: ArgCheck = { server: 'omg', operations: ops.length, missingOperations: 0, params: 0, sameName: 0, renamed: 0, lost: 0, bodies: 0, bodiesLost: 0, examples: [] };
+  const check: ArgCheck = {
+    server: 'omg',
+    operations: ops.length,
+    missingOperations: 0,
+    params: 0,
+    sameName: 0,
+    renamed: 0,
+    lost: 0,
+    bodies: 0,
+    bodiesLost: 0,
+    examples: [],
+  };
   for (const op of ops) {
     const name = byKey.get(op.key);
     if (!name || !schemas.has(name)) {
@@ -211,7 +242,11 @@ export async function runList(options: { quick: boolean }): Promise<ListResult> 
   const servers: Record<ListServer, ServerCommand & { note?: string }> = {
     'mcp-gen': { args: [join(direct, 'dist/main.js')] },
     'mcp-gen dynamic': { args: [join(dynamic, 'dist/main.js')] },
-    omg: { args: [omg.entry], cwd: omg.dir, ...(omg.built ? {} : { note: 'its build failed; this runs the JavaScript tsc emitted anyway' }) },
+    omg: {
+      args: [omg.entry],
+      cwd: omg.dir,
+      ...(omg.built ? {} : { note: 'its build failed; this runs the JavaScript tsc emitted anyway' }),
+    },
   };
   log(`tools/list: ${reps} × ${LIST_SERVERS.join(', ')} (GitHub)`);
   const lastTools = new Map<ListServer, Json[]>();
@@ -270,12 +305,14 @@ export async function runList(options: { quick: boolean }): Promise<ListResult> 
     for (const tool of dynTable.tools) {
       const answer = await session.request('tools/call', { name: 'describe_operation', arguments: { name: tool.name } });
       const result = answer.message.result as { isError?: boolean; structuredContent?: { inputSchema?: unknown } } | undefined;
-      if (result && !result.isError && result.structuredContent?.inputSchema) described.set(tool.name, result.structuredContent.inputSchema);
+      if (result && !result.isError && result.structuredContent?.inputSchema)
+        described.set(tool.name, result.structuredContent.inputSchema);
     }
   } finally {
     await session.close();
   }
   checks.push(checkMcpGen('mcp-gen dynamic', ops, dynTable, described));
-  if (lastTools.get('omg')) checks.push(checkOmg(ops, readFileSync(join(omg.dir, 'src/index.ts'), 'utf8'), schemaMap(lastTools.get('omg'))));
+  if (lastTools.get('omg'))
+    checks.push(checkOmg(ops, readFileSync(join(omg.dir, 'src/index.ts'), 'utf8'), schemaMap(lastTools.get('omg'))));
   return { reps, cells, checks, defsOnceBytes: Buffer.byteLength(JSON.stringify(table.defs)) };
 }

@@ -53,7 +53,9 @@ export interface Results {
 const version = (file: string) => (JSON.parse(readFileSync(join(REPO, file), 'utf8')) as { version: string }).version;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false }, render: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: { only: { type: 'string' }, quick: { type: 'boolean', default: false }, render: { type: 'boolean', default: false } },
+  });
   const only = values.only ? values.only.split(',').map((s) => s.trim()) : [...SECTIONS];
   const unknown = only.filter((s) => !(SECTIONS as readonly string[]).includes(s));
   if (unknown.length) {
@@ -71,7 +73,8 @@ async function main(): Promise<void> {
     log(`rendered ${join(outDir, 'benchmarks.md')} from ${resultsFile}`);
     return;
   }
-  const previous: Partial<Results> = existsSync(resultsFile) && only.length < SECTIONS.length ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as Results) : {};
+  const previous: Partial<Results> =
+    existsSync(resultsFile) && only.length < SECTIONS.length ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as Results) : {};
 
   const started = performance.now();
   // Node's own printer would repeat a warning thousands of times (see the report): print

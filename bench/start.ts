@@ -8,7 +8,14 @@ import { stdioClient, type ServerCommand } from './lib/clients.js';
 import { mcpGenProject, omgProject, placeIn } from './lib/fixtures.js';
 import { interleave, log, median } from './lib/util.js';
 
-export const START_SERVERS = ['minimal', 'mcp-gen petstore', 'mcp-gen github', 'mcp-gen github dynamic', 'omg petstore', 'omg github'] as const;
+export const START_SERVERS = [
+  'minimal',
+  'mcp-gen petstore',
+  'mcp-gen github',
+  'mcp-gen github dynamic',
+  'omg petstore',
+  'omg github',
+] as const;
 export type StartServer = (typeof START_SERVERS)[number];
 
 export interface StartCell {
@@ -46,7 +53,11 @@ export async function runStart(options: { quick: boolean }): Promise<StartResult
   };
   if (existsSync(omgPet.entry)) servers['omg petstore'] = { args: [omgPet.entry], cwd: omgPet.dir };
   if (existsSync(omgGithub.entry)) {
-    servers['omg github'] = { args: [omgGithub.entry], cwd: omgGithub.dir, ...(omgGithub.built ? {} : { note: 'its build failed; this runs the JavaScript tsc emitted anyway' }) };
+    servers['omg github'] = {
+      args: [omgGithub.entry],
+      cwd: omgGithub.dir,
+      ...(omgGithub.built ? {} : { note: 'its build failed; this runs the JavaScript tsc emitted anyway' }),
+    };
   }
   const names = START_SERVERS.filter((s) => servers[s]);
   log(`cold start: ${reps} × ${names.join(', ')}`);
@@ -67,16 +78,31 @@ export async function runStart(options: { quick: boolean }): Promise<StartResult
   for (const name of names) {
     const note = servers[name]?.note;
     const error = errors[name];
-    cells[name] = { runs: runs[name], ms: median(runs[name]), ...(tools[name] !== undefined ? { tools: tools[name] } : {}), ...(note ? { note } : {}), ...(error ? { error } : {}) };
+    cells[name] = {
+      runs: runs[name],
+      ms: median(runs[name]),
+      ...(tools[name] !== undefined ? { tools: tools[name] } : {}),
+      ...(note ? { note } : {}),
+      ...(error ? { error } : {}),
+    };
   }
 
   const probeFile = placeIn(github, 'start-probe.mjs');
   const probeNames = ['none', 'sdk', 'sdk+ajv', 'runtime', 'runtime+table'];
   log(`cold start: ${reps} × start-up probes of the GitHub server`);
-  const probeRuns = await interleave(reps, probeNames, async (probe) => Number(execFileSync(process.execPath, [probeFile, probe], { cwd: github, encoding: 'utf8' }).trim()));
+  const probeRuns = await interleave(reps, probeNames, async (probe) =>
+    Number(execFileSync(process.execPath, [probeFile, probe], { cwd: github, encoding: 'utf8' }).trim()),
+  );
   const probes = Object.fromEntries(probeNames.map((p) => [p, median(probeRuns[p] ?? [])]));
   const tableText = readFileSync(join(github, 'tools.json'), 'utf8');
   const executor = readFileSync(join(github, 'dist/runtime/executor.js'), 'utf8');
   const ajvStaticImport = /^import [^\n]* from ['"]ajv(\/|-formats|['"])/m.test(executor);
-  return { reps, cells, probes, ajvStaticImport, tableBytes: Buffer.byteLength(tableText), tableCompactBytes: Buffer.byteLength(JSON.stringify(JSON.parse(tableText))) };
+  return {
+    reps,
+    cells,
+    probes,
+    ajvStaticImport,
+    tableBytes: Buffer.byteLength(tableText),
+    tableCompactBytes: Buffer.byteLength(JSON.stringify(JSON.parse(tableText))),
+  };
 }

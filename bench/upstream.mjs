@@ -3,7 +3,14 @@
 // so that neither the client nor the MCP server shares its event loop. Prints its URL.
 import { createServer } from 'node:http';
 
-const body = JSON.stringify({ id: 1, name: 'doggie', category: { id: 1, name: 'dogs' }, photoUrls: ['https://example.com/1.jpg'], tags: [{ id: 1, name: 'good' }], status: 'available' });
+const body = JSON.stringify({
+  id: 1,
+  name: 'doggie',
+  category: { id: 1, name: 'dogs' },
+  photoUrls: ['https://example.com/1.jpg'],
+  tags: [{ id: 1, name: 'good' }],
+  status: 'available',
+});
 let served = 0;
 const server = createServer((req, res) => {
   req.resume();

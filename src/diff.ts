@@ -60,8 +60,10 @@ function compareProperties(
     const a = resolveOld(oldProps[name]);
     const b = resolveNew(newProps[name]);
     compareValues(tool, where, a, b, changes);
-    if (a?.items || b?.items) compareValues(tool, `${where} items`, resolveOld(a?.items as JsonSchema), resolveNew(b?.items as JsonSchema), changes);
-    if (depth < 2 && (a?.properties || b?.properties)) compareProperties(tool, `${where} property`, a, b, resolveOld, resolveNew, changes, depth + 1);
+    if (a?.items || b?.items)
+      compareValues(tool, `${where} items`, resolveOld(a?.items as JsonSchema), resolveNew(b?.items as JsonSchema), changes);
+    if (depth < 2 && (a?.properties || b?.properties))
+      compareProperties(tool, `${where} property`, a, b, resolveOld, resolveNew, changes, depth + 1);
   }
 }
 
@@ -73,14 +75,19 @@ function compareValues(tool: string, where: string, a: JsonSchema | undefined, b
     const lost = [...ta].filter((t) => !tb.has(t));
     const gained = [...tb].filter((t) => !ta.has(t));
     if (lost.length) changes.push({ tool, breaking: true, what: `${where} type narrowed: ${[...ta].join('|')} → ${[...tb].join('|')}` });
-    else if (gained.length) changes.push({ tool, breaking: false, what: `${where} type widened: ${[...ta].join('|')} → ${[...tb].join('|')}` });
+    else if (gained.length)
+      changes.push({ tool, breaking: false, what: `${where} type widened: ${[...ta].join('|')} → ${[...tb].join('|')}` });
   }
   const same = (v: unknown, list: unknown[]) => list.some((w) => JSON.stringify(w) === JSON.stringify(v));
   const ea = a?.enum as unknown[] | undefined;
   const eb = b?.enum as unknown[] | undefined;
   if (eb && (!ea || ea.some((v) => !same(v, eb)))) {
     const removed = ea ? ea.filter((v) => !same(v, eb)) : [];
-    changes.push({ tool, breaking: true, what: `${where} enum narrowed${removed.length ? `: ${removed.map((v) => JSON.stringify(v)).join(', ')} no longer allowed` : ''}` });
+    changes.push({
+      tool,
+      breaking: true,
+      what: `${where} enum narrowed${removed.length ? `: ${removed.map((v) => JSON.stringify(v)).join(', ')} no longer allowed` : ''}`,
+    });
   } else if (ea && eb && eb.length > ea.length) {
     changes.push({ tool, breaking: false, what: `${where} enum widened` });
   } else if (ea && !eb) {
@@ -104,7 +111,11 @@ export function diffTables(before: ToolTable, after: ToolTable): Change[] {
     compareProperties(name, 'argument', a.inputSchema, b.inputSchema, resolveOld, resolveNew, changes, 0);
     compareOutput(name, a, b, resolveOld, resolveNew, changes);
     if (a.http.method !== b.http.method || a.http.path !== b.http.path) {
-      changes.push({ tool: name, breaking: false, what: `now calls ${b.http.method} ${b.http.path} (was ${a.http.method} ${a.http.path})` });
+      changes.push({
+        tool: name,
+        breaking: false,
+        what: `now calls ${b.http.method} ${b.http.path} (was ${a.http.method} ${a.http.path})`,
+      });
     }
   }
   compareCredentials(before, after, changes);
@@ -121,7 +132,12 @@ function compareCredentials(before: ToolTable, after: ToolTable, changes: Change
   const [was, now] = [variables(before), variables(after)];
   const gone = [...was].filter((v) => !now.has(v));
   const added = [...now].filter((v) => !was.has(v));
-  if (gone.length) changes.push({ tool: '(credentials)', breaking: true, what: `no longer read: ${gone.join(', ')}${added.length ? `; now read: ${added.join(', ')}` : ''}` });
+  if (gone.length)
+    changes.push({
+      tool: '(credentials)',
+      breaking: true,
+      what: `no longer read: ${gone.join(', ')}${added.length ? `; now read: ${added.join(', ')}` : ''}`,
+    });
   else if (added.length) changes.push({ tool: '(credentials)', breaking: false, what: `now also read: ${added.join(', ')}` });
 }
 

@@ -88,11 +88,33 @@ export interface ResolvedOptions extends Required<Omit<UserOptions, 'out' | 'nam
 export const CONFIG_FILES = ['mcp-gen.config.json', 'mcp-gen.config.yaml', 'mcp-gen.config.yml'];
 
 const KEYS: Record<keyof UserOptions, 'string' | 'boolean' | 'number' | 'strings' | 'tools' | 'mode' | 'toolsets'> = {
-  spec: 'string', out: 'string', name: 'string', force: 'boolean', check: 'boolean', dryRun: 'boolean',
-  allowRemoteRefs: 'boolean', allowRefDir: 'strings', maxDescriptionLength: 'number', includeTags: 'strings', excludeTags: 'strings',
-  includeOperations: 'strings', excludeOperations: 'strings', includePaths: 'strings', excludePaths: 'strings',
-  methods: 'strings', readOnly: 'boolean', tools: 'tools', toolMode: 'mode', maxTools: 'number', dynamicThreshold: 'number', listBudgetKb: 'number', toolsets: 'toolsets', directTools: 'strings',
-  keepExamples: 'boolean', keepExtensions: 'boolean', envPrefix: 'string',
+  spec: 'string',
+  out: 'string',
+  name: 'string',
+  force: 'boolean',
+  check: 'boolean',
+  dryRun: 'boolean',
+  allowRemoteRefs: 'boolean',
+  allowRefDir: 'strings',
+  maxDescriptionLength: 'number',
+  includeTags: 'strings',
+  excludeTags: 'strings',
+  includeOperations: 'strings',
+  excludeOperations: 'strings',
+  includePaths: 'strings',
+  excludePaths: 'strings',
+  methods: 'strings',
+  readOnly: 'boolean',
+  tools: 'tools',
+  toolMode: 'mode',
+  maxTools: 'number',
+  dynamicThreshold: 'number',
+  listBudgetKb: 'number',
+  toolsets: 'toolsets',
+  directTools: 'strings',
+  keepExamples: 'boolean',
+  keepExtensions: 'boolean',
+  envPrefix: 'string',
 };
 
 /** Reads and checks a config file; paths in it are relative to the file. */
@@ -120,7 +142,9 @@ export function readConfigFile(path: string): UserOptions {
     options.out = resolve(base, options.out);
     const inside = relative(realPathOf(base), realPathOf(options.out));
     if (inside === '' || inside === '..' || inside.startsWith('..' + sep) || isAbsolute(inside)) {
-      throw new OptionsError(`${path}: "out" must be a folder inside the config file's folder; give any other with --out on the command line`);
+      throw new OptionsError(
+        `${path}: "out" must be a folder inside the config file's folder; give any other with --out on the command line`,
+      );
     }
   }
   return options;
@@ -151,13 +175,17 @@ export function checkOptions(data: unknown, where: string): UserOptions {
     const kind = KEYS[key as keyof UserOptions];
     const at = `${where}: "${key}"`;
     if (!kind) throw new OptionsError(`${at} is not an option (known: ${Object.keys(KEYS).join(', ')})`);
-    if (kind === 'strings' && !(Array.isArray(value) && value.every((v) => typeof v === 'string'))) throw new OptionsError(`${at} must be a list of strings`);
+    if (kind === 'strings' && !(Array.isArray(value) && value.every((v) => typeof v === 'string')))
+      throw new OptionsError(`${at} must be a list of strings`);
     if (kind === 'string' && typeof value !== 'string') throw new OptionsError(`${at} must be a string`);
     if (kind === 'boolean' && typeof value !== 'boolean') throw new OptionsError(`${at} must be true or false`);
-    if (kind === 'number' && !(Number.isInteger(value) && (value as number) > 0)) throw new OptionsError(`${at} must be a whole number above 0`);
-    if (kind === 'mode' && !TOOL_MODES.includes(value as ToolModeOption)) throw new OptionsError(`${at} must be auto, direct, toolsets or dynamic`);
+    if (kind === 'number' && !(Number.isInteger(value) && (value as number) > 0))
+      throw new OptionsError(`${at} must be a whole number above 0`);
+    if (kind === 'mode' && !TOOL_MODES.includes(value as ToolModeOption))
+      throw new OptionsError(`${at} must be auto, direct, toolsets or dynamic`);
     if (kind === 'toolsets') {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new OptionsError(`${at} must map toolset names to { tags, paths, operations }`);
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        throw new OptionsError(`${at} must map toolset names to { tags, paths, operations }`);
       for (const [name, rule] of Object.entries(value)) {
         if (toolsetName(name) === '') throw new OptionsError(`${at}."${name}": a toolset name needs a letter or digit`);
         if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw new OptionsError(`${at}."${name}" must be an object`);
@@ -169,14 +197,20 @@ export function checkOptions(data: unknown, where: string): UserOptions {
       }
     }
     if (kind === 'tools') {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new OptionsError(`${at} must map operations to { name, description, exclude }`);
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        throw new OptionsError(`${at} must map operations to { name, description, exclude }`);
       for (const [op, override] of Object.entries(value)) {
         if (typeof override !== 'object' || override === null) throw new OptionsError(`${at}."${op}" must be an object`);
         for (const [k, v] of Object.entries(override)) {
-          if (k === 'exclude' ? typeof v !== 'boolean' : !(k === 'name' || k === 'description' || k === 'toolset') || typeof v !== 'string') {
-            throw new OptionsError(`${at}."${op}".${k}: expected name (string), description (string), toolset (string) or exclude (boolean)`);
+          if (
+            k === 'exclude' ? typeof v !== 'boolean' : !(k === 'name' || k === 'description' || k === 'toolset') || typeof v !== 'string'
+          ) {
+            throw new OptionsError(
+              `${at}."${op}".${k}: expected name (string), description (string), toolset (string) or exclude (boolean)`,
+            );
           }
-          if (k === 'toolset' && toolsetName(v as string) === '') throw new OptionsError(`${at}."${op}".toolset: a toolset name needs a letter or digit`);
+          if (k === 'toolset' && toolsetName(v as string) === '')
+            throw new OptionsError(`${at}."${op}".toolset: a toolset name needs a letter or digit`);
         }
       }
     }
@@ -193,10 +227,21 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     throw new OptionsError(`name "${merged.name}" is not an npm package name: lower-case letters, digits, ".", "_" and "-"`);
   }
   if (merged.envPrefix !== undefined && !/^([A-Z][A-Z0-9_]{0,39})?$/.test(merged.envPrefix)) {
-    throw new OptionsError(`env prefix "${merged.envPrefix}" must be UPPER_SNAKE_CASE: A-Z, 0-9 and "_", starting with a letter, at most 40 characters (or empty for none)`);
+    throw new OptionsError(
+      `env prefix "${merged.envPrefix}" must be UPPER_SNAKE_CASE: A-Z, 0-9 and "_", starting with a letter, at most 40 characters (or empty for none)`,
+    );
   }
   const selection: Selection = {};
-  for (const key of ['includeTags', 'excludeTags', 'includeOperations', 'excludeOperations', 'includePaths', 'excludePaths', 'methods', 'readOnly'] as const) {
+  for (const key of [
+    'includeTags',
+    'excludeTags',
+    'includeOperations',
+    'excludeOperations',
+    'includePaths',
+    'excludePaths',
+    'methods',
+    'readOnly',
+  ] as const) {
     if (merged[key] !== undefined) (selection as Record<string, unknown>)[key] = merged[key];
   }
   return {

@@ -40,7 +40,9 @@ export async function serveSpec(options: UserOptions, serverArgv: string[]): Pro
   const { table, report } = model;
   // stdout may be the MCP channel (stdio): everything for people goes to stderr.
   const say = (line: string) => process.stderr.write(`mcp-gen serve: ${line}\n`);
-  say(`${table.title ?? table.name}: ${table.tools.length} tool${table.tools.length === 1 ? '' : 's'}, tools/list ${table.serve?.mode ?? 'direct'} by default${report.skipped.length ? `, ${report.skipped.length} operation${report.skipped.length === 1 ? '' : 's'} skipped` : ''}`);
+  say(
+    `${table.title ?? table.name}: ${table.tools.length} tool${table.tools.length === 1 ? '' : 's'}, tools/list ${table.serve?.mode ?? 'direct'} by default${report.skipped.length ? `, ${report.skipped.length} operation${report.skipped.length === 1 ? '' : 's'} skipped` : ''}`,
+  );
   for (const warning of report.warnings) say(`warning: ${formatWarning(warning)}`);
   const runtime = await import('../templates/runtime/main.js');
   runtime.loadEnvFile(resolve('.env'));

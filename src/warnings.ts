@@ -20,6 +20,10 @@ export interface GenerationWarning {
   where?: string;
 }
 
-export const warning = (code: WarningCode, message: string, where?: string): GenerationWarning => ({ code, message, ...(where !== undefined ? { where } : {}) });
+export const warning = (code: WarningCode, message: string, where?: string): GenerationWarning => ({
+  code,
+  message,
+  ...(where !== undefined ? { where } : {}),
+});
 
 export const formatWarning = (w: GenerationWarning): string => (w.where ? `${w.where}: ${w.message}` : w.message);

@@ -17,11 +17,13 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** All files below dir, relative, skipping what a build or install adds. */
 function listFiles(dir: string, base = dir): string[] {
-  return readdirSync(dir).flatMap((entry) => {
-    if (entry === 'node_modules' || entry === 'dist') return [];
-    const full = join(dir, entry);
-    return statSync(full).isDirectory() ? listFiles(full, base) : [relative(base, full)];
-  }).sort();
+  return readdirSync(dir)
+    .flatMap((entry) => {
+      if (entry === 'node_modules' || entry === 'dist') return [];
+      const full = join(dir, entry);
+      return statSync(full).isDirectory() ? listFiles(full, base) : [relative(base, full)];
+    })
+    .sort();
 }
 
 describe('golden samples', () => {

@@ -22,7 +22,13 @@ const baseEnv = (env: Record<string, string> = {}) => ({ PATH: process.env.PATH 
  */
 export async function stdioClient(server: ServerCommand): Promise<{ client: Client; ms: number; pid: number }> {
   const client = new Client({ name: 'mcp-gen-bench', version: '1.0.0' });
-  const transport = new StdioClientTransport({ command: process.execPath, args: server.args, env: baseEnv(server.env), ...(server.cwd ? { cwd: server.cwd } : {}), stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: server.args,
+    env: baseEnv(server.env),
+    ...(server.cwd ? { cwd: server.cwd } : {}),
+    stderr: 'ignore',
+  });
   const started = performance.now();
   await client.connect(transport);
   return { client, ms: performance.now() - started, pid: transport.pid ?? NaN };
@@ -47,7 +53,11 @@ export class RawStdio {
   static async start(server: ServerCommand): Promise<RawStdio> {
     const child = spawn(process.execPath, server.args, { env: baseEnv(server.env), cwd: server.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     const session = new RawStdio(child);
-    const init = await session.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcp-gen-bench', version: '1.0.0' } });
+    const init = await session.request('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'mcp-gen-bench', version: '1.0.0' },
+    });
     if (!init.message.result) throw new Error(`initialize failed: ${JSON.stringify(init.message.error)}`);
     session.notify('notifications/initialized');
     return session;

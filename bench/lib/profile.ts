@@ -26,7 +26,10 @@ export function readProfile(dir: string): CpuProfile | undefined {
 }
 
 /** Total sampled time and, per part, the time of the samples that have a matching frame on their stack (ms). */
-export function inclusive(profile: CpuProfile, parts: Record<string, (frame: Frame) => boolean>): { totalMs: number; parts: Record<string, number> } {
+export function inclusive(
+  profile: CpuProfile,
+  parts: Record<string, (frame: Frame) => boolean>,
+): { totalMs: number; parts: Record<string, number> } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -53,7 +56,11 @@ export const profileClock = () => Number(process.hrtime.bigint() / 1000n);
  * Self time per category: each sample goes to the category `classify` gives its leaf frame
  * (ms); only samples within [from, to] (profileClock() values) when given.
  */
-export function selfTime(profile: CpuProfile, classify: (frame: Frame) => string, window?: { from: number; to: number }): Record<string, number> {
+export function selfTime(
+  profile: CpuProfile,
+  classify: (frame: Frame) => string,
+  window?: { from: number; to: number },
+): Record<string, number> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const out: Record<string, number> = {};
   let t = profile.startTime;

@@ -53,14 +53,18 @@ function targets(r: Results): Target[] {
   const floorRatios = floorRows.map((row) => (row.cells['mcp-gen']?.ms ?? NaN) / (row.cells.floor?.ms ?? NaN));
   out.push({
     target: 'Generation ≤ 1.2× the dereference floor',
-    measured: floorRows.map((row) => `${row.spec.label} ${s(row.cells['mcp-gen']?.ms ?? NaN)} vs ${s(row.cells.floor?.ms ?? NaN)}`).join('; ') || 'not measured',
+    measured:
+      floorRows.map((row) => `${row.spec.label} ${s(row.cells['mcp-gen']?.ms ?? NaN)} vs ${s(row.cells.floor?.ms ?? NaN)}`).join('; ') ||
+      'not measured',
     ratio: floorRows.map((row, i) => `${row.spec.label} ${x(floorRatios[i] as number)}`).join(', '),
     met: floorRows.length ? floorRatios.every((q) => q <= 1.2) : undefined,
   });
   const omgRatios = floorRows.map((row) => (row.cells['mcp-gen']?.ms ?? NaN) / (row.cells.omg?.ms ?? NaN));
   out.push({
     target: 'Generation faster than openapi-mcp-generator',
-    measured: floorRows.map((row) => `${row.spec.label} ${s(row.cells['mcp-gen']?.ms ?? NaN)} vs ${s(row.cells.omg?.ms ?? NaN)}`).join('; ') || 'not measured',
+    measured:
+      floorRows.map((row) => `${row.spec.label} ${s(row.cells['mcp-gen']?.ms ?? NaN)} vs ${s(row.cells.omg?.ms ?? NaN)}`).join('; ') ||
+      'not measured',
     ratio: floorRows.map((row, i) => `${row.spec.label} ${x(omgRatios[i] as number)}`).join(', '),
     met: floorRows.length ? omgRatios.every((q) => q < 1) : undefined,
   });
@@ -79,7 +83,9 @@ function targets(r: Results): Target[] {
   const build = r.build;
   out.push({
     target: 'Build of the generated GitHub project ≤ 15 s',
-    measured: build ? `mcp-gen ${s(build.mcpGen.ms, 1)}${build.mcpGen.ok ? '' : ' (failed)'}; openapi-mcp-generator ${s(build.omg.ms, 1)}${build.omg.ok ? '' : ' (failed)'}` : 'not measured',
+    measured: build
+      ? `mcp-gen ${s(build.mcpGen.ms, 1)}${build.mcpGen.ok ? '' : ' (failed)'}; openapi-mcp-generator ${s(build.omg.ms, 1)}${build.omg.ok ? '' : ' (failed)'}`
+      : 'not measured',
     ratio: build ? `${x(build.mcpGen.ms / 15000)} of the limit; ${x(build.mcpGen.ms / build.omg.ms)} openapi-mcp-generator's` : '',
     met: build ? build.mcpGen.ok && build.mcpGen.ms <= 15000 : undefined,
   });
@@ -121,7 +127,10 @@ function targets(r: Results): Target[] {
   const lost = check ? check.lost + check.bodiesLost + check.missingOperations : NaN;
   out.push({
     target: 'GitHub tools/list ≤ 0.6× openapi-mcp-generator’s bytes, no argument lost',
-    measured: ours && theirs ? `${mb(ours.bytes)} vs ${mb(theirs.bytes)}; ${int(lost)} of ${int((check?.params ?? 0) + (check?.bodies ?? 0))} arguments lost` : 'not measured',
+    measured:
+      ours && theirs
+        ? `${mb(ours.bytes)} vs ${mb(theirs.bytes)}; ${int(lost)} of ${int((check?.params ?? 0) + (check?.bodies ?? 0))} arguments lost`
+        : 'not measured',
     ratio: ours && theirs ? x(ours.bytes / theirs.bytes) : '',
     met: ours && theirs ? ours.bytes / theirs.bytes <= 0.6 && lost === 0 : undefined,
   });
@@ -155,7 +164,9 @@ function whyGeneration(gen: GenResult, r: Results): string[] {
     const m = row.cells['mcp-gen']?.ms ?? NaN;
     const f = row.cells.floor?.ms ?? NaN;
     if (!p) {
-      lines.push(`**Generation, ${row.spec.label}.** mcp-gen ${s(m)} against the floor's ${s(f)} (${x(ratio(row))}); no CPU profile of this spec in this run.`);
+      lines.push(
+        `**Generation, ${row.spec.label}.** mcp-gen ${s(m)} against the floor's ${s(f)} (${x(ratio(row))}); no CPU profile of this spec in this run.`,
+      );
       continue;
     }
     const bundle = part(p, '… of which swagger-parser bundle()');
@@ -202,7 +213,9 @@ function whyGeneration(gen: GenResult, r: Results): string[] {
         `Per 1,000 operations in the CPU profiles of the 1,000- and 10,000-operation specs: ` +
         growth.map((g) => `${g.name.replace(/^… of which /, '')} ${msf(g.a)} → ${msf(g.b)}`).join(', ') +
         `. A stage whose cost per operation grows with the size of the spec is what to fix first` +
-        (growth[0] && growth[0].b / growth[0].a > 1.5 ? ` — here ${growth[0].name.replace(/^… of which /, '')} (${x(growth[0].b / growth[0].a)}).` : '; none stands out in this run, so the difference is likely noise or garbage collection on the larger heap.');
+        (growth[0] && growth[0].b / growth[0].a > 1.5
+          ? ` — here ${growth[0].name.replace(/^… of which /, '')} (${x(growth[0].b / growth[0].a)}).`
+          : '; none stands out in this run, so the difference is likely noise or garbage collection on the larger heap.');
     }
     lines.push(text);
   }
@@ -271,7 +284,9 @@ function whyCalls(r: Results): string[] {
           );
         })
         .join(' ') +
-      (omgStdio ? ` For comparison, openapi-mcp-generator's stdio server (no output validation, no structured content) takes ${msf(omgStdio.ms / calls.calls, 2)} per call with ${msf(omgStdio.cpu.server, 2)} of server CPU.` : ''),
+      (omgStdio
+        ? ` For comparison, openapi-mcp-generator's stdio server (no output validation, no structured content) takes ${msf(omgStdio.ms / calls.calls, 2)} per call with ${msf(omgStdio.cpu.server, 2)} of server CPU.`
+        : ''),
   ];
   const nodeHttp = callCell(calls, 'direct http', 1);
   if (nodeHttp) {
@@ -288,14 +303,18 @@ function whyCalls(r: Results): string[] {
       .slice(0, 4)
       .map(([k, v]) => `${k} ${msf(v / prof.calls, 2)} (${pct(v, busy)})`)
       .join(', ');
-    lines.push(`A CPU profile of the stdio server over ${int(prof.calls)} sequential calls shows ${msf(busy / prof.calls, 2)} of busy time per call; by where it is spent: ${top} — see the table in section 4.`);
+    lines.push(
+      `A CPU profile of the stdio server over ${int(prof.calls)} sequential calls shows ${msf(busy / prof.calls, 2)} of busy time per call; by where it is spent: ${top} — see the table in section 4.`,
+    );
   }
   const unreachable = paths.filter((p) => d / (d + p.ping) < p.limit);
   const reachable = paths.filter((p) => d / (d + p.ping) >= p.limit);
   const saving = direct.cpu.client - (nodeHttp?.cpu.client ?? NaN);
   const own =
     (calls.serverUsesFetch ? `the server's CPU per call — above all its upstream \`fetch\`` : "the server's CPU per call") +
-    (calls.serverUsesFetch && Number.isFinite(saving) ? ` (sending it with \`node:http\` and a keep-alive agent would save about ${msf(saving, 2)} of CPU per call, going by the two direct measurements)` : '') +
+    (calls.serverUsesFetch && Number.isFinite(saving)
+      ? ` (sending it with \`node:http\` and a keep-alive agent would save about ${msf(saving, 2)} of CPU per call, going by the two direct measurements)`
+      : '') +
     ', then checking the arguments and the structured result against their schemas, building the request and mapping the answer';
   const close: string[] = [];
   if (unreachable.length) {
@@ -363,7 +382,21 @@ function genSection(gen: GenResult): string[] {
     '',
     `Wall time of one process from spawn to exit, median of ${gen.reps} interleaved runs, and peak RSS (\`/usr/bin/time\`). **floor**: \`node bench/floor.mjs dereference <spec>\` — swagger-parser's \`dereference()\` and nothing else; **parse**: the same process reading and parsing the file only; **mcp-gen**: \`node bin/mcp-gen.js <spec> --out <tmp> --force -q\`; **omg**: openapi-mcp-generator's bin script \`-i <spec> -o <tmp> --force\` (run directly, not through \`npx\`, which would add npm's own start-up to it). Output folders are emptied before each run.`,
     '',
-    table(['spec', 'operations', 'size', 'floor', 'parse', 'mcp-gen', 'omg', 'mcp-gen / floor', 'mcp-gen / omg', 'peak RSS MB floor / mcp-gen / omg'], rows),
+    table(
+      [
+        'spec',
+        'operations',
+        'size',
+        'floor',
+        'parse',
+        'mcp-gen',
+        'omg',
+        'mcp-gen / floor',
+        'mcp-gen / omg',
+        'peak RSS MB floor / mcp-gen / omg',
+      ],
+      rows,
+    ),
     '',
   ];
   const sizes = gen.rows.filter((r) => r.spec.synthetic).map((r) => r.spec.operations);
@@ -374,7 +407,12 @@ function genSection(gen: GenResult): string[] {
       '',
       table(
         ['interval', 'floor', 'mcp-gen', 'omg'],
-        pairs.map(([a, b]) => [`${int(a)} → ${int(b)}`, s(slope(gen, 'floor', a, b)), s(slope(gen, 'mcp-gen', a, b)), s(slope(gen, 'omg', a, b))]),
+        pairs.map(([a, b]) => [
+          `${int(a)} → ${int(b)}`,
+          s(slope(gen, 'floor', a, b)),
+          s(slope(gen, 'mcp-gen', a, b)),
+          s(slope(gen, 'omg', a, b)),
+        ]),
       ),
       '',
       'A linear tool has the same cost per 1,000 operations in every interval.',
@@ -386,7 +424,16 @@ function genSection(gen: GenResult): string[] {
     out.push(
       "Where mcp-gen's time goes: one run under `node --cpu-prof`, time of the samples with each part on the stack (the rest is Node's own start-up, reading the file, writing output and garbage collection).",
       '',
-      table(['part', ...gen.profiles.map((p) => p.spec)], [['whole run (sampled)', ...gen.profiles.map((p) => s(p.totalMs))], ...parts.map((part) => [part, ...gen.profiles.map((p) => `${s(p.parts[part] ?? NaN)} (${pct(p.parts[part] ?? NaN, p.totalMs)})`)])]),
+      table(
+        ['part', ...gen.profiles.map((p) => p.spec)],
+        [
+          ['whole run (sampled)', ...gen.profiles.map((p) => s(p.totalMs))],
+          ...parts.map((part) => [
+            part,
+            ...gen.profiles.map((p) => `${s(p.parts[part] ?? NaN)} (${pct(p.parts[part] ?? NaN, p.totalMs)})`),
+          ]),
+        ],
+      ),
       '',
       "mcp-gen's own functions with the most self time:",
       '',
@@ -400,7 +447,12 @@ function genSection(gen: GenResult): string[] {
 function buildSection(r: Results): string[] {
   const b = r.build;
   if (!b) return [];
-  const row = (name: string, c: typeof b.mcpGen) => [name, s(c.ms, 1), `${int(c.maxRssMb)} MB`, c.ok ? 'builds' : `**fails**: \`${c.firstError ?? 'unknown error'}\``];
+  const row = (name: string, c: typeof b.mcpGen) => [
+    name,
+    s(c.ms, 1),
+    `${int(c.maxRssMb)} MB`,
+    c.ok ? 'builds' : `**fails**: \`${c.firstError ?? 'unknown error'}\``,
+  ];
   return [
     '## 2. Build',
     '',
@@ -502,7 +554,12 @@ function callsSection(r: Results): string[] {
     '',
     table(
       ['server', 'sessions open', 'RSS before', 'per session'],
-      calls.sessions.map((m) => [m.server.replace(/^omg /, 'openapi-mcp-generator '), `${m.opened} of ${m.wanted}`, `${int(m.baseRssMb)} MB`, m.error ? `**n/a** — ${m.error}` : `${int(m.kbPerSession)} KB`]),
+      calls.sessions.map((m) => [
+        m.server.replace(/^omg /, 'openapi-mcp-generator '),
+        `${m.opened} of ${m.wanted}`,
+        `${int(m.baseRssMb)} MB`,
+        m.error ? `**n/a** — ${m.error}` : `${int(m.kbPerSession)} KB`,
+      ]),
     ),
     '',
   );
@@ -520,8 +577,26 @@ export function budgetSection(r: Pick<Results, 'budget'>): string[] {
     'What `tools/list` costs an agent, per spec and mode: the result as the server builds it (JSON, UTF-8), tokens estimated at 4 bytes each. **Before** is every tool listed whole, which was the default until the budget (schemas as the `full` profile lists them); **after** is the default now, chosen at generation to stay within 128 tools and 100 KB. The other columns are the modes a server can be started in (`--tools`), under the default `portable` profile.',
     '',
     table(
-      ['spec', 'tools', 'before: every tool, full schemas', 'after: the default', 'every tool, portable', 'toolsets, first list', 'dynamic', 'largest toolset alone'],
-      rows.map((b) => [b.spec, int(b.tools), size(b.directFull), `${b.mode}: ${int(b.defaultTools)} tools, ${size(b.defaultBytes)}`, size(b.directPortable), size(b.toolsets), size(b.dynamic), size(b.largestToolset)]),
+      [
+        'spec',
+        'tools',
+        'before: every tool, full schemas',
+        'after: the default',
+        'every tool, portable',
+        'toolsets, first list',
+        'dynamic',
+        'largest toolset alone',
+      ],
+      rows.map((b) => [
+        b.spec,
+        int(b.tools),
+        size(b.directFull),
+        `${b.mode}: ${int(b.defaultTools)} tools, ${size(b.defaultBytes)}`,
+        size(b.directPortable),
+        size(b.toolsets),
+        size(b.dynamic),
+        size(b.largestToolset),
+      ]),
     ),
     '',
     'Petstore stays direct (20 tools fit) and its portable list is larger than the full one: output schemas are written out rather than shared through `$defs`, and nullable types as `anyOf` branches rather than type arrays, which is what strict clients need. On the large APIs the portable list is 45–60 % smaller than the full one, and the default is three tools of under 2 KB.',
@@ -533,8 +608,20 @@ function listSection(r: Results): string[] {
   const list = r.list;
   if (!list) return [];
   const theirs = list.cells.omg?.bytes ?? NaN;
-  const names: Record<string, string> = { 'mcp-gen': 'mcp-gen (one tool per operation)', 'mcp-gen dynamic': 'mcp-gen `--tools dynamic`', omg: 'openapi-mcp-generator' };
-  const rows = Object.entries(list.cells).map(([name, c]) => [names[name] ?? name, int(c.tools), c.error ? `failed: ${c.error}` : `${int(c.bytes)} (${mb(c.bytes)})`, x(c.bytes / theirs, 3), msf(c.first, 1), msf(c.warm, 1), c.note ?? '']);
+  const names: Record<string, string> = {
+    'mcp-gen': 'mcp-gen (one tool per operation)',
+    'mcp-gen dynamic': 'mcp-gen `--tools dynamic`',
+    omg: 'openapi-mcp-generator',
+  };
+  const rows = Object.entries(list.cells).map(([name, c]) => [
+    names[name] ?? name,
+    int(c.tools),
+    c.error ? `failed: ${c.error}` : `${int(c.bytes)} (${mb(c.bytes)})`,
+    x(c.bytes / theirs, 3),
+    msf(c.first, 1),
+    msf(c.warm, 1),
+    c.note ?? '',
+  ]);
   const parts = Object.keys(list.cells['mcp-gen']?.composition ?? {});
   const out = [
     '## 5. tools/list',
@@ -554,7 +641,17 @@ function listSection(r: Results): string[] {
     '',
     table(
       ['server', 'operations', 'without a tool', 'parameters', 'same name', 'renamed', 'lost', 'bodies', 'bodies lost'],
-      list.checks.map((c) => [names[c.server] ?? c.server, int(c.operations), int(c.missingOperations), int(c.params), int(c.sameName), int(c.renamed), int(c.lost), int(c.bodies), int(c.bodiesLost)]),
+      list.checks.map((c) => [
+        names[c.server] ?? c.server,
+        int(c.operations),
+        int(c.missingOperations),
+        int(c.params),
+        int(c.sameName),
+        int(c.renamed),
+        int(c.lost),
+        int(c.bodies),
+        int(c.bodiesLost),
+      ]),
     ),
     '',
   ];
@@ -576,7 +673,9 @@ function chart(r: Results): string {
         .filter((row) => !row.spec.synthetic || row.spec.operations === 10000 || row.spec.operations === 1000)
         .map((row) => ({
           label: `${row.spec.label} (${int(row.spec.operations)} ops)`,
-          bars: (['floor', 'mcp-gen', 'omg'] as const).filter((v) => row.cells[v]).map((v) => ({ series: v, value: row.cells[v]?.ms ?? NaN })),
+          bars: (['floor', 'mcp-gen', 'omg'] as const)
+            .filter((v) => row.cells[v])
+            .map((v) => ({ series: v, value: row.cells[v]?.ms ?? NaN })),
         })),
     });
   }
@@ -604,7 +703,13 @@ function chart(r: Results): string {
       marker: { value: minimal * 1.3, label: 'target 1.3× minimal' },
       rows: [
         { label: 'minimal SDK v2 server', bars: [{ series: 'minimal', value: minimal }] },
-        { label: 'Petstore (20 tools)', bars: [{ series: 'mcp-gen', value: r.start.cells['mcp-gen petstore']?.ms ?? NaN }, { series: 'omg', value: r.start.cells['omg petstore']?.ms ?? NaN }] },
+        {
+          label: 'Petstore (20 tools)',
+          bars: [
+            { series: 'mcp-gen', value: r.start.cells['mcp-gen petstore']?.ms ?? NaN },
+            { series: 'omg', value: r.start.cells['omg petstore']?.ms ?? NaN },
+          ],
+        },
         {
           label: 'GitHub (1,223 tools)',
           bars: [
@@ -626,16 +731,24 @@ function chart(r: Results): string {
         { series: 'mcp-gen', value: callCell(calls, 'mcp-gen http', c)?.perSecond ?? NaN, note: 'HTTP session' },
         { series: 'mcp-gen stateless', value: callCell(calls, 'mcp-gen http stateless', c)?.perSecond ?? NaN, note: 'HTTP stateless' },
         { series: 'omg', value: callCell(calls, 'omg stdio', c)?.perSecond ?? NaN, note: 'stdio' },
-        ...(callCell(calls, 'omg http', c) ? [{ series: 'omg', value: callCell(calls, 'omg http', c)?.perSecond ?? NaN, note: 'HTTP' }] : [{ series: 'omg', value: NaN, note: 'HTTP: crashes' }]),
+        ...(callCell(calls, 'omg http', c)
+          ? [{ series: 'omg', value: callCell(calls, 'omg http', c)?.perSecond ?? NaN, note: 'HTTP' }]
+          : [{ series: 'omg', value: NaN, note: 'HTTP: crashes' }]),
       ],
     });
-    panels.push({ title: '4. Calls per second (Petstore getPetById), median', format: (v) => `${v.toFixed(0)}/s`, rows: [rowsFor(1), rowsFor(50)] });
+    panels.push({
+      title: '4. Calls per second (Petstore getPetById), median',
+      format: (v) => `${v.toFixed(0)}/s`,
+      rows: [rowsFor(1), rowsFor(50)],
+    });
   }
   if (r.list) {
     panels.push({
       title: '5. GitHub tools/list size (MB)',
       format: (v) => `${(v / 1e6).toFixed(2)} MB`,
-      marker: Number.isFinite(r.list.cells.omg?.bytes ?? NaN) ? { value: (r.list.cells.omg?.bytes ?? 0) * 0.6, label: 'target 0.6× omg' } : undefined,
+      marker: Number.isFinite(r.list.cells.omg?.bytes ?? NaN)
+        ? { value: (r.list.cells.omg?.bytes ?? 0) * 0.6, label: 'target 0.6× omg' }
+        : undefined,
       rows: [
         {
           label: 'GitHub',
@@ -648,7 +761,11 @@ function chart(r: Results): string {
       ],
     });
   }
-  return barChart(`mcp-gen benchmarks, ${r.meta.date}`, `${r.meta.cores} cores, Node ${r.meta.node}. Grey: floor / limit / minimal server; blue: mcp-gen; orange: openapi-mcp-generator (omg); dashed red: target.`, panels);
+  return barChart(
+    `mcp-gen benchmarks, ${r.meta.date}`,
+    `${r.meta.cores} cores, Node ${r.meta.node}. Grey: floor / limit / minimal server; blue: mcp-gen; orange: openapi-mcp-generator (omg); dashed red: target.`,
+    panels,
+  );
 }
 
 // ── the document ───────────────────────────────────────────────────────────────────────
@@ -656,7 +773,12 @@ function chart(r: Results): string {
 export function render(r: Results): { markdown: string; svg: string } {
   const m = r.meta;
   const t = targets(r);
-  const why = [...(r.gen && t.slice(0, 3).some((row) => row.met === false) ? whyGeneration(r.gen, r) : []), ...whyStart(r), ...whyCalls(r), ...whyList(r)];
+  const why = [
+    ...(r.gen && t.slice(0, 3).some((row) => row.met === false) ? whyGeneration(r.gen, r) : []),
+    ...whyStart(r),
+    ...whyCalls(r),
+    ...whyList(r),
+  ];
   const seconds = Object.entries(m.sectionSeconds)
     .map(([k, v]) => `${k} ${Math.round(v)} s`)
     .join(', ');
@@ -664,7 +786,9 @@ export function render(r: Results): { markdown: string; svg: string } {
     '# Benchmarks',
     '',
     `Written by \`npm run bench\` (\`bench/run.ts\`) on ${m.date}${m.quick ? ' — **a --quick smoke run: few repetitions, not for quoting**' : ''}. Machine: ${m.cores} × ${m.cpu}, ${m.memoryGb} GB, Linux VM, Node ${m.node}. ` +
-      `mcp-gen ${m.mcpGen} (SDK v2 ${m.sdk}) against openapi-mcp-generator ${m.omg} ("omg" below; its generated servers run on ${Object.entries(m.omgDeps)
+      `mcp-gen ${m.mcpGen} (SDK v2 ${m.sdk}) against openapi-mcp-generator ${m.omg} ("omg" below; its generated servers run on ${Object.entries(
+        m.omgDeps,
+      )
         .map(([k, v]) => `${k} ${v}`)
         .join(', ')}). ` +
       `Run time: ${Math.round(m.totalSeconds)} s for the sections of the last invocation (${m.lastRun.join(', ')}); per section: ${seconds}.`,
@@ -703,7 +827,7 @@ export function render(r: Results): { markdown: string; svg: string } {
     'npm run bench -- --render                  # measure nothing: rewrite this file from bench/.tmp/results.json',
     '```',
     '',
-    'Work files go to `bench/.tmp/` (ignored by git): the Kubernetes spec gunzipped, the synthetic specs, the generated projects, openapi-mcp-generator\'s dependencies (one `npm install`), the raw results (`results.json`, every repetition). mcp-gen\'s generated projects link the dependencies the end-to-end tests install in `test/.tmp/_deps`.',
+    "Work files go to `bench/.tmp/` (ignored by git): the Kubernetes spec gunzipped, the synthetic specs, the generated projects, openapi-mcp-generator's dependencies (one `npm install`), the raw results (`results.json`, every repetition). mcp-gen's generated projects link the dependencies the end-to-end tests install in `test/.tmp/_deps`.",
     '',
   ].join('\n');
   return { markdown: md, svg: chart(r) };

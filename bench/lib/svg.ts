@@ -45,7 +45,8 @@ export function barChart(title: string, subtitle: string, panels: Panel[]): stri
     y += 14;
     parts.push(`<text x="10" y="${y}" font-size="13" font-weight="bold">${escape(panel.title)}</text>`);
     y += 8;
-    const max = Math.max(...panel.rows.flatMap((r) => r.bars.map((b) => (Number.isFinite(b.value) ? b.value : 0))), panel.marker?.value ?? 0) || 1;
+    const max =
+      Math.max(...panel.rows.flatMap((r) => r.bars.map((b) => (Number.isFinite(b.value) ? b.value : 0))), panel.marker?.value ?? 0) || 1;
     const top = y;
     for (const row of panel.rows) {
       const rowH = row.bars.length * (barH + gap);
@@ -54,7 +55,9 @@ export function barChart(title: string, subtitle: string, panels: Panel[]): stri
         if (!seriesSeen.includes(bar.series)) seriesSeen.push(bar.series);
         const w = Number.isFinite(bar.value) ? Math.max(1, (bar.value / max) * plotW) : 0;
         const color = PALETTE[bar.series] ?? '#6f42c1';
-        parts.push(`<rect x="${labelW}" y="${y}" width="${w.toFixed(1)}" height="${barH}" fill="${color}"><title>${escape(`${bar.series}: ${panel.format(bar.value)}`)}</title></rect>`);
+        parts.push(
+          `<rect x="${labelW}" y="${y}" width="${w.toFixed(1)}" height="${barH}" fill="${color}"><title>${escape(`${bar.series}: ${panel.format(bar.value)}`)}</title></rect>`,
+        );
         const text = `${bar.series} ${Number.isFinite(bar.value) ? panel.format(bar.value) : 'n/a'}${bar.note ? ` (${bar.note})` : ''}`;
         parts.push(`<text x="${(labelW + w + 4).toFixed(1)}" y="${y + barH - 3}" font-size="10" fill="#333">${escape(text)}</text>`);
         y += barH + gap;

@@ -12,13 +12,22 @@ export function syntheticSpec(operations: number): Json {
     Error: {
       type: 'object',
       required: ['code', 'message'],
-      properties: { code: { type: 'integer', format: 'int32' }, message: { type: 'string' }, details: { type: 'array', items: { type: 'string' } } },
+      properties: {
+        code: { type: 'integer', format: 'int32' },
+        message: { type: 'string' },
+        details: { type: 'array', items: { type: 'string' } },
+      },
     },
     Tag: { type: 'object', properties: { id: { type: 'integer', format: 'int64' }, name: { type: 'string', maxLength: 64 } } },
     User: {
       type: 'object',
       required: ['id'],
-      properties: { id: { type: 'string', format: 'uuid' }, login: { type: 'string' }, email: { type: 'string', format: 'email' }, manager: { $ref: '#/components/schemas/User' } },
+      properties: {
+        id: { type: 'string', format: 'uuid' },
+        login: { type: 'string' },
+        email: { type: 'string', format: 'email' },
+        manager: { $ref: '#/components/schemas/User' },
+      },
     },
     PageInfo: { type: 'object', properties: { total: { type: 'integer' }, next: { type: 'string', nullable: true } } },
   };
@@ -42,12 +51,23 @@ export function syntheticSpec(operations: number): Json {
     };
     schemas[`${name}List`] = {
       type: 'object',
-      properties: { items: { type: 'array', items: { $ref: `#/components/schemas/${name}` } }, page: { $ref: '#/components/schemas/PageInfo' } },
+      properties: {
+        items: { type: 'array', items: { $ref: `#/components/schemas/${name}` } },
+        page: { $ref: '#/components/schemas/PageInfo' },
+      },
     };
-    const errors = { default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } };
+    const errors = {
+      default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    };
     const one = { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } };
     const body = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } };
-    const idParam = { name: 'id', in: 'path', required: true, description: `Id of the ${name}.`, schema: { type: 'integer', format: 'int64' } };
+    const idParam = {
+      name: 'id',
+      in: 'path',
+      required: true,
+      description: `Id of the ${name}.`,
+      schema: { type: 'integer', format: 'int64' },
+    };
     const collection: Json = {};
     const item: Json = { parameters: [idParam] };
     const add = (target: Json, method: string, op: Json) => {
@@ -58,19 +78,51 @@ export function syntheticSpec(operations: number): Json {
     add(collection, 'get', {
       operationId: `list${name}`,
       summary: `List ${name} items`,
-      parameters: [{ $ref: '#/components/parameters/Limit' }, { $ref: '#/components/parameters/Cursor' }, { $ref: '#/components/parameters/RequestId' }, { name: 'status', in: 'query', schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: true }],
-      responses: { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}List` } } } }, ...errors },
+      parameters: [
+        { $ref: '#/components/parameters/Limit' },
+        { $ref: '#/components/parameters/Cursor' },
+        { $ref: '#/components/parameters/RequestId' },
+        { name: 'status', in: 'query', schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: true },
+      ],
+      responses: {
+        '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}List` } } } },
+        ...errors,
+      },
     });
-    add(collection, 'post', { operationId: `create${name}`, summary: `Create a ${name}`, parameters: [{ $ref: '#/components/parameters/RequestId' }], requestBody: body, responses: { '201': one, ...errors } });
-    add(item, 'get', { operationId: `get${name}`, summary: `Get one ${name}`, parameters: [{ name: 'expand', in: 'query', schema: { type: 'boolean' } }], responses: { '200': one, ...errors } });
-    add(item, 'patch', { operationId: `update${name}`, summary: `Update a ${name}`, requestBody: body, responses: { '200': one, ...errors } });
-    add(item, 'delete', { operationId: `delete${name}`, summary: `Delete a ${name}`, responses: { '204': { description: 'Deleted' }, ...errors } });
+    add(collection, 'post', {
+      operationId: `create${name}`,
+      summary: `Create a ${name}`,
+      parameters: [{ $ref: '#/components/parameters/RequestId' }],
+      requestBody: body,
+      responses: { '201': one, ...errors },
+    });
+    add(item, 'get', {
+      operationId: `get${name}`,
+      summary: `Get one ${name}`,
+      parameters: [{ name: 'expand', in: 'query', schema: { type: 'boolean' } }],
+      responses: { '200': one, ...errors },
+    });
+    add(item, 'patch', {
+      operationId: `update${name}`,
+      summary: `Update a ${name}`,
+      requestBody: body,
+      responses: { '200': one, ...errors },
+    });
+    add(item, 'delete', {
+      operationId: `delete${name}`,
+      summary: `Delete a ${name}`,
+      responses: { '204': { description: 'Deleted' }, ...errors },
+    });
     paths[`/${slug}`] = collection;
     if (Object.keys(item).length > 1) paths[`/${slug}/{id}`] = item;
   }
   return {
     openapi: '3.0.3',
-    info: { title: `Synthetic ${operations}`, version: '1.0.0', description: `A generated API of ${operations} operations for benchmarks.` },
+    info: {
+      title: `Synthetic ${operations}`,
+      version: '1.0.0',
+      description: `A generated API of ${operations} operations for benchmarks.`,
+    },
     servers: [{ url: 'https://api.example.com/v1' }],
     security: [{ bearer: [] }],
     paths,

@@ -32,7 +32,11 @@ export function log(message: string): void {
  * Runs `reps` rounds; in each round every variant runs once, and the order rotates from
  * round to round, so that a slow spell of the machine hits every variant alike.
  */
-export async function interleave<K extends string, T>(reps: number, variants: K[], run: (variant: K, rep: number) => Promise<T>): Promise<Record<K, T[]>> {
+export async function interleave<K extends string, T>(
+  reps: number,
+  variants: K[],
+  run: (variant: K, rep: number) => Promise<T>,
+): Promise<Record<K, T[]>> {
   const out = Object.fromEntries(variants.map((v) => [v, [] as T[]])) as Record<K, T[]>;
   for (let rep = 0; rep < reps; rep++) {
     for (let i = 0; i < variants.length; i++) {
@@ -55,12 +59,20 @@ export interface TimedRun {
 const HAVE_TIME = existsSync('/usr/bin/time');
 
 /** Spawns a command and measures its wall time (our clock) and peak RSS (/usr/bin/time). */
-export function timedRun(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<TimedRun> {
+export function timedRun(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<TimedRun> {
   const rssFile = join(ensureDir(TMP), `time-${process.pid}-${Math.random().toString(36).slice(2)}.txt`);
   const argv = HAVE_TIME ? ['/usr/bin/time', '-f', '%M', '-o', rssFile, command, ...args] : [command, ...args];
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(argv[0] as string, argv.slice(1), { cwd: options.cwd ?? REPO, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(argv[0] as string, argv.slice(1), {
+      cwd: options.cwd ?? REPO,
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     // The start (where the first error is) and the end (where a crash is) of the output.
     let head = '';
     let tail = '';
@@ -134,7 +146,10 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM
 
 /** First line of a tool's error output that says what went wrong. */
 export function firstErrorLine(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.find((l) => /error/i.test(l)) ?? lines[0] ?? '(no output)';
 }
 

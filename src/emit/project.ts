@@ -101,7 +101,14 @@ function codeSpan(text: string): string {
 /** A security scheme and its variable for the README's --auth-from-headers example; spec names only when plainly safe. */
 function exampleCredential(model: ServerModel): { exampleScheme: string; exampleVariable: string } {
   const [name, scheme] = Object.entries(model.table.auth)[0] ?? [];
-  const variable = scheme === undefined ? '' : scheme.type === 'apiKey' ? scheme.env.key : scheme.type === 'basic' ? scheme.env.password : scheme.env.token;
+  const variable =
+    scheme === undefined
+      ? ''
+      : scheme.type === 'apiKey'
+        ? scheme.env.key
+        : scheme.type === 'basic'
+          ? scheme.env.password
+          : scheme.env.token;
   return { exampleScheme: name !== undefined && /^[A-Za-z0-9_.-]{1,40}$/.test(name) ? name : '<scheme>', exampleVariable: variable };
 }
 
@@ -114,20 +121,32 @@ function credentialRows(model: ServerModel) {
     const count = `${uses(name)} tool${uses(name) === 1 ? '' : 's'}`;
     switch (scheme.type) {
       case 'apiKey':
-        rows.push({ variable: scheme.env.key, scheme: label, what: `API key, sent in ${scheme.in} ${mdInline(scheme.name, 60)} (${count})` });
+        rows.push({
+          variable: scheme.env.key,
+          scheme: label,
+          what: `API key, sent in ${scheme.in} ${mdInline(scheme.name, 60)} (${count})`,
+        });
         break;
       case 'basic':
         rows.push({ variable: scheme.env.username, scheme: label, what: `HTTP basic user name (${count})` });
         rows.push({ variable: scheme.env.password, scheme: label, what: 'HTTP basic password' });
         break;
       case 'http':
-        rows.push({ variable: scheme.env.token, scheme: label, what: `token, sent as Authorization: ${mdInline(scheme.scheme, 20)} (${count})` });
+        rows.push({
+          variable: scheme.env.token,
+          scheme: label,
+          what: `token, sent as Authorization: ${mdInline(scheme.scheme, 20)} (${count})`,
+        });
         break;
       case 'oauth2':
         rows.push({ variable: scheme.env.token, scheme: label, what: `OAuth2 access token, sent as a Bearer token (${count})` });
         if (scheme.env.clientId && scheme.env.clientSecret && scheme.clientCredentials) {
           const url = safeUrl(scheme.clientCredentials.tokenUrl);
-          rows.push({ variable: scheme.env.clientId, scheme: label, what: `OAuth2 client id: instead of a token, the server fetches one from ${url}` });
+          rows.push({
+            variable: scheme.env.clientId,
+            scheme: label,
+            what: `OAuth2 client id: instead of a token, the server fetches one from ${url}`,
+          });
           rows.push({ variable: scheme.env.clientSecret, scheme: label, what: 'OAuth2 client secret' });
         }
         break;
@@ -143,8 +162,21 @@ function servingView(model: ServerModel) {
   const kb = (bytes: number) => Math.ceil(bytes / 1024).toLocaleString('en-US');
   const tokens = (bytes: number) => Math.round(bytes / 4).toLocaleString('en-US');
   const sized = (list: { tools: number; bytes: number }) => ({ tools: list.tools, kb: kb(list.bytes), tokens: tokens(list.bytes) });
-  if (!serving) return { mode: 'direct', shape: 'one tool per operation', reason: 'it was built without a report', hasToolsets: false, toolsets: [], direct: sized({ tools: 0, bytes: 0 }), listed: sized({ tools: 0, bytes: 0 }) };
-  const shapes = { direct: 'as one tool per operation', toolsets: 'in toolsets the agent enables as it needs them', dynamic: 'behind three tools that search, describe and invoke them' };
+  if (!serving)
+    return {
+      mode: 'direct',
+      shape: 'one tool per operation',
+      reason: 'it was built without a report',
+      hasToolsets: false,
+      toolsets: [],
+      direct: sized({ tools: 0, bytes: 0 }),
+      listed: sized({ tools: 0, bytes: 0 }),
+    };
+  const shapes = {
+    direct: 'as one tool per operation',
+    toolsets: 'in toolsets the agent enables as it needs them',
+    dynamic: 'behind three tools that search, describe and invoke them',
+  };
   return {
     mode: serving.mode,
     shape: shapes[serving.mode],
@@ -165,10 +197,25 @@ function settingRows(model: ServerModel, defaultBaseUrl: string) {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
   return SETTINGS.map((s) => {
     let fallback = s.default !== undefined ? `\`${s.default}\`` : s.value === undefined ? 'off' : 'none';
-    if (s.flag === 'base-url') fallback = defaultBaseUrl ? `\`${safeUrl(defaultBaseUrl)}\`` : 'required: the spec names no absolute server URL';
-    if (s.flag === 'tools') fallback = `\`${model.report.serving?.mode ?? 'direct'}\` (chosen at generation; \`direct\` when \`--toolsets\` is given): see [What the agent sees](#what-the-agent-sees)`;
-    const envDefault = s.flag === 'base-url' ? (defaultBaseUrl ? safeUrl(defaultBaseUrl) : 'none in the spec: required') : (s.default ?? (s.value === undefined ? 'off' : 'none'));
-    return { flag: cell(flagText(s)), env: cell(envText(s)), variable: s.env, fallback: cell(fallback), help: cell(s.help), envHelp: s.help, envDefault };
+    if (s.flag === 'base-url')
+      fallback = defaultBaseUrl ? `\`${safeUrl(defaultBaseUrl)}\`` : 'required: the spec names no absolute server URL';
+    if (s.flag === 'tools')
+      fallback = `\`${model.report.serving?.mode ?? 'direct'}\` (chosen at generation; \`direct\` when \`--toolsets\` is given): see [What the agent sees](#what-the-agent-sees)`;
+    const envDefault =
+      s.flag === 'base-url'
+        ? defaultBaseUrl
+          ? safeUrl(defaultBaseUrl)
+          : 'none in the spec: required'
+        : (s.default ?? (s.value === undefined ? 'off' : 'none'));
+    return {
+      flag: cell(flagText(s)),
+      env: cell(envText(s)),
+      variable: s.env,
+      fallback: cell(fallback),
+      help: cell(s.help),
+      envHelp: s.help,
+      envDefault,
+    };
   });
 }
 
@@ -216,7 +263,11 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
   if (options.toolTypes !== undefined) files.push({ path: 'src/tool-types.ts', contents: options.toolTypes, owner: 'generated' });
   for (const name of readdirSync(TEMPLATES + 'runtime').sort()) {
     if (!name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
-    files.push({ path: `src/runtime/${name}`, contents: TS_HEADER + readFileSync(TEMPLATES + 'runtime/' + name, 'utf8'), owner: 'generated' });
+    files.push({
+      path: `src/runtime/${name}`,
+      contents: TS_HEADER + readFileSync(TEMPLATES + 'runtime/' + name, 'utf8'),
+      owner: 'generated',
+    });
   }
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -23,14 +23,52 @@ import { SETTINGS } from '../../templates/runtime/settings.js';
 
 /** Secrets of other tools that commonly sit in a developer's or a CI runner's environment. */
 const WELL_KNOWN = new Set([
-  'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AZURE_CLIENT_SECRET', 'AZURE_CLIENT_ID',
-  'GOOGLE_API_KEY', 'GITHUB_TOKEN', 'GH_TOKEN', 'GH_ENTERPRISE_TOKEN', 'GITHUB_PAT', 'GITLAB_TOKEN', 'CI_JOB_TOKEN',
-  'NPM_TOKEN', 'NODE_AUTH_TOKEN', 'YARN_NPM_AUTH_TOKEN', 'PYPI_TOKEN', 'TWINE_PASSWORD', 'CARGO_REGISTRY_TOKEN',
-  'DOCKER_PASSWORD', 'DOCKERHUB_TOKEN', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN',
-  'SLACK_TOKEN', 'SLACK_BOT_TOKEN', 'STRIPE_SECRET_KEY', 'STRIPE_API_KEY', 'SENTRY_AUTH_TOKEN', 'CODECOV_TOKEN',
-  'VERCEL_TOKEN', 'NETLIFY_AUTH_TOKEN', 'HEROKU_API_KEY', 'CLOUDFLARE_API_TOKEN', 'CLOUDFLARE_API_KEY',
-  'DIGITALOCEAN_TOKEN', 'DIGITALOCEAN_ACCESS_TOKEN', 'VAULT_TOKEN', 'CONSUL_HTTP_TOKEN', 'DATABASE_PASSWORD',
-  'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_ID_TOKEN_REQUEST_TOKEN', 'SNYK_TOKEN', 'SONAR_TOKEN', 'TF_TOKEN', 'ATLAS_TOKEN',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AZURE_CLIENT_SECRET',
+  'AZURE_CLIENT_ID',
+  'GOOGLE_API_KEY',
+  'GITHUB_TOKEN',
+  'GH_TOKEN',
+  'GH_ENTERPRISE_TOKEN',
+  'GITHUB_PAT',
+  'GITLAB_TOKEN',
+  'CI_JOB_TOKEN',
+  'NPM_TOKEN',
+  'NODE_AUTH_TOKEN',
+  'YARN_NPM_AUTH_TOKEN',
+  'PYPI_TOKEN',
+  'TWINE_PASSWORD',
+  'CARGO_REGISTRY_TOKEN',
+  'DOCKER_PASSWORD',
+  'DOCKERHUB_TOKEN',
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'HF_TOKEN',
+  'HUGGING_FACE_HUB_TOKEN',
+  'SLACK_TOKEN',
+  'SLACK_BOT_TOKEN',
+  'STRIPE_SECRET_KEY',
+  'STRIPE_API_KEY',
+  'SENTRY_AUTH_TOKEN',
+  'CODECOV_TOKEN',
+  'VERCEL_TOKEN',
+  'NETLIFY_AUTH_TOKEN',
+  'HEROKU_API_KEY',
+  'CLOUDFLARE_API_TOKEN',
+  'CLOUDFLARE_API_KEY',
+  'DIGITALOCEAN_TOKEN',
+  'DIGITALOCEAN_ACCESS_TOKEN',
+  'VAULT_TOKEN',
+  'CONSUL_HTTP_TOKEN',
+  'DATABASE_PASSWORD',
+  'ACTIONS_RUNTIME_TOKEN',
+  'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+  'SNYK_TOKEN',
+  'SONAR_TOKEN',
+  'TF_TOKEN',
+  'ATLAS_TOKEN',
 ]);
 
 /**
@@ -96,7 +134,12 @@ export function buildAuth(doc: JsonObject, naming: AuthNaming, source: string): 
     if (naming.chosen || !(error instanceof SpecError) || !/well-known secret/.test(error.message)) throw error;
     const prefix = naming.prefix ? `${naming.prefix}_MCP` : 'API_MCP';
     const model = buildAuthNamed(doc, { prefix, chosen: false }, source);
-    model.warnings.push(warning('credential-prefix', `credential variables start with ${prefix}_: with the default prefix, ${error.message.replace(/; name the variables.*$/, '')} (choose another with --env-prefix)`));
+    model.warnings.push(
+      warning(
+        'credential-prefix',
+        `credential variables start with ${prefix}_: with the default prefix, ${error.message.replace(/; name the variables.*$/, '')} (choose another with --env-prefix)`,
+      ),
+    );
     return model;
   }
 }
@@ -110,7 +153,7 @@ function buildAuthNamed(doc: JsonObject, naming: AuthNaming, source: string): Au
     const name = stem === part || stem.endsWith('_' + part) ? stem : `${stem}_${part}`;
     if (isServerSetting(name) || (WELL_KNOWN.has(name) && !naming.chosen)) {
       throw new SpecError(
-        `the credential variable would be ${name}, ${isServerSetting(name) ? 'one of the server\'s own settings' : 'a well-known secret of another tool'}; name the variables yourself with --env-prefix`,
+        `the credential variable would be ${name}, ${isServerSetting(name) ? "one of the server's own settings" : 'a well-known secret of another tool'}; name the variables yourself with --env-prefix`,
         source + pointer('components', 'securitySchemes', scheme),
       );
     }
@@ -147,7 +190,13 @@ function buildAuthNamed(doc: JsonObject, naming: AuthNaming, source: string): Au
     } else if (s.type === 'openIdConnect') {
       schemes[name] = { type: 'oauth2', env: { token: variable(name, 'TOKEN') }, ...extra };
     } else {
-      warnings.push(warning('unsupported-security', `type ${JSON.stringify(s.type ?? null)} is not supported; operations that need it must be authenticated in src/hooks.ts`, `#/components/securitySchemes/${name}`));
+      warnings.push(
+        warning(
+          'unsupported-security',
+          `type ${JSON.stringify(s.type ?? null)} is not supported; operations that need it must be authenticated in src/hooks.ts`,
+          `#/components/securitySchemes/${name}`,
+        ),
+      );
     }
   }
   return { schemes, warnings };

@@ -4,7 +4,16 @@
 import type { LoadedSpec } from '../parse/load.js';
 import { getAt, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type {
-  BodySpec, EncodingSpec, JsonSchema, OutputSpec, ParamLocation, ParamSpec, ParamStyle, ServerSpec, ToolSpec, ToolTable,
+  BodySpec,
+  EncodingSpec,
+  JsonSchema,
+  OutputSpec,
+  ParamLocation,
+  ParamSpec,
+  ParamStyle,
+  ServerSpec,
+  ToolSpec,
+  ToolTable,
 } from '../../templates/runtime/table.js';
 import { NameScope, nameFromRoute, packageNameFor, sanitizeArgName, sanitizeToolName } from './naming.js';
 import { SchemaConverter, type SchemaExtras } from './schema.js';
@@ -77,13 +86,25 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const { doc } = spec;
   const dialect = spec.specVersion.startsWith('3.1') ? '3.1' : '3.0';
   const converter = new SchemaConverter(doc, dialect, options.schemaExtras, spec.source);
-  const report: ModelReport = { skipped: [], renamed: [], warnings: [...spec.warnings], matchedOverrides: new Set(), poorDescriptions: [], droppedBodies: [], droppedHeaders: [] };
+  const report: ModelReport = {
+    skipped: [],
+    renamed: [],
+    warnings: [...spec.warnings],
+    matchedOverrides: new Set(),
+    poorDescriptions: [],
+    droppedBodies: [],
+    droppedHeaders: [],
+  };
   const names = new NameScope(META_TOOLS);
   const tools: ToolSpec[] = [];
   const info = isObject(doc.info) ? doc.info : {};
   const rootServers = serverList(doc.servers, spec.source);
   const packageName = options.packageName ?? packageNameFor(typeof info.title === 'string' ? info.title : undefined, rootServers[0]?.url);
-  const auth = buildAuth(doc, { prefix: options.envPrefix ?? envPrefixFor(packageName), chosen: options.envPrefix !== undefined }, spec.source);
+  const auth = buildAuth(
+    doc,
+    { prefix: options.envPrefix ?? envPrefixFor(packageName), chosen: options.envPrefix !== undefined },
+    spec.source,
+  );
   report.warnings.push(...auth.warnings);
 
   for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
@@ -96,13 +117,18 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
       const where = `#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}`;
       const operationId = typeof op.operationId === 'string' && op.operationId.trim() !== '' ? op.operationId : undefined;
       const tags = asArray(op.tags).filter((t): t is string => typeof t === 'string');
-      for (const key of [operationId, `${method.toUpperCase()} ${path}`]) if (key && options.overrides?.[key]) report.matchedOverrides.add(key);
+      for (const key of [operationId, `${method.toUpperCase()} ${path}`])
+        if (key && options.overrides?.[key]) report.matchedOverrides.add(key);
       if (method === 'trace') {
         // The Fetch standard forbids TRACE (a "forbidden method"): no call could ever be sent.
         report.skipped.push({ operation: label, reason: 'TRACE cannot be sent by fetch (a forbidden method in the Fetch standard)' });
         continue;
       }
-      const verdict = selectOperation({ method, path, ...(operationId ? { operationId } : {}), tags, op, item, doc }, options.selection ?? {}, options.overrides ?? {});
+      const verdict = selectOperation(
+        { method, path, ...(operationId ? { operationId } : {}), tags, op, item, doc },
+        options.selection ?? {},
+        options.overrides ?? {},
+      );
       if (!verdict.keep) {
         report.skipped.push({ operation: label, reason: verdict.reason });
         continue;
@@ -111,11 +137,24 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
       const wanted = sanitizeToolName(raw);
       const name = names.claim(wanted);
       if (name !== raw) {
-        const reason = name !== wanted ? 'name already taken' : raw === operationId || raw === verdict.name ? 'not a valid MCP tool name' : 'no operationId';
+        const reason =
+          name !== wanted
+            ? 'name already taken'
+            : raw === operationId || raw === verdict.name
+              ? 'not a valid MCP tool name'
+              : 'no operationId';
         report.renamed.push({ operation: label, name, reason });
       }
       const refs = new Set<string>();
-      const built = buildArguments(doc, converter, { path, method, label, where, styledMultipart: dialect === '3.1' || spec.specVersion.startsWith('2') }, item, op, refs, report);
+      const built = buildArguments(
+        doc,
+        converter,
+        { path, method, label, where, styledMultipart: dialect === '3.1' || spec.specVersion.startsWith('2') },
+        item,
+        op,
+        refs,
+        report,
+      );
       if ('skip' in built) {
         report.skipped.push({ operation: label, reason: built.skip });
         continue;
@@ -128,15 +167,30 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
       const tool: ToolSpec = {
         name,
         ...(operationId ? { operationId } : {}),
-        description: verdict.description !== undefined ? trim(verdict.description.trim() || label, options.maxDescriptionLength) : describe(op, item, label, options.maxDescriptionLength),
+        description:
+          verdict.description !== undefined
+            ? trim(verdict.description.trim() || label, options.maxDescriptionLength)
+            : describe(op, item, label, options.maxDescriptionLength),
         ...(tags.length ? { tags } : {}),
         toolset: toolsetFor(verdict, options.toolsets ?? {}, { tags, path, ...(operationId ? { operationId } : {}) }),
         inputSchema,
         defs: converter.closure(refs),
         annotations: annotationsFor(method),
-        http: { method: method.toUpperCase(), path, params, ...(body ? { body } : {}), ...(opServers.length ? { servers: opServers } : {}) },
+        http: {
+          method: method.toUpperCase(),
+          path,
+          params,
+          ...(body ? { body } : {}),
+          ...(opServers.length ? { servers: opServers } : {}),
+        },
       };
-      if (tool.description === label || tool.description.replace(/^\[DEPRECATED\]\s*/, '').trim().split(/\s+/).length < 3) {
+      if (
+        tool.description === label ||
+        tool.description
+          .replace(/^\[DEPRECATED\]\s*/, '')
+          .trim()
+          .split(/\s+/).length < 3
+      ) {
         report.poorDescriptions.push(`${label} (${name})`);
       }
       const security = securityFor(op, doc, auth.schemes);
@@ -153,21 +207,33 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   }
 
   if (tools.length === 0) {
-    report.warnings.push(warning('no-tools', report.skipped.length ? 'every operation was left out: the server will have no tools' : 'the spec defines no operations: the server will have no tools'));
+    report.warnings.push(
+      warning(
+        'no-tools',
+        report.skipped.length
+          ? 'every operation was left out: the server will have no tools'
+          : 'the spec defines no operations: the server will have no tools',
+      ),
+    );
   }
   const saidAlready = report.warnings.some((w) => w.code === 'no-base-url');
   if (!saidAlready && !rootServers.some((s) => /^https?:\/\//i.test(s.url)) && tools.some((t) => !t.http.servers)) {
     report.warnings.push(warning('no-base-url', 'the spec names no absolute server URL: start the server with --base-url or API_BASE_URL'));
   }
   for (const key of Object.keys(options.overrides ?? {})) {
-    if (!report.matchedOverrides.has(key)) report.warnings.push(warning('unmatched-override', `config "tools"."${key}" matches no operation (use an operationId or "METHOD /path")`));
+    if (!report.matchedOverrides.has(key))
+      report.warnings.push(
+        warning('unmatched-override', `config "tools"."${key}" matches no operation (use an operationId or "METHOD /path")`),
+      );
   }
   const defs: Record<string, JsonSchema> = {};
   const used = new Set(tools.flatMap((t) => [...t.defs, ...(t.output?.defs ?? [])]));
   for (const key of Object.keys(converter.defs).sort()) if (used.has(key)) defs[key] = converter.defs[key] as JsonSchema;
 
   const direct = options.directTools ?? [];
-  const pinned = tools.filter((t) => direct.some((g) => globToRegExp(g).test(t.name) || (t.operationId !== undefined && globToRegExp(g).test(t.operationId)))).map((t) => t.name);
+  const pinned = tools
+    .filter((t) => direct.some((g) => globToRegExp(g).test(t.name) || (t.operationId !== undefined && globToRegExp(g).test(t.operationId))))
+    .map((t) => t.name);
   const table: ToolTable = {
     format: 1,
     name: packageName,
@@ -179,13 +245,24 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
     tools,
   };
   report.listing = fitListing(table);
-  const serving = chooseServing(table, options.toolMode ?? 'auto', { maxTools: options.maxTools ?? 128, budgetBytes: options.listBudgetBytes ?? 100 * 1024 }, pinned);
+  const serving = chooseServing(
+    table,
+    options.toolMode ?? 'auto',
+    { maxTools: options.maxTools ?? 128, budgetBytes: options.listBudgetBytes ?? 100 * 1024 },
+    pinned,
+  );
   report.serving = serving;
   if (serving.mode !== 'direct') table.serve = { mode: serving.mode, pinned };
-  else if (pinned.length) report.warnings.push(warning('unused-option', '--direct-tools has no effect in direct mode: every operation is a tool'));
+  else if (pinned.length)
+    report.warnings.push(warning('unused-option', '--direct-tools has no effect in direct mode: every operation is a tool'));
   if (serving.mode === 'direct' && report.listing.listedBytes > DEFAULT_LISTING_BUDGET.totalBytes) {
     const mb = (report.listing.listedBytes / 1024 / 1024).toFixed(1);
-    report.warnings.push(warning('large-listing', `with --client-profile full and --tools direct, tools/list is ${mb} MB, served in pages of 8 MiB: clients that do not follow nextCursor see only the first`));
+    report.warnings.push(
+      warning(
+        'large-listing',
+        `with --client-profile full and --tools direct, tools/list is ${mb} MB, served in pages of 8 MiB: clients that do not follow nextCursor see only the first`,
+      ),
+    );
   }
   return { table, report };
 }
@@ -259,7 +336,9 @@ function buildArguments(
     const name = match[1] as string;
     if (byKey.has(`path:${name}`)) continue;
     byKey.set(`path:${name}`, { name, in: 'path', required: true, schema: { type: 'string' } });
-    report.warnings.push(warning('missing-path-parameter', `path variable {${name}} has no parameter; added as a required string argument`, where));
+    report.warnings.push(
+      warning('missing-path-parameter', `path variable {${name}} has no parameter; added as a required string argument`, where),
+    );
   }
   // Collisions: the first claimant keeps the plain name, in location order path, query,
   // header, cookie, then the body; later ones are suffixed with their location (`id_query`).
@@ -280,8 +359,13 @@ function buildArguments(
     const contentEntry = p.schema === undefined && isObject(p.content) ? Object.entries(p.content)[0] : undefined;
     if (contentEntry !== undefined) rawSchema = isObject(contentEntry[1]) ? contentEntry[1].schema : undefined;
     let schema = converter.convert(rawSchema, 'request', refs);
-    if (converter.extras.examples && p.example !== undefined && schema.examples === undefined) schema = { ...schema, examples: [p.example] };
-    const description = [typeof p.description === 'string' ? p.description.trim() : '', p.deprecated === true ? '(deprecated)' : '', arg !== p.name ? `Sent as ${location} parameter "${p.name}".` : '']
+    if (converter.extras.examples && p.example !== undefined && schema.examples === undefined)
+      schema = { ...schema, examples: [p.example] };
+    const description = [
+      typeof p.description === 'string' ? p.description.trim() : '',
+      p.deprecated === true ? '(deprecated)' : '',
+      arg !== p.name ? `Sent as ${location} parameter "${p.name}".` : '',
+    ]
       .filter(Boolean)
       .join(' ');
     properties[arg] = description ? { ...schema, description } : schema;
@@ -313,7 +397,10 @@ function buildArguments(
   // A form is a set of named fields: a form body whose schema is an array or a scalar (PeerTube's
   // studio edit) has no field names to send. Drop that media type; with none left, drop the tool.
   const formNotObject = (media: string): boolean =>
-    ['form', 'multipart'].includes(bodyKindOf(media)) && isObject(requestBody) && isObject(requestBody.content) && !canBeObject(doc, (requestBody.content[media] as JsonObject | undefined)?.schema);
+    ['form', 'multipart'].includes(bodyKindOf(media)) &&
+    isObject(requestBody) &&
+    isObject(requestBody.content) &&
+    !canBeObject(doc, (requestBody.content[media] as JsonObject | undefined)?.schema);
   if (isObject(requestBody) && isObject(requestBody.content) && Object.keys(requestBody.content).length > 0) {
     const accepted = Object.keys(requestBody.content);
     const usable = accepted.filter((m) => !formNotObject(m));
@@ -326,7 +413,12 @@ function buildArguments(
     // Another accepted media type that travels as text (XML, YAML) or base64 takes a string.
     const stringTypes = mediaTypes.filter((m) => ['text', 'binary'].includes(bodyKindOf(m)) && m !== preferred);
     if (stringTypes.length && schema.type !== 'string') {
-      schema = { anyOf: [schema, { type: 'string', description: `The body as text (base64 for binary) when contentType is ${stringTypes.join(' or ')}.` }] };
+      schema = {
+        anyOf: [
+          schema,
+          { type: 'string', description: `The body as text (base64 for binary) when contentType is ${stringTypes.join(' or ')}.` },
+        ],
+      };
     }
     const notes = [typeof requestBody.description === 'string' ? requestBody.description.trim() : '', `Request body (${preferred}).`];
     schema = { ...schema, description: notes.filter(Boolean).join(' ') };
@@ -370,9 +462,7 @@ function buildOutput(doc: JsonObject, converter: SchemaConverter, op: JsonObject
     const refs = new Set<string>();
     const schema = converter.convert(entry.schema, 'response', refs);
     const wrap = !isObjectRoot(schema, converter);
-    const root: JsonSchema = wrap
-      ? { type: 'object', properties: { result: schema } }
-      : { ...schema, type: 'object' };
+    const root: JsonSchema = wrap ? { type: 'object', properties: { result: schema } } : { ...schema, type: 'object' };
     return { schema: root, defs: converter.closure(refs), wrap };
   }
   return undefined;
@@ -436,7 +526,7 @@ function bodySchema(schema: JsonSchema, media: string, converter: SchemaConverte
 
 /** A binary field as a file part, an array of them as an array of file parts. */
 function filePart(prop: JsonSchema, converter: SchemaConverter): JsonSchema | undefined {
-  const s = typeof prop.$ref === 'string' ? converter.defs[prop.$ref.slice('#/$defs/'.length)] ?? prop : prop;
+  const s = typeof prop.$ref === 'string' ? (converter.defs[prop.$ref.slice('#/$defs/'.length)] ?? prop) : prop;
   const describe = typeof s.description === 'string' ? { description: s.description } : {};
   if (s.type === 'string' && (s.format === 'binary' || s.format === 'base64')) return { ...FILE_PART, ...describe };
   if (s.type === 'array' && isObject(s.items as Json)) {
@@ -478,7 +568,8 @@ function encodingsOf(doc: JsonObject, content: JsonObject, mediaTypes: string[],
       const e = resolve(doc, raw);
       if (!isObject(e)) continue;
       const spec: EncodingSpec = {};
-      const styled = (kind === 'form' || styledMultipart) && (e.style !== undefined || e.explode !== undefined || e.allowReserved !== undefined);
+      const styled =
+        (kind === 'form' || styledMultipart) && (e.style !== undefined || e.explode !== undefined || e.allowReserved !== undefined);
       if (styled) {
         const style = typeof e.style === 'string' && STYLES.has(e.style) ? (e.style as ParamStyle) : 'form';
         spec.style = style;
@@ -507,7 +598,8 @@ function fixedValue(doc: JsonObject, header: Json | undefined): string | undefin
   if (!isObject(header)) return undefined;
   const schema = resolve(doc, header.schema);
   if (!isObject(schema)) return undefined;
-  const value = schema.const !== undefined ? schema.const : Array.isArray(schema.enum) && schema.enum.length === 1 ? schema.enum[0] : schema.default;
+  const value =
+    schema.const !== undefined ? schema.const : Array.isArray(schema.enum) && schema.enum.length === 1 ? schema.enum[0] : schema.default;
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
 }
 
@@ -539,7 +631,8 @@ function describe(op: JsonObject, item: JsonObject, label: string, max: number):
   const parts: string[] = [];
   if (op.deprecated === true) parts.push('[DEPRECATED]');
   const summary = typeof op.summary === 'string' ? op.summary.trim() : typeof item.summary === 'string' ? item.summary.trim() : '';
-  const details = typeof op.description === 'string' ? op.description.trim() : typeof item.description === 'string' ? item.description.trim() : '';
+  const details =
+    typeof op.description === 'string' ? op.description.trim() : typeof item.description === 'string' ? item.description.trim() : '';
   if (summary) parts.push(summary);
   if (details && details !== summary) parts.push((summary ? '\n\n' : '') + details);
   if (!summary && !details) parts.push(label);
@@ -549,7 +642,6 @@ function describe(op: JsonObject, item: JsonObject, label: string, max: number):
 const trim = (text: string, max: number) => (text.length > max ? text.slice(0, max - 1).trimEnd() + '…' : text);
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
-
 
 /** Server objects as the runtime needs them; a relative URL is resolved against a spec URL. */
 function serverList(servers: Json | undefined, source: string): ServerSpec[] {
@@ -572,7 +664,7 @@ function serverList(servers: Json | undefined, source: string): ServerSpec[] {
         if (!isObject(v)) continue;
         const enumValues = asArray(v.enum).map(String);
         variables[name] = {
-          default: v.default !== undefined ? String(v.default) : enumValues[0] ?? '',
+          default: v.default !== undefined ? String(v.default) : (enumValues[0] ?? ''),
           ...(enumValues.length ? { enum: enumValues } : {}),
           ...(typeof v.description === 'string' ? { description: oneLine(v.description) } : {}),
         };

@@ -73,7 +73,8 @@ export function directRefs(schema: unknown): string[] {
   const stack: unknown[] = [schema];
   while (stack.length) {
     const node = stack.pop();
-    if (Array.isArray(node)) for (const item of node) stack.push(item); // not push(...node): a 500,000-value enum overflows the argument stack
+    if (Array.isArray(node))
+      for (const item of node) stack.push(item); // not push(...node): a 500,000-value enum overflows the argument stack
     else if (typeof node === 'object' && node !== null) {
       for (const [key, value] of Object.entries(node)) {
         if (key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')) found.add(value.slice('#/$defs/'.length));
@@ -101,7 +102,10 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
     if (tool.output?.defs.length) found.push({ holder: tool.output, root: tool.output.schema, output: true, tool: tool.name });
     return found.map((h) => ({ ...h, rootRefs: directRefs(h.root) }));
   });
-  const fixedBytes = table.tools.reduce((n, t) => n + t.name.length + size(t.description) + size(t.inputSchema) + (t.output ? size(t.output.schema) : 0), 0);
+  const fixedBytes = table.tools.reduce(
+    (n, t) => n + t.name.length + size(t.description) + size(t.inputSchema) + (t.output ? size(t.output.schema) : 0),
+    0,
+  );
   const wholeBytes = holders.reduce((n, h) => n + h.holder.defs.reduce((m, k) => m + defSize(k), 0), fixedBytes);
 
   let result: ListingReport = { trimmedTools: 0, listedBytes: wholeBytes, wholeBytes };

@@ -74,7 +74,9 @@ export class NameScope {
 
 /** Words that say nothing about which API it is ("GitHub's official OpenAPI spec + Octokit extension"). */
 const NOISE_WORDS = new Set(
-  'a an and api apis definition definitions deprecated docs documentation extension extensions for http https interface json of official on openapi public reference rest restful s service services spec specification the to version with'.split(' '),
+  'a an and api apis definition definitions deprecated docs documentation extension extensions for http https interface json of official on openapi public reference rest restful s service services spec specification the to version with'.split(
+    ' ',
+  ),
 );
 
 /**

@@ -22,15 +22,57 @@ export interface SchemaExtras {
 const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);
 // Keywords copied as plain values (validated by shape below).
 const SCALAR_KEYWORDS = [
-  'title', 'description', 'default', 'const', 'enum', 'format', 'pattern', 'multipleOf',
-  'maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', 'maxLength', 'minLength',
-  'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties', 'required',
-  'deprecated', 'readOnly', 'writeOnly', 'contentMediaType', 'contentEncoding',
+  'title',
+  'description',
+  'default',
+  'const',
+  'enum',
+  'format',
+  'pattern',
+  'multipleOf',
+  'maximum',
+  'minimum',
+  'exclusiveMaximum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'contentMediaType',
+  'contentEncoding',
 ] as const;
-const SUBSCHEMA = ['items', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems'] as const;
+const SUBSCHEMA = [
+  'items',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+] as const;
 const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas'] as const;
-const NUMERIC = new Set(['multipleOf', 'maximum', 'minimum', 'maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties', 'minProperties']);
+const NUMERIC = new Set([
+  'multipleOf',
+  'maximum',
+  'minimum',
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+  'maxProperties',
+  'minProperties',
+]);
 const MAX_DEPTH = 64;
 /**
  * Most `$ref`s followed one inside another (A → B → C …) before the spec is refused: each is a
@@ -106,7 +148,10 @@ export class SchemaConverter {
     }
     if (this.extras.extensions) for (const [key, value] of Object.entries(schema)) if (key.startsWith('x-')) out[key] = value;
     // OpenAPI 3.0 boolean exclusiveMinimum/Maximum (draft-04 style) → 2020-12 numbers.
-    for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    for (const [flag, bound] of [
+      ['exclusiveMinimum', 'minimum'],
+      ['exclusiveMaximum', 'maximum'],
+    ] as const) {
       if (typeof schema[flag] === 'boolean') {
         delete out[flag];
         if (schema[flag] === true && typeof schema[bound] === 'number') {
@@ -213,12 +258,16 @@ export class SchemaConverter {
 }
 
 function nameFor(tokens: string[]): string {
-  const last = tokens.length === 3 && tokens[0] === 'components' && tokens[1] === 'schemas'
-    ? tokens[2]
-    : tokens.length === 2 && tokens[0] === 'definitions'
-      ? tokens[1]
-      : tokens.join('_');
-  const clean = (last ?? '').replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 100);
+  const last =
+    tokens.length === 3 && tokens[0] === 'components' && tokens[1] === 'schemas'
+      ? tokens[2]
+      : tokens.length === 2 && tokens[0] === 'definitions'
+        ? tokens[1]
+        : tokens.join('_');
+  const clean = (last ?? '')
+    .replace(/[^A-Za-z0-9_.-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 100);
   return clean || 'Schema';
 }
 
@@ -244,9 +293,28 @@ function isValidPattern(value: Json): boolean {
 // Assertions that real APIs break while answering correctly: missing "required" fields,
 // extra properties, new enum values, nulls, loose formats, numbers beyond a documented bound.
 const LOOSE_DROPPED = [
-  'required', 'enum', 'const', 'format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum',
-  'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems', 'uniqueItems',
-  'minProperties', 'maxProperties', 'readOnly', 'writeOnly', 'default', 'contentMediaType', 'contentEncoding',
+  'required',
+  'enum',
+  'const',
+  'format',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'readOnly',
+  'writeOnly',
+  'default',
+  'contentMediaType',
+  'contentEncoding',
 ] as const;
 
 /**

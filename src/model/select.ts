@@ -58,7 +58,8 @@ function xMcp(node: Json | undefined): ToolOverride | undefined {
 }
 
 export function selectOperation(ref: OperationRef, selection: Selection, overrides: Record<string, ToolOverride>): Verdict {
-  const configured = (ref.operationId !== undefined ? overrides[ref.operationId] : undefined) ?? overrides[`${ref.method.toUpperCase()} ${ref.path}`];
+  const configured =
+    (ref.operationId !== undefined ? overrides[ref.operationId] : undefined) ?? overrides[`${ref.method.toUpperCase()} ${ref.path}`];
   const fromSpec = [xMcp(ref.doc['x-mcp']), xMcp(ref.item['x-mcp']), xMcp(ref.op['x-mcp'])];
   let exclude: boolean | undefined;
   for (const level of fromSpec) if (level?.exclude !== undefined) exclude = level.exclude;
@@ -67,13 +68,20 @@ export function selectOperation(ref: OperationRef, selection: Selection, overrid
 
   const method = ref.method.toUpperCase();
   if (selection.readOnly && method !== 'GET' && method !== 'HEAD') return { keep: false, reason: '--read-only' };
-  if (selection.methods?.length && !selection.methods.some((m) => m.toUpperCase() === method)) return { keep: false, reason: 'method not in --methods' };
-  if (selection.includeTags?.length && !ref.tags.some((t) => selection.includeTags?.includes(t))) return { keep: false, reason: 'no tag in --include-tags' };
-  if (selection.excludeTags?.length && ref.tags.some((t) => selection.excludeTags?.includes(t))) return { keep: false, reason: 'tag in --exclude-tags' };
-  if (selection.includeOperations?.length && !matchesAny(ref.operationId, selection.includeOperations)) return { keep: false, reason: 'operationId not in --include-operations' };
-  if (selection.excludeOperations?.length && matchesAny(ref.operationId, selection.excludeOperations)) return { keep: false, reason: 'operationId in --exclude-operations' };
-  if (selection.includePaths?.length && !matchesAny(ref.path, selection.includePaths)) return { keep: false, reason: 'path not in --include-paths' };
-  if (selection.excludePaths?.length && matchesAny(ref.path, selection.excludePaths)) return { keep: false, reason: 'path in --exclude-paths' };
+  if (selection.methods?.length && !selection.methods.some((m) => m.toUpperCase() === method))
+    return { keep: false, reason: 'method not in --methods' };
+  if (selection.includeTags?.length && !ref.tags.some((t) => selection.includeTags?.includes(t)))
+    return { keep: false, reason: 'no tag in --include-tags' };
+  if (selection.excludeTags?.length && ref.tags.some((t) => selection.excludeTags?.includes(t)))
+    return { keep: false, reason: 'tag in --exclude-tags' };
+  if (selection.includeOperations?.length && !matchesAny(ref.operationId, selection.includeOperations))
+    return { keep: false, reason: 'operationId not in --include-operations' };
+  if (selection.excludeOperations?.length && matchesAny(ref.operationId, selection.excludeOperations))
+    return { keep: false, reason: 'operationId in --exclude-operations' };
+  if (selection.includePaths?.length && !matchesAny(ref.path, selection.includePaths))
+    return { keep: false, reason: 'path not in --include-paths' };
+  if (selection.excludePaths?.length && matchesAny(ref.path, selection.excludePaths))
+    return { keep: false, reason: 'path in --exclude-paths' };
 
   const name = configured?.name ?? fromSpec[2]?.name;
   const description = configured?.description ?? fromSpec[2]?.description;

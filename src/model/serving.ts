@@ -81,7 +81,9 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
   const report = (mode: ServedMode, reason: string): ServingReport => ({ mode, reason, listed: listedIn(mode), direct, toolsets, budget });
 
   if (asked !== 'auto') {
-    const over = fits(listedIn(asked)) ? '' : ` (its tools/list, ${listedIn(asked).tools} tools in ${kb(listedIn(asked).bytes)}, is over the budget of ${limits})`;
+    const over = fits(listedIn(asked))
+      ? ''
+      : ` (its tools/list, ${listedIn(asked).tools} tools in ${kb(listedIn(asked).bytes)}, is over the budget of ${limits})`;
     return report(asked, `chosen with --tools ${asked}${over}`);
   }
   if (fits(direct)) return report('direct', `all ${direct.tools} tools fit the budget of ${limits} (${kb(direct.bytes)})`);
@@ -93,6 +95,9 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
   const why =
     toolsets.length <= 1
       ? 'the API has a single toolset'
-      : `${tooBig.length} toolset${tooBig.length === 1 ? '' : 's'} (${tooBig.slice(0, 3).map((t) => `${t.name}: ${t.tools} tools, ${kb(t.bytes)}`).join('; ')}${tooBig.length > 3 ? '; …' : ''}) would not fit on ${tooBig.length === 1 ? 'its' : 'their'} own`;
+      : `${tooBig.length} toolset${tooBig.length === 1 ? '' : 's'} (${tooBig
+          .slice(0, 3)
+          .map((t) => `${t.name}: ${t.tools} tools, ${kb(t.bytes)}`)
+          .join('; ')}${tooBig.length > 3 ? '; …' : ''}) would not fit on ${tooBig.length === 1 ? 'its' : 'their'} own`;
   return report('dynamic', `${whole}, and ${why}: the agent searches the operations and calls them through three tools`);
 }

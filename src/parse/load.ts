@@ -39,7 +39,8 @@ function needsBundle(root: unknown): boolean {
   let external = false;
   while (stack.length) {
     const node = stack.pop();
-    if (Array.isArray(node)) for (const item of node) stack.push(item); // not push(...node): a 500,000-value enum overflows the argument stack
+    if (Array.isArray(node))
+      for (const item of node) stack.push(item); // not push(...node): a 500,000-value enum overflows the argument stack
     else if (typeof node === 'object' && node !== null) {
       for (const [key, value] of Object.entries(node)) {
         if (key === '$ref' && typeof value === 'string') {
@@ -177,7 +178,10 @@ function toSpecError(error: unknown, source: string): SpecError {
   if ((m = /^(Swagger|Openapi) version number must be a string/.exec(message))) {
     const field = (m[1] as string).toLowerCase();
     const given = declaredNumber(source, field);
-    return new SpecError(`unsupported version${given ? ` ${given}` : ''}: "${field}" must be a string such as "${field === 'swagger' ? '2.0' : '3.1.0'}"; ${supported}`, source + '#/' + field);
+    return new SpecError(
+      `unsupported version${given ? ` ${given}` : ''}: "${field}" must be a string such as "${field === 'swagger' ? '2.0' : '3.1.0'}"; ${supported}`,
+      source + '#/' + field,
+    );
   }
   const remote = /^Unable to resolve \$ref pointer "(https?:[^"]*)"/.exec(message);
   if (remote) return new SpecError(`$ref to a URL not followed: ${remote[1]} (pass --allow-remote-refs to fetch it)`, source);

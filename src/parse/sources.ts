@@ -46,14 +46,31 @@ const isHttpUrl = (s: string) => /^https?:\/\//i.test(s);
 // that embed an IPv4 address (mapped, compatible, NAT64), since those reach the same hosts.
 const INTERNAL_V4 = new BlockList();
 for (const [net, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) INTERNAL_V4.addSubnet(net, bits, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  INTERNAL_V4.addSubnet(net, bits, 'ipv4');
 // Kept apart from the IPv4 list: a BlockList checks IPv4 addresses against IPv4-mapped rules too.
 const INTERNAL_V6 = new BlockList();
 for (const [net, bits] of [
-  ['::', 96], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-] as const) INTERNAL_V6.addSubnet(net, bits, 'ipv6');
+  ['::', 96],
+  ['::1', 128],
+  ['::ffff:0:0', 96],
+  ['64:ff9b::', 96],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  INTERNAL_V6.addSubnet(net, bits, 'ipv6');
 
 /** Not a public unicast address (anything that is no IP address at all counts as internal). */
 export function isInternalAddress(address: string): boolean {
@@ -68,7 +85,9 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
     if (error) return callback(error, '', 4);
     const internal = addresses.find((a) => isInternalAddress(a.address));
     if (internal || addresses.length === 0) {
-      const refused = Object.assign(new Error(`${hostname} resolves to an internal address (${internal?.address ?? 'none'})`), { code: 'EINTERNAL' });
+      const refused = Object.assign(new Error(`${hostname} resolves to an internal address (${internal?.address ?? 'none'})`), {
+        code: 'EINTERNAL',
+      });
       return callback(refused, '', 4);
     }
     if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
@@ -181,7 +200,11 @@ export class SourceGuard {
         response = await get(url, deadline, trusted ? undefined : guardedLookup);
       } catch (error) {
         const e = error as NodeJS.ErrnoException;
-        const why = deadline.aborted ? `no answer within ${DOWNLOAD_TIMEOUT_MS / 1000} s` : e.code === 'EINTERNAL' ? e.message : (e.code ?? e.message);
+        const why = deadline.aborted
+          ? `no answer within ${DOWNLOAD_TIMEOUT_MS / 1000} s`
+          : e.code === 'EINTERNAL'
+            ? e.message
+            : (e.code ?? e.message);
         throw this.refuse(`cannot download ${original}: ${why}`);
       }
       const status = response.statusCode ?? 0;
@@ -214,7 +237,8 @@ export class SourceGuard {
     try {
       value = as === 'json' ? JSON.parse(text) : yaml.load(text, { schema: yaml.JSON_SCHEMA });
     } catch (error) {
-      if (error instanceof RangeError) throw this.refuse(`${this.shownName(file.url)} is nested too deeply to parse (more than ${MAX_DOCUMENT_DEPTH} levels are refused)`);
+      if (error instanceof RangeError)
+        throw this.refuse(`${this.shownName(file.url)} is nested too deeply to parse (more than ${MAX_DOCUMENT_DEPTH} levels are refused)`);
       throw error; // a syntax error: JSON falls back to YAML, and YAML's message names line and column
     }
     const problem = as === 'yaml' ? shapeProblem(value) : undefined;
@@ -231,13 +255,28 @@ function get(url: URL, signal: AbortSignal, lookup: LookupFunction | undefined):
   return new Promise((resolve, reject) => {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     // agent: false — no kept-alive socket holds the process open after a failure
-    const req = send(url, { method: 'GET', agent: false, signal, headers: { accept: 'application/json, application/yaml, text/yaml, */*' }, ...(lookup ? { lookup } : {}) }, resolve);
+    const req = send(
+      url,
+      {
+        method: 'GET',
+        agent: false,
+        signal,
+        headers: { accept: 'application/json, application/yaml, text/yaml, */*' },
+        ...(lookup ? { lookup } : {}),
+      },
+      resolve,
+    );
     req.once('error', reject);
     req.end();
   });
 }
 
-async function readBounded(response: IncomingMessage, url: string, signal: AbortSignal, refuse: (message: string) => SpecError): Promise<Buffer> {
+async function readBounded(
+  response: IncomingMessage,
+  url: string,
+  signal: AbortSignal,
+  refuse: (message: string) => SpecError,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -305,7 +344,8 @@ export function shapeProblem(root: unknown): string | undefined {
       values += below?.values ?? 1;
       depth = Math.max(depth, (below?.depth ?? 0) + 1);
     }
-    if (values > MAX_EXPANDED_VALUES) return `expands to more than ${MAX_EXPANDED_VALUES.toLocaleString('en')} values (YAML aliases: an alias bomb?)`;
+    if (values > MAX_EXPANDED_VALUES)
+      return `expands to more than ${MAX_EXPANDED_VALUES.toLocaleString('en')} values (YAML aliases: an alias bomb?)`;
     if (depth > MAX_DOCUMENT_DEPTH) return `is nested deeper than ${MAX_DOCUMENT_DEPTH} levels`;
     done.set(top.node, { values, depth });
   }

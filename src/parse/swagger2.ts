@@ -10,8 +10,22 @@ import { warning, type GenerationWarning } from '../warnings.js';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
 // Keywords a Swagger 2.0 non-body parameter carries that belong in an OpenAPI 3 `schema`.
 const SCHEMA_KEYS = [
-  'type', 'format', 'items', 'default', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
-  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'enum', 'multipleOf',
+  'type',
+  'format',
+  'items',
+  'default',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'enum',
+  'multipleOf',
 ] as const;
 
 export function convertSwagger2(spec: JsonObject, warnings: GenerationWarning[]): JsonObject {
@@ -136,9 +150,7 @@ function formBody(form: JsonObject[], consumes: string[]): JsonObject {
   // `type: file` is the 2.0 way; an array of files is not 2.0 but springfox writes it
   const hasFile = form.some((p) => p.type === 'file' || (isObject(p.items) && p.items.type === 'file'));
   const media =
-    hasFile || consumes.some((m) => /^multipart\/form-data/i.test(m))
-      ? 'multipart/form-data'
-      : 'application/x-www-form-urlencoded';
+    hasFile || consumes.some((m) => /^multipart\/form-data/i.test(m)) ? 'multipart/form-data' : 'application/x-www-form-urlencoded';
   const properties: JsonObject = {};
   const required: string[] = [];
   const encoding: JsonObject = {};

@@ -12,8 +12,20 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import {
-  closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, realpathSync,
-  renameSync, rmdirSync, unlinkSync, writeFileSync, type Stats,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  writeFileSync,
+  type Stats,
 } from 'node:fs';
 import { join, posix, win32 } from 'node:path';
 import type { GeneratedFile } from '../emit/project.js';
@@ -96,10 +108,14 @@ export function writeProject(outDir: string, files: GeneratedFile[], options: Wr
   }
   if (foreign.length && !options.force && !options.check && !options.dryRun) {
     const many = foreign.length > 1;
-    throw new OutputError(`${foreign.join(', ')} ${many ? 'exist and were' : 'exists and was'} not written by mcp-gen; move ${many ? 'them' : 'it'} away or pass --force`);
+    throw new OutputError(
+      `${foreign.join(', ')} ${many ? 'exist and were' : 'exists and was'} not written by mcp-gen; move ${many ? 'them' : 'it'} away or pass --force`,
+    );
   }
   if (edited.length && !options.force && !options.check) {
-    throw new OutputError(`generated file${edited.length > 1 ? 's' : ''} edited by hand: ${edited.join(', ')}; move your changes to src/hooks.ts, or pass --force to overwrite`);
+    throw new OutputError(
+      `generated file${edited.length > 1 ? 's' : ''} edited by hand: ${edited.join(', ')}; move your changes to src/hooks.ts, or pass --force to overwrite`,
+    );
   }
 
   const manifest: Manifest = {
@@ -158,7 +174,8 @@ function parseManifest(text: string): Map<string, string> | undefined {
   if (!entries.every(([, hash]) => typeof hash === 'string')) return undefined;
   for (const [path] of entries) {
     const problem = unsafeEntry(path);
-    if (problem) throw new OutputError(`${MANIFEST} lists ${JSON.stringify(path)}, which is ${problem}; delete ${MANIFEST} to start afresh`);
+    if (problem)
+      throw new OutputError(`${MANIFEST} lists ${JSON.stringify(path)}, which is ${problem}; delete ${MANIFEST} to start afresh`);
   }
   return new Map(entries as [string, string][]);
 }

@@ -110,7 +110,9 @@ export class Authenticator {
         case 'oauth2':
           return (
             this.value(scheme.env.token) !== undefined ||
-            (scheme.clientCredentials !== undefined && this.value(scheme.env.clientId) !== undefined && this.value(scheme.env.clientSecret) !== undefined)
+            (scheme.clientCredentials !== undefined &&
+              this.value(scheme.env.clientId) !== undefined &&
+              this.value(scheme.env.clientSecret) !== undefined)
           );
       }
     });
@@ -121,9 +123,10 @@ export class Authenticator {
       Object.keys(alternative)
         .map((name) => {
           const scheme = this.table.auth[name] as AuthSchemeSpec;
-          const vars = scheme.type === 'oauth2' && scheme.clientCredentials
-            ? `${scheme.env.token} (or ${scheme.env.clientId} and ${scheme.env.clientSecret})`
-            : Object.values(scheme.env).join(' and ');
+          const vars =
+            scheme.type === 'oauth2' && scheme.clientCredentials
+              ? `${scheme.env.token} (or ${scheme.env.clientId} and ${scheme.env.clientSecret})`
+              : Object.values(scheme.env).join(' and ');
           return `${vars} for "${name}"`;
         })
         .join(' plus '),
@@ -132,7 +135,12 @@ export class Authenticator {
   }
 
   /** OAuth 2.0 client credentials grant (RFC 6749 §4.4), cached per scope set until shortly before expiry. */
-  private fetchToken(name: string, scheme: Extract<AuthSchemeSpec, { type: 'oauth2' }>, scopes: string[], signal: AbortSignal): Promise<string> {
+  private fetchToken(
+    name: string,
+    scheme: Extract<AuthSchemeSpec, { type: 'oauth2' }>,
+    scopes: string[],
+    signal: AbortSignal,
+  ): Promise<string> {
     const key = `${name} ${[...scopes].sort().join(' ')}`;
     const cached = this.tokens.get(key);
     const fresh = cached?.then((t) => (t.expiresAt > Date.now() ? t : undefined)).catch(() => undefined);
@@ -174,7 +182,9 @@ export class Authenticator {
     }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
-      throw new Error(`token request to ${where} answered a redirect (HTTP ${response.status}); not followed, so that the client secret goes nowhere else`);
+      throw new Error(
+        `token request to ${where} answered a redirect (HTTP ${response.status}); not followed, so that the client secret goes nowhere else`,
+      );
     }
     let read: { bytes: Uint8Array; truncated: boolean };
     try {
@@ -182,7 +192,8 @@ export class Authenticator {
     } catch {
       throw new Error(`token request to ${where} failed (${timed.aborted ? 'timeout' : 'the answer broke off'})`);
     }
-    if (read.truncated) throw new Error(`token request to ${where} answered more than ${MAX_TOKEN_RESPONSE_BYTES} bytes; not a token response`);
+    if (read.truncated)
+      throw new Error(`token request to ${where} answered more than ${MAX_TOKEN_RESPONSE_BYTES} bytes; not a token response`);
     const text = new TextDecoder().decode(read.bytes);
     if (!response.ok) throw new Error(`token request to ${where} answered HTTP ${response.status}`);
     let parsed: { access_token?: unknown; expires_in?: unknown };

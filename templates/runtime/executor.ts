@@ -32,7 +32,13 @@ export interface Executor {
    * `advertised: false` when the answer goes out without the tool's outputSchema (dynamic
    * mode's invoke_operation): then nothing promised a shape, and any good answer is returned.
    */
-  call(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal, credentials?: RequestCredentials, options?: { advertised?: boolean }): Promise<CallToolResult>;
+  call(
+    tool: ToolSpec,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    credentials?: RequestCredentials,
+    options?: { advertised?: boolean },
+  ): Promise<CallToolResult>;
   /** Arguments of a tool that is not an operation (the meta-tools) against its schema: why they do not fit, or undefined. */
   checkArguments(schema: JsonSchema, args: Record<string, unknown>): Promise<string | undefined>;
 }
@@ -43,27 +49,31 @@ export interface Executor {
  */
 let ajvLoading: Promise<Ajv2020> | undefined;
 function loadAjv(log: Logger): Promise<Ajv2020> {
-  return (ajvLoading ??= Promise.all([import('ajv/dist/2020.js'), import('ajv-formats'), import('re2js')]).then(([ajvModule, formatsModule, re2]) => {
-    // both are CommonJS: the export is the module itself, or its `default` under some loaders
-    const { Ajv2020: AjvClass } = ((ajvModule as { default?: unknown }).default ?? ajvModule) as typeof import('ajv/dist/2020.js');
-    const addFormats = ((formatsModule as { default?: unknown }).default ?? formatsModule) as unknown as (ajv: Ajv2020) => void;
-    // Spec patterns run on a linear-time engine: no pattern can freeze the server (limits.ts).
-    const regExp = linearRegExpEngine(re2.RE2JS, (pattern, reason) =>
-      log.warn(`pattern ${JSON.stringify(pattern.slice(0, 80))} is not checked here (${reason}); the API still checks it`),
-    );
-    const ajv = new AjvClass({ strict: false, allErrors: true, validateFormats: true, code: { regExp } });
-    addFormats(ajv);
-    return ajv;
-  }));
+  return (ajvLoading ??= Promise.all([import('ajv/dist/2020.js'), import('ajv-formats'), import('re2js')]).then(
+    ([ajvModule, formatsModule, re2]) => {
+      // both are CommonJS: the export is the module itself, or its `default` under some loaders
+      const { Ajv2020: AjvClass } = ((ajvModule as { default?: unknown }).default ?? ajvModule) as typeof import('ajv/dist/2020.js');
+      const addFormats = ((formatsModule as { default?: unknown }).default ?? formatsModule) as unknown as (ajv: Ajv2020) => void;
+      // Spec patterns run on a linear-time engine: no pattern can freeze the server (limits.ts).
+      const regExp = linearRegExpEngine(re2.RE2JS, (pattern, reason) =>
+        log.warn(`pattern ${JSON.stringify(pattern.slice(0, 80))} is not checked here (${reason}); the API still checks it`),
+      );
+      const ajv = new AjvClass({ strict: false, allErrors: true, validateFormats: true, code: { regExp } });
+      addFormats(ajv);
+      return ajv;
+    },
+  ));
 }
 
 const NO_CREDENTIALS: RequestCredentials = new Map();
 
-
 export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Hooks, log: Logger): Executor {
   const withDefs = (schema: JsonSchema, defs: string[], stubs: string[] = []): JsonSchema =>
     defs.length || stubs.length
-      ? { ...schema, $defs: Object.fromEntries([...defs.map((k) => [k, table.defs[k] ?? {}]), ...stubs.map((k) => [k, stubSchema(table.defs[k])])]) }
+      ? {
+          ...schema,
+          $defs: Object.fromEntries([...defs.map((k) => [k, table.defs[k] ?? {}]), ...stubs.map((k) => [k, stubSchema(table.defs[k])])]),
+        }
       : schema;
   /** As tools/list shows it: large schemas in part (Listing). */
   const listed = (schema: JsonSchema, holder: { defs: string[]; listing?: Listing }) =>
@@ -120,7 +130,9 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
   /** A failure's text with every credential in use taken out: fetch and the upstream may quote what was sent. */
   const redacted = (result: CallToolResult, credentials: RequestCredentials): CallToolResult => ({
     ...result,
-    content: result.content.map((item) => (item.type === 'text' ? { ...item, text: redact(item.text, [...configuredSecrets, ...credentials.values()]) } : item)),
+    content: result.content.map((item) =>
+      item.type === 'text' ? { ...item, text: redact(item.text, [...configuredSecrets, ...credentials.values()]) } : item,
+    ),
   });
 
   const metaValidators = new WeakMap<JsonSchema, Validate>();
@@ -144,7 +156,13 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     },
   };
 
-  async function callOnce(tool: ToolSpec, args: Record<string, unknown>, signal: AbortSignal, credentials: RequestCredentials, structure: Structurer): Promise<CallToolResult> {
+  async function callOnce(
+    tool: ToolSpec,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    credentials: RequestCredentials,
+    structure: Structurer,
+  ): Promise<CallToolResult> {
     const tooBig = argumentsTooBig(args);
     if (tooBig) return toolError(`Invalid arguments for ${tool.name}: ${tooBig}`);
     args = coerceArguments(args, tool.inputSchema, table.defs);
@@ -161,7 +179,9 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
 
     const base = config.baseUrl ?? (tool.http.servers?.[0] ? resolveServerUrl(tool.http.servers[0]) : defaultBase);
     if (!/^https?:\/\//i.test(base)) {
-      return toolError(`${tool.name}: no upstream base URL${base ? ` (the spec's server "${base}" is relative)` : ''}; start the server with --base-url or set API_BASE_URL`);
+      return toolError(
+        `${tool.name}: no upstream base URL${base ? ` (the spec's server "${base}" is relative)` : ''}; start the server with --base-url or set API_BASE_URL`,
+      );
     }
     const timeout = AbortSignal.timeout(config.timeoutMs);
     const both = AbortSignal.any([signal, timeout]);
@@ -173,7 +193,8 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
         const options = typeof chosen === 'string' ? { contentType: chosen } : {};
         request = { tool: tool.name, ...buildRequest(tool.http, args, base, options) };
         // under the tool's own header arguments; the security schemes, applied next, win over both
-        for (const [name, value] of config.staticHeaders) if (getHeader(request.headers, name) === undefined) setHeader(request.headers, name, value);
+        for (const [name, value] of config.staticHeaders)
+          if (getHeader(request.headers, name) === undefined) setHeader(request.headers, name, value);
       } catch (error) {
         if (error instanceof ArgumentError) return { failure: toolError(`Invalid arguments for ${tool.name}: ${error.message}`) };
         throw error;
@@ -249,9 +270,16 @@ export function repairArguments(args: Record<string, unknown>, errors: AjvError[
   let copy: Record<string, unknown> | undefined;
   for (const error of errors) {
     if (error.keyword !== 'type' || error.instancePath === '') continue;
-    const path = error.instancePath.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const path = error.instancePath
+      .split('/')
+      .slice(1)
+      .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
     const key = path.pop() as string;
-    const parentOf = (root: unknown) => path.reduce<unknown>((node, token) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[token] : undefined), root);
+    const parentOf = (root: unknown) =>
+      path.reduce<unknown>(
+        (node, token) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[token] : undefined),
+        root,
+      );
     const original = parentOf(args);
     if (typeof original !== 'object' || original === null || !Object.hasOwn(original, key)) continue;
     const value = (original as Record<string, unknown>)[key];

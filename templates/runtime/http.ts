@@ -37,18 +37,21 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
   };
 
   // Sessions a client forgot to DELETE are closed after a quiet spell.
-  const sweeper = setInterval(() => {
-    const cutoff = Date.now() - config.sessionIdleMs;
-    for (const [id, session] of sessions) {
-      // A call longer than the idle time was cut off mid-way (and its client never answered)
-      // when only the start of a request counted: skip busy sessions.
-      if (session.busy === 0 && session.lastSeen < cutoff) {
-        log.debug(`session ${id} idle: closed`);
-        void session.transport.close();
-        drop(id);
+  const sweeper = setInterval(
+    () => {
+      const cutoff = Date.now() - config.sessionIdleMs;
+      for (const [id, session] of sessions) {
+        // A call longer than the idle time was cut off mid-way (and its client never answered)
+        // when only the start of a request counted: skip busy sessions.
+        if (session.busy === 0 && session.lastSeen < cutoff) {
+          log.debug(`session ${id} idle: closed`);
+          void session.transport.close();
+          drop(id);
+        }
       }
-    }
-  }, Math.min(60_000, config.sessionIdleMs));
+    },
+    Math.min(60_000, config.sessionIdleMs),
+  );
   sweeper.unref();
 
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, body: unknown): Promise<boolean> => {

@@ -50,7 +50,9 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
   if (config === 'help') {
     const toolsets = [...toolsetSizes(table)].map(([name, n]) => `${name} (${n})`).join(', ');
     const mode = table.serve?.mode ?? 'direct';
-    process.stdout.write(`${table.title ?? table.name} — MCP server (${table.tools.length} tools; tools/list shows them ${mode} by default)\n\n${USAGE}\n\nToolsets: ${toolsets}\n`);
+    process.stdout.write(
+      `${table.title ?? table.name} — MCP server (${table.tools.length} tools; tools/list shows them ${mode} by default)\n\n${USAGE}\n\nToolsets: ${toolsets}\n`,
+    );
     return;
   }
   // --toolsets alone means "these tools, listed": direct; otherwise the mode chosen at generation.
@@ -76,7 +78,9 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
 
   for (const { header, scheme } of config.authFromHeaders) {
     if (!table.auth[scheme]) {
-      process.stderr.write(`${table.name}: --auth-from-headers maps ${header} to "${scheme}", which is not a security scheme of this API (known: ${Object.keys(table.auth).join(', ') || 'none'})\n`);
+      process.stderr.write(
+        `${table.name}: --auth-from-headers maps ${header} to "${scheme}", which is not a security scheme of this API (known: ${Object.keys(table.auth).join(', ') || 'none'})\n`,
+      );
       process.exit(2);
     }
   }
@@ -86,7 +90,9 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
     initialToolsets: config.toolsets.includes('all') ? [...toolsetSizes(table).keys()] : wanted,
   });
   if (mode === 'direct' && table.tools.length > 128) {
-    log.warn(`listing ${table.tools.length} tools: VS Code, Copilot and the OpenAI API refuse more than 128; choose --toolsets, or --tools toolsets or dynamic`);
+    log.warn(
+      `listing ${table.tools.length} tools: VS Code, Copilot and the OpenAI API refuse more than 128; choose --toolsets, or --tools toolsets or dynamic`,
+    );
   }
   try {
     if (config.transport === 'stdio') {
@@ -106,5 +112,5 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
 /** fetch refuses URLs with userinfo, and its refusal quotes the password: say so at start, without it. */
 function baseUrlProblem(baseUrl: string | undefined): string | undefined {
   if (baseUrl === undefined || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(baseUrl)) return undefined;
-  return '--base-url (API_BASE_URL) must not carry a user name or password: set the credentials of the API\'s security scheme instead';
+  return "--base-url (API_BASE_URL) must not carry a user name or password: set the credentials of the API's security scheme instead";
 }

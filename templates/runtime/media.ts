@@ -15,14 +15,39 @@ export function essence(mediaType: string): string {
 }
 
 const TEXT_APPLICATION = new Set([
-  'xml', 'yaml', 'x-yaml', 'toml', 'javascript', 'ecmascript', 'x-javascript', 'graphql', 'sql', 'x-sh',
-  'x-httpd-php', 'rtf', 'csv', 'x-tex', 'x-latex', 'xhtml', 'soap', 'sparql-query', 'sparql-update', 'n-triples',
-  'n-quads', 'trig',
+  'xml',
+  'yaml',
+  'x-yaml',
+  'toml',
+  'javascript',
+  'ecmascript',
+  'x-javascript',
+  'graphql',
+  'sql',
+  'x-sh',
+  'x-httpd-php',
+  'rtf',
+  'csv',
+  'x-tex',
+  'x-latex',
+  'xhtml',
+  'soap',
+  'sparql-query',
+  'sparql-update',
+  'n-triples',
+  'n-quads',
+  'trig',
 ]);
 
 export function mediaKind(mediaType: string): MediaKind {
   const type = essence(mediaType);
-  if (type === 'application/x-ndjson' || type === 'application/jsonl' || type === 'application/x-jsonlines' || type.endsWith('+json-seq') || type === 'application/json-seq') {
+  if (
+    type === 'application/x-ndjson' ||
+    type === 'application/jsonl' ||
+    type === 'application/x-jsonlines' ||
+    type.endsWith('+json-seq') ||
+    type === 'application/json-seq'
+  ) {
     return 'ndjson';
   }
   // RFC 6839 §3.1: the +json suffix means JSON; text/json is an old but common alias.

@@ -66,7 +66,10 @@ export function toToolResult(answer: UpstreamAnswer, structure: Structurer = pla
     return withStructure(text, NO_JSON);
   }
   if (answer.truncated) {
-    return withStructure(`${answer.label} answered ${media} of ${answer.declaredLength ?? 'more than ' + answer.bytes.length} bytes, above --max-response-bytes; not returned.`, NOTHING);
+    return withStructure(
+      `${answer.label} answered ${media} of ${answer.declaredLength ?? 'more than ' + answer.bytes.length} bytes, above --max-response-bytes; not returned.`,
+      NOTHING,
+    );
   }
   const data = Buffer.from(answer.bytes).toString('base64');
   const binary: CallToolResult['content'][number] = media.startsWith('image/')

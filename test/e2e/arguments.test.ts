@@ -61,7 +61,7 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-const text = (result: { content?: unknown }) => ((result.content as { text?: string }[] | undefined)?.[0]?.text ?? '');
+const text = (result: { content?: unknown }) => (result.content as { text?: string }[] | undefined)?.[0]?.text ?? '';
 
 describe('hostile arguments', () => {
   // In V8's backtracking engine, 34 characters of `a` and a `b` against ^(a+)+$ take minutes:

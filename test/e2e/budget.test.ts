@@ -44,7 +44,11 @@ const open = async (name: string, args: string[] = []) => {
   const project = projects.get(name);
   if (!project) throw new Error(`no project ${name}`);
   // every credential variable set, so that calls reach the upstream whatever scheme they need
-  const env = Object.fromEntries(Object.values(project.table.auth).flatMap((scheme) => Object.values(scheme.env).map((variable) => [variable as string, 'test-credential'])));
+  const env = Object.fromEntries(
+    Object.values(project.table.auth).flatMap((scheme) =>
+      Object.values(scheme.env).map((variable) => [variable as string, 'test-credential']),
+    ),
+  );
   const client = await connect('stdio', project.dir, { args: ['--base-url', upstream.url, ...args], env });
   clients.push(client);
   return { client, ...project };
@@ -61,14 +65,21 @@ describe.each(Object.keys(SPECS))('%s with default options', (name) => {
     expect(table.serve?.mode).toMatch(/^(toolsets|dynamic)$/);
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
     expect(readme).toContain(`By default its \`tools/list\` shows them`);
-    expect(readme).toMatch(new RegExp(`chose what \`tools/list\` shows by default: \\*\\*${table.serve?.mode}\\*\\*, because ${table.tools.length} tools in \\d+ KB are over the budget`));
+    expect(readme).toMatch(
+      new RegExp(
+        `chose what \`tools/list\` shows by default: \\*\\*${table.serve?.mode}\\*\\*, because ${table.tools.length} tools in \\d+ KB are over the budget`,
+      ),
+    );
   });
 
   it('every operation stays reachable: found by search and called through invoke_operation', async () => {
     const { client, table } = await open(name, ['--tools', 'dynamic']);
     const target = table.tools.find((t) => t.http.method === 'GET' && !t.http.params.some((p) => p.required)) ?? table.tools[0];
     if (!target) throw new Error('no tools');
-    const found = await client.callTool({ name: 'search_operations', arguments: { query: target.name.replace(/[_/-]+/g, ' '), limit: 50 } });
+    const found = await client.callTool({
+      name: 'search_operations',
+      arguments: { query: target.name.replace(/[_/-]+/g, ' '), limit: 50 },
+    });
     expect(JSON.stringify(found.content)).toContain(target.name);
     upstream.clear();
     const called = await client.callTool({ name: 'invoke_operation', arguments: { name: target.name, arguments: {} } });
@@ -88,6 +99,8 @@ describe.each(Object.keys(SPECS))('%s with default options', (name) => {
     const wholeBytes = Buffer.byteLength(JSON.stringify(whole));
     expect(compactBytes).toBeLessThan(wholeBytes);
     // recorded for docs/benchmarks.md (bench/list.ts measures the same on demand)
-    console.log(`${name}: tools/list direct ${table.tools.length} tools: full ${wholeBytes} B, portable ${compactBytes} B (${Math.round((1 - compactBytes / wholeBytes) * 100)} % less)`);
+    console.log(
+      `${name}: tools/list direct ${table.tools.length} tools: full ${wholeBytes} B, portable ${compactBytes} B (${Math.round((1 - compactBytes / wholeBytes) * 100)} % less)`,
+    );
   });
 });

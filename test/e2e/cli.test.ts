@@ -125,7 +125,10 @@ describe('usage', () => {
 describe('a spec that cannot be used', () => {
   const cases: [string, { given: string; want: RegExp }][] = [
     ['invalid YAML', { given: BAD_YAML, want: /^mcp-gen: error: .*invalid\.yaml:9:6: invalid YAML\/JSON: bad indentation/ }],
-    ['a file that does not exist', { given: join(ROOT, 'test/fixtures/bad/no-such-spec.yaml'), want: /^mcp-gen: error: .*no-such-spec\.yaml: file not found$/ }],
+    [
+      'a file that does not exist',
+      { given: join(ROOT, 'test/fixtures/bad/no-such-spec.yaml'), want: /^mcp-gen: error: .*no-such-spec\.yaml: file not found$/ },
+    ],
     ['a broken $ref', { given: join(ROOT, 'test/fixtures/bad/broken-ref.yaml'), want: /#\/components\/schemas\/Missing/ }],
   ];
   it.each(cases)('%s: exit 1, exactly one stderr line, no stack trace', (_name, { given, want }) => {
@@ -143,7 +146,9 @@ describe('a spec that cannot be used', () => {
     const out = freshPath('steals');
     const r = cli([join(ROOT, 'test/fixtures/bad/steals-github-token.yaml'), '--out', out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('warning: credential variables start with GITHUB_MCP_: with the default prefix, the credential variable would be GITHUB_TOKEN, a well-known secret of another tool');
+    expect(r.stdout).toContain(
+      'warning: credential variables start with GITHUB_MCP_: with the default prefix, the credential variable would be GITHUB_TOKEN, a well-known secret of another tool',
+    );
     const table = JSON.parse(readFileSync(join(out, 'tools.json'), 'utf8')) as { auth: { token: { env: object } } };
     expect(table.auth.token.env).toEqual({ token: 'GITHUB_MCP_TOKEN' });
     expect(readFileSync(join(out, '.env.example'), 'utf8')).not.toMatch(/^GITHUB_TOKEN=/m);
@@ -183,12 +188,28 @@ describe('generating the Petstore', () => {
     expect(r.stdout).toContain('Next:');
     expect(r.stdout).toContain('npm install && npm run build');
     expect(r.stdout).toMatch(/node dist\/main\.js/);
-    for (const file of ['package.json', 'README.md', 'tsconfig.json', '.gitignore', '.env.example', 'tools.json', '.mcp-gen.json', 'src/main.ts', 'src/hooks.ts', 'src/runtime/server.ts', 'src/runtime/request.ts']) {
+    for (const file of [
+      'package.json',
+      'README.md',
+      'tsconfig.json',
+      '.gitignore',
+      '.env.example',
+      'tools.json',
+      '.mcp-gen.json',
+      'src/main.ts',
+      'src/hooks.ts',
+      'src/runtime/server.ts',
+      'src/runtime/request.ts',
+    ]) {
       expect(existsSync(join(out, file)), file).toBe(true);
     }
     const table = JSON.parse(readFileSync(join(out, 'tools.json'), 'utf8')) as { tools: { name: string }[] };
     expect(table.tools).toHaveLength(20);
-    const manifest = JSON.parse(readFileSync(join(out, '.mcp-gen.json'), 'utf8')) as { generator: string; spec: string; files: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(out, '.mcp-gen.json'), 'utf8')) as {
+      generator: string;
+      spec: string;
+      files: Record<string, string>;
+    };
     expect(manifest.generator).toBe(`mcp-gen@${VERSION}`);
     expect(manifest.spec).toBe('openapi.json');
     expect(Object.keys(manifest.files)).toContain('tools.json');
@@ -415,14 +436,18 @@ describe('stale generated files', () => {
 });
 
 describe('diff under a config file', () => {
-  it('diff and generate agree on tool names: the config file\'s names and selection apply to both', () => {
+  it("diff and generate agree on tool names: the config file's names and selection apply to both", () => {
     const dir = freshPath('diff-config');
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, 'mcp-gen.config.json'),
       JSON.stringify({ excludeTags: ['store'], tools: { getPetById: { name: 'fetch_pet' }, logoutUser: { name: 'sign_out' } } }),
     );
-    const newer = petstoreWithout([['/user/logout', 'get'], ['/pet/{petId}', 'get'], ['/store/inventory', 'get']]);
+    const newer = petstoreWithout([
+      ['/user/logout', 'get'],
+      ['/pet/{petId}', 'get'],
+      ['/store/inventory', 'get'],
+    ]);
     const r = cli(['diff', PETSTORE, newer, '--json'], dir);
     expect(r.code, r.stderr).toBe(0);
     const { changes } = JSON.parse(r.stdout) as { changes: { tool: string; what: string }[] };
@@ -430,7 +455,9 @@ describe('diff under a config file', () => {
     expect(changes.map((c) => c.tool).sort()).toEqual(['fetch_pet', 'sign_out']);
     const generated = join(dir, 'server');
     expect(cli([PETSTORE, '--out', generated], dir).code).toBe(0);
-    const names = (JSON.parse(readFileSync(join(generated, 'tools.json'), 'utf8')) as { tools: { name: string }[] }).tools.map((t) => t.name);
+    const names = (JSON.parse(readFileSync(join(generated, 'tools.json'), 'utf8')) as { tools: { name: string }[] }).tools.map(
+      (t) => t.name,
+    );
     expect(names).toContain('fetch_pet');
     expect(names).toContain('sign_out');
     expect(names).not.toContain('getInventory');

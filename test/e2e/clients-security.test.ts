@@ -39,15 +39,25 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-async function serve(transport: 'http' | 'sse' | 'http+sse', args: string[] = [], env: Record<string, string> = {}): Promise<RunningServer> {
+async function serve(
+  transport: 'http' | 'sse' | 'http+sse',
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<RunningServer> {
   const server = await startServer(dir, transport, [...args, '--base-url', base], { ...SECRETS, ...env });
   started.push(server.process);
   return server;
 }
 
 /** Spawns the server as given and resolves with its exit code, or with its port once it serves. */
-function launch(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; port?: number; stderr: string; child: ChildProcess }> {
-  const child = spawn('node', [join(dir, 'dist/main.js'), ...args], { env: { PATH: process.env.PATH ?? '', ...SECRETS, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function launch(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; port?: number; stderr: string; child: ChildProcess }> {
+  const child = spawn('node', [join(dir, 'dist/main.js'), ...args], {
+    env: { PATH: process.env.PATH ?? '', ...SECRETS, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   started.push(child);
   let stderr = '';
   return new Promise((resolve, reject) => {
@@ -74,7 +84,10 @@ interface Reply {
 }
 
 /** One request to the server's 127.0.0.1 address, from `localAddress` (default 127.0.0.1). */
-function send(url: string, options: { method?: string; path?: string; headers?: Record<string, string>; body?: string; localAddress?: string; agent?: Agent }): Promise<Reply & { reusedSocket: boolean }> {
+function send(
+  url: string,
+  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string; localAddress?: string; agent?: Agent },
+): Promise<Reply & { reusedSocket: boolean }> {
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}${options.path ?? '/mcp'}`,
@@ -101,7 +114,10 @@ const INITIALIZE = JSON.stringify({
 const initialize = (url: string, localAddress: string) => send(url, { headers: JSON_HEADERS, body: INITIALIZE, localAddress });
 
 /** Opens GET /sse from `localAddress`; resolves with the status and a way to hang up. */
-function openSse(url: string, localAddress: string): Promise<{ status: number; body: () => string; ended: () => boolean; close: () => void }> {
+function openSse(
+  url: string,
+  localAddress: string,
+): Promise<{ status: number; body: () => string; ended: () => boolean; close: () => void }> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}/sse`, { headers: { accept: 'text/event-stream' }, localAddress, agent: false }, (res) => {
       let body = '';
@@ -120,7 +136,9 @@ describe('exposure beyond loopback', () => {
   it('--host 0.0.0.0 without a token: exit 2 with one line saying what to do', async () => {
     const run = await launch(['--transport', 'http', '--host', '0.0.0.0', '--port', '0']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/--host 0\.0\.0\.0 serves beyond loopback: set MCP_AUTH_TOKEN .*--allow-unauthenticated \(MCP_ALLOW_UNAUTHENTICATED=1\)/);
+    expect(run.stderr).toMatch(
+      /--host 0\.0\.0\.0 serves beyond loopback: set MCP_AUTH_TOKEN .*--allow-unauthenticated \(MCP_ALLOW_UNAUTHENTICATED=1\)/,
+    );
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
@@ -342,7 +360,10 @@ describe('CORS *', () => {
 
 describe('stdio', () => {
   it('a line over the SDK limit is reported on stderr and ends the server with a non-zero code', async () => {
-    const child = spawn('node', [join(dir, 'dist/main.js')], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...SECRETS } });
+    const child = spawn('node', [join(dir, 'dist/main.js')], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', ...SECRETS },
+    });
     started.push(child);
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -35,7 +35,9 @@ beforeAll(async () => {
   });
   dir = generateProject(`${REPO}samples/petstore/openapi.json`, 'e2e-compat');
   await buildProject(dir);
-  expectedTools = (JSON.parse(readFileSync(join(dir, 'tools.json'), 'utf8')) as { tools: { name: string }[] }).tools.map((t) => t.name).sort();
+  expectedTools = (JSON.parse(readFileSync(join(dir, 'tools.json'), 'utf8')) as { tools: { name: string }[] }).tools
+    .map((t) => t.name)
+    .sort();
   serverArgs = ['--base-url', `${upstream.url}/v2`, '--log-level', 'warn'];
   [http, stateless, sse] = await Promise.all([
     startServer(dir, 'http', serverArgs, SECRETS),
@@ -117,7 +119,12 @@ const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as co
 
 function v1Transport(kind: V1Kind): Transport {
   if (kind === 'stdio') {
-    return new V1Stdio({ command: 'node', args: [join(dir, 'dist/main.js'), ...serverArgs], env: { PATH: process.env.PATH ?? '', ...SECRETS }, stderr: 'pipe' });
+    return new V1Stdio({
+      command: 'node',
+      args: [join(dir, 'dist/main.js'), ...serverArgs],
+      env: { PATH: process.env.PATH ?? '', ...SECRETS },
+      stderr: 'pipe',
+    });
   }
   if (kind === 'sse') return new V1Sse(new URL(`${sse.url}/sse`));
   return new V1StreamableHttp(new URL(`${(kind === 'http' ? http : stateless).url}/mcp`));
@@ -150,7 +157,9 @@ function toolChecks(getClient: () => V1Client | V2Client) {
   });
 }
 
-const V1_CASES = REVISIONS.flatMap((revision) => V1_TRANSPORTS.map(({ kind, label }) => [`SDK v1 client pinned to ${revision} over ${label}`, revision, kind] as const));
+const V1_CASES = REVISIONS.flatMap((revision) =>
+  V1_TRANSPORTS.map(({ kind, label }) => [`SDK v1 client pinned to ${revision} over ${label}`, revision, kind] as const),
+);
 
 describe.each(V1_CASES)('%s', (_title, revision, kind) => {
   let client: V1Client;
@@ -195,7 +204,13 @@ interface V2Case {
 const V2_CASES: V2Case[] = [
   { name: 'negotiating (auto) over Streamable HTTP: 2026-07-28', kind: 'http', negotiate: true, version: '2026-07-28', era: 'modern' },
   { name: 'negotiating (auto) over stdio: 2026-07-28', kind: 'stdio', negotiate: true, version: '2026-07-28', era: 'modern' },
-  { name: 'negotiating (auto) over legacy HTTP+SSE: falls back to 2025-11-25', kind: 'sse', negotiate: true, version: '2025-11-25', era: 'legacy' },
+  {
+    name: 'negotiating (auto) over legacy HTTP+SSE: falls back to 2025-11-25',
+    kind: 'sse',
+    negotiate: true,
+    version: '2025-11-25',
+    era: 'legacy',
+  },
   { name: 'plain over Streamable HTTP: 2025-11-25', kind: 'http', negotiate: false, version: '2025-11-25', era: 'legacy' },
   { name: 'plain over stdio: 2025-11-25', kind: 'stdio', negotiate: false, version: '2025-11-25', era: 'legacy' },
   { name: 'plain over legacy HTTP+SSE: 2025-11-25', kind: 'sse', negotiate: false, version: '2025-11-25', era: 'legacy' },

@@ -40,8 +40,11 @@ async function installSuite(): Promise<void> {
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: SUITE_DIR, stdio: 'inherit' });
   });
   const version = existsSync(NODE22) ? execFileSync(NODE22, ['--version'], { encoding: 'utf8' }).trim() : 'missing';
-  if (version !== NODE_VERSION) throw new Error(`${NODE22} is ${version}, not ${NODE_VERSION}: did the \`node\` package's preinstall script run?`);
-  const installed = (JSON.parse(readFileSync(join(SUITE_DIR, 'node_modules/@modelcontextprotocol/conformance/package.json'), 'utf8')) as { version: string }).version;
+  if (version !== NODE_VERSION)
+    throw new Error(`${NODE22} is ${version}, not ${NODE_VERSION}: did the \`node\` package's preinstall script run?`);
+  const installed = (
+    JSON.parse(readFileSync(join(SUITE_DIR, 'node_modules/@modelcontextprotocol/conformance/package.json'), 'utf8')) as { version: string }
+  ).version;
   if (installed !== SUITE_VERSION) throw new Error(`conformance suite ${installed} installed, ${SUITE_VERSION} pinned`);
 }
 
@@ -70,7 +73,8 @@ function runScenario(url: string, scenario: string): Promise<SuiteRun> {
         const output = `${stdout}${stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
         if (error && typeof error.code !== 'number') return reject(new Error(`conformance did not run (${error.message}):\n${output}`));
         const runs = readdirSync(out).filter((d) => d.startsWith(`server-${scenario}-`));
-        if (runs.length !== 1) return reject(new Error(`expected one result folder for ${scenario} in ${out}, found ${runs.length}:\n${output}`));
+        if (runs.length !== 1)
+          return reject(new Error(`expected one result folder for ${scenario} in ${out}, found ${runs.length}:\n${output}`));
         const checks = JSON.parse(readFileSync(join(out, runs[0] as string, 'checks.json'), 'utf8')) as Check[];
         resolve({ exitCode: error ? (error.code as number) : 0, output, checks });
       },
@@ -97,7 +101,10 @@ beforeAll(async () => {
   await Promise.all([installSuite(), buildProject(dir)]);
   upstream = await startUpstream();
   const args = ['--base-url', `${upstream.url}/v2`, '--log-level', 'warn'];
-  [servers.stateful, servers.stateless] = await Promise.all([startServer(dir, 'http', args), startServer(dir, 'http', [...args, '--stateless'])]);
+  [servers.stateful, servers.stateless] = await Promise.all([
+    startServer(dir, 'http', args),
+    startServer(dir, 'http', [...args, '--stateless']),
+  ]);
 }, 600_000);
 
 afterAll(async () => {
@@ -118,18 +125,29 @@ describe.each(['stateful', 'stateless'] as const)('conformance suite, Streamable
       it(`${scenario} (no session when stateless: the suite only warns; its concurrent POST streams are checked directly)`, async () => {
         const run = await runScenario(url(), scenario);
         expect(run.exitCode, summary(run)).toBe(0);
-        expect(run.checks.map((c) => `${c.id} ${c.status}`), summary(run)).toEqual(['server-sse-multiple-streams-session WARNING']);
+        expect(
+          run.checks.map((c) => `${c.id} ${c.status}`),
+          summary(run),
+        ).toEqual(['server-sse-multiple-streams-session WARNING']);
 
         const answers = await Promise.all(
           [1000, 1001, 1002].map(async (id) => {
             const res = await fetch(url(), {
               method: 'POST',
-              headers: { 'content-type': 'application/json', accept: 'text/event-stream, application/json', 'mcp-protocol-version': '2025-03-26' },
+              headers: {
+                'content-type': 'application/json',
+                accept: 'text/event-stream, application/json',
+                'mcp-protocol-version': '2025-03-26',
+              },
               body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: {} }),
             });
             const text = await res.text();
             const json = res.headers.get('content-type')?.includes('text/event-stream')
-              ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).find((d) => d.includes('"id"'))
+              ? text
+                  .split('\n')
+                  .filter((l) => l.startsWith('data:'))
+                  .map((l) => l.slice(5).trim())
+                  .find((d) => d.includes('"id"'))
               : text;
             return { status: res.status, message: JSON.parse(json ?? 'null') as { id?: number; result?: { tools?: unknown[] } } | null };
           }),
@@ -143,7 +161,10 @@ describe.each(['stateful', 'stateless'] as const)('conformance suite, Streamable
     it(scenario, async () => {
       const run = await runScenario(url(), scenario);
       expect(run.exitCode, summary(run)).toBe(0);
-      expect(run.checks.filter((c) => c.status !== 'SUCCESS'), summary(run)).toEqual([]);
+      expect(
+        run.checks.filter((c) => c.status !== 'SUCCESS'),
+        summary(run),
+      ).toEqual([]);
       expect(run.checks.map((c) => c.id).sort()).toEqual([...expected].sort());
       expect(run.output).toContain(`Passed: ${expected.length}/${expected.length}, 0 failed, 0 warnings`);
     });

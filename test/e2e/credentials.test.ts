@@ -30,7 +30,9 @@ const ENV = {
   AUTH_FIXTURE_OAUTH_CLIENT_SECRET: S.clientSecret,
 };
 
-const op = (id: string, security?: unknown) => ({ get: { operationId: id, ...(security !== undefined ? { security } : {}), responses: { '200': { description: 'ok' } } } });
+const op = (id: string, security?: unknown) => ({
+  get: { operationId: id, ...(security !== undefined ? { security } : {}), responses: { '200': { description: 'ok' } } },
+});
 function spec(tokenUrl: string) {
   return {
     openapi: '3.0.3',
@@ -84,7 +86,11 @@ beforeAll(async () => {
     req.on('end', () => {
       tokenRequests.push({ body, authorization: req.headers.authorization });
       res.writeHead(tokenStatus, { 'content-type': 'application/json' });
-      res.end(tokenStatus === 200 ? JSON.stringify({ access_token: `${S.accessToken}-${tokenRequests.length}`, expires_in: 3600 }) : '{"error":"boom"}');
+      res.end(
+        tokenStatus === 200
+          ? JSON.stringify({ access_token: `${S.accessToken}-${tokenRequests.length}`, expires_in: 3600 })
+          : '{"error":"boom"}',
+      );
     });
   });
   await new Promise<void>((r) => tokenServer.listen(0, '127.0.0.1', r));
@@ -171,7 +177,9 @@ describe('credentials from the environment', () => {
     try {
       const { result, count } = await call(fresh, 'oauth');
       expect(result.isError).toBe(true);
-      expect((result.content as { text: string }[])[0]?.text).toMatch(/token request to http:\/\/127\.0\.0\.1:\d+\/token answered HTTP 500/);
+      expect((result.content as { text: string }[])[0]?.text).toMatch(
+        /token request to http:\/\/127\.0\.0\.1:\d+\/token answered HTTP 500/,
+      );
       expect(count).toBe(0);
     } finally {
       tokenStatus = 200;
@@ -183,7 +191,9 @@ describe('credentials from the environment', () => {
 describe('over HTTP', () => {
   let server: RunningServer;
   beforeAll(async () => {
-    server = await startServer(dir, 'http', ['--base-url', upstream.url, '--auth-from-headers', 'X-Client-Key=headerKey'], { MCP_AUTH_TOKEN: 'mcp-token-1' });
+    server = await startServer(dir, 'http', ['--base-url', upstream.url, '--auth-from-headers', 'X-Client-Key=headerKey'], {
+      MCP_AUTH_TOKEN: 'mcp-token-1',
+    });
   });
   afterAll(async () => {
     seen.push(server?.stderr() ?? '');
@@ -192,7 +202,11 @@ describe('over HTTP', () => {
 
   it('the endpoint wants its bearer token: 401 with WWW-Authenticate; /healthz stays open', async () => {
     const post = (headers: Record<string, string>) =>
-      fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: '{}' });
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: '{}',
+      });
     const none = await post({});
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toMatch(/^Bearer /);
@@ -221,7 +235,9 @@ describe('over HTTP', () => {
 describe('no secret leaks', () => {
   it('appears in no tool result, server log or generated file', () => {
     const files = (d: string): string[] =>
-      readdirSync(d).flatMap((e) => (e === 'node_modules' ? [] : statSync(join(d, e)).isDirectory() ? files(join(d, e)) : [readFileSync(join(d, e), 'utf8')]));
+      readdirSync(d).flatMap((e) =>
+        e === 'node_modules' ? [] : statSync(join(d, e)).isDirectory() ? files(join(d, e)) : [readFileSync(join(d, e), 'utf8')],
+      );
     const haystack = [...seen, ...files(dir)].join('\n');
     expect(haystack.length).toBeGreaterThan(1000);
     for (const secret of Object.values(S)) expect(haystack).not.toContain(secret);

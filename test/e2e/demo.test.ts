@@ -67,21 +67,38 @@ describe('npm run demo', () => {
   });
 
   it('the printed command makes a real tool call that the local API answers', async () => {
-    const { stdout } = await run('node', [join(REPO, 'scripts/demo-call.js'), 'getPetById', '{"petId":1}'], { cwd: REPO, env: { ...process.env, PORT: String(port) } });
+    const { stdout } = await run('node', [join(REPO, 'scripts/demo-call.js'), 'getPetById', '{"petId":1}'], {
+      cwd: REPO,
+      env: { ...process.env, PORT: String(port) },
+    });
     expect(stdout).toContain(`http://127.0.0.1:${port}/mcp: 20 tools`);
-    expect(JSON.parse(stdout.split('\n').find((line) => line.startsWith('{')) ?? '{}')).toMatchObject({ id: 1, name: 'doggie', status: 'available' });
+    expect(JSON.parse(stdout.split('\n').find((line) => line.startsWith('{')) ?? '{}')).toMatchObject({
+      id: 1,
+      name: 'doggie',
+      status: 'available',
+    });
   });
 
   it('state lives in the local API: a pet added by one call is found by the next', async () => {
     const env = { ...process.env, PORT: String(port) };
-    await run('node', [join(REPO, 'scripts/demo-call.js'), 'addPet', '{"body":{"id":42,"name":"Nemo","photoUrls":[],"status":"pending"}}'], { cwd: REPO, env });
-    const { stdout } = await run('node', [join(REPO, 'scripts/demo-call.js'), 'findPetsByStatus', '{"status":["pending"]}'], { cwd: REPO, env });
+    await run(
+      'node',
+      [join(REPO, 'scripts/demo-call.js'), 'addPet', '{"body":{"id":42,"name":"Nemo","photoUrls":[],"status":"pending"}}'],
+      { cwd: REPO, env },
+    );
+    const { stdout } = await run('node', [join(REPO, 'scripts/demo-call.js'), 'findPetsByStatus', '{"status":["pending"]}'], {
+      cwd: REPO,
+      env,
+    });
     expect(stdout).toContain('"name":"Nemo"');
     expect(stdout).toContain('"name":"Kitty"');
   });
 
   it('an upstream 404 is a tool error, and demo-call exits non-zero', async () => {
-    const failed = await run('node', [join(REPO, 'scripts/demo-call.js'), 'getPetById', '{"petId":999}'], { cwd: REPO, env: { ...process.env, PORT: String(port) } }).then(
+    const failed = await run('node', [join(REPO, 'scripts/demo-call.js'), 'getPetById', '{"petId":999}'], {
+      cwd: REPO,
+      env: { ...process.env, PORT: String(port) },
+    }).then(
       () => undefined,
       (error: { code: number; stdout: string }) => error,
     );

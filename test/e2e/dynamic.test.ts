@@ -11,7 +11,9 @@ let client: Client;
 
 beforeAll(async () => {
   upstream = await startUpstream((req) =>
-    req.path === '/repos/octo/off-spec' ? { body: '[1, 2]' } : { body: JSON.stringify({ id: 1, full_name: req.path.replace('/repos/', '') }) },
+    req.path === '/repos/octo/off-spec'
+      ? { body: '[1, 2]' }
+      : { body: JSON.stringify({ id: 1, full_name: req.path.replace('/repos/', '') }) },
   );
   const dir = generateProject(GITHUB, 'e2e-github-dynamic', ['--tools', 'dynamic']);
   await buildProject(dir);
@@ -53,7 +55,10 @@ describe('GitHub in dynamic mode', () => {
 
   it('invokes it: the upstream receives GET /repos/octo/hello', async () => {
     upstream.clear();
-    const result = await client.callTool({ name: 'invoke_operation', arguments: { name: 'repos_get', arguments: { owner: 'octo', repo: 'hello' } } });
+    const result = await client.callTool({
+      name: 'invoke_operation',
+      arguments: { name: 'repos_get', arguments: { owner: 'octo', repo: 'hello' } },
+    });
     expect(result.isError).toBeFalsy();
     expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /repos/octo/hello']);
     expect(result.structuredContent).toEqual({ id: 1, full_name: 'octo/hello' });
@@ -62,7 +67,10 @@ describe('GitHub in dynamic mode', () => {
   // invoke_operation advertises no outputSchema, so an answer unlike the spec's is still an answer
   // (a direct tool, whose outputSchema promises a shape, reports it as an error instead).
   it('returns a 200 answer whose shape differs from the spec, not isError', async () => {
-    const result = await client.callTool({ name: 'invoke_operation', arguments: { name: 'repos_get', arguments: { owner: 'octo', repo: 'off-spec' } } });
+    const result = await client.callTool({
+      name: 'invoke_operation',
+      arguments: { name: 'repos_get', arguments: { owner: 'octo', repo: 'off-spec' } },
+    });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ result: [1, 2] });
   });

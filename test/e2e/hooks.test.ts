@@ -73,7 +73,9 @@ describe('typed hooks (src/tool-types.ts)', () => {
   const typedDir = () => generateProject(SPEC, 'e2e-typed-hooks');
   const build = (project: string) =>
     new Promise<{ ok: boolean; output: string }>((resolve) => {
-      execFile('npm', ['run', 'build', '--silent'], { cwd: project }, (error, stdout, stderr) => resolve({ ok: error === null, output: stdout + stderr }));
+      execFile('npm', ['run', 'build', '--silent'], { cwd: project }, (error, stdout, stderr) =>
+        resolve({ ok: error === null, output: stdout + stderr }),
+      );
     });
   let project: string;
 
@@ -116,7 +118,15 @@ export const hooks: Hooks<ToolArguments> = {
 
   it('tsc fails on a hook for a tool that was renamed, naming it', async () => {
     writeFileSync(join(project, 'mcp-gen.config.json'), JSON.stringify({ tools: { getPetById: { name: 'fetchPet' } } }));
-    execFileSync('node', [join(REPO, 'bin/mcp-gen.js'), SPEC, '--out', project, '--config', join(project, 'mcp-gen.config.json'), '--quiet']);
+    execFileSync('node', [
+      join(REPO, 'bin/mcp-gen.js'),
+      SPEC,
+      '--out',
+      project,
+      '--config',
+      join(project, 'mcp-gen.config.json'),
+      '--quiet',
+    ]);
     expect(readFileSync(join(project, 'src/tool-types.ts'), 'utf8')).toContain('fetchPet: {');
     const { ok, output } = await build(project);
     expect(ok).toBe(false);

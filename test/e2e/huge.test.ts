@@ -29,7 +29,8 @@ function generate(out: string, extra: string[] = []) {
   return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
-const toolsIn = (out: string) => (JSON.parse(readFileSync(join(out, 'tools.json'), 'utf8')) as { tools: unknown[]; serve?: { mode: string } });
+const toolsIn = (out: string) =>
+  JSON.parse(readFileSync(join(out, 'tools.json'), 'utf8')) as { tools: unknown[]; serve?: { mode: string } };
 
 describe(`a spec of ${OPERATIONS.toLocaleString('en')} operations`, () => {
   it('is tens of MB', () => {
@@ -54,7 +55,9 @@ describe(`a spec of ${OPERATIONS.toLocaleString('en')} operations`, () => {
     expect([r.code, r.signal]).toEqual([0, null]);
     const table = toolsIn(out);
     expect(table.serve?.mode).toBe('dynamic');
-    expect(r.stdout).toMatch(/tools\/list: dynamic by default, 3 tools in 2 KB \(20000 tools in \d+ KB are over the budget of 128 tools and 100 KB, and 50 toolsets/);
+    expect(r.stdout).toMatch(
+      /tools\/list: dynamic by default, 3 tools in 2 KB \(20000 tools in \d+ KB are over the budget of 128 tools and 100 KB, and 50 toolsets/,
+    );
     expect(table.tools).toHaveLength(OPERATIONS);
     expect(r.stdout).not.toMatch(/warning: tools\/list/);
   }, 240_000);

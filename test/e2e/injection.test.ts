@@ -13,8 +13,20 @@ import { startUpstream, type Upstream } from '../harness/upstream.js';
 // Quotes, template literals, comment ends, script tags, line and paragraph separators,
 // shell and Handlebars syntax, a side effect that would show if anything ran it.
 const EVIL = [
-  '"', "'", '`${globalThis.process.exit(99)}`', '*/ process.exit(98) /*', '</script><script>alert(1)</script>',
-  '\n', '\r\n', '\u2028', '\u2029', '{{json this}}', '$(touch /tmp/mcp-gen-pwned)', '\\', '# heading', '| table |',
+  '"',
+  "'",
+  '`${globalThis.process.exit(99)}`',
+  '*/ process.exit(98) /*',
+  '</script><script>alert(1)</script>',
+  '\n',
+  '\r\n',
+  '\u2028',
+  '\u2029',
+  '{{json this}}',
+  '$(touch /tmp/mcp-gen-pwned)',
+  '\\',
+  '# heading',
+  '| table |',
 ].join(' ');
 const PWNED = '/tmp/mcp-gen-pwned';
 
@@ -51,14 +63,23 @@ function hostileSpec(upstream: string) {
             { name: 'id', in: 'path', required: true, description: text('param'), schema: { type: 'string' } },
             { name: `q"\`\${x}*/`, in: 'query', description: text('query'), schema: { type: 'string', default: text('dflt') } },
           ],
-          responses: { '200': { description: text('response'), content: { 'application/json': { schema: { $ref: `#/components/schemas/Thing"*/\`\${x}` } } } } },
+          responses: {
+            '200': {
+              description: text('response'),
+              content: { 'application/json': { schema: { $ref: `#/components/schemas/Thing"*/\`\${x}` } } },
+            },
+          },
         },
         post: {
           operationId: `make"Thing\`\${process.exit(96)}*/`,
           requestBody: {
             content: {
               'application/json': {
-                schema: { type: 'object', properties: { [`na"me\`\${x}*/\n`]: { type: 'string', enum: [text('enum'), '*/'] } }, required: [`na"me\`\${x}*/\n`] },
+                schema: {
+                  type: 'object',
+                  properties: { [`na"me\`\${x}*/\n`]: { type: 'string', enum: [text('enum'), '*/'] } },
+                  required: [`na"me\`\${x}*/\n`],
+                },
               },
             },
           },
@@ -108,7 +129,12 @@ describe('a spec with hostile text everywhere', () => {
     const js = ts.transpileModule(text, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
     expect(js.replace(/\/\/.*$/gm, '').trim()).toBe('export {};');
     const file = ts.createSourceFile('tool-types.ts', text, ts.ScriptTarget.ES2022, true);
-    expect(file.statements.map((st) => ts.SyntaxKind[st.kind])).toEqual(['InterfaceDeclaration', 'InterfaceDeclaration', 'TypeAliasDeclaration', 'InterfaceDeclaration']);
+    expect(file.statements.map((st) => ts.SyntaxKind[st.kind])).toEqual([
+      'InterfaceDeclaration',
+      'InterfaceDeclaration',
+      'TypeAliasDeclaration',
+      'InterfaceDeclaration',
+    ]);
     // every hostile string is a string literal the printer quoted, not source text
     const literals: string[] = [];
     const visit = (node: ts.Node): void => {
@@ -122,7 +148,11 @@ describe('a spec with hostile text everywhere', () => {
   });
 
   it('keeps package.json valid JSON and the spec text only as data', () => {
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; description: string; scripts: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      name: string;
+      description: string;
+      scripts: Record<string, string>;
+    };
     expect(pkg.name).toMatch(/^[a-z0-9][a-z0-9._-]*$/);
     expect(pkg.scripts.build).toBe('tsc -p tsconfig.json');
     expect(Object.keys(pkg.scripts).sort()).toEqual(['build', 'start', 'start:http', 'start:sse']);

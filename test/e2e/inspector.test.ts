@@ -31,9 +31,13 @@ async function installInspector(): Promise<void> {
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: DIR, stdio: 'inherit' });
   });
   const version = existsSync(NODE22) ? execFileSync(NODE22, ['--version'], { encoding: 'utf8' }).trim() : 'missing';
-  if (version !== `v${pinned.dependencies.node}`) throw new Error(`${NODE22} is ${version}, not v${pinned.dependencies.node}: did the \`node\` package's preinstall script run?`);
-  const installed = (JSON.parse(readFileSync(join(DIR, 'node_modules/@modelcontextprotocol/inspector/package.json'), 'utf8')) as { version: string }).version;
-  if (installed !== pinned.dependencies['@modelcontextprotocol/inspector']) throw new Error(`inspector ${installed} installed, ${pinned.dependencies['@modelcontextprotocol/inspector']} pinned`);
+  if (version !== `v${pinned.dependencies.node}`)
+    throw new Error(`${NODE22} is ${version}, not v${pinned.dependencies.node}: did the \`node\` package's preinstall script run?`);
+  const installed = (
+    JSON.parse(readFileSync(join(DIR, 'node_modules/@modelcontextprotocol/inspector/package.json'), 'utf8')) as { version: string }
+  ).version;
+  if (installed !== pinned.dependencies['@modelcontextprotocol/inspector'])
+    throw new Error(`inspector ${installed} installed, ${pinned.dependencies['@modelcontextprotocol/inspector']} pinned`);
 }
 
 interface Lint {
@@ -83,7 +87,10 @@ function lintCommand(argv: string[]): Promise<Lint> {
 const projects: Record<string, { dir: string; table: ToolTable }> = {};
 beforeAll(async () => {
   await installInspector();
-  for (const [name, spec] of [['petstore', join(REPO, 'samples/petstore/openapi.json')], ['github', GITHUB_SPEC]] as const) {
+  for (const [name, spec] of [
+    ['petstore', join(REPO, 'samples/petstore/openapi.json')],
+    ['github', GITHUB_SPEC],
+  ] as const) {
     const dir = generateProject(spec, `e2e-inspector-${name}`);
     await buildProject(dir);
     projects[name] = { dir, table: JSON.parse(readFileSync(join(dir, 'tools.json'), 'utf8')) as ToolTable };

@@ -97,7 +97,8 @@ function freshGet(url: string): Promise<string> {
   });
 }
 
-const call = (client: Client, petId: number, timeout = 15_000) => client.callTool({ name: 'getPetById', arguments: { petId } }, { timeout });
+const call = (client: Client, petId: number, timeout = 15_000) =>
+  client.callTool({ name: 'getPetById', arguments: { petId } }, { timeout });
 
 /** Settles a promise into a value that can be compared whole. */
 const settle = <T>(promise: Promise<T>) =>
@@ -121,7 +122,10 @@ async function drainsCallInFlight(server: RunningServer, exit: Promise<Exit>, ki
     server.process.kill('SIGTERM');
     await whileDraining();
     const answered = await inFlight;
-    expect(answered.ok && answered.value).toEqual({ content: [{ type: 'text', text: JSON.stringify(pet(800)) }], structuredContent: pet(800) });
+    expect(answered.ok && answered.value).toEqual({
+      content: [{ type: 'text', text: JSON.stringify(pet(800)) }],
+      structuredContent: pet(800),
+    });
     const ended = await exit;
     expect(ended).toMatchObject({ code: 0, signal: null });
     expect(ended.at).toBeGreaterThanOrEqual(answered.at - 50);
@@ -133,14 +137,20 @@ async function drainsCallInFlight(server: RunningServer, exit: Promise<Exit>, ki
 
 // Raw Streamable HTTP, for the status codes.
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const post = (url: string, message: object, sessionId?: string) =>
   fetch(`${url}/mcp`, {
     method: 'POST',
     headers: { ...HEADERS, ...(sessionId ? { 'mcp-session-id': sessionId, 'mcp-protocol-version': VERSION } : {}) },
     body: JSON.stringify(message),
   });
-const remove = (url: string, sessionId: string) => fetch(`${url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': VERSION } });
+const remove = (url: string, sessionId: string) =>
+  fetch(`${url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': VERSION } });
 
 /** initialize + notifications/initialized over raw HTTP: the new session's id. */
 async function rawSession(url: string): Promise<string> {
@@ -184,7 +194,12 @@ describe('graceful shutdown (SIGTERM)', () => {
     socket.on('error', (error) => (wire += `\n[socket error: ${error.message}]`)); // shown by the assertions below
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     try {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'getPetById', arguments: { petId: 800 } } });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'getPetById', arguments: { petId: 800 } },
+      });
       const reached = arrival('/v2/pet/800');
       socket.write(
         `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
@@ -203,7 +218,9 @@ describe('graceful shutdown (SIGTERM)', () => {
       expect(second).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
       expect(second).toMatch(/\r\nconnection: close\r\n/i);
       const refusal = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Server is shutting down' }, id: null });
-      expect(second?.split('\r\n\r\n').slice(1).join('\r\n\r\n')).toBe(`${Buffer.byteLength(refusal).toString(16)}\r\n${refusal}\r\n0\r\n\r\n`);
+      expect(second?.split('\r\n\r\n').slice(1).join('\r\n\r\n')).toBe(
+        `${Buffer.byteLength(refusal).toString(16)}\r\n${refusal}\r\n0\r\n\r\n`,
+      );
       expect(await exit).toMatchObject({ code: 0, signal: null });
     } finally {
       socket.destroy();
@@ -321,7 +338,9 @@ describe('session limits', () => {
 
       for (const stale of [
         await post(server.url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, idleId),
-        await fetch(`${server.url}/mcp`, { headers: { accept: 'text/event-stream', 'mcp-session-id': idleId, 'mcp-protocol-version': VERSION } }),
+        await fetch(`${server.url}/mcp`, {
+          headers: { accept: 'text/event-stream', 'mcp-session-id': idleId, 'mcp-protocol-version': VERSION },
+        }),
         await remove(server.url, idleId),
       ]) {
         expect(stale.status).toBe(404);
@@ -340,7 +359,11 @@ describe('session limits', () => {
 
 describe('stdio', () => {
   it('SIGTERM ends a stdio server promptly, with nothing but JSON-RPC lines on stdout', async () => {
-    const child = spawn('node', [join(dir, 'dist/main.js'), '--base-url', base], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...SECRETS } });
+    const child = spawn('node', [join(dir, 'dist/main.js'), '--base-url', base], {
+      cwd: dir,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', ...SECRETS },
+    });
     started.push(child);
     const exit = exitOf(child);
     let stdout = '';

@@ -23,7 +23,10 @@ describe('npm pack, installed into an empty folder', () => {
     rmSync(HOME, { recursive: true, force: true });
     mkdirSync(pack, { recursive: true });
     mkdirSync(user, { recursive: true });
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', pack, '--loglevel=error'], { cwd: REPO, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', pack, '--loglevel=error'], {
+      cwd: REPO,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
     tarball = join(pack, packed?.filename ?? '');
     files = (packed?.files ?? []).map((f) => f.path);
@@ -44,12 +47,15 @@ describe('npm pack, installed into an empty folder', () => {
     expect(files.filter((f) => /^(test|samples|scripts|bench)\//.test(f))).toEqual([]);
   });
 
-  it('`mcp-gen <spec>` from the user\'s folder writes a project there, which builds and answers tools/list', async () => {
+  it("`mcp-gen <spec>` from the user's folder writes a project there, which builds and answers tools/list", async () => {
     const { stdout } = await run(join(user, 'node_modules/.bin/mcp-gen'), ['petstore.json', '--out', 'petstore-mcp'], { cwd: user });
     expect(stdout).toContain('generated swagger-petstore-mcp with 20 tools in petstore-mcp');
     expect(readdirSync(join(user, 'petstore-mcp'))).toContain('tools.json');
     await buildProject(join(user, 'petstore-mcp'));
-    const client = await connect('stdio', join(user, 'petstore-mcp'), { args: ['--base-url', 'http://127.0.0.1:9'], env: { SWAGGER_PETSTORE_API_KEY: 'k', SWAGGER_PETSTORE_AUTH_TOKEN: 't' } });
+    const client = await connect('stdio', join(user, 'petstore-mcp'), {
+      args: ['--base-url', 'http://127.0.0.1:9'],
+      env: { SWAGGER_PETSTORE_API_KEY: 'k', SWAGGER_PETSTORE_AUTH_TOKEN: 't' },
+    });
     expect((await client.listTools()).tools).toHaveLength(20);
     await client.close();
   }, 120_000);

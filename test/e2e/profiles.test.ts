@@ -51,7 +51,11 @@ function fill(schema: Schema, depth = 0): unknown {
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, Schema>;
       const required = new Set((schema.required ?? []) as string[]);
-      return Object.fromEntries(Object.entries(properties).filter(([k]) => required.has(k)).map(([k, v]) => [k, fill(v, depth + 1)]));
+      return Object.fromEntries(
+        Object.entries(properties)
+          .filter(([k]) => required.has(k))
+          .map(([k, v]) => [k, fill(v, depth + 1)]),
+      );
     }
     case 'array':
       return [];
@@ -117,7 +121,11 @@ describe('the full profile', () => {
 
   it('a bad profile stops the server at start with exit 2, naming the choices', async () => {
     const { spawnSync } = await import('node:child_process');
-    const r = spawnSync(process.execPath, [join(dir, 'dist/main.js'), '--client-profile', 'openai'], { encoding: 'utf8', input: '', timeout: 20_000 });
+    const r = spawnSync(process.execPath, [join(dir, 'dist/main.js'), '--client-profile', 'openai'], {
+      encoding: 'utf8',
+      input: '',
+      timeout: 20_000,
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--client-profile must be portable, openai-strict, gemini, full \(got "openai"\)/);
   });

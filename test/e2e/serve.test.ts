@@ -53,7 +53,9 @@ describe.each(['stdio', 'http', 'sse'] as const)('mcp-gen serve over %s', (kind)
     const result = await client.callTool({ name: 'getPetById', arguments: { petId: 7 } });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ id: 1, name: 'doggie' });
-    expect(upstream.requests.map((r) => `${r.method} ${r.url} api_key=${String(r.headers['api_key'])}`)).toEqual(['GET /v2/pet/7 api_key=key-1']);
+    expect(upstream.requests.map((r) => `${r.method} ${r.url} api_key=${String(r.headers['api_key'])}`)).toEqual([
+      'GET /v2/pet/7 api_key=key-1',
+    ]);
   });
 });
 
@@ -63,19 +65,26 @@ describe('mcp-gen serve chooses tools as a generated server does', () => {
     ['--toolsets user (a server option)', ['--toolsets', 'user']],
     ['--tools dynamic', ['--tools', 'dynamic']],
     ['--read-only', ['--read-only']],
-  ])('%s', async (_label, flags) => {
-    const served = await connect('stdio', REPO, { argv: serveArgs(...flags), env: CREDENTIALS });
-    const fromServe = await names(served);
-    await served.close();
-    // The same choice made by a generated project: generator options at generation, server options at start.
-    const generatorFlags = flags[0] === '--include-tags' ? flags : [];
-    const dir = generateProject(PETSTORE, `serve-compare-${flags[0]?.slice(2)}`, generatorFlags);
-    await buildProject(dir);
-    const generated = await connect('stdio', dir, { args: ['--base-url', `${upstream.url}/v2`, ...(generatorFlags.length ? [] : flags)], env: CREDENTIALS });
-    expect(fromServe).toEqual(await names(generated));
-    await generated.close();
-    expect(fromServe.length).toBeLessThan(20);
-  }, 120_000);
+  ])(
+    '%s',
+    async (_label, flags) => {
+      const served = await connect('stdio', REPO, { argv: serveArgs(...flags), env: CREDENTIALS });
+      const fromServe = await names(served);
+      await served.close();
+      // The same choice made by a generated project: generator options at generation, server options at start.
+      const generatorFlags = flags[0] === '--include-tags' ? flags : [];
+      const dir = generateProject(PETSTORE, `serve-compare-${flags[0]?.slice(2)}`, generatorFlags);
+      await buildProject(dir);
+      const generated = await connect('stdio', dir, {
+        args: ['--base-url', `${upstream.url}/v2`, ...(generatorFlags.length ? [] : flags)],
+        env: CREDENTIALS,
+      });
+      expect(fromServe).toEqual(await names(generated));
+      await generated.close();
+      expect(fromServe.length).toBeLessThan(20);
+    },
+    120_000,
+  );
 });
 
 describe('mcp-gen serve: errors and settings', () => {

@@ -49,7 +49,7 @@ afterAll(async () => {
   upstream?.close();
 });
 
-const text = (result: { content?: unknown }) => ((result.content as { text?: string }[] | undefined)?.[0]?.text ?? '');
+const text = (result: { content?: unknown }) => (result.content as { text?: string }[] | undefined)?.[0]?.text ?? '';
 
 describe('concurrency', () => {
   it('200 sessions × 5 calls: no errors, every answer goes to the session that asked', async () => {
@@ -77,7 +77,9 @@ describe('concurrency', () => {
     try {
       const ids = await Promise.all(
         clients.map(async (client, i) => {
-          const results = await Promise.all([0, 1, 2, 3, 4].map((k) => client.callTool({ name: 'getPetById', arguments: { petId: 10_000 + 100 * i + k } })));
+          const results = await Promise.all(
+            [0, 1, 2, 3, 4].map((k) => client.callTool({ name: 'getPetById', arguments: { petId: 10_000 + 100 * i + k } })),
+          );
           return results.map((r) => (r.structuredContent as { id: number } | undefined)?.id ?? text(r));
         }),
       );
@@ -91,7 +93,7 @@ describe('concurrency', () => {
 describe('fuzzing', () => {
   it('10,000 seeded random argument sets: invalid ones are named tool errors, the server stays up', async () => {
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)] as T;
     const junk = (depth = 0): unknown =>
       pick<() => unknown>([
@@ -186,17 +188,33 @@ describe('upstream faults', () => {
 
 describe('HTTP guards', () => {
   const post = (headers: Record<string, string>, body = '{}') =>
-    fetch(`${http.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
-  const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    fetch(`${http.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body,
+    });
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
 
   it('rejects a foreign Host or Origin (DNS rebinding), a too large body, a wrong media type', async () => {
     // fetch will not send a forged Host header; node:http will
     const { request } = await import('node:http');
     const hostStatus = await new Promise<number>((resolve, reject) => {
-      const req = request(`${http.url}/mcp`, { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${http.url}/mcp`,
+        {
+          method: 'POST',
+          headers: { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(initialize);
     });
@@ -213,7 +231,10 @@ describe('HTTP guards', () => {
     const id = opened.headers.get('mcp-session-id') ?? '';
     expect(id).not.toBe('');
     await opened.text();
-    const del = await fetch(`${http.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } });
+    const del = await fetch(`${http.url}/mcp`, {
+      method: 'DELETE',
+      headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+    });
     expect(del.status).toBe(200);
     expect((await post({ 'mcp-session-id': id }, initialize)).status).toBe(404);
   });

@@ -58,7 +58,11 @@ describe('GitHub served a toolset at a time', () => {
   });
 
   it('an unknown toolset stops the server with exit 2, listing the known ones', () => {
-    const r = spawnSync(process.execPath, [join(dir, 'dist/main.js'), '--toolsets', 'isues'], { encoding: 'utf8', input: '', timeout: 20_000 });
+    const r = spawnSync(process.execPath, [join(dir, 'dist/main.js'), '--toolsets', 'isues'], {
+      encoding: 'utf8',
+      input: '',
+      timeout: 20_000,
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--toolsets: no toolset "isues" \(known: .*issues \(\d+\)/);
   });
@@ -82,7 +86,9 @@ describe('dynamic toolsets: the agent enables what it needs', () => {
     });
     const before = await client.listTools();
     expect(before.tools.map((t) => t.name)).toEqual(['list_toolsets', 'enable_toolset']);
-    const hidden = await client.callTool({ name: 'issues_get', arguments: { owner: 'o', repo: 'r', issue_number: 1 } }).catch((e: Error) => e);
+    const hidden = await client
+      .callTool({ name: 'issues_get', arguments: { owner: 'o', repo: 'r', issue_number: 1 } })
+      .catch((e: Error) => e);
     expect(String((hidden as Error).message)).toMatch(/Unknown tool: issues_get/);
 
     const listed = await client.callTool({ name: 'list_toolsets', arguments: {} });

@@ -12,7 +12,13 @@ import type { Client } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, TMP } from '../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
-const SECRET = { header: 'HDR-SECRET-7f3a', query: 'QRY-SECRET-1b9c', cookie: 'CKE-SECRET-55d0', bearer: 'BRR-SECRET-c0de', client: 'CLIENT-SECRET-9e11' };
+const SECRET = {
+  header: 'HDR-SECRET-7f3a',
+  query: 'QRY-SECRET-1b9c',
+  cookie: 'CKE-SECRET-55d0',
+  bearer: 'BRR-SECRET-c0de',
+  client: 'CLIENT-SECRET-9e11',
+};
 
 let elsewhere: Upstream; // another origin: must never see a credential
 let api: Upstream; // the configured upstream: redirects as the path asks
@@ -68,7 +74,14 @@ beforeAll(async () => {
       '/cross': op('cross', [{ headerKey: [], queryKey: [], cookieKey: [], bearer: [] }]),
       '/same': op('same', [{ headerKey: [], queryKey: [], cookieKey: [], bearer: [] }]),
       '/loop': op('loop', [{ headerKey: [] }]),
-      '/post-307': { post: { operationId: 'post307', security: [{ headerKey: [] }], requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: { '200': { description: 'ok' } } } },
+      '/post-307': {
+        post: {
+          operationId: 'post307',
+          security: [{ headerKey: [] }],
+          requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
+          responses: { '200': { description: 'ok' } },
+        },
+      },
       '/token-endless': op('tokenEndless', [{ oauth: [] }]),
       '/open': op('open', []),
       '/cross-open': op('crossOpen', []),
@@ -79,7 +92,8 @@ beforeAll(async () => {
   writeFileSync(join(specDir, 'openapi.json'), JSON.stringify(spec));
   dir = generateProject(join(specDir, 'openapi.json'), 'e2e-upstream-security');
   await buildProject(dir);
-  const auth = (JSON.parse(readFileSync(join(dir, 'tools.json'), 'utf8')) as { auth: Record<string, { env: Record<string, string> }> }).auth;
+  const auth = (JSON.parse(readFileSync(join(dir, 'tools.json'), 'utf8')) as { auth: Record<string, { env: Record<string, string> }> })
+    .auth;
   const v = (scheme: string, part: string) => auth[scheme]?.env[part] as string;
   env = {
     [v('headerKey', 'key')]: SECRET.header,
@@ -99,7 +113,7 @@ afterAll(async () => {
   endless?.close();
 });
 
-const text = (result: { content?: unknown }) => ((result.content as { text?: string }[] | undefined)?.[0]?.text ?? '');
+const text = (result: { content?: unknown }) => (result.content as { text?: string }[] | undefined)?.[0]?.text ?? '';
 const wire = (r: { url: string; headers: Record<string, unknown> }) => JSON.stringify([r.url, r.headers]);
 
 describe('redirects', () => {
@@ -156,7 +170,12 @@ describe('the OAuth token endpoint', () => {
 
 describe('secrets never in error texts', () => {
   const start = (extraEnv: Record<string, string>, args: string[] = []) =>
-    spawnSync(process.execPath, [join(dir, 'dist/main.js'), ...args], { env: { PATH: process.env.PATH ?? '', ...env, ...extraEnv }, input: '', encoding: 'utf8', timeout: 20_000 });
+    spawnSync(process.execPath, [join(dir, 'dist/main.js'), ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env, ...extraEnv },
+      input: '',
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
 
   it('a credential with a line break stops the server at start, naming the variable and not the value', () => {
     const variable = Object.entries(env).find(([, value]) => value === SECRET.header)?.[0] as string;

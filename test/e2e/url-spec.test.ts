@@ -25,7 +25,15 @@ beforeAll(async () => {
           openapi: '3.0.3',
           info: { title: 'Served', version: '1' },
           servers: [{ url: '/v1' }],
-          paths: { '/pets': { post: { operationId: 'addPet', requestBody: { content: { 'application/json': { schema: { $ref: 'schemas/pet.json' } } } }, responses: { '201': { description: 'ok' } } } } },
+          paths: {
+            '/pets': {
+              post: {
+                operationId: 'addPet',
+                requestBody: { content: { 'application/json': { schema: { $ref: 'schemas/pet.json' } } } },
+                responses: { '201': { description: 'ok' } },
+              },
+            },
+          },
         }),
       );
     } else if (req.url === '/api/schemas/pet.json') {
@@ -58,7 +66,15 @@ describe('a spec given by URL', () => {
       JSON.stringify({
         openapi: '3.0.3',
         info: { title: 'Local', version: '1' },
-        paths: { '/pets': { post: { operationId: 'addPet', requestBody: { content: { 'application/json': { schema: { $ref: `${base}/api/schemas/pet.json` } } } }, responses: { '201': { description: 'ok' } } } } },
+        paths: {
+          '/pets': {
+            post: {
+              operationId: 'addPet',
+              requestBody: { content: { 'application/json': { schema: { $ref: `${base}/api/schemas/pet.json` } } } },
+              responses: { '201': { description: 'ok' } },
+            },
+          },
+        },
       }),
     );
     const error = await generate({ spec: file, out: join(scratch, 'local'), dryRun: true }).catch((e: unknown) => e);
@@ -68,8 +84,12 @@ describe('a spec given by URL', () => {
     expect(hits).toEqual([]); // nothing was fetched
 
     // --allow-remote-refs opens public URLs only: this one is on loopback (SSRF), so still nothing is fetched
-    const internal = await generate({ spec: file, out: join(scratch, 'local'), dryRun: true, allowRemoteRefs: true }).catch((e: unknown) => e);
-    expect((internal as SpecError).message).toBe(`$ref "${base}/api/schemas/pet.json" points to an internal address (127.0.0.1); not followed`);
+    const internal = await generate({ spec: file, out: join(scratch, 'local'), dryRun: true, allowRemoteRefs: true }).catch(
+      (e: unknown) => e,
+    );
+    expect((internal as SpecError).message).toBe(
+      `$ref "${base}/api/schemas/pet.json" points to an internal address (127.0.0.1); not followed`,
+    );
     expect(hits).toEqual([]);
   });
 });

@@ -16,7 +16,9 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0
 let upstream: Upstream;
 
 beforeAll(async () => {
-  upstream = await startUpstream((req) => (req.method === 'DELETE' || req.path.includes('/studio') ? { status: 204, body: '' } : { body: '{"ok":true}' }));
+  upstream = await startUpstream((req) =>
+    req.method === 'DELETE' || req.path.includes('/studio') ? { status: 204, body: '' } : { body: '{"ok":true}' },
+  );
 });
 afterAll(async () => {
   await upstream?.close();
@@ -34,14 +36,20 @@ async function sent(client: Client, name: string, args: Record<string, unknown>)
 async function serve(fixture: string, name: string, basePath: string): Promise<{ client: Client; tools: Tool[] }> {
   const dir = generateProject(join(FIXTURES, fixture), name);
   await buildProject(dir);
-  const client = await connect('stdio', dir, { args: ['--base-url', `${upstream.url}${basePath}`, '--log-level', 'warn', '--client-profile', 'full'], env: {} });
+  const client = await connect('stdio', dir, {
+    args: ['--base-url', `${upstream.url}${basePath}`, '--log-level', 'warn', '--client-profile', 'full'],
+    env: {},
+  });
   const { tools } = await client.listTools();
   return { client, tools };
 }
 
 /** The generation summary, as a user reads it (a dry run writes nothing). */
 function summary(fixture: string): string {
-  return execFileSync('node', [join(REPO, 'bin/mcp-gen.js'), join(FIXTURES, fixture), '--out', join(TMP, 'wire-r2-dry'), '--dry-run'], { cwd: REPO, encoding: 'utf8' });
+  return execFileSync('node', [join(REPO, 'bin/mcp-gen.js'), join(FIXTURES, fixture), '--out', join(TMP, 'wire-r2-dry'), '--dry-run'], {
+    cwd: REPO,
+    encoding: 'utf8',
+  });
 }
 
 const propertiesOf = (tools: Tool[], name: string): string[] => {
@@ -65,7 +73,10 @@ describe('OpenAPI 3.1 (test/fixtures/wire/serialization-oas31.yaml)', () => {
   it('Parameter Object `content` (OAS 3.1.1 §4.8.12.3): each value is sent as its JSON text, percent-encoded where the location needs it', async () => {
     const req = await sent(client, 'contentParams', { filter: { a: 1 }, ids: ['a', 'b'], 'x-meta': { k: 'v' }, pref: { dark: true } });
     expect(wire(req)).toEqual(
-      plain('GET /api/content/%7B%22a%22%3A1%7D?ids=%5B%22a%22%2C%22b%22%5D', { 'x-meta': '{"k":"v"}', cookie: 'pref=%7B%22dark%22%3Atrue%7D' }),
+      plain('GET /api/content/%7B%22a%22%3A1%7D?ids=%5B%22a%22%2C%22b%22%5D', {
+        'x-meta': '{"k":"v"}',
+        cookie: 'pref=%7B%22dark%22%3Atrue%7D',
+      }),
     );
   });
 
@@ -101,7 +112,9 @@ describe('OpenAPI 3.1 (test/fixtures/wire/serialization-oas31.yaml)', () => {
   });
 
   it('application/x-www-form-urlencoded without an Encoding Object (OAS 3.1.1 "URL Encoded Form with JSON Values"): repeated keys for arrays, JSON text for objects; with one, its style', async () => {
-    const req = await sent(client, 'formDefaults', { body: { Filters: ['a', 'b'], Meta: { k: 'v' }, Deep: { k: 'v' }, Piped: ['a', 'b'], Note: 'x y' } });
+    const req = await sent(client, 'formDefaults', {
+      body: { Filters: ['a', 'b'], Meta: { k: 'v' }, Deep: { k: 'v' }, Piped: ['a', 'b'], Note: 'x y' },
+    });
     expect(wire(req)).toEqual({
       request: 'POST /api/form',
       headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
@@ -113,21 +126,42 @@ describe('OpenAPI 3.1 (test/fixtures/wire/serialization-oas31.yaml)', () => {
     expect(propertiesOf(tools, 'framingHeaders')).toEqual(['X-Kept', 'body']);
     const req = await sent(client, 'framingHeaders', { 'X-Kept': 'yes', body: Buffer.from('hello').toString('base64') });
     expect(req.headers['content-length']).toBe('5');
-    expect(wire(req)).toEqual({ request: 'PUT /api/framing', headers: { accept: DEFAULT_ACCEPT, 'x-kept': 'yes', 'content-type': 'application/octet-stream' }, body: 'hello' });
-    expect(summary('serialization-oas31.yaml')).toContain('header parameters dropped: Content-Length (PUT /framing), Host (PUT /framing), Transfer-Encoding (PUT /framing), Connection (PUT /framing)');
+    expect(wire(req)).toEqual({
+      request: 'PUT /api/framing',
+      headers: { accept: DEFAULT_ACCEPT, 'x-kept': 'yes', 'content-type': 'application/octet-stream' },
+      body: 'hello',
+    });
+    expect(summary('serialization-oas31.yaml')).toContain(
+      'header parameters dropped: Content-Length (PUT /framing), Host (PUT /framing), Transfer-Encoding (PUT /framing), Connection (PUT /framing)',
+    );
   });
 
   it('a requestBody on GET is ignored (OAS 3.0.3 Operation Object: "SHALL be ignored by consumers"); on DELETE it is kept', async () => {
     expect(propertiesOf(tools, 'searchWithBody')).toEqual(['q']);
     expect(wire(await sent(client, 'searchWithBody', { q: 'x' }))).toEqual(plain('GET /api/search?q=x'));
     const req = await sent(client, 'deleteWithBody', { body: { ids: [1] } });
-    expect(wire(req)).toEqual({ request: 'DELETE /api/search', headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/json' }, body: '{"ids":[1]}' });
-    expect(summary('serialization-oas31.yaml')).toContain('request bodies dropped: 1 GET/HEAD operation takes no body argument (GET /search)');
+    expect(wire(req)).toEqual({
+      request: 'DELETE /api/search',
+      headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/json' },
+      body: '{"ids":[1]}',
+    });
+    expect(summary('serialization-oas31.yaml')).toContain(
+      'request bodies dropped: 1 GET/HEAD operation takes no body argument (GET /search)',
+    );
   });
 
   it('null, [] and {} are "undefined" (RFC 6570 §2.3, OAS 3.1.1 Appendix C) in every location and send nothing; "" is a value', async () => {
     const req = await sent(client, 'emptyValues', {
-      id: '7', cursor: null, list: [], map: {}, deep: {}, blank: '', 'X-Opt': null, 'X-List': [], c: null, d: '',
+      id: '7',
+      cursor: null,
+      list: [],
+      map: {},
+      deep: {},
+      blank: '',
+      'X-Opt': null,
+      'X-List': [],
+      c: null,
+      d: '',
     });
     expect(wire(req)).toEqual(plain('GET /api/empty/7?blank=', { cookie: 'd=' }));
     upstream.clear();
@@ -139,9 +173,15 @@ describe('OpenAPI 3.1 (test/fixtures/wire/serialization-oas31.yaml)', () => {
 
   it('a form body that is an array has no fields: the tool is left out with a reason, or sent as its other media type', async () => {
     expect(tools.map((t) => t.name)).not.toContain('arrayFormBody');
-    expect(summary('serialization-oas31.yaml')).toContain('POST /studio/{id}: its application/x-www-form-urlencoded request body is not an object');
+    expect(summary('serialization-oas31.yaml')).toContain(
+      'POST /studio/{id}: its application/x-www-form-urlencoded request body is not an object',
+    );
     const req = await sent(client, 'arrayFormOrJson', { id: '1', body: ['a'] });
-    expect(wire(req)).toEqual({ request: 'POST /api/studio2/1', headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/json' }, body: '["a"]' });
+    expect(wire(req)).toEqual({
+      request: 'POST /api/studio2/1',
+      headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/json' },
+      body: '["a"]',
+    });
   });
 });
 
@@ -178,8 +218,17 @@ describe('Swagger 2.0 collectionFormat (test/fixtures/wire/serialization-swagger
 
   it('path and header arrays: pipes, ssv and tsv use their separators, csv commas (Swagger 2.0 Parameter Object collectionFormat)', async () => {
     const req = await sent(client, 'pathHeaderCollections', {
-      pipes: list, ssv: list, tsv: list, csv: list, 'X-Pipes': list, 'X-Ssv': list, 'X-Tsv': list, 'X-Csv': list,
+      pipes: list,
+      ssv: list,
+      tsv: list,
+      csv: list,
+      'X-Pipes': list,
+      'X-Ssv': list,
+      'X-Tsv': list,
+      'X-Csv': list,
     });
-    expect(wire(req)).toEqual(plain('GET /api/v2/p/a|b/a%20b/a%09b/a,b', { 'x-pipes': 'a|b', 'x-ssv': 'a b', 'x-tsv': 'a\tb', 'x-csv': 'a,b' }));
+    expect(wire(req)).toEqual(
+      plain('GET /api/v2/p/a|b/a%20b/a%09b/a,b', { 'x-pipes': 'a|b', 'x-ssv': 'a b', 'x-tsv': 'a\tb', 'x-csv': 'a,b' }),
+    );
   });
 });

@@ -96,7 +96,6 @@ async function sent(client: Client, name: string, args: Record<string, unknown>)
   return requests[0] as Recorded;
 }
 
-
 const b64 = (bytes: Buffer | Uint8Array) => Buffer.from(bytes).toString('base64');
 
 /** Every byte value, CR/LF and a NUL among them: nothing may be re-encoded on the way. */
@@ -255,7 +254,7 @@ describe('OpenAPI 3.1 spec (test/fixtures/wire/oas31.yaml) under --base-url', ()
       });
     });
 
-    it('application/x-www-form-urlencoded with a nested object: Stripe\'s Encoding Object (style: deepObject) gives brackets', async () => {
+    it("application/x-www-form-urlencoded with a nested object: Stripe's Encoding Object (style: deepObject) gives brackets", async () => {
       const req = await sent(client, 'createCharge', {
         body: { amount: 100, currency: 'usd', metadata: { order_id: '6735', note: 'a b&c=d' }, expand: ['customer', 'invoice'] },
       });
@@ -274,7 +273,9 @@ describe('OpenAPI 3.1 spec (test/fixtures/wire/oas31.yaml) under --base-url', ()
       const contentType = String(req.headers['content-type']);
       expect(contentType).toMatch(/^multipart\/form-data; boundary=/);
       expect(Object.keys(appHeaders(req)).sort()).toEqual(['accept', 'content-type']);
-      expect(req.body.toString('latin1')).toContain('Content-Disposition: form-data; name="file"; filename="report.bin"\r\nContent-Type: application/x-custom\r\n');
+      expect(req.body.toString('latin1')).toContain(
+        'Content-Disposition: form-data; name="file"; filename="report.bin"\r\nContent-Type: application/x-custom\r\n',
+      );
       const form = await new Response(req.body, { headers: { 'content-type': contentType } }).formData();
       expect([...form.keys()]).toEqual(['file', 'purpose']);
       const file = form.get('file') as File;
@@ -303,13 +304,21 @@ describe('OpenAPI 3.1 spec (test/fixtures/wire/oas31.yaml) under --base-url', ()
       const schema = tool('postDoc').inputSchema.properties as Record<string, { enum?: unknown }>;
       expect(schema.contentType?.enum).toEqual(['application/json', 'application/xml']);
       const req = await sent(client, 'postDoc', { body: { title: 't' } });
-      expect(wire(req)).toEqual({ request: 'POST /api/docs', headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/json' }, body: '{"title":"t"}' });
+      expect(wire(req)).toEqual({
+        request: 'POST /api/docs',
+        headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/json' },
+        body: '{"title":"t"}',
+      });
     });
 
     it('JSON and XML bodies: XML, sent as is, when the contentType argument says so', async () => {
       const xml = '<doc><title>t</title></doc>';
       const req = await sent(client, 'postDoc', { body: xml, contentType: 'application/xml' });
-      expect(wire(req)).toEqual({ request: 'POST /api/docs', headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/xml' }, body: xml });
+      expect(wire(req)).toEqual({
+        request: 'POST /api/docs',
+        headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/xml' },
+        body: xml,
+      });
     });
 
     it('JSON and XML bodies: a JSON object is never sent labelled application/xml', async () => {
@@ -331,7 +340,10 @@ describe('OpenAPI 3.1 spec (test/fixtures/wire/oas31.yaml) under --base-url', ()
     it('a JSON array with an outputSchema: structuredContent is { result: [...] }', async () => {
       expect(tool('listThings').outputSchema?.properties).toHaveProperty('result');
       const { result } = await call(client, 'listThings', {});
-      expect(result).toEqual({ content: [{ type: 'text', text: '[{"id":1},{"id":2}]' }], structuredContent: { result: [{ id: 1 }, { id: 2 }] } });
+      expect(result).toEqual({
+        content: [{ type: 'text', text: '[{"id":1},{"id":2}]' }],
+        structuredContent: { result: [{ id: 1 }, { id: 2 }] },
+      });
     });
 
     it('text/plain: text content', async () => {
@@ -379,7 +391,10 @@ describe('OpenAPI 3.1 spec (test/fixtures/wire/oas31.yaml) under --base-url', ()
 
     it('no answer within --timeout 500: a tool error that says so, well before the answer', async () => {
       // Its own server process, so that no other call has to fit in 500 ms on a busy machine.
-      const impatient = await connect('stdio', dir, { args: ['--base-url', `${upstream.url}/api`, '--timeout', '500', '--log-level', 'warn'], env: {} });
+      const impatient = await connect('stdio', dir, {
+        args: ['--base-url', `${upstream.url}/api`, '--timeout', '500', '--log-level', 'warn'],
+        env: {},
+      });
       try {
         const started = Date.now();
         const { result, requests } = await call(impatient, 'getSlow', {});

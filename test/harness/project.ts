@@ -32,7 +32,10 @@ export function buildCli(): void {
 export function generateProject(spec: string, name: string, extraArgs: string[] = []): string {
   buildCli();
   const out = join(TMP, name);
-  execFileSync('node', [join(REPO, 'bin/mcp-gen.js'), spec, '--out', out, '--force', '--quiet', ...extraArgs], { cwd: REPO, stdio: 'pipe' });
+  execFileSync('node', [join(REPO, 'bin/mcp-gen.js'), spec, '--out', out, '--force', '--quiet', ...extraArgs], {
+    cwd: REPO,
+    stdio: 'pipe',
+  });
   return out;
 }
 
@@ -58,10 +61,15 @@ export async function withLock<T>(lock: string, work: () => T): Promise<T> {
 
 /** One shared install per run. */
 async function installDeps(pkg: { dependencies: object; devDependencies: object }): Promise<void> {
-  const wanted = JSON.stringify({ name: 'deps', private: true, dependencies: pkg.dependencies, devDependencies: pkg.devDependencies }, null, 2);
+  const wanted = JSON.stringify(
+    { name: 'deps', private: true, dependencies: pkg.dependencies, devDependencies: pkg.devDependencies },
+    null,
+    2,
+  );
   await withLock(join(TMP, '_deps.lock'), () => {
     const manifest = join(DEPS, 'package.json');
-    if (existsSync(join(DEPS, 'node_modules/.package-lock.json')) && existsSync(manifest) && readFileSync(manifest, 'utf8') === wanted) return;
+    if (existsSync(join(DEPS, 'node_modules/.package-lock.json')) && existsSync(manifest) && readFileSync(manifest, 'utf8') === wanted)
+      return;
     rmSync(DEPS, { recursive: true, force: true });
     mkdirSync(DEPS, { recursive: true });
     writeFileSync(manifest, wanted);
@@ -87,7 +95,12 @@ export interface RunningServer {
 }
 
 /** Starts `node dist/main.js --transport <t> --port 0 ...` and waits for its address. */
-export function startServer(dir: string, transport: 'http' | 'sse' | 'http+sse', args: string[] = [], env: Record<string, string> = {}): Promise<RunningServer> {
+export function startServer(
+  dir: string,
+  transport: 'http' | 'sse' | 'http+sse',
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<RunningServer> {
   return startNode([join(dir, 'dist/main.js'), '--transport', transport, '--port', '0', ...args], dir, env);
 }
 

@@ -5,7 +5,16 @@ import type { Recorded } from './upstream.js';
 
 export const DEFAULT_ACCEPT = 'application/json, */*;q=0.8';
 // Headers fetch (undici) adds to every request; everything else is the generated server's doing.
-const TRANSPORT_HEADERS = new Set(['host', 'connection', 'user-agent', 'accept-language', 'sec-fetch-mode', 'accept-encoding', 'content-length', 'transfer-encoding']);
+const TRANSPORT_HEADERS = new Set([
+  'host',
+  'connection',
+  'user-agent',
+  'accept-language',
+  'sec-fetch-mode',
+  'accept-encoding',
+  'content-length',
+  'transfer-encoding',
+]);
 
 /** The request's headers without the ones fetch adds to every request. */
 export const appHeaders = (req: Recorded) => Object.fromEntries(Object.entries(req.headers).filter(([k]) => !TRANSPORT_HEADERS.has(k)));
@@ -14,7 +23,11 @@ export const appHeaders = (req: Recorded) => Object.fromEntries(Object.entries(r
 export const wire = (req: Recorded) => ({ request: `${req.method} ${req.url}`, headers: appHeaders(req), body: req.body.toString('utf8') });
 
 /** What a request without a body looks like, apart from its method and URL. */
-export const plain = (request: string, headers: Record<string, string> = {}) => ({ request, headers: { accept: DEFAULT_ACCEPT, ...headers }, body: '' });
+export const plain = (request: string, headers: Record<string, string> = {}) => ({
+  request,
+  headers: { accept: DEFAULT_ACCEPT, ...headers },
+  body: '',
+});
 
 export const textOf = (result: CallToolResult): string =>
   result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');

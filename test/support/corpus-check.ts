@@ -58,7 +58,9 @@ export const DEFAULT_MAX_BYTES = 100 * 1024;
 const PROFILES: Profile[] = ['portable', 'openai-strict', 'gemini'];
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const RUNTIME_FILES = readdirSync(join(REPO, 'templates/runtime')).filter((f) => f.endsWith('.ts')).sort();
+const RUNTIME_FILES = readdirSync(join(REPO, 'templates/runtime'))
+  .filter((f) => f.endsWith('.ts'))
+  .sort();
 /**
  * Every TypeScript file of a generated project, with the template text it must end with. When
  * each is the template's text, every project typechecks as the golden samples do (CI builds
@@ -72,7 +74,10 @@ const TS_TEMPLATES: [string, string][] = [
 /** The first line of an error, with the innermost stack frame in mcp-gen's own code (for crashes). */
 export function describeError(error: unknown): string {
   const e = error as { name?: string; message?: string; stack?: string };
-  const first = String(e?.message ?? error).split('\n')[0]?.trim() || '(empty message)';
+  const first =
+    String(e?.message ?? error)
+      .split('\n')[0]
+      ?.trim() || '(empty message)';
   const frame = (e?.stack ?? '')
     .split('\n')
     .map((l) => /\((?:file:\/\/)?(.*?):(\d+):\d+\)$|at (?:file:\/\/)?(\/.*?):(\d+):\d+$/.exec(l.trim()))
@@ -175,7 +180,10 @@ function schemaProblem(tools: Listed[]): string | undefined {
   const schemas: { label: string; schema: Schema }[] = [];
   const defs = new Map<string, unknown>();
   for (const tool of tools) {
-    for (const [what, schema] of [['inputSchema', tool.inputSchema], ['outputSchema', tool.outputSchema]] as const) {
+    for (const [what, schema] of [
+      ['inputSchema', tool.inputSchema],
+      ['outputSchema', tool.outputSchema],
+    ] as const) {
       if (schema === undefined) continue;
       const label = `tool ${tool.name}: ${what}`;
       const own = (typeof schema.$defs === 'object' && schema.$defs !== null ? schema.$defs : {}) as Schema;
@@ -220,7 +228,8 @@ function schemaProblem(tools: Listed[]): string | undefined {
 
 // The global types a file of plain type declarations can touch, so it type-checks in
 // milliseconds without the real lib (its types use arrays, literals and keywords only).
-const STUB_LIB = 'interface Array<T> { length: number; [n: number]: T } interface Boolean {} interface CallableFunction {} interface Function {} interface IArguments {} interface NewableFunction {} interface Number {} interface Object {} interface RegExp {} interface String {}';
+const STUB_LIB =
+  'interface Array<T> { length: number; [n: number]: T } interface Boolean {} interface CallableFunction {} interface Function {} interface IArguments {} interface NewableFunction {} interface Number {} interface Object {} interface RegExp {} interface String {}';
 
 /**
  * src/tool-types.ts, the one per-spec TypeScript file: it must compile to no JavaScript (types
@@ -229,7 +238,10 @@ const STUB_LIB = 'interface Array<T> { length: number; [n: number]: T } interfac
 export function toolTypesProblem(text: string): string | undefined {
   const js = ts.transpileModule(text, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
   if (js.replace(/\/\/.*$/gm, '').trim() !== 'export {};') return 'it compiles to JavaScript: it must hold types only';
-  const files = new Map([['/tool-types.ts', text], ['/lib.d.ts', STUB_LIB]]);
+  const files = new Map([
+    ['/tool-types.ts', text],
+    ['/lib.d.ts', STUB_LIB],
+  ]);
   const host = ts.createCompilerHost({});
   host.getSourceFile = (name, target) => (files.has(name) ? ts.createSourceFile(name, files.get(name) as string, target) : undefined);
   host.fileExists = (name) => files.has(name);
@@ -289,11 +301,13 @@ export async function checkSpec(specPath: string, outDir: string, options: Check
     } catch (error) {
       return invalid(`tools.json does not parse: ${(error as Error).message.split('\n')[0]}`);
     }
-    if (typeof written !== 'object' || written === null || (written as { format?: unknown }).format !== 1) return invalid('tools.json has no "format": 1');
+    if (typeof written !== 'object' || written === null || (written as { format?: unknown }).format !== 1)
+      return invalid('tools.json has no "format": 1');
     for (const [file, template] of TS_TEMPLATES) {
       const path = join(outDir, file);
       if (!existsSync(path)) return invalid(`${file} missing`);
-      if (!readFileSync(path, 'utf8').endsWith(template)) return invalid(`${file} is not the template's code: spec text reached TypeScript`);
+      if (!readFileSync(path, 'utf8').endsWith(template))
+        return invalid(`${file} is not the template's code: spec text reached TypeScript`);
     }
     const typesProblem = toolTypesProblem(readFileSync(join(outDir, 'src/tool-types.ts'), 'utf8'));
     if (typesProblem) return invalid(`src/tool-types.ts: ${typesProblem}`);
@@ -348,7 +362,9 @@ export async function checkSpec(specPath: string, outDir: string, options: Check
     }
     const defaultBytes = Buffer.byteLength(JSON.stringify({ tools: byDefault.tools }));
     if (byDefault.tools.length > DEFAULT_MAX_TOOLS || defaultBytes > DEFAULT_MAX_BYTES) {
-      return invalid(`the default tools/list (${defaultMode}) has ${byDefault.tools.length} tools in ${defaultBytes} bytes: over ${DEFAULT_MAX_TOOLS} tools or ${DEFAULT_MAX_BYTES} bytes`);
+      return invalid(
+        `the default tools/list (${defaultMode}) has ${byDefault.tools.length} tools in ${defaultBytes} bytes: over ${DEFAULT_MAX_TOOLS} tools or ${DEFAULT_MAX_BYTES} bytes`,
+      );
     }
     stage('list');
     const listBytes = Buffer.byteLength(JSON.stringify({ tools: listed.tools }));
@@ -357,7 +373,9 @@ export async function checkSpec(specPath: string, outDir: string, options: Check
       return invalid(`tools/list has ${listed.tools.length} tools, the table ${expected}`);
     }
     if (listed.biggestPage > STDIO_MESSAGE_LIMIT) {
-      return invalid(`a tools/list page is ${(listed.biggestPage / 1024 / 1024).toFixed(1)} MiB in one message, over the SDK stdio client's 10 MiB limit`);
+      return invalid(
+        `a tools/list page is ${(listed.biggestPage / 1024 / 1024).toFixed(1)} MiB in one message, over the SDK stdio client's 10 MiB limit`,
+      );
     }
 
     const problem = schemaProblem(listed.tools as Listed[]);
@@ -368,11 +386,25 @@ export async function checkSpec(specPath: string, outDir: string, options: Check
       const lister = createLister(table, profile, { input: executor.inputSchema, output: executor.outputSchema });
       for (const tool of table.tools) {
         const broken = profileViolations(lister.tool(tool), profile);
-        if (broken.length) return invalid(`--client-profile ${profile}: ${broken[0]}${broken.length > 1 ? ` (and ${broken.length - 1} more in this tool)` : ''}`);
+        if (broken.length)
+          return invalid(
+            `--client-profile ${profile}: ${broken[0]}${broken.length > 1 ? ` (and ${broken.length - 1} more in this tool)` : ''}`,
+          );
       }
     }
     stage('profiles');
-    return { status: 'ok', tools: listed.tools.length, skipped, ms: ms(), rssMb: Math.round(peak), listBytes, generateMs, defaultMode, defaultTools: byDefault.tools.length, defaultBytes };
+    return {
+      status: 'ok',
+      tools: listed.tools.length,
+      skipped,
+      ms: ms(),
+      rssMb: Math.round(peak),
+      listBytes,
+      generateMs,
+      defaultMode,
+      defaultTools: byDefault.tools.length,
+      defaultBytes,
+    };
   } catch (error) {
     return { status: 'crash', message: `checking the output: ${describeError(error)}`, ms: ms() };
   }

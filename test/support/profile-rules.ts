@@ -19,8 +19,7 @@ export interface ListedTool {
 
 type SchemaObject = Record<string, unknown>;
 
-const isSchemaObject = (value: unknown): value is SchemaObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isSchemaObject = (value: unknown): value is SchemaObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 // Array.isArray narrows to any[]; this keeps the elements unknown so each use must check them.
 const asList = (value: unknown): readonly unknown[] | undefined => (Array.isArray(value) ? value : undefined);
 
@@ -36,8 +35,17 @@ const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 
 const MAP_KEYWORDS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 const LIST_KEYWORDS = ['prefixItems', 'allOf', 'anyOf', 'oneOf'];
 const SINGLE_KEYWORDS = [
-  'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'additionalProperties',
-  'unevaluatedProperties', 'additionalItems', 'unevaluatedItems', 'contentSchema',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'additionalItems',
+  'unevaluatedItems',
+  'contentSchema',
 ];
 // `true`/`false` is a meaningful schema only in these positions.
 const BOOLEAN_ALLOWED_UNDER = new Set(['additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems']);
@@ -48,19 +56,71 @@ const TOP_LEVEL_FORBIDDEN = ['oneOf', 'anyOf', 'allOf', 'not', 'if', '$ref'];
 
 // portable: a subschema with none of these accepts anything, which inspector --strict flags.
 const CONSTRAINING_KEYWORDS = new Set([
-  'type', 'enum', 'const', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
-  'maxLength', 'minLength', 'pattern', 'format', 'contentMediaType', 'contentEncoding', 'contentSchema',
-  'maxItems', 'minItems', 'uniqueItems', 'maxContains', 'minContains', 'maxProperties', 'minProperties',
-  'required', 'dependentRequired', 'allOf', 'anyOf', 'oneOf', 'not', 'items', 'prefixItems', 'contains',
-  'additionalItems', 'unevaluatedItems', 'properties', 'patternProperties', 'additionalProperties',
-  'unevaluatedProperties', 'propertyNames', 'dependentSchemas', 'dependencies', '$ref', '$dynamicRef',
+  'type',
+  'enum',
+  'const',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'format',
+  'contentMediaType',
+  'contentEncoding',
+  'contentSchema',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxContains',
+  'minContains',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'dependentRequired',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'items',
+  'prefixItems',
+  'contains',
+  'additionalItems',
+  'unevaluatedItems',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'propertyNames',
+  'dependentSchemas',
+  'dependencies',
+  '$ref',
+  '$dynamicRef',
   '$recursiveRef',
 ]);
 
 const OPENAI_KEYWORDS = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', 'description',
-  'title', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
-  'minItems', 'maxItems',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  'description',
+  'title',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
 ]);
 const OPENAI_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
 const OPENAI_MAX_OBJECT_LEVELS = 10;
@@ -68,8 +128,24 @@ const OPENAI_MAX_PROPERTIES = 5000;
 const OPENAI_MAX_ENUM_VALUES = 1000;
 
 const GEMINI_KEYWORDS = new Set([
-  'type', 'format', 'description', 'nullable', 'enum', 'properties', 'required', 'items', 'minItems', 'maxItems',
-  'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'anyOf', 'title', 'propertyOrdering',
+  'type',
+  'format',
+  'description',
+  'nullable',
+  'enum',
+  'properties',
+  'required',
+  'items',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'anyOf',
+  'title',
+  'propertyOrdering',
 ]);
 const GEMINI_FORMATS: Record<string, readonly string[]> = {
   string: ['enum', 'date-time'],
@@ -100,8 +176,14 @@ interface Walk {
   enumValueCount: number;
 }
 
-const startWalk = (profile: Profile, report: Walk['report']): Walk =>
-  ({ profile, report, visits: 0, tooDeepReported: false, propertyCount: 0, enumValueCount: 0 });
+const startWalk = (profile: Profile, report: Walk['report']): Walk => ({
+  profile,
+  report,
+  visits: 0,
+  tooDeepReported: false,
+  propertyCount: 0,
+  enumValueCount: 0,
+});
 
 /** Every rule the tool breaks under the profile, each as "<tool> <inputSchema|outputSchema><json-path>: <rule>"; [] when it passes. */
 export function profileViolations(tool: ListedTool, profile: Profile): string[] {
@@ -317,7 +399,10 @@ function checkGemini(schema: SchemaObject, { path, depth }: Position, walk: Walk
     const allowed = typeof type === 'string' ? GEMINI_FORMATS[type] : undefined;
     if (!allowed) walk.report(`${path}.format`, `is not allowed on type ${JSON.stringify(type)}`);
     else if (typeof schema.format !== 'string' || !allowed.includes(schema.format)) {
-      walk.report(`${path}.format`, `${JSON.stringify(schema.format)} is not allowed on type "${String(type)}" (only ${allowed.join(', ')})`);
+      walk.report(
+        `${path}.format`,
+        `${JSON.stringify(schema.format)} is not allowed on type "${String(type)}" (only ${allowed.join(', ')})`,
+      );
     }
   }
   if ('nullable' in schema && typeof schema.nullable !== 'boolean') walk.report(`${path}.nullable`, 'must be a boolean');

@@ -45,7 +45,11 @@ describe('credential variable names', () => {
     expect(env).toEqual({
       api_key: { key: 'SWAGGER_PETSTORE_API_KEY' },
       basic: { username: 'SWAGGER_PETSTORE_BASIC_USERNAME', password: 'SWAGGER_PETSTORE_BASIC_PASSWORD' },
-      petstore_auth: { token: 'SWAGGER_PETSTORE_AUTH_TOKEN', clientId: 'SWAGGER_PETSTORE_AUTH_CLIENT_ID', clientSecret: 'SWAGGER_PETSTORE_AUTH_CLIENT_SECRET' },
+      petstore_auth: {
+        token: 'SWAGGER_PETSTORE_AUTH_TOKEN',
+        clientId: 'SWAGGER_PETSTORE_AUTH_CLIENT_ID',
+        clientSecret: 'SWAGGER_PETSTORE_AUTH_CLIENT_SECRET',
+      },
     });
   });
 
@@ -58,15 +62,21 @@ describe('credential variable names', () => {
   ])('default prefix %s with schemes %j: a well-known name moves to the PREFIX_MCP_ namespace', (prefix, schemes, want) => {
     expect(variables(schemes, prefix)).toEqual(want);
     const model = buildAuth(doc(schemes), { prefix, chosen: false }, 'spec.yaml');
-    expect(model.warnings.map(formatWarning)).toEqual([expect.stringMatching(new RegExp(`^credential variables start with ${prefix}_MCP_: .*a well-known secret of another tool`))]);
+    expect(model.warnings.map(formatWarning)).toEqual([
+      expect.stringMatching(new RegExp(`^credential variables start with ${prefix}_MCP_: .*a well-known secret of another tool`)),
+    ]);
   });
 
   it.each([
     ['MCP', { auth: bearer }, 'MCP_AUTH_TOKEN', '#/components/securitySchemes/auth'],
-    ['ACME', { 'MCP_ALLOWED_HOSTS': bearer }, 'ACME_MCP_ALLOWED_HOSTS_TOKEN', undefined],
-  ])('prefix %s with schemes %j: %s (the server\'s own namespace) is refused unless it is harmless', (prefix, schemes, name, where) => {
+    ['ACME', { MCP_ALLOWED_HOSTS: bearer }, 'ACME_MCP_ALLOWED_HOSTS_TOKEN', undefined],
+  ])("prefix %s with schemes %j: %s (the server's own namespace) is refused unless it is harmless", (prefix, schemes, name, where) => {
     if (where === undefined) {
-      expect(Object.values(variables(schemes, prefix)).map((e) => Object.values(e)).flat()).toEqual([name]);
+      expect(
+        Object.values(variables(schemes, prefix))
+          .map((e) => Object.values(e))
+          .flat(),
+      ).toEqual([name]);
       return;
     }
     expect(() => variables(schemes, prefix)).toThrow(SpecError);
@@ -79,12 +89,15 @@ describe('credential variable names', () => {
     }
   });
 
-  it('lets the user choose a well-known name on purpose, but never one in the server\'s MCP_ namespace', () => {
+  it("lets the user choose a well-known name on purpose, but never one in the server's MCP_ namespace", () => {
     expect(variables({ token: bearer }, 'GITHUB', true)).toEqual({ token: { token: 'GITHUB_TOKEN' } });
     expect(() => variables({ token: bearer }, 'MCP_AUTH', true)).toThrow(/MCP_AUTH_TOKEN, one of the server's own settings/);
   });
 
   it('numbers names that two schemes share', () => {
-    expect(variables({ 'api-key': apiKey, api_key: apiKey }, 'ACME')).toEqual({ 'api-key': { key: 'ACME_API_KEY' }, api_key: { key: 'ACME_API_KEY_2' } });
+    expect(variables({ 'api-key': apiKey, api_key: apiKey }, 'ACME')).toEqual({
+      'api-key': { key: 'ACME_API_KEY' },
+      api_key: { key: 'ACME_API_KEY_2' },
+    });
   });
 });

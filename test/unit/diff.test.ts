@@ -41,7 +41,10 @@ describe('diff of a fixture pair', () => {
     const cli = new URL('../../bin/mcp-gen.js', import.meta.url).pathname;
     const run = (...args: string[]) => {
       try {
-        return { code: 0, out: execFileSync('node', [cli, 'diff', fixture('old.yaml'), fixture('new.yaml'), ...args], { encoding: 'utf8' }) };
+        return {
+          code: 0,
+          out: execFileSync('node', [cli, 'diff', fixture('old.yaml'), fixture('new.yaml'), ...args], { encoding: 'utf8' }),
+        };
       } catch (error) {
         const e = error as { status: number; stdout: string };
         return { code: e.status, out: e.stdout };
@@ -61,7 +64,12 @@ describe('diff of a fixture pair', () => {
 describe('diff of the credential variables', () => {
   const table = (title: string, schemes: JsonObject) =>
     buildModel(
-      { doc: { openapi: '3.0.3', info: { title, version: '1' }, components: { securitySchemes: schemes }, paths: {} }, specVersion: '3.0.3', source: 's.yaml', warnings: [] },
+      {
+        doc: { openapi: '3.0.3', info: { title, version: '1' }, components: { securitySchemes: schemes }, paths: {} },
+        specVersion: '3.0.3',
+        source: 's.yaml',
+        warnings: [],
+      },
       { maxDescriptionLength: 1000 },
     ).table;
   const key = { type: 'apiKey', in: 'header', name: 'X-Key' };

@@ -4,7 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { RE2JS } from 're2js';
-import { argumentsTooBig, jsonDeeperThan, linearRegExpEngine, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_VALUES } from '../../templates/runtime/limits.js';
+import {
+  argumentsTooBig,
+  jsonDeeperThan,
+  linearRegExpEngine,
+  MAX_ARGUMENT_DEPTH,
+  MAX_ARGUMENT_VALUES,
+} from '../../templates/runtime/limits.js';
 
 function ajvWithEngine() {
   const unsupported: string[] = [];
@@ -37,7 +43,10 @@ describe('spec patterns on the linear-time engine', () => {
 
   it('leaves a pattern RE2 cannot run unchecked, and says so, instead of backtracking', () => {
     const { ajv, unsupported } = ajvWithEngine();
-    const validate = ajv.compile({ type: 'object', properties: { a: { type: 'string', pattern: '^(?=x)(a+)+$' }, b: { type: 'integer' } } });
+    const validate = ajv.compile({
+      type: 'object',
+      properties: { a: { type: 'string', pattern: '^(?=x)(a+)+$' }, b: { type: 'integer' } },
+    });
     expect(validate({ a: 'a'.repeat(40) + 'b', b: 1 })).toBe(true); // the pattern is skipped…
     expect(validate({ a: 'x', b: 'not a number' })).toBe(false); // …the rest of the schema is not
     expect(unsupported).toEqual(['^(?=x)(a+)+$']);

@@ -19,10 +19,19 @@ describe('splitDefs', () => {
   const size = () => 100;
   const cases: [string, { roots: string[]; budget: number; firstLevel: boolean; want: { defs: string[]; stubs: string[] } }][] = [
     ['everything fits', { roots: ['A'], budget: 1_000, firstLevel: true, want: { defs: ['A', 'B', 'C', 'D'], stubs: [] } }],
-    ['no budget: the first level in full, the next as a stub, nothing beyond', { roots: ['A'], budget: 0, firstLevel: true, want: { defs: ['A'], stubs: ['B'] } }],
-    ['no budget and no free first level: a stub at the root', { roots: ['A'], budget: 0, firstLevel: false, want: { defs: [], stubs: ['A'] } }],
+    [
+      'no budget: the first level in full, the next as a stub, nothing beyond',
+      { roots: ['A'], budget: 0, firstLevel: true, want: { defs: ['A'], stubs: ['B'] } },
+    ],
+    [
+      'no budget and no free first level: a stub at the root',
+      { roots: ['A'], budget: 0, firstLevel: false, want: { defs: [], stubs: ['A'] } },
+    ],
     ['the budget buys the nearest first', { roots: ['A'], budget: 200, firstLevel: true, want: { defs: ['A', 'B', 'C'], stubs: ['D'] } }],
-    ['a def reached at two depths is listed once, at the nearer', { roots: ['X', 'B'], budget: 100, firstLevel: true, want: { defs: ['A', 'B', 'X'], stubs: ['C'] } }],
+    [
+      'a def reached at two depths is listed once, at the nearer',
+      { roots: ['X', 'B'], budget: 100, firstLevel: true, want: { defs: ['A', 'B', 'X'], stubs: ['C'] } },
+    ],
     ['a cycle ends', { roots: ['Loop'], budget: 1_000, firstLevel: false, want: { defs: ['Loop', 'Loop2'], stubs: [] } }],
   ];
   it.each(cases)('%s', (_name, { roots, budget, firstLevel, want }) => {
@@ -32,7 +41,10 @@ describe('splitDefs', () => {
 
 describe('stubSchema', () => {
   it('keeps the type and says what the schema is, briefly', () => {
-    expect(stubSchema({ type: 'object', title: 'Customer', properties: { a: {} } })).toEqual({ type: 'object', description: 'Customer (schema not listed in full)' });
+    expect(stubSchema({ type: 'object', title: 'Customer', properties: { a: {} } })).toEqual({
+      type: 'object',
+      description: 'Customer (schema not listed in full)',
+    });
     expect(stubSchema({ anyOf: [{ type: 'string' }] })).toEqual({ description: '(schema not listed in full)' });
     expect((stubSchema({ description: 'x'.repeat(500) }).description as string).length).toBeLessThan(200);
   });
@@ -46,7 +58,10 @@ function chainSpec(depth: number, bytes: number): LoadedSpec {
       type: 'object',
       description: `Level ${i}. ${'words '.repeat(bytes / 6)}`,
       required: ['name'],
-      properties: { name: { type: 'string', maxLength: 10 }, ...(i + 1 < depth ? { next: { $ref: `#/components/schemas/Level${i + 1}` } } : {}) },
+      properties: {
+        name: { type: 'string', maxLength: 10 },
+        ...(i + 1 < depth ? { next: { $ref: `#/components/schemas/Level${i + 1}` } } : {}),
+      },
     };
   }
   const ref = { $ref: '#/components/schemas/Level0' };

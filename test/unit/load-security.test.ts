@@ -24,12 +24,21 @@ mkdirSync(join(scratch, 'outside'));
 writeFileSync(secretFile, JSON.stringify({ type: 'object', properties: { [SECRET]: { type: 'string' } } }));
 
 const pathsWith = (schemaRef: string) => ({
-  '/pets': { post: { operationId: 'addPet', requestBody: { content: { 'application/json': { schema: { $ref: schemaRef } } } }, responses: { '201': { description: 'ok' } } } },
+  '/pets': {
+    post: {
+      operationId: 'addPet',
+      requestBody: { content: { 'application/json': { schema: { $ref: schemaRef } } } },
+      responses: { '201': { description: 'ok' } },
+    },
+  },
 });
-const specWith = (schemaRef: string) => JSON.stringify({ openapi: '3.0.3', info: { title: 'Hostile', version: '1' }, paths: pathsWith(schemaRef) });
+const specWith = (schemaRef: string) =>
+  JSON.stringify({ openapi: '3.0.3', info: { title: 'Hostile', version: '1' }, paths: pathsWith(schemaRef) });
 
 /** A server that answers as `routes` says and records every path it was asked for. */
-async function serve(routes: (path: string, port: number) => { status?: number; headers?: Record<string, string>; body?: string }): Promise<{ server: Server; url: string; hits: string[] }> {
+async function serve(
+  routes: (path: string, port: number) => { status?: number; headers?: Record<string, string>; body?: string },
+): Promise<{ server: Server; url: string; hits: string[] }> {
   const hits: string[] = [];
   const server = createServer((req, res) => {
     hits.push(req.url ?? '');
@@ -103,8 +112,15 @@ describe('a local spec reads only inside its folder', () => {
   writeFileSync(inside, specWith('../outside/secret.json'));
 
   it('a ../ ref is refused; --allow-ref-dir opens that folder', async () => {
-    expect(await refusal(loadSpec(inside))).toBe(`$ref ${JSON.stringify(secretFile)} is outside the spec's folder (pass --allow-ref-dir to allow its folder)`);
-    const allowed = await generate({ spec: inside, out: join(scratch, 'gen-allowed'), dryRun: true, allowRefDir: [join(scratch, 'outside')] });
+    expect(await refusal(loadSpec(inside))).toBe(
+      `$ref ${JSON.stringify(secretFile)} is outside the spec's folder (pass --allow-ref-dir to allow its folder)`,
+    );
+    const allowed = await generate({
+      spec: inside,
+      out: join(scratch, 'gen-allowed'),
+      dryRun: true,
+      allowRefDir: [join(scratch, 'outside')],
+    });
     expect(JSON.stringify(allowed.table)).toContain(SECRET);
   });
 
@@ -131,7 +147,7 @@ describe('refs never reach internal addresses', () => {
     ['IPv4-mapped IPv6 in hex', '/mapped-hex.json', /points to an internal address \(::ffff:7f00:1\)/],
     ['a decimal IPv4 literal', '/decimal.json', /points to an internal address \(127\.0\.0\.1\)/],
     ['a name that resolves to loopback', '/by-name.json', /localhost resolves to an internal address/],
-    ['a redirect from the spec\'s own origin to an internal one', '/via-redirect.json', /localhost resolves to an internal address/],
+    ["a redirect from the spec's own origin to an internal one", '/via-redirect.json', /localhost resolves to an internal address/],
   ])('%s, even with --allow-remote-refs: refused, the target sees nothing', async (_name, path, want) => {
     target.hits.length = 0;
     expect(await refusal(loadSpec(`${specs.url}${path}`, { allowRemoteRefs: true }))).toMatch(want);
@@ -139,14 +155,28 @@ describe('refs never reach internal addresses', () => {
   });
 
   it('without --allow-remote-refs another origin is not followed at all, naming the flag', async () => {
-    expect(await refusal(loadSpec(`${specs.url}/elsewhere.json`))).toMatch(/^\$ref to another origin not followed: http:\/\/localhost:\d+\/x\.json .*--allow-remote-refs/);
+    expect(await refusal(loadSpec(`${specs.url}/elsewhere.json`))).toMatch(
+      /^\$ref to another origin not followed: http:\/\/localhost:\d+\/x\.json .*--allow-remote-refs/,
+    );
     expect(target.hits).toEqual([]);
   });
 
   it.each([
-    ['127.0.0.1', true], ['10.1.2.3', true], ['172.20.0.1', true], ['192.168.1.1', true], ['169.254.169.254', true], ['100.64.0.1', true],
-    ['::1', true], ['fe80::1', true], ['fd00::1', true], ['::ffff:10.0.0.1', true], ['0.0.0.0', true], ['255.255.255.255', true],
-    ['93.184.216.34', false], ['2606:4700::1111', false], ['not-an-address', true],
+    ['127.0.0.1', true],
+    ['10.1.2.3', true],
+    ['172.20.0.1', true],
+    ['192.168.1.1', true],
+    ['169.254.169.254', true],
+    ['100.64.0.1', true],
+    ['::1', true],
+    ['fe80::1', true],
+    ['fd00::1', true],
+    ['::ffff:10.0.0.1', true],
+    ['0.0.0.0', true],
+    ['255.255.255.255', true],
+    ['93.184.216.34', false],
+    ['2606:4700::1111', false],
+    ['not-an-address', true],
   ])('isInternalAddress(%s) = %s', (address, want) => {
     expect(isInternalAddress(address)).toBe(want);
   });
@@ -158,7 +188,9 @@ describe('downloads fail at once, with one line', () => {
     buildCli();
     const started = Date.now();
     return new Promise<{ status: number | null; stderr: string; seconds: number }>((done) => {
-      const child = spawn(process.execPath, [join(REPO, 'bin/mcp-gen.js'), ...args, '--out', join(scratch, 'cli-out'), '--quiet'], { timeout: 60_000 });
+      const child = spawn(process.execPath, [join(REPO, 'bin/mcp-gen.js'), ...args, '--out', join(scratch, 'cli-out'), '--quiet'], {
+        timeout: 60_000,
+      });
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       child.once('close', (status) => done({ status, stderr, seconds: (Date.now() - started) / 1000 }));
@@ -168,14 +200,18 @@ describe('downloads fail at once, with one line', () => {
   it('a spec URL whose server resets the connection: exit 1 within seconds (the process lingered 60 s before)', async () => {
     const r = await cli([`${specs.url}/reset.yaml`]);
     expect(r.status).toBe(1);
-    expect(r.stderr.trim().split('\n')).toEqual([`mcp-gen: error: ${specs.url}/reset.yaml: cannot download ${specs.url}/reset.yaml: ECONNRESET`]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `mcp-gen: error: ${specs.url}/reset.yaml: cannot download ${specs.url}/reset.yaml: ECONNRESET`,
+    ]);
     expect(r.seconds).toBeLessThan(10);
   });
 
   it('a spec URL that answers 404: exit 1, one line', async () => {
     const r = await cli([`${specs.url}/missing.yaml`]);
     expect(r.status).toBe(1);
-    expect(r.stderr.trim().split('\n')).toEqual([`mcp-gen: error: ${specs.url}/missing.yaml: cannot download ${specs.url}/missing.yaml: HTTP 404`]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `mcp-gen: error: ${specs.url}/missing.yaml: cannot download ${specs.url}/missing.yaml: HTTP 404`,
+    ]);
   });
 });
 
@@ -186,29 +222,45 @@ describe('documents built to exhaust memory or the stack', () => {
     return path;
   };
   const cli = (spec: string) =>
-    spawnSync(process.execPath, [join(REPO, 'bin/mcp-gen.js'), spec, '--out', join(scratch, 'cli-out-2'), '--force', '--quiet'], { encoding: 'utf8', timeout: 60_000 });
+    spawnSync(process.execPath, [join(REPO, 'bin/mcp-gen.js'), spec, '--out', join(scratch, 'cli-out-2'), '--force', '--quiet'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
 
   it('a YAML alias bomb (600 bytes, 9 levels of 9 aliases): exit 1 naming the limit, not a hang', () => {
     buildCli();
     const levels = 'abcdefghi';
-    let text = 'openapi: 3.0.3\ninfo: { title: bomb, version: "1" }\npaths: {}\nx-bomb:\n  a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
-    for (let i = 1; i < levels.length; i++) text += `  ${levels[i]}: &${levels[i]} [${Array(9).fill(`*${levels[i - 1]}`).join(',')}]\n`;
+    let text =
+      'openapi: 3.0.3\ninfo: { title: bomb, version: "1" }\npaths: {}\nx-bomb:\n  a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
+    for (let i = 1; i < levels.length; i++)
+      text += `  ${levels[i]}: &${levels[i]} [${Array(9)
+        .fill(`*${levels[i - 1]}`)
+        .join(',')}]\n`;
     const r = cli(write('bomb.yaml', text));
     expect(r.status).toBe(1);
-    expect(r.stderr.trim()).toMatch(/^mcp-gen: error: .*bomb\.yaml: the document expands to more than 10,000,000 values \(YAML aliases: an alias bomb\?\)$/);
+    expect(r.stderr.trim()).toMatch(
+      /^mcp-gen: error: .*bomb\.yaml: the document expands to more than 10,000,000 values \(YAML aliases: an alias bomb\?\)$/,
+    );
   });
 
   const chain = (length: number) => {
     const schemas: Record<string, unknown> = {};
     for (let i = 0; i < length; i++) schemas[`A${i}`] = i < length - 1 ? { $ref: `#/components/schemas/A${i + 1}` } : { type: 'string' };
-    return JSON.stringify({ openapi: '3.0.3', info: { title: 'chain', version: '1' }, paths: pathsWith('#/components/schemas/A0'), components: { schemas } });
+    return JSON.stringify({
+      openapi: '3.0.3',
+      info: { title: 'chain', version: '1' },
+      paths: pathsWith('#/components/schemas/A0'),
+      components: { schemas },
+    });
   };
 
   it('a chain of 10,000 $refs: exit 1 naming the limit and the place (was a stack overflow, exit 70)', () => {
     buildCli();
     const r = cli(write('chain.json', chain(10_000)));
     expect(r.status).toBe(1);
-    expect(r.stderr.trim()).toMatch(new RegExp(`chain\\.json#/components/schemas/A${MAX_REF_CHAIN}: \\$ref chain longer than ${MAX_REF_CHAIN} schemas`));
+    expect(r.stderr.trim()).toMatch(
+      new RegExp(`chain\\.json#/components/schemas/A${MAX_REF_CHAIN}: \\$ref chain longer than ${MAX_REF_CHAIN} schemas`),
+    );
   });
 
   it('a chain just under the limit still generates', async () => {
@@ -218,7 +270,19 @@ describe('documents built to exhaust memory or the stack', () => {
 
   it('a 500,000-value enum generates with every value (was a push(...) overflow reported as a spec error)', async () => {
     const values = Array.from({ length: 500_000 }, (_, i) => `v${i}`);
-    const spec = { openapi: '3.0.3', info: { title: 'enum', version: '1' }, paths: { '/x': { get: { operationId: 'x', parameters: [{ name: 'q', in: 'query', schema: { type: 'string', enum: values } }], responses: { '200': { description: 'ok' } } } } } };
+    const spec = {
+      openapi: '3.0.3',
+      info: { title: 'enum', version: '1' },
+      paths: {
+        '/x': {
+          get: {
+            operationId: 'x',
+            parameters: [{ name: 'q', in: 'query', schema: { type: 'string', enum: values } }],
+            responses: { '200': { description: 'ok' } },
+          },
+        },
+      },
+    };
     const result = await generate({ spec: write('enum.json', JSON.stringify(spec)), out: join(scratch, 'enum'), dryRun: true });
     expect((result.table.tools[0]?.inputSchema.properties as { q: { enum: string[] } }).q.enum).toHaveLength(500_000);
   });

@@ -25,12 +25,27 @@ async function specError(source: string): Promise<SpecError> {
 
 describe('specs that cannot be used', () => {
   const cases: [string, { given: string; want: { message: RegExp; where: string } }][] = [
-    ['invalid YAML: file:line:column of the bad line', { given: 'bad/invalid.yaml', want: { message: /^invalid YAML\/JSON: bad indentation/, where: ':9:6' } }],
-    ['invalid JSON: file:line:column of the missing comma', { given: 'bad/invalid.json', want: { message: /^invalid YAML\/JSON: .*comma/, where: ':3:37' } }],
-    ['broken $ref: the message names the pointer', { given: 'bad/broken-ref.yaml', want: { message: /"#\/components\/schemas\/Missing"/, where: '' } }],
-    ['missing external file: the message names it', { given: 'bad/missing-external.yaml', want: { message: /^referenced file not found: .*does-not-exist\.yaml$/, where: '' } }],
+    [
+      'invalid YAML: file:line:column of the bad line',
+      { given: 'bad/invalid.yaml', want: { message: /^invalid YAML\/JSON: bad indentation/, where: ':9:6' } },
+    ],
+    [
+      'invalid JSON: file:line:column of the missing comma',
+      { given: 'bad/invalid.json', want: { message: /^invalid YAML\/JSON: .*comma/, where: ':3:37' } },
+    ],
+    [
+      'broken $ref: the message names the pointer',
+      { given: 'bad/broken-ref.yaml', want: { message: /"#\/components\/schemas\/Missing"/, where: '' } },
+    ],
+    [
+      'missing external file: the message names it',
+      { given: 'bad/missing-external.yaml', want: { message: /^referenced file not found: .*does-not-exist\.yaml$/, where: '' } },
+    ],
     ['paths is not an object', { given: 'bad/paths-not-object.yaml', want: { message: /^"paths" must be an object$/, where: '#/paths' } }],
-    ['the document is a list, not an object', { given: 'bad/not-an-object.yaml', want: { message: /not a (valid|JSON\/YAML object)/i, where: '' } }],
+    [
+      'the document is a list, not an object',
+      { given: 'bad/not-an-object.yaml', want: { message: /not a (valid|JSON\/YAML object)/i, where: '' } },
+    ],
     [
       'a remote $ref is not followed by default (no network access), and named',
       { given: 'bad/remote-ref.yaml', want: { message: /https:\/\/schemas\.invalid\/pet\.yaml/, where: '' } },
@@ -65,7 +80,10 @@ describe('specs that cannot be used', () => {
     ['openapi: 4.0.0', { given: 'bad/openapi-4.yaml', want: { field: 'openapi', version: '4.0.0' } }],
     ['swagger: 1.2 (a YAML number)', { given: 'bad/swagger-1.2.yaml', want: { field: 'swagger', version: '1.2' } }],
     ["swagger: '1.2'", { given: 'bad/swagger-1.2-quoted.yaml', want: { field: 'swagger', version: '1.2' } }],
-    ['openapi: 3.1 (a YAML number, not a version string)', { given: 'bad/openapi-number.yaml', want: { field: 'openapi', version: '3.1' } }],
+    [
+      'openapi: 3.1 (a YAML number, not a version string)',
+      { given: 'bad/openapi-number.yaml', want: { field: 'openapi', version: '3.1' } },
+    ],
   ];
   it.each(versions)('unsupported version %s: names the field by pointer', async (_name, { given, want }) => {
     const error = await specError(fixture(given));
@@ -86,7 +104,12 @@ describe('specs that load', () => {
     const [addPet, getPet] = m.table.tools;
     expect(addPet?.name).toBe('addPet');
     // the parameter came from the other file too
-    expect(getPet?.inputSchema).toEqual({ type: 'object', properties: { id: { type: 'integer' } }, required: ['id'], additionalProperties: false });
+    expect(getPet?.inputSchema).toEqual({
+      type: 'object',
+      properties: { id: { type: 'integer' } },
+      required: ['id'],
+      additionalProperties: false,
+    });
     const body = (addPet?.inputSchema.properties as Record<string, JsonSchema>).body as JsonSchema;
     expect(body).toMatchObject({ type: 'object', required: ['name'] });
     expect((body.properties as Record<string, JsonSchema>).tag).toEqual({ type: 'string', enum: ['cat', 'dog'] });

@@ -37,7 +37,12 @@ describe('mediaKind', () => {
   });
 
   it('textual kinds are those shown as characters', () => {
-    expect((['json', 'form', 'multipart', 'ndjson', 'text', 'binary'] as MediaKind[]).filter(isTextual)).toEqual(['json', 'form', 'ndjson', 'text']);
+    expect((['json', 'form', 'multipart', 'ndjson', 'text', 'binary'] as MediaKind[]).filter(isTextual)).toEqual([
+      'json',
+      'form',
+      'ndjson',
+      'text',
+    ]);
   });
 });
 
@@ -63,17 +68,38 @@ describe('essence and concreteMediaType', () => {
 
 describe('request and answer sides agree', () => {
   const answer = (contentType: string, text: string) =>
-    toToolResult({ status: 200, statusText: 'OK', contentType, bytes: new TextEncoder().encode(text), truncated: false, label: 'GET /x', uri: 'http://api/x' });
+    toToolResult({
+      status: 200,
+      statusText: 'OK',
+      contentType,
+      bytes: new TextEncoder().encode(text),
+      truncated: false,
+      label: 'GET /x',
+      uri: 'http://api/x',
+    });
 
-  it.each(['application/sql', 'application/x-ndjson', 'application/atom+xml', 'text/csv'])('%s: sent as text, and its answer is text content, not base64', (type) => {
-    const request = buildRequest({ method: 'post', path: '/x', params: [], body: { arg: 'body', required: true, mediaTypes: [type] } }, { body: 'select 1' }, 'http://api');
-    expect(request.body).toBe('select 1');
-    expect(answer(type, 'select 1').content).toEqual([{ type: 'text', text: 'select 1' }]);
-  });
+  it.each(['application/sql', 'application/x-ndjson', 'application/atom+xml', 'text/csv'])(
+    '%s: sent as text, and its answer is text content, not base64',
+    (type) => {
+      const request = buildRequest(
+        { method: 'post', path: '/x', params: [], body: { arg: 'body', required: true, mediaTypes: [type] } },
+        { body: 'select 1' },
+        'http://api',
+      );
+      expect(request.body).toBe('select 1');
+      expect(answer(type, 'select 1').content).toEqual([{ type: 'text', text: 'select 1' }]);
+    },
+  );
 
   it('application/octet-stream: sent from base64, answered as a base64 blob', () => {
-    const request = buildRequest({ method: 'post', path: '/x', params: [], body: { arg: 'body', required: true, mediaTypes: ['application/octet-stream'] } }, { body: 'AAE=' }, 'http://api');
+    const request = buildRequest(
+      { method: 'post', path: '/x', params: [], body: { arg: 'body', required: true, mediaTypes: ['application/octet-stream'] } },
+      { body: 'AAE=' },
+      'http://api',
+    );
     expect([...(request.body as Uint8Array)]).toEqual([0, 1]);
-    expect(answer('application/octet-stream', 'ab').content).toEqual([{ type: 'resource', resource: { uri: 'http://api/x', mimeType: 'application/octet-stream', blob: 'YWI=' } }]);
+    expect(answer('application/octet-stream', 'ab').content).toEqual([
+      { type: 'resource', resource: { uri: 'http://api/x', mimeType: 'application/octet-stream', blob: 'YWI=' } },
+    ]);
   });
 });

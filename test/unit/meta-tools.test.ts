@@ -39,12 +39,20 @@ beforeAll(async () => {
         inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false },
         defs: [],
         annotations: { readOnlyHint: true },
-        http: { method: 'GET', path: '/pets/{id}', params: [{ arg: 'id', name: 'id', in: 'path', style: 'simple', explode: false, required: true }] },
+        http: {
+          method: 'GET',
+          path: '/pets/{id}',
+          params: [{ arg: 'id', name: 'id', in: 'path', style: 'simple', explode: false, required: true }],
+        },
       },
     ],
   };
   const config = readConfig([], {}) as ServerConfig;
-  const server = createServerFactory(table, createExecutor(table, config, {}, createLogger('pets', 'silent')), undefined, { mode: 'dynamic', profile: 'portable', initialToolsets: [] })();
+  const server = createServerFactory(table, createExecutor(table, config, {}, createLogger('pets', 'silent')), undefined, {
+    mode: 'dynamic',
+    profile: 'portable',
+    initialToolsets: [],
+  })();
   const [a, b] = InMemoryTransport.createLinkedPair();
   client = new Client({ name: 't', version: '1' });
   await server.connect(b);
@@ -78,7 +86,9 @@ describe('meta-tools', () => {
   it('null means absent (strict profiles send every property), and JSON-text arguments are read', async () => {
     const found = await client.callTool({ name: 'search_operations', arguments: { query: 'pet', tag: null, limit: null } });
     expect(found.isError).toBeFalsy();
-    expect(found.structuredContent).toEqual({ results: [{ name: 'getPet', operation: 'GET /pets/{id}', summary: 'Get a pet by its id', tags: ['pets'] }] });
+    expect(found.structuredContent).toEqual({
+      results: [{ name: 'getPet', operation: 'GET /pets/{id}', summary: 'Get a pet by its id', tags: ['pets'] }],
+    });
     seen.length = 0;
     const called = await client.callTool({ name: 'invoke_operation', arguments: { name: 'getPet', arguments: '{"id":"7"}' } });
     expect(called.isError).toBeFalsy();

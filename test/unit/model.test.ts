@@ -36,7 +36,9 @@ function only(m: ServerModel): ToolSpec {
 }
 
 /** One operation at `/things`, built from its parts. */
-const op = (method: string, operation: JsonObject, path = '/things'): JsonObject => ({ [path]: { [method]: { responses: {}, ...operation } } });
+const op = (method: string, operation: JsonObject, path = '/things'): JsonObject => ({
+  [path]: { [method]: { responses: {}, ...operation } },
+});
 
 const props = (t: ToolSpec) => t.inputSchema.properties as Record<string, JsonSchema>;
 
@@ -50,16 +52,25 @@ function toolSchema(m: ServerModel, t: ToolSpec): JsonSchema {
 // --- names --------------------------------------------------------------------------------
 
 describe('tool names', () => {
-  const cases: [string, { given: JsonObject; want: { names: string[]; renamed: { operation: string; name: string; reason: string }[] } }][] = [
+  const cases: [
+    string,
+    { given: JsonObject; want: { names: string[]; renamed: { operation: string; name: string; reason: string }[] } },
+  ][] = [
     [
       'from the operationId, unchanged',
-      { given: { '/pets': { get: { operationId: 'listPets' }, post: { operationId: 'createPet' } } }, want: { names: ['listPets', 'createPet'], renamed: [] } },
+      {
+        given: { '/pets': { get: { operationId: 'listPets' }, post: { operationId: 'createPet' } } },
+        want: { names: ['listPets', 'createPet'], renamed: [] },
+      },
     ],
     [
       'from the route when there is no operationId',
       {
         given: { '/pets/{petId}': { get: {} } },
-        want: { names: ['get_pets_petId'], renamed: [{ operation: 'GET /pets/{petId}', name: 'get_pets_petId', reason: 'no operationId' }] },
+        want: {
+          names: ['get_pets_petId'],
+          renamed: [{ operation: 'GET /pets/{petId}', name: 'get_pets_petId', reason: 'no operationId' }],
+        },
       },
     ],
     [
@@ -73,7 +84,10 @@ describe('tool names', () => {
       'an operationId that is not a valid tool name is sanitised and reported',
       {
         given: { '/repos/{owner}/{repo}': { get: { operationId: 'repos/get' } } },
-        want: { names: ['repos_get'], renamed: [{ operation: 'GET /repos/{owner}/{repo}', name: 'repos_get', reason: 'not a valid MCP tool name' }] },
+        want: {
+          names: ['repos_get'],
+          renamed: [{ operation: 'GET /repos/{owner}/{repo}', name: 'repos_get', reason: 'not a valid MCP tool name' }],
+        },
       },
     ],
     [
@@ -131,7 +145,9 @@ describe('tool names', () => {
 
 describe('parameters', () => {
   it('a parameter example is kept only when asked (--keep-examples)', () => {
-    const s = spec(op('get', { operationId: 'find', parameters: [{ name: 'q', in: 'query', example: 'dogs', schema: { type: 'string' } }] }));
+    const s = spec(
+      op('get', { operationId: 'find', parameters: [{ name: 'q', in: 'query', example: 'dogs', schema: { type: 'string' } }] }),
+    );
     expect(props(only(model(s))).q).toEqual({ type: 'string' });
     expect(props(only(model(s, { schemaExtras: { examples: true } }))).q).toEqual({ type: 'string', examples: ['dogs'] });
   });
@@ -174,7 +190,12 @@ describe('parameters', () => {
   it('resolves $ref parameters from components', () => {
     const m = model(
       spec(
-        { '/pets': { parameters: [{ $ref: '#/components/parameters/Limit' }], get: { operationId: 'list', parameters: [{ $ref: '#/components/parameters/Q' }] } } },
+        {
+          '/pets': {
+            parameters: [{ $ref: '#/components/parameters/Limit' }],
+            get: { operationId: 'list', parameters: [{ $ref: '#/components/parameters/Q' }] },
+          },
+        },
         {
           components: {
             parameters: {
@@ -275,7 +296,12 @@ describe('parameters', () => {
   ];
   it.each(collisions)('collision: %s', (_name, { given, want }) => {
     // the template names exactly the path parameters given (an undeclared one would be added)
-    const template = '/things' + given.filter((p) => p.in === 'path').map((p) => `/{${String(p.name)}}`).join('');
+    const template =
+      '/things' +
+      given
+        .filter((p) => p.in === 'path')
+        .map((p) => `/{${String(p.name)}}`)
+        .join('');
     const t = only(model(spec(op('get', { operationId: 'x', parameters: given }, template))));
     expect(t.http.params.map((p) => `${p.in}:${p.name}→${p.arg}`)).toEqual(want.args);
     const args = t.http.params.map((p) => p.arg);
@@ -285,14 +311,53 @@ describe('parameters', () => {
   });
 
   const specs: [string, { given: JsonObject; want: Record<string, unknown> }][] = [
-    ['query defaults: form, explode', { given: { name: 'q', in: 'query', schema: { type: 'string' } }, want: { style: 'form', explode: true, required: false, type: 'string' } }],
-    ['path defaults: simple, no explode, always required', { given: { name: 'p', in: 'path', required: false, schema: { type: 'integer' } }, want: { style: 'simple', explode: false, required: true, type: 'integer' } }],
-    ['header defaults: simple', { given: { name: 'X-H', in: 'header', schema: { type: 'array', items: { type: 'string' } } }, want: { style: 'simple', explode: false, required: false, type: 'array' } }],
-    ['cookie defaults: form, explode', { given: { name: 'c', in: 'cookie', schema: { type: 'string' } }, want: { style: 'form', explode: true, required: false } }],
-    ['explicit style and explode kept', { given: { name: 'f', in: 'query', style: 'deepObject', explode: true, schema: { type: 'object' } }, want: { style: 'deepObject', explode: true, type: 'object' } }],
-    ['form with explode false', { given: { name: 'ids', in: 'query', explode: false, schema: { type: 'array' } }, want: { style: 'form', explode: false, type: 'array' } }],
-    ['allowReserved kept', { given: { name: 'u', in: 'query', allowReserved: true, schema: { type: 'string' } }, want: { allowReserved: true } }],
-    ['3.1 type list: the non-null type', { given: { name: 'n', in: 'query', schema: { type: ['null', 'number'] } }, want: { type: 'number' } }],
+    [
+      'query defaults: form, explode',
+      {
+        given: { name: 'q', in: 'query', schema: { type: 'string' } },
+        want: { style: 'form', explode: true, required: false, type: 'string' },
+      },
+    ],
+    [
+      'path defaults: simple, no explode, always required',
+      {
+        given: { name: 'p', in: 'path', required: false, schema: { type: 'integer' } },
+        want: { style: 'simple', explode: false, required: true, type: 'integer' },
+      },
+    ],
+    [
+      'header defaults: simple',
+      {
+        given: { name: 'X-H', in: 'header', schema: { type: 'array', items: { type: 'string' } } },
+        want: { style: 'simple', explode: false, required: false, type: 'array' },
+      },
+    ],
+    [
+      'cookie defaults: form, explode',
+      { given: { name: 'c', in: 'cookie', schema: { type: 'string' } }, want: { style: 'form', explode: true, required: false } },
+    ],
+    [
+      'explicit style and explode kept',
+      {
+        given: { name: 'f', in: 'query', style: 'deepObject', explode: true, schema: { type: 'object' } },
+        want: { style: 'deepObject', explode: true, type: 'object' },
+      },
+    ],
+    [
+      'form with explode false',
+      {
+        given: { name: 'ids', in: 'query', explode: false, schema: { type: 'array' } },
+        want: { style: 'form', explode: false, type: 'array' },
+      },
+    ],
+    [
+      'allowReserved kept',
+      { given: { name: 'u', in: 'query', allowReserved: true, schema: { type: 'string' } }, want: { allowReserved: true } },
+    ],
+    [
+      '3.1 type list: the non-null type',
+      { given: { name: 'n', in: 'query', schema: { type: ['null', 'number'] } }, want: { type: 'number' } },
+    ],
   ];
   it.each(specs)('wire spec: %s', (_name, { given, want }) => {
     const t = only(model(spec(op('get', { operationId: 'x', parameters: [given] }, given.in === 'path' ? '/things/{p}' : '/things'))));
@@ -302,20 +367,44 @@ describe('parameters', () => {
   it('a path variable no parameter declares becomes a required string argument, with a warning', () => {
     const m = model(spec(op('get', { operationId: 'x', parameters: [] }, '/things/{thingId}')));
     const t = only(m);
-    expect(t.http.params).toEqual([{ arg: 'thingId', name: 'thingId', in: 'path', style: 'simple', explode: false, required: true, type: 'string' }]);
+    expect(t.http.params).toEqual([
+      { arg: 'thingId', name: 'thingId', in: 'path', style: 'simple', explode: false, required: true, type: 'string' },
+    ]);
     expect(t.inputSchema.required).toEqual(['thingId']);
     expect(m.report.warnings.some((w) => w.code === 'missing-path-parameter' && w.message.includes('{thingId}'))).toBe(true);
   });
 
   it('a parameter described by content (not schema) takes the media type schema', () => {
     const t = only(
-      model(spec(op('get', { operationId: 'x', parameters: [{ name: 'filter', in: 'query', content: { 'application/json': { schema: { type: 'object', properties: { a: { type: 'string' } } } } } }] }))),
+      model(
+        spec(
+          op('get', {
+            operationId: 'x',
+            parameters: [
+              {
+                name: 'filter',
+                in: 'query',
+                content: { 'application/json': { schema: { type: 'object', properties: { a: { type: 'string' } } } } },
+              },
+            ],
+          }),
+        ),
+      ),
     );
     expect(props(t).filter).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
   });
 
   it('marks a deprecated parameter in its description', () => {
-    const t = only(model(spec(op('get', { operationId: 'x', parameters: [{ name: 'old', in: 'query', deprecated: true, description: ' Use new. ', schema: { type: 'string' } }] }))));
+    const t = only(
+      model(
+        spec(
+          op('get', {
+            operationId: 'x',
+            parameters: [{ name: 'old', in: 'query', deprecated: true, description: ' Use new. ', schema: { type: 'string' } }],
+          }),
+        ),
+      ),
+    );
     expect(props(t).old?.description).toBe('Use new. (deprecated)');
   });
 });
@@ -337,9 +426,24 @@ const FILE_PART = {
 describe('request bodies', () => {
   it('the body is the argument "body", described and required as the spec says', () => {
     const t = only(
-      model(spec(op('post', { operationId: 'create', requestBody: { required: true, description: 'The pet. ', content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } } } } } } }))),
+      model(
+        spec(
+          op('post', {
+            operationId: 'create',
+            requestBody: {
+              required: true,
+              description: 'The pet. ',
+              content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } } } } },
+            },
+          }),
+        ),
+      ),
     );
-    expect(props(t).body).toEqual({ type: 'object', properties: { name: { type: 'string' } }, description: 'The pet. Request body (application/json).' });
+    expect(props(t).body).toEqual({
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      description: 'The pet. Request body (application/json).',
+    });
     expect(t.inputSchema.required).toEqual(['body']);
     expect(t.http.body).toEqual({ arg: 'body', required: true, mediaTypes: ['application/json'] });
   });
@@ -375,21 +479,49 @@ describe('request bodies', () => {
   it('warns about a requestBody $ref that resolves to nothing, and takes no body', () => {
     const m = model(spec(op('post', { operationId: 'p', requestBody: { $ref: '#/components/requestBodies/Nope' } })));
     expect(only(m).http.body).toBeUndefined();
-    expect(m.report.warnings).toEqual([{ code: 'unresolved-request-body', message: 'cannot be resolved; the tool takes no body', where: '#/paths/~1things/post/requestBody' }]);
+    expect(m.report.warnings).toEqual([
+      {
+        code: 'unresolved-request-body',
+        message: 'cannot be resolved; the tool takes no body',
+        where: '#/paths/~1things/post/requestBody',
+      },
+    ]);
   });
 
   const media: [string, { given: string[]; want: string[] }][] = [
-    ['JSON first', { given: ['application/xml', 'text/plain', 'application/json'], want: ['application/json', 'application/xml', 'text/plain'] }],
-    ['JSON with parameters counts as JSON', { given: ['text/plain', 'application/json; charset=utf-8'], want: ['application/json; charset=utf-8', 'text/plain'] }],
-    ['+json before forms', { given: ['multipart/form-data', 'application/x-www-form-urlencoded', 'application/vnd.api+json'], want: ['application/vnd.api+json', 'application/x-www-form-urlencoded', 'multipart/form-data'] }],
-    ['forms before text, text before anything else', { given: ['application/octet-stream', 'text/csv', 'multipart/form-data'], want: ['multipart/form-data', 'text/csv', 'application/octet-stream'] }],
+    [
+      'JSON first',
+      { given: ['application/xml', 'text/plain', 'application/json'], want: ['application/json', 'application/xml', 'text/plain'] },
+    ],
+    [
+      'JSON with parameters counts as JSON',
+      { given: ['text/plain', 'application/json; charset=utf-8'], want: ['application/json; charset=utf-8', 'text/plain'] },
+    ],
+    [
+      '+json before forms',
+      {
+        given: ['multipart/form-data', 'application/x-www-form-urlencoded', 'application/vnd.api+json'],
+        want: ['application/vnd.api+json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
+      },
+    ],
+    [
+      'forms before text, text before anything else',
+      {
+        given: ['application/octet-stream', 'text/csv', 'multipart/form-data'],
+        want: ['multipart/form-data', 'text/csv', 'application/octet-stream'],
+      },
+    ],
   ];
   it.each(media)('media type preference: %s', (_name, { given, want }) => {
     const content = Object.fromEntries(given.map((m) => [m, { schema: { type: 'object', properties: { a: { type: 'string' } } } }]));
     const t = only(model(spec(op('post', { operationId: 'p', requestBody: { content } }))));
     expect(t.http.body?.mediaTypes).toEqual(want);
     expect(t.http.body?.contentTypeArg).toBe('contentType');
-    expect(props(t).contentType).toEqual({ type: 'string', enum: want, description: `Media type to send the body as (default ${want[0]}).` });
+    expect(props(t).contentType).toEqual({
+      type: 'string',
+      enum: want,
+      description: `Media type to send the body as (default ${want[0]}).`,
+    });
   });
 
   it('no contentType argument for a single media type', () => {
@@ -402,7 +534,13 @@ describe('request bodies', () => {
     [
       'multipart: a binary property becomes a file part',
       {
-        given: { media: 'multipart/form-data', schema: { type: 'object', properties: { note: { type: 'string' }, file: { type: 'string', format: 'binary', description: 'The image' } } } },
+        given: {
+          media: 'multipart/form-data',
+          schema: {
+            type: 'object',
+            properties: { note: { type: 'string' }, file: { type: 'string', format: 'binary', description: 'The image' } },
+          },
+        },
         want: {
           type: 'object',
           properties: { note: { type: 'string' }, file: { ...FILE_PART, description: 'The image' } },
@@ -420,7 +558,10 @@ describe('request bodies', () => {
     [
       'multipart: an array of binaries becomes an array of file parts',
       {
-        given: { media: 'multipart/form-data', schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } } } },
+        given: {
+          media: 'multipart/form-data',
+          schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } } },
+        },
         want: {
           type: 'object',
           properties: { files: { type: 'array', items: FILE_PART } },
@@ -432,7 +573,12 @@ describe('request bodies', () => {
       'octet-stream: base64 text',
       {
         given: { media: 'application/octet-stream', schema: { type: 'string', format: 'binary' } },
-        want: { type: 'string', contentEncoding: 'base64', contentMediaType: 'application/octet-stream', description: 'Request body (application/octet-stream).' },
+        want: {
+          type: 'string',
+          contentEncoding: 'base64',
+          contentMediaType: 'application/octet-stream',
+          description: 'Request body (application/octet-stream).',
+        },
       },
     ],
     [
@@ -442,11 +588,23 @@ describe('request bodies', () => {
         want: { type: 'string', contentEncoding: 'base64', contentMediaType: 'image/png', description: 'Request body (image/png).' },
       },
     ],
-    ['text/plain: a string', { given: { media: 'text/plain', schema: { type: 'string' } }, want: { type: 'string', description: 'Request body (text/plain).' } }],
-    ['XML: a string', { given: { media: 'application/xml', schema: { type: 'object' } }, want: { type: 'string', description: 'Request body (application/xml).' } }],
+    [
+      'text/plain: a string',
+      { given: { media: 'text/plain', schema: { type: 'string' } }, want: { type: 'string', description: 'Request body (text/plain).' } },
+    ],
+    [
+      'XML: a string',
+      {
+        given: { media: 'application/xml', schema: { type: 'object' } },
+        want: { type: 'string', description: 'Request body (application/xml).' },
+      },
+    ],
     [
       'YAML is text (the runtime sends it as it is), not base64',
-      { given: { media: 'application/yaml', schema: { type: 'object' } }, want: { type: 'string', description: 'Request body (application/yaml).' } },
+      {
+        given: { media: 'application/yaml', schema: { type: 'object' } },
+        want: { type: 'string', description: 'Request body (application/yaml).' },
+      },
     ],
     [
       'form-urlencoded keeps the object schema',
@@ -463,9 +621,23 @@ describe('request bodies', () => {
 
   it('multipart body given by $ref: the binary property still becomes a file part', () => {
     const m = model(
-      spec(op('post', { operationId: 'upload', requestBody: { content: { 'multipart/form-data': { schema: { $ref: '#/components/schemas/Upload' } } } } }), {
-        components: { schemas: { Upload: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' }, note: { type: 'string' } } } } },
-      }),
+      spec(
+        op('post', {
+          operationId: 'upload',
+          requestBody: { content: { 'multipart/form-data': { schema: { $ref: '#/components/schemas/Upload' } } } },
+        }),
+        {
+          components: {
+            schemas: {
+              Upload: {
+                type: 'object',
+                required: ['file'],
+                properties: { file: { type: 'string', format: 'binary' }, note: { type: 'string' } },
+              },
+            },
+          },
+        },
+      ),
     );
     const t = only(m);
     const schema = toolSchema(m, t);
@@ -495,29 +667,70 @@ describe('request serialisation data', () => {
 
   it('OAS 3.0.3: an Encoding Object\'s style and explode are ignored in multipart ("SHALL be ignored if the media type is not application/x-www-form-urlencoded"), its contentType is kept', () => {
     const t = only(model(spec(multipart(encoding))));
-    expect(t.http.body?.encoding).toEqual({ 'multipart/form-data': { meta: { contentType: 'application/xml' }, list: { contentType: 'text/csv' } } });
+    expect(t.http.body?.encoding).toEqual({
+      'multipart/form-data': { meta: { contentType: 'application/xml' }, list: { contentType: 'text/csv' } },
+    });
   });
 
   it('OAS 3.1: style and explode apply to multipart too, and then contentType is ignored', () => {
     const t = only(model(spec(multipart(encoding), {}, '3.1.0')));
-    expect(t.http.body?.encoding).toEqual({ 'multipart/form-data': { meta: { style: 'form', explode: true }, list: { contentType: 'text/csv' } } });
+    expect(t.http.body?.encoding).toEqual({
+      'multipart/form-data': { meta: { style: 'form', explode: true }, list: { contentType: 'text/csv' } },
+    });
   });
 
   it('explode alone means style form; a header with a const value is kept, one without a fixed value is not', () => {
-    const t = only(model(spec(multipart({ list: { explode: false, headers: { 'X-V': { schema: { const: 'v1' } }, 'X-Free': { schema: { type: 'string' } } } } }), {}, '3.1.0')));
+    const t = only(
+      model(
+        spec(
+          multipart({
+            list: { explode: false, headers: { 'X-V': { schema: { const: 'v1' } }, 'X-Free': { schema: { type: 'string' } } } },
+          }),
+          {},
+          '3.1.0',
+        ),
+      ),
+    );
     expect(t.http.body?.encoding).toEqual({ 'multipart/form-data': { list: { style: 'form', explode: false, headers: { 'X-V': 'v1' } } } });
   });
 
   it('a parameter with `content` keeps its media type and takes its schema from there', () => {
-    const t = only(model(spec(op('get', { operationId: 'q', parameters: [{ name: 'ids', in: 'query', content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } } }] }))));
-    expect(t.http.params).toEqual([{ arg: 'ids', name: 'ids', in: 'query', style: 'form', explode: true, required: false, type: 'array', contentType: 'application/json' }]);
+    const t = only(
+      model(
+        spec(
+          op('get', {
+            operationId: 'q',
+            parameters: [
+              { name: 'ids', in: 'query', content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } } },
+            ],
+          }),
+        ),
+      ),
+    );
+    expect(t.http.params).toEqual([
+      {
+        arg: 'ids',
+        name: 'ids',
+        in: 'query',
+        style: 'form',
+        explode: true,
+        required: false,
+        type: 'array',
+        contentType: 'application/json',
+      },
+    ]);
     expect(props(t).ids).toEqual({ type: 'array', items: { type: 'string' } });
   });
 
   it('a HEAD requestBody is dropped and reported; a DELETE one is kept', () => {
     const body = { requestBody: { content: { 'application/json': { schema: { type: 'object' } } } } };
-    const m = model(spec({ '/x': { head: { operationId: 'h', ...body, responses: {} }, delete: { operationId: 'd', ...body, responses: {} } } }));
-    expect(m.table.tools.map((t) => [t.name, t.http.body !== undefined])).toEqual([['d', true], ['h', false]]);
+    const m = model(
+      spec({ '/x': { head: { operationId: 'h', ...body, responses: {} }, delete: { operationId: 'd', ...body, responses: {} } } }),
+    );
+    expect(m.table.tools.map((t) => [t.name, t.http.body !== undefined])).toEqual([
+      ['d', true],
+      ['h', false],
+    ]);
     expect(m.report.droppedBodies).toEqual(['HEAD /x']);
   });
 });
@@ -560,20 +773,43 @@ describe('annotations', () => {
 describe('descriptions', () => {
   const cases: [string, { given: { operation: JsonObject; item?: JsonObject; max?: number }; want: string }][] = [
     ['summary only', { given: { operation: { summary: 'List things' } }, want: 'List things' }],
-    ['summary and description', { given: { operation: { summary: 'List things', description: 'All of them.' } }, want: 'List things\n\nAll of them.' }],
+    [
+      'summary and description',
+      { given: { operation: { summary: 'List things', description: 'All of them.' } }, want: 'List things\n\nAll of them.' },
+    ],
     ['description equal to the summary is said once', { given: { operation: { summary: 'Same', description: 'Same' } }, want: 'Same' }],
     ['description only', { given: { operation: { description: '  Details.  ' } }, want: 'Details.' }],
     ['nothing: the route', { given: { operation: {} }, want: 'GET /things' }],
-    ['path item summary when the operation has none', { given: { operation: {}, item: { summary: 'Things', description: 'Path text' } }, want: 'Things\n\nPath text' }],
-    ['deprecated', { given: { operation: { deprecated: true, summary: 'Old', description: 'Use new.' } }, want: '[DEPRECATED] Old\n\nUse new.' }],
-    ['deprecated, description only', { given: { operation: { deprecated: true, description: 'Use new.' } }, want: '[DEPRECATED] Use new.' }],
+    [
+      'path item summary when the operation has none',
+      { given: { operation: {}, item: { summary: 'Things', description: 'Path text' } }, want: 'Things\n\nPath text' },
+    ],
+    [
+      'deprecated',
+      { given: { operation: { deprecated: true, summary: 'Old', description: 'Use new.' } }, want: '[DEPRECATED] Old\n\nUse new.' },
+    ],
+    [
+      'deprecated, description only',
+      { given: { operation: { deprecated: true, description: 'Use new.' } }, want: '[DEPRECATED] Use new.' },
+    ],
     ['deprecated with no text still names the route', { given: { operation: { deprecated: true } }, want: '[DEPRECATED] GET /things' }],
-    ['cut to the maximum with an ellipsis', { given: { operation: { summary: 'abcdefghij klmnopqrst uvwxyz' }, max: 12 }, want: 'abcdefghij…' }],
+    [
+      'cut to the maximum with an ellipsis',
+      { given: { operation: { summary: 'abcdefghij klmnopqrst uvwxyz' }, max: 12 }, want: 'abcdefghij…' },
+    ],
     ['not cut at exactly the maximum', { given: { operation: { summary: 'abcdefghij' }, max: 10 }, want: 'abcdefghij' }],
-    ['deprecated stays in front when cut', { given: { operation: { deprecated: true, summary: 'x'.repeat(50) }, max: 20 }, want: '[DEPRECATED] xxxxxx…' }],
+    [
+      'deprecated stays in front when cut',
+      { given: { operation: { deprecated: true, summary: 'x'.repeat(50) }, max: 20 }, want: '[DEPRECATED] xxxxxx…' },
+    ],
   ];
   it.each(cases)('%s', (_name, { given, want }) => {
-    const t = only(model(spec({ '/things': { ...given.item, get: { responses: {}, ...given.operation } } }), given.max ? { maxDescriptionLength: given.max } : {}));
+    const t = only(
+      model(
+        spec({ '/things': { ...given.item, get: { responses: {}, ...given.operation } } }),
+        given.max ? { maxDescriptionLength: given.max } : {},
+      ),
+    );
     expect(t.description).toBe(want);
     expect(t.description.length).toBeLessThanOrEqual(given.max ?? 1_000);
   });
@@ -591,10 +827,14 @@ describe('inputSchema', () => {
             operationId: 'both',
             parameters: [{ name: 'id', in: 'path', schema: { type: 'string' } }],
             requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } },
-            responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } } } },
+            responses: {
+              '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } } },
+            },
           },
         },
-        '/c': { get: { operationId: 'queryOnly', parameters: [{ name: 'tag', in: 'query', schema: { $ref: '#/components/schemas/Tag' } }] } },
+        '/c': {
+          get: { operationId: 'queryOnly', parameters: [{ name: 'tag', in: 'query', schema: { $ref: '#/components/schemas/Tag' } }] },
+        },
       },
       {
         components: {
@@ -673,13 +913,22 @@ describe('servers', () => {
     expect(m.report.warnings).toEqual([]);
   });
 
-  const cases: [string, { given: { servers?: unknown; source?: string; opServers?: unknown }; want: { servers: string[]; warnings: string[] } }][] = [
-    ['an absolute URL: no warning', { given: { servers: [{ url: 'https://api.example.com' }] }, want: { servers: ['https://api.example.com'], warnings: [] } }],
+  const cases: [
+    string,
+    { given: { servers?: unknown; source?: string; opServers?: unknown }; want: { servers: string[]; warnings: string[] } },
+  ][] = [
+    [
+      'an absolute URL: no warning',
+      { given: { servers: [{ url: 'https://api.example.com' }] }, want: { servers: ['https://api.example.com'], warnings: [] } },
+    ],
     ['a relative URL: warning', { given: { servers: [{ url: '/api/v3' }] }, want: { servers: ['/api/v3'], warnings: [NO_SERVER] } }],
     ['no servers: warning', { given: { servers: [] }, want: { servers: [], warnings: [NO_SERVER] } }],
     [
       'a relative URL in a spec loaded from a URL is resolved against it',
-      { given: { servers: [{ url: '/api/v3' }], source: 'https://petstore3.swagger.io/api/openapi.json' }, want: { servers: ['https://petstore3.swagger.io/api/v3'], warnings: [] } },
+      {
+        given: { servers: [{ url: '/api/v3' }], source: 'https://petstore3.swagger.io/api/openapi.json' },
+        want: { servers: ['https://petstore3.swagger.io/api/v3'], warnings: [] },
+      },
     ],
     [
       'operation servers make up for missing root servers',
@@ -687,7 +936,12 @@ describe('servers', () => {
     ],
   ];
   it.each(cases)('%s', (_name, { given, want }) => {
-    const s = spec(op('get', given.opServers ? { servers: given.opServers as JsonObject[] } : {}), { servers: given.servers as JsonObject[] }, '3.0.3', given.source);
+    const s = spec(
+      op('get', given.opServers ? { servers: given.opServers as JsonObject[] } : {}),
+      { servers: given.servers as JsonObject[] },
+      '3.0.3',
+      given.source,
+    );
     const m = model(s);
     expect(m.table.servers.map((x) => x.url)).toEqual(want.servers);
     expect(m.report.warnings.map(formatWarning)).toEqual(want.warnings);
@@ -703,19 +957,29 @@ describe('report warnings', () => {
   it('a config "tools" key that names no operation is reported by the model itself, with its code', () => {
     const m = model(spec(op('get', { operationId: 'real' })), { overrides: { real: { name: 'renamed' }, typo: { exclude: true } } });
     expect(m.table.tools.map((t) => t.name)).toEqual(['renamed']);
-    expect(m.report.warnings).toEqual([{ code: 'unmatched-override', message: 'config "tools"."typo" matches no operation (use an operationId or "METHOD /path")' }]);
+    expect(m.report.warnings).toEqual([
+      { code: 'unmatched-override', message: 'config "tools"."typo" matches no operation (use an operationId or "METHOD /path")' },
+    ]);
   });
 
   const cases: [string, { given: LoadedSpec; want: string[] }][] = [
     ['no operations', { given: spec({}), want: [NO_OPERATIONS] }],
-    ['no paths at all', { given: { ...spec({}), doc: { openapi: '3.0.3', info: { title: 'x', version: '1' }, servers: SERVERS } }, want: [NO_OPERATIONS] }],
+    [
+      'no paths at all',
+      { given: { ...spec({}), doc: { openapi: '3.0.3', info: { title: 'x', version: '1' }, servers: SERVERS } }, want: [NO_OPERATIONS] },
+    ],
     ['path items without operations', { given: spec({ '/a': { parameters: [], summary: 'nothing' } }), want: [NO_OPERATIONS] }],
-    ['the loader warnings come first', { given: { ...spec({}), warnings: [{ code: 'no-info', message: 'from the loader' }] }, want: ['from the loader', NO_OPERATIONS] }],
+    [
+      'the loader warnings come first',
+      { given: { ...spec({}), warnings: [{ code: 'no-info', message: 'from the loader' }] }, want: ['from the loader', NO_OPERATIONS] },
+    ],
     [
       'an unsupported security scheme',
       {
         given: spec(op('get', {}), { components: { securitySchemes: { weird: { type: 'mutualTLS' } } } }),
-        want: ['#/components/securitySchemes/weird: type "mutualTLS" is not supported; operations that need it must be authenticated in src/hooks.ts'],
+        want: [
+          '#/components/securitySchemes/weird: type "mutualTLS" is not supported; operations that need it must be authenticated in src/hooks.ts',
+        ],
       },
     ],
   ];
@@ -728,32 +992,51 @@ describe('report warnings', () => {
   const huge = Object.fromEntries(
     Array.from({ length: 10 }, (_, i) => [
       `/things${i}`,
-      { get: { operationId: `get${i}`, parameters: [{ name: 'kind', in: 'query', schema: { type: 'string', enum: Array.from({ length: 50_000 }, (_, k) => `kind-${k}-of-many`) } }], responses: {} } },
+      {
+        get: {
+          operationId: `get${i}`,
+          parameters: [
+            { name: 'kind', in: 'query', schema: { type: 'string', enum: Array.from({ length: 50_000 }, (_, k) => `kind-${k}-of-many`) } },
+          ],
+          responses: {},
+        },
+      },
     ]),
   );
   it('a tools/list over the budget: dynamic mode when no toolset fits either, unless direct was asked for, and said so', () => {
     const unasked = model(spec(huge));
     expect(unasked.table.serve).toEqual({ mode: 'dynamic', pinned: [] });
-    expect(unasked.report.serving?.reason).toMatch(/^10 tools in \d+ KB are over the budget of 128 tools and 100 KB, and 10 toolsets \(things0: 1 tools, \d+ KB; .*\) would not fit on their own/);
+    expect(unasked.report.serving?.reason).toMatch(
+      /^10 tools in \d+ KB are over the budget of 128 tools and 100 KB, and 10 toolsets \(things0: 1 tools, \d+ KB; .*\) would not fit on their own/,
+    );
     expect(unasked.report.warnings).toEqual([]);
     const asked = model(spec(huge), { toolMode: 'direct' });
     expect(asked.table.serve).toBeUndefined();
     expect(asked.report.serving?.reason).toMatch(/^chosen with --tools direct \(its tools\/list, 10 tools in \d+ KB, is over the budget/);
-    expect(asked.report.warnings.map(formatWarning)).toEqual([expect.stringMatching(/^with --client-profile full and --tools direct, tools\/list is 9\.\d MB/)]);
+    expect(asked.report.warnings.map(formatWarning)).toEqual([
+      expect.stringMatching(/^with --client-profile full and --tools direct, tools\/list is 9\.\d MB/),
+    ]);
   });
-
 });
 
 describe('table identity', () => {
   const cases: [string, { given: JsonObject; want: { name: string; version: string; title?: string } }][] = [
-    ['name from the title', { given: { title: 'Swagger Petstore - OpenAPI 3.0', version: '1.0.19' }, want: { name: 'swagger-petstore-mcp', version: '1.0.19', title: 'Swagger Petstore - OpenAPI 3.0' } }],
+    [
+      'name from the title',
+      {
+        given: { title: 'Swagger Petstore - OpenAPI 3.0', version: '1.0.19' },
+        want: { name: 'swagger-petstore-mcp', version: '1.0.19', title: 'Swagger Petstore - OpenAPI 3.0' },
+      },
+    ],
     ['accents folded', { given: { title: 'Météo API', version: '2' }, want: { name: 'meteo-mcp', version: '2', title: 'Météo API' } }],
     ['a numeric version becomes a string', { given: { title: 'X', version: 2 }, want: { name: 'x-mcp', version: '2', title: 'X' } }],
     ['no title: from the server host', { given: { version: '1' }, want: { name: 'example-mcp', version: '1' } }],
   ];
   it.each(cases)('%s', (_name, { given, want }) => {
     const m = model(spec({}, { info: given }));
-    expect({ name: m.table.name, version: m.table.version, ...(m.table.title !== undefined ? { title: m.table.title } : {}) }).toEqual(want);
+    expect({ name: m.table.name, version: m.table.version, ...(m.table.title !== undefined ? { title: m.table.title } : {}) }).toEqual(
+      want,
+    );
   });
 });
 
@@ -762,9 +1045,26 @@ describe('table identity', () => {
 describe('samples/petstore/openapi.json', () => {
   const file = new URL('../../samples/petstore/openapi.json', import.meta.url).pathname;
   const OPERATION_IDS = [
-    'addPet', 'updatePet', 'findPetsByStatus', 'findPetsByTags', 'getPetById', 'updatePetWithForm', 'deletePet', 'uploadFile',
-    'getInventory', 'placeOrder', 'getOrderById', 'deleteOrder', 'createUser', 'createUsersWithArrayInput',
-    'createUsersWithListInput', 'loginUser', 'logoutUser', 'getUserByName', 'updateUser', 'deleteUser',
+    'addPet',
+    'updatePet',
+    'findPetsByStatus',
+    'findPetsByTags',
+    'getPetById',
+    'updatePetWithForm',
+    'deletePet',
+    'uploadFile',
+    'getInventory',
+    'placeOrder',
+    'getOrderById',
+    'deleteOrder',
+    'createUser',
+    'createUsersWithArrayInput',
+    'createUsersWithListInput',
+    'loginUser',
+    'logoutUser',
+    'getUserByName',
+    'updateUser',
+    'deleteUser',
   ];
 
   it('gives 20 tools named after their operationIds, nothing renamed or skipped', async () => {
@@ -782,7 +1082,11 @@ describe('samples/petstore/openapi.json', () => {
     const m = model(await loadSpec(file));
     const byName = new Map(m.table.tools.map((t) => [t.name, t]));
     const getPet = byName.get('getPetById') as ToolSpec;
-    expect(getPet.http).toMatchObject({ method: 'GET', path: '/pet/{petId}', params: [{ arg: 'petId', in: 'path', required: true, type: 'integer' }] });
+    expect(getPet.http).toMatchObject({
+      method: 'GET',
+      path: '/pet/{petId}',
+      params: [{ arg: 'petId', in: 'path', required: true, type: 'integer' }],
+    });
     expect(getPet.inputSchema.required).toEqual(['petId']);
     expect(getPet.annotations.readOnlyHint).toBe(true);
     const upload = byName.get('uploadFile') as ToolSpec;

@@ -7,7 +7,10 @@ import { MAX_NAME, NameScope, nameFromRoute, packageNameFor, sanitizeArgName, sa
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const ARG_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
-const long100 = ('listAllTheRepositoryInvitationsForTheAuthenticatedUserAcrossEveryOrganisation' + 'AndEnterpriseAccountX'.repeat(2)).slice(0, 100);
+const long100 = ('listAllTheRepositoryInvitationsForTheAuthenticatedUserAcrossEveryOrganisation' + 'AndEnterpriseAccountX'.repeat(2)).slice(
+  0,
+  100,
+);
 // Same first 70 characters, different tails: a plain cut at 64 would merge them.
 const sharedPrefix = 'a'.repeat(70);
 
@@ -128,7 +131,10 @@ describe('NameScope', () => {
   const cases: [string, { given: { reserved?: string[]; claims: string[] }; want: string[] }][] = [
     ['distinct names are kept', { given: { claims: ['a', 'b', 'c'] }, want: ['a', 'b', 'c'] }],
     ['a repeated name gets _2, then _3', { given: { claims: ['getPet', 'getPet', 'getPet'] }, want: ['getPet', 'getPet_2', 'getPet_3'] }],
-    ['names are compared case-insensitively', { given: { claims: ['getPet', 'GetPet', 'GETPET'] }, want: ['getPet', 'GetPet_2', 'GETPET_3'] }],
+    [
+      'names are compared case-insensitively',
+      { given: { claims: ['getPet', 'GetPet', 'GETPET'] }, want: ['getPet', 'GetPet_2', 'GETPET_3'] },
+    ],
     ['a suffixed name that is already taken is skipped', { given: { claims: ['x_2', 'x', 'x'] }, want: ['x_2', 'x', 'x_3'] }],
     ['reserved names are taken from the start', { given: { reserved: ['body'], claims: ['body', 'Body'] }, want: ['body_2', 'Body_3'] }],
   ];
@@ -163,7 +169,7 @@ describe('NameScope', () => {
 describe('packageNameFor', () => {
   it.each([
     // the title's telling words, at most three
-    ['GitHub\'s official OpenAPI spec + Octokit extension', undefined, 'github-octokit-mcp'],
+    ["GitHub's official OpenAPI spec + Octokit extension", undefined, 'github-octokit-mcp'],
     ['Swagger Petstore', 'https://petstore.swagger.io/v2', 'swagger-petstore-mcp'],
     ['Stripe API', undefined, 'stripe-mcp'],
     ['AWS Route53 Recovery Control Config', undefined, 'aws-route53-recovery-mcp'],

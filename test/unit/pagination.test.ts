@@ -18,12 +18,25 @@ const tool = (i: number): ToolSpec => ({
   annotations: { readOnlyHint: true },
   http: { method: 'GET', path: `/t/${i}`, params: [] },
 });
-const table: ToolTable = { format: 1, name: 'paged', version: '1', servers: [{ url: 'https://api.example.com' }], defs: {}, auth: {}, tools: Array.from({ length: 50 }, (_, i) => tool(i)) };
+const table: ToolTable = {
+  format: 1,
+  name: 'paged',
+  version: '1',
+  servers: [{ url: 'https://api.example.com' }],
+  defs: {},
+  auth: {},
+  tools: Array.from({ length: 50 }, (_, i) => tool(i)),
+};
 
 async function connect(listPageBytes?: number) {
   const config = readConfig([], {}) as ServerConfig;
   const log = createLogger('paged', 'silent');
-  const server = createServerFactory(table, createExecutor(table, config, {}, log), undefined, { mode: 'direct', profile: 'full', initialToolsets: [], ...(listPageBytes ? { listPageBytes } : {}) })();
+  const server = createServerFactory(table, createExecutor(table, config, {}, log), undefined, {
+    mode: 'direct',
+    profile: 'full',
+    initialToolsets: [],
+    ...(listPageBytes ? { listPageBytes } : {}),
+  })();
   const [a, b] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 't', version: '1' });
   await server.connect(b);
@@ -58,7 +71,7 @@ describe('tools/list pages', () => {
     await client.close();
   });
 
-  it('the official client\'s listTools() follows the cursors and gets every tool', async () => {
+  it("the official client's listTools() follows the cursors and gets every tool", async () => {
     const client = await connect(3_000);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(table.tools.map((t) => t.name));
     await client.close();

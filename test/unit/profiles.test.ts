@@ -26,7 +26,14 @@ describe('firstParagraph', () => {
 
 /** A one-tool table whose input schema is `schema` with `defs`. */
 function tableOf(schema: JsonSchema, defs: Record<string, JsonSchema> = {}): ToolTable {
-  const tool = { name: 't', description: 'd', inputSchema: schema, defs: Object.keys(defs), annotations: {}, http: { method: 'GET', path: '/', params: [] } } as ToolSpec;
+  const tool = {
+    name: 't',
+    description: 'd',
+    inputSchema: schema,
+    defs: Object.keys(defs),
+    annotations: {},
+    http: { method: 'GET', path: '/', params: [] },
+  } as ToolSpec;
   return { format: 1, name: 'x', version: '1', servers: [], defs, auth: {}, tools: [tool] };
 }
 const listedInput = (table: ToolTable, profile: ClientProfile) => lister(table, profile).tool(table.tools[0] as ToolSpec).inputSchema;
@@ -44,8 +51,15 @@ describe('inlining shared schemas', () => {
   });
 
   it('annotations beside a $ref win; a type beside it narrows the type', () => {
-    const table = tableOf({ type: 'object', properties: { a: { $ref: '#/$defs/A', description: 'this use', type: 'object' } } }, { A: { type: ['object', 'null'], description: 'the schema', properties: {} } });
-    expect((listedInput(table, 'portable').properties as Record<string, JsonSchema>).a).toEqual({ type: 'object', description: 'this use', properties: {} });
+    const table = tableOf(
+      { type: 'object', properties: { a: { $ref: '#/$defs/A', description: 'this use', type: 'object' } } },
+      { A: { type: ['object', 'null'], description: 'the schema', properties: {} } },
+    );
+    expect((listedInput(table, 'portable').properties as Record<string, JsonSchema>).a).toEqual({
+      type: 'object',
+      description: 'this use',
+      properties: {},
+    });
   });
 
   it('a large closure falls back to fewer levels, down to stubs of the direct refs', () => {
@@ -119,7 +133,10 @@ describe('repairArguments', () => {
     return repairArguments(args, validate.errors as never);
   };
   it('drops a null nested in an object, not one in an array', () => {
-    const schema = { type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'string' } } }, list: { type: 'array', items: { type: 'string' } } } };
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'object', properties: { b: { type: 'string' } } }, list: { type: 'array', items: { type: 'string' } } },
+    };
     expect(check(schema, { a: { b: null } })).toEqual({ a: {} });
     expect(check(schema, { list: ['x', null] })).toBeUndefined();
   });

@@ -8,10 +8,18 @@ import type { JsonObject } from '../../src/parse/pointer.js';
 
 function readme(schemes: JsonObject, options: Partial<ModelOptions> = {}): string {
   const paths: JsonObject = {};
-  for (let i = 0; i < 3; i++) paths[`/things/${i}`] = { get: { operationId: `getThing${i}`, summary: 'Get a thing by number', responses: {} } };
+  for (let i = 0; i < 3; i++)
+    paths[`/things/${i}`] = { get: { operationId: `getThing${i}`, summary: 'Get a thing by number', responses: {} } };
   const model = buildModel(
     {
-      doc: { openapi: '3.0.3', info: { title: 'Things', version: '1' }, servers: [{ url: 'https://api.example.com' }], paths, components: { securitySchemes: schemes }, security: Object.keys(schemes).map((k) => ({ [k]: [] })) },
+      doc: {
+        openapi: '3.0.3',
+        info: { title: 'Things', version: '1' },
+        servers: [{ url: 'https://api.example.com' }],
+        paths,
+        components: { securitySchemes: schemes },
+        security: Object.keys(schemes).map((k) => ({ [k]: [] })),
+      },
       specVersion: '3.0.3',
       source: 'spec.yaml',
       warnings: [],
@@ -22,7 +30,8 @@ function readme(schemes: JsonObject, options: Partial<ModelOptions> = {}): strin
   return file?.contents ?? '';
 }
 
-const jsonBlocks = (text: string): unknown[] => [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1] as string) as unknown);
+const jsonBlocks = (text: string): unknown[] =>
+  [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1] as string) as unknown);
 
 describe('generated README', () => {
   const text = readme({ api_key: { type: 'apiKey', in: 'header', name: 'X-Key' } });
@@ -36,14 +45,15 @@ describe('generated README', () => {
     const remote = blocks.find((b) => (b.mcpServers?.things?.args as string[] | undefined)?.includes('mcp-remote'))?.mcpServers?.things;
     expect(remote?.args).toEqual(['-y', 'mcp-remote', 'http://127.0.0.1:3000/mcp', '--header', 'Authorization:${MCP_AUTH_HEADER}']);
     expect(remote?.env).toEqual({ MCP_AUTH_HEADER: 'Bearer <the MCP_AUTH_TOKEN value>' });
-    const vscode = blocks.find((b) => b.servers?.things?.type === 'http') as { inputs: { id: string; password: boolean }[]; servers: { things: { url: string; headers: Record<string, string> } } } | undefined;
+    const vscode = blocks.find((b) => b.servers?.things?.type === 'http') as
+      { inputs: { id: string; password: boolean }[]; servers: { things: { url: string; headers: Record<string, string> } } } | undefined;
     expect(vscode?.servers.things.headers).toEqual({ Authorization: 'Bearer ${input:things-token}' });
     expect(vscode?.inputs).toEqual([expect.objectContaining({ id: 'things-token', password: true })]);
     const cursor = blocks.find((b) => typeof b.mcpServers?.things?.url === 'string')?.mcpServers?.things;
     expect(cursor).toEqual({ url: 'http://127.0.0.1:3000/mcp', headers: { Authorization: 'Bearer <the MCP_AUTH_TOKEN value>' } });
   });
 
-  it('--auth-from-headers is shown with the API\'s own scheme and variable', () => {
+  it("--auth-from-headers is shown with the API's own scheme and variable", () => {
     expect(text).toContain('`--auth-from-headers X-Api-Credential=api_key`');
     expect(text).toContain('instead of `THINGS_API_KEY`');
   });

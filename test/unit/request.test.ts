@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ArgumentError,
-  DEFAULT_ACCEPT,
-  buildRequest,
-  resolveServerUrl,
-  type BuildOptions,
-} from '../../templates/runtime/request.js';
+import { ArgumentError, DEFAULT_ACCEPT, buildRequest, resolveServerUrl, type BuildOptions } from '../../templates/runtime/request.js';
 import { multipartParts } from '../harness/wire.js';
 import type { HttpSpec, ParamLocation, ParamSpec, ServerSpec } from '../../templates/runtime/table.js';
 
@@ -114,7 +108,7 @@ const cases: [string, Case][] = [
   ],
   ['path slash a/b', styled('path', 'simple', false, 'a/b', 'a%2Fb')],
   ['path query and fragment x?y#z', styled('path', 'simple', false, 'x?y#z', 'x%3Fy%23z')],
-  ['path space, percent and !\'()*', styled('path', 'simple', false, "a b%c!'()*", 'a%20b%25c%21%27%28%29%2A')],
+  ["path space, percent and !'()*", styled('path', 'simple', false, "a b%c!'()*", 'a%20b%25c%21%27%28%29%2A')],
   ['path non-ASCII', styled('path', 'simple', false, 'café', 'caf%C3%A9')],
   ['path literal %2E%2E is data, not a dot-segment', styled('path', 'simple', false, '%2E%2E', '%252E%252E')],
   [
@@ -165,10 +159,7 @@ const cases: [string, Case][] = [
       want: { error: 'argument "petId": path parameter must not be empty' },
     },
   ],
-  [
-    'base URL trailing slash is not doubled',
-    { http: op('/pets'), args: {}, base: `${BASE}/`, want: { url: `${BASE}/pets` } },
-  ],
+  ['base URL trailing slash is not doubled', { http: op('/pets'), args: {}, base: `${BASE}/`, want: { url: `${BASE}/pets` } }],
 
   // Fixed query and fragment in the path template (AWS style)
   [
@@ -179,14 +170,8 @@ const cases: [string, Case][] = [
       want: { url: `${BASE}/my%20bucket?uploads&max-uploads=5` },
     },
   ],
-  [
-    'fixed query alone',
-    { http: op('/{Bucket}?uploads', [path('Bucket')]), args: { Bucket: 'b' }, want: { url: `${BASE}/b?uploads` } },
-  ],
-  [
-    'fragment in template is dropped',
-    { http: op('/#X-Amz-Target=DynamoDB.ListTables'), args: {}, want: { url: `${BASE}/` } },
-  ],
+  ['fixed query alone', { http: op('/{Bucket}?uploads', [path('Bucket')]), args: { Bucket: 'b' }, want: { url: `${BASE}/b?uploads` } }],
+  ['fragment in template is dropped', { http: op('/#X-Amz-Target=DynamoDB.ListTables'), args: {}, want: { url: `${BASE}/` } }],
   [
     'fixed query before a fragment; fragment dropped',
     {
@@ -212,8 +197,13 @@ const cases: [string, Case][] = [
   ['query deepObject', styled('query', 'deepObject', true, rgb, 'color[R]=100&color[G]=200&color[B]=150')],
   [
     'query deepObject nested objects and arrays',
-    styled('query', 'deepObject', true, { user: { name: 'ann lee', age: 3 }, tags: ['a', 'b'] },
-      'color[user][name]=ann%20lee&color[user][age]=3&color[tags][0]=a&color[tags][1]=b'),
+    styled(
+      'query',
+      'deepObject',
+      true,
+      { user: { name: 'ann lee', age: 3 }, tags: ['a', 'b'] },
+      'color[user][name]=ann%20lee&color[user][age]=3&color[tags][0]=a&color[tags][1]=b',
+    ),
   ],
   ['query deepObject key with brackets is encoded', styled('query', 'deepObject', true, { 'a]=b': 1 }, 'color[a%5D%3Db]=1')],
   ['query form array of numbers', styled('query', 'form', true, [1, 2], 'color=1&color=2')],
@@ -458,7 +448,9 @@ const cases: [string, Case][] = [
     {
       http: withBody(['multipart/form-data']),
       args: { body: { doc: { content: 'x', title: 't' } } },
-      want: { multipart: ['Content-Disposition: form-data; name="doc"\r\nContent-Type: application/json\r\n\r\n{"content":"x","title":"t"}'] },
+      want: {
+        multipart: ['Content-Disposition: form-data; name="doc"\r\nContent-Type: application/json\r\n\r\n{"content":"x","title":"t"}'],
+      },
     },
   ],
   [
@@ -603,7 +595,15 @@ const cases: [string, Case][] = [
     // OAS 3.1.1 §4.8.15: an explicit JSON contentType writes the whole field as one JSON text
     'form field with an Encoding Object contentType application/json',
     {
-      http: op('/f', [], { method: 'post', body: { arg: 'body', required: true, mediaTypes: ['application/x-www-form-urlencoded'], encoding: { 'application/x-www-form-urlencoded': { ids: { contentType: 'application/json' } } } } }),
+      http: op('/f', [], {
+        method: 'post',
+        body: {
+          arg: 'body',
+          required: true,
+          mediaTypes: ['application/x-www-form-urlencoded'],
+          encoding: { 'application/x-www-form-urlencoded': { ids: { contentType: 'application/json' } } },
+        },
+      }),
       args: { body: { ids: [1, 2] } },
       want: { body: 'ids=%5B1%2C2%5D' },
     },
@@ -612,7 +612,15 @@ const cases: [string, Case][] = [
     // OAS 3.1 Encoding Object: deepObject style in a multipart body gives one part per leaf
     'multipart field with style deepObject, and a part header fixed by the spec',
     {
-      http: op('/m', [], { method: 'post', body: { arg: 'body', required: true, mediaTypes: ['multipart/form-data'], encoding: { 'multipart/form-data': { o: { style: 'deepObject', explode: true, headers: { 'X-V': '1' } } } } } }),
+      http: op('/m', [], {
+        method: 'post',
+        body: {
+          arg: 'body',
+          required: true,
+          mediaTypes: ['multipart/form-data'],
+          encoding: { 'multipart/form-data': { o: { style: 'deepObject', explode: true, headers: { 'X-V': '1' } } } },
+        },
+      }),
       args: { body: { o: { a: 'x', b: { c: 'y' } } } },
       want: {
         multipart: [

@@ -90,15 +90,28 @@ const cases: [string, { given: Given; want: JsonSchema; wantDefs?: Record<string
   ],
   [
     'examples kept when asked: 3.0 example → 2020-12 examples',
-    { given: { schema: { type: 'string', example: 'rex', 'x-internal': true }, extras: { examples: true } }, want: { type: 'string', examples: ['rex'] } },
+    {
+      given: { schema: { type: 'string', example: 'rex', 'x-internal': true }, extras: { examples: true } },
+      want: { type: 'string', examples: ['rex'] },
+    },
   ],
   [
     '3.1 examples kept as they are, and x- keys when asked',
-    { given: { schema: { type: 'integer', examples: [1, 2], 'x-unit': 'cm' }, dialect: '3.1', extras: { examples: true, extensions: true } }, want: { type: 'integer', examples: [1, 2], 'x-unit': 'cm' } },
+    {
+      given: {
+        schema: { type: 'integer', examples: [1, 2], 'x-unit': 'cm' },
+        dialect: '3.1',
+        extras: { examples: true, extensions: true },
+      },
+      want: { type: 'integer', examples: [1, 2], 'x-unit': 'cm' },
+    },
   ],
   [
     'repeated enum values kept once (draft-07 clients reject repeats)',
-    { given: { schema: { type: 'string', enum: ['2020-08-27', '2022-11-15', '2020-08-27', { a: 1 }, { a: 1 }] } }, want: { type: 'string', enum: ['2020-08-27', '2022-11-15', { a: 1 }] } },
+    {
+      given: { schema: { type: 'string', enum: ['2020-08-27', '2022-11-15', '2020-08-27', { a: 1 }, { a: 1 }] } },
+      want: { type: 'string', enum: ['2020-08-27', '2022-11-15', { a: 1 }] },
+    },
   ],
   [
     'nullable enum that already lists null',
@@ -287,7 +300,11 @@ const cases: [string, { given: Given; want: JsonSchema; wantDefs?: Record<string
   ],
   [
     'a $ref to a name with a space gets a clean key (percent-encoded pointer)',
-    { given: { schema: { $ref: '#/components/schemas/Pet%20Item' } }, want: { $ref: '#/$defs/Pet_Item' }, wantDefs: { Pet_Item: { type: 'string' } } },
+    {
+      given: { schema: { $ref: '#/components/schemas/Pet%20Item' } },
+      want: { $ref: '#/$defs/Pet_Item' },
+      wantDefs: { Pet_Item: { type: 'string' } },
+    },
   ],
   [
     'a $ref to nothing becomes a described empty def',
@@ -324,7 +341,10 @@ const cases: [string, { given: Given; want: JsonSchema; wantDefs?: Record<string
     'pattern invalid only with the unicode flag (ajv uses it) dropped',
     { given: { schema: { type: 'string', pattern: '^\\_x$' } }, want: { type: 'string' } },
   ],
-  ['valid pattern kept', { given: { schema: { type: 'string', pattern: '^[a-z]+\\d*$' } }, want: { type: 'string', pattern: '^[a-z]+\\d*$' } }],
+  [
+    'valid pattern kept',
+    { given: { schema: { type: 'string', pattern: '^[a-z]+\\d*$' } }, want: { type: 'string', pattern: '^[a-z]+\\d*$' } },
+  ],
   // shapes
   [
     'draft-04 tuple items: [..] → prefixItems',
@@ -334,17 +354,33 @@ const cases: [string, { given: Given; want: JsonSchema; wantDefs?: Record<string
     },
   ],
   ['unknown type dropped', { given: { schema: { type: 'date', format: 'date' } }, want: { format: 'date' } }],
-  ['unknown type dropped from a type list', { given: { dialect: '3.1', schema: { type: ['string', 'date'] } }, want: { type: ['string'] } }],
+  [
+    'unknown type dropped from a type list',
+    { given: { dialect: '3.1', schema: { type: ['string', 'date'] } }, want: { type: ['string'] } },
+  ],
   ['3.1 type list with null kept', { given: { dialect: '3.1', schema: { type: ['string', 'null'] } }, want: { type: ['string', 'null'] } }],
   ['type: file → binary string', { given: { schema: { type: 'file' } }, want: { type: 'string', format: 'binary' } }],
-  ['properties without a type → type object', { given: { schema: { properties: { a: { type: 'string' } } } }, want: { type: 'object', properties: { a: { type: 'string' } } } }],
+  [
+    'properties without a type → type object',
+    { given: { schema: { properties: { a: { type: 'string' } } } }, want: { type: 'object', properties: { a: { type: 'string' } } } },
+  ],
   ['boolean schema true → {}', { given: { schema: true }, want: {} }],
   ['boolean schema false → not {}', { given: { schema: false }, want: { not: {} } }],
   [
     'additionalProperties schema and boolean',
     {
-      given: { schema: { type: 'object', additionalProperties: { type: 'integer' }, properties: { x: { type: 'object', additionalProperties: false } } } },
-      want: { type: 'object', additionalProperties: { type: 'integer' }, properties: { x: { type: 'object', additionalProperties: false } } },
+      given: {
+        schema: {
+          type: 'object',
+          additionalProperties: { type: 'integer' },
+          properties: { x: { type: 'object', additionalProperties: false } },
+        },
+      },
+      want: {
+        type: 'object',
+        additionalProperties: { type: 'integer' },
+        properties: { x: { type: 'object', additionalProperties: false } },
+      },
     },
   ],
 ];
@@ -419,8 +455,14 @@ describe('schemas real specs contain still compile', () => {
   const messy: [string, { given: Given }][] = [
     ['empty enum', { given: { schema: { type: 'string', enum: [] } } }],
     ['duplicate names in required', { given: { schema: { type: 'object', required: ['a', 'a'], properties: { a: { type: 'string' } } } } }],
-    ['patternProperties key invalid with the unicode flag', { given: { schema: { type: 'object', patternProperties: { '^\\_x': { type: 'string' } } } } }],
-    ['patternProperties key invalid with the unicode flag (response)', { given: { mode: 'response', schema: { type: 'object', patternProperties: { '^\\_x': { type: 'string' } } } } }],
+    [
+      'patternProperties key invalid with the unicode flag',
+      { given: { schema: { type: 'object', patternProperties: { '^\\_x': { type: 'string' } } } } },
+    ],
+    [
+      'patternProperties key invalid with the unicode flag (response)',
+      { given: { mode: 'response', schema: { type: 'object', patternProperties: { '^\\_x': { type: 'string' } } } } },
+    ],
     ['empty tuple items: []', { given: { schema: { type: 'array', items: [] } } }],
   ];
   it.each(messy)('%s', (_name, { given }) => {
@@ -476,7 +518,10 @@ describe('shared defs', () => {
     ['a self-reference ends', { given: { convert: ['Node'], closureOf: ['Node'] }, want: ['Node'] }],
     ['a cycle of two ends', { given: { convert: ['Parent'], closureOf: ['Child'] }, want: ['Child', 'Parent'] }],
     ['unrelated defs are left out', { given: { convert: ['A', 'Pet', 'Node'], closureOf: ['Pet'] }, want: ['Pet'] }],
-    ['several roots, sorted, no duplicates', { given: { convert: ['A', 'Pet'], closureOf: ['Pet', 'C', 'A'] }, want: ['A', 'B', 'C', 'Pet'] }],
+    [
+      'several roots, sorted, no duplicates',
+      { given: { convert: ['A', 'Pet'], closureOf: ['Pet', 'C', 'A'] }, want: ['A', 'B', 'C', 'Pet'] },
+    ],
     ['nothing', { given: { convert: ['A'], closureOf: [] }, want: [] }],
   ];
   it.each(closures)('closure: %s', (_name, { given, want }) => {

@@ -30,7 +30,10 @@ const doc = (more: JsonObject = {}): JsonObject => ({
   ...more,
 });
 const names = (selection: Selection = {}, overrides: Record<string, ToolOverride> = {}, d = doc()) =>
-  buildModel({ doc: d, specVersion: '3.0.3', source: 's.yaml', warnings: [] }, { maxDescriptionLength: 1000, selection, overrides }).table.tools.map((t) => t.name);
+  buildModel(
+    { doc: d, specVersion: '3.0.3', source: 's.yaml', warnings: [] },
+    { maxDescriptionLength: 1000, selection, overrides },
+  ).table.tools.map((t) => t.name);
 
 describe('globs', () => {
   const cases: [string, { glob: string; yes: string[]; no: string[] }][] = [
@@ -52,10 +55,19 @@ describe('selection', () => {
     ['--methods POST,delete', { given: { methods: ['POST', 'delete'] }, want: ['pets_create', 'pets_delete'] }],
     ['--include-tags admin', { given: { includeTags: ['admin'] }, want: ['pets_delete', 'admin_users'] }],
     ['--exclude-tags admin', { given: { excludeTags: ['admin'] }, want: ['pets_list', 'pets_create', 'pets_get'] }],
-    ['--include-operations pets/*', { given: { includeOperations: ['pets/*'] }, want: ['pets_list', 'pets_create', 'pets_get', 'pets_delete'] }],
-    ['--exclude-operations pets/get,admin/*', { given: { excludeOperations: ['pets/get', 'admin/*'] }, want: ['pets_list', 'pets_create', 'pets_delete'] }],
+    [
+      '--include-operations pets/*',
+      { given: { includeOperations: ['pets/*'] }, want: ['pets_list', 'pets_create', 'pets_get', 'pets_delete'] },
+    ],
+    [
+      '--exclude-operations pets/get,admin/*',
+      { given: { excludeOperations: ['pets/get', 'admin/*'] }, want: ['pets_list', 'pets_create', 'pets_delete'] },
+    ],
     ['--include-paths /pets/**', { given: { includePaths: ['/pets/**'] }, want: ['pets_get', 'pets_delete'] }],
-    ['--exclude-paths /admin/**', { given: { excludePaths: ['/admin/**'] }, want: ['pets_list', 'pets_create', 'pets_get', 'pets_delete'] }],
+    [
+      '--exclude-paths /admin/**',
+      { given: { excludePaths: ['/admin/**'] }, want: ['pets_list', 'pets_create', 'pets_get', 'pets_delete'] },
+    ],
     ['AND across lists: tag pets and GET', { given: { includeTags: ['pets'], methods: ['GET'] }, want: ['pets_list', 'pets_get'] }],
   ];
   it.each(cases)('%s', (_name, { given, want }) => {
@@ -63,7 +75,10 @@ describe('selection', () => {
   });
 
   it('reports every left-out operation with its reason', () => {
-    const m = buildModel({ doc: doc(), specVersion: '3.0.3', source: 's.yaml', warnings: [] }, { maxDescriptionLength: 1000, selection: { readOnly: true, excludeTags: ['admin'] } });
+    const m = buildModel(
+      { doc: doc(), specVersion: '3.0.3', source: 's.yaml', warnings: [] },
+      { maxDescriptionLength: 1000, selection: { readOnly: true, excludeTags: ['admin'] } },
+    );
     expect(m.report.skipped).toEqual([
       { operation: 'POST /pets', reason: '--read-only' },
       { operation: 'DELETE /pets/{id}', reason: '--read-only' },
@@ -76,7 +91,10 @@ describe('overrides and x-mcp', () => {
   it('the config file renames, redescribes and excludes, by operationId or METHOD /path', () => {
     const m = buildModel(
       { doc: doc(), specVersion: '3.0.3', source: 's.yaml', warnings: [] },
-      { maxDescriptionLength: 1000, overrides: { 'pets/get': { name: 'get_pet', description: 'Fetch one pet.' }, 'DELETE /pets/{id}': { exclude: true } } },
+      {
+        maxDescriptionLength: 1000,
+        overrides: { 'pets/get': { name: 'get_pet', description: 'Fetch one pet.' }, 'DELETE /pets/{id}': { exclude: true } },
+      },
     );
     expect(m.table.tools.map((t) => t.name)).toEqual(['pets_list', 'pets_create', 'get_pet', 'admin_users']);
     expect(m.table.tools.find((t) => t.name === 'get_pet')?.description).toBe('Fetch one pet.');

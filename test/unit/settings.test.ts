@@ -11,7 +11,12 @@ import { SpecError } from '../../src/errors.js';
 
 const petstore = buildModel(
   {
-    doc: { openapi: '3.0.3', info: { title: 'T', version: '1' }, servers: [{ url: 'https://api.example.com' }], paths: { '/x': { get: { operationId: 'x', responses: {} } } } },
+    doc: {
+      openapi: '3.0.3',
+      info: { title: 'T', version: '1' },
+      servers: [{ url: 'https://api.example.com' }],
+      paths: { '/x': { get: { operationId: 'x', responses: {} } } },
+    },
     specVersion: '3.0.3',
     source: 'spec.yaml',
     warnings: [],
@@ -22,15 +27,40 @@ const files = Object.fromEntries(emitProject(petstore, { specName: 'spec.yaml', 
 
 /** A value each setting accepts, to see that the flag and the variable both reach the config. */
 const SAMPLE: Record<string, string> = {
-  transport: 'http', tools: 'dynamic', toolsets: 'a', 'client-profile': 'full', port: '4567', host: '127.0.0.2', 'base-url': 'https://x.example',
-  timeout: '1234', 'max-response-bytes': '999', 'max-request-bytes': '998', 'allowed-hosts': 'h.example', 'allowed-origins': 'https://o.example',
-  'log-level': 'warn', header: 'X-A: b', 'auth-token': 'tok', 'auth-from-headers': 'x-key=scheme', 'cors-origins': 'https://c.example',
-  'max-sessions': '7', 'session-idle-ms': '5000', 'shutdown-grace-ms': '6', 'max-sessions-per-client': '8', 'request-timeout-ms': '900', 'max-connections': '9',
+  transport: 'http',
+  tools: 'dynamic',
+  toolsets: 'a',
+  'client-profile': 'full',
+  port: '4567',
+  host: '127.0.0.2',
+  'base-url': 'https://x.example',
+  timeout: '1234',
+  'max-response-bytes': '999',
+  'max-request-bytes': '998',
+  'allowed-hosts': 'h.example',
+  'allowed-origins': 'https://o.example',
+  'log-level': 'warn',
+  header: 'X-A: b',
+  'auth-token': 'tok',
+  'auth-from-headers': 'x-key=scheme',
+  'cors-origins': 'https://c.example',
+  'max-sessions': '7',
+  'session-idle-ms': '5000',
+  'shutdown-grace-ms': '6',
+  'max-sessions-per-client': '8',
+  'request-timeout-ms': '900',
+  'max-connections': '9',
 };
 
 describe('every setting, in every place', () => {
   it('a security scheme whose credential variable would be a setting is refused, e.g. MCP_AUTH_TOKEN', () => {
-    expect(() => buildAuth({ components: { securitySchemes: { auth: { type: 'http', scheme: 'bearer' } } } }, { prefix: 'MCP', chosen: true }, 'spec.yaml')).toThrow(SpecError);
+    expect(() =>
+      buildAuth(
+        { components: { securitySchemes: { auth: { type: 'http', scheme: 'bearer' } } } },
+        { prefix: 'MCP', chosen: true },
+        'spec.yaml',
+      ),
+    ).toThrow(SpecError);
     expect(isServerSetting('SWAGGER_PETSTORE_API_KEY')).toBe(false);
   });
 
@@ -56,7 +86,9 @@ describe('every setting, in every place', () => {
     expect(viaEnv).toEqual(viaFlag);
     expect(viaFlag).not.toEqual(none);
     if (value !== undefined) {
-      const both = readConfig([`--${flag}`, value], { [s.env]: flag === 'header' ? 'X-Other: c' : SAMPLE[flag === 'port' ? 'max-sessions' : 'port'] ?? '' }) as ServerConfig;
+      const both = readConfig([`--${flag}`, value], {
+        [s.env]: flag === 'header' ? 'X-Other: c' : (SAMPLE[flag === 'port' ? 'max-sessions' : 'port'] ?? ''),
+      }) as ServerConfig;
       expect(both).toEqual(viaFlag);
     }
   });

@@ -27,7 +27,10 @@ function swagger(more: JsonObject): JsonObject {
 }
 /** Converts a document with one `POST /x` operation and returns that operation. */
 function convertOne(opParts: JsonObject, root: JsonObject = {}): JsonObject {
-  const doc = convertSwagger2(swagger({ ...root, paths: { '/x': { post: { responses: { '200': { description: 'ok' } }, ...opParts } } } }), []);
+  const doc = convertSwagger2(
+    swagger({ ...root, paths: { '/x': { post: { responses: { '200': { description: 'ok' } }, ...opParts } } } }),
+    [],
+  );
   return operation(doc, '/x', 'post');
 }
 
@@ -128,7 +131,10 @@ describe('the Swagger 2.0 Petstore', () => {
     expect(get.responses).toEqual({
       '200': {
         description: 'successful operation',
-        content: { 'application/xml': { schema: { $ref: '#/definitions/Pet' } }, 'application/json': { schema: { $ref: '#/definitions/Pet' } } },
+        content: {
+          'application/xml': { schema: { $ref: '#/definitions/Pet' } },
+          'application/json': { schema: { $ref: '#/definitions/Pet' } },
+        },
       },
       '400': { description: 'Invalid ID supplied' },
       '404': { description: 'Pet not found' },
@@ -154,9 +160,26 @@ describe('the Swagger 2.0 Petstore', () => {
     const m = buildModel(await load(), { maxDescriptionLength: 1_000 });
     expect(m.table.tools.map((t) => t.name).sort()).toEqual(
       [
-        'addPet', 'createUser', 'createUsersWithArrayInput', 'createUsersWithListInput', 'deleteOrder', 'deletePet', 'deleteUser',
-        'findPetsByStatus', 'findPetsByTags', 'getInventory', 'getOrderById', 'getPetById', 'getUserByName', 'loginUser',
-        'logoutUser', 'placeOrder', 'updatePet', 'updatePetWithForm', 'updateUser', 'uploadFile',
+        'addPet',
+        'createUser',
+        'createUsersWithArrayInput',
+        'createUsersWithListInput',
+        'deleteOrder',
+        'deletePet',
+        'deleteUser',
+        'findPetsByStatus',
+        'findPetsByTags',
+        'getInventory',
+        'getOrderById',
+        'getPetById',
+        'getUserByName',
+        'loginUser',
+        'logoutUser',
+        'placeOrder',
+        'updatePet',
+        'updatePetWithForm',
+        'updateUser',
+        'uploadFile',
       ].sort(),
     );
     expect([m.report.skipped, m.report.renamed, m.report.warnings]).toEqual([[], [], []]);
@@ -165,7 +188,12 @@ describe('the Swagger 2.0 Petstore', () => {
     expect(byName.get('findPetsByStatus')?.http.params).toEqual([
       { arg: 'status', name: 'status', in: 'query', style: 'form', explode: true, required: true, type: 'array' },
     ]);
-    expect(byName.get('addPet')?.http.body).toEqual({ arg: 'body', required: true, mediaTypes: ['application/json', 'application/xml'], contentTypeArg: 'contentType' });
+    expect(byName.get('addPet')?.http.body).toEqual({
+      arg: 'body',
+      required: true,
+      mediaTypes: ['application/json', 'application/xml'],
+      contentTypeArg: 'contentType',
+    });
     expect(byName.get('addPet')?.defs).toEqual(['Category', 'Pet', 'Tag']);
     const upload = (byName.get('uploadFile')?.inputSchema.properties as Record<string, JsonSchema>).body;
     expect((upload?.properties as Record<string, JsonSchema>).file).toMatchObject({ type: 'object', required: ['content'] });
@@ -203,7 +231,12 @@ describe('test/fixtures/swagger2/features.yaml', () => {
   });
 
   it('collectionFormat csv on a path parameter → simple', async () => {
-    expect(param(operation((await load()).doc, '/tags/{tags}', 'get'), 'tags')).toMatchObject({ in: 'path', required: true, style: 'simple', explode: false });
+    expect(param(operation((await load()).doc, '/tags/{tags}', 'get'), 'tags')).toMatchObject({
+      in: 'path',
+      required: true,
+      style: 'simple',
+      explode: false,
+    });
   });
 
   it('path-level parameters apply to every operation; the operation overrides by name and location', async () => {
@@ -213,7 +246,13 @@ describe('test/fixtures/swagger2/features.yaml', () => {
     for (const op of [get, put]) {
       expect(param(op, 'id', 'path')).toEqual({ name: 'id', in: 'path', required: true, schema: { type: 'integer', format: 'int64' } });
       // a $ref to #/parameters is followed
-      expect(param(op, 'verbose', 'query')).toEqual({ name: 'verbose', in: 'query', required: false, description: 'shared verbose flag', schema: { type: 'boolean' } });
+      expect(param(op, 'verbose', 'query')).toEqual({
+        name: 'verbose',
+        in: 'query',
+        required: false,
+        description: 'shared verbose flag',
+        schema: { type: 'boolean' },
+      });
     }
     expect(param(get, 'trace', 'header')?.description).toBe('operation level');
     expect(param(put, 'trace', 'header')?.description).toBe('path level');
@@ -232,7 +271,10 @@ describe('test/fixtures/swagger2/features.yaml', () => {
     expect(put.requestBody).toEqual({
       description: 'the new item',
       required: true,
-      content: { 'application/json': { schema: { $ref: '#/definitions/Item' } }, 'application/xml': { schema: { $ref: '#/definitions/Item' } } },
+      content: {
+        'application/json': { schema: { $ref: '#/definitions/Item' } },
+        'application/xml': { schema: { $ref: '#/definitions/Item' } },
+      },
     });
   });
 
@@ -244,7 +286,11 @@ describe('test/fixtures/swagger2/features.yaml', () => {
         want: {
           media: 'multipart/form-data',
           required: true,
-          schema: { type: 'object', properties: { file: { type: 'string', format: 'binary', description: 'the file' }, note: { type: 'string' } }, required: ['file'] },
+          schema: {
+            type: 'object',
+            properties: { file: { type: 'string', format: 'binary', description: 'the file' }, note: { type: 'string' } },
+            required: ['file'],
+          },
         },
       },
     ],
@@ -252,12 +298,23 @@ describe('test/fixtures/swagger2/features.yaml', () => {
       'formData with consumes x-www-form-urlencoded',
       {
         given: '/form',
-        want: { media: 'application/x-www-form-urlencoded', required: true, schema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name'] } },
+        want: {
+          media: 'application/x-www-form-urlencoded',
+          required: true,
+          schema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name'] },
+        },
       },
     ],
     [
       'formData with only the global JSON consumes → x-www-form-urlencoded',
-      { given: '/form-default', want: { media: 'application/x-www-form-urlencoded', required: false, schema: { type: 'object', properties: { q: { type: 'string' } } } } },
+      {
+        given: '/form-default',
+        want: {
+          media: 'application/x-www-form-urlencoded',
+          required: false,
+          schema: { type: 'object', properties: { q: { type: 'string' } } },
+        },
+      },
     ],
   ];
   it.each(forms)('%s', async (_name, { given, want }) => {
@@ -288,12 +345,24 @@ describe('test/fixtures/swagger2/features.yaml', () => {
     expect(schemes).toMatchObject({
       basicAuth: { type: 'http', scheme: 'basic' },
       queryKey: { type: 'apiKey', name: 'key', in: 'query' },
-      implicitAuth: { type: 'oauth2', flows: { implicit: { authorizationUrl: 'https://auth.example.com/authorize', scopes: { read: 'read things' } } } },
+      implicitAuth: {
+        type: 'oauth2',
+        flows: { implicit: { authorizationUrl: 'https://auth.example.com/authorize', scopes: { read: 'read things' } } },
+      },
       codeAuth: {
         type: 'oauth2',
-        flows: { authorizationCode: { authorizationUrl: 'https://auth.example.com/authorize', tokenUrl: 'https://auth.example.com/token', scopes: {} } },
+        flows: {
+          authorizationCode: {
+            authorizationUrl: 'https://auth.example.com/authorize',
+            tokenUrl: 'https://auth.example.com/token',
+            scopes: {},
+          },
+        },
       },
-      appAuth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://auth.example.com/token', scopes: { admin: 'everything' } } } },
+      appAuth: {
+        type: 'oauth2',
+        flows: { clientCredentials: { tokenUrl: 'https://auth.example.com/token', scopes: { admin: 'everything' } } },
+      },
       passwordAuth: { type: 'oauth2', flows: { password: { tokenUrl: 'https://auth.example.com/token', scopes: {} } } },
     });
   });
@@ -308,7 +377,12 @@ describe('test/fixtures/swagger2/features.yaml', () => {
     expect(styleOf('pipes')).toMatchObject({ style: 'pipeDelimited', explode: false });
     expect(styleOf('csv')).toMatchObject({ style: 'form', explode: false });
     expect(styleOf('multi')).toMatchObject({ style: 'form', explode: true });
-    expect((get?.inputSchema.properties as Record<string, JsonSchema>).limit).toEqual({ type: 'integer', default: 10, minimum: 1, exclusiveMaximum: 100 });
+    expect((get?.inputSchema.properties as Record<string, JsonSchema>).limit).toEqual({
+      type: 'integer',
+      default: 10,
+      minimum: 1,
+      exclusiveMaximum: 100,
+    });
     expect(byName.get('upload')?.http.body?.mediaTypes).toEqual(['multipart/form-data']);
     expect(byName.get('sendRaw')?.http.body?.arg).toBe('body');
     expect(m.table.auth.appAuth).toMatchObject({ type: 'oauth2', clientCredentials: { tokenUrl: 'https://auth.example.com/token' } });
@@ -321,7 +395,9 @@ describe('test/fixtures/swagger2/no-host.yaml', () => {
   it('a spec without host: the basePath as a relative server, and a warning', async () => {
     const spec = await loadSpec(fixture('no-host.yaml'));
     expect(spec.doc.servers).toEqual([{ url: '/api' }]);
-    expect(spec.warnings).toEqual([{ code: 'no-base-url', message: 'Swagger 2.0 spec has no "host": the server needs --base-url or API_BASE_URL' }]);
+    expect(spec.warnings).toEqual([
+      { code: 'no-base-url', message: 'Swagger 2.0 spec has no "host": the server needs --base-url or API_BASE_URL' },
+    ]);
     const m = buildModel(spec, { maxDescriptionLength: 1_000 });
     expect(m.report.warnings.map(formatWarning)).toContain('Swagger 2.0 spec has no "host": the server needs --base-url or API_BASE_URL');
     expect(m.table.tools.map((t) => t.name)).toEqual(['ping']);
@@ -337,9 +413,18 @@ describe('convertSwagger2: servers', () => {
     ['host only: https', { given: { host: 'api.example.com' }, want: { urls: ['https://api.example.com'], warnings: [] } }],
     ['host with a port', { given: { host: 'localhost:8080', schemes: ['http'] }, want: { urls: ['http://localhost:8080'], warnings: [] } }],
     ['basePath "/" adds nothing', { given: { host: 'h.example', basePath: '/' }, want: { urls: ['https://h.example'], warnings: [] } }],
-    ['basePath trailing slashes dropped', { given: { host: 'h.example', basePath: '/v2//' }, want: { urls: ['https://h.example/v2'], warnings: [] } }],
-    ['http then https → https first', { given: { host: 'h.example', schemes: ['http', 'https'] }, want: { urls: ['https://h.example', 'http://h.example'], warnings: [] } }],
-    ['https then http stays', { given: { host: 'h.example', schemes: ['https', 'http'] }, want: { urls: ['https://h.example', 'http://h.example'], warnings: [] } }],
+    [
+      'basePath trailing slashes dropped',
+      { given: { host: 'h.example', basePath: '/v2//' }, want: { urls: ['https://h.example/v2'], warnings: [] } },
+    ],
+    [
+      'http then https → https first',
+      { given: { host: 'h.example', schemes: ['http', 'https'] }, want: { urls: ['https://h.example', 'http://h.example'], warnings: [] } },
+    ],
+    [
+      'https then http stays',
+      { given: { host: 'h.example', schemes: ['https', 'http'] }, want: { urls: ['https://h.example', 'http://h.example'], warnings: [] } },
+    ],
     ['no host, basePath', { given: { host: null, basePath: '/api' }, want: { urls: ['/api'], warnings: [NO_HOST] } }],
     ['no host, no basePath', { given: { host: null }, want: { urls: [], warnings: [NO_HOST] } }],
     ['empty host', { given: { host: '' }, want: { urls: [], warnings: [NO_HOST] } }],
@@ -375,8 +460,14 @@ describe('convertSwagger2: bodies', () => {
   const cases: [string, { given: { op: JsonObject; root?: JsonObject }; want: string[] }][] = [
     ['no consumes anywhere → application/json', { given: { op: {} }, want: ['application/json'] }],
     ['global consumes', { given: { op: {}, root: { consumes: ['application/vnd.api+json'] } }, want: ['application/vnd.api+json'] }],
-    ['operation consumes replace the global ones', { given: { op: { consumes: ['text/plain'] }, root: { consumes: ['application/xml'] } }, want: ['text/plain'] }],
-    ['form media types are not body media types', { given: { op: { consumes: ['application/x-www-form-urlencoded', 'application/json'] } }, want: ['application/json'] }],
+    [
+      'operation consumes replace the global ones',
+      { given: { op: { consumes: ['text/plain'] }, root: { consumes: ['application/xml'] } }, want: ['text/plain'] },
+    ],
+    [
+      'form media types are not body media types',
+      { given: { op: { consumes: ['application/x-www-form-urlencoded', 'application/json'] } }, want: ['application/json'] },
+    ],
     ['only form media types → application/json', { given: { op: { consumes: ['multipart/form-data'] } }, want: ['application/json'] }],
   ];
   it.each(cases)('body: %s', (_name, { given, want }) => {
@@ -387,8 +478,17 @@ describe('convertSwagger2: bodies', () => {
 
   const formCases: [string, { given: { op: JsonObject }; want: string }][] = [
     ['a file → multipart', { given: { op: { parameters: [{ name: 'f', in: 'formData', type: 'file' }] } }, want: 'multipart/form-data' }],
-    ['no file, multipart consumes → multipart', { given: { op: { consumes: ['multipart/form-data'], parameters: [{ name: 'a', in: 'formData', type: 'string' }] } }, want: 'multipart/form-data' }],
-    ['no file, no consumes → urlencoded', { given: { op: { parameters: [{ name: 'a', in: 'formData', type: 'string' }] } }, want: 'application/x-www-form-urlencoded' }],
+    [
+      'no file, multipart consumes → multipart',
+      {
+        given: { op: { consumes: ['multipart/form-data'], parameters: [{ name: 'a', in: 'formData', type: 'string' }] } },
+        want: 'multipart/form-data',
+      },
+    ],
+    [
+      'no file, no consumes → urlencoded',
+      { given: { op: { parameters: [{ name: 'a', in: 'formData', type: 'string' }] } }, want: 'application/x-www-form-urlencoded' },
+    ],
   ];
   it.each(formCases)('formData: %s', (_name, { given, want }) => {
     const op = convertOne(given.op);
@@ -399,7 +499,11 @@ describe('convertSwagger2: bodies', () => {
     const op = convertOne({ parameters: [{ name: 'files', in: 'formData', type: 'array', items: { type: 'file' } }] });
     expect(op.requestBody).toEqual({
       required: false,
-      content: { 'multipart/form-data': { schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } } } } },
+      content: {
+        'multipart/form-data': {
+          schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } } },
+        },
+      },
     });
   });
 });
@@ -407,30 +511,48 @@ describe('convertSwagger2: bodies', () => {
 describe('convertSwagger2: securityDefinitions', () => {
   const cases: [string, { given: JsonObject; want: JsonObject }][] = [
     ['basic', { given: { type: 'basic' }, want: { type: 'http', scheme: 'basic' } }],
-    ['apiKey in a header', { given: { type: 'apiKey', name: 'X-API-Key', in: 'header' }, want: { type: 'apiKey', name: 'X-API-Key', in: 'header' } }],
+    [
+      'apiKey in a header',
+      { given: { type: 'apiKey', name: 'X-API-Key', in: 'header' }, want: { type: 'apiKey', name: 'X-API-Key', in: 'header' } },
+    ],
     ['apiKey in the query', { given: { type: 'apiKey', name: 'key', in: 'query' }, want: { type: 'apiKey', name: 'key', in: 'query' } }],
     [
       'oauth2 implicit',
-      { given: { type: 'oauth2', flow: 'implicit', authorizationUrl: 'https://a/authorize', scopes: { r: 'read' } }, want: { type: 'oauth2', flows: { implicit: { authorizationUrl: 'https://a/authorize', scopes: { r: 'read' } } } } },
+      {
+        given: { type: 'oauth2', flow: 'implicit', authorizationUrl: 'https://a/authorize', scopes: { r: 'read' } },
+        want: { type: 'oauth2', flows: { implicit: { authorizationUrl: 'https://a/authorize', scopes: { r: 'read' } } } },
+      },
     ],
     [
       'oauth2 accessCode → authorizationCode',
       {
         given: { type: 'oauth2', flow: 'accessCode', authorizationUrl: 'https://a/authorize', tokenUrl: 'https://a/token', scopes: {} },
-        want: { type: 'oauth2', flows: { authorizationCode: { authorizationUrl: 'https://a/authorize', tokenUrl: 'https://a/token', scopes: {} } } },
+        want: {
+          type: 'oauth2',
+          flows: { authorizationCode: { authorizationUrl: 'https://a/authorize', tokenUrl: 'https://a/token', scopes: {} } },
+        },
       },
     ],
     [
       'oauth2 application → clientCredentials',
-      { given: { type: 'oauth2', flow: 'application', tokenUrl: 'https://a/token', scopes: {} }, want: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://a/token', scopes: {} } } } },
+      {
+        given: { type: 'oauth2', flow: 'application', tokenUrl: 'https://a/token', scopes: {} },
+        want: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://a/token', scopes: {} } } },
+      },
     ],
     [
       'oauth2 password',
-      { given: { type: 'oauth2', flow: 'password', tokenUrl: 'https://a/token' }, want: { type: 'oauth2', flows: { password: { tokenUrl: 'https://a/token', scopes: {} } } } },
+      {
+        given: { type: 'oauth2', flow: 'password', tokenUrl: 'https://a/token' },
+        want: { type: 'oauth2', flows: { password: { tokenUrl: 'https://a/token', scopes: {} } } },
+      },
     ],
     [
       'the description is carried over',
-      { given: { type: 'apiKey', name: 'k', in: 'header', description: 'Get a key at https://example.com/keys' }, want: { type: 'apiKey', name: 'k', in: 'header', description: 'Get a key at https://example.com/keys' } },
+      {
+        given: { type: 'apiKey', name: 'k', in: 'header', description: 'Get a key at https://example.com/keys' },
+        want: { type: 'apiKey', name: 'k', in: 'header', description: 'Get a key at https://example.com/keys' },
+      },
     ],
   ];
   it.each(cases)('%s', (_name, { given, want }) => {

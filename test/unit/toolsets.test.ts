@@ -30,7 +30,11 @@ describe('toolsetOf', () => {
 
 describe('servedTable', () => {
   it('lists the Petstore toolsets with their sizes', () => {
-    expect([...toolsetSizes(petstore)]).toEqual([['pet', 8], ['store', 4], ['user', 8]]);
+    expect([...toolsetSizes(petstore)]).toEqual([
+      ['pet', 8],
+      ['store', 4],
+      ['user', 8],
+    ]);
   });
 
   it('serves only the chosen toolsets', () => {
@@ -40,7 +44,10 @@ describe('servedTable', () => {
 
   it('read-only keeps GET and HEAD tools only, and combines with toolsets', () => {
     const served = servedTable(petstore, { toolsets: ['store'], readOnly: true });
-    expect(served.tools.map((t) => [t.name, t.http.method])).toEqual([['getInventory', 'GET'], ['getOrderById', 'GET']]);
+    expect(served.tools.map((t) => [t.name, t.http.method])).toEqual([
+      ['getInventory', 'GET'],
+      ['getOrderById', 'GET'],
+    ]);
     expect(servedTable(petstore, { toolsets: [], readOnly: true }).tools.every((t) => t.http.method === 'GET')).toBe(true);
   });
 
@@ -51,7 +58,9 @@ describe('servedTable', () => {
 
   it('an unknown toolset is an error that lists the known ones', () => {
     expect(() => servedTable(petstore, { toolsets: ['pets'], readOnly: false })).toThrow(ToolsetError);
-    expect(() => servedTable(petstore, { toolsets: ['pets'], readOnly: false })).toThrow('--toolsets: no toolset "pets" (known: pet (8), store (4), user (8))');
+    expect(() => servedTable(petstore, { toolsets: ['pets'], readOnly: false })).toThrow(
+      '--toolsets: no toolset "pets" (known: pet (8), store (4), user (8))',
+    );
   });
 
   it('keeps only the pinned tools still served', () => {
@@ -70,13 +79,24 @@ describe('toolsets named at generation', () => {
   const op = (operationId: string, tags: string[] = [], extra: object = {}) => ({ operationId, tags, responses: {}, ...extra });
   const spec = doc({
     '/pets': { get: op('listPets', ['pet']), post: op('addPet', ['pet'], { 'x-mcp': { toolset: 'Pet Admin' } }) },
-    '/stores/{id}': { 'x-mcp': { toolset: 'shops' }, get: op('getStore', ['store']), delete: op('deleteStore', ['store'], { 'x-mcp': { toolset: 'danger' } }) },
+    '/stores/{id}': {
+      'x-mcp': { toolset: 'shops' },
+      get: op('getStore', ['store']),
+      delete: op('deleteStore', ['store'], { 'x-mcp': { toolset: 'danger' } }),
+    },
     '/v1/users': { get: op('listUsers') },
   });
-  const toolsets = (options: Parameters<typeof buildModel>[1]) => Object.fromEntries(buildModel(spec, options).table.tools.map((t) => [t.name, t.toolset]));
+  const toolsets = (options: Parameters<typeof buildModel>[1]) =>
+    Object.fromEntries(buildModel(spec, options).table.tools.map((t) => [t.name, t.toolset]));
 
   it('by default: the first tag, else the path; x-mcp on the operation, else on its path, names another', () => {
-    expect(toolsets({ maxDescriptionLength: 1000 })).toEqual({ listPets: 'pet', addPet: 'pet-admin', getStore: 'shops', deleteStore: 'danger', listUsers: 'users' });
+    expect(toolsets({ maxDescriptionLength: 1000 })).toEqual({
+      listPets: 'pet',
+      addPet: 'pet-admin',
+      getStore: 'shops',
+      deleteStore: 'danger',
+      listUsers: 'users',
+    });
   });
 
   it('the config file wins over x-mcp: per operation first, then its toolsets rules in order', () => {
@@ -90,8 +110,12 @@ describe('toolsets named at generation', () => {
 
   it('a toolset name without a letter or digit, or a rule of the wrong shape, is refused in one line', () => {
     expect(() => checkOptions({ toolsets: { '--': { tags: ['a'] } } }, 'c.yaml')).toThrow(OptionsError);
-    expect(() => checkOptions({ toolsets: { ok: { tag: ['a'] } } }, 'c.yaml')).toThrow(/c\.yaml: "toolsets"\."ok"\.tag: expected tags, paths or operations/);
-    expect(() => checkOptions({ tools: { x: { toolset: '' } } }, 'c.yaml')).toThrow(/"tools"\."x"\.toolset: a toolset name needs a letter or digit/);
+    expect(() => checkOptions({ toolsets: { ok: { tag: ['a'] } } }, 'c.yaml')).toThrow(
+      /c\.yaml: "toolsets"\."ok"\.tag: expected tags, paths or operations/,
+    );
+    expect(() => checkOptions({ tools: { x: { toolset: '' } } }, 'c.yaml')).toThrow(
+      /"tools"\."x"\.toolset: a toolset name needs a letter or digit/,
+    );
   });
 
   it("GitHub: every tool's toolset is its first tag", async () => {

@@ -3,7 +3,19 @@
 // temporary folders; the last checks run the built CLI as a child process.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +48,14 @@ const FILES: GeneratedFile[] = [
 ];
 
 function write(out: string, options: Partial<WriteOptions> = {}, files = FILES): WritePlan {
-  return writeProject(out, files, { force: false, check: false, dryRun: false, generator: 'mcp-gen@test', specName: 'spec.yaml', ...options });
+  return writeProject(out, files, {
+    force: false,
+    check: false,
+    dryRun: false,
+    generator: 'mcp-gen@test',
+    specName: 'spec.yaml',
+    ...options,
+  });
 }
 
 /** Generates FILES into `out`, then lets `change` edit the manifest's file list. */
@@ -81,7 +100,9 @@ describe('a tampered manifest cannot reach outside the output folder', () => {
     const before = snapshot(out);
     const error = thrown(() => write(out));
     expect(error).toBeInstanceOf(OutputError);
-    expect(error.message).toBe('.mcp-gen.json lists "../outside/victim", which is outside the output folder; delete .mcp-gen.json to start afresh');
+    expect(error.message).toBe(
+      '.mcp-gen.json lists "../outside/victim", which is outside the output folder; delete .mcp-gen.json to start afresh',
+    );
     expect(readFileSync(victim, 'utf8')).toBe('precious\n');
     expect(snapshot(out)).toEqual(before);
     // --force does not change that
@@ -136,7 +157,11 @@ describe('links inside the output folder are refused, never followed', () => {
 
   it('a dangling link where a new file goes does not create its target', () => {
     const { out, outside } = fresh();
-    write(out, {}, FILES.filter((f) => f.path !== 'Dockerfile'));
+    write(
+      out,
+      {},
+      FILES.filter((f) => f.path !== 'Dockerfile'),
+    );
     symlinkSync(join(outside, 'planted'), join(out, 'Dockerfile'));
     expect(thrown(() => write(out, { force: true })).message).toBe('Dockerfile is a symbolic link; mcp-gen does not write through links');
     expect(existsSync(join(outside, 'planted'))).toBe(false);
@@ -150,7 +175,9 @@ describe('links inside the output folder are refused, never followed', () => {
     rmSync(join(out, MANIFEST));
     symlinkSync(elsewhere, join(out, MANIFEST));
     const before = readFileSync(elsewhere, 'utf8');
-    expect(thrown(() => write(out, { generator: 'mcp-gen@next' })).message).toBe('.mcp-gen.json is a symbolic link; mcp-gen does not write through links');
+    expect(thrown(() => write(out, { generator: 'mcp-gen@next' })).message).toBe(
+      '.mcp-gen.json is a symbolic link; mcp-gen does not write through links',
+    );
     expect(readFileSync(elsewhere, 'utf8')).toBe(before);
   });
 
@@ -209,10 +236,16 @@ describe('a file the manifest does not list belongs to the user', () => {
 
   it('names every such file', () => {
     const { out } = fresh();
-    write(out, {}, FILES.filter((f) => f.owner === 'user'));
+    write(
+      out,
+      {},
+      FILES.filter((f) => f.owner === 'user'),
+    );
     writeFileSync(join(out, 'README.md'), 'mine\n');
     writeFileSync(join(out, 'Dockerfile'), 'mine too\n');
-    expect(thrown(() => write(out)).message).toBe('README.md, Dockerfile exist and were not written by mcp-gen; move them away or pass --force');
+    expect(thrown(() => write(out)).message).toBe(
+      'README.md, Dockerfile exist and were not written by mcp-gen; move them away or pass --force',
+    );
   });
 
   it('--check counts it as drift and --dry-run says a real run would stop, both writing nothing', () => {
@@ -223,7 +256,10 @@ describe('a file the manifest does not list belongs to the user', () => {
     expect(write(out, { check: true }).updated).toContain('Dockerfile');
     const dry = write(out, { dryRun: true });
     expect(dry.updated).not.toContain('Dockerfile');
-    expect(dry.kept).toContainEqual({ path: 'Dockerfile', reason: 'exists and was not written by mcp-gen: a real run stops here unless --force' });
+    expect(dry.kept).toContainEqual({
+      path: 'Dockerfile',
+      reason: 'exists and was not written by mcp-gen: a real run stops here unless --force',
+    });
     expect(snapshot(out)).toEqual(before);
   });
 
@@ -281,7 +317,9 @@ describe('a config file may not set force, nor aim out at the user’s folders',
     const { file } = config('mcp-gen.config.json', JSON.stringify({ out }));
     const error = thrown(() => readConfigFile(file));
     expect(error).toBeInstanceOf(OptionsError);
-    expect(error.message).toBe(`${file}: "out" must be a folder inside the config file's folder; give any other with --out on the command line`);
+    expect(error.message).toBe(
+      `${file}: "out" must be a folder inside the config file's folder; give any other with --out on the command line`,
+    );
   });
 
   it('refuses an out that is a link leading outside', () => {
@@ -316,7 +354,9 @@ describe('through the built CLI', () => {
     writeFileSync(join(out, MANIFEST), JSON.stringify(manifest));
     const r = cli([PETSTORE, '--out', out, '--force'], sandbox);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('mcp-gen: error: .mcp-gen.json lists "../outside/victim", which is outside the output folder; delete .mcp-gen.json to start afresh\n');
+    expect(r.stderr).toBe(
+      'mcp-gen: error: .mcp-gen.json lists "../outside/victim", which is outside the output folder; delete .mcp-gen.json to start afresh\n',
+    );
     expect(readFileSync(victim, 'utf8')).toBe('precious\n');
   });
 

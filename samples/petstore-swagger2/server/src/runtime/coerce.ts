@@ -39,7 +39,11 @@ function coerceScalar(value: unknown, types: string[]): unknown {
 }
 
 /** The arguments with top-level scalars converted where unambiguous; the input is not changed. */
-export function coerceArguments(args: Record<string, unknown>, inputSchema: JsonSchema, defs: Record<string, JsonSchema>): Record<string, unknown> {
+export function coerceArguments(
+  args: Record<string, unknown>,
+  inputSchema: JsonSchema,
+  defs: Record<string, JsonSchema>,
+): Record<string, unknown> {
   const properties = (inputSchema.properties ?? {}) as Record<string, JsonSchema>;
   let out: Record<string, unknown> | undefined;
   for (const [name, value] of Object.entries(args)) {

@@ -65,7 +65,9 @@ function bearerCheck(token: string | undefined): (req: IncomingMessage, res: Ser
       'content-type': 'application/json',
       'www-authenticate': given === undefined ? 'Bearer realm="mcp"' : 'Bearer realm="mcp", error="invalid_token"',
     });
-    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Unauthorized: send Authorization: Bearer <token>' }, id: null }));
+    res.end(
+      JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Unauthorized: send Authorization: Bearer <token>' }, id: null }),
+    );
     return false;
   };
 }
@@ -83,7 +85,12 @@ export function claimSession(req: IncomingMessage, res: ServerResponse, config: 
   const client = req.socket.remoteAddress ?? 'unknown';
   const open = sessionsByClient.get(client) ?? 0;
   if (open >= config.maxSessionsPerClient) {
-    jsonRpcError(res, 429, -32000, `Too many open sessions from ${client} (${config.maxSessionsPerClient}); close one (DELETE /mcp, or end the SSE stream) or wait for it to go idle`);
+    jsonRpcError(
+      res,
+      429,
+      -32000,
+      `Too many open sessions from ${client} (${config.maxSessionsPerClient}); close one (DELETE /mcp, or end the SSE stream) or wait for it to go idle`,
+    );
     return undefined;
   }
   sessionsByClient.set(client, open + 1);
@@ -160,7 +167,9 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
   // streams (GET /mcp, GET /sse): they carry no call of their own and would never end.
   const inFlight = new Set<ServerResponse>();
   if (!isLoopback(config.host) && config.authToken === undefined) {
-    log.warn(`serving on ${config.host} without MCP_AUTH_TOKEN (--allow-unauthenticated): anyone who reaches this port calls the API with its credentials`);
+    log.warn(
+      `serving on ${config.host} without MCP_AUTH_TOKEN (--allow-unauthenticated): anyone who reaches this port calls the API with its credentials`,
+    );
   }
   const server = createServer(
     {

@@ -30,7 +30,11 @@ export type Structurer = (json: unknown) => Record<string, unknown> | undefined 
 
 /** Without an outputSchema: objects as they are, other JSON values wrapped. */
 export const plainStructure: Structurer = (json) =>
-  json === NO_JSON || json === NOTHING ? undefined : typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : { result: json };
+  json === NO_JSON || json === NOTHING
+    ? undefined
+    : typeof json === 'object' && json !== null && !Array.isArray(json)
+      ? (json as Record<string, unknown>)
+      : { result: json };
 
 /** A compiled outputSchema check: true when the value fits; `describe` says how it does not. */
 export interface OutputCheck {

@@ -64,7 +64,8 @@ export function createLister(
   full: { input(tool: ToolSpec): JsonSchema; output(tool: ToolSpec): JsonSchema | undefined },
 ): Lister {
   const sizes = new Map<string, number>();
-  const defSize = (key: string) => sizes.get(key) ?? (sizes.set(key, JSON.stringify(table.defs[key] ?? {}).length), sizes.get(key) as number);
+  const defSize = (key: string) =>
+    sizes.get(key) ?? (sizes.set(key, JSON.stringify(table.defs[key] ?? {}).length), sizes.get(key) as number);
   const cache = new Map<string, ListedTool>();
   const base = (t: ToolSpec): ListedTool => ({
     name: t.name,
@@ -77,7 +78,11 @@ export function createLister(
   const adapt = (tool: ListedTool): ListedTool => {
     if (profile === 'full') return tool;
     const { outputSchema, ...rest } = tool;
-    const listed: ListedTool = { ...rest, description: firstParagraph(tool.description), inputSchema: toProfile(tool.inputSchema, profile, true) };
+    const listed: ListedTool = {
+      ...rest,
+      description: firstParagraph(tool.description),
+      inputSchema: toProfile(tool.inputSchema, profile, true),
+    };
     if (outputSchema && profile === 'portable') listed.outputSchema = shallowWithin(toProfile(outputSchema, profile, true), OUTPUT_BYTES);
     return listed;
   };
@@ -103,7 +108,20 @@ export function createLister(
 // Walking schemas: only subschema positions, never values (an enum of objects is data).
 
 const MAP_KEYS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
-const ONE_KEYS = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems', 'contentSchema'];
+const ONE_KEYS = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'additionalItems',
+  'unevaluatedItems',
+  'contentSchema',
+];
 const LIST_KEYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 /** Where `true`/`false` is a setting rather than a schema standing for "anything"/"nothing". */
 const BOOLEAN_SETTINGS = new Set(['additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems']);
@@ -137,7 +155,13 @@ class OverBudget extends Error {}
  * The schema with its `#/$defs/…` references replaced by what they name, up to `hops` deep
  * and `budget` bytes of shared schemas; deeper (or recursive) ones become stubs.
  */
-function expand(schema: JsonSchema, defs: Record<string, JsonSchema>, defSize: (key: string) => number, hops: number, budget: number): JsonSchema {
+function expand(
+  schema: JsonSchema,
+  defs: Record<string, JsonSchema>,
+  defSize: (key: string) => number,
+  hops: number,
+  budget: number,
+): JsonSchema {
   let spent = 0;
   const visit = (node: unknown, depth: number, stack: string[]): unknown => {
     if (!isSchema(node)) return node;
@@ -158,7 +182,11 @@ function expand(schema: JsonSchema, defs: Record<string, JsonSchema>, defSize: (
       // side by side when they cannot interact with the target's, else through allOf.
       const both = sharedTypes(target.type, rest.type);
       const mergeable = Object.entries(rest).every(([k, v]) =>
-        k === 'type' ? both !== undefined : ANNOTATIONS.has(k) || !(k in target) ? !INTERACTING.has(k) || !Object.keys(target).some((t) => INTERACTING.has(t)) : JSON.stringify(target[k]) === JSON.stringify(v),
+        k === 'type'
+          ? both !== undefined
+          : ANNOTATIONS.has(k) || !(k in target)
+            ? !INTERACTING.has(k) || !Object.keys(target).some((t) => INTERACTING.has(t))
+            : JSON.stringify(target[k]) === JSON.stringify(v),
       );
       return mergeable ? { ...target, ...rest, ...(both !== undefined ? { type: both } : {}) } : { allOf: [target, rest] };
     }
@@ -169,7 +197,22 @@ function expand(schema: JsonSchema, defs: Record<string, JsonSchema>, defSize: (
 
 const ANNOTATIONS = new Set(['description', 'title', 'default', 'examples', 'example', 'deprecated', 'readOnly', 'writeOnly', '$comment']);
 /** Keywords whose meaning depends on their neighbours: never merged side by side. */
-const INTERACTING = new Set(['properties', 'patternProperties', 'additionalProperties', 'unevaluatedProperties', 'items', 'prefixItems', 'additionalItems', 'unevaluatedItems', 'if', 'then', 'else', 'contains', 'minContains', 'maxContains']);
+const INTERACTING = new Set([
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'unevaluatedItems',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'minContains',
+  'maxContains',
+]);
 
 /** The types both `type` keywords allow (either may be absent: no limit); undefined when none. */
 function sharedTypes(a: unknown, b: unknown): unknown {
@@ -200,17 +243,68 @@ function expandWithin(schema: JsonSchema, defs: Record<string, JsonSchema>, defS
 const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
 /** Keywords that make a schema constrain something (what inspector --strict looks for). */
 const CONSTRAINING = new Set([
-  'type', 'enum', 'const', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength',
-  'pattern', 'format', 'contentMediaType', 'contentEncoding', 'contentSchema', 'maxItems', 'minItems', 'uniqueItems', 'maxContains',
-  'minContains', 'maxProperties', 'minProperties', 'required', 'dependentRequired', 'allOf', 'anyOf', 'oneOf', 'not', 'items',
-  'prefixItems', 'contains', 'additionalItems', 'unevaluatedItems', 'properties', 'patternProperties', 'additionalProperties',
-  'unevaluatedProperties', 'propertyNames', 'dependentSchemas', 'dependencies',
+  'type',
+  'enum',
+  'const',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'format',
+  'contentMediaType',
+  'contentEncoding',
+  'contentSchema',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxContains',
+  'minContains',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'dependentRequired',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'items',
+  'prefixItems',
+  'contains',
+  'additionalItems',
+  'unevaluatedItems',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'propertyNames',
+  'dependentSchemas',
+  'dependencies',
 ]);
 /** Listing noise: never helps a model choose or fill a tool. */
-const DROPPED = new Set(['examples', 'example', '$schema', '$id', '$comment', '$anchor', 'readOnly', 'writeOnly', 'xml', 'externalDocs', 'discriminator']);
+const DROPPED = new Set([
+  'examples',
+  'example',
+  '$schema',
+  '$id',
+  '$comment',
+  '$anchor',
+  'readOnly',
+  'writeOnly',
+  'xml',
+  'externalDocs',
+  'discriminator',
+]);
 
 const typeList = (node: JsonSchema): string[] | undefined =>
-  typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? (node.type as unknown[]).filter((t): t is string => typeof t === 'string' && JSON_TYPES.includes(t)) : undefined;
+  typeof node.type === 'string'
+    ? [node.type]
+    : Array.isArray(node.type)
+      ? (node.type as unknown[]).filter((t): t is string => typeof t === 'string' && JSON_TYPES.includes(t))
+      : undefined;
 
 /** Descriptions cut, noise dropped, vendor keys dropped: what every compact profile starts from. */
 function compact(node: JsonSchema): JsonSchema {
@@ -253,7 +347,8 @@ function typeOnly(schema: unknown): JsonSchema {
   if (!isSchema(schema)) return ANY_PORTABLE();
   if (typeof schema.type === 'string') return { type: schema.type };
   const branches = Array.isArray(schema.anyOf) ? schema.anyOf : [];
-  if (branches.length && branches.every((b) => isSchema(b) && typeof b.type === 'string' && Object.keys(b).length === 1)) return { anyOf: branches };
+  if (branches.length && branches.every((b) => isSchema(b) && typeof b.type === 'string' && Object.keys(b).length === 1))
+    return { anyOf: branches };
   return ANY_PORTABLE();
 }
 
@@ -300,7 +395,8 @@ function flatten(node: JsonSchema): JsonSchema {
       if (!isSchema(part)) continue;
       const branch = flatten(compact(part));
       if (isSchema(branch.properties)) out.properties = { ...branch.properties, ...(isSchema(out.properties) ? out.properties : {}) };
-      if (Array.isArray(branch.required)) out.required = [...new Set([...(Array.isArray(out.required) ? out.required : []), ...branch.required])];
+      if (Array.isArray(branch.required))
+        out.required = [...new Set([...(Array.isArray(out.required) ? out.required : []), ...branch.required])];
       for (const [key, value] of Object.entries(branch)) if (!(key in out) && key !== 'properties' && key !== 'required') out[key] = value;
     }
   }
@@ -315,7 +411,13 @@ function flatten(node: JsonSchema): JsonSchema {
 function requiredVariants(node: JsonSchema, type: string | undefined): JsonSchema[] | undefined {
   if (!Array.isArray(node.anyOf) || !(type === 'object' || (type === undefined && isSchema(node.properties)))) return undefined;
   const branches = node.anyOf as unknown[];
-  if (!branches.every((b) => isSchema(b) && Array.isArray(b.required) && Object.keys(b).every((k) => k === 'required' || k === 'description' || k === 'title'))) return undefined;
+  if (
+    !branches.every(
+      (b) =>
+        isSchema(b) && Array.isArray(b.required) && Object.keys(b).every((k) => k === 'required' || k === 'description' || k === 'title'),
+    )
+  )
+    return undefined;
   const { anyOf: _anyOf, description: _description, ...rest } = node;
   const base = Array.isArray(node.required) ? (node.required as string[]) : [];
   return branches.map((b) => ({ ...rest, type: 'object', required: [...new Set([...base, ...((b as JsonSchema).required as string[])])] }));
@@ -374,7 +476,7 @@ function strictSchema(raw: unknown, level: number, budget: { enums: number }): J
   const out: JsonSchema = { type, ...about };
   if (node.const !== undefined) out.const = node.const;
   if (Array.isArray(node.enum)) {
-    const values = node.enum.filter((v) => v === null ? type === 'null' : typeof v === (type === 'integer' ? 'number' : type));
+    const values = node.enum.filter((v) => (v === null ? type === 'null' : typeof v === (type === 'integer' ? 'number' : type)));
     if (values.length && budget.enums + values.length <= STRICT_ENUMS) {
       budget.enums += values.length;
       out.enum = values;
@@ -391,7 +493,8 @@ function strictSchema(raw: unknown, level: number, budget: { enums: number }): J
   if (type === 'object') {
     const properties = isSchema(node.properties) ? node.properties : {};
     const names = Object.keys(properties);
-    if (level > 0 && (names.length === 0 || level >= STRICT_DEPTH)) return jsonText(node.description, names.length ? 'an object' : 'a JSON object');
+    if (level > 0 && (names.length === 0 || level >= STRICT_DEPTH))
+      return jsonText(node.description, names.length ? 'an object' : 'a JSON object');
     const required = new Set(Array.isArray(node.required) ? node.required : []);
     const listed: JsonSchema = {};
     for (const name of names) {
@@ -413,7 +516,11 @@ const acceptsNull = (schema: JsonSchema): boolean =>
 
 // gemini -----------------------------------------------------------------------------------
 
-const GEMINI_FORMATS: Record<string, string[]> = { string: ['enum', 'date-time'], number: ['float', 'double'], integer: ['int32', 'int64'] };
+const GEMINI_FORMATS: Record<string, string[]> = {
+  string: ['enum', 'date-time'],
+  number: ['float', 'double'],
+  integer: ['int32', 'int64'],
+};
 const GEMINI_KEYS: Record<string, string[]> = {
   string: ['minLength', 'maxLength', 'pattern'],
   number: ['minimum', 'maximum'],
@@ -433,7 +540,11 @@ function geminiSchema(raw: unknown, top: boolean): JsonSchema {
   types = types.filter((t) => t !== 'null');
   if (types.length > 1) {
     const { type: _type, ...rest } = node;
-    return { ...about, anyOf: types.map((type) => geminiSchema({ ...rest, type, description: undefined }, false)), ...(nullable ? { nullable: true } : {}) };
+    return {
+      ...about,
+      anyOf: types.map((type) => geminiSchema({ ...rest, type, description: undefined }, false)),
+      ...(nullable ? { nullable: true } : {}),
+    };
   }
   let type = types[0];
   const variants = requiredVariants(node, type);
@@ -446,7 +557,8 @@ function geminiSchema(raw: unknown, top: boolean): JsonSchema {
       return { ...about, anyOf: branches.map((b) => geminiSchema(b, false)), ...(nullable ? { nullable: true } : {}) };
     }
     if (isSchema(node.properties)) type = 'object';
-    else if (typeof node.const === 'string' || (Array.isArray(node.enum) && node.enum.every((v) => typeof v === 'string' || v === null))) type = 'string';
+    else if (typeof node.const === 'string' || (Array.isArray(node.enum) && node.enum.every((v) => typeof v === 'string' || v === null)))
+      type = 'string';
     else if (hasTypeNull(node)) type = 'string';
     else return { ...about, ...ANY_GEMINI() };
   }
@@ -458,10 +570,13 @@ function geminiSchema(raw: unknown, top: boolean): JsonSchema {
     if (strings.length) out.enum = strings;
   } else if (Array.isArray(node.enum) && node.enum.length <= 20) {
     // Gemini takes enums of strings only: other values are said in words
-    out.description = firstParagraph(`${about.description ? `${firstParagraph(about.description, 150)} ` : ''}One of: ${node.enum.map((v) => JSON.stringify(v)).join(', ')}.`);
+    out.description = firstParagraph(
+      `${about.description ? `${firstParagraph(about.description, 150)} ` : ''}One of: ${node.enum.map((v) => JSON.stringify(v)).join(', ')}.`,
+    );
   }
   if (typeof node.format === 'string' && GEMINI_FORMATS[type]?.includes(node.format)) out.format = node.format;
-  for (const key of GEMINI_KEYS[type] ?? []) if (typeof node[key] === 'number' || (key === 'pattern' && typeof node[key] === 'string')) out[key] = node[key];
+  for (const key of GEMINI_KEYS[type] ?? [])
+    if (typeof node[key] === 'number' || (key === 'pattern' && typeof node[key] === 'string')) out[key] = node[key];
   if (type === 'array') out.items = geminiSchema(Array.isArray(node.items) ? node.items[0] : node.items, false);
   if (type === 'object') {
     const properties = isSchema(node.properties) ? node.properties : {};

@@ -25,7 +25,8 @@ const NOISE_SEGMENT = /^(v\d+([._-]\d+)*[a-z]*\d*|api|apis|rest)$/i;
  */
 export function defaultToolset(tags: string[] | undefined, path: string): string {
   const parts = path.split('/').filter((part) => part !== '' && !part.includes('{'));
-  const source = tags?.find((t) => toolsetSlug(t) !== '') ?? parts.find((part) => !NOISE_SEGMENT.test(part) && toolsetSlug(part) !== '') ?? 'root';
+  const source =
+    tags?.find((t) => toolsetSlug(t) !== '') ?? parts.find((part) => !NOISE_SEGMENT.test(part) && toolsetSlug(part) !== '') ?? 'root';
   return toolsetSlug(source) || 'root';
 }
 
@@ -50,9 +51,13 @@ export function servedTable(table: ToolTable, choice: { toolsets: string[]; read
   const known = toolsetSizes(table);
   const unknown = wanted.filter((t) => !known.has(t));
   if (unknown.length) {
-    throw new ToolsetError(`--toolsets: no toolset ${unknown.map((t) => JSON.stringify(t)).join(', ')} (known: ${[...known].map(([name, n]) => `${name} (${n})`).join(', ')})`);
+    throw new ToolsetError(
+      `--toolsets: no toolset ${unknown.map((t) => JSON.stringify(t)).join(', ')} (known: ${[...known].map(([name, n]) => `${name} (${n})`).join(', ')})`,
+    );
   }
-  const tools = table.tools.filter((t) => (wanted.length === 0 || wanted.includes(toolsetOf(t))) && (!choice.readOnly || t.annotations.readOnlyHint === true));
+  const tools = table.tools.filter(
+    (t) => (wanted.length === 0 || wanted.includes(toolsetOf(t))) && (!choice.readOnly || t.annotations.readOnlyHint === true),
+  );
   const names = new Set(tools.map((t) => t.name));
   return { ...table, tools, ...(table.serve ? { serve: { ...table.serve, pinned: table.serve.pinned.filter((n) => names.has(n)) } } : {}) };
 }
@@ -75,7 +80,12 @@ export function toolsetMetaTools(table: ToolTable): ListedTool[] {
       name: ENABLE_TOOLSET,
       title: 'Enable a toolset',
       description: 'Add the tools of one toolset to this session; the tool list then changes.',
-      inputSchema: { type: 'object', properties: { toolset: { type: 'string', enum: names } }, required: ['toolset'], additionalProperties: false },
+      inputSchema: {
+        type: 'object',
+        properties: { toolset: { type: 'string', enum: names } },
+        required: ['toolset'],
+        additionalProperties: false,
+      },
       annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
     },
   ];

@@ -78,7 +78,12 @@ export const USAGE = [
 
 /** Every server option and its kind, for parseArgs (and for `mcp-gen serve`, which splits its arguments by it). */
 export const SERVER_OPTIONS: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {
-  ...Object.fromEntries(SETTINGS.map((s) => [s.flag, s.value === undefined ? { type: 'boolean' as const } : { type: 'string' as const, ...(s.multiple ? { multiple: true } : {}) }])),
+  ...Object.fromEntries(
+    SETTINGS.map((s) => [
+      s.flag,
+      s.value === undefined ? { type: 'boolean' as const } : { type: 'string' as const, ...(s.multiple ? { multiple: true } : {}) },
+    ]),
+  ),
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -121,7 +126,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
   if (toolMode !== undefined && toolMode !== 'direct' && toolMode !== 'toolsets' && toolMode !== 'dynamic') {
     throw new ConfigError(`--tools must be direct, toolsets or dynamic (got "${toolMode}")`);
   }
-  if (dynamicToolsets && toolMode !== 'toolsets') throw new ConfigError(`--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools ${toolMode}`);
+  if (dynamicToolsets && toolMode !== 'toolsets')
+    throw new ConfigError(`--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools ${toolMode}`);
   const clientProfile = pick('client-profile') ?? 'portable';
   if (!(CLIENT_PROFILES as readonly string[]).includes(clientProfile)) {
     throw new ConfigError(`--client-profile must be ${CLIENT_PROFILES.join(', ')} (got "${clientProfile}")`);
@@ -150,11 +156,15 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
       // The value is a secret: messages name the place, never the text.
       const m = /^([A-Za-z0-9!#$%&'*+.^_`|~-]+):[ \t]*(.*?)[ \t]*$/.exec(line);
       if (!m) throw new ConfigError(`${where} must be "Name: value" with a valid header name`);
-      if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(m[2] as string)) throw new ConfigError(`${where}: the value contains a control character or a character an HTTP header cannot carry`);
+      if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(m[2] as string))
+        throw new ConfigError(`${where}: the value contains a control character or a character an HTTP header cannot carry`);
       return [m[1] as string, m[2] as string];
     });
   const list = (flag: string) =>
-    (pick(flag) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    (pick(flag) ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   const host = pick('host') ?? '127.0.0.1';
   const corsOrigins = list('cors-origins');
   const allowUnauthenticated = on('allow-unauthenticated');
@@ -163,10 +173,14 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
   // CORS `*` lets every web page the user visits drive a local server.
   if (transport !== 'stdio' && authToken === undefined && !allowUnauthenticated) {
     if (!isLoopback(host)) {
-      throw new ConfigError(`--host ${host} serves beyond loopback: set MCP_AUTH_TOKEN (or --auth-token), or pass --allow-unauthenticated (MCP_ALLOW_UNAUTHENTICATED=1) to accept the risk`);
+      throw new ConfigError(
+        `--host ${host} serves beyond loopback: set MCP_AUTH_TOKEN (or --auth-token), or pass --allow-unauthenticated (MCP_ALLOW_UNAUTHENTICATED=1) to accept the risk`,
+      );
     }
     if (corsOrigins.includes('*')) {
-      throw new ConfigError(`--cors-origins '*' lets any web page call this server: set MCP_AUTH_TOKEN (or --auth-token), or pass --allow-unauthenticated (MCP_ALLOW_UNAUTHENTICATED=1) to accept the risk`);
+      throw new ConfigError(
+        `--cors-origins '*' lets any web page call this server: set MCP_AUTH_TOKEN (or --auth-token), or pass --allow-unauthenticated (MCP_ALLOW_UNAUTHENTICATED=1) to accept the risk`,
+      );
     }
   }
   return {

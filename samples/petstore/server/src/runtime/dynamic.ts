@@ -52,7 +52,11 @@ export function metaTools(table: ToolTable): ListedTool[] {
         type: 'object',
         properties: {
           name: { type: 'string', description: 'Operation name.' },
-          arguments: { type: 'object', description: 'Arguments, as the operation\u2019s input schema describes them.', additionalProperties: true },
+          arguments: {
+            type: 'object',
+            description: 'Arguments, as the operation\u2019s input schema describes them.',
+            additionalProperties: true,
+          },
         },
         required: ['name'],
         additionalProperties: false,
@@ -69,7 +73,9 @@ const tokenize = (text: string): string[] =>
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((t) => t.length > 1)
-    .map((t) => (t.length > 4 && t.endsWith('ies') ? t.slice(0, -3) + 'y' : t.length > 3 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t));
+    .map((t) =>
+      t.length > 4 && t.endsWith('ies') ? t.slice(0, -3) + 'y' : t.length > 3 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t,
+    );
 
 interface Entry {
   tool: ToolSpec;

@@ -60,12 +60,7 @@ export function resolveServerUrl(server: ServerSpec, overrides?: Record<string, 
  * Build the request for one tool call. Only arguments present in `args` (and not
  * `undefined`) are sent; schema defaults are the server's business, not ours.
  */
-export function buildRequest(
-  http: HttpSpec,
-  args: Record<string, unknown>,
-  baseUrl: string,
-  options?: BuildOptions,
-): BuiltRequest {
+export function buildRequest(http: HttpSpec, args: Record<string, unknown>, baseUrl: string, options?: BuildOptions): BuiltRequest {
   const headers: Record<string, string> = {};
   const query: string[] = [];
   const cookies: string[] = [];
@@ -80,7 +75,10 @@ export function buildRequest(
     if (param.in === 'path') pathValues.set(param.name, { param, value });
     if (value === undefined) {
       if (param.required) {
-        throw new ArgumentError(param.arg, `required ${param.in} parameter is missing${given === undefined ? '' : ` (${JSON.stringify(given)} counts as no value)`}`);
+        throw new ArgumentError(
+          param.arg,
+          `required ${param.in} parameter is missing${given === undefined ? '' : ` (${JSON.stringify(given)} counts as no value)`}`,
+        );
       }
       continue;
     }
@@ -173,9 +171,7 @@ export function encodeValue(text: string): string {
  * not just how it looks.
  */
 function encodeReserved(text: string): string {
-  return encodeValue(text).replace(/%(3A|2F|3F|5B|5D|40|21|24|27|28|29|2A|2C|3B)/g, (escape) =>
-    decodeURIComponent(escape),
-  );
+  return encodeValue(text).replace(/%(3A|2F|3F|5B|5D|40|21|24|27|28|29|2A|2C|3B)/g, (escape) => decodeURIComponent(escape));
 }
 
 /** Query keys from the spec may contain brackets (`filter[status]`); keep those readable. */
@@ -271,8 +267,7 @@ function serializePath(param: ParamSpec, value: unknown): string {
     // `;color=blue,black,brown` / `;color=blue;color=black;color=brown` (explode) /
     // `;color=R,100,G,200,B,150` / `;R=100;G=200;B=150` (explode); empty `.` / `;color`.
     const prefix = style === 'label' ? '.' : ';';
-    const named = (key: string, text: string): string =>
-      style === 'matrix' ? (text === '' ? key : `${key}=${text}`) : text;
+    const named = (key: string, text: string): string => (style === 'matrix' ? (text === '' ? key : `${key}=${text}`) : text);
     if (Array.isArray(value)) {
       const texts = items(value).map((v) => encodeValue(scalarText(v)));
       if (explode) return texts.map((text) => prefix + named(name, text)).join('');
@@ -296,7 +291,10 @@ function serializePath(param: ParamSpec, value: unknown): string {
 
 /** RFC 6570 simple expansion, also used for headers (with identity encoding); `separator` for Swagger 2.0 lists. */
 function simpleValue(value: unknown, explode: boolean, encode: (text: string) => string, separator = ','): string {
-  if (Array.isArray(value)) return items(value).map((v) => encode(scalarText(v))).join(separator);
+  if (Array.isArray(value))
+    return items(value)
+      .map((v) => encode(scalarText(v)))
+      .join(separator);
   if (isPlainObject(value)) {
     const pairs = entries(value).map(([k, v]) => [encode(k), encode(scalarText(v))] as const);
     return explode ? pairs.map(([k, v]) => `${k}=${v}`).join(separator) : pairs.flat().join(separator);
@@ -360,9 +358,7 @@ function serializeHeader(param: ParamSpec, value: unknown): string | undefined {
   // are not URIs, and servers do not decode them. Swagger 2.0 header arrays may be `ssv`,
   // `tsv` or `pipes` (collectionFormat), joined by their separator.
   const text =
-    param.contentType !== undefined
-      ? contentText(param, value)
-      : simpleValue(value, param.explode, (t) => t, RAW_DELIMITERS[param.style]);
+    param.contentType !== undefined ? contentText(param, value) : simpleValue(value, param.explode, (t) => t, RAW_DELIMITERS[param.style]);
   // CR/LF would inject headers (response splitting); NUL is forbidden (RFC 9110 §5.5).
   // fetch also rejects code points above U+00FF; report that here with the argument name.
   if (/[\r\n\0]/.test(text)) throw new ArgumentError(param.arg, 'header value must not contain CR, LF or NUL');
@@ -414,9 +410,7 @@ function chooseMediaType(body: BodySpec, requested: string | undefined): string 
     return first;
   }
   const wanted = requested.trim().toLowerCase();
-  const match =
-    body.mediaTypes.find((m) => m.toLowerCase() === wanted) ??
-    body.mediaTypes.find((m) => essence(m) === essence(wanted));
+  const match = body.mediaTypes.find((m) => m.toLowerCase() === wanted) ?? body.mediaTypes.find((m) => essence(m) === essence(wanted));
   if (match === undefined) {
     throw new ArgumentError('contentType', `must be one of ${body.mediaTypes.join(', ')}, got "${requested}"`);
   }
@@ -482,7 +476,14 @@ function formBody(arg: string, value: Record<string, unknown>, encoding: Record<
     if (isUndefinedValue(field)) continue;
     const encoded = encoding[name];
     if (encoded?.style !== undefined) {
-      const param: ParamSpec = { arg: `${arg}.${name}`, name, in: 'query', style: encoded.style, explode: encoded.explode ?? encoded.style === 'form', required: false };
+      const param: ParamSpec = {
+        arg: `${arg}.${name}`,
+        name,
+        in: 'query',
+        style: encoded.style,
+        explode: encoded.explode ?? encoded.style === 'form',
+        required: false,
+      };
       if (encoded.allowReserved) param.allowReserved = true;
       pairs.push(...serializeQuery(param, field));
       continue;
@@ -514,7 +515,11 @@ interface Part {
  * bytes; an array is one part per item under the same name. With style/explode set (OAS 3.1
  * and Swagger 2.0 collectionFormat) the property is split like a form field instead.
  */
-function multipartBody(arg: string, value: Record<string, unknown>, encoding: Record<string, EncodingSpec>): { body: Uint8Array; contentType: string } {
+function multipartBody(
+  arg: string,
+  value: Record<string, unknown>,
+  encoding: Record<string, EncodingSpec>,
+): { body: Uint8Array; contentType: string } {
   const parts: Part[] = [];
   for (const [name, field] of entries(value)) {
     if (isUndefinedValue(field)) continue;
@@ -547,7 +552,11 @@ function multipartBody(arg: string, value: Record<string, unknown>, encoding: Re
       if (/^content-(type|disposition)$/i.test(header)) continue;
       head += `${header}: ${text}\r\n`;
     }
-    chunks.push(encoder.encode(`${head}\r\n`), typeof part.data === 'string' ? encoder.encode(part.data) : part.data, encoder.encode('\r\n'));
+    chunks.push(
+      encoder.encode(`${head}\r\n`),
+      typeof part.data === 'string' ? encoder.encode(part.data) : part.data,
+      encoder.encode('\r\n'),
+    );
   }
   chunks.push(encoder.encode(`--${boundary}--\r\n`));
   return { body: new Uint8Array(Buffer.concat(chunks)), contentType: `multipart/form-data; boundary=${boundary}` };
@@ -608,8 +617,7 @@ interface FilePart {
 function isFilePart(value: unknown): value is FilePart {
   if (!isPlainObject(value) || typeof value['content'] !== 'string') return false;
   return Object.entries(value).every(
-    ([k, v]) =>
-      k === 'content' || ((k === 'filename' || k === 'contentType') && (typeof v === 'string' || v === undefined)),
+    ([k, v]) => k === 'content' || ((k === 'filename' || k === 'contentType') && (typeof v === 'string' || v === undefined)),
   );
 }
 

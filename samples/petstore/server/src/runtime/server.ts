@@ -73,7 +73,8 @@ export function page(tools: Tool[], cursor: string | undefined, starts = pageSta
   if (cursor !== undefined) {
     const decoded = /^p(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
     start = decoded ? Number(decoded[1]) : -1;
-    if (!starts.includes(start)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor: list the tools again from the start');
+    if (!starts.includes(start))
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor: list the tools again from the start');
   }
   const next = starts[starts.indexOf(start) + 1];
   if (start === 0 && next === undefined) return { tools };
@@ -95,7 +96,9 @@ export function createServerFactory(
   const dynamicTools = options.mode === 'dynamic' ? metaListed(metaTools(table)) : undefined;
   let fixedList: Tool[] | undefined;
   const fixed = (): Tool[] =>
-    (fixedList ??= dynamicTools ? [...dynamicTools, ...table.tools.filter((t) => pinned.has(t.name)).map(listed)] : table.tools.map(listed));
+    (fixedList ??= dynamicTools
+      ? [...dynamicTools, ...table.tools.filter((t) => pinned.has(t.name)).map(listed)]
+      : table.tools.map(listed));
   let index: OperationIndex | undefined;
   let fixedStarts: number[] | undefined;
 
@@ -109,12 +112,19 @@ export function createServerFactory(
     };
     const server = new Server(
       { name: table.name, version: table.version, ...(table.title ? { title: table.title } : {}) },
-      { capabilities: { tools: toolsetTools ? { listChanged: true } : {}, logging: {} }, ...(table.instructions ? { instructions: table.instructions } : {}) },
+      {
+        capabilities: { tools: toolsetTools ? { listChanged: true } : {}, logging: {} },
+        ...(table.instructions ? { instructions: table.instructions } : {}),
+      },
     );
     server.setRequestHandler('tools/list', (request) => {
       const tools = toolsetTools ? [...toolsetTools, ...table.tools.filter(served).map(listed)] : fixed();
       const maxBytes = options.listPageBytes ?? LIST_PAGE_BYTES;
-      return page(tools, request.params?.cursor, toolsetTools ? pageStarts(tools, maxBytes) : (fixedStarts ??= pageStarts(tools, maxBytes)));
+      return page(
+        tools,
+        request.params?.cursor,
+        toolsetTools ? pageStarts(tools, maxBytes) : (fixedStarts ??= pageStarts(tools, maxBytes)),
+      );
     });
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name } = request.params;
@@ -132,13 +142,15 @@ export function createServerFactory(
         }
         const count = table.tools.filter(served).length + toolsetTools.length;
         const cap = count > CLIENT_TOOL_CAP ? ` ${count} tools are now listed: some clients refuse more than ${CLIENT_TOOL_CAP}.` : '';
-        return { content: [{ type: 'text', text: `Toolset ${wanted} is enabled: ${sizes.get(wanted)} tools; the tool list has changed.${cap}` }] };
+        return {
+          content: [{ type: 'text', text: `Toolset ${wanted} is enabled: ${sizes.get(wanted)} tools; the tool list has changed.${cap}` }],
+        };
       }
       // A failure inside a call is the tool's failure (isError), never the connection's.
       const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean): Promise<CallToolResult> =>
-        executor.call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised }).catch((error: unknown) =>
-          toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`),
-        );
+        executor
+          .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised })
+          .catch((error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`));
       if (dynamicTools) {
         const answer = await callMetaTool(name, args, {
           table,

@@ -22,7 +22,13 @@ export interface Setting {
 }
 
 export const SETTINGS: readonly Setting[] = [
-  { flag: 'transport', value: 'T', env: 'MCP_TRANSPORT', default: 'stdio', help: 'stdio | http (Streamable HTTP at /mcp) | sse (legacy, /sse) | http+sse (both)' },
+  {
+    flag: 'transport',
+    value: 'T',
+    env: 'MCP_TRANSPORT',
+    default: 'stdio',
+    help: 'stdio | http (Streamable HTTP at /mcp) | sse (legacy, /sse) | http+sse (both)',
+  },
   {
     flag: 'tools',
     value: 'M',
@@ -61,8 +67,20 @@ export const SETTINGS: readonly Setting[] = [
   { flag: 'base-url', value: 'URL', env: 'API_BASE_URL', default: 'from the spec', help: 'upstream API base URL' },
   { flag: 'timeout', value: 'MS', env: 'API_TIMEOUT_MS', default: '30000', help: 'upstream request timeout' },
   { flag: 'max-response-bytes', value: 'N', env: 'MCP_MAX_RESPONSE_BYTES', default: '262144', help: 'cut upstream bodies above N bytes' },
-  { flag: 'max-request-bytes', value: 'N', env: 'MCP_MAX_REQUEST_BYTES', default: '4194304', help: 'refuse MCP request bodies above N bytes' },
-  { flag: 'allowed-hosts', value: 'a,b', env: 'MCP_ALLOWED_HOSTS', default: 'loopback only', help: 'extra Host names accepted over HTTP (DNS-rebinding protection)' },
+  {
+    flag: 'max-request-bytes',
+    value: 'N',
+    env: 'MCP_MAX_REQUEST_BYTES',
+    default: '4194304',
+    help: 'refuse MCP request bodies above N bytes',
+  },
+  {
+    flag: 'allowed-hosts',
+    value: 'a,b',
+    env: 'MCP_ALLOWED_HOSTS',
+    default: 'loopback only',
+    help: 'extra Host names accepted over HTTP (DNS-rebinding protection)',
+  },
   { flag: 'allowed-origins', value: 'a,b', env: 'MCP_ALLOWED_ORIGINS', default: 'loopback only', help: 'extra Origins accepted over HTTP' },
   { flag: 'log-level', value: 'L', env: 'LOG_LEVEL', default: 'info', help: 'debug | info | warn | error | silent; logs go to stderr' },
   {
@@ -79,13 +97,25 @@ export const SETTINGS: readonly Setting[] = [
     value: 'H=S,...',
     env: 'MCP_AUTH_FROM_HEADERS',
     default: 'off',
-    help: 'take the credential of security scheme S from the MCP client\'s HTTP header H, per request',
+    help: "take the credential of security scheme S from the MCP client's HTTP header H, per request",
   },
-  { flag: 'cors-origins', value: 'a,b', env: 'MCP_CORS_ORIGINS', default: 'off', help: 'let browsers on these origins call the endpoint (* = any)' },
+  {
+    flag: 'cors-origins',
+    value: 'a,b',
+    env: 'MCP_CORS_ORIGINS',
+    default: 'off',
+    help: 'let browsers on these origins call the endpoint (* = any)',
+  },
   { flag: 'max-sessions', value: 'N', env: 'MCP_MAX_SESSIONS', default: '1000', help: 'most open sessions' },
   { flag: 'session-idle-ms', value: 'MS', env: 'MCP_SESSION_IDLE_MS', default: '1800000', help: 'close sessions unused this long' },
   { flag: 'shutdown-grace-ms', value: 'MS', env: 'MCP_SHUTDOWN_GRACE_MS', default: '10000', help: 'time in-flight calls get on SIGTERM' },
-  { flag: 'max-sessions-per-client', value: 'N', env: 'MCP_MAX_SESSIONS_PER_CLIENT', default: '250', help: 'most open sessions per client IP address (429 above)' },
+  {
+    flag: 'max-sessions-per-client',
+    value: 'N',
+    env: 'MCP_MAX_SESSIONS_PER_CLIENT',
+    default: '250',
+    help: 'most open sessions per client IP address (429 above)',
+  },
   {
     flag: 'request-timeout-ms',
     value: 'MS',
@@ -97,7 +127,7 @@ export const SETTINGS: readonly Setting[] = [
   {
     flag: 'allow-unauthenticated',
     env: 'MCP_ALLOW_UNAUTHENTICATED',
-    help: 'serve beyond loopback (or with --cors-origins \'*\') without --auth-token',
+    help: "serve beyond loopback (or with --cors-origins '*') without --auth-token",
     more: ['accepting that anyone who reaches the port uses the API credentials'],
   },
 ];

@@ -123,15 +123,7 @@ export type ParamLocation = 'path' | 'query' | 'header' | 'cookie';
  * OpenAPI 3 serialisation styles (3.0.3 §4.7.12.4), plus `tabDelimited` for Swagger 2.0's
  * `collectionFormat: tsv`, which has no OpenAPI 3 equivalent.
  */
-export type ParamStyle =
-  | 'simple'
-  | 'label'
-  | 'matrix'
-  | 'form'
-  | 'spaceDelimited'
-  | 'pipeDelimited'
-  | 'tabDelimited'
-  | 'deepObject';
+export type ParamStyle = 'simple' | 'label' | 'matrix' | 'form' | 'spaceDelimited' | 'pipeDelimited' | 'tabDelimited' | 'deepObject';
 
 export interface HttpSpec {
   method: string;
