@@ -1,0 +1,123 @@
+// The generated server's start-up options (templates/runtime/config.ts), beyond what the settings
+// table test covers: defaults, each refusal as one line naming the option, the security rules
+// for serving beyond loopback, and secrets kept out of messages.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, isLoopback, readConfig, type ServerConfig } from '../../templates/runtime/config.js';
+
+const config = (argv: string[], env: NodeJS.ProcessEnv = {}) => readConfig(argv, env) as ServerConfig;
+const refusal = (argv: string[], env: NodeJS.ProcessEnv = {}): string => {
+  try {
+    readConfig(argv, env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('accepted');
+};
+
+describe('readConfig', () => {
+  it('defaults: stdio, 127.0.0.1:3000, portable listing, the mode chosen at generation', () => {
+    expect(config([])).toMatchObject({
+      transport: 'stdio',
+      host: '127.0.0.1',
+      port: 3000,
+      timeoutMs: 30_000,
+      maxResponseBytes: 262_144,
+      logLevel: 'info',
+      clientProfile: 'portable',
+      toolsets: [],
+      readOnly: false,
+      stateless: false,
+      allowUnauthenticated: false,
+    });
+    expect(config([]).toolMode).toBeUndefined();
+    expect(config([]).baseUrl).toBeUndefined();
+  });
+
+  it('--help', () => {
+    expect(readConfig(['--help'], {})).toBe('help');
+    expect(readConfig(['-h'], {})).toBe('help');
+  });
+
+  it.each([
+    [['--transport', 'ws'], '--transport must be stdio, http, sse or http+sse (got "ws")'],
+    [['--port', '70000'], '--port must be a whole number from 0 to 65535 (got "70000")'],
+    [['--timeout', '1.5'], '--timeout must be a whole number from 1 to 86400000 (got "1.5")'],
+    [['--log-level', 'loud'], '--log-level must be debug, info, warn, error or silent (got "loud")'],
+    [['--tools', 'all'], '--tools must be direct, toolsets or dynamic (got "all")'],
+    [['--client-profile', 'claude'], '--client-profile must be portable, openai-strict, gemini, full (got "claude")'],
+    [['--dynamic-toolsets', '--tools', 'dynamic'], '--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools dynamic'],
+    [['--auth-from-headers', 'no-equals'], '--auth-from-headers takes Header=scheme pairs (got "no-equals")'],
+    [['--header', 'no colon'], '--header #1 must be "Name: value" with a valid header name'],
+  ])('%j is refused in one line naming the option', (argv, message) => {
+    expect(refusal(argv)).toBe(message);
+  });
+
+  it('an unknown flag is refused by name', () => {
+    expect(refusal(['--prot', '1'])).toMatch(/--prot/);
+  });
+
+  it('a malformed --base-url is shown without its password', () => {
+    const message = refusal(['--base-url', 'ftp://user:hunter2@example.com']);
+    expect(message).toBe('--base-url must be an absolute http(s) URL (got "ftp://***@example.com")');
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('an API_HEADERS line that is wrong is named by its line, never by its value', () => {
+    const message = refusal([], { API_HEADERS: 'Authorization: Bearer ok\nX-Bad\u0001: secret-value' });
+    expect(message).toMatch(/^API_HEADERS line 2/);
+    expect(message).not.toContain('secret-value');
+  });
+
+  it('serving beyond loopback needs a token, or an explicit opt-out (anyone who reaches the port would use the API credentials)', () => {
+    expect(refusal(['--transport', 'http', '--host', '0.0.0.0'])).toMatch(/^--host 0\.0\.0\.0 serves beyond loopback: set MCP_AUTH_TOKEN/);
+    expect(refusal(['--transport', 'http', '--cors-origins', '*'])).toMatch(/^--cors-origins '\*' lets any web page call this server/);
+    expect(config(['--transport', 'http', '--host', '0.0.0.0'], { MCP_AUTH_TOKEN: 't' }).authToken).toBe('t');
+    expect(config(['--transport', 'http', '--host', '0.0.0.0', '--allow-unauthenticated']).allowUnauthenticated).toBe(true);
+    // stdio has no port to reach
+    expect(config(['--host', '0.0.0.0']).host).toBe('0.0.0.0');
+  });
+
+  it('lists are trimmed; a trailing slash of --base-url is dropped; --header is repeatable', () => {
+    const c = config([
+      '--toolsets',
+      ' issues , pulls ,',
+      '--base-url',
+      'https://api.example.com/v1/',
+      '--header',
+      'A: 1',
+      '--header',
+      'B:2',
+    ]);
+    expect(c.toolsets).toEqual(['issues', 'pulls']);
+    expect(c.baseUrl).toBe('https://api.example.com/v1');
+    expect(c.staticHeaders).toEqual([
+      ['A', '1'],
+      ['B', '2'],
+    ]);
+  });
+
+  it('--auth-from-headers maps lower-cased header names to schemes', () => {
+    expect(config(['--auth-from-headers', 'X-Api-Key=api_key, Authorization=bearer']).authFromHeaders).toEqual([
+      { header: 'x-api-key', scheme: 'api_key' },
+      { header: 'authorization', scheme: 'bearer' },
+    ]);
+  });
+});
+
+describe('isLoopback', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.3.2.1', true],
+    ['localhost', true],
+    ['LOCALHOST', true],
+    ['::1', true],
+    ['[::1]', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['192.168.1.10', false],
+    ['127.0.0.1.example.com', false],
+  ])('%s → %s', (host, want) => {
+    expect(isLoopback(host)).toBe(want);
+  });
+});
