@@ -6,6 +6,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { relative } from 'node:path';
 import { GENERATOR_VERSION } from './version.js';
 import { formatWarning } from './warnings.js';
+import { RESOURCE_PRESETS, type ResourcePreset } from './model/routes.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
 import { findConfigFile, readConfigFile, TOOL_MODES, type ToolModeOption, type UserOptions } from './options.js';
@@ -32,6 +33,11 @@ const list = (value: string) =>
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+
+function resourcePreset(value: string): ResourcePreset {
+  if (!(RESOURCE_PRESETS as string[]).includes(value)) throw new InvalidArgumentError(RESOURCE_PRESETS.join(', '));
+  return value as ResourcePreset;
+}
 
 function toolMode(value: string): ToolModeOption {
   if (!TOOL_MODES.includes(value as ToolModeOption)) throw new InvalidArgumentError(TOOL_MODES.join(', '));
@@ -77,6 +83,12 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
     if (report.renamed.length > 5) print(`    … and ${report.renamed.length - 5} more (see tools.json)`);
   }
   for (const w of report.warnings) print(`  warning: ${formatWarning(w)}`);
+  if (report.resources.static + report.resources.templates > 0) {
+    const { static: fixed, templates } = report.resources;
+    print(
+      `  resources: ${fixed} resource${fixed === 1 ? '' : 's'} and ${templates} resource template${templates === 1 ? '' : 's'}, read with the same requests as the tools`,
+    );
+  }
   if (report.droppedBodies.length) {
     const shown = report.droppedBodies.slice(0, 5).join(', ');
     const more = report.droppedBodies.length > 5 ? ` and ${report.droppedBodies.length - 5} more` : '';
@@ -172,6 +184,11 @@ function withModelOptions(command: Command, forServe = false): Command {
     )
     .option('--dynamic-threshold <n>', 'the same as --max-tools', positiveInt)
     .option('--list-budget <kb>', 'auto: most kilobytes of the default tools/list (default: 100, about 25,000 tokens)', positiveInt)
+    .option(
+      '--resources <preset>',
+      'also serve side-effect-free GETs as MCP resources: get (templates for those with path parameters), or none (default); rules in the config file\'s "routes"',
+      resourcePreset,
+    )
     .option(
       '--direct-tools <globs>',
       'operations (operationId or tool name globs) listed as tools in the toolsets and dynamic modes too',

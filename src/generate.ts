@@ -50,6 +50,8 @@ export async function modelFromOptions(options: UserOptions): Promise<{ o: Resol
     listBudgetBytes: o.listBudgetKb * 1024,
     toolsets: o.toolsets,
     directTools: o.directTools,
+    routes: o.routes,
+    resources: o.resources,
     schemaExtras: { examples: o.keepExamples, extensions: o.keepExtensions },
     ...(o.name !== undefined ? { packageName: o.name } : {}),
     ...(o.envPrefix !== undefined ? { envPrefix: o.envPrefix } : {}),

@@ -6,6 +6,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import yaml from 'js-yaml';
 import { OptionsError } from './errors.js';
 import { toolsetSlug as toolsetName } from '../templates/runtime/toolsets.js';
+import { RESOURCE_PRESETS, ROUTE_KINDS, type ResourcePreset, type RouteRule } from './model/routes.js';
 
 /** Which operations become tools. Lists are OR within, AND across (see README). */
 export interface Selection {
@@ -67,6 +68,10 @@ export interface UserOptions extends Selection {
   toolsets?: Record<string, ToolsetRule>;
   /** In dynamic mode, operations (operationId or tool-name globs) that stay direct tools too. */
   directTools?: string[];
+  /** Route mapping rules, first match wins: which operations are tools, resources, both, or left out. */
+  routes?: RouteRule[];
+  /** `get`: side-effect-free GETs are resources (templates with path parameters) as well as tools. */
+  resources?: ResourcePreset;
   /** Keep `example`/`examples` in tool schemas. */
   keepExamples?: boolean;
   /** Keep vendor `x-…` keys in tool schemas. */
@@ -87,7 +92,7 @@ export interface ResolvedOptions extends Required<Omit<UserOptions, 'out' | 'nam
 
 export const CONFIG_FILES = ['mcp-gen.config.json', 'mcp-gen.config.yaml', 'mcp-gen.config.yml'];
 
-const KEYS: Record<keyof UserOptions, 'string' | 'boolean' | 'number' | 'strings' | 'tools' | 'mode' | 'toolsets'> = {
+const KEYS: Record<keyof UserOptions, 'string' | 'boolean' | 'number' | 'strings' | 'tools' | 'mode' | 'toolsets' | 'routes' | 'preset'> = {
   spec: 'string',
   out: 'string',
   name: 'string',
@@ -112,6 +117,8 @@ const KEYS: Record<keyof UserOptions, 'string' | 'boolean' | 'number' | 'strings
   listBudgetKb: 'number',
   toolsets: 'toolsets',
   directTools: 'strings',
+  routes: 'routes',
+  resources: 'preset',
   keepExamples: 'boolean',
   keepExtensions: 'boolean',
   envPrefix: 'string',
@@ -183,6 +190,26 @@ export function checkOptions(data: unknown, where: string): UserOptions {
       throw new OptionsError(`${at} must be a whole number above 0`);
     if (kind === 'mode' && !TOOL_MODES.includes(value as ToolModeOption))
       throw new OptionsError(`${at} must be auto, direct, toolsets or dynamic`);
+    if (kind === 'preset' && !(RESOURCE_PRESETS as unknown[]).includes(value))
+      throw new OptionsError(`${at} must be ${RESOURCE_PRESETS.join(' or ')}`);
+    if (kind === 'routes') {
+      if (!Array.isArray(value)) throw new OptionsError(`${at} must be a list of { methods, paths, tags, operations, kind }`);
+      value.forEach((rule: unknown, i: number) => {
+        const place = `${at}[${i}]`;
+        if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw new OptionsError(`${place} must be an object`);
+        for (const [k, v] of Object.entries(rule)) {
+          if (k === 'kind') {
+            if (!(ROUTE_KINDS as unknown[]).includes(v)) throw new OptionsError(`${place}.kind must be ${ROUTE_KINDS.join(', ')}`);
+          } else if (
+            !['methods', 'paths', 'tags', 'operations'].includes(k) ||
+            !(Array.isArray(v) && v.every((s) => typeof s === 'string'))
+          ) {
+            throw new OptionsError(`${place}.${k}: expected methods, paths, tags or operations (lists of strings) and kind`);
+          }
+        }
+        if (!('kind' in rule)) throw new OptionsError(`${place} needs a kind: ${ROUTE_KINDS.join(', ')}`);
+      });
+    }
     if (kind === 'toolsets') {
       if (typeof value !== 'object' || value === null || Array.isArray(value))
         throw new OptionsError(`${at} must map toolset names to { tags, paths, operations }`);
@@ -261,6 +288,8 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     listBudgetKb: merged.listBudgetKb ?? 100,
     toolsets: merged.toolsets ?? {},
     directTools: merged.directTools ?? [],
+    routes: merged.routes ?? [],
+    resources: merged.resources ?? 'none',
     keepExamples: merged.keepExamples ?? false,
     keepExtensions: merged.keepExtensions ?? false,
     selection,

@@ -11,7 +11,8 @@ export type WarningCode =
   | 'unresolved-request-body' // a requestBody $ref that cannot be followed
   | 'unused-option' // an option that does nothing for this spec
   | 'unmatched-override' // a config "tools" key that names no operation
-  | 'large-listing'; // tools/list in full beyond what clients read at once
+  | 'large-listing' // tools/list in full beyond what clients read at once
+  | 'not-a-resource'; // route mapping asked for a resource that a read could not make
 
 export interface GenerationWarning {
   code: WarningCode;

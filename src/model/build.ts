@@ -25,6 +25,7 @@ import { isHopHeader } from '../../templates/runtime/request.js';
 import type { Selection, ToolModeOption, ToolOverride, ToolsetRule } from '../options.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { chooseServing, type ServingReport } from './serving.js';
+import { resourceFor, resourceScheme, routeKind, type ResourcePreset, type RouteRule } from './routes.js';
 import { defaultToolset, ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSlug } from '../../templates/runtime/toolsets.js';
 
 export interface ModelOptions {
@@ -43,6 +44,10 @@ export interface ModelOptions {
   directTools?: string[];
   /** Named toolsets from the config file: first match wins. */
   toolsets?: Record<string, ToolsetRule>;
+  /** Route mapping rules (tool, resource, both, exclude), first match wins. */
+  routes?: RouteRule[];
+  /** `get`: side-effect-free GETs are resources as well as tools. */
+  resources?: ResourcePreset;
   /** Keep schema examples and `x-` keys (off: they cost tools/list bytes and rarely help). */
   schemaExtras?: SchemaExtras;
   /** Package name of the generated server (default: from the spec title). */
@@ -70,6 +75,8 @@ export interface ModelReport {
   droppedBodies: string[];
   /** Header parameters left out because the HTTP client owns them, as `<name> (<operation>)`. */
   droppedHeaders: string[];
+  /** How many operations became resources and resource templates. */
+  resources: { static: number; templates: number };
 }
 
 export interface ServerModel {
@@ -94,6 +101,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
     poorDescriptions: [],
     droppedBodies: [],
     droppedHeaders: [],
+    resources: { static: 0, templates: 0 },
   };
   const names = new NameScope(META_TOOLS);
   const tools: ToolSpec[] = [];
@@ -202,6 +210,33 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
         tool.title = title;
         tool.annotations = { title, ...tool.annotations };
       }
+      const route = routeKind(
+        { method, path, ...(operationId ? { operationId } : {}), tags, op, item },
+        options.routes ?? [],
+        options.resources ?? 'none',
+        params,
+      );
+      if (route.kind === 'exclude') {
+        names.release(name);
+        report.skipped.push({ operation: label, reason: `excluded by ${route.from}` });
+        continue;
+      }
+      if (route.kind !== 'tool') {
+        const resource =
+          method === 'get'
+            ? resourceFor(resourceScheme(packageName), path, params, body !== undefined)
+            : { refused: 'only a GET is read as a resource' };
+        if ('refused' in resource) {
+          report.warnings.push(
+            warning('not-a-resource', `stays a tool only (${route.from} asked for a resource): ${resource.refused}`, where),
+          );
+        } else {
+          tool.resource = resource;
+          if (resource.uri !== undefined) report.resources.static++;
+          else report.resources.templates++;
+          if (route.kind === 'resource') tool.asTool = false;
+        }
+      }
       tools.push(tool);
     }
   }
@@ -246,7 +281,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   };
   report.listing = fitListing(table);
   const serving = chooseServing(
-    table,
+    { ...table, tools: table.tools.filter((t) => t.asTool !== false) },
     options.toolMode ?? 'auto',
     { maxTools: options.maxTools ?? 128, budgetBytes: options.listBudgetBytes ?? 100 * 1024 },
     pinned,

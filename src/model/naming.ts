@@ -61,6 +61,11 @@ export class NameScope {
     return this.taken.has(name.toLowerCase());
   }
 
+  /** Gives a claimed name back (an operation left out after all). */
+  release(name: string): void {
+    this.taken.delete(name.toLowerCase());
+  }
+
   claim(name: string): string {
     let candidate = name;
     for (let i = 2; this.has(candidate); i++) {

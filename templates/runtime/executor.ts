@@ -11,7 +11,7 @@ import { coerceArguments } from './coerce.js';
 import { argumentsTooBig, linearRegExpEngine } from './limits.js';
 import { ArgumentError, buildRequest, getHeader, resolveServerUrl, setHeader } from './request.js';
 import { advertisedStructure, plainStructure, toolError, type Structurer } from './output.js';
-import { toToolResult } from './response.js';
+import { toToolResult, type UpstreamAnswer } from './response.js';
 import { stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
 import { credentialPlaces, fetchFollowingRedirects, readLimited, redact, RedirectError } from './upstream.js';
 
@@ -39,6 +39,13 @@ export interface Executor {
     credentials?: RequestCredentials,
     options?: { advertised?: boolean },
   ): Promise<CallToolResult>;
+  /** The upstream answer to the request a call would make, for resources/read: the answer, or the tool error that stopped it. */
+  read(
+    tool: ToolSpec,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    credentials?: RequestCredentials,
+  ): Promise<{ answer: UpstreamAnswer } | { failure: CallToolResult }>;
   /** Arguments of a tool that is not an operation (the meta-tools) against its schema: why they do not fit, or undefined. */
   checkArguments(schema: JsonSchema, args: Record<string, unknown>): Promise<string | undefined>;
 }
@@ -145,9 +152,19 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       if (!validate) metaValidators.set(schema, (validate = ajv.compile(schema) as Validate));
       return validate(args) ? undefined : describeErrors(validate.errors ?? []);
     },
+    async read(tool, args, signal, credentials = NO_CREDENTIALS) {
+      try {
+        const outcome = await exchange(tool, args, signal, credentials);
+        return 'failure' in outcome ? { failure: redacted(outcome.failure, credentials) } : outcome;
+      } catch (error) {
+        return { failure: redacted(toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`), credentials) };
+      }
+    },
     async call(tool, args, signal, credentials = NO_CREDENTIALS, options = {}) {
       try {
-        const result = await callOnce(tool, args, signal, credentials, options.advertised === false ? plainStructure : structureFor(tool));
+        const outcome = await exchange(tool, args, signal, credentials);
+        if ('failure' in outcome) return redacted(outcome.failure, credentials);
+        const result = toToolResult(outcome.answer, options.advertised === false ? plainStructure : structureFor(tool));
         return result.isError ? redacted(result, credentials) : result;
       } catch (error) {
         // A failure inside a call is the tool's failure (isError), never the connection's.
@@ -156,21 +173,22 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     },
   };
 
-  async function callOnce(
+  /** The request a call of `tool` makes, sent: the upstream's answer, or the tool error that stopped it. */
+  async function exchange(
     tool: ToolSpec,
     args: Record<string, unknown>,
     signal: AbortSignal,
     credentials: RequestCredentials,
-    structure: Structurer,
-  ): Promise<CallToolResult> {
+  ): Promise<{ answer: UpstreamAnswer } | { failure: CallToolResult }> {
+    const failure = (text: string) => ({ failure: toolError(text) });
     const tooBig = argumentsTooBig(args);
-    if (tooBig) return toolError(`Invalid arguments for ${tool.name}: ${tooBig}`);
+    if (tooBig) return failure(`Invalid arguments for ${tool.name}: ${tooBig}`);
     args = coerceArguments(args, tool.inputSchema, table.defs);
     ajv ??= await loadAjv(log);
     const validate = inputValidator(tool);
     for (let round = 0; !validate(args); round++) {
       const repaired = round < 8 ? repairArguments(args, validate.errors ?? []) : undefined;
-      if (!repaired) return toolError(`Invalid arguments for ${tool.name}: ${describeErrors(validate.errors ?? [])}`);
+      if (!repaired) return failure(`Invalid arguments for ${tool.name}: ${describeErrors(validate.errors ?? [])}`);
       args = repaired;
     }
 
@@ -179,7 +197,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
 
     const base = config.baseUrl ?? (tool.http.servers?.[0] ? resolveServerUrl(tool.http.servers[0]) : defaultBase);
     if (!/^https?:\/\//i.test(base)) {
-      return toolError(
+      return failure(
         `${tool.name}: no upstream base URL${base ? ` (the spec's server "${base}" is relative)` : ''}; start the server with --base-url or set API_BASE_URL`,
       );
     }
@@ -206,7 +224,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     };
     let fetchedToken = false;
     let prepared = await prepare();
-    if ('failure' in prepared) return prepared.failure;
+    if ('failure' in prepared) return { failure: prepared.failure };
     let request = prepared.request;
 
     const target = new URL(request.url);
@@ -220,14 +238,14 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
         await response.body?.cancel().catch(() => undefined);
         auth.invalidate();
         prepared = await prepare();
-        if ('failure' in prepared) return prepared.failure;
+        if ('failure' in prepared) return { failure: prepared.failure };
         request = prepared.request;
         response = await send(request, both);
       }
       if (own?.afterResponse) response = (await own.afterResponse(response, request)) ?? response;
       if (hooks.afterResponse) response = (await hooks.afterResponse(response, request)) ?? response;
     } catch (error) {
-      return toolError(networkFailure(error, label, timeout, signal, config.timeoutMs));
+      return failure(networkFailure(error, label, timeout, signal, config.timeoutMs));
     }
     try {
       const { bytes, truncated } = await readLimited(response, config.maxResponseBytes);
@@ -243,9 +261,9 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
         label,
         uri,
       };
-      return toToolResult(answer, structure);
+      return { answer };
     } catch (error) {
-      return toolError(networkFailure(error, label, timeout, signal, config.timeoutMs));
+      return failure(networkFailure(error, label, timeout, signal, config.timeoutMs));
     }
   }
 }

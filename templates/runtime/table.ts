@@ -75,6 +75,19 @@ export interface ToolSpec {
   security?: SecurityRequirement[];
   /** From the success response's JSON schema, loosened so that no good answer fails it. */
   output?: OutputSpec;
+  /** The operation is also (or only) an MCP resource or resource template, read with its request. */
+  resource?: ResourceSpec;
+  /** false: a resource only, neither listed nor callable as a tool. */
+  asTool?: false;
+}
+
+/** An MCP resource (a fixed `uri`) or resource template (`uriTemplate`, RFC 6570) for a GET. */
+export interface ResourceSpec {
+  uri?: string;
+  /** Path variables `{v}`, and query parameters as `{?a,b}`. */
+  uriTemplate?: string;
+  /** Template variable → the tool argument it fills. */
+  variables?: Record<string, string>;
 }
 
 export interface OutputSpec {

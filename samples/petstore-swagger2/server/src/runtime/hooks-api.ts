@@ -28,6 +28,22 @@ export interface Hooks<Args extends object = Record<string, Record<string, unkno
   afterResponse?(response: Response, request: OutgoingRequest<Extract<keyof Args, string>>): Response | void | Promise<Response | void>;
   /** Per-tool hooks, by tool name. */
   tools?: { [Tool in keyof Args]?: ToolHooks<Args[Tool]> };
+  /**
+   * More suggestions for completion/complete (a resource template variable or a prompt
+   * argument), e.g. owners fetched from the API; added to the enum values of the schema.
+   */
+  complete?(request: CompletionRequest): string[] | undefined | Promise<string[] | undefined>;
+}
+
+export interface CompletionRequest {
+  /** The resource template being filled, or the prompt. */
+  uriTemplate?: string;
+  prompt?: string;
+  /** The variable or argument, and what the user typed so far. */
+  argument: string;
+  value: string;
+  /** Variables already given. */
+  context?: Record<string, string>;
 }
 
 /** The hooks of one tool, if the user wrote any (own properties only: a tool may be named "constructor"). */

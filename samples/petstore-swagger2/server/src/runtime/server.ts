@@ -6,6 +6,8 @@
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import { callMetaTool, metaTools, OperationIndex } from './dynamic.js';
 import { toolError } from './output.js';
+import { resourceTools, serveResources } from './resources.js';
+import type { Hooks } from './hooks-api.js';
 import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
 import type { ToolMode } from './config.js';
@@ -42,6 +44,8 @@ export interface ServerOptions {
   initialToolsets: string[];
   /** Largest tools/list page (default LIST_PAGE_BYTES). */
   listPageBytes?: number;
+  /** The user's hooks, for completions (src/hooks.ts). */
+  hooks?: Hooks;
 }
 
 /**
@@ -82,11 +86,16 @@ export function page(tools: Tool[], cursor: string | undefined, starts = pageSta
 }
 
 export function createServerFactory(
-  table: ToolTable,
+  whole: ToolTable,
   executor: Executor,
   readCredentials: CredentialReader = credentialReader([]),
   options: ServerOptions = { mode: 'direct', profile: 'portable', initialToolsets: [] },
 ): ServerFactory {
+  // Operations mapped to resources only are neither listed nor callable as tools.
+  const table: ToolTable = whole.tools.every((t) => t.asTool !== false)
+    ? whole
+    : { ...whole, tools: whole.tools.filter((t) => t.asTool !== false) };
+  const hasResources = resourceTools(whole).length > 0;
   const byName = new Map<string, ToolSpec>(table.tools.map((t) => [t.name, t]));
   const lister = createLister(table, options.profile, { input: (t) => executor.inputSchema(t), output: (t) => executor.outputSchema(t) });
   const pinned = new Set(table.serve?.pinned ?? []);
@@ -113,10 +122,16 @@ export function createServerFactory(
     const server = new Server(
       { name: table.name, version: table.version, ...(table.title ? { title: table.title } : {}) },
       {
-        capabilities: { tools: toolsetTools ? { listChanged: true } : {}, logging: {} },
+        capabilities: {
+          tools: toolsetTools ? { listChanged: true } : {},
+          logging: {},
+          // advertised only when there is something to offer
+          ...(hasResources ? { resources: {}, completions: {} } : {}),
+        },
         ...(table.instructions ? { instructions: table.instructions } : {}),
       },
     );
+    if (hasResources) serveResources(server, whole, executor, options.hooks ?? {}, readCredentials);
     server.setRequestHandler('tools/list', (request) => {
       const tools = toolsetTools ? [...toolsetTools, ...table.tools.filter(served).map(listed)] : fixed();
       const maxBytes = options.listPageBytes ?? LIST_PAGE_BYTES;

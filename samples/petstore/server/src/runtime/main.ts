@@ -89,6 +89,7 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
     mode,
     profile: config.clientProfile,
     initialToolsets: config.toolsets.includes('all') ? [...toolsetSizes(table).keys()] : wanted,
+    hooks,
   });
   if (mode === 'direct' && table.tools.length > 128) {
     log.warn(

@@ -1,0 +1,119 @@
+// Route mapping: whether an operation becomes a tool (the default), an MCP resource or resource
+// template, both, or nothing. Steered, first match winning, by the config file's `routes`
+// rules, the spec's `x-mcp: { kind }`, and the `--resources get` preset. Resources are read
+// with the same HTTP request a tool call makes, so only side-effect-free GETs may be one.
+
+import { isObject, type Json, type JsonObject } from '../parse/pointer.js';
+import type { ParamSpec, ResourceSpec } from '../../templates/runtime/table.js';
+import { globToRegExp } from './select.js';
+
+export type RouteKind = 'tool' | 'resource' | 'both' | 'exclude';
+export const ROUTE_KINDS: RouteKind[] = ['tool', 'resource', 'both', 'exclude'];
+
+/** Matches when every criterion given matches (any value of a list). */
+export interface RouteRule {
+  methods?: string[];
+  /** Globs over path templates, e.g. `/repos/**`. */
+  paths?: string[];
+  tags?: string[];
+  /** Globs over operationIds. */
+  operations?: string[];
+  kind: RouteKind;
+}
+
+/** `get`: GETs without required query, header or cookie parameters are also resources (templates when they take path parameters). */
+export type ResourcePreset = 'none' | 'get';
+export const RESOURCE_PRESETS: ResourcePreset[] = ['none', 'get'];
+
+export interface RouteRef {
+  method: string;
+  path: string;
+  operationId?: string;
+  tags: string[];
+  op: JsonObject;
+  item: JsonObject;
+}
+
+export function routeKind(
+  ref: RouteRef,
+  rules: RouteRule[],
+  preset: ResourcePreset,
+  params: ParamSpec[],
+): { kind: RouteKind; from: string } {
+  const method = ref.method.toUpperCase();
+  for (const [i, rule] of rules.entries()) {
+    const matches =
+      (!rule.methods || rule.methods.some((m) => m.toUpperCase() === method)) &&
+      (!rule.paths || rule.paths.some((g) => globToRegExp(g).test(ref.path))) &&
+      (!rule.tags || rule.tags.some((t) => ref.tags.includes(t))) &&
+      (!rule.operations || (ref.operationId !== undefined && rule.operations.some((g) => globToRegExp(g).test(ref.operationId as string))));
+    if (matches) return { kind: rule.kind, from: `config routes[${i}]` };
+  }
+  for (const node of [ref.op['x-mcp'], ref.item['x-mcp']] as (Json | undefined)[]) {
+    if (isObject(node) && typeof node.kind === 'string' && (ROUTE_KINDS as string[]).includes(node.kind)) {
+      return { kind: node.kind as RouteKind, from: 'x-mcp' };
+    }
+  }
+  if (preset === 'get' && method === 'GET' && !params.some((p) => p.required && p.in !== 'path'))
+    return { kind: 'both', from: '--resources get' };
+  return { kind: 'tool', from: 'default' };
+}
+
+/** The URI scheme of an API's resources: its package name without `-mcp` (RFC 3986 §3.1: a letter, then letters, digits, `+`, `-`, `.`). */
+export function resourceScheme(packageName: string): string {
+  const base = packageName
+    .replace(/-mcp$/, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9+.-]+/g, '-')
+    .replace(/^[^a-z]+/, '');
+  return base || 'api';
+}
+
+/**
+ * The resource (no path parameters) or RFC 6570 resource template (path variables, and query
+ * parameters as `{?a,b}`) for a GET. Undefined, with the reason, when a read could not make the
+ * request: a required header or cookie parameter, a request body, a literal query in the path.
+ */
+export function resourceFor(scheme: string, path: string, params: ParamSpec[], hasBody: boolean): ResourceSpec | { refused: string } {
+  if (hasBody) return { refused: 'it takes a request body' };
+  if (/[?#]/.test(path)) return { refused: 'its path has a literal query or fragment' };
+  const blocked = params.find((p) => p.required && (p.in === 'header' || p.in === 'cookie'));
+  if (blocked) return { refused: `its ${blocked.in} parameter "${blocked.name}" is required, and a URI cannot carry it` };
+  const variables: Record<string, string> = {};
+  const taken = new Set<string>();
+  // RFC 6570 §2.3 varname: ALPHA / DIGIT / "_" / pct-encoded, dot-separated; ours stay [A-Za-z0-9_].
+  const varName = (arg: string) => {
+    const base = arg.replace(/[^A-Za-z0-9_]/g, '_') || 'v';
+    let name = base;
+    for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
+    taken.add(name);
+    return name;
+  };
+  const byName = new Map(params.filter((p) => p.in === 'path').map((p) => [p.name, p]));
+  let failed: string | undefined;
+  const rest = path.replace(/^\/+/, '');
+  const template = rest
+    .split(/(\{[^{}]+\})/)
+    .map((part) => {
+      const m = /^\{([^{}]+)\}$/.exec(part);
+      if (!m) return encodeURI(part).replace(/[{}]/g, (c) => encodeURIComponent(c));
+      const param = byName.get(m[1] as string);
+      if (!param) {
+        failed = `its path variable {${m[1]}} has no parameter`;
+        return '';
+      }
+      const name = varName(param.arg);
+      variables[name] = param.arg;
+      return `{${name}}`;
+    })
+    .join('');
+  if (failed) return { refused: failed };
+  const query = params.filter((p) => p.in === 'query');
+  if (Object.keys(variables).length === 0 && !query.some((p) => p.required)) return { uri: `${scheme}://${template}` };
+  const queryVars = query.map((p) => {
+    const name = varName(p.arg);
+    variables[name] = p.arg;
+    return name;
+  });
+  return { uriTemplate: `${scheme}://${template}${queryVars.length ? `{?${queryVars.join(',')}}` : ''}`, variables };
+}

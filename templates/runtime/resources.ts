@@ -1,0 +1,174 @@
+// MCP resources and resource templates from GET operations (mcp-gen's route mapping):
+// resources/list, resources/templates/list, resources/read and completion/complete. A read
+// makes the same HTTP request a tool call would (arguments checked, credentials, size limit,
+// hooks); unlike a tool, a failure is a JSON-RPC error, as the protocol has it for resources.
+
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  type ReadResourceResult,
+  type Server,
+} from '@modelcontextprotocol/server';
+import type { Executor } from './executor.js';
+import type { Hooks } from './hooks-api.js';
+import { isTextual, mediaKind } from './media.js';
+import type { JsonSchema, ToolSpec, ToolTable } from './table.js';
+import type { RequestCredentials } from './auth.js';
+
+/** The operations that are resources or templates. */
+export const resourceTools = (table: ToolTable): ToolSpec[] => table.tools.filter((t) => t.resource !== undefined);
+
+const describe = (tool: ToolSpec) => ({
+  name: tool.name,
+  ...(tool.title ? { title: tool.title } : {}),
+  description: (tool.description.split(/\n\s*\n/)[0] ?? '').slice(0, 300),
+  ...(tool.output ? { mimeType: 'application/json' } : {}),
+});
+
+interface Compiled {
+  tool: ToolSpec;
+  /** Matches the path part; groups in variable order. */
+  path: RegExp;
+  pathVars: string[];
+  queryVars: string[];
+}
+
+/** Our templates have one shape: `scheme://literal/{v}/…{?a,b}`; matched by hand (the SDK's matcher refuses query forms). */
+function compile(tool: ToolSpec): Compiled | undefined {
+  const template = tool.resource?.uriTemplate;
+  if (template === undefined) return undefined;
+  const [pathPart = '', query] = template.split('{?');
+  const pathVars: string[] = [];
+  const source = pathPart
+    .split(/(\{[A-Za-z0-9_]+\})/)
+    .map((part) => {
+      const m = /^\{([A-Za-z0-9_]+)\}$/.exec(part);
+      if (!m) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      pathVars.push(m[1] as string);
+      return '([^/?#]+)';
+    })
+    .join('');
+  const queryVars = query ? query.replace(/\}$/, '').split(',') : [];
+  return { tool, path: new RegExp(`^${source}$`), pathVars, queryVars };
+}
+
+/** The tool arguments a URI gives, or undefined when it does not match; values percent-decoded, numbers and booleans by the schema. */
+function argumentsOf(compiled: Compiled, uri: string): Record<string, unknown> | undefined {
+  const question = uri.indexOf('?');
+  const path = question >= 0 ? uri.slice(0, question) : uri;
+  const m = compiled.path.exec(path);
+  if (!m) return undefined;
+  const variables = compiled.tool.resource?.variables ?? {};
+  const args: Record<string, unknown> = {};
+  const properties = (compiled.tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const set = (variable: string, text: string) => {
+    const arg = variables[variable] ?? variable;
+    const type = properties[arg]?.type;
+    const wanted = Array.isArray(type) ? type.find((t) => t !== 'null') : type;
+    if ((wanted === 'integer' || wanted === 'number') && /^-?\d+(\.\d+)?$/.test(text)) args[arg] = Number(text);
+    else if (wanted === 'boolean' && /^(true|false)$/.test(text)) args[arg] = text === 'true';
+    else if (wanted === 'array') args[arg] = text.split(',');
+    else args[arg] = text;
+  };
+  try {
+    compiled.pathVars.forEach((variable, i) => set(variable, decodeURIComponent(m[i + 1] as string)));
+  } catch {
+    return undefined; // a malformed escape
+  }
+  if (question >= 0) {
+    for (const [key, value] of new URLSearchParams(uri.slice(question + 1))) {
+      if (!compiled.queryVars.includes(key))
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `${uri}: "${key}" is not a variable of ${compiled.tool.resource?.uriTemplate}`,
+        );
+      set(key, value);
+    }
+  }
+  return args;
+}
+
+/** resources/read's contents for an upstream answer: text for characters, base64 for bytes. */
+function contentsOf(uri: string, contentType: string, bytes: Uint8Array): ReadResourceResult['contents'][number] {
+  const mimeType = contentType.split(';')[0]?.trim() || 'application/octet-stream';
+  if (contentType === '' || isTextual(mediaKind(contentType))) return { uri, mimeType, text: new TextDecoder().decode(bytes) };
+  return { uri, mimeType, blob: Buffer.from(bytes).toString('base64') };
+}
+
+/**
+ * Adds the resource handlers to a server that advertises the `resources` and `completions`
+ * capabilities (server.ts does, when the table has resources).
+ */
+export function serveResources(
+  server: Server,
+  table: ToolTable,
+  executor: Executor,
+  hooks: Hooks,
+  credentialsOf: (headers: Headers | undefined) => RequestCredentials,
+): void {
+  const tools = resourceTools(table);
+  const fixed = tools.filter((t) => t.resource?.uri !== undefined);
+  const templates = tools.map(compile).filter((c): c is Compiled => c !== undefined);
+
+  server.setRequestHandler('resources/list', () => ({
+    resources: fixed.map((t) => ({ uri: t.resource?.uri as string, ...describe(t) })),
+  }));
+  server.setRequestHandler('resources/templates/list', () => ({
+    resourceTemplates: templates.map((c) => ({ uriTemplate: c.tool.resource?.uriTemplate as string, ...describe(c.tool) })),
+  }));
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    const { uri } = request.params;
+    let tool = fixed.find((t) => t.resource?.uri === uri);
+    let args: Record<string, unknown> | undefined = tool ? {} : undefined;
+    for (const compiled of tool ? [] : templates) {
+      args = argumentsOf(compiled, uri);
+      if (args) {
+        tool = compiled.tool;
+        break;
+      }
+    }
+    if (!tool || !args) throw new ResourceNotFoundError(uri);
+    const outcome = await executor.read(tool, args, ctx.mcpReq.signal, credentialsOf(ctx.http?.req?.headers));
+    if ('failure' in outcome) {
+      const text = outcome.failure.content.map((c) => (c.type === 'text' ? c.text : '')).join(' ');
+      throw new ProtocolError(/^Invalid arguments/.test(text) ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, text);
+    }
+    const { answer } = outcome;
+    if (answer.status >= 400) {
+      const excerpt = new TextDecoder().decode(answer.bytes.subarray(0, 1_000));
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `HTTP ${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''} from ${answer.label}${excerpt ? `: ${excerpt}` : ''}`,
+      );
+    }
+    if (answer.truncated) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `${answer.label} answered more than --max-response-bytes; raise it to read this resource`,
+      );
+    }
+    return { contents: [contentsOf(uri, answer.contentType, answer.bytes)] };
+  });
+  server.setRequestHandler('completion/complete', async (request) => {
+    const { ref, argument } = request.params;
+    const values = new Set<string>();
+    if (ref.type === 'ref/resource') {
+      const compiled = templates.find((c) => c.tool.resource?.uriTemplate === ref.uri);
+      const arg = compiled?.tool.resource?.variables?.[argument.name];
+      const schema = arg !== undefined ? ((compiled?.tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>)[arg] : undefined;
+      const items = schema?.type === 'array' ? (schema.items as JsonSchema | undefined) : schema;
+      for (const v of [...((items?.enum as unknown[]) ?? []), ...((items?.examples as unknown[]) ?? [])])
+        if (typeof v === 'string' || typeof v === 'number') values.add(String(v));
+    }
+    const own = await hooks.complete?.({
+      ...(ref.type === 'ref/resource' ? { uriTemplate: ref.uri } : { prompt: ref.name }),
+      argument: argument.name,
+      value: argument.value,
+      ...(request.params.context?.arguments ? { context: request.params.context.arguments } : {}),
+    });
+    for (const v of own ?? []) values.add(v);
+    const matching = [...values].filter((v) => v.toLowerCase().startsWith(argument.value.toLowerCase()));
+    return { completion: { values: matching.slice(0, 100), total: matching.length, hasMore: matching.length > 100 } };
+  });
+}

@@ -1,0 +1,181 @@
+// Resources and resource templates from route mapping, as a client sees them: servers generated
+// with `--resources get` (Petstore, GitHub) and with x-mcp kinds and config rules (a fixture),
+// through the official SDK clients (v2 and v1) over stdio, reads checked at a recording upstream.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { buildProject, connect, generateProject, REPO } from '../harness/project.js';
+import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { GITHUB_SPEC } from '../support/corpus-check.js';
+
+const PETSTORE = join(REPO, 'samples/petstore/openapi.json');
+const CREDENTIALS = { SWAGGER_PETSTORE_API_KEY: 'key-1', SWAGGER_PETSTORE_AUTH_TOKEN: 't' };
+let upstream: Upstream;
+
+beforeAll(async () => {
+  upstream = await startUpstream((req) => {
+    if (req.path.endsWith('/404')) return { status: 404, body: '{"message":"Pet not found"}' };
+    if (req.path === '/keepers') return { headers: { 'content-type': 'text/plain' }, body: 'Ann, Bo' };
+    return { body: JSON.stringify({ path: req.path }) };
+  });
+});
+afterAll(async () => {
+  await upstream?.close();
+});
+
+describe('Petstore with --resources get', () => {
+  let client: Client;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = generateProject(PETSTORE, 'e2e-resources-petstore', ['--resources', 'get']);
+    await buildProject(dir);
+    client = await connect('stdio', dir, { args: ['--base-url', `${upstream.url}/v2`], env: CREDENTIALS });
+  }, 120_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('advertises resources and completions, and keeps every operation a tool', async () => {
+    expect(client.getServerCapabilities()).toMatchObject({ resources: {}, completions: {} });
+    expect((await client.listTools()).tools).toHaveLength(20);
+  });
+
+  it('lists the GETs without path parameters as resources, the others as RFC 6570 templates', async () => {
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri).sort()).toEqual(['swagger-petstore://store/inventory', 'swagger-petstore://user/logout']);
+    expect(resources.find((r) => r.name === 'getInventory')).toMatchObject({
+      mimeType: 'application/json',
+      title: 'Returns pet inventories by status',
+    });
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
+      'swagger-petstore://pet/{petId}',
+      'swagger-petstore://store/order/{orderId}',
+      'swagger-petstore://user/{username}',
+    ]);
+  });
+
+  it('reads a resource with the request the tool makes, credentials included', async () => {
+    upstream.clear();
+    const { contents } = await client.readResource({ uri: 'swagger-petstore://store/inventory' });
+    expect(contents).toEqual([
+      { uri: 'swagger-petstore://store/inventory', mimeType: 'application/json', text: '{"path":"/v2/store/inventory"}' },
+    ]);
+    expect(upstream.requests.map((r) => `${r.method} ${r.url} ${String(r.headers['api_key'])}`)).toEqual(['GET /v2/store/inventory key-1']);
+  });
+
+  it('reads a template with its variables: the exact upstream request', async () => {
+    upstream.clear();
+    const { contents } = await client.readResource({ uri: 'swagger-petstore://pet/42' });
+    expect(contents[0]).toMatchObject({ uri: 'swagger-petstore://pet/42', text: '{"path":"/v2/pet/42"}' });
+    expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /v2/pet/42']);
+  });
+
+  it('a failing read is a JSON-RPC error with the status; an argument the schema refuses, and an unknown URI, too', async () => {
+    await expect(client.readResource({ uri: 'swagger-petstore://pet/404' })).rejects.toThrow(/HTTP 404.*Pet not found/);
+    upstream.clear();
+    await expect(client.readResource({ uri: 'swagger-petstore://pet/rex' })).rejects.toThrow(/Invalid arguments for getPetById: .*petId/);
+    await expect(client.readResource({ uri: 'swagger-petstore://nothing/here' })).rejects.toThrow(/not found/i);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('a read without credentials names the variable to set', async () => {
+    const bare = await connect('stdio', dir, { args: ['--base-url', `${upstream.url}/v2`], env: {} });
+    try {
+      await expect(bare.readResource({ uri: 'swagger-petstore://pet/1' })).rejects.toThrow(/set SWAGGER_PETSTORE_API_KEY for "api_key"/);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('the v1 SDK client lists and reads them too', async () => {
+    const v1 = new V1Client({ name: 'v1', version: '1.0.0' });
+    await v1.connect(
+      new V1Stdio({
+        command: 'node',
+        args: [join(dir, 'dist/main.js'), '--base-url', `${upstream.url}/v2`],
+        env: { PATH: process.env.PATH ?? '', ...CREDENTIALS },
+      }),
+    );
+    try {
+      expect((await v1.listResourceTemplates()).resourceTemplates).toHaveLength(3);
+      const { contents } = await v1.readResource({ uri: 'swagger-petstore://store/order/7' });
+      expect(contents[0]).toMatchObject({ text: '{"path":"/v2/store/order/7"}' });
+    } finally {
+      await v1.close();
+    }
+  });
+});
+
+describe('route mapping by x-mcp and the config file (test/fixtures/resources)', () => {
+  let client: Client;
+
+  beforeAll(async () => {
+    const fixtures = join(REPO, 'test/fixtures/resources');
+    const dir = generateProject(join(fixtures, 'kinds.yaml'), 'e2e-resources-kinds', ['--config', join(fixtures, 'mcp-gen.config.json')]);
+    await buildProject(dir);
+    client = await connect('stdio', dir, { args: ['--base-url', upstream.url], env: {} });
+  }, 120_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('x-mcp kind resource: a template only; a config rule: both; a GET needing a header: a tool only; excluded: gone', async () => {
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['feedingPlan', 'listKeepers']);
+    expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['zoo://animals/{kind}{?limit}']);
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['zoo://keepers']);
+  });
+
+  it('reads a template with a query variable, and text as text', async () => {
+    upstream.clear();
+    const { contents } = await client.readResource({ uri: 'zoo://animals/cat?limit=2' });
+    expect(contents[0]).toMatchObject({ text: '{"path":"/animals/cat"}' });
+    expect(upstream.requests.map((r) => r.url)).toEqual(['/animals/cat?limit=2']);
+    expect((await client.readResource({ uri: 'zoo://keepers' })).contents).toEqual([
+      { uri: 'zoo://keepers', mimeType: 'text/plain', text: 'Ann, Bo' },
+    ]);
+  });
+
+  it('completes an enum variable from the schema', async () => {
+    const result = await client.complete({
+      ref: { type: 'ref/resource', uri: 'zoo://animals/{kind}{?limit}' },
+      argument: { name: 'kind', value: 'ca' },
+    });
+    expect(result.completion).toEqual({ values: ['cat', 'camel'], total: 2, hasMore: false });
+  });
+});
+
+describe('no resources asked for', () => {
+  it('the server does not advertise resources', async () => {
+    const dir = generateProject(PETSTORE, 'e2e-resources-none');
+    await buildProject(dir);
+    const client = await connect('stdio', dir, { args: ['--base-url', upstream.url], env: CREDENTIALS });
+    try {
+      expect(client.getServerCapabilities()?.resources).toBeUndefined();
+      expect(client.getServerCapabilities()?.completions).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+});
+
+describe('GitHub with --resources get', () => {
+  it('repositories as templates: reading one makes the exact request', async () => {
+    const dir = generateProject(GITHUB_SPEC, 'e2e-resources-github', ['--resources', 'get', '--name', 'github-mcp']);
+    await buildProject(dir);
+    const client = await connect('stdio', dir, { args: ['--base-url', upstream.url], env: {} });
+    try {
+      const { resourceTemplates } = await client.listResourceTemplates();
+      expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('github://repos/{owner}/{repo}');
+      upstream.clear();
+      const { contents } = await client.readResource({ uri: 'github://repos/octo/hello' });
+      expect(contents[0]).toMatchObject({ mimeType: 'application/json', text: '{"path":"/repos/octo/hello"}' });
+      expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /repos/octo/hello']);
+    } finally {
+      await client.close();
+    }
+  }, 180_000);
+});
