@@ -52,6 +52,7 @@ export async function modelFromOptions(options: UserOptions): Promise<{ o: Resol
     directTools: o.directTools,
     routes: o.routes,
     resources: o.resources,
+    prompts: o.prompts,
     schemaExtras: { examples: o.keepExamples, extensions: o.keepExtensions },
     ...(o.name !== undefined ? { packageName: o.name } : {}),
     ...(o.envPrefix !== undefined ? { envPrefix: o.envPrefix } : {}),

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import yaml from 'js-yaml';
 import { OptionsError } from './errors.js';
+import type { Json } from './parse/pointer.js';
 import { toolsetSlug as toolsetName } from '../templates/runtime/toolsets.js';
 import { RESOURCE_PRESETS, ROUTE_KINDS, type ResourcePreset, type RouteRule } from './model/routes.js';
 
@@ -72,6 +73,8 @@ export interface UserOptions extends Selection {
   routes?: RouteRule[];
   /** `get`: side-effect-free GETs are resources (templates with path parameters) as well as tools. */
   resources?: ResourcePreset;
+  /** Prompts: [{ name, title, description, arguments: [{ name, description, required, enum }], template }]. */
+  prompts?: Json;
   /** Keep `example`/`examples` in tool schemas. */
   keepExamples?: boolean;
   /** Keep vendor `x-…` keys in tool schemas. */
@@ -92,7 +95,10 @@ export interface ResolvedOptions extends Required<Omit<UserOptions, 'out' | 'nam
 
 export const CONFIG_FILES = ['mcp-gen.config.json', 'mcp-gen.config.yaml', 'mcp-gen.config.yml'];
 
-const KEYS: Record<keyof UserOptions, 'string' | 'boolean' | 'number' | 'strings' | 'tools' | 'mode' | 'toolsets' | 'routes' | 'preset'> = {
+const KEYS: Record<
+  keyof UserOptions,
+  'string' | 'boolean' | 'number' | 'strings' | 'tools' | 'mode' | 'toolsets' | 'routes' | 'preset' | 'prompts'
+> = {
   spec: 'string',
   out: 'string',
   name: 'string',
@@ -119,6 +125,7 @@ const KEYS: Record<keyof UserOptions, 'string' | 'boolean' | 'number' | 'strings
   directTools: 'strings',
   routes: 'routes',
   resources: 'preset',
+  prompts: 'prompts',
   keepExamples: 'boolean',
   keepExtensions: 'boolean',
   envPrefix: 'string',
@@ -190,6 +197,8 @@ export function checkOptions(data: unknown, where: string): UserOptions {
       throw new OptionsError(`${at} must be a whole number above 0`);
     if (kind === 'mode' && !TOOL_MODES.includes(value as ToolModeOption))
       throw new OptionsError(`${at} must be auto, direct, toolsets or dynamic`);
+    if (kind === 'prompts' && !Array.isArray(value))
+      throw new OptionsError(`${at} must be a list of { name, description, arguments, template }`);
     if (kind === 'preset' && !(RESOURCE_PRESETS as unknown[]).includes(value))
       throw new OptionsError(`${at} must be ${RESOURCE_PRESETS.join(' or ')}`);
     if (kind === 'routes') {
@@ -290,6 +299,7 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     directTools: merged.directTools ?? [],
     routes: merged.routes ?? [],
     resources: merged.resources ?? 'none',
+    prompts: merged.prompts ?? [],
     keepExamples: merged.keepExamples ?? false,
     keepExtensions: merged.keepExtensions ?? false,
     selection,

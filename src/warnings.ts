@@ -12,7 +12,8 @@ export type WarningCode =
   | 'unused-option' // an option that does nothing for this spec
   | 'unmatched-override' // a config "tools" key that names no operation
   | 'large-listing' // tools/list in full beyond what clients read at once
-  | 'not-a-resource'; // route mapping asked for a resource that a read could not make
+  | 'not-a-resource' // route mapping asked for a resource that a read could not make
+  | 'bad-prompt'; // an x-mcp-prompts or config prompt that cannot be used
 
 export interface GenerationWarning {
   code: WarningCode;

@@ -5,6 +5,7 @@ import type { LoadedSpec } from '../parse/load.js';
 import { getAt, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type {
   BodySpec,
+  PromptSpec,
   EncodingSpec,
   JsonSchema,
   OutputSpec,
@@ -26,6 +27,7 @@ import type { Selection, ToolModeOption, ToolOverride, ToolsetRule } from '../op
 import { warning, type GenerationWarning } from '../warnings.js';
 import { chooseServing, type ServingReport } from './serving.js';
 import { resourceFor, resourceScheme, routeKind, type ResourcePreset, type RouteRule } from './routes.js';
+import { readPrompts } from './prompts.js';
 import { defaultToolset, ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSlug } from '../../templates/runtime/toolsets.js';
 
 export interface ModelOptions {
@@ -48,6 +50,8 @@ export interface ModelOptions {
   routes?: RouteRule[];
   /** `get`: side-effect-free GETs are resources as well as tools. */
   resources?: ResourcePreset;
+  /** Prompts from the config file (the spec's come from x-mcp-prompts). */
+  prompts?: Json;
   /** Keep schema examples and `x-` keys (off: they cost tools/list bytes and rarely help). */
   schemaExtras?: SchemaExtras;
   /** Package name of the generated server (default: from the spec title). */
@@ -274,11 +278,21 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
     name: packageName,
     version: typeof info.version === 'string' ? info.version : String(info.version ?? '0.0.0'),
     ...(typeof info.title === 'string' ? { title: oneLine(info.title) } : {}),
+    ...(typeof info.description === 'string' && info.description.trim() ? { description: info.description.trim().slice(0, 20_000) } : {}),
+    scheme: resourceScheme(packageName),
     servers: rootServers,
     defs,
     auth: auth.schemes,
     tools,
   };
+  const prompts = [
+    ...readPrompts(options.prompts, 'config "prompts"', report.warnings),
+    ...readPrompts(doc['x-mcp-prompts'], '#/x-mcp-prompts', report.warnings),
+  ];
+  // The config file's prompt wins over the spec's of the same name.
+  const named = new Map<string, PromptSpec>();
+  for (const p of prompts) if (!named.has(p.name)) named.set(p.name, p);
+  if (named.size) table.prompts = [...named.values()];
   report.listing = fitListing(table);
   const serving = chooseServing(
     { ...table, tools: table.tools.filter((t) => t.asTool !== false) },

@@ -15,6 +15,18 @@ import type { Hooks } from './hooks-api.js';
 import { isTextual, mediaKind } from './media.js';
 import type { JsonSchema, ToolSpec, ToolTable } from './table.js';
 import type { RequestCredentials } from './auth.js';
+import { docResources, docText, fill, guides } from './guide.js';
+import { page } from './server.js';
+
+/** What serveResources offers besides tools: for the capabilities. */
+export function offers(table: ToolTable): { prompts: boolean; completions: boolean } {
+  const prompts = guides(table);
+  return {
+    prompts: prompts.length > 0,
+    completions:
+      resourceTools(table).some((t) => t.resource?.uriTemplate !== undefined) || prompts.some((p) => (p.arguments ?? []).length > 0),
+  };
+}
 
 /** The operations that are resources or templates. */
 export const resourceTools = (table: ToolTable): ToolSpec[] => table.tools.filter((t) => t.resource !== undefined);
@@ -110,15 +122,24 @@ export function serveResources(
   const tools = resourceTools(table);
   const fixed = tools.filter((t) => t.resource?.uri !== undefined);
   const templates = tools.map(compile).filter((c): c is Compiled => c !== undefined);
+  const docs = docResources(table);
+  const listed = [
+    ...docs.map(({ toolset: _toolset, ...d }) => d),
+    ...fixed.map((t) => ({ uri: t.resource?.uri as string, ...describe(t) })),
+  ];
+  const prompts = guides(table);
 
-  server.setRequestHandler('resources/list', () => ({
-    resources: fixed.map((t) => ({ uri: t.resource?.uri as string, ...describe(t) })),
-  }));
+  server.setRequestHandler('resources/list', (request) => {
+    const { tools: resources, nextCursor } = page(listed, request.params?.cursor);
+    return { resources, ...(nextCursor ? { nextCursor } : {}) };
+  });
   server.setRequestHandler('resources/templates/list', () => ({
     resourceTemplates: templates.map((c) => ({ uriTemplate: c.tool.resource?.uriTemplate as string, ...describe(c.tool) })),
   }));
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const { uri } = request.params;
+    const doc = docs.find((d) => d.uri === uri);
+    if (doc) return { contents: [{ uri, mimeType: doc.mimeType, text: docText(table, doc) }] };
     let tool = fixed.find((t) => t.resource?.uri === uri);
     let args: Record<string, unknown> | undefined = tool ? {} : undefined;
     for (const compiled of tool ? [] : templates) {
@@ -150,9 +171,27 @@ export function serveResources(
     }
     return { contents: [contentsOf(uri, answer.contentType, answer.bytes)] };
   });
+  if (prompts.length) {
+    server.setRequestHandler('prompts/list', () => ({
+      prompts: prompts.map(({ template: _template, enums: _enums, ...p }) => p),
+    }));
+    server.setRequestHandler('prompts/get', (request) => {
+      const prompt = prompts.find((p) => p.name === request.params.name);
+      if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt named ${JSON.stringify(request.params.name)}`);
+      const text = fill(prompt, request.params.arguments ?? {});
+      if (typeof text !== 'string')
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${prompt.name} needs the argument "${text.missing}"`);
+      return {
+        ...(prompt.description ? { description: prompt.description } : {}),
+        messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }],
+      };
+    });
+  }
+  if (!offers(table).completions) return;
   server.setRequestHandler('completion/complete', async (request) => {
     const { ref, argument } = request.params;
     const values = new Set<string>();
+    if (ref.type === 'ref/prompt') for (const v of prompts.find((p) => p.name === ref.name)?.enums?.[argument.name] ?? []) values.add(v);
     if (ref.type === 'ref/resource') {
       const compiled = templates.find((c) => c.tool.resource?.uriTemplate === ref.uri);
       const arg = compiled?.tool.resource?.variables?.[argument.name];

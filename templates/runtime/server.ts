@@ -5,7 +5,7 @@
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import { callMetaTool, metaTools, OperationIndex } from './dynamic.js';
 import { toolError } from './output.js';
-import { resourceTools, serveResources } from './resources.js';
+import { offers, serveResources } from './resources.js';
 import type { Hooks } from './hooks-api.js';
 import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
@@ -56,7 +56,7 @@ export interface ServerOptions {
 export const LIST_PAGE_BYTES = 8 * 1024 * 1024;
 
 /** Where each page of the listing starts, so that no page is over `maxBytes` (a tool alone may be). */
-export function pageStarts(tools: readonly Tool[], maxBytes = LIST_PAGE_BYTES): number[] {
+export function pageStarts(tools: readonly unknown[], maxBytes = LIST_PAGE_BYTES): number[] {
   const starts = [0];
   let bytes = 0;
   tools.forEach((tool, i) => {
@@ -71,7 +71,7 @@ export function pageStarts(tools: readonly Tool[], maxBytes = LIST_PAGE_BYTES): 
 }
 
 /** One page of a listing; the cursor is opaque to clients (`p<start>`, base64url). */
-export function page(tools: Tool[], cursor: string | undefined, starts = pageStarts(tools)): { tools: Tool[]; nextCursor?: string } {
+export function page<T>(tools: T[], cursor: string | undefined, starts = pageStarts(tools)): { tools: T[]; nextCursor?: string } {
   let start = 0;
   if (cursor !== undefined) {
     const decoded = /^p(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
@@ -94,7 +94,8 @@ export function createServerFactory(
   const table: ToolTable = whole.tools.every((t) => t.asTool !== false)
     ? whole
     : { ...whole, tools: whole.tools.filter((t) => t.asTool !== false) };
-  const hasResources = resourceTools(whole).length > 0;
+  // Resources are always offered (the documentation); prompts and completions when there are some.
+  const extras = offers(whole);
   const byName = new Map<string, ToolSpec>(table.tools.map((t) => [t.name, t]));
   const lister = createLister(table, options.profile, { input: (t) => executor.inputSchema(t), output: (t) => executor.outputSchema(t) });
   const pinned = new Set(table.serve?.pinned ?? []);
@@ -125,12 +126,14 @@ export function createServerFactory(
           tools: toolsetTools ? { listChanged: true } : {},
           logging: {},
           // advertised only when there is something to offer
-          ...(hasResources ? { resources: {}, completions: {} } : {}),
+          resources: {},
+          ...(extras.prompts ? { prompts: {} } : {}),
+          ...(extras.completions ? { completions: {} } : {}),
         },
         ...(table.instructions ? { instructions: table.instructions } : {}),
       },
     );
-    if (hasResources) serveResources(server, whole, executor, options.hooks ?? {}, readCredentials);
+    serveResources(server, whole, executor, options.hooks ?? {}, readCredentials);
     server.setRequestHandler('tools/list', (request) => {
       const tools = toolsetTools ? [...toolsetTools, ...table.tools.filter(served).map(listed)] : fixed();
       const maxBytes = options.listPageBytes ?? LIST_PAGE_BYTES;

@@ -45,7 +45,12 @@ describe('Petstore with --resources get', () => {
 
   it('lists the GETs without path parameters as resources, the others as RFC 6570 templates', async () => {
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri).sort()).toEqual(['swagger-petstore://store/inventory', 'swagger-petstore://user/logout']);
+    expect(
+      resources
+        .map((r) => r.uri)
+        .filter((u) => !u.includes('://docs'))
+        .sort(),
+    ).toEqual(['swagger-petstore://store/inventory', 'swagger-petstore://user/logout']);
     expect(resources.find((r) => r.name === 'getInventory')).toMatchObject({
       mimeType: 'application/json',
       title: 'Returns pet inventories by status',
@@ -126,7 +131,13 @@ describe('route mapping by x-mcp and the config file (test/fixtures/resources)',
   it('x-mcp kind resource: a template only; a config rule: both; a GET needing a header: a tool only; excluded: gone', async () => {
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['feedingPlan', 'listKeepers']);
     expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['zoo://animals/{kind}{?limit}']);
-    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['zoo://keepers']);
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual([
+      'zoo://docs',
+      'zoo://docs/animals',
+      'zoo://docs/keepers',
+      'zoo://docs/feeding',
+      'zoo://keepers',
+    ]);
   });
 
   it('reads a template with a query variable, and text as text', async () => {
@@ -139,6 +150,23 @@ describe('route mapping by x-mcp and the config file (test/fixtures/resources)',
     ]);
   });
 
+  it('prompts declared in the spec (x-mcp-prompts) and the config file, filled with their arguments', async () => {
+    const names = (await client.listPrompts()).prompts.map((p) => p.name);
+    expect(names).toEqual(['daily_report', 'visit', 'use_animals', 'use_keepers', 'use_feeding']);
+    const { messages } = await client.getPrompt({ name: 'visit', arguments: { kind: 'camel', day: 'Monday' } });
+    expect(messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Plan a visit to the camel enclosure on Monday. Keep {{unknown}} as is.' } },
+    ]);
+    await expect(client.getPrompt({ name: 'visit', arguments: { day: 'Monday' } })).rejects.toThrow(/needs the argument "kind"/);
+    const report = await client.getPrompt({ name: 'daily_report' });
+    expect((report.messages[0]?.content as { text: string }).text).toBe('Summarise today at the zoo.');
+  });
+
+  it('completes a prompt argument from its enum', async () => {
+    const result = await client.complete({ ref: { type: 'ref/prompt', name: 'visit' }, argument: { name: 'kind', value: 'c' } });
+    expect(result.completion.values).toEqual(['cat', 'cow', 'camel']);
+  });
+
   it('completes an enum variable from the schema', async () => {
     const result = await client.complete({
       ref: { type: 'ref/resource', uri: 'zoo://animals/{kind}{?limit}' },
@@ -148,18 +176,47 @@ describe('route mapping by x-mcp and the config file (test/fixtures/resources)',
   });
 });
 
-describe('no resources asked for', () => {
-  it('the server does not advertise resources', async () => {
+describe('documentation and prompts, with no resources asked for', () => {
+  let client: Client;
+  beforeAll(async () => {
     const dir = generateProject(PETSTORE, 'e2e-resources-none');
     await buildProject(dir);
-    const client = await connect('stdio', dir, { args: ['--base-url', upstream.url], env: CREDENTIALS });
-    try {
-      expect(client.getServerCapabilities()?.resources).toBeUndefined();
-      expect(client.getServerCapabilities()?.completions).toBeUndefined();
-    } finally {
-      await client.close();
-    }
+    client = await connect('stdio', dir, { args: ['--base-url', upstream.url], env: CREDENTIALS });
   }, 120_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('the documentation is always a resource: an overview and one per toolset, in Markdown; no templates, so no completions', async () => {
+    expect(client.getServerCapabilities()).toMatchObject({ resources: {}, prompts: {} });
+    expect(client.getServerCapabilities()?.completions).toBeUndefined();
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual([
+      'swagger-petstore://docs',
+      'swagger-petstore://docs/pet',
+      'swagger-petstore://docs/store',
+      'swagger-petstore://docs/user',
+    ]);
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
+    const overview = (await client.readResource({ uri: 'swagger-petstore://docs' })).contents[0] as { mimeType: string; text: string };
+    expect(overview.mimeType).toBe('text/markdown');
+    expect(overview.text).toMatch(/^# Swagger Petstore \(version /);
+    expect(overview.text).toContain('- **pet**: The 8 operations of the pet toolset');
+    expect(overview.text).toContain('`SWAGGER_PETSTORE_API_KEY` for the "api_key" scheme (apiKey)');
+    const pet = (await client.readResource({ uri: 'swagger-petstore://docs/pet' })).contents[0] as { text: string };
+    expect(pet.text).toContain('| `getPetById` | `GET /pet/{petId}` | Find pet by ID | `petId` |');
+  });
+
+  it('one prompt per toolset on how to use it', async () => {
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(['use_pet', 'use_store', 'use_user']);
+    const { messages } = await client.getPrompt({ name: 'use_store' });
+    const text = (messages[0]?.content as { text: string }).text;
+    expect(text).toContain('You can use the store tools of the Swagger Petstore API (4 in all).');
+    expect(text).toContain('- `getOrderById` (GET /store/order/{orderId})');
+    expect(text).toContain('The full list, with required arguments, is the resource swagger-petstore://docs/store.');
+    await expect(client.getPrompt({ name: 'use_nothing' })).rejects.toThrow(/No prompt named "use_nothing"/);
+  });
 });
 
 describe('GitHub with --resources get', () => {

@@ -13,6 +13,12 @@ export interface ToolTable {
   version: string;
   title?: string;
   instructions?: string;
+  /** The API's description (info.description), for the docs resource. */
+  description?: string;
+  /** URI scheme of the API's resources (`petstore` in petstore://docs). */
+  scheme?: string;
+  /** Prompts the spec (x-mcp-prompts) or the config file declares. */
+  prompts?: PromptSpec[];
   /** Upstream servers from the spec, in spec order; the first usable one is the default. */
   servers: ServerSpec[];
   /** Shared schemas, referenced from tool schemas as `#/$defs/<key>`. */
@@ -80,6 +86,15 @@ export interface ToolSpec {
   resource?: ResourceSpec;
   /** false: a resource only, neither listed nor callable as a tool. */
   asTool?: false;
+}
+
+/** A prompt with arguments; `{{name}}` in the template is replaced by the argument's value, nothing else. */
+export interface PromptSpec {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean; enum?: string[] }[];
+  template: string;
 }
 
 /** An MCP resource (a fixed `uri`) or resource template (`uriTemplate`, RFC 6570) for a GET. */
