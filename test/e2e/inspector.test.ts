@@ -138,6 +138,49 @@ describe('mcp-gen serve, as the inspector starts it', () => {
   }, 200_000);
 });
 
+/** `inspector --cli <method options> node <dir>/dist/main.js …`: its JSON answer on stdout. */
+function inspect(dir: string, method: string[]): Promise<unknown> {
+  const home = join(DIR, 'home');
+  mkdirSync(home, { recursive: true });
+  return new Promise((resolve, reject) => {
+    execFile(
+      NODE22,
+      [LAUNCHER, '--cli', ...method, 'node', join(dir, 'dist/main.js'), ...BASE],
+      {
+        env: { PATH: process.env.PATH ?? '', HOME: home, NO_COLOR: '1', SWAGGER_PETSTORE_API_KEY: 'k' },
+        timeout: 120_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`inspector ${method.join(' ')} failed: ${stderr.slice(0, 2000)}`));
+        try {
+          resolve(JSON.parse(stdout));
+        } catch {
+          reject(new Error(`inspector ${method.join(' ')} printed no JSON: ${stdout.slice(0, 500)}`));
+        }
+      },
+    );
+  });
+}
+
+describe('resources and prompts through the inspector CLI', () => {
+  it('lists and reads the documentation resources, lists and gets the prompts', async () => {
+    const { dir } = projects.petstore as { dir: string };
+    const resources = (await inspect(dir, ['--method', 'resources/list'])) as { resources: { uri: string }[] };
+    expect(resources.resources.map((r) => r.uri)).toContain('swagger-petstore://docs/pet');
+    const read = (await inspect(dir, ['--method', 'resources/read', '--uri', 'swagger-petstore://docs/pet'])) as {
+      contents: { text: string }[];
+    };
+    expect(read.contents[0]?.text).toContain('`getPetById`');
+    const prompts = (await inspect(dir, ['--method', 'prompts/list'])) as { prompts: { name: string }[] };
+    expect(prompts.prompts.map((p) => p.name)).toEqual(['use_pet', 'use_store', 'use_user']);
+    const got = (await inspect(dir, ['--method', 'prompts/get', '--prompt-name', 'use_user'])) as {
+      messages: { content: { text: string } }[];
+    };
+    expect(got.messages[0]?.content.text).toContain('You can use the user tools of the Swagger Petstore API');
+  }, 300_000);
+});
+
 describe('the control: --client-profile full', () => {
   it('GitHub listed in full gives the inspector thousands of type-array warnings', async () => {
     const { dir } = projects.github as { dir: string; table: ToolTable };
