@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkSpec, directorySpecs, githubSpec, kubernetesSpec, type CorpusSpec } from './support/corpus-check.js';
+import { checkSpec, directorySpecs, githubSpec, kubernetesSpec, type CheckOptions, type CorpusSpec } from './support/corpus-check.js';
 
 /** Specs chosen for what they exercise (see the comments); each must give one tool per operation. */
 const NAMED: Record<string, string> = {
@@ -52,10 +52,10 @@ function operationCount(path: string): number {
 }
 
 let dirs = 0;
-async function check(spec: CorpusSpec) {
+async function check(spec: CorpusSpec, options: CheckOptions = {}) {
   const out = join(scratch, `out-${dirs++}`);
   try {
-    return await checkSpec(spec.path, out);
+    return await checkSpec(spec.path, out, options);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -95,10 +95,11 @@ describe('real-world specs', () => {
     120_000,
   );
 
+  // The sampled slice also maps GETs to resources: valid URIs, none twice, templates that fill arguments.
   it.each(sampled.map((spec) => ({ id: spec.id, spec })))(
-    '$id: ok, or rejected in one line',
+    '$id with --resources get: ok, or rejected in one line',
     async ({ spec }) => {
-      const outcome = await check(spec);
+      const outcome = await check(spec, { resources: 'get' });
       expect(['ok', 'rejected'], JSON.stringify(outcome)).toContain(outcome.status);
       if (outcome.status === 'rejected') {
         expect(outcome.message.trim()).not.toBe('');

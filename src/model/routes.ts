@@ -108,6 +108,12 @@ export function resourceFor(scheme: string, path: string, params: ParamSpec[], h
     })
     .join('');
   if (failed) return { refused: failed };
+  // `/:id/info` (an Express path, not a template) would put ":id" where a URI has its host.
+  try {
+    new URL(`${scheme}://${template.replace(/\{[^{}]+\}/g, 'x1')}`);
+  } catch {
+    return { refused: `its path ${path} does not make a valid URI` };
+  }
   const query = params.filter((p) => p.in === 'query');
   if (Object.keys(variables).length === 0 && !query.some((p) => p.required)) return { uri: `${scheme}://${template}` };
   const queryVars = query.map((p) => {

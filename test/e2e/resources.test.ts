@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { buildProject, connect, generateProject, REPO } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO, startServer } from '../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 import { GITHUB_SPEC } from '../support/corpus-check.js';
 
@@ -93,6 +93,25 @@ describe('Petstore with --resources get', () => {
       await expect(bare.readResource({ uri: 'swagger-petstore://pet/1' })).rejects.toThrow(/set SWAGGER_PETSTORE_API_KEY for "api_key"/);
     } finally {
       await bare.close();
+    }
+  });
+
+  it.each(['http', 'sse'] as const)('over %s (and over http as a 2026-07-28 client too)', async (transport) => {
+    const server = await startServer(dir, transport, ['--base-url', `${upstream.url}/v2`], CREDENTIALS);
+    try {
+      for (const negotiate of transport === 'http' ? [false, true] : [false]) {
+        const remote = await connect(transport, server.url, { negotiate });
+        try {
+          upstream.clear();
+          const { contents } = await remote.readResource({ uri: 'swagger-petstore://user/ann' });
+          expect(contents[0]).toMatchObject({ text: '{"path":"/v2/user/ann"}' });
+          expect((await remote.getPrompt({ name: 'use_pet' })).messages).toHaveLength(1);
+        } finally {
+          await remote.close();
+        }
+      }
+    } finally {
+      await server.stop();
     }
   });
 

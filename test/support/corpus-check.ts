@@ -254,9 +254,50 @@ export function toolTypesProblem(text: string): string | undefined {
   return `does not type-check${at}: ${ts.flattenDiagnosticMessageText(first.messageText, ' ')}`;
 }
 
+/**
+ * Resources and templates a table offers (route mapping): valid URIs, no two alike, names
+ * unique, templates whose variables match the tool's arguments and that match their own
+ * expansion. Undefined when all is well.
+ */
+export function resourcesProblem(table: ToolTable): string | undefined {
+  const seen = new Set<string>();
+  for (const tool of table.tools) {
+    const r = tool.resource;
+    if (!r) continue;
+    const text = r.uri ?? r.uriTemplate ?? '';
+    if (seen.has(text)) return `${tool.name}: ${text} is offered twice`;
+    seen.add(text);
+    if (!/^[a-z][a-z0-9+.-]*:\/\//.test(text)) return `${tool.name}: ${text} has no valid scheme`;
+    if (r.uri !== undefined) {
+      try {
+        new URL(r.uri);
+      } catch {
+        return `${tool.name}: ${r.uri} is not a URI`;
+      }
+      continue;
+    }
+    const vars = [...text.matchAll(/\{\??([^{}]+)\}/g)].flatMap((m) => (m[1] as string).split(','));
+    const properties = Object.keys((tool.inputSchema.properties ?? {}) as object);
+    for (const v of vars) {
+      if (!/^[A-Za-z0-9_]+$/.test(v)) return `${tool.name}: template variable ${v} is not an RFC 6570 varname`;
+      const arg = r.variables?.[v];
+      if (arg === undefined || !properties.includes(arg)) return `${tool.name}: template variable ${v} fills no argument`;
+    }
+    const example = text.replace(/\{\?[^{}]+\}$/, '').replace(/\{[^{}]+\}/g, 'x1');
+    try {
+      new URL(example);
+    } catch {
+      return `${tool.name}: ${text} does not expand to a URI`;
+    }
+  }
+  return undefined;
+}
+
 export interface CheckOptions {
   /** Called between stages (tests use it to see where time goes). */
   onStage?: (stage: string) => void;
+  /** Generate with `--resources get` and check the resources and templates too (resourcesProblem). */
+  resources?: 'get';
 }
 
 /**
@@ -276,7 +317,12 @@ export async function checkSpec(specPath: string, outDir: string, options: Check
   let generateMs: number;
   let skipped: number;
   try {
-    const result = await generate({ spec: specPath, out: outDir, force: true });
+    const result = await generate({
+      spec: specPath,
+      out: outDir,
+      force: true,
+      ...(options.resources ? { resources: options.resources } : {}),
+    });
     generateMs = ms();
     table = result.table;
     skipped = result.report.skipped.length;
@@ -309,6 +355,8 @@ export async function checkSpec(specPath: string, outDir: string, options: Check
       if (!readFileSync(path, 'utf8').endsWith(template))
         return invalid(`${file} is not the template's code: spec text reached TypeScript`);
     }
+    const resourceIssue = options.resources ? resourcesProblem(written as ToolTable) : undefined;
+    if (resourceIssue) return invalid(`--resources get: ${resourceIssue}`);
     const typesProblem = toolTypesProblem(readFileSync(join(outDir, 'src/tool-types.ts'), 'utf8'));
     if (typesProblem) return invalid(`src/tool-types.ts: ${typesProblem}`);
     table = written as ToolTable;

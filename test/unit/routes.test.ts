@@ -87,6 +87,10 @@ describe('resourceFor', () => {
     });
   });
 
+  it('an Express-style path (nexmo.com media.json) would put ":id" where a URI has its host: refused', () => {
+    expect(resourceFor('media', '/:id/info', [], false)).toEqual({ refused: 'its path /:id/info does not make a valid URI' });
+  });
+
   it('the scheme: the package name without -mcp, starting with a letter', () => {
     expect(resourceScheme('swagger-petstore-mcp')).toBe('swagger-petstore');
     expect(resourceScheme('42-things-mcp')).toBe('things');
