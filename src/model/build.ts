@@ -108,6 +108,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
     resources: { static: 0, templates: 0 },
   };
   const names = new NameScope(META_TOOLS);
+  const linkTargets = new Map<ToolSpec, string[]>();
   const tools: ToolSpec[] = [];
   const info = isObject(doc.info) ? doc.info : {};
   const rootServers = serverList(doc.servers, spec.source);
@@ -242,9 +243,12 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
         }
       }
       tools.push(tool);
+      const targets = linkedOperations(doc, op);
+      if (targets.length) linkTargets.set(tool, targets);
     }
   }
 
+  linkSequences(tools, linkTargets);
   if (tools.length === 0) {
     report.warnings.push(
       warning(
@@ -314,6 +318,43 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
     );
   }
   return { table, report };
+}
+
+/**
+ * The operations a response's links name (OpenAPI Link Object: `operationId`, or an
+ * `operationRef` pointing into this document), as operationIds or `METHOD /path`.
+ */
+function linkedOperations(doc: JsonObject, op: JsonObject): string[] {
+  const out: string[] = [];
+  for (const [code, raw] of Object.entries(isObject(op.responses) ? op.responses : {})) {
+    if (!/^2/.test(code)) continue;
+    const response = resolve(doc, raw);
+    if (!isObject(response) || !isObject(response.links)) continue;
+    for (const rawLink of Object.values(response.links)) {
+      const link = resolve(doc, rawLink);
+      if (!isObject(link)) continue;
+      if (typeof link.operationId === 'string') out.push(link.operationId);
+      else if (typeof link.operationRef === 'string' && link.operationRef.startsWith('#/paths/')) {
+        const tokens = parsePointer(link.operationRef);
+        if (tokens && tokens.length === 3) out.push(`${tokens[2]?.toUpperCase()} ${tokens[1]}`);
+      }
+    }
+  }
+  return out;
+}
+
+/** Each tool's `then`: the tools its links lead to, by name, tools only, in link order. */
+function linkSequences(tools: ToolSpec[], targets: Map<ToolSpec, string[]>): void {
+  const byKey = new Map<string, ToolSpec>();
+  for (const t of tools) {
+    if (t.asTool === false) continue;
+    if (t.operationId) byKey.set(t.operationId, t);
+    byKey.set(`${t.http.method} ${t.http.path}`, t);
+  }
+  for (const [tool, keys] of targets) {
+    const names = [...new Set(keys.map((k) => byKey.get(k)?.name).filter((n): n is string => n !== undefined && n !== tool.name))];
+    if (names.length) tool.then = names;
+  }
 }
 
 /** The config file's per-operation toolset, else its first matching rule, else x-mcp, else the default rule. */

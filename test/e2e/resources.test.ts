@@ -181,6 +181,14 @@ describe('route mapping by x-mcp and the config file (test/fixtures/resources)',
     expect((report.messages[0]?.content as { text: string }).text).toBe('Summarise today at the zoo.');
   });
 
+  it("a toolset prompt names the common sequences the spec's links describe (tools only)", async () => {
+    const { messages } = await client.getPrompt({ name: 'use_keepers' });
+    const text = (messages[0]?.content as { text: string }).text;
+    expect(text).toContain(
+      "Common sequences (from the spec's links):\n- after `listKeepers`: `feedingPlan` (its answer gives their arguments)",
+    );
+  });
+
   it('completes a prompt argument from its enum', async () => {
     const result = await client.complete({ ref: { type: 'ref/prompt', name: 'visit' }, argument: { name: 'kind', value: 'c' } });
     expect(result.completion.values).toEqual(['cat', 'cow', 'camel']);

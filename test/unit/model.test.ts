@@ -953,6 +953,36 @@ describe('servers', () => {
   });
 });
 
+describe('response links (OpenAPI Link Objects)', () => {
+  it("a tool's then: the tools its 2xx links lead to, by operationId or operationRef, never itself", () => {
+    const links = {
+      a: { operationId: 'getPet' },
+      b: { operationRef: '#/paths/~1pets~1{id}/delete' },
+      c: { operationId: 'addPet' },
+      d: { operationId: 'nope' },
+    };
+    const m = model(
+      spec({
+        '/pets': { post: { operationId: 'addPet', responses: { '201': { description: 'made', links } } } },
+        '/pets/{id}': {
+          get: {
+            operationId: 'getPet',
+            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+            responses: {},
+          },
+          delete: {
+            operationId: 'removePet',
+            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+            responses: {},
+          },
+        },
+      }),
+    );
+    expect(m.table.tools.find((t) => t.name === 'addPet')?.then).toEqual(['getPet', 'removePet']);
+    expect(m.table.tools.find((t) => t.name === 'getPet')?.then).toBeUndefined();
+  });
+});
+
 describe('report warnings', () => {
   it('a config "tools" key that names no operation is reported by the model itself, with its code', () => {
     const m = model(spec(op('get', { operationId: 'real' })), { overrides: { real: { name: 'renamed' }, typo: { exclude: true } } });

@@ -90,6 +90,14 @@ export function docText(table: ToolTable, doc: DocResource): string {
   return lines.join('\n') + '\n';
 }
 
+/** Common next calls, from the spec's response links. */
+function sequences(tools: ToolSpec[]): string[] {
+  const lines = tools
+    .filter((t) => t.then?.length)
+    .map((t) => `- after \`${t.name}\`: ${(t.then ?? []).map((n) => `\`${n}\``).join(', ')} (its answer gives their arguments)`);
+  return lines.length ? ["Common sequences (from the spec's links):", ...lines, ''] : [];
+}
+
 /** A prompt as prompts/list shows it, with the text prompts/get returns. */
 export interface Guide {
   name: string;
@@ -119,6 +127,7 @@ export function guides(table: ToolTable): Guide[] {
           ? 'These tools change data: confirm with the user before a change that cannot be undone.'
           : 'These tools only read.',
       '',
+      ...sequences(tools),
       ...(creds.length ? ['If a tool answers that credentials are missing, the server needs one of these set:', ...creds, ''] : []),
       `The full list, with required arguments, is the resource ${scheme}://docs/${encodeURIComponent(toolset)}.`,
     ].join('\n');

@@ -86,6 +86,8 @@ export interface ToolSpec {
   resource?: ResourceSpec;
   /** false: a resource only, neither listed nor callable as a tool. */
   asTool?: false;
+  /** Tools the spec's response links lead to (OpenAPI Link Objects): common next calls. */
+  then?: string[];
 }
 
 /** A prompt with arguments; `{{name}}` in the template is replaced by the argument's value, nothing else. */
