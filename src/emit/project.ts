@@ -244,6 +244,9 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
     credentials: credentialRows(model),
     hasCredentials: Object.keys(table.auth).length > 0,
     settings: settingRows(model, defaultBaseUrl ?? ''),
+    // our own slug of the package name: safe in Markdown
+    scheme: table.scheme ?? 'api',
+    resourceCount: table.tools.filter((t) => t.resource !== undefined).length,
     ...exampleCredential(model),
   };
 
