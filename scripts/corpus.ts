@@ -331,7 +331,7 @@ function renderReport(results: Result[], s: Settings, partial: boolean): string 
       `(the client validates the answer) within the context budget of ${DEFAULT_MAX_TOOLS} tools and ${fmtBytes(DEFAULT_MAX_BYTES)}; listing every tool under each of the portable, openai-strict and gemini profiles breaks none of that profile's rules (test/support/profile-rules.ts); listing every tool whole (\`--tools direct --client-profile full\`): every tool name ` +
       'matches `^[A-Za-z0-9_-]{1,64}$` and is unique; every `inputSchema` and `outputSchema` refers only to its own `$defs` ' +
       "and compiles with ajv (2020-12, as the SDK's default validator and the runtime compile it, and draft-07, the SDK's bundled `Ajv` class); " +
-      `and \`tools/list\` fits in one message of the SDK stdio client (${fmtBytes(STDIO_MESSAGE_LIMIT)}). See test/support/corpus-check.ts.`,
+      `and every \`tools/list\` page (the server pages above 8 MiB) fits in one message of the SDK stdio client (${fmtBytes(STDIO_MESSAGE_LIMIT)}). See test/support/corpus-check.ts.`,
   );
   out.push('');
   out.push(
