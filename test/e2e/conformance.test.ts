@@ -82,13 +82,29 @@ function runScenario(url: string, scenario: string): Promise<SuiteRun> {
   });
 }
 
-/** Check ids that must all pass, per scenario (conformance 0.1.16). */
-const SCENARIOS: [string, string[]][] = [
-  ['server-initialize', ['server-initialize']],
-  ['ping', ['ping']],
-  ['tools-list', ['tools-list']],
-  ['server-sse-multiple-streams', ['server-accepts-multiple-post-streams', 'server-sse-streams-functional']],
-  ['dns-rebinding-protection', ['localhost-host-rebinding-rejected', 'localhost-host-valid-accepted']],
+/**
+ * The checks of each scenario and the status each must have (conformance 0.1.16): SUCCESS, or
+ * INFO where the suite only notes a choice the spec leaves open. A POST is answered with JSON
+ * rather than an SSE stream (the transport allows either), which the suite notes as INFO.
+ */
+const SCENARIOS: [string, [string, 'SUCCESS' | 'INFO'][]][] = [
+  ['server-initialize', [['server-initialize', 'SUCCESS']]],
+  ['ping', [['ping', 'SUCCESS']]],
+  ['tools-list', [['tools-list', 'SUCCESS']]],
+  [
+    'server-sse-multiple-streams',
+    [
+      ['server-accepts-multiple-post-streams', 'SUCCESS'],
+      ['server-sse-streams-functional', 'INFO'],
+    ],
+  ],
+  [
+    'dns-rebinding-protection',
+    [
+      ['localhost-host-rebinding-rejected', 'SUCCESS'],
+      ['localhost-host-valid-accepted', 'SUCCESS'],
+    ],
+  ],
 ];
 
 let upstream: Upstream;
@@ -161,12 +177,9 @@ describe.each(['stateful', 'stateless'] as const)('conformance suite, Streamable
     it(scenario, async () => {
       const run = await runScenario(url(), scenario);
       expect(run.exitCode, summary(run)).toBe(0);
-      expect(
-        run.checks.filter((c) => c.status !== 'SUCCESS'),
-        summary(run),
-      ).toEqual([]);
-      expect(run.checks.map((c) => c.id).sort()).toEqual([...expected].sort());
-      expect(run.output).toContain(`Passed: ${expected.length}/${expected.length}, 0 failed, 0 warnings`);
+      expect(run.checks.map((c) => [c.id, c.status]).sort(), summary(run)).toEqual([...expected].sort());
+      const passed = expected.filter(([, status]) => status === 'SUCCESS').length;
+      expect(run.output).toContain(`Passed: ${passed}/${passed}, 0 failed, 0 warnings`);
     });
   }
 });

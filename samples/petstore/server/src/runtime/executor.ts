@@ -14,7 +14,16 @@ import { ArgumentError, buildRequest, getHeader, resolveServerUrl, setHeader } f
 import { advertisedStructure, plainStructure, toolError, type Structurer } from './output.js';
 import { toToolResult, type UpstreamAnswer } from './response.js';
 import { stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
-import { credentialPlaces, fetchFollowingRedirects, readLimited, redact, RedirectError } from './upstream.js';
+import {
+  credentialPlaces,
+  fromWebResponse,
+  readLimited,
+  redact,
+  RedirectError,
+  sendFollowingRedirects,
+  toWebResponse,
+  type UpstreamResponse,
+} from './upstream.js';
 
 type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 interface AjvError {
@@ -129,7 +138,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
   const places = credentialPlaces(table);
   // Static headers (--header / API_HEADERS) are credentials too: they stay on the API's origin.
   for (const [name] of config.staticHeaders) places.headers.add(name.toLowerCase());
-  const send = (request: OutgoingRequest, signal: AbortSignal) => fetchFollowingRedirects(request, signal, places);
+  const send = (request: OutgoingRequest, signal: AbortSignal) => sendFollowingRedirects(request, signal, places);
   const configuredSecrets = Object.values(table.auth)
     .flatMap((scheme) => Object.values(scheme.env) as string[])
     .map((variable) => process.env[variable])
@@ -202,79 +211,114 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
         `${tool.name}: no upstream base URL${base ? ` (the spec's server "${base}" is relative)` : ''}; start the server with --base-url or set API_BASE_URL`,
       );
     }
-    const timeout = AbortSignal.timeout(config.timeoutMs);
-    const both = AbortSignal.any([signal, timeout]);
-    // Built afresh for a retry: a fetched token may have been refreshed in between.
-    const prepare = async (): Promise<{ request: OutgoingRequest } | { failure: CallToolResult }> => {
-      let request: OutgoingRequest;
-      try {
-        const chosen = tool.http.body?.contentTypeArg ? args[tool.http.body.contentTypeArg] : undefined;
-        const options = typeof chosen === 'string' ? { contentType: chosen } : {};
-        request = { tool: tool.name, ...buildRequest(tool.http, args, base, options) };
-        // under the tool's own header arguments; the security schemes, applied next, win over both
-        for (const [name, value] of config.staticHeaders)
-          if (getHeader(request.headers, name) === undefined) setHeader(request.headers, name, value);
-      } catch (error) {
-        if (error instanceof ArgumentError) return { failure: toolError(`Invalid arguments for ${tool.name}: ${error.message}`) };
-        throw error;
-      }
-      const outcome = await auth.apply(tool, request, credentials, both);
-      if (!outcome.ok) return { failure: toolError(outcome.message) };
-      fetchedToken = outcome.usedTokenFetch;
-      return { request: hooks.beforeRequest ? ((await hooks.beforeRequest(request)) ?? request) : request };
-    };
-    let fetchedToken = false;
-    let prepared = await prepare();
-    if ('failure' in prepared) return { failure: prepared.failure };
-    let request = prepared.request;
-
-    const target = new URL(request.url);
-    const uri = target.origin + target.pathname;
-    const label = `${request.method} ${uri}`;
-    let response: Response;
+    const limit = deadline(signal, config.timeoutMs);
+    const both = limit.signal;
     try {
-      response = await send(request, both);
-      if (response.status === 401 && fetchedToken) {
-        // RFC 6750 §3.1: the token may have been revoked or expired early; one fresh try.
-        await response.body?.cancel().catch(() => undefined);
-        auth.invalidate();
-        prepared = await prepare();
-        if ('failure' in prepared) return { failure: prepared.failure };
-        request = prepared.request;
-        response = await send(request, both);
-      }
-      if (own?.afterResponse) response = (await own.afterResponse(response, request)) ?? response;
-      if (hooks.afterResponse) response = (await hooks.afterResponse(response, request)) ?? response;
-    } catch (error) {
-      return failure(networkFailure(error, label, timeout, signal, config.timeoutMs));
-    }
-    try {
-      const { bytes, truncated } = await readLimited(response, config.maxResponseBytes);
-      const declared = Number(response.headers.get('content-length'));
-      log.debug(`${label} → ${response.status}`);
-      const answer = {
-        status: response.status,
-        statusText: response.statusText,
-        contentType: response.headers.get('content-type') ?? '',
-        bytes,
-        truncated,
-        ...(Number.isFinite(declared) && declared > 0 ? { declaredLength: declared } : {}),
-        label,
-        uri,
+      // Built afresh for a retry: a fetched token may have been refreshed in between.
+      const prepare = async (): Promise<{ request: OutgoingRequest } | { failure: CallToolResult }> => {
+        let request: OutgoingRequest;
+        try {
+          const chosen = tool.http.body?.contentTypeArg ? args[tool.http.body.contentTypeArg] : undefined;
+          const options = typeof chosen === 'string' ? { contentType: chosen } : {};
+          request = { tool: tool.name, ...buildRequest(tool.http, args, base, options) };
+          // under the tool's own header arguments; the security schemes, applied next, win over both
+          for (const [name, value] of config.staticHeaders)
+            if (getHeader(request.headers, name) === undefined) setHeader(request.headers, name, value);
+        } catch (error) {
+          if (error instanceof ArgumentError) return { failure: toolError(`Invalid arguments for ${tool.name}: ${error.message}`) };
+          throw error;
+        }
+        const outcome = await auth.apply(tool, request, credentials, both);
+        if (!outcome.ok) return { failure: toolError(outcome.message) };
+        fetchedToken = outcome.usedTokenFetch;
+        return { request: hooks.beforeRequest ? ((await hooks.beforeRequest(request)) ?? request) : request };
       };
-      return { answer };
-    } catch (error) {
-      return failure(networkFailure(error, label, timeout, signal, config.timeoutMs));
+      let fetchedToken = false;
+      let prepared = await prepare();
+      if ('failure' in prepared) return { failure: prepared.failure };
+      let request = prepared.request;
+
+      const target = new URL(request.url);
+      const uri = target.origin + target.pathname;
+      const label = `${request.method} ${uri}`;
+      let response: UpstreamResponse;
+      try {
+        response = await send(request, both);
+        if (response.status === 401 && fetchedToken) {
+          // RFC 6750 §3.1: the token may have been revoked or expired early; one fresh try.
+          response.discard();
+          auth.invalidate();
+          prepared = await prepare();
+          if ('failure' in prepared) return { failure: prepared.failure };
+          request = prepared.request;
+          response = await send(request, both);
+        }
+        if (own?.afterResponse || hooks.afterResponse) {
+          // The hooks' type is fetch's Response: made only when there is a hook to see it.
+          let web = toWebResponse(response);
+          if (own?.afterResponse) web = (await own.afterResponse(web, request)) ?? web;
+          if (hooks.afterResponse) web = (await hooks.afterResponse(web, request)) ?? web;
+          response = fromWebResponse(web);
+        }
+      } catch (error) {
+        return failure(networkFailure(error, label, limit.timedOut(), signal, config.timeoutMs));
+      }
+      try {
+        const { bytes, truncated } = await readLimited(response, config.maxResponseBytes);
+        const declared = Number(response.header('content-length'));
+        log.debug(`${label} → ${response.status}`);
+        const answer = {
+          status: response.status,
+          statusText: response.statusText,
+          contentType: response.header('content-type') ?? '',
+          bytes,
+          truncated,
+          ...(Number.isFinite(declared) && declared > 0 ? { declaredLength: declared } : {}),
+          label,
+          uri,
+        };
+        return { answer };
+      } catch (error) {
+        return failure(networkFailure(error, label, limit.timedOut(), signal, config.timeoutMs));
+      }
+    } finally {
+      limit.done();
     }
   }
 }
 
-function networkFailure(error: unknown, label: string, timeout: AbortSignal, signal: AbortSignal, timeoutMs: number): string {
-  if (timeout.aborted) return `${label}: no answer within ${timeoutMs} ms (timeout; raise it with --timeout)`;
+/**
+ * The call's time limit and the client's cancellation as one signal. AbortSignal.any with
+ * AbortSignal.timeout did the same at several times the cost on every call; `done` clears
+ * the timer once the answer is read.
+ */
+function deadline(cancel: AbortSignal, ms: number): { signal: AbortSignal; timedOut(): boolean; done(): void } {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError'));
+  }, ms);
+  const onCancel = () => controller.abort(cancel.reason);
+  if (cancel.aborted) onCancel();
+  else cancel.addEventListener('abort', onCancel, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    done() {
+      clearTimeout(timer);
+      cancel.removeEventListener('abort', onCancel);
+    },
+  };
+}
+
+function networkFailure(error: unknown, label: string, timedOut: boolean, signal: AbortSignal, timeoutMs: number): string {
+  if (timedOut) return `${label}: no answer within ${timeoutMs} ms (timeout; raise it with --timeout)`;
   if (signal.aborted) return `${label}: cancelled by the client`;
   if (error instanceof RedirectError) return `${label}: not followed: ${error.message}`;
+  // node:http errors carry their code (ECONNREFUSED); fetch's carry it in their cause.
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const reason = cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
+  const reason = cause?.code ?? (error as { code?: string }).code ?? cause?.message ?? (error as Error).message ?? String(error);
   return `${label}: request failed (${reason})`;
 }
 

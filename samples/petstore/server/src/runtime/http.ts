@@ -97,6 +97,11 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
     let opened = false;
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // A POST is answered with application/json rather than an SSE stream: this server sends
+      // nothing before a call's result (no progress, no request to the client mid-call), so
+      // a stream would carry the same one message in three more writes (head, event, end) —
+      // a third of the cost of a call. Server-initiated messages still use the GET stream.
+      enableJsonResponse: true,
       maxRequestBodySize: config.maxRequestBytes,
       onsessioninitialized: (id) => {
         opened = true;
