@@ -4,8 +4,8 @@
 // --stateless, where every request is served on its own and any replica can answer it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { randomUUID } from 'node:crypto';
 import type { ServerConfig } from './config.js';
 import { claimSession, jsonRpcError, releaseSession, type HttpEndpoints } from './http-common.js';
@@ -19,6 +19,24 @@ interface Session {
   busy: number;
   /** The client address the session counts against (--max-sessions-per-client). */
   client: string;
+}
+
+/**
+ * Which protocol era a POST belongs to, decided by the SDK's own classifier from the parsed
+ * body and the standard headers, without building a web Request (isLegacyRequest would).
+ */
+function era(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | 'reject' {
+  const header = (name: string) => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  return classifyInboundRequest({
+    httpMethod: req.method ?? 'POST',
+    protocolVersionHeader: header('mcp-protocol-version'),
+    mcpMethodHeader: header('mcp-method'),
+    mcpNameHeader: header('mcp-name'),
+    body,
+  }).kind;
 }
 
 export function streamableEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger): HttpEndpoints {
@@ -54,10 +72,30 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
   );
   sweeper.unref();
 
+  /**
+   * A 2025-era POST served on its own (--stateless): a server instance and a transport for
+   * this one exchange, as the SDK's stateless fallback does, but answered with JSON (see below).
+   */
+  const serveOnce = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: config.maxRequestBytes,
+    });
+    const server = factory();
+    res.once('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, body: unknown): Promise<boolean> => {
     if (url.pathname !== '/mcp') return false;
     if (config.stateless) {
-      await serveModern(req, res, body);
+      if (req.method === 'POST' && era(req, body) === 'legacy') await serveOnce(req, res, body);
+      else await serveModern(req, res, body);
       return true;
     }
     const sessionId = req.headers['mcp-session-id'];
@@ -82,7 +120,7 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       await serveModern(req, res);
       return true;
     }
-    if (!(await isLegacyRequest(await toWebRequest(req, body), body))) {
+    if (era(req, body) !== 'legacy') {
       await serveModern(req, res, body);
       return true;
     }

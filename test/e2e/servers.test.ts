@@ -131,3 +131,58 @@ describe.each(variants)('$name', ({ kind, negotiate, version }) => {
     expect(requests).toHaveLength(0);
   });
 });
+
+// The answer format on the wire: a POST that needs no stream is answered with one JSON body
+// (each SSE frame was a socket write more per call), in a session and statelessly, while the
+// GET stream of a session stays SSE for messages the server starts.
+describe('Streamable HTTP answers on the wire', () => {
+  let stateless: RunningServer;
+  beforeAll(async () => {
+    stateless = await startServer(dir, 'http', ['--base-url', `${upstream.url}/v2`, '--log-level', 'warn', '--stateless'], SECRETS);
+  });
+  afterAll(() => stateless?.stop());
+
+  const post = (url: string, message: object, headers: Record<string, string> = {}) =>
+    fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+    });
+  const call = { id: 2, method: 'tools/call', params: { name: 'getPetById', arguments: { petId: 7 } } };
+  const initialize = {
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'wire', version: '1' } },
+  };
+
+  it('a session: initialize and tools/call are application/json; GET /mcp is text/event-stream', async () => {
+    const opened = await post(http.url, initialize);
+    const session = opened.headers.get('mcp-session-id') ?? '';
+    expect([opened.status, opened.headers.get('content-type'), session.length > 0]).toEqual([200, 'application/json', true]);
+    const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    expect((await post(http.url, { method: 'notifications/initialized' }, headers)).status).toBe(202);
+    const answer = await post(http.url, call, headers);
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    expect(((await answer.json()) as { result: { structuredContent: unknown } }).result.structuredContent).toEqual({
+      id: 7,
+      name: 'Rex',
+      photoUrls: ['u'],
+    });
+    const stream = new AbortController();
+    const get = await fetch(`${http.url}/mcp`, { headers: { accept: 'text/event-stream', ...headers }, signal: stream.signal });
+    expect([get.status, get.headers.get('content-type')]).toEqual([200, 'text/event-stream']);
+    stream.abort();
+    await fetch(`${http.url}/mcp`, { method: 'DELETE', headers });
+  });
+
+  it('--stateless: a 2025-era tools/call without a session is answered with application/json', async () => {
+    const answer = await post(stateless.url, call, { 'mcp-protocol-version': '2025-11-25' });
+    expect([answer.status, answer.headers.get('content-type'), answer.headers.get('mcp-session-id')]).toEqual([
+      200,
+      'application/json',
+      null,
+    ]);
+    const body = (await answer.json()) as { id: number; result: { isError?: boolean; structuredContent: unknown } };
+    expect([body.id, body.result.isError, body.result.structuredContent]).toEqual([2, undefined, { id: 7, name: 'Rex', photoUrls: ['u'] }]);
+  });
+});
