@@ -4,7 +4,7 @@ import { basename, resolve } from 'node:path';
 import { buildModel, type ModelReport, type ServerModel } from './model/build.js';
 import { emitProject, type GeneratedFile } from './emit/project.js';
 import { GENERATOR_VERSION } from './version.js';
-import { emitToolTypes } from './emit/types.js';
+import { startToolTypesPrinter } from './emit/types-worker.js';
 import { loadSpec } from './parse/load.js';
 import { writeProject, type WritePlan } from './write/write.js';
 import type { ToolTable } from '../templates/runtime/table.js';
@@ -22,10 +22,18 @@ export interface GenerateResult {
 }
 
 export async function generate(options: UserOptions): Promise<GenerateResult> {
-  const { o, model } = await modelFromOptions(options);
+  const printer = startToolTypesPrinter();
+  let modelled: Awaited<ReturnType<typeof modelFromOptions>>;
+  try {
+    modelled = await modelFromOptions(options);
+  } catch (error) {
+    printer.cancel();
+    throw error;
+  }
+  const { o, model } = modelled;
   const outDir = resolve(o.out ?? model.table.name);
   const specName = /^https?:\/\//i.test(o.spec) ? o.spec : basename(o.spec);
-  const toolTypes = await emitToolTypes(model.table);
+  const toolTypes = await printer.print(model.table);
   const files = emitProject(model, { specName, dirName: basename(outDir), toolTypes });
   const plan = writeProject(outDir, files, {
     force: o.force,

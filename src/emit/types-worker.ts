@@ -1,0 +1,64 @@
+// The compiler is loaded in a worker thread, started before the spec is read: loading it
+// (ts-morph bundles TypeScript) took about as long as parsing and modelling a large spec, and on
+// the main thread it came on top of them. Here it overlaps them on another core, and the
+// per-spec TypeScript is still built by the compiler's factory and printer (types.ts).
+
+import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import type { ToolTable } from '../../templates/runtime/table.js';
+import { emitToolTypes } from './types.js';
+
+/** What emitToolTypes reads of the table: sent to the worker by structured clone. */
+type TypesInput = Pick<ToolTable, 'defs'> & { tools: Pick<ToolTable['tools'][number], 'name' | 'inputSchema' | 'output'>[] };
+
+export interface ToolTypesPrinter {
+  print(table: ToolTable): Promise<string>;
+  /** Stops the worker when no table comes (the spec could not be modelled). */
+  cancel(): void;
+}
+
+/**
+ * Starts loading the compiler at once. From the built CLI it runs in a worker; from source
+ * (tests under vitest, which Node's worker cannot load as .ts) in this thread.
+ */
+export function startToolTypesPrinter(): ToolTypesPrinter {
+  const worker = import.meta.url.endsWith('.js') ? new Worker(new URL(import.meta.url)) : undefined;
+  if (!worker) return { print: (table) => emitToolTypes(table), cancel: () => undefined };
+  // It must not keep the process alive while the main thread reports a spec error.
+  worker.unref();
+  worker.on('error', () => undefined); // print() reports it; a cancelled worker's is moot
+  return {
+    print(table) {
+      const input: TypesInput = {
+        defs: table.defs,
+        tools: table.tools.map((t) => ({ name: t.name, inputSchema: t.inputSchema, ...(t.output ? { output: t.output } : {}) })),
+      };
+      worker.ref();
+      return new Promise<string>((resolve, reject) => {
+        worker.once('message', (message: { text?: string; error?: string }) => {
+          void worker.terminate();
+          if (message.text !== undefined) resolve(message.text);
+          else reject(new Error(`printing src/tool-types.ts failed: ${message.error ?? 'no answer'}`));
+        });
+        worker.once('error', reject);
+        worker.once('exit', () => reject(new Error('printing src/tool-types.ts failed: the worker stopped')));
+        worker.postMessage(input);
+      });
+    },
+    cancel() {
+      void worker.terminate();
+    },
+  };
+}
+
+if (!isMainThread && parentPort) {
+  const port = parentPort;
+  const compiler = import('ts-morph');
+  port.once('message', (input: TypesInput) => {
+    compiler
+      .then(() => emitToolTypes(input as ToolTable))
+      .then(
+        (text) => port.postMessage({ text }),
+        (error: unknown) => port.postMessage({ error: (error as Error)?.message ?? String(error) }),
+      );
+  });
+}
