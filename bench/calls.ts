@@ -12,7 +12,7 @@ import { mcpGenProject, omgProject, type OmgBuild } from './lib/fixtures.js';
 import { profileClock, readProfile, selfTime } from './lib/profile.js';
 import { CALL_MODES, CONCURRENCY, type CallMode, type CallsResult, type SessionMemory } from './lib/results.js';
 import { startUpstream } from './lib/upstream.js';
-import { TMP, drive, interleave, log, median, sleep } from './lib/util.js';
+import { TMP, drive, interleave, log, median, sleep, summarize } from './lib/util.js';
 import { cpuMs, freePort, rssKb, stopChild } from '../harness/process.js';
 
 /** The answer the upstream gives is in the result: the call really went through. */
@@ -219,21 +219,7 @@ export async function runCalls(options: { quick: boolean }): Promise<CallsResult
     return { ...result, cpu };
   });
   const cells: CallsResult['cells'] = {};
-  for (const combo of combos) {
-    const list = runs[combo];
-    const ms = median(list.map((r) => r.ms));
-    cells[combo] = {
-      runs: list.map((r) => r.ms),
-      ms,
-      perSecond: (n / ms) * 1000,
-      errors: list.reduce((a, r) => a + r.errors, 0),
-      cpu: {
-        client: median(list.map((r) => r.cpu.client)),
-        server: median(list.map((r) => r.cpu.server)),
-        upstream: median(list.map((r) => r.cpu.upstream)),
-      },
-    };
-  }
+  for (const combo of combos) cells[combo] = summarize(runs[combo], n);
   const pingCalls = Math.round(n / 4);
   const pingTargets = { stdio: targets['mcp-gen stdio']?.ping, http: targets['mcp-gen http']?.ping };
   log(`calls: ${reps} × ${pingCalls} pings over stdio and Streamable HTTP`);

@@ -8,9 +8,9 @@ import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { startServer } from '../harness/project.js';
 import { cpuMs } from '../harness/process.js';
 import { mcpGenProject } from './lib/fixtures.js';
-import { CAPACITY_CONCURRENCY, CAPACITY_MODES, type CapacityCell, type CapacityMode, type CapacityResult } from './lib/results.js';
+import { CAPACITY_CONCURRENCY, CAPACITY_MODES, type CapacityMode, type CapacityResult } from './lib/results.js';
 import { startUpstream } from './lib/upstream.js';
-import { drive, interleave, log, median } from './lib/util.js';
+import { drive, interleave, log, summarize } from './lib/util.js';
 
 interface Answer {
   status: number;
@@ -82,6 +82,34 @@ interface Caller {
   pid?: number;
 }
 
+/** Sends `tools/call getPetById {petId: 1}` with the given headers (and extra params), counting the answers' content types. */
+function toolCaller(
+  agent: Agent,
+  endpoint: URL,
+  pid: number,
+  headers: Record<string, string>,
+  extra: Record<string, unknown> = {},
+): Caller {
+  let nextId = 1;
+  const contentTypes: Record<string, number> = {};
+  return {
+    pid,
+    contentTypes,
+    call: async () => {
+      const id = nextId++;
+      const params = { name: 'getPetById', arguments: { petId: 1 }, ...extra };
+      const answer = await send(agent, endpoint, 'POST', headers, JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }));
+      countType(contentTypes, answer);
+      return answer.status === 200 && isPet(answerTo(answer, id));
+    },
+  };
+}
+
+const countType = (counts: Record<string, number>, answer: Answer) => {
+  const type = String(answer.headers['content-type'] ?? `HTTP ${answer.status}`).split(';')[0] as string;
+  counts[type] = (counts[type] ?? 0) + 1;
+};
+
 /** A 2025-era session (or, on a `--stateless` server, a 2025-style client that gets no session): `initialize`, `notifications/initialized`, then calls. */
 async function legacyCaller(agent: Agent, endpoint: URL, pid: number): Promise<Caller> {
   const base = { accept: ACCEPT, 'content-type': 'application/json' };
@@ -106,20 +134,7 @@ async function legacyCaller(agent: Agent, endpoint: URL, pid: number): Promise<C
   };
   const ack = await send(agent, endpoint, 'POST', headers, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
   if (ack.status !== 202) throw new Error(`notifications/initialized answered ${ack.status}`);
-  let nextId = 1;
-  const contentTypes: Record<string, number> = {};
-  return {
-    pid,
-    contentTypes,
-    call: async () => {
-      const id = nextId++;
-      const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'getPetById', arguments: { petId: 1 } } });
-      const answer = await send(agent, endpoint, 'POST', headers, body);
-      const type = String(answer.headers['content-type'] ?? `HTTP ${answer.status}`).split(';')[0] as string;
-      contentTypes[type] = (contentTypes[type] ?? 0) + 1;
-      return answer.status === 200 && isPet(answerTo(answer, id));
-    },
-  };
+  return toolCaller(agent, endpoint, pid, headers);
 }
 
 /** The 2026-07-28 protocol: no initialize; every request carries the version, the method and name headers and the client's `_meta`, as the v2 SDK client sends them. */
@@ -136,25 +151,7 @@ function modernCaller(agent: Agent, endpoint: URL, pid: number): Caller {
     'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
     'io.modelcontextprotocol/clientCapabilities': {},
   };
-  let nextId = 1;
-  const contentTypes: Record<string, number> = {};
-  return {
-    pid,
-    contentTypes,
-    call: async () => {
-      const id = nextId++;
-      const body = JSON.stringify({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/call',
-        params: { name: 'getPetById', arguments: { petId: 1 }, _meta: meta },
-      });
-      const answer = await send(agent, endpoint, 'POST', headers, body);
-      const type = String(answer.headers['content-type'] ?? `HTTP ${answer.status}`).split(';')[0] as string;
-      contentTypes[type] = (contentTypes[type] ?? 0) + 1;
-      return answer.status === 200 && isPet(answerTo(answer, id));
-    },
-  };
+  return toolCaller(agent, endpoint, pid, headers, { _meta: meta });
 }
 
 function directCaller(agent: Agent, upstream: string): Caller {
@@ -164,8 +161,7 @@ function directCaller(agent: Agent, upstream: string): Caller {
     contentTypes,
     call: async () => {
       const answer = await send(agent, url, 'GET', { accept: 'application/json' });
-      const type = String(answer.headers['content-type'] ?? `HTTP ${answer.status}`).split(';')[0] as string;
-      contentTypes[type] = (contentTypes[type] ?? 0) + 1;
+      countType(contentTypes, answer);
       return answer.status === 200 && (JSON.parse(answer.body) as { name?: string }).name === 'doggie';
     },
   };
@@ -224,22 +220,7 @@ export async function runCapacity(options: { quick: boolean }): Promise<Capacity
     };
   });
   const cells: CapacityResult['cells'] = {};
-  for (const combo of combos) {
-    const list = runs[combo];
-    const ms = median(list.map((r) => r.ms));
-    const cell: CapacityCell = {
-      runs: list.map((r) => r.ms),
-      ms,
-      perSecond: (n / ms) * 1000,
-      errors: list.reduce((a, r) => a + r.errors, 0),
-      cpu: {
-        client: median(list.map((r) => r.cpu.client)),
-        server: median(list.map((r) => r.cpu.server)),
-        upstream: median(list.map((r) => r.cpu.upstream)),
-      },
-    };
-    cells[combo] = cell;
-  }
+  for (const combo of combos) cells[combo] = summarize(runs[combo], n);
   const contentTypes = Object.fromEntries(
     Object.entries(callers).map(([mode, caller]) => [mode, caller.contentTypes]),
   ) as CapacityResult['contentTypes'];

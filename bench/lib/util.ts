@@ -65,6 +65,29 @@ export async function drive(n: number, concurrency: number, call: () => Promise<
   return { ms: performance.now() - started, errors };
 }
 
+export interface LoadRun {
+  ms: number;
+  errors: number;
+  /** CPU per call, ms. */
+  cpu: { client: number; server: number; upstream: number };
+}
+
+/** One cell of a load table from its repetitions of `n` calls: median wall time and rate, errors summed, median CPU per call. */
+export function summarize(list: LoadRun[], n: number) {
+  const ms = median(list.map((r) => r.ms));
+  return {
+    runs: list.map((r) => r.ms),
+    ms,
+    perSecond: (n / ms) * 1000,
+    errors: list.reduce((a, r) => a + r.errors, 0),
+    cpu: {
+      client: median(list.map((r) => r.cpu.client)),
+      server: median(list.map((r) => r.cpu.server)),
+      upstream: median(list.map((r) => r.cpu.upstream)),
+    },
+  };
+}
+
 export interface TimedRun {
   ms: number;
   /** Peak resident set size of the process (and its largest child), from /usr/bin/time. */
