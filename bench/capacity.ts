@@ -10,7 +10,7 @@ import { cpuMs } from '../harness/process.js';
 import { mcpGenProject } from './lib/fixtures.js';
 import { CAPACITY_CONCURRENCY, CAPACITY_MODES, type CapacityMode, type CapacityResult } from './lib/results.js';
 import { startUpstream } from './lib/upstream.js';
-import { drive, interleave, log, summarize } from './lib/util.js';
+import { drive, interleave, log, median, summarize } from './lib/util.js';
 
 interface Answer {
   status: number;
@@ -207,11 +207,15 @@ export async function runCapacity(options: { quick: boolean }): Promise<Capacity
   const runs = await interleave(reps, combos, async (combo) => {
     const [mode, c] = combo.split('@') as [CapacityMode, string];
     const caller = callers[mode] as Caller;
+    const counted = await upstream.counts();
     const before = { client: process.cpuUsage(), server: caller.pid ? cpuMs(caller.pid) : 0, upstream: cpuMs(upstreamPid) };
     const result = await drive(n, Number(c), caller.call);
     const client = process.cpuUsage(before.client);
+    const after = await upstream.counts();
     return {
       ...result,
+      upstreamRequests: after.served - counted.served,
+      upstreamConnections: after.connections - counted.connections,
       cpu: {
         client: (client.user + client.system) / 1000 / n,
         server: caller.pid ? (cpuMs(caller.pid) - before.server) / n : NaN,
@@ -220,7 +224,14 @@ export async function runCapacity(options: { quick: boolean }): Promise<Capacity
     };
   });
   const cells: CapacityResult['cells'] = {};
-  for (const combo of combos) cells[combo] = summarize(runs[combo], n);
+  for (const combo of combos) {
+    const list = runs[combo];
+    cells[combo] = {
+      ...summarize(list, n),
+      upstreamRequests: median(list.map((r) => r.upstreamRequests)),
+      upstreamConnections: median(list.map((r) => r.upstreamConnections)),
+    };
+  }
   const contentTypes = Object.fromEntries(
     Object.entries(callers).map(([mode, caller]) => [mode, caller.contentTypes]),
   ) as CapacityResult['contentTypes'];

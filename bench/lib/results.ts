@@ -263,6 +263,9 @@ export interface CapacityCell {
   errors: number;
   /** CPU per call (median over repetitions), ms: the load client (this process), the MCP server, the upstream. */
   cpu: { client: number; server: number; upstream: number };
+  /** Requests the upstream served, and TCP connections it accepted, during the N calls (median over repetitions; absent in older results). */
+  upstreamRequests?: number;
+  upstreamConnections?: number;
 }
 
 export interface CapacityResult {

@@ -8,6 +8,8 @@ import { BENCH } from './util.js';
 export interface Upstream {
   url: string;
   child: ChildProcess;
+  /** Requests served and TCP connections accepted so far. */
+  counts(): Promise<{ served: number; connections: number }>;
   stop(): Promise<void>;
 }
 
@@ -18,9 +20,18 @@ export async function startUpstream(): Promise<Upstream> {
     lines.once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the upstream exited with ${code}`)));
   });
+  const counts = () =>
+    new Promise<{ served: number; connections: number }>((resolve) => {
+      lines.once('line', (line) => {
+        const [served, connections] = line.split(' ').map(Number);
+        resolve({ served: served ?? NaN, connections: connections ?? NaN });
+      });
+      child.stdin?.write('count\n');
+    });
   return {
     url,
     child,
+    counts,
     stop: async () => {
       child.stdin?.end();
       await stopChild(child);

@@ -65,7 +65,10 @@ export function whyStdioCpu(r: Results): string[] {
     const fetchShare = prof.parts['fetch (undici)'] ?? 0;
     if (fetchShare / busy > 0.1)
       text += `The upstream \`fetch\` alone is ${pct(fetchShare, busy)} of it${direct && nodeHttp ? `; the same request with \`node:http\` and a keep-alive agent costs ${msf(nodeHttp.cpu.client, 2)} of client CPU against fetch's ${msf(direct.cpu.client, 2)} in the direct measurements` : ''}. `;
-    text += `*Next step:* cut the largest of these first; ${calls.serverUsesFetch ? 'the built runtime still sends upstream requests with the global `fetch` (`templates/runtime/executor.ts`), so a keep-alive `node:http` agent is the first lever, then ' : ''}less SDK and validation work per message (the zod and ajv shares above).`;
+    const [largest, largestMs] = Object.entries(prof.parts)
+      .filter(([k]) => k !== 'idle')
+      .sort((a, b) => b[1] - a[1])[0] ?? ['n/a', NaN];
+    text += `*Next step:* the largest share is ${largest} (${msf(largestMs / prof.calls, 3)} per call), so that is where a cut of ${msf(ours.cpu.server - STDIO_CPU_LIMIT_MS, 2)} has to start${fetchShare / busy > 0.1 ? '; sending the upstream request with a keep-alive `node:http` agent instead of `fetch` removes the undici share' : ''}.`;
   } else text += '*Next step:* no CPU profile in this run; run the calls section again for one.';
   lines.push(text);
   return lines;

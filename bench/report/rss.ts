@@ -1,6 +1,6 @@
 // Section 8, the generator's peak memory on the largest specs of the corpus, against the
 // target of ≤ 4× the spec's size beyond Node's own baseline.
-import type { Results, RssRow } from '../lib/results.js';
+import type { Results } from '../lib/results.js';
 import { int, mb, notMeasured, s, table, x, type Target } from './format.js';
 
 export const RSS_LIMIT = 4;
@@ -29,26 +29,27 @@ export function whyRss(r: Results): string[] {
   if (!rss) return [];
   const over = rss.rows.filter((row) => row.error || overSize(row.mcpGenMb, rss.baselineMb, row.bytes) > RSS_LIMIT);
   if (!over.length) return [];
-  const describe = (row: RssRow) => {
-    if (row.error) return `${row.label}: mcp-gen failed (${row.error}) at ${int(row.mcpGenMb)} MB`;
-    const ours = overSize(row.mcpGenMb, rss.baselineMb, row.bytes);
-    const floor = overSize(row.floorMb, rss.baselineMb, row.bytes);
-    return (
-      `${row.label} (${mb(row.bytes, 1)}): mcp-gen peaks at ${int(row.mcpGenMb)} MB (${x(ours, 1)} the spec beyond the baseline), swagger-parser's \`dereference()\` alone at ${int(row.floorMb)} MB (${x(floor, 1)})` +
-      (floor > RSS_LIMIT
-        ? ` — the parsed and dereferenced document alone is over the limit`
-        : ` — mcp-gen adds ${int(row.mcpGenMb - row.floorMb)} MB to what the floor holds`)
-    );
-  };
-  const floorOver = over.filter((row) => !row.error && overSize(row.floorMb, rss.baselineMb, row.bytes) > RSS_LIMIT);
+  const rows = over.filter((row) => !row.error);
+  const floorOver = rows.filter((row) => overSize(row.floorMb, rss.baselineMb, row.bytes) > RSS_LIMIT);
+  const overFloor = rows.map((row) => row.mcpGenMb / row.floorMb);
+  const failed = over.filter((row) => row.error);
   return [
-    `**Generator memory.** Node's own baseline (\`node -e 0\`) peaks at ${int(rss.baselineMb)} MB. Over the limit: ${over.map(describe).join('; ')}. ` +
+    `**Generator memory.** Node's own baseline (\`node -e 0\`) peaks at ${int(rss.baselineMb)} MB. Over ${RSS_LIMIT}× the spec's size: ` +
+      rows
+        .map(
+          (row) =>
+            `${row.label} ${x(overSize(row.mcpGenMb, rss.baselineMb, row.bytes), 1)} (floor ${x(overSize(row.floorMb, rss.baselineMb, row.bytes), 1)})`,
+        )
+        .join(', ') +
+      (failed.length ? `; failed: ${failed.map((row) => `${row.label} (${row.error})`).join(', ')}` : '') +
+      '. ' +
       (floorOver.length
-        ? `Where the floor is itself over ${RSS_LIMIT}×, JSON parsed into JavaScript objects takes several times its text (every string, object and property is a heap object), so no generator that holds the whole document in memory can meet it; the target is then out of reach as stated, and the next step is to compare against the floor instead — keep mcp-gen's peak within a small factor of the floor's, by dropping the parsed spec and the intermediate model once the tool table is built. `
+        ? `On ${floorOver.length === rows.length ? 'every one of them' : floorOver.map((row) => row.label).join(', ')} the floor — swagger-parser's \`dereference()\` and nothing else — is itself over ${RSS_LIMIT}×: JSON parsed into JavaScript objects takes several times its text (every string, object and property is a heap object), so no generator that holds the whole document in memory can meet the target as stated. `
         : '') +
-      (over.length > floorOver.length
-        ? `Where mcp-gen adds most of the peak itself, the next step is a heap snapshot at the peak (\`node --heapsnapshot-near-heap-limit\` or \`--heap-prof\`) to see which stage holds it: the dereferenced document, the model or the emitted files kept in memory before writing.`
-        : ''),
+      (rows.length
+        ? `What mcp-gen adds is measured against that floor: its peak is ${x(Math.min(...overFloor), 1)}–${x(Math.max(...overFloor), 1)} the floor's (${rows.map((row) => `${row.label} ${int(row.mcpGenMb)} vs ${int(row.floorMb)} MB`).join(', ')}). `
+        : '') +
+      `*Next step:* restate the target against the floor (mcp-gen's peak ≤ a small multiple of the dereferenced document's), and find which stage holds the rest with a heap profile at the peak (\`node --heap-prof\`): the parsed spec, the model, or the emitted files kept in memory before writing — then drop each as soon as the next stage has what it needs.`,
   ];
 }
 
