@@ -31,6 +31,8 @@ function send(agent: Agent, url: URL, method: 'GET' | 'POST', headers: Record<st
       },
     );
     req.on('error', reject);
+    // A server that stops answering must fail the call, not hang the run.
+    req.setTimeout(30_000, () => req.destroy(new Error('no answer in 30 s')));
     req.end(body);
   });
 }

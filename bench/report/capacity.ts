@@ -179,6 +179,7 @@ export function capacitySection(r: Results): string[] {
         'wall per call',
         'CPU ms per call: client / server / upstream',
         'errors',
+        'upstream requests / new connections',
         'answered with',
       ],
       rows,
