@@ -3,25 +3,9 @@
 // measured in-process from generate()'s report; tokens are estimated at 4 bytes each.
 import { join } from 'node:path';
 import { generate } from '../src/generate.js';
-import { GITHUB_SPEC, kubernetesSpec } from '../test/support/corpus-check.js';
+import { GITHUB_SPEC, kubernetesSpec } from '../harness/corpus-check.js';
+import type { BudgetRow } from './lib/results.js';
 import { REPO, TMP, ensureDir, log } from './lib/util.js';
-
-export interface BudgetRow {
-  spec: string;
-  tools: number;
-  /** Mode chosen by default, and the default list's tools and bytes (portable profile). */
-  mode: string;
-  defaultTools: number;
-  defaultBytes: number;
-  /** Every tool listed: as before profiles (full, fitted as today's `full` profile does) and under portable. */
-  directFull: number;
-  directPortable: number;
-  /** The first list of the toolsets mode, and of the dynamic mode. */
-  toolsets: number;
-  dynamic: number;
-  /** The largest toolset's tools/list when it alone is enabled. */
-  largestToolset: number;
-}
 
 export async function runBudget(): Promise<BudgetRow[]> {
   const scratch = ensureDir(join(TMP, 'budget'));

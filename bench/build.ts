@@ -1,22 +1,8 @@
 // 2. Build: `npm run build` of the generated GitHub project, mcp-gen's against
 // openapi-mcp-generator's, each from a clean output folder, dependencies already installed.
 import { mcpGenProject, omgProject, runBuild } from './lib/fixtures.js';
+import type { BuildCell, BuildResult } from './lib/results.js';
 import { interleave, log, median } from './lib/util.js';
-
-export interface BuildCell {
-  runs: { ms: number; maxRssMb: number; ok: boolean }[];
-  ms: number;
-  maxRssMb: number;
-  ok: boolean;
-  firstError?: string;
-}
-
-export interface BuildResult {
-  reps: number;
-  spec: string;
-  mcpGen: BuildCell;
-  omg: BuildCell;
-}
 
 export async function runBuildBench(options: { quick: boolean }): Promise<BuildResult> {
   const reps = options.quick ? 1 : 3;

@@ -5,99 +5,20 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Client } from '@modelcontextprotocol/client';
-import { connect, startServer } from '../test/harness/project.js';
+import { connect, startServer } from '../harness/project.js';
 import { stdioClient } from './lib/clients.js';
 import { mcpGenProject, omgProject, type OmgBuild } from './lib/fixtures.js';
 import { profileClock, readProfile, selfTime } from './lib/profile.js';
-import { BENCH, TMP, cpuMs, freePort, interleave, log, median, rssKb, sleep, stopChild } from './lib/util.js';
-
-export const CALL_MODES = [
-  'direct',
-  'direct http',
-  'mcp-gen stdio',
-  'mcp-gen http',
-  'mcp-gen http stateless',
-  'omg stdio',
-  'omg http',
-] as const;
-export type CallMode = (typeof CALL_MODES)[number];
-export const CONCURRENCY = [1, 50] as const;
-
-export interface CallCell {
-  runs: number[];
-  /** Median wall time of the N calls, ms. */
-  ms: number;
-  perSecond: number;
-  /** Results that were errors (isError, a thrown error, or not the upstream's answer). */
-  errors: number;
-  /** CPU per call (median over repetitions), ms: the client (this process), the MCP server, the upstream. */
-  cpu: { client: number; server: number; upstream: number };
-}
-
-export interface SessionMemory {
-  server: string;
-  opened: number;
-  wanted: number;
-  /** Median over repetitions of (RSS after − RSS before) / sessions opened. */
-  kbPerSession: number;
-  runs: number[];
-  baseRssMb: number;
-  error?: string;
-}
-
-export interface CallsResult {
-  calls: number;
-  reps: number;
-  cells: Partial<Record<`${CallMode}@${number}`, CallCell>>;
-  unavailable: Partial<Record<CallMode, string>>;
-  /** Transport round trip with no upstream: median ms per sequential `ping` to the mcp-gen server. */
-  pings: { calls: number; stdio: number; http: number };
-  /** Whether the built runtime sends upstream requests with the global fetch. */
-  serverUsesFetch: boolean;
-  /** Self time of the mcp-gen stdio server by category over `calls` sequential calls (CPU profile), ms. */
-  serverProfile?: { calls: number; totalMs: number; parts: Record<string, number> };
-  sessions: SessionMemory[];
-}
-
-interface Upstream {
-  url: string;
-  child: ChildProcess;
-}
-
-async function startUpstream(): Promise<Upstream> {
-  const child = spawn(process.execPath, [join(BENCH, 'upstream.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const url = await new Promise<string>((resolve, reject) => {
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`the upstream exited with ${code}`)));
-  });
-  return { url, child };
-}
+import { CALL_MODES, CONCURRENCY, type CallMode, type CallsResult, type SessionMemory } from './lib/results.js';
+import { startUpstream } from './lib/upstream.js';
+import { TMP, drive, interleave, log, median, sleep, summarize } from './lib/util.js';
+import { cpuMs, freePort, rssKb, stopChild } from '../harness/process.js';
 
 /** The answer the upstream gives is in the result: the call really went through. */
 function okText(result: unknown): boolean {
   const r = result as { isError?: boolean; content?: { type: string; text?: string }[] };
   return !r.isError && (r.content ?? []).some((c) => c.type === 'text' && (c.text ?? '').includes('doggie'));
-}
-
-async function drive(n: number, concurrency: number, call: () => Promise<boolean>): Promise<{ ms: number; errors: number }> {
-  let next = 0;
-  let errors = 0;
-  const worker = async () => {
-    while (next < n) {
-      next++;
-      try {
-        if (!(await call())) errors++;
-      } catch {
-        errors++;
-      }
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
-  return { ms: performance.now() - started, errors };
 }
 
 interface Target {
@@ -298,21 +219,7 @@ export async function runCalls(options: { quick: boolean }): Promise<CallsResult
     return { ...result, cpu };
   });
   const cells: CallsResult['cells'] = {};
-  for (const combo of combos) {
-    const list = runs[combo];
-    const ms = median(list.map((r) => r.ms));
-    cells[combo] = {
-      runs: list.map((r) => r.ms),
-      ms,
-      perSecond: (n / ms) * 1000,
-      errors: list.reduce((a, r) => a + r.errors, 0),
-      cpu: {
-        client: median(list.map((r) => r.cpu.client)),
-        server: median(list.map((r) => r.cpu.server)),
-        upstream: median(list.map((r) => r.cpu.upstream)),
-      },
-    };
-  }
+  for (const combo of combos) cells[combo] = summarize(runs[combo], n);
   const pingCalls = Math.round(n / 4);
   const pingTargets = { stdio: targets['mcp-gen stdio']?.ping, http: targets['mcp-gen http']?.ping };
   log(`calls: ${reps} × ${pingCalls} pings over stdio and Streamable HTTP`);
@@ -408,8 +315,7 @@ export async function runCalls(options: { quick: boolean }): Promise<CallsResult
       ...(error ? { error } : {}),
     });
   }
-  upstream.child.stdin?.end();
-  await stopChild(upstream.child);
+  await upstream.stop();
   const serverUsesFetch = /\bfetch\(/.test(readFileSync(join(petstore, 'dist/runtime/executor.js'), 'utf8'));
   return { calls: n, reps, cells, unavailable, pings, serverUsesFetch, ...(serverProfile ? { serverProfile } : {}), sessions };
 }

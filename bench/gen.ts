@@ -4,42 +4,9 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { inclusive, readProfile, selfTime } from './lib/profile.js';
-import { OMG_BIN, mcpGenArgs, omgArgs, realSpecs, syntheticSpecs, type Spec } from './lib/fixtures.js';
+import { OMG_BIN, mcpGenArgs, omgArgs, realSpecs, syntheticSpecs } from './lib/fixtures.js';
+import { GEN_VARIANTS, type GenProfile, type GenResult, type GenRow, type Spec } from './lib/results.js';
 import { BENCH, TMP, interleave, log, median, timedRun, type TimedRun } from './lib/util.js';
-
-/** floor = dereference(); parse = the same process reading and parsing the file only. */
-export const GEN_VARIANTS = ['floor', 'parse', 'mcp-gen', 'omg'] as const;
-export type GenVariant = (typeof GEN_VARIANTS)[number];
-
-export interface GenCell {
-  runs: { ms: number; maxRssMb: number }[];
-  ms: number;
-  maxRssMb: number;
-  /** Set when a run failed: its exit code and first error line. */
-  error?: string;
-}
-
-export interface GenRow {
-  spec: Omit<Spec, 'path'>;
-  cells: Partial<Record<GenVariant, GenCell>>;
-}
-
-/** Where mcp-gen's time goes, from a V8 CPU profile of one run (inclusive time of each part). */
-export interface GenProfile {
-  key: string;
-  spec: string;
-  operations: number;
-  totalMs: number;
-  parts: Record<string, number>;
-  /** mcp-gen's own functions with the most self time. */
-  hot: { name: string; ms: number }[];
-}
-
-export interface GenResult {
-  reps: number;
-  rows: GenRow[];
-  profiles: GenProfile[];
-}
 
 export const SYNTHETIC_SIZES = [1000, 2500, 5000, 10000];
 

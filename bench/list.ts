@@ -6,50 +6,8 @@ import { join } from 'node:path';
 import type { ToolSpec, ToolTable } from '../templates/runtime/table.js';
 import { RawStdio, type ServerCommand } from './lib/clients.js';
 import { GITHUB, mcpGenProject, omgProject } from './lib/fixtures.js';
+import { LIST_SERVERS, type ArgCheck, type ListResult, type ListServer } from './lib/results.js';
 import { interleave, log, median } from './lib/util.js';
-
-export const LIST_SERVERS = ['mcp-gen', 'mcp-gen dynamic', 'omg'] as const;
-export type ListServer = (typeof LIST_SERVERS)[number];
-
-export interface ListCell {
-  tools: number;
-  bytes: number;
-  pages: number;
-  /** First tools/list of the process (mcp-gen builds its listing then), ms. */
-  firstMs: number[];
-  /** Later tools/list calls, ms. */
-  warmMs: number[];
-  first: number;
-  warm: number;
-  /** Where the bytes go: serialised size of each part, summed over the tools. */
-  composition?: Record<string, number>;
-  note?: string;
-  error?: string;
-}
-
-export interface ArgCheck {
-  server: string;
-  operations: number;
-  /** Operations with no tool (or, in dynamic mode, no describe_operation answer). */
-  missingOperations: number;
-  params: number;
-  /** Parameters present as a property under their own name. */
-  sameName: number;
-  /** Parameters present under another argument name (a documented rename: collisions, invalid names). */
-  renamed: number;
-  lost: number;
-  bodies: number;
-  bodiesLost: number;
-  examples: string[];
-}
-
-export interface ListResult {
-  reps: number;
-  /** Bytes of the shared schemas of mcp-gen's GitHub tool table, each once (tools.json "defs"). */
-  defsOnceBytes: number;
-  cells: Partial<Record<ListServer, ListCell>>;
-  checks: ArgCheck[];
-}
 
 type Json = Record<string, unknown>;
 interface SpecParam {

@@ -1,54 +1,24 @@
 // `npm run bench`: runs the measurements and writes docs/benchmarks.md and docs/benchmarks.svg.
-//   --only gen,build,start,calls,list   run these sections (the others are kept from the last run's results)
+//   --only gen,build,start,calls,capacity,list,budget,rss   run these sections (the others are kept from the last run's results)
 //   --quick                             a smoke run: fewer specs, repetitions and calls; writes to bench/.tmp/quick/
-//   --render                            measure nothing: rewrite the report from the last results (after editing bench/lib/report.ts)
+//   --render                            measure nothing: rewrite the report from the last results (after editing bench/report/)
 import { cpus, totalmem } from 'node:os';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildCli } from '../test/harness/project.js';
-import { runBuildBench, type BuildResult } from './build.js';
-import { runCalls, type CallsResult } from './calls.js';
-import { runGen, type GenResult } from './gen.js';
+import { buildCli } from '../harness/project.js';
+import { runBudget } from './budget.js';
+import { runBuildBench } from './build.js';
+import { runCalls } from './calls.js';
+import { runCapacity } from './capacity.js';
+import { runGen } from './gen.js';
 import { omgDepVersions, omgVersion } from './lib/fixtures.js';
-import { render } from './lib/report.js';
+import { SECTIONS, type Results, type Section } from './lib/results.js';
 import { REPO, TMP, ensureDir, log } from './lib/util.js';
-import { runList, type ListResult } from './list.js';
-import { runBudget, type BudgetRow } from './budget.js';
-import { runStart, type StartResult } from './start.js';
-
-export const SECTIONS = ['gen', 'build', 'start', 'calls', 'list', 'budget'] as const;
-export type Section = (typeof SECTIONS)[number];
-
-export interface Results {
-  meta: {
-    date: string;
-    node: string;
-    cpu: string;
-    cores: number;
-    memoryGb: number;
-    quick: boolean;
-    mcpGen: string;
-    omg: string;
-    omgDeps: Record<string, string>;
-    sdk: string;
-    refParser: string;
-    /** Warnings the bench process itself received, by kind: the first message and how many. */
-    warnings: Record<string, { first: string; count: number }>;
-    /** Wall time of each section in the run that measured it, seconds. */
-    sectionSeconds: Partial<Record<Section, number>>;
-    /** Wall time of the last `npm run bench` invocation, seconds. */
-    totalSeconds: number;
-    /** Sections measured by the last invocation (the others come from an earlier one). */
-    lastRun: Section[];
-  };
-  gen?: GenResult;
-  build?: BuildResult;
-  start?: StartResult;
-  calls?: CallsResult;
-  list?: ListResult;
-  budget?: BudgetRow[];
-}
+import { runList } from './list.js';
+import { render } from './report/index.js';
+import { runRss } from './rss.js';
+import { runStart } from './start.js';
 
 const version = (file: string) => (JSON.parse(readFileSync(join(REPO, file), 'utf8')) as { version: string }).version;
 
@@ -112,8 +82,10 @@ async function main(): Promise<void> {
     build: async () => void (results.build = await runBuildBench(options)),
     start: async () => void (results.start = await runStart(options)),
     calls: async () => void (results.calls = await runCalls(options)),
+    capacity: async () => void (results.capacity = await runCapacity(options)),
     list: async () => void (results.list = await runList(options)),
     budget: async () => void (results.budget = await runBudget()),
+    rss: async () => void (results.rss = await runRss(options)),
   };
   for (const section of SECTIONS) {
     if (!only.includes(section)) continue;

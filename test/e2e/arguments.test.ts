@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProject, connect, generateProject, startServer, TMP, type RunningServer } from '../harness/project.js';
+import { buildProject, connect, generateProject, startServer, TMP, type RunningServer } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 let upstream: Upstream;

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
-import { GITHUB_SPEC, kubernetesSpec } from '../support/corpus-check.js';
+import { GITHUB_SPEC, kubernetesSpec } from '../../harness/corpus-check.js';
 import type { ToolTable } from '../../templates/runtime/table.js';
 
 const BUDGET_BYTES = 100 * 1024;

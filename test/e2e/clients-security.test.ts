@@ -8,7 +8,7 @@ import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 't', SWAGGER_PETSTORE_API_KEY: 'k' };

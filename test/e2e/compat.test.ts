@@ -14,7 +14,7 @@ import { SSEClientTransport as V1Sse } from '@modelcontextprotocol/sdk/client/ss
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Client as V2Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO, startServer, type ClientKind, type RunningServer } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO, startServer, type ClientKind, type RunningServer } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 'tok-compat', SWAGGER_PETSTORE_API_KEY: 'key-compat' };

@@ -8,7 +8,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProject, generateProject, REPO, startServer, TMP, withLock, type RunningServer } from '../harness/project.js';
+import { buildProject, generateProject, REPO, startServer, TMP, withLock, type RunningServer } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const FIXTURE = join(REPO, 'test/fixtures/conformance/package.json');

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO, TMP } from '../harness/project.js';
+import { REPO, TMP } from '../../harness/project.js';
 
 const run = promisify(execFile);
 

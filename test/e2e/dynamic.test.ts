@@ -2,7 +2,7 @@
 // and the meta-tools must find, describe and invoke `repos/get` against a local upstream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const GITHUB = `${REPO}node_modules/@octokit/openapi/generated/api.github.com.json`;

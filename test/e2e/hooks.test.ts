@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildModel } from '../../src/model/build.js';
 import { loadSpec } from '../../src/parse/load.js';
-import { buildProject, connect, generateProject, REPO, TMP } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO, TMP } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const SPEC = `${REPO}samples/petstore/openapi.json`;

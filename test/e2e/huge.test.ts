@@ -1,5 +1,5 @@
 // A Microsoft Graph-sized spec (20,000 operations, ~30 MB of pretty-printed JSON, generated
-// by bench/lib/synthetic.ts) through the built CLI with the V8 heap capped at 1 GiB: it must
+// by harness/synthetic.ts) through the built CLI with the V8 heap capped at 1 GiB: it must
 // finish with bounded memory, not die of it, in direct and in dynamic mode, and its direct
 // tools/list must be fitted to what clients read in one message.
 import { spawnSync } from 'node:child_process';
@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syntheticSpec } from '../../bench/lib/synthetic.js';
-import { buildCli, REPO } from '../harness/project.js';
+import { syntheticSpec } from '../../harness/synthetic.js';
+import { buildCli, REPO } from '../../harness/project.js';
 
 const OPERATIONS = 20_000;
 const HEAP_MB = 1024;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { ts } from 'ts-morph';
-import { buildProject, connect, generateProject, REPO, TMP } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO, TMP } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 // Quotes, template literals, comment ends, script tags, line and paragraph separators,

@@ -10,8 +10,8 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildProject, generateProject, REPO, TMP, withLock } from '../harness/project.js';
-import { GITHUB_SPEC } from '../support/corpus-check.js';
+import { buildProject, generateProject, REPO, TMP, withLock } from '../../harness/project.js';
+import { GITHUB_SPEC } from '../../harness/corpus-check.js';
 import type { ToolTable } from '../../templates/runtime/table.js';
 
 const FIXTURE = join(REPO, 'test/fixtures/inspector/package.json');

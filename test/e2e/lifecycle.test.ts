@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 't', SWAGGER_PETSTORE_API_KEY: 'k' };

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProject, connect, REPO } from '../harness/project.js';
+import { buildProject, connect, REPO } from '../../harness/project.js';
 
 const run = promisify(execFile);
 // Outside the clone, so that nothing resolves from the clone's node_modules.

@@ -1,5 +1,5 @@
 // Client profiles end to end: GitHub's 1,223 operations listed under each profile through the
-// official client, checked against that profile's rules (test/support/profile-rules.ts), and
+// official client, checked against that profile's rules (harness/profile-rules.ts), and
 // then called with arguments a client of that profile would send, filled from the listed
 // schema alone: the server must accept every one of them (it checks against the full schema)
 // and make the request.
@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject } from '../harness/project.js';
+import { buildProject, connect, generateProject } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
-import { GITHUB_SPEC } from '../support/corpus-check.js';
-import { profileViolations, type Profile } from '../support/profile-rules.js';
+import { GITHUB_SPEC } from '../../harness/corpus-check.js';
+import { profileViolations, type Profile } from '../../harness/profile-rules.js';
 import type { ToolTable } from '../../templates/runtime/table.js';
 
 type Schema = Record<string, unknown>;

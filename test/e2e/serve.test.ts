@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO, startNode, TMP, type RunningServer } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO, startNode, TMP, type RunningServer } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const run = promisify(execFile);

@@ -4,7 +4,7 @@
 // records the exact HTTP requests the tool calls make.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO, startServer, type ClientKind, type RunningServer } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO, startServer, type ClientKind, type RunningServer } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 'tok-e2e', SWAGGER_PETSTORE_API_KEY: 'key-e2e' };

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
 
 const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 't', SWAGGER_PETSTORE_API_KEY: 'k' };
 let dir: string;

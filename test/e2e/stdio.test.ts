@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildProject, generateProject, REPO } from '../harness/project.js';
+import { buildProject, generateProject, REPO } from '../../harness/project.js';
 
 let dir: string;
 beforeAll(async () => {

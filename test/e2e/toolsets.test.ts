@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 import type { ToolTable } from '../../templates/runtime/table.js';
 

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, Tool } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO, TMP } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO, TMP } from '../../harness/project.js';
 import { startUpstream, type Recorded, type Upstream } from '../harness/upstream.js';
 import { DEFAULT_ACCEPT, multipartParts, plain, textOf, wire } from '../harness/wire.js';
 

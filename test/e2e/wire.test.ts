@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, Tool } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO, TMP } from '../harness/project.js';
+import { buildProject, connect, generateProject, REPO, TMP } from '../../harness/project.js';
 import { startUpstream, type Answer, type Recorded, type Upstream } from '../harness/upstream.js';
 import { appHeaders, DEFAULT_ACCEPT, plain, textOf, wire } from '../harness/wire.js';
 

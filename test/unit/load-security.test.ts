@@ -15,7 +15,7 @@ import { generate } from '../../src/generate.js';
 import { loadSpec } from '../../src/parse/load.js';
 import { isInternalAddress, MAX_DOCUMENT_DEPTH, shapeProblem } from '../../src/parse/sources.js';
 import { MAX_REF_CHAIN } from '../../src/model/schema.js';
-import { buildCli, REPO } from '../harness/project.js';
+import { buildCli, REPO } from '../../harness/project.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-hostile-'));
 const SECRET = 'LOCAL-SECRET-d41d8cd9';

@@ -1,8 +1,8 @@
-// The independent profile checker (test/support/profile-rules.ts): a realistic tool passes under
+// The independent profile checker (harness/profile-rules.ts): a realistic tool passes under
 // each profile, and each rule, broken on its own, is reported at the path where it breaks.
 // Paths read like JavaScript: inputSchema.properties.a.items, .anyOf[1], .properties["user-id"].
 import { describe, expect, it } from 'vitest';
-import { profileViolations, type ListedTool, type Profile } from '../support/profile-rules.js';
+import { profileViolations, type ListedTool, type Profile } from '../../harness/profile-rules.js';
 
 type Schema = Record<string, unknown>;
 /** [what breaks, the tool, a fragment of the expected violation: "<tool> <path>: <rule start>"] */

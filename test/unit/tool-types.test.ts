@@ -1,9 +1,9 @@
 // src/tool-types.ts of a generated project (src/emit/types.ts): the types a JSON Schema gives,
 // cycles TypeScript cannot resolve broken to `unknown`, and the file type-checked on its own
-// with the corpus check's checker (test/support/corpus-check.ts toolTypesProblem).
+// with the corpus check's checker (harness/corpus-check.ts toolTypesProblem).
 import { describe, expect, it } from 'vitest';
 import { emitToolTypes } from '../../src/emit/types.js';
-import { toolTypesProblem } from '../support/corpus-check.js';
+import { toolTypesProblem } from '../../harness/corpus-check.js';
 import type { JsonSchema, ToolTable } from '../../templates/runtime/table.js';
 
 const table = (inputSchema: JsonSchema, defs: Record<string, JsonSchema> = {}): ToolTable => ({

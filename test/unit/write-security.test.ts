@@ -23,7 +23,7 @@ import type { GeneratedFile } from '../../src/emit/project.js';
 import { OptionsError, OutputError } from '../../src/errors.js';
 import { readConfigFile } from '../../src/options.js';
 import { MANIFEST, writeProject, type WriteOptions, type WritePlan } from '../../src/write/write.js';
-import { buildCli, REPO } from '../harness/project.js';
+import { buildCli, REPO } from '../../harness/project.js';
 
 const sandbox = mkdtempSync(join(tmpdir(), 'mcp-gen-write-security-'));
 afterAll(() => rmSync(sandbox, { recursive: true, force: true }));

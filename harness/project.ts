@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { stopChild } from './process.js';
 
-export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+export const REPO = fileURLToPath(new URL('../', import.meta.url));
 export const TMP = join(REPO, 'test/.tmp');
 const DEPS = join(TMP, '_deps');
 
@@ -123,12 +124,7 @@ export function startNode(argv: string[], cwd: string, env: Record<string, strin
           url: match[1] as string,
           process: child,
           stderr: () => stderr,
-          stop: () =>
-            new Promise<void>((done) => {
-              if (child.exitCode !== null) return done();
-              child.once('exit', () => done());
-              child.kill('SIGTERM');
-            }),
+          stop: () => stopChild(child),
         });
       }
     });

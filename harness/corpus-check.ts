@@ -11,16 +11,16 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { Ajv, addFormats } from '@modelcontextprotocol/server/validators/ajv';
-import { generate } from '../../src/generate.js';
-import { SpecError } from '../../src/errors.js';
+import { generate } from '../src/generate.js';
+import { SpecError } from '../src/errors.js';
 import { ts } from 'ts-morph';
-import { readConfig } from '../../templates/runtime/config.js';
-import { createExecutor } from '../../templates/runtime/executor.js';
-import { createLogger } from '../../templates/runtime/log.js';
-import { createServerFactory, type ServerOptions } from '../../templates/runtime/server.js';
-import { createLister } from '../../templates/runtime/profiles.js';
+import { readConfig } from '../templates/runtime/config.js';
+import { createExecutor } from '../templates/runtime/executor.js';
+import { createLogger } from '../templates/runtime/log.js';
+import { createServerFactory, type ServerOptions } from '../templates/runtime/server.js';
+import { createLister } from '../templates/runtime/profiles.js';
 import { profileViolations, type Profile } from './profile-rules.js';
-import type { ToolTable } from '../../templates/runtime/table.js';
+import type { ToolTable } from '../templates/runtime/table.js';
 
 export type Outcome =
   | {
@@ -57,7 +57,7 @@ export const DEFAULT_MAX_TOOLS = 128;
 export const DEFAULT_MAX_BYTES = 100 * 1024;
 const PROFILES: Profile[] = ['portable', 'openai-strict', 'gemini'];
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const REPO = fileURLToPath(new URL('../', import.meta.url));
 const RUNTIME_FILES = readdirSync(join(REPO, 'templates/runtime'))
   .filter((f) => f.endsWith('.ts'))
   .sort();

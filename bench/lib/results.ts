@@ -1,0 +1,300 @@
+// The shape of bench/.tmp/results.json: what each section measures, what run.ts stores and
+// what the report reads. Sections and the report import these types from here only.
+
+export const SECTIONS = ['gen', 'build', 'start', 'calls', 'capacity', 'list', 'budget', 'rss'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+export interface Results {
+  meta: {
+    date: string;
+    node: string;
+    cpu: string;
+    cores: number;
+    memoryGb: number;
+    quick: boolean;
+    mcpGen: string;
+    omg: string;
+    omgDeps: Record<string, string>;
+    sdk: string;
+    refParser: string;
+    /** Warnings the bench process itself received, by kind: the first message and how many. */
+    warnings: Record<string, { first: string; count: number }>;
+    /** Wall time of each section in the run that measured it, seconds. */
+    sectionSeconds: Partial<Record<Section, number>>;
+    /** Wall time of the last `npm run bench` invocation, seconds. */
+    totalSeconds: number;
+    /** Sections measured by the last invocation (the others come from an earlier one). */
+    lastRun: Section[];
+  };
+  gen?: GenResult;
+  build?: BuildResult;
+  start?: StartResult;
+  calls?: CallsResult;
+  capacity?: CapacityResult;
+  list?: ListResult;
+  budget?: BudgetRow[];
+  rss?: RssResult;
+}
+
+// ── the specs (bench/lib/fixtures.ts)
+
+export interface Spec {
+  key: string;
+  label: string;
+  path: string;
+  operations: number;
+  bytes: number;
+  synthetic: boolean;
+}
+
+// ── 1. generation (bench/gen.ts)
+
+/** floor = dereference(); parse = the same process reading and parsing the file only. */
+export const GEN_VARIANTS = ['floor', 'parse', 'mcp-gen', 'omg'] as const;
+export type GenVariant = (typeof GEN_VARIANTS)[number];
+
+export interface GenCell {
+  runs: { ms: number; maxRssMb: number }[];
+  ms: number;
+  maxRssMb: number;
+  /** Set when a run failed: its exit code and first error line. */
+  error?: string;
+}
+
+export interface GenRow {
+  spec: Omit<Spec, 'path'>;
+  cells: Partial<Record<GenVariant, GenCell>>;
+}
+
+/** Where mcp-gen's time goes, from a V8 CPU profile of one run (inclusive time of each part). */
+export interface GenProfile {
+  key: string;
+  spec: string;
+  operations: number;
+  totalMs: number;
+  parts: Record<string, number>;
+  /** mcp-gen's own functions with the most self time. */
+  hot: { name: string; ms: number }[];
+}
+
+export interface GenResult {
+  reps: number;
+  rows: GenRow[];
+  profiles: GenProfile[];
+}
+
+// ── 2. build (bench/build.ts)
+
+export interface BuildCell {
+  runs: { ms: number; maxRssMb: number; ok: boolean }[];
+  ms: number;
+  maxRssMb: number;
+  ok: boolean;
+  firstError?: string;
+}
+
+export interface BuildResult {
+  reps: number;
+  spec: string;
+  mcpGen: BuildCell;
+  omg: BuildCell;
+}
+
+// ── 3. cold start (bench/start.ts)
+
+export const START_SERVERS = [
+  'minimal',
+  'mcp-gen petstore',
+  'mcp-gen github',
+  'mcp-gen github dynamic',
+  'omg petstore',
+  'omg github',
+] as const;
+export type StartServer = (typeof START_SERVERS)[number];
+
+export interface StartCell {
+  runs: number[];
+  ms: number;
+  tools?: number;
+  note?: string;
+  error?: string;
+}
+
+export interface StartResult {
+  reps: number;
+  cells: Partial<Record<StartServer, StartCell>>;
+  /** In-process milliseconds of growing parts of the GitHub server's start-up (median; see start-probe.mjs). */
+  probes: Record<string, number>;
+  /** Size of the GitHub server's tools.json, and of the same data as compact JSON. */
+  tableBytes: number;
+  tableCompactBytes: number;
+  /** Whether the built runtime imports ajv at the top of executor.js (i.e. at start-up). */
+  ajvStaticImport: boolean;
+}
+
+// ── 4. calls through the SDK client (bench/calls.ts)
+
+export const CALL_MODES = [
+  'direct',
+  'direct http',
+  'mcp-gen stdio',
+  'mcp-gen http',
+  'mcp-gen http stateless',
+  'omg stdio',
+  'omg http',
+] as const;
+export type CallMode = (typeof CALL_MODES)[number];
+export const CONCURRENCY = [1, 50] as const;
+
+export interface CallCell {
+  runs: number[];
+  /** Median wall time of the N calls, ms. */
+  ms: number;
+  perSecond: number;
+  /** Results that were errors (isError, a thrown error, or not the upstream's answer). */
+  errors: number;
+  /** CPU per call (median over repetitions), ms: the client (this process), the MCP server, the upstream. */
+  cpu: { client: number; server: number; upstream: number };
+}
+
+export interface SessionMemory {
+  server: string;
+  opened: number;
+  wanted: number;
+  /** Median over repetitions of (RSS after − RSS before) / sessions opened. */
+  kbPerSession: number;
+  runs: number[];
+  baseRssMb: number;
+  error?: string;
+}
+
+export interface CallsResult {
+  calls: number;
+  reps: number;
+  cells: Partial<Record<`${CallMode}@${number}`, CallCell>>;
+  unavailable: Partial<Record<CallMode, string>>;
+  /** Transport round trip with no upstream: median ms per sequential `ping` to the mcp-gen server. */
+  pings: { calls: number; stdio: number; http: number };
+  /** Whether the built runtime sends upstream requests with the global fetch. */
+  serverUsesFetch: boolean;
+  /** Self time of the mcp-gen stdio server by category over `calls` sequential calls (CPU profile), ms. */
+  serverProfile?: { calls: number; totalMs: number; parts: Record<string, number> };
+  sessions: SessionMemory[];
+}
+
+// ── 6. tools/list (bench/list.ts)
+
+export const LIST_SERVERS = ['mcp-gen', 'mcp-gen dynamic', 'omg'] as const;
+export type ListServer = (typeof LIST_SERVERS)[number];
+
+export interface ListCell {
+  tools: number;
+  bytes: number;
+  pages: number;
+  /** First tools/list of the process (mcp-gen builds its listing then), ms. */
+  firstMs: number[];
+  /** Later tools/list calls, ms. */
+  warmMs: number[];
+  first: number;
+  warm: number;
+  /** Where the bytes go: serialised size of each part, summed over the tools. */
+  composition?: Record<string, number>;
+  note?: string;
+  error?: string;
+}
+
+export interface ArgCheck {
+  server: string;
+  operations: number;
+  /** Operations with no tool (or, in dynamic mode, no describe_operation answer). */
+  missingOperations: number;
+  params: number;
+  /** Parameters present as a property under their own name. */
+  sameName: number;
+  /** Parameters present under another argument name (a documented rename: collisions, invalid names). */
+  renamed: number;
+  lost: number;
+  bodies: number;
+  bodiesLost: number;
+  examples: string[];
+}
+
+export interface ListResult {
+  reps: number;
+  /** Bytes of the shared schemas of mcp-gen's GitHub tool table, each once (tools.json "defs"). */
+  defsOnceBytes: number;
+  cells: Partial<Record<ListServer, ListCell>>;
+  checks: ArgCheck[];
+}
+
+// ── 7. the context budget (bench/budget.ts)
+
+export interface BudgetRow {
+  spec: string;
+  tools: number;
+  /** Mode chosen by default, and the default list's tools and bytes (portable profile). */
+  mode: string;
+  defaultTools: number;
+  defaultBytes: number;
+  /** Every tool listed: as before profiles (full, fitted as today's `full` profile does) and under portable. */
+  directFull: number;
+  directPortable: number;
+  /** The first list of the toolsets mode, and of the dynamic mode. */
+  toolsets: number;
+  dynamic: number;
+  /** The largest toolset's tools/list when it alone is enabled. */
+  largestToolset: number;
+}
+
+// ── 5. capacity through a lean client (bench/capacity.ts)
+
+/** direct: GET /pet/1 straight to the upstream; the others: tools/call getPetById to the generated server. */
+export const CAPACITY_MODES = ['direct', 'stateful', 'stateless', '2026-07-28'] as const;
+export type CapacityMode = (typeof CAPACITY_MODES)[number];
+/** Calls in flight; 1 is sequential. */
+export const CAPACITY_CONCURRENCY = [1, 8, 50] as const;
+
+export interface CapacityCell {
+  /** Wall time of the N calls in each repetition, ms. */
+  runs: number[];
+  ms: number;
+  perSecond: number;
+  /** Calls whose answer was not the upstream's pet (an error status, isError, a JSON-RPC error, a failed request). */
+  errors: number;
+  /** CPU per call (median over repetitions), ms: the load client (this process), the MCP server, the upstream. */
+  cpu: { client: number; server: number; upstream: number };
+  /** Requests the upstream served, and TCP connections it accepted, during the N calls (median over repetitions; absent in older results). */
+  upstreamRequests?: number;
+  upstreamConnections?: number;
+}
+
+export interface CapacityResult {
+  calls: number;
+  reps: number;
+  cells: Partial<Record<`${CapacityMode}@${number}`, CapacityCell>>;
+  /** Content types of the answers to tools/call, counted per mode over the measured calls. */
+  contentTypes: Partial<Record<CapacityMode, Record<string, number>>>;
+  unavailable: Partial<Record<CapacityMode, string>>;
+}
+
+// ── 8. generator peak RSS on the largest specs (bench/rss.ts)
+
+export interface RssRow {
+  key: string;
+  label: string;
+  /** Size of the spec file, bytes. */
+  bytes: number;
+  operations: number;
+  /** Peak RSS of one run, MB (/usr/bin/time). */
+  mcpGenMb: number;
+  floorMb: number;
+  mcpGenMs: number;
+  floorMs: number;
+  error?: string;
+}
+
+export interface RssResult {
+  /** Peak RSS of `node -e 0`, MB: what any Node process takes before it does anything. */
+  baselineMb: number;
+  rows: RssRow[];
+}
