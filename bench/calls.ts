@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { connect, startServer } from '../harness/project.js';
 import { stdioClient } from './lib/clients.js';
-import { mcpGenProject, omgProject, type OmgBuild } from './lib/fixtures.js';
+import { mcpGenProject, omgProject, placeIn, type OmgBuild } from './lib/fixtures.js';
 import { profileClock, readProfile, selfTime } from './lib/profile.js';
 import { CALL_MODES, CONCURRENCY, type CallMode, type CallsResult, type SessionMemory } from './lib/results.js';
 import { startUpstream } from './lib/upstream.js';
@@ -163,6 +163,12 @@ export async function runCalls(options: { quick: boolean }): Promise<CallsResult
     const { client, pid } = await stdioClient({ args: [`${petstore}/dist/main.js`, '--base-url', upstream.url], env: mcpEnv });
     await client.listTools();
     return { call: toolCaller(client, 'getPetById', args), ping: () => client.ping(), close: () => client.close(), pid };
+  });
+  // The floor: the SDK with one tool that only GETs the upstream (bench/floor-server.mjs).
+  await open('floor stdio', async () => {
+    const { client, pid } = await stdioClient({ args: [placeIn(petstore, 'floor-server.mjs')], env: { UPSTREAM_URL: upstream.url } });
+    await client.listTools();
+    return { call: toolCaller(client, 'getPetById', args), close: () => client.close(), pid };
   });
   const http = await startServer(petstore, 'http', ['--base-url', upstream.url], mcpEnv);
   await open('mcp-gen http', async () => {

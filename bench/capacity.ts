@@ -5,9 +5,9 @@
 // node:http agent, in the same run. A call costs at least one inbound and one outbound HTTP
 // exchange, so about 0.5× the direct rate is the ceiling.
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
-import { startServer } from '../harness/project.js';
+import { startNode, startServer } from '../harness/project.js';
 import { cpuMs } from '../harness/process.js';
-import { mcpGenProject } from './lib/fixtures.js';
+import { mcpGenProject, placeIn } from './lib/fixtures.js';
 import { CAPACITY_CONCURRENCY, CAPACITY_MODES, type CapacityMode, type CapacityResult } from './lib/results.js';
 import { startUpstream } from './lib/upstream.js';
 import { drive, interleave, log, median, summarize } from './lib/util.js';
@@ -177,6 +177,8 @@ export async function runCapacity(options: { quick: boolean }): Promise<Capacity
   const env = { SWAGGER_PETSTORE_API_KEY: 'bench' };
   const stateful = await startServer(petstore, 'http', ['--base-url', upstream.url], env);
   const stateless = await startServer(petstore, 'http', ['--base-url', upstream.url, '--stateless'], env);
+  // The floor: the SDK's own session transport with JSON answers and one tool that only GETs the upstream.
+  const floor = await startNode([placeIn(petstore, 'floor-server.mjs'), '--http', '0'], petstore, { UPSTREAM_URL: upstream.url });
   // One keep-alive agent per mode, so that no mode reuses (or waits for) another's sockets.
   const agents: Agent[] = [];
   const agent = () => {
@@ -199,6 +201,7 @@ export async function runCapacity(options: { quick: boolean }): Promise<Capacity
     }
   };
   await open('direct', () => directCaller(agent(), upstream.url));
+  await open('floor', () => legacyCaller(agent(), new URL('/mcp', floor.url), floor.process.pid as number));
   await open('stateful', () => legacyCaller(agent(), new URL('/mcp', stateful.url), stateful.process.pid as number));
   await open('stateless', () => legacyCaller(agent(), new URL('/mcp', stateless.url), stateless.process.pid as number));
   await open('2026-07-28', () => modernCaller(agent(), new URL('/mcp', stateful.url), stateful.process.pid as number));
@@ -240,6 +243,7 @@ export async function runCapacity(options: { quick: boolean }): Promise<Capacity
   for (const a of agents) a.destroy();
   await stateful.stop();
   await stateless.stop();
+  await floor.stop();
   await upstream.stop();
   return { calls: n, reps, cells, contentTypes, unavailable };
 }

@@ -59,5 +59,7 @@ if (httpAt === -1) {
     await transport.handleRequest(req, res, body);
   });
   http.keepAliveTimeout = 70_000;
-  http.listen(Number(process.argv[httpAt + 1] ?? 0), '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${http.address().port}\n`));
+  http.listen(Number(process.argv[httpAt + 1] ?? 0), '127.0.0.1', () =>
+    process.stderr.write(`floor server on http://127.0.0.1:${http.address().port}/mcp\n`),
+  );
 }

@@ -138,6 +138,7 @@ export const CALL_MODES = [
   'direct',
   'direct http',
   'mcp-gen stdio',
+  'floor stdio',
   'mcp-gen http',
   'mcp-gen http stateless',
   'omg stdio',
@@ -249,7 +250,7 @@ export interface BudgetRow {
 // ── 5. capacity through a lean client (bench/capacity.ts)
 
 /** direct: GET /pet/1 straight to the upstream; the others: tools/call getPetById to the generated server. */
-export const CAPACITY_MODES = ['direct', 'stateful', 'stateless', '2026-07-28'] as const;
+export const CAPACITY_MODES = ['direct', 'floor', 'stateful', 'stateless', '2026-07-28'] as const;
 export type CapacityMode = (typeof CAPACITY_MODES)[number];
 /** Calls in flight; 1 is sequential. */
 export const CAPACITY_CONCURRENCY = [1, 8, 50] as const;
