@@ -141,7 +141,7 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
       if (done.listing.stubs.length) {
         h.holder.listing = done.listing;
         trimmed.add(h.tool);
-      } else delete h.holder.listing;
+      } else if (h.holder.listing !== undefined) delete h.holder.listing; // delete makes an object slow to read: only when there is one
       listedBytes += done.bytes;
     }
     result = { trimmedTools: trimmed.size, listedBytes, wholeBytes };
