@@ -25,7 +25,7 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
   const { o, model } = await modelFromOptions(options);
   const outDir = resolve(o.out ?? model.table.name);
   const specName = /^https?:\/\//i.test(o.spec) ? o.spec : basename(o.spec);
-  const toolTypes = emitToolTypes(model.table);
+  const toolTypes = await emitToolTypes(model.table);
   const files = emitProject(model, { specName, dirName: basename(outDir), toolTypes });
   const plan = writeProject(outDir, files, {
     force: o.force,

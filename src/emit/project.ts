@@ -24,7 +24,7 @@ export interface EmitOptions {
   specName: string;
   /** Folder name of the output, for the client configuration examples. */
   dirName: string;
-  /** src/tool-types.ts (emitToolTypes in types.ts); generate always gives it. */
+  /** src/tool-types.ts (emitToolTypes in types.ts: async, since it loads ts-morph); generate always gives it. */
   toolTypes?: string;
 }
 
