@@ -109,6 +109,24 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
   const wholeBytes = holders.reduce((n, h) => n + h.holder.defs.reduce((m, k) => m + defSize(k), 0), fixedBytes);
 
   let result: ListingReport = { trimmedTools: 0, listedBytes: wholeBytes, wholeBytes };
+  // Tools often name the same schemas (an error body, a list envelope): split each set once per budget.
+  const splits = new Map<string, { listing: Listing; bytes: number; spent: number }>();
+  const split = (rootRefs: string[], bytes: number, firstLevel: boolean) => {
+    const id = `${bytes} ${firstLevel} ${rootRefs.join(' ')}`;
+    let found = splits.get(id);
+    if (!found) {
+      const listing = splitDefs(rootRefs, deps, defSize, bytes, firstLevel);
+      const free = firstLevel ? new Set(rootRefs) : new Set<string>();
+      // bytes of the defs bought from the budget: under any budget that still holds them, the split is the same
+      const spent = listing.defs.reduce((m, k) => m + (free.has(k) ? 0 : defSize(k)), 0);
+      const listed = listing.defs.reduce((m, k) => m + defSize(k), 0) + listing.stubs.reduce((m, k) => m + (stubSizes.get(k) ?? 0), 0);
+      splits.set(id, (found = { listing, bytes: listed, spent }));
+    }
+    return found;
+  };
+  // A holder whose defs all fit a budget lists them all under any smaller budget that still
+  // holds them: the next, halved, attempt reuses its split rather than walking its defs again.
+  const whole = new Map<(typeof holders)[number], { listing: Listing; bytes: number; spent: number; firstLevel: boolean }>();
   // Halving 12 times takes any budget below one def; then even the first level is stubbed.
   for (let scale = 1, attempt = 0; attempt <= 12; attempt++, scale /= 2) {
     let listedBytes = fixedBytes;
@@ -116,12 +134,15 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
     for (const h of holders) {
       const bytes = Math.floor((h.output ? budget.outputDefsBytes : budget.inputDefsBytes) * scale);
       // An answer's shape is documentation: it gets no free first level; an input's is its arguments.
-      const listing = splitDefs(h.rootRefs, deps, defSize, bytes, !h.output && attempt < 12);
-      if (listing.stubs.length) {
-        h.holder.listing = listing;
+      const firstLevel = !h.output && attempt < 12;
+      const known = whole.get(h);
+      const done = known && known.firstLevel === firstLevel && known.spent <= bytes ? known : split(h.rootRefs, bytes, firstLevel);
+      if (!done.listing.stubs.length) whole.set(h, { ...done, firstLevel });
+      if (done.listing.stubs.length) {
+        h.holder.listing = done.listing;
         trimmed.add(h.tool);
-      } else delete h.holder.listing;
-      listedBytes += listing.defs.reduce((m, k) => m + defSize(k), 0) + listing.stubs.reduce((m, k) => m + (stubSizes.get(k) ?? 0), 0);
+      } else if (h.holder.listing !== undefined) delete h.holder.listing; // delete makes an object slow to read: only when there is one
+      listedBytes += done.bytes;
     }
     result = { trimmedTools: trimmed.size, listedBytes, wholeBytes };
     if (listedBytes <= budget.totalBytes) break;

@@ -42,7 +42,9 @@ function needsBundle(root: unknown): boolean {
     if (Array.isArray(node))
       for (const item of node) stack.push(item); // not push(...node): a 500,000-value enum overflows the argument stack
     else if (typeof node === 'object' && node !== null) {
-      for (const [key, value] of Object.entries(node)) {
+      // for…in, not Object.entries: no array per object of a document with millions of them
+      for (const key in node) {
+        const value = (node as Record<string, unknown>)[key];
         if (key === '$ref' && typeof value === 'string') {
           if (!value.startsWith('#')) external = true;
           else if (!checked.has(value)) {

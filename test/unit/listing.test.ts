@@ -152,4 +152,39 @@ describe('fitListing through the model and the runtime', () => {
     expect(tight.listedBytes).toBeLessThanOrEqual(12_000);
     expect(tight.listedBytes).toBeLessThan(report.listing?.listedBytes ?? 0);
   });
+
+  it('after halving, each schema is split as the halved budgets would split it on their own, for every total', () => {
+    // Two tools: a long chain that never fits whole and a short tail of it that fits until the
+    // budgets are small. fitListing reuses a split that fit whole at a larger budget: it must
+    // give what a first attempt with the halved budgets gives.
+    const spec = chainSpec(8, 1_500);
+    const tailRef = { $ref: '#/components/schemas/Level6' };
+    (spec.doc.paths as JsonObject)['/tail'] = {
+      post: {
+        operationId: 'createTail',
+        requestBody: { required: true, content: { 'application/json': { schema: tailRef } } },
+        responses: { 200: { description: 'ok', content: { 'application/json': { schema: tailRef } } } },
+      },
+    };
+    const base = buildModel(spec, { maxDescriptionLength: 1_000 }).table;
+    const listings = (t: ToolTable) => t.tools.map((tool) => [tool.listing, tool.output?.listing]);
+    const scaled = (k: number) => {
+      const copy = JSON.parse(JSON.stringify(base)) as ToolTable;
+      const budget = {
+        inputDefsBytes: Math.floor(DEFAULT_LISTING_BUDGET.inputDefsBytes / 2 ** k),
+        outputDefsBytes: Math.floor(DEFAULT_LISTING_BUDGET.outputDefsBytes / 2 ** k),
+        totalBytes: Infinity,
+      };
+      return { report: fitListing(copy, budget), listings: listings(copy) };
+    };
+    const fresh = [0, 1, 2, 3, 4, 5].map(scaled);
+    expect(new Set(fresh.map((f) => f.report.listedBytes)).size).toBeGreaterThan(3);
+    for (const { report } of fresh) {
+      const copy = JSON.parse(JSON.stringify(base)) as ToolTable;
+      const fitted = fitListing(copy, { ...DEFAULT_LISTING_BUDGET, totalBytes: report.listedBytes });
+      const expected = fresh.find((f) => f.report.listedBytes <= report.listedBytes) as (typeof fresh)[number];
+      expect(fitted).toEqual(expected.report);
+      expect(listings(copy)).toEqual(expected.listings);
+    }
+  });
 });

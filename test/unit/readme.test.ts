@@ -27,7 +27,7 @@ function readme(schemes: JsonObject, options: Partial<ModelOptions> = {}): strin
     { maxDescriptionLength: 1000, ...options },
   );
   const file = emitProject(model, { specName: 'spec.yaml', dirName: 'things-mcp' }).find((f) => f.path === 'README.md');
-  return file?.contents ?? '';
+  return file?.contents.toString() ?? '';
 }
 
 const jsonBlocks = (text: string): unknown[] =>
