@@ -3,12 +3,16 @@
 // the main thread it came on top of them. Here it overlaps them on another core, and the
 // per-spec TypeScript is still built by the compiler's factory and printer (types.ts).
 
+import { createRequire } from 'node:module';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import type { ToolTable } from '../../templates/runtime/table.js';
 import { emitToolTypes } from './types.js';
 
 /** What emitToolTypes reads of the table: sent to the worker by structured clone. */
 type TypesInput = Pick<ToolTable, 'defs'> & { tools: Pick<ToolTable['tools'][number], 'name' | 'inputSchema' | 'output'>[] };
+
+/** Tools and shared schemas above which the table is printed in this thread, not copied to the worker. */
+const MAX_CLONED = 5_000;
 
 export interface ToolTypesPrinter {
   print(table: ToolTable): Promise<string>;
@@ -28,6 +32,12 @@ export function startToolTypesPrinter(): ToolTypesPrinter {
   worker.on('error', () => undefined); // print() reports it; a cancelled worker's is moot
   return {
     print(table) {
+      if (table.tools.length + Object.keys(table.defs).length > MAX_CLONED) {
+        // A copy of a table this large for the worker would cost more memory than the
+        // compiler's load costs time (Microsoft Graph: ~100 MB of tools.json): print here.
+        void worker.terminate();
+        return emitToolTypes(table);
+      }
       const input: TypesInput = {
         defs: table.defs,
         tools: table.tools.map((t) => ({ name: t.name, inputSchema: t.inputSchema, ...(t.output ? { output: t.output } : {}) })),
@@ -52,13 +62,12 @@ export function startToolTypesPrinter(): ToolTypesPrinter {
 
 if (!isMainThread && parentPort) {
   const port = parentPort;
-  const compiler = import('ts-morph');
+  // Load the compiler now, before the table comes (emitToolTypes then finds it in require's cache).
+  createRequire(import.meta.url)('ts-morph');
   port.once('message', (input: TypesInput) => {
-    compiler
-      .then(() => emitToolTypes(input as ToolTable))
-      .then(
-        (text) => port.postMessage({ text }),
-        (error: unknown) => port.postMessage({ error: (error as Error)?.message ?? String(error) }),
-      );
+    emitToolTypes(input as ToolTable).then(
+      (text) => port.postMessage({ text }),
+      (error: unknown) => port.postMessage({ error: (error as Error)?.message ?? String(error) }),
+    );
   });
 }
