@@ -26,6 +26,7 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
   const modern = createMcpHandler(factory, {
     legacy: config.stateless ? 'stateless' : 'reject',
     maxRequestBodySize: config.maxRequestBytes,
+    keepAliveMs: config.sseKeepAliveMs,
     onerror: (error) => log.debug(`mcp: ${error.message}`),
   });
   const serveModern = toNodeHandler(modern);
@@ -96,8 +97,10 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
     // A 2025-era client without a session: only `initialize` may open one.
     let opened = false;
     const transport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      // `<replica>.<uuid>` lets a proxy route the session back to the replica that holds it.
+      sessionIdGenerator: () => (config.replicaId === undefined ? randomUUID() : `${config.replicaId}.${randomUUID()}`),
       maxRequestBodySize: config.maxRequestBytes,
+      keepAliveMs: config.sseKeepAliveMs,
       onsessioninitialized: (id) => {
         opened = true;
         sessions.set(id, { transport, lastSeen: Date.now(), busy: 0, client });
