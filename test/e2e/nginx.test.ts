@@ -398,7 +398,7 @@ describe('what the recipes rely on, without a proxy', () => {
     }
   });
 
-  it('legacy SSE: a session that has not completed initialize is refused (400, Session not initialized); ping is not', async () => {
+  it('legacy SSE: a session that has not completed initialize is refused (400, Session not initialized); ping and server/discover are not', async () => {
     const server = await replica('a', 'sse', []);
     const stream = await openSse(server.url);
     try {
@@ -418,6 +418,7 @@ describe('what the recipes rely on, without a proxy', () => {
         ).status,
       ).toBe(400);
       expect((await post({ jsonrpc: '2.0', id: 4, method: 'ping' })).status).toBe(202);
+      expect((await post({ jsonrpc: '2.0', id: 5, method: 'server/discover', params: {} })).status).toBe(202);
       expect(upstream.requests.filter((r) => r.path === '/r-a/v2/pet/1')).toEqual([]);
       // the v1 client over the same server, initialised: served
       const client = await legacySse(server.url);

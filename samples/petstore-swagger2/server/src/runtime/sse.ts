@@ -100,9 +100,14 @@ export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: 
   };
 }
 
-/** Messages allowed on a session before its `initialize` is answered: that, ping and notifications. */
+/**
+ * Requests that need no initialised session: initialize, ping, and server/discover (the v2
+ * client's version probe, whose error answer makes it fall back to initialize). Notifications pass too.
+ */
+const BEFORE_INITIALIZE = new Set(['initialize', 'ping', 'server/discover']);
+
 function beforeInitialize(body: unknown): boolean {
   return (Array.isArray(body) ? body : [body]).every(
-    (m) => typeof m !== 'object' || m === null || !('id' in m) || !('method' in m) || m.method === 'initialize' || m.method === 'ping',
+    (m) => typeof m !== 'object' || m === null || !('id' in m) || !('method' in m) || BEFORE_INITIALIZE.has(String(m.method)),
   );
 }
