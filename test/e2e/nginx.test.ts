@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer, connect as tcpConnect } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,16 +101,6 @@ const freePort = () =>
     });
   });
 
-const accepting = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = tcpConnect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-
 interface Nginx {
   url: string;
   stop(): Promise<void>;
@@ -123,7 +113,6 @@ interface Nginx {
 async function startNginx(scenario: string, replicas: Record<Replica, RunningServer>, edit = (conf: string) => conf): Promise<Nginx> {
   const block = documentedConfigs().get(scenario);
   if (block === undefined) throw new Error(`docs/deploy.md has no nginx block "# mcp-gen test: ${scenario}"`);
-  const port = await freePort();
   let conf = block;
   for (const id of REPLICAS) {
     const address = new URL(replicas[id].url).host;
@@ -131,48 +120,61 @@ async function startNginx(scenario: string, replicas: Record<Replica, RunningSer
     conf = conf.replaceAll(`replica-${id}:3000`, address);
   }
   expect(conf, `${scenario} listens on 8080`).toMatch(/^ {4}listen 8080;$/m);
-  conf = edit(conf.replace(/^ {4}listen 8080;$/m, `    listen 127.0.0.1:${port};`));
-  const home = mkdtempSync(join(scratch, `${scenario}-`));
-  chmodSync(home, 0o755); // nginx's workers run as nobody when started by root
-  const path = (name: string) => join(home, name);
-  mkdirSync(path('logs'));
-  writeFileSync(
-    path('nginx.conf'),
-    [
-      'worker_processes 1;',
-      `pid ${path('nginx.pid')};`,
-      `error_log ${path('logs/error.log')} warn;`,
-      'events { worker_connections 1024; }',
-      'http {',
-      '  access_log off;',
-      ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${path(t)};`),
-      // Short, so that the test sees a stream outlive it (the docs' blocks keep the default, 60 s).
-      `  proxy_read_timeout ${READ_TIMEOUT};`,
-      conf,
-      '}',
-      '',
-    ].join('\n'),
-  );
-  const child = spawn(NGINX as string, ['-p', home, '-c', path('nginx.conf'), '-e', path('logs/error.log'), '-g', 'daemon off;'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  started.push(child);
-  let stderr = '';
-  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  const deadline = Date.now() + 10_000;
-  while (!(await accepting(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`nginx (${scenario}) did not start: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 50));
+  // A port found free can be taken by another process before nginx binds it: then nginx
+  // exits, and the port answers without nginx's Server header. Try another one.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const home = mkdtempSync(join(scratch, `${scenario}-`));
+    chmodSync(home, 0o755); // nginx's workers run as nobody when started by root
+    const path = (name: string) => join(home, name);
+    mkdirSync(path('logs'));
+    writeFileSync(
+      path('nginx.conf'),
+      [
+        'worker_processes 1;',
+        `pid ${path('nginx.pid')};`,
+        `error_log ${path('logs/error.log')} warn;`,
+        'events { worker_connections 1024; }',
+        'http {',
+        '  access_log off;',
+        ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${path(t)};`),
+        // Short, so that the test sees a stream outlive it (the docs' blocks keep the default, 60 s).
+        `  proxy_read_timeout ${READ_TIMEOUT};`,
+        edit(conf.replace(/^ {4}listen 8080;$/m, `    listen 127.0.0.1:${port};`)),
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const child = spawn(NGINX as string, ['-p', home, '-c', path('nginx.conf'), '-e', path('logs/error.log'), '-g', 'daemon off;'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    started.push(child);
+    let stderr = '';
+    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    const url = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 10_000;
+    while (child.exitCode === null && Date.now() < deadline) {
+      const server = await fetch(`${url}/healthz`).then(
+        (r) => r.headers.get('server') ?? '',
+        () => '',
+      );
+      if (server.startsWith('nginx') && child.exitCode === null) {
+        return {
+          url,
+          stop: () =>
+            new Promise<void>((resolve) => {
+              if (child.exitCode !== null) return resolve();
+              child.once('exit', () => resolve());
+              child.kill('SIGQUIT');
+            }),
+        };
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.kill('SIGKILL');
+    const log = `${stderr}${existsSync(path('logs/error.log')) ? readFileSync(path('logs/error.log'), 'utf8') : ''}`;
+    if (attempt === 3 || !/Address already in use/.test(log)) throw new Error(`nginx (${scenario}) did not start: ${log}`);
   }
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGQUIT');
-      }),
-  };
 }
 
 const call = (client: Client | V1Client, petId: number) =>
