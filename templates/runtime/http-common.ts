@@ -162,6 +162,9 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
   const authenticate = bearerCheck(config.authToken);
   const cors = corsHeaders(config.corsOrigins);
   let stopping = false;
+  // Between SIGTERM and the drain (--drain-delay-ms): requests are served, but readiness is
+  // false, so that a balancer with probes stops routing here before the listener closes.
+  let draining = false;
   // Requests being answered, which shutdown waits for. GET requests are the long-lived SSE
   // streams (GET /mcp, GET /sse): they carry no call of their own and would never end.
   const inFlight = new Set<ServerResponse>();
@@ -194,7 +197,8 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
         res.once('close', () => inFlight.delete(res));
       }
       const url = new URL(req.url ?? '/', 'http://localhost');
-      if (url.pathname === '/healthz' && req.method === 'GET') return sendJson(res, 200, { status: 'ok' });
+      if (url.pathname === '/healthz' && req.method === 'GET')
+        return draining ? sendJson(res, 503, { status: 'draining' }) : sendJson(res, 200, { status: 'ok' });
       if (!cors(req, res)) return;
       if (!allowed(req, res)) return;
       if (!authenticate(req, res)) return;
@@ -229,7 +233,13 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
   // on: the calls were lost and the process exited at once. So: stop listening, wait for the
   // calls to finish (up to the grace period), and only then close the sessions.
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (draining) return;
+    draining = true;
+    if (config.drainDelayMs === 0) return drain(signal);
+    log.info(`${signal}: /healthz answers 503; draining in ${config.drainDelayMs} ms`);
+    setTimeout(() => drain(signal), config.drainDelayMs);
+  };
+  const drain = (signal: string) => {
     stopping = true;
     setTimeout(() => process.exit(0), config.shutdownGraceMs).unref(); // grace is over
     server.close(() => process.exit(0)); // no new connections; exit once every one has ended

@@ -50,6 +50,9 @@ const SAMPLE: Record<string, string> = {
   'max-sessions-per-client': '8',
   'request-timeout-ms': '900',
   'max-connections': '9',
+  'replica-id': 'r-1',
+  'sse-keepalive-ms': '500',
+  'drain-delay-ms': '700',
 };
 
 describe('every setting, in every place', () => {
@@ -91,5 +94,23 @@ describe('every setting, in every place', () => {
       }) as ServerConfig;
       expect(both).toEqual(viaFlag);
     }
+  });
+});
+
+describe('scale-out settings (#17)', () => {
+  it('--replica-id is a short token, since it starts every session id and is a proxy routing key', () => {
+    expect((readConfig(['--replica-id', 'eu-1_b'], {}) as ServerConfig).replicaId).toBe('eu-1_b');
+    expect((readConfig([], {}) as ServerConfig).replicaId).toBeUndefined();
+    for (const bad of ['a.b', 'x'.repeat(33), 'a b', 'é', '']) {
+      expect(() => readConfig(['--replica-id', bad], {}), JSON.stringify(bad)).toThrow(
+        /^--replica-id must be 1 to 32 letters, digits, _ or - \(got ".*"\)$/,
+      );
+    }
+  });
+
+  it('the SSE keep-alive defaults well below the 60 s read timeout of nginx; the drain delay to none', () => {
+    expect(readConfig([], {})).toMatchObject({ sseKeepAliveMs: 15_000, drainDelayMs: 0 });
+    expect(readConfig(['--sse-keepalive-ms', '0'], {})).toMatchObject({ sseKeepAliveMs: 0 });
+    expect(() => readConfig(['--drain-delay-ms', '1.5'], {})).toThrow(/--drain-delay-ms must be a whole number/);
   });
 });

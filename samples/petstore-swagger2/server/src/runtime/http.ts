@@ -44,6 +44,7 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
   const modern = createMcpHandler(factory, {
     legacy: config.stateless ? 'stateless' : 'reject',
     maxRequestBodySize: config.maxRequestBytes,
+    keepAliveMs: config.sseKeepAliveMs,
     onerror: (error) => log.debug(`mcp: ${error.message}`),
   });
   const serveModern = toNodeHandler(modern);
@@ -134,13 +135,15 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
     // A 2025-era client without a session: only `initialize` may open one.
     let opened = false;
     const transport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      // `<replica>.<uuid>` lets a proxy route the session back to the replica that holds it.
+      sessionIdGenerator: () => (config.replicaId === undefined ? randomUUID() : `${config.replicaId}.${randomUUID()}`),
       // A POST is answered with application/json rather than an SSE stream: this server sends
       // nothing before a call's result (no progress, no request to the client mid-call), so
       // a stream would carry the same one message in three more writes (head, event, end) —
       // a third of the cost of a call. Server-initiated messages still use the GET stream.
       enableJsonResponse: true,
       maxRequestBodySize: config.maxRequestBytes,
+      keepAliveMs: config.sseKeepAliveMs,
       onsessioninitialized: (id) => {
         opened = true;
         sessions.set(id, { transport, lastSeen: Date.now(), busy: 0, client });

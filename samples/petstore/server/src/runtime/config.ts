@@ -43,6 +43,12 @@ export interface ServerConfig {
   clientProfile: ClientProfile;
   /** Serve every Streamable HTTP request on its own (no sessions): any replica can answer. */
   stateless: boolean;
+  /** Prefix of this replica's session ids (`<replicaId>.<uuid>`), for a proxy's session affinity. */
+  replicaId?: string;
+  /** Interval of the keep-alive comment on SSE streams (legacy and Streamable HTTP), in milliseconds; 0 = none. */
+  sseKeepAliveMs: number;
+  /** After SIGTERM, time during which /healthz answers 503 but requests are still served, in milliseconds. */
+  drainDelayMs: number;
   /** Origins allowed to call over CORS; empty = CORS off. */
   corsOrigins: string[];
   /** Most sessions open at once (503 above). */
@@ -165,6 +171,11 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
+  const replicaId = pick('replica-id');
+  // It becomes the start of every session id (visible ASCII) and a proxy's routing key.
+  if (replicaId !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(replicaId)) {
+    throw new ConfigError(`--replica-id must be 1 to 32 letters, digits, _ or - (got "${replicaId}")`);
+  }
   const host = pick('host') ?? '127.0.0.1';
   const corsOrigins = list('cors-origins');
   const allowUnauthenticated = on('allow-unauthenticated');
@@ -202,6 +213,9 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     ...(toolMode !== undefined ? { toolMode: toolMode as ToolMode } : {}),
     clientProfile: clientProfile as ClientProfile,
     stateless: on('stateless'),
+    ...(replicaId !== undefined ? { replicaId } : {}),
+    sseKeepAliveMs: integer('sse-keepalive-ms', 0, 3_600_000),
+    drainDelayMs: integer('drain-delay-ms', 0, 600_000),
     corsOrigins,
     maxSessions: integer('max-sessions', 1, 1_000_000),
     sessionIdleMs: integer('session-idle-ms', 1_000, 2 ** 31),

@@ -1,0 +1,453 @@
+// Scale-out (#17): three replicas of a generated server behind a real nginx, configured with
+// exactly the blocks docs/deploy.md shows, loaded with the official clients; and, without a
+// proxy, the runtime pieces those recipes rely on (replica-prefixed session ids, the legacy SSE
+// stream's headers and keep-alive, the refusal of a session never initialised, readiness
+// going false while draining).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport as V1Sse } from '@modelcontextprotocol/sdk/client/sse.js';
+import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
+import { startUpstream, type Upstream } from '../harness/upstream.js';
+
+const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 't', SWAGGER_PETSTORE_API_KEY: 'k' };
+const REPLICAS = ['a', 'b', 'c'] as const;
+type Replica = (typeof REPLICAS)[number];
+/** The replicas' keep-alive interval, and the read timeout the test gives nginx (its default: 60 s). */
+const KEEPALIVE_MS = 500;
+const READ_TIMEOUT = '2s';
+
+const NGINX = ['/usr/sbin/nginx', ...(process.env.PATH ?? '').split(':').map((d) => join(d, 'nginx'))].find((p) => existsSync(p));
+if (!NGINX)
+  console.log('nginx.test.ts: nginx is not installed (apt-get install nginx; .ci/run does it): the tests behind nginx are skipped');
+
+/** The ```nginx blocks of docs/deploy.md, by the scenario their first line names. */
+function documentedConfigs(): Map<string, string> {
+  const markdown = readFileSync(join(REPO, 'docs/deploy.md'), 'utf8');
+  const configs = new Map<string, string>();
+  for (const [, block] of markdown.matchAll(/^```nginx\n([\s\S]*?)^```$/gm)) {
+    const scenario = /^# mcp-gen test: (\S+)\n/.exec(block ?? '')?.[1];
+    if (scenario === undefined) throw new Error(`docs/deploy.md: an nginx block without "# mcp-gen test: <scenario>":\n${block}`);
+    configs.set(scenario, block as string);
+  }
+  return configs;
+}
+
+let dir: string;
+let upstream: Upstream;
+/** Every process this file starts, killed in afterAll whatever happened. */
+const started: ChildProcess[] = [];
+const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-nginx-'));
+
+beforeAll(async () => {
+  // GET <base>/r-<replica>/v2/pet/<id>: the path tells which replica made the call.
+  upstream = await startUpstream((req) => {
+    const id = Number(/\/pet\/(\d+)$/.exec(req.path)?.[1] ?? 0);
+    return { delayMs: 20, body: JSON.stringify({ id, name: `pet-${id}`, photoUrls: [] }) };
+  });
+  dir = generateProject(`${REPO}samples/petstore/openapi.json`, 'e2e-nginx');
+  await buildProject(dir);
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(
+    started.map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await gone;
+    }),
+  );
+  await upstream?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function replica(id: Replica, transport: 'http' | 'sse' | 'http+sse', args: string[], env: Record<string, string> = {}) {
+  const server = await startServer(dir, transport, [...args, '--base-url', `${upstream.url}/r-${id}/v2`], {
+    ...SECRETS,
+    MCP_SSE_KEEPALIVE_MS: String(KEEPALIVE_MS),
+    LOG_LEVEL: 'debug',
+    ...env,
+  });
+  started.push(server.process);
+  return server;
+}
+
+/** Which replica made each upstream call, by pet id. */
+function replicasByPet(): Map<number, Set<string>> {
+  const seen = new Map<number, Set<string>>();
+  for (const r of upstream.requests) {
+    const m = /^\/r-(\w+)\/v2\/pet\/(\d+)$/.exec(r.path);
+    if (!m) continue;
+    const id = Number(m[2]);
+    if (!seen.has(id)) seen.set(id, new Set());
+    seen.get(id)?.add(m[1] as string);
+  }
+  return seen;
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+
+interface Nginx {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs a documented block as an unprivileged-path nginx: the replicas' addresses and the listen
+ * port replaced by local ones, wrapped in an http {} whose paths are all in a scratch folder.
+ */
+async function startNginx(scenario: string, replicas: Record<Replica, RunningServer>, edit = (conf: string) => conf): Promise<Nginx> {
+  const block = documentedConfigs().get(scenario);
+  if (block === undefined) throw new Error(`docs/deploy.md has no nginx block "# mcp-gen test: ${scenario}"`);
+  let conf = block;
+  for (const id of REPLICAS) {
+    const address = new URL(replicas[id].url).host;
+    expect(conf, `${scenario} names replica-${id}:3000`).toContain(`replica-${id}:3000`);
+    conf = conf.replaceAll(`replica-${id}:3000`, address);
+  }
+  expect(conf, `${scenario} listens on 8080`).toMatch(/^ {4}listen 8080;$/m);
+  // A port found free can be taken by another process before nginx binds it: then nginx
+  // exits, and the port answers without nginx's Server header. Try another one.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const home = mkdtempSync(join(scratch, `${scenario}-`));
+    chmodSync(home, 0o755); // nginx's workers run as nobody when started by root
+    const path = (name: string) => join(home, name);
+    mkdirSync(path('logs'));
+    writeFileSync(
+      path('nginx.conf'),
+      [
+        'worker_processes 1;',
+        `pid ${path('nginx.pid')};`,
+        `error_log ${path('logs/error.log')} warn;`,
+        'events { worker_connections 1024; }',
+        'http {',
+        '  access_log off;',
+        ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${path(t)};`),
+        // Short, so that the test sees a stream outlive it (the docs' blocks keep the default, 60 s).
+        `  proxy_read_timeout ${READ_TIMEOUT};`,
+        edit(conf.replace(/^ {4}listen 8080;$/m, `    listen 127.0.0.1:${port};`)),
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const child = spawn(NGINX as string, ['-p', home, '-c', path('nginx.conf'), '-e', path('logs/error.log'), '-g', 'daemon off;'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    started.push(child);
+    let stderr = '';
+    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    const url = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 10_000;
+    while (child.exitCode === null && Date.now() < deadline) {
+      const server = await fetch(`${url}/healthz`).then(
+        (r) => r.headers.get('server') ?? '',
+        () => '',
+      );
+      if (server.startsWith('nginx') && child.exitCode === null) {
+        return {
+          url,
+          stop: () =>
+            new Promise<void>((resolve) => {
+              if (child.exitCode !== null) return resolve();
+              child.once('exit', () => resolve());
+              child.kill('SIGQUIT');
+            }),
+        };
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.kill('SIGKILL');
+    const log = `${stderr}${existsSync(path('logs/error.log')) ? readFileSync(path('logs/error.log'), 'utf8') : ''}`;
+    if (attempt === 3 || !/Address already in use/.test(log)) throw new Error(`nginx (${scenario}) did not start: ${log}`);
+  }
+}
+
+const call = (client: Client | V1Client, petId: number) =>
+  client instanceof V1Client
+    ? client.callTool({ name: 'getPetById', arguments: { petId } }, undefined, { timeout: 15_000 })
+    : client.callTool({ name: 'getPetById', arguments: { petId } }, { timeout: 15_000 });
+
+/** Each client makes `calls` calls in a row (clients in parallel); failures as "petId: message". */
+async function load(clients: (Client | V1Client)[], calls: number, firstPet: number): Promise<string[]> {
+  const failures: string[] = [];
+  await Promise.all(
+    clients.map(async (client, c) => {
+      for (let i = 0; i < calls; i++) {
+        const petId = firstPet + c * 1000 + i;
+        try {
+          const result = (await call(client, petId)) as { structuredContent?: { id?: number } };
+          if (result.structuredContent?.id !== petId) failures.push(`${petId}: answered ${JSON.stringify(result)}`);
+        } catch (error) {
+          failures.push(`${petId}: ${(error as Error).message}`);
+        }
+      }
+    }),
+  );
+  return failures;
+}
+
+async function legacySse(url: string): Promise<V1Client> {
+  const client = new V1Client({ name: 'mcp-gen-nginx-v1', version: '1.0.0' });
+  await client.connect(new V1Sse(new URL(`${url}/sse`)));
+  return client;
+}
+
+/** Three 2025-era Streamable HTTP clients, then three 2026-07-28 ones. */
+const bothEras = async (url: string) => [
+  ...(await Promise.all([1, 2, 3].map(() => connect('http', url)))),
+  ...(await Promise.all([1, 2, 3].map(() => connect('http', url, { negotiate: true })))),
+];
+
+const closeAll = (clients: (Client | V1Client)[]) => Promise.allSettled(clients.map((c) => c.close()));
+
+const sessionsOpened = (servers: RunningServer[], kind: 'SSE session' | 'session') =>
+  servers.reduce((n, s) => n + [...s.stderr().matchAll(new RegExp(`debug: ${kind} \\S+ opened`, 'g'))].length, 0);
+
+describe.skipIf(!NGINX)('behind nginx, with the configurations of docs/deploy.md', () => {
+  it('docs/deploy.md has exactly the configurations this file runs', () => {
+    expect([...documentedConfigs().keys()].sort()).toEqual(['address-hash', 'affinity', 'drain', 'stateless']);
+  });
+
+  describe('stateless replicas', () => {
+    let replicas: Record<Replica, RunningServer>;
+    beforeAll(async () => {
+      const [a, b, c] = await Promise.all(REPLICAS.map((id) => replica(id, 'http', ['--stateless'])));
+      replicas = { a: a as RunningServer, b: b as RunningServer, c: c as RunningServer };
+    });
+
+    it('stateless: round-robin serves 2025-era and 2026-07-28 clients, 0 failed calls, every replica used', async () => {
+      const nginx = await startNginx('stateless', replicas);
+      const clients = await bothEras(nginx.url);
+      try {
+        expect(clients.map((c) => c.getNegotiatedProtocolVersion())).toEqual([
+          ...Array(3).fill('2025-11-25'),
+          ...Array(3).fill('2026-07-28'),
+        ]);
+        upstream.clear();
+        expect(await load(clients, 40, 10_000)).toEqual([]);
+        const used = new Set([...replicasByPet().values()].flatMap((s) => [...s]));
+        expect([...used].sort()).toEqual(['a', 'b', 'c']);
+      } finally {
+        await closeAll(clients);
+        await nginx.stop();
+      }
+    });
+
+    it('the Host line matters: without it every request is refused 403 (Invalid Host: mcp_replicas)', async () => {
+      const nginx = await startNginx('stateless', replicas, (conf) => conf.replace(/^.*proxy_set_header Host \$host;\n/m, ''));
+      try {
+        const answer = await fetch(`${nginx.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+        expect(answer.status).toBe(403);
+        expect(await answer.text()).toContain('mcp_replicas');
+      } finally {
+        await nginx.stop();
+      }
+    });
+
+    it('drain: a replica SIGTERMed in the middle of a load, 0 failed calls', async () => {
+      const nginx = await startNginx('drain', replicas);
+      const clients = await bothEras(nginx.url);
+      try {
+        upstream.clear();
+        const b = replicas.b.process;
+        const exited = new Promise<number | null>((resolve) => b.once('exit', (code) => resolve(code)));
+        const running = load(clients, 60, 20_000);
+        // once every replica is answering: some calls are in flight on b when it is signalled
+        while (upstream.requests.filter((r) => r.path.startsWith('/r-b/')).length < 10) await new Promise((r) => setTimeout(r, 10));
+        b.kill('SIGTERM');
+        expect(await running).toEqual([]);
+        expect(await exited).toBe(0);
+        const after = upstream.requests.length;
+        expect(await load(clients, 5, 30_000)).toEqual([]);
+        expect(upstream.requests.slice(after).filter((r) => r.path.startsWith('/r-b/'))).toEqual([]);
+      } finally {
+        await closeAll(clients);
+        await nginx.stop();
+      }
+    });
+  });
+
+  describe('stateful replicas with MCP_REPLICA_ID (Streamable HTTP and legacy SSE)', () => {
+    let replicas: Record<Replica, RunningServer>;
+    beforeAll(async () => {
+      const [a, b, c] = await Promise.all(REPLICAS.map((id) => replica(id, 'http+sse', [], { MCP_REPLICA_ID: id })));
+      replicas = { a: a as RunningServer, b: b as RunningServer, c: c as RunningServer };
+    });
+
+    /** 2025-era sessions and legacy SSE sessions: every call of a session on one replica. */
+    async function sessionsHold(scenario: string, expectSpread: boolean) {
+      const nginx = await startNginx(scenario, replicas);
+      const opened = {
+        session: sessionsOpened(Object.values(replicas), 'session'),
+        sse: sessionsOpened(Object.values(replicas), 'SSE session'),
+      };
+      const streamable = await Promise.all([1, 2, 3, 4, 5, 6].map(() => connect('http', nginx.url)));
+      const sse = await Promise.all([1, 2, 3, 4, 5, 6].map(() => legacySse(nginx.url)));
+      try {
+        expect(streamable.map((c) => c.transport?.sessionId)).toEqual(Array(6).fill(expect.stringMatching(/^[abc]\.[0-9a-f-]{36}$/)));
+        upstream.clear();
+        expect(await load([...streamable, ...sse], 20, 40_000)).toEqual([]);
+        const byPet = replicasByPet();
+        expect(byPet.size).toBe(12 * 20);
+        // a session's calls all come from one replica
+        for (let c = 0; c < 12; c++) {
+          const used = new Set([...byPet].filter(([id]) => Math.floor((id - 40_000) / 1000) === c).flatMap(([, s]) => [...s]));
+          expect(used.size, `client ${c}`).toBe(1);
+        }
+        const used = new Set([...byPet.values()].flatMap((s) => [...s]));
+        if (expectSpread) expect(used.size).toBeGreaterThan(1);
+        // no client opened a second session behind the proxy's back
+        expect(sessionsOpened(Object.values(replicas), 'session') - opened.session).toBe(6);
+        expect(sessionsOpened(Object.values(replicas), 'SSE session') - opened.sse).toBe(6);
+      } finally {
+        await closeAll([...streamable, ...sse]);
+        await nginx.stop();
+      }
+    }
+
+    it('affinity: the replica-id map routes each session to its replica, 0 failed calls', () => sessionsHold('affinity', true));
+
+    it('address-hash: hash $remote_addr consistent keeps sessions on one replica, 0 failed calls', () =>
+      // every client here is 127.0.0.1: one replica takes them all, as the docs warn
+      sessionsHold('address-hash', false));
+
+    it('legacy SSE with nginx defaults: the stream outlives proxy_read_timeout and keeps answering on its session', async () => {
+      const nginx = await startNginx('affinity', replicas);
+      const before = sessionsOpened(Object.values(replicas), 'SSE session');
+      const client = await legacySse(nginx.url);
+      try {
+        expect(await load([client], 1, 50_000)).toEqual([]);
+        await new Promise((r) => setTimeout(r, 3_000)); // past the 2 s read timeout, silent but for keep-alives
+        expect(await load([client], 3, 51_000)).toEqual([]);
+        expect(sessionsOpened(Object.values(replicas), 'SSE session') - before).toBe(1);
+      } finally {
+        await client.close();
+        await nginx.stop();
+      }
+    });
+  });
+});
+
+/** Raw GET /sse: status, headers, and a reader of the stream's text. */
+function openSse(url: string) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; text: () => string; close: () => void }>((resolve, reject) => {
+    const req = request(`${url}/sse`, { headers: { accept: 'text/event-stream' } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, text: () => text, close: () => req.destroy() });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const until = async (check: () => boolean, ms = 5_000) => {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe('what the recipes rely on, without a proxy', () => {
+  it('MCP_REPLICA_ID: session ids are <replica>.<uuid>, the legacy SSE endpoint names the replica', async () => {
+    const server = await replica('b', 'http+sse', [], { MCP_REPLICA_ID: 'eu-2' });
+    const client = await connect('http', server.url);
+    const stream = await openSse(server.url);
+    try {
+      expect(client.transport?.sessionId).toMatch(/^eu-2\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(await call(client, 7)).toMatchObject({ structuredContent: { id: 7 } });
+      await until(() => stream.text().includes('event: endpoint'));
+      expect(stream.text()).toMatch(/^event: endpoint\ndata: \/messages\?replica=eu-2&sessionId=[0-9a-f-]{36}\n\n/);
+    } finally {
+      stream.close();
+      await client.close();
+      await server.stop();
+    }
+  });
+
+  it('GET /sse: X-Accel-Buffering: no, no-cache, and a keep-alive comment every MCP_SSE_KEEPALIVE_MS', async () => {
+    const server = await replica('a', 'sse', []);
+    const quiet = await replica('a', 'sse', [], { MCP_SSE_KEEPALIVE_MS: '0' });
+    const stream = await openSse(server.url);
+    const silent = await openSse(quiet.url);
+    try {
+      expect(stream.status).toBe(200);
+      expect(stream.headers).toMatchObject({ 'x-accel-buffering': 'no', 'cache-control': expect.stringContaining('no-cache') });
+      const opened = Date.now();
+      await until(() => stream.text().split(': keep-alive\n\n').length - 1 >= 3);
+      expect(Date.now() - opened).toBeGreaterThanOrEqual(2 * KEEPALIVE_MS);
+      expect(silent.text()).not.toContain('keep-alive');
+    } finally {
+      stream.close();
+      silent.close();
+      await Promise.all([server.stop(), quiet.stop()]);
+    }
+  });
+
+  it('legacy SSE: a session that has not completed initialize is refused (400, Session not initialized); ping and server/discover are not', async () => {
+    const server = await replica('a', 'sse', []);
+    const stream = await openSse(server.url);
+    try {
+      await until(() => /data: (\S+)\n/.test(stream.text()));
+      const endpoint = /data: (\S+)\n/.exec(stream.text())?.[1] as string;
+      const post = (body: unknown) =>
+        fetch(`${server.url}${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const refused = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getPetById', arguments: { petId: 1 } } });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/^Session not initialized/) } });
+      expect(
+        (
+          await post([
+            { jsonrpc: '2.0', id: 2, method: 'ping' },
+            { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+          ])
+        ).status,
+      ).toBe(400);
+      expect((await post({ jsonrpc: '2.0', id: 4, method: 'ping' })).status).toBe(202);
+      expect((await post({ jsonrpc: '2.0', id: 5, method: 'server/discover', params: {} })).status).toBe(202);
+      expect(upstream.requests.filter((r) => r.path === '/r-a/v2/pet/1')).toEqual([]);
+      // the v1 client over the same server, initialised: served
+      const client = await legacySse(server.url);
+      expect(await call(client, 2)).toMatchObject({ structuredContent: { id: 2 } });
+      await client.close();
+    } finally {
+      stream.close();
+      await server.stop();
+    }
+  });
+
+  it('SIGTERM with MCP_DRAIN_DELAY_MS: /healthz answers 503 at once while calls are still served, then the drain', async () => {
+    const server = await replica('c', 'http', [], { MCP_DRAIN_DELAY_MS: '1500' });
+    const client = await connect('http', server.url, { negotiate: true });
+    const exited = new Promise<number>((resolve) => server.process.once('exit', () => resolve(Date.now())));
+    try {
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      const signalled = Date.now();
+      server.process.kill('SIGTERM');
+      await until(() => /SIGTERM: \/healthz answers 503/.test(server.stderr()));
+      const health = await fetch(`${server.url}/healthz`);
+      expect([health.status, await health.json()]).toEqual([503, { status: 'draining' }]);
+      expect(await call(client, 9)).toMatchObject({ structuredContent: { id: 9 } });
+      expect(Date.now() - signalled).toBeLessThan(1_500);
+      expect((await exited) - signalled).toBeGreaterThanOrEqual(1_500);
+    } finally {
+      await client.close();
+    }
+  });
+});
