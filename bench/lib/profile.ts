@@ -16,10 +16,13 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** The newest profile written into `dir`, if any. */
-export function readProfile(dir: string): CpuProfile | undefined {
+/**
+ * The newest profile of a thread written into `dir`, if any: the main thread's (0) by default.
+ * Node names them `CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile`, one per thread.
+ */
+export function readProfile(dir: string, thread = 0): CpuProfile | undefined {
   const file = readdirSync(dir)
-    .filter((f) => f.endsWith('.cpuprofile'))
+    .filter((f) => f.endsWith('.cpuprofile') && Number(f.split('.').at(-3)) === thread)
     .sort()
     .pop();
   return file ? (JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile) : undefined;

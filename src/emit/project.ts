@@ -157,11 +157,14 @@ function credentialRows(model: ServerModel) {
   return rows.map((r) => ({ ...r, schemeText: r.scheme.replace(/\\(.)/g, '$1'), whatText: r.what.replace(/\\(.)/g, '$1') }));
 }
 
+/** `12,345`, as toLocaleString('en-US') writes a whole number, without loading the ICU locale data (~40 ms). */
+export const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
 /** The default tools/list, for the README: mode, why, sizes, toolsets (names are slugs: safe). */
 function servingView(model: ServerModel) {
   const serving = model.report.serving;
-  const kb = (bytes: number) => Math.ceil(bytes / 1024).toLocaleString('en-US');
-  const tokens = (bytes: number) => Math.round(bytes / 4).toLocaleString('en-US');
+  const kb = (bytes: number) => thousands(Math.ceil(bytes / 1024));
+  const tokens = (bytes: number) => thousands(Math.round(bytes / 4));
   const sized = (list: { tools: number; bytes: number }) => ({ tools: list.tools, kb: kb(list.bytes), tokens: tokens(list.bytes) });
   if (!serving)
     return {

@@ -47,7 +47,8 @@ export interface Lister {
 
 /** The first paragraph, on one line, cut at a word to at most `max` characters. */
 export function firstParagraph(text: string, max = DESCRIPTION_CHARS): string {
-  const paragraph = (text.split(/\n[ \t]*\n/)[0] ?? '').replace(/\s+/g, ' ').trim();
+  const end = text.search(/\n[ \t]*\n/);
+  const paragraph = (end === -1 ? text : text.slice(0, end)).replace(/\s+/g, ' ').trim();
   if (paragraph.length <= max) return paragraph;
   const cut = paragraph.slice(0, max - 1);
   const atWord = cut.replace(/\s+\S*$/, '');
@@ -149,7 +150,8 @@ function mapChildren(node: JsonSchema, map: (child: unknown, keyword: string) =>
   return out;
 }
 
-class OverBudget extends Error {}
+/** Thrown to give up an expansion over budget; not an Error, so that no stack trace is captured for it (thousands of throws per large spec). */
+class OverBudget {}
 
 /**
  * The schema with its `#/$defs/…` references replaced by what they name, up to `hops` deep
