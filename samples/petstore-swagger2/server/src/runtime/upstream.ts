@@ -4,10 +4,8 @@
 // the HTTP client, and credentials go only to the origin they were configured for; bodies are
 // read up to a limit; and every text that can reach a client is redacted first.
 
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Agent, IncomingMessage, request as HttpRequest } from 'node:http';
 import { pipeline, type Duplex, type Readable } from 'node:stream';
-import zlib from 'node:zlib';
 import type { OutgoingRequest } from './hooks-api.js';
 import type { ToolTable } from './table.js';
 
@@ -50,9 +48,25 @@ export interface UpstreamResponse {
   discard(): void;
 }
 
-// One keep-alive pool per process. fetch (undici) cost ~0.14 ms more CPU per call than
-// node:http with a keep-alive agent on these machines, on every call of every tool.
-const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+// One keep-alive pool per protocol and process. fetch (undici) cost ~0.14 ms more CPU per call
+// than node:http with a keep-alive agent on these machines, on every call of every tool.
+// node:http and node:https (TLS: ~10 ms) load on the first request that needs them, not at
+// start-up, where every millisecond delays `initialize`.
+interface Client {
+  request: typeof HttpRequest;
+  agent: Agent;
+}
+const clients = new Map<string, Promise<Client>>();
+function clientFor(protocol: string): Promise<Client> | undefined {
+  if (protocol !== 'http:' && protocol !== 'https:') return undefined;
+  let client = clients.get(protocol);
+  if (!client) {
+    const loading = protocol === 'https:' ? import('node:https') : import('node:http');
+    client = loading.then((m) => ({ request: m.request as typeof HttpRequest, agent: new m.Agent({ keepAlive: true }) }));
+    clients.set(protocol, client);
+  }
+  return client;
+}
 
 /** RFC 9110 §9.2.2: a request that can be sent again when a kept-alive socket was closed under it. */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
@@ -97,18 +111,18 @@ export async function sendOnce(
   }
 }
 
-function exchangeOnce(
+async function exchangeOnce(
   url: URL,
   method: string,
   headers: Record<string, string>,
   payload: Uint8Array | undefined,
   signal: AbortSignal,
 ): Promise<UpstreamResponse> {
-  const agent = agents[url.protocol as keyof typeof agents];
-  if (!agent) return Promise.reject(new Error(`unsupported protocol ${url.protocol}`));
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const client = clientFor(url.protocol);
+  if (!client) throw new Error(`unsupported protocol ${url.protocol}`);
+  const [{ request, agent }, codings] = [await client, await decoders()];
   return new Promise((resolve, reject) => {
-    const req = send(url, { method, headers, agent, signal }, (res) => resolve(fromNodeResponse(res, method)));
+    const req = request(url, { method, headers, agent, signal }, (res) => resolve(fromNodeResponse(res, method, codings)));
     req.on('error', (error: Error & { reusedSocket?: boolean }) => {
       const code = (error as NodeJS.ErrnoException).code;
       if (req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) error.reusedSocket = true;
@@ -118,15 +132,15 @@ function exchangeOnce(
   });
 }
 
-function fromNodeResponse(res: IncomingMessage, method: string): UpstreamResponse {
+function fromNodeResponse(res: IncomingMessage, method: string, codings: Record<string, () => Duplex>): UpstreamResponse {
   const status = res.statusCode ?? 0;
   const noBody = method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
   let body: Readable | null = noBody ? null : res;
   const coding = (header(res, 'content-encoding') ?? '').trim().toLowerCase();
-  if (body && CODINGS[coding]) {
+  const decoder = body ? codings[coding] : undefined;
+  if (decoder) {
     // As fetch does: decode gzip, deflate and br, leniently about a missing end marker.
-    const decoder = CODINGS[coding]();
-    body = pipeline(res, decoder, () => undefined);
+    body = pipeline(res, decoder(), () => undefined);
   }
   if (noBody) res.resume();
   const stream = body;
@@ -150,14 +164,19 @@ function fromNodeResponse(res: IncomingMessage, method: string): UpstreamRespons
   };
 }
 
-const LENIENT = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-const CODINGS: Record<string, () => Duplex> = {
-  gzip: () => zlib.createGunzip(LENIENT),
-  'x-gzip': () => zlib.createGunzip(LENIENT),
-  deflate: () => zlib.createInflate(LENIENT),
-  br: () =>
-    zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }),
-};
+/** Decoders by content-coding, with node:zlib loaded on the first request. */
+let decoding: Promise<Record<string, () => Duplex>> | undefined;
+const decoders = () =>
+  (decoding ??= import('node:zlib').then(({ default: zlib }) => {
+    const lenient = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+    const brotli = { flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH };
+    return {
+      gzip: () => zlib.createGunzip(lenient),
+      'x-gzip': () => zlib.createGunzip(lenient),
+      deflate: () => zlib.createInflate(lenient),
+      br: () => zlib.createBrotliDecompress(brotli),
+    };
+  }));
 
 function header(res: IncomingMessage, name: string): string | null {
   const value = res.headers[name.toLowerCase()];

@@ -16,17 +16,52 @@ import type { Hooks } from './hooks-api.js';
 import { isTextual, mediaKind } from './media.js';
 import type { JsonSchema, ToolSpec, ToolTable } from './table.js';
 import type { RequestCredentials } from './auth.js';
-import { docResources, docText, fill, guides } from './guide.js';
+import { docResources, docText, fill, guides, type Guide } from './guide.js';
+import { toolsetSizes } from './toolsets.js';
 import { page } from './server.js';
 
 /** What serveResources offers besides tools: for the capabilities. */
 export function offers(table: ToolTable): { prompts: boolean; completions: boolean } {
-  const prompts = guides(table);
-  return {
-    prompts: prompts.length > 0,
-    completions:
-      resourceTools(table).some((t) => t.resource?.uriTemplate !== undefined) || prompts.some((p) => (p.arguments ?? []).length > 0),
+  const { hasPrompts, completions } = prepared(table);
+  return { prompts: hasPrompts, completions };
+}
+
+/**
+ * What the resource, prompt and completion handlers need of a table, worked out once per table
+ * rather than for every connection (a stateless server builds one per request). The prompt
+ * texts, which walk every tool, are written on the first prompts request, not at start-up.
+ */
+interface Prepared {
+  fixed: ToolSpec[];
+  templates: Compiled[];
+  docs: ReturnType<typeof docResources>;
+  listed: { uri: string; name: string }[];
+  hasPrompts: boolean;
+  completions: boolean;
+  prompts(): Guide[];
+}
+const preparedTables = new WeakMap<ToolTable, Prepared>();
+function prepared(table: ToolTable): Prepared {
+  const known = preparedTables.get(table);
+  if (known) return known;
+  const tools = resourceTools(table);
+  const fixed = tools.filter((t) => t.resource?.uri !== undefined);
+  const templates = tools.map(compile).filter((c): c is Compiled => c !== undefined);
+  const docs = docResources(table);
+  const declared = table.prompts ?? [];
+  let prompts: Guide[] | undefined;
+  const made: Prepared = {
+    fixed,
+    templates,
+    docs,
+    listed: [...docs.map(({ toolset: _toolset, ...d }) => d), ...fixed.map((t) => ({ uri: t.resource?.uri as string, ...describe(t) }))],
+    // guides() gives a prompt per toolset plus the declared ones; only declared ones take arguments.
+    hasPrompts: declared.length > 0 || toolsetSizes(table).size > 0,
+    completions: templates.length > 0 || declared.some((p) => (p.arguments ?? []).length > 0),
+    prompts: () => (prompts ??= guides(table)),
   };
+  preparedTables.set(table, made);
+  return made;
 }
 
 /** The operations that are resources or templates. */
@@ -120,15 +155,7 @@ export function serveResources(
   hooks: Hooks,
   credentialsOf: (headers: Headers | undefined) => RequestCredentials,
 ): void {
-  const tools = resourceTools(table);
-  const fixed = tools.filter((t) => t.resource?.uri !== undefined);
-  const templates = tools.map(compile).filter((c): c is Compiled => c !== undefined);
-  const docs = docResources(table);
-  const listed = [
-    ...docs.map(({ toolset: _toolset, ...d }) => d),
-    ...fixed.map((t) => ({ uri: t.resource?.uri as string, ...describe(t) })),
-  ];
-  const prompts = guides(table);
+  const { fixed, templates, docs, listed, hasPrompts, completions, prompts } = prepared(table);
 
   server.setRequestHandler('resources/list', (request) => {
     const { tools: resources, nextCursor } = page(listed, request.params?.cursor);
@@ -172,12 +199,12 @@ export function serveResources(
     }
     return { contents: [contentsOf(uri, answer.contentType, answer.bytes)] };
   });
-  if (prompts.length) {
+  if (hasPrompts) {
     server.setRequestHandler('prompts/list', () => ({
-      prompts: prompts.map(({ template: _template, enums: _enums, ...p }) => p),
+      prompts: prompts().map(({ template: _template, enums: _enums, ...p }) => p),
     }));
     server.setRequestHandler('prompts/get', (request) => {
-      const prompt = prompts.find((p) => p.name === request.params.name);
+      const prompt = prompts().find((p) => p.name === request.params.name);
       if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt named ${JSON.stringify(request.params.name)}`);
       const text = fill(prompt, request.params.arguments ?? {});
       if (typeof text !== 'string')
@@ -188,11 +215,11 @@ export function serveResources(
       };
     });
   }
-  if (!offers(table).completions) return;
+  if (!completions) return;
   server.setRequestHandler('completion/complete', async (request) => {
     const { ref, argument } = request.params;
     const values = new Set<string>();
-    if (ref.type === 'ref/prompt') for (const v of prompts.find((p) => p.name === ref.name)?.enums?.[argument.name] ?? []) values.add(v);
+    if (ref.type === 'ref/prompt') for (const v of prompts().find((p) => p.name === ref.name)?.enums?.[argument.name] ?? []) values.add(v);
     if (ref.type === 'ref/resource') {
       const compiled = templates.find((c) => c.tool.resource?.uriTemplate === ref.uri);
       const arg = compiled?.tool.resource?.variables?.[argument.name];
