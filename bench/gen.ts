@@ -5,7 +5,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { inclusive, readProfile, selfTime } from './lib/profile.js';
 import { OMG_BIN, mcpGenArgs, omgArgs, realSpecs, syntheticSpecs } from './lib/fixtures.js';
-import { GEN_VARIANTS, type GenProfile, type GenResult, type GenRow, type Spec } from './lib/results.js';
+import { GEN_VARIANTS, WORKER_PART, type GenProfile, type GenResult, type GenRow, type Spec } from './lib/results.js';
 import { BENCH, TMP, interleave, log, median, timedRun, type TimedRun } from './lib/util.js';
 
 export const SYNTHETIC_SIZES = [1000, 2500, 5000, 10000];
@@ -93,7 +93,7 @@ async function profile(spec: Spec, dir: string): Promise<GenProfile> {
   return {
     ...about,
     ...main,
-    parts: { ...main.parts, 'worker thread: ts-morph loaded, tool-types.ts printed (in parallel)': printing },
+    parts: { ...main.parts, [WORKER_PART]: printing },
     hot,
   };
 }

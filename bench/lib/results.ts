@@ -67,6 +67,9 @@ export interface GenRow {
 }
 
 /** Where mcp-gen's time goes, from a V8 CPU profile of one run (inclusive time of each part). */
+/** The profile part for the worker thread that loads ts-morph and prints src/tool-types.ts (src/emit/types-worker.ts). */
+export const WORKER_PART = 'worker thread: ts-morph loaded, tool-types.ts printed (in parallel)';
+
 export interface GenProfile {
   key: string;
   spec: string;

@@ -1,7 +1,7 @@
 // Section 1, generation: the table, the scaling and the CPU profiles; the targets on
 // generation time (≤ 1.2× the dereference floor, linear to 10,000 operations) and why they
 // are missed when they are.
-import type { GenProfile, GenResult, GenRow, Results } from '../lib/results.js';
+import { WORKER_PART, type GenProfile, type GenResult, type GenRow, type Results } from '../lib/results.js';
 import { int, mb, msf, notMeasured, pct, s, table, x, type Target } from './format.js';
 
 /** The specs of the floor target; GitHub is shown beside them. */
@@ -111,6 +111,13 @@ export function whyGeneration(r: Results): string[] {
         (budget > 0
           ? `*What would close it:* to be within 1.2× the floor with everything else unchanged, those stages would have to take ≤ ${s(budget)}, a cut of ${s(own - budget)}; mcp-gen's functions with the most self time are ${hot}.`
           : `*What would close it:* even with free model, emit and write stages, the rest of mcp-gen's run (${s(fixed)} sampled: module loading, parsing, garbage collection) is above 1.2× the floor; the module loading (${s(part(p, 'loading modules'))}) is the first thing to cut, then ${hot}.`);
+    }
+    const worker = part(p, WORKER_PART);
+    if (worker > 0.25 * m) {
+      // The typed declarations need the TypeScript compiler (ts-morph, a fixed choice of the product).
+      text +=
+        ` Beside it, a worker thread loads the TypeScript compiler (ts-morph) and prints \`src/tool-types.ts\` once the table is ready: ${s(worker)} of CPU, ${pct(worker, m)} of the run's wall time, most of it compiling the compiler's 9 MB of JavaScript. The load overlaps parsing and modelling; the printing follows them, so it is on the critical path. ` +
+        `*Next step:* keep the compiler off the path when the table has not changed (reuse the previous \`tool-types.ts\`, whose hash the manifest records, when \`tools.json\` hashes the same), and start printing per tool while the model is still being built.`;
     }
     lines.push(text);
   }
