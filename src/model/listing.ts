@@ -137,11 +137,13 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
       const firstLevel = !h.output && attempt < 12;
       const known = whole.get(h);
       const done = known && known.firstLevel === firstLevel && known.spent <= bytes ? known : split(h.rootRefs, bytes, firstLevel);
-      if (!done.listing.stubs.length) whole.set(h, { ...done, firstLevel });
       if (done.listing.stubs.length) {
         h.holder.listing = done.listing;
         trimmed.add(h.tool);
-      } else if (h.holder.listing !== undefined) delete h.holder.listing; // delete makes an object slow to read: only when there is one
+      } else {
+        whole.set(h, { ...done, firstLevel });
+        if (h.holder.listing !== undefined) delete h.holder.listing; // delete makes an object slow to read: only when there is one
+      }
       listedBytes += done.bytes;
     }
     result = { trimmedTools: trimmed.size, listedBytes, wholeBytes };

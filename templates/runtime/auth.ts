@@ -4,7 +4,7 @@
 
 import type { Logger } from './log.js';
 import { getHeader, setHeader } from './request.js';
-import { badCredential, readLimited } from './upstream.js';
+import { badCredential, fromWebResponse, readLimited } from './upstream.js';
 import type { AuthSchemeSpec, SecurityRequirement, ToolSpec, ToolTable } from './table.js';
 
 export interface AuthRequest {
@@ -188,7 +188,7 @@ export class Authenticator {
     }
     let read: { bytes: Uint8Array; truncated: boolean };
     try {
-      read = await readLimited(response, MAX_TOKEN_RESPONSE_BYTES);
+      read = await readLimited(fromWebResponse(response), MAX_TOKEN_RESPONSE_BYTES);
     } catch {
       throw new Error(`token request to ${where} failed (${timed.aborted ? 'timeout' : 'the answer broke off'})`);
     }

@@ -138,8 +138,8 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       sessionIdGenerator: () => (config.replicaId === undefined ? randomUUID() : `${config.replicaId}.${randomUUID()}`),
       // A POST is answered with application/json rather than an SSE stream: this server sends
       // nothing before a call's result (no progress, no request to the client mid-call), so
-      // a stream would carry the same one message in three more writes (head, event, end) —
-      // a third of the cost of a call. Server-initiated messages still use the GET stream.
+      // a stream would carry the same one message in three socket writes (head, event, end)
+      // instead of one. Server-initiated messages still use the GET stream.
       enableJsonResponse: true,
       maxRequestBodySize: config.maxRequestBytes,
       keepAliveMs: config.sseKeepAliveMs,

@@ -9,6 +9,7 @@ import { connect as tcpConnect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
+import { stopChild } from '../../harness/process.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 't', SWAGGER_PETSTORE_API_KEY: 'k' };
@@ -28,14 +29,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await Promise.all(
-    started.map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const gone = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await gone;
-    }),
-  );
+  await Promise.all(started.map((child) => stopChild(child, 'SIGKILL')));
   await upstream?.close();
 });
 

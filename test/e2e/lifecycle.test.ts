@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
+import { stopChild } from '../../harness/process.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 't', SWAGGER_PETSTORE_API_KEY: 'k' };
@@ -32,14 +33,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(
-    started.map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const gone = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await gone;
-    }),
-  );
+  await Promise.all(started.map((child) => stopChild(child, 'SIGKILL')));
   await upstream?.close();
 });
 

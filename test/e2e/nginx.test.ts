@@ -14,6 +14,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport as V1Sse } from '@modelcontextprotocol/sdk/client/sse.js';
 import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
+import { stopChild } from '../../harness/process.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 't', SWAGGER_PETSTORE_API_KEY: 'k' };
@@ -56,14 +57,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all(
-    started.map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const gone = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await gone;
-    }),
-  );
+  await Promise.all(started.map((child) => stopChild(child, 'SIGKILL')));
   await upstream?.close();
   rmSync(scratch, { recursive: true, force: true });
 });

@@ -22,7 +22,6 @@ import {
   RedirectError,
   sendFollowingRedirects,
   toWebResponse,
-  type UpstreamResponse,
 } from './upstream.js';
 
 type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
@@ -241,9 +240,8 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       const target = new URL(request.url);
       const uri = target.origin + target.pathname;
       const label = `${request.method} ${uri}`;
-      let response: UpstreamResponse;
       try {
-        response = await send(request, both);
+        let response = await send(request, both);
         if (response.status === 401 && fetchedToken) {
           // RFC 6750 §3.1: the token may have been revoked or expired early; one fresh try.
           response.discard();
@@ -260,10 +258,6 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
           if (hooks.afterResponse) web = (await hooks.afterResponse(web, request)) ?? web;
           response = fromWebResponse(web);
         }
-      } catch (error) {
-        return failure(networkFailure(error, label, limit.timedOut(), signal, config.timeoutMs));
-      }
-      try {
         const { bytes, truncated } = await readLimited(response, config.maxResponseBytes);
         const declared = Number(response.header('content-length'));
         log.debug(`${label} → ${response.status}`);
@@ -288,9 +282,9 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
 }
 
 /**
- * The call's time limit and the client's cancellation as one signal. AbortSignal.any with
- * AbortSignal.timeout did the same at several times the cost on every call; `done` clears
- * the timer once the answer is read.
+ * The call's time limit and the client's cancellation as one signal, from one controller and
+ * one timer (AbortSignal.any with AbortSignal.timeout made three signals per call, and its
+ * timer lived on after the answer); `done` clears the timer once the answer is read.
  */
 function deadline(cancel: AbortSignal, ms: number): { signal: AbortSignal; timedOut(): boolean; done(): void } {
   const controller = new AbortController();

@@ -7,6 +7,7 @@
 import type { Agent, IncomingMessage, request as HttpRequest } from 'node:http';
 import { pipeline, type Duplex, type Readable } from 'node:stream';
 import type { OutgoingRequest } from './hooks-api.js';
+import { getHeader } from './request.js';
 import type { ToolTable } from './table.js';
 
 /** Redirect hops followed before giving up (browsers allow 20; an API needs one or two). */
@@ -95,8 +96,8 @@ export async function sendOnce(
   const payload = body === undefined ? undefined : typeof body === 'string' ? Buffer.from(body) : body;
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() !== 'content-length') out[name] = value;
-  if (getHeaderOf(out, 'accept-encoding') === undefined) out['accept-encoding'] = 'gzip, deflate, br';
-  if (getHeaderOf(out, 'user-agent') === undefined) out['user-agent'] = 'node';
+  if (getHeader(out, 'accept-encoding') === undefined) out['accept-encoding'] = 'gzip, deflate, br';
+  if (getHeader(out, 'user-agent') === undefined) out['user-agent'] = 'node';
   if (payload !== undefined || BODY_EXPECTED.has(method)) out['content-length'] = String(payload?.byteLength ?? 0);
   for (let attempt = 0; ; attempt++) {
     try {
@@ -132,18 +133,16 @@ async function exchangeOnce(
   });
 }
 
+/** Statuses whose response has no content (RFC 9110 §15.3.6, §15.3.5, §15.4.5), as fetch treats them. */
+const NULL_BODY = new Set([204, 205, 304]);
+
 function fromNodeResponse(res: IncomingMessage, method: string, codings: Record<string, () => Duplex>): UpstreamResponse {
   const status = res.statusCode ?? 0;
-  const noBody = method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
-  let body: Readable | null = noBody ? null : res;
-  const coding = (header(res, 'content-encoding') ?? '').trim().toLowerCase();
-  const decoder = body ? codings[coding] : undefined;
-  if (decoder) {
-    // As fetch does: decode gzip, deflate and br, leniently about a missing end marker.
-    body = pipeline(res, decoder(), () => undefined);
-  }
+  const noBody = method === 'HEAD' || NULL_BODY.has(status) || status < 200;
   if (noBody) res.resume();
-  const stream = body;
+  const decoder = noBody ? undefined : codings[(header(res, 'content-encoding') ?? '').trim().toLowerCase()];
+  // As fetch does: decode gzip, deflate and br, leniently about a missing end marker.
+  const stream: Readable | null = noBody ? null : decoder ? pipeline(res, decoder(), () => undefined) : res;
   return {
     status,
     statusText: res.statusMessage ?? '',
@@ -183,11 +182,6 @@ function header(res: IncomingMessage, name: string): string | null {
   return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
 }
 
-function getHeaderOf(headers: Record<string, string>, name: string): string | undefined {
-  for (const key of Object.keys(headers)) if (key.toLowerCase() === name) return headers[key];
-  return undefined;
-}
-
 /** A fetch Response (a hook's, or fetch's own) as an UpstreamResponse. */
 export function fromWebResponse(response: Response): UpstreamResponse {
   const stream = response.body;
@@ -218,18 +212,18 @@ async function* iterate(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint
 export function toWebResponse(answer: UpstreamResponse): Response {
   const headers = new Headers();
   for (const [name, value] of answer.headerList()) headers.append(name, value);
+  // A status without content (204, 205, 304) comes with a null body from both sources.
   const source = answer.body?.[Symbol.asyncIterator]();
-  const body =
-    source && answer.status !== 204 && answer.status !== 304
-      ? new ReadableStream<Uint8Array>({
-          async pull(controller) {
-            const { done, value } = await source.next();
-            if (done) controller.close();
-            else controller.enqueue(value);
-          },
-          cancel: () => answer.discard(),
-        })
-      : null;
+  const body = source
+    ? new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await source.next();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        },
+        cancel: () => answer.discard(),
+      })
+    : null;
   return new Response(body, { status: answer.status, statusText: answer.statusText, headers });
 }
 
@@ -277,19 +271,15 @@ export async function sendFollowingRedirects(
 
 /** Reads at most `limit` bytes and stops the download there. */
 export async function readLimited(
-  response: { body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null },
+  response: Pick<UpstreamResponse, 'body'>,
   limit: number,
 ): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   if (!response.body) return { bytes: new Uint8Array(0), truncated: false };
-  const source =
-    Symbol.asyncIterator in response.body
-      ? (response.body as AsyncIterable<Uint8Array>)
-      : iterate(response.body as ReadableStream<Uint8Array>);
   const chunks: Uint8Array[] = [];
   let size = 0;
   let truncated = false;
   // Leaving the loop early (break) ends the download: the stream is destroyed or cancelled.
-  for await (const value of source) {
+  for await (const value of response.body) {
     if (size + value.length > limit) {
       chunks.push(value.subarray(0, limit - size));
       size = limit;
