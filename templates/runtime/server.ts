@@ -169,10 +169,17 @@ export function createServerFactory(
         if (answer) return answer;
       }
       const tool = byName.get(name);
-      if (!tool || !served(tool)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      if (!tool || !served(tool)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
       const outputSchema = listed(tool).outputSchema;
       return server.projectCallToolResult(await call(tool, args, outputSchema !== undefined), outputSchema);
     });
+
+    /** How to reach an operation that is served but not listed: through its toolset or invoke_operation. */
+    const reach = (tool: ToolSpec | undefined): string => {
+      if (tool === undefined) return '';
+      if (onDemand) return `; enable its toolset with ${ENABLE_TOOLSET} ${JSON.stringify({ toolset: toolsetOf(tool) })}`;
+      return metaCalls ? `; call it through ${INVOKE}` : '';
+    };
 
     /** Enables a toolset for this session; says the list changed only when it did. */
     async function enableToolset(wanted: string): Promise<CallToolResult> {

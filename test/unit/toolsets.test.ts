@@ -163,6 +163,14 @@ describe('enable_toolset tells the truth', () => {
     await client.close();
   });
 
+  it('an operation called before its toolset is enabled: the error says how to reach it', async () => {
+    const { client } = await connected('session');
+    await expect(client.callTool({ name: 'getPetById', arguments: { petId: 1 } })).rejects.toThrow(
+      /Unknown tool: getPetById; enable its toolset with enable_toolset \{"toolset":"pet"\}/,
+    );
+    await client.close();
+  });
+
   it('a new toolset: the list changed, and tools/list_changed says so', async () => {
     const { client, changed } = await connected('session');
     const result = await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'pet' } });
@@ -181,6 +189,9 @@ describe('enable_toolset tells the truth', () => {
       ...toolsetTools('store'),
     ]);
     expect(client.getServerCapabilities()?.tools?.listChanged).toBeFalsy();
+    await expect(client.callTool({ name: 'getPetById', arguments: { petId: 1 } })).rejects.toThrow(
+      /Unknown tool: getPetById; call it through invoke_operation/,
+    );
     for (const name of ['enable_toolset', 'list_toolsets']) {
       const result = await client.callTool({ name, arguments: name === 'enable_toolset' ? { toolset: 'pet' } : {} });
       expect(result.isError).toBe(true);
