@@ -3,7 +3,8 @@
 // context the agent pays for on every turn, so the default tools/list must stay within
 // `maxTools` tools and `budgetBytes` bytes, as the portable profile lists it:
 //   direct    a tool per operation, when all of them fit;
-//   toolsets  else, list_toolsets/enable_toolset, when every toolset fits on its own;
+//   toolsets  else, list_toolsets/enable_toolset, when every toolset fits on its own (a request
+//             without a session gets search/describe/invoke instead: every transport serves it);
 //   dynamic   else, search/describe/invoke: three tools whatever the API's size.
 // The mode is only a default: the server can be started in any of them (--tools).
 

@@ -40,7 +40,8 @@ function era(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | 'reject
 }
 
 export function streamableEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger): HttpEndpoints {
-  const modern = createMcpHandler(factory, {
+  // One instance per request: nothing it holds outlasts the request.
+  const modern = createMcpHandler(() => factory('request'), {
     legacy: config.stateless ? 'stateless' : 'reject',
     maxRequestBodySize: config.maxRequestBytes,
     keepAliveMs: config.sseKeepAliveMs,
@@ -83,7 +84,7 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       enableJsonResponse: true,
       maxRequestBodySize: config.maxRequestBytes,
     });
-    const server = factory();
+    const server = factory('request');
     res.once('close', () => {
       void transport.close();
       void server.close();
@@ -154,7 +155,7 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       if (transport.sessionId) drop(transport.sessionId);
     };
     try {
-      await factory().connect(transport);
+      await factory('session').connect(transport);
       await transport.handleRequest(req, res, body);
     } finally {
       if (!opened) {

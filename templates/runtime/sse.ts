@@ -48,7 +48,7 @@ export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: 
         initialized.delete(transport.sessionId);
       };
       res.on('close', () => void transport.close());
-      await factory().connect(transport);
+      await factory('session').connect(transport);
       let initializeId: string | number | undefined;
       const receive = transport.onmessage;
       transport.onmessage = (message, extra) => {

@@ -111,6 +111,24 @@ describe('dynamic toolsets: the agent enables what it needs', () => {
     expect(unknown.isError).toBe(true);
   });
 
+  it('warns at start, in one line, when the toolsets enabled from the start list more than 128 tools', () => {
+    const started = (toolsets: string) =>
+      spawnSync(process.execPath, [join(dir, 'dist/main.js'), '--base-url', upstream.url, '--tools', 'toolsets', '--toolsets', toolsets], {
+        encoding: 'utf8',
+        input: '',
+        timeout: 20_000,
+      }).stderr;
+    const three = table.tools.filter((t) => ['issues', 'pulls', 'repos'].includes(t.tags?.[0] ?? '')).length;
+    expect(three).toBeGreaterThan(128);
+    const warnings = started('issues,pulls,repos')
+      .split('\n')
+      .filter((line) => line.includes('refuse more than 128'));
+    expect(warnings).toEqual([
+      `[${table.name}] warn: listing ${three + 3} tools: VS Code, Copilot and the OpenAI API refuse more than 128; enable fewer toolsets from the start (--toolsets), or generate with fewer --direct-tools`,
+    ]);
+    expect(started('issues')).not.toMatch(/refuse more than 128/);
+  });
+
   it('--toolsets says which start enabled', async () => {
     const client = await open(['--dynamic-toolsets', '--toolsets', 'pulls']);
     const { tools } = await client.listTools();

@@ -2,7 +2,13 @@
 // sample's real tool table.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { servedTable, ToolsetError, toolsetOf, toolsetSizes, toolsetSlug } from '../../templates/runtime/toolsets.js';
+import { createServerFactory, toolsListedAtStart, type Serving } from '../../templates/runtime/server.js';
+import { createExecutor } from '../../templates/runtime/executor.js';
+import { createLogger } from '../../templates/runtime/log.js';
+import { readConfig, type ServerConfig } from '../../templates/runtime/config.js';
 import { buildModel } from '../../src/model/build.js';
 import { checkOptions } from '../../src/options.js';
 import { OptionsError } from '../../src/errors.js';
@@ -11,6 +17,7 @@ import type { ToolSpec, ToolTable } from '../../templates/runtime/table.js';
 
 const petstore = JSON.parse(readFileSync(new URL('../../samples/petstore/server/tools.json', import.meta.url), 'utf8')) as ToolTable;
 const tool = (path: string, tags?: string[]) => ({ tags, http: { path } }) as unknown as ToolSpec;
+const toolsetTools = (name: string) => petstore.tools.filter((t) => toolsetOf(t) === name).map((t) => t.name);
 
 describe('toolsetOf', () => {
   it.each([
@@ -126,4 +133,86 @@ describe('toolsets named at generation', () => {
     for (const t of table.tools) expect(t.toolset, t.name).toBe(toolsetSlug(t.tags?.[0] ?? ''));
     expect(toolsetSizes(table).size).toBeGreaterThan(30);
   }, 60_000);
+});
+
+describe('enable_toolset tells the truth', () => {
+  // The store tools are pinned: listed from the start, so enabling store changes nothing.
+  const table: ToolTable = { ...petstore, serve: { mode: 'toolsets', pinned: toolsetTools('store') } };
+  const connected = async (serving: Serving) => {
+    const executor = createExecutor(table, readConfig([], {}) as ServerConfig, {}, createLogger('t', 'silent'));
+    const server = createServerFactory(table, executor, undefined, { mode: 'toolsets', profile: 'portable', initialToolsets: [] })(serving);
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 't', version: '1' });
+    await server.connect(b);
+    await client.connect(a);
+    let changed = 0;
+    client.setNotificationHandler('notifications/tools/list_changed', () => void changed++);
+    return { client, changed: () => changed };
+  };
+  const text = (r: Awaited<ReturnType<Client['callTool']>>) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+
+  it('a toolset already listed: no claim that the list changed, and no tools/list_changed', async () => {
+    const { client, changed } = await connected('session');
+    const before = (await client.listTools()).tools.length;
+    const result = await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'store' } });
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toBe('Toolset store was already listed (4 tools); the tool list is unchanged.');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(changed()).toBe(0);
+    expect((await client.listTools()).tools).toHaveLength(before);
+    await client.close();
+  });
+
+  it('an operation called before its toolset is enabled: the error says how to reach it', async () => {
+    const { client } = await connected('session');
+    await expect(client.callTool({ name: 'getPetById', arguments: { petId: 1 } })).rejects.toThrow(
+      /Unknown tool: getPetById; enable its toolset with enable_toolset \{"toolset":"pet"\}/,
+    );
+    await client.close();
+  });
+
+  it('a new toolset: the list changed, and tools/list_changed says so', async () => {
+    const { client, changed } = await connected('session');
+    const result = await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'pet' } });
+    expect(text(result)).toBe('Toolset pet is enabled: 8 tools; the tool list has changed.');
+    for (let i = 0; i < 50 && changed() === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(changed()).toBe(1);
+    await client.close();
+  });
+
+  it('a server for one request offers the dynamic meta-tools, and enable_toolset fails saying why', async () => {
+    const { client } = await connected('request');
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+      'search_operations',
+      'describe_operation',
+      'invoke_operation',
+      ...toolsetTools('store'),
+    ]);
+    expect(client.getServerCapabilities()?.tools?.listChanged).toBeFalsy();
+    await expect(client.callTool({ name: 'getPetById', arguments: { petId: 1 } })).rejects.toThrow(
+      /Unknown tool: getPetById; call it through invoke_operation/,
+    );
+    for (const name of ['enable_toolset', 'list_toolsets']) {
+      const result = await client.callTool({ name, arguments: name === 'enable_toolset' ? { toolset: 'pet' } : {} });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(new RegExp(`^${name} needs a session, and this request has none .*invoke_operation`));
+    }
+    await client.close();
+  });
+});
+
+describe('toolsListedAtStart: what the over-128 warning counts', () => {
+  const pinned: ToolTable = { ...petstore, serve: { mode: 'toolsets', pinned: ['addPet'] } };
+  it.each([
+    ['direct: every tool', 'direct', [], 20],
+    ['dynamic: the three meta-tools and the pinned tool', 'dynamic', ['store'], 4],
+    [
+      'toolsets: the meta-tools of a request without a session, the pinned tool, the toolsets enabled from the start',
+      'toolsets',
+      ['store'],
+      8,
+    ],
+  ] as const)('%s', (_name, mode, initial, want) => {
+    expect(toolsListedAtStart(pinned, mode, [...initial])).toBe(want);
+  });
 });

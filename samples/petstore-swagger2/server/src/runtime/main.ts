@@ -9,7 +9,7 @@ import { ConfigError, readConfig, USAGE, type ToolMode } from './config.js';
 import { createExecutor } from './executor.js';
 import type { Hooks } from './hooks-api.js';
 import { createLogger } from './log.js';
-import { createServerFactory, credentialReader } from './server.js';
+import { CLIENT_TOOL_CAP, createServerFactory, credentialReader, toolsListedAtStart } from './server.js';
 import type { ToolTable } from './table.js';
 import { servedTable, ToolsetError, toolsetSizes } from './toolsets.js';
 
@@ -85,16 +85,20 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
       process.exit(2);
     }
   }
+  const initialToolsets = config.toolsets.includes('all') ? [...toolsetSizes(table).keys()] : wanted;
   const factory = createServerFactory(table, createExecutor(table, config, hooks, log), credentialReader(config.authFromHeaders), {
     mode,
     profile: config.clientProfile,
-    initialToolsets: config.toolsets.includes('all') ? [...toolsetSizes(table).keys()] : wanted,
+    initialToolsets,
     hooks,
   });
-  if (mode === 'direct' && table.tools.length > 128) {
-    log.warn(
-      `listing ${table.tools.length} tools: VS Code, Copilot and the OpenAI API refuse more than 128; choose --toolsets, or --tools toolsets or dynamic`,
-    );
+  const listed = toolsListedAtStart(table, mode, initialToolsets);
+  if (listed > CLIENT_TOOL_CAP) {
+    const fewer =
+      mode === 'direct'
+        ? 'choose --toolsets, or --tools toolsets or dynamic'
+        : `${mode === 'toolsets' ? 'enable fewer toolsets from the start (--toolsets), or ' : ''}generate with fewer --direct-tools`;
+    log.warn(`listing ${listed} tools: VS Code, Copilot and the OpenAI API refuse more than ${CLIENT_TOOL_CAP}; ${fewer}`);
   }
   try {
     if (config.transport === 'stdio') {

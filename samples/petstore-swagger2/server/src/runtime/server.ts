@@ -4,7 +4,7 @@
 // size of the API (McpServer.registerTool per tool would cost ~8 µs × tools per instance).
 
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
-import { callMetaTool, metaTools, OperationIndex } from './dynamic.js';
+import { callMetaTool, INVOKE, metaTools, OperationIndex, SEARCH } from './dynamic.js';
 import { toolError } from './output.js';
 import { offers, serveResources } from './resources.js';
 import type { Hooks } from './hooks-api.js';
@@ -15,7 +15,14 @@ import { createLister, type ClientProfile, type ListedTool } from './profiles.js
 import type { ToolSpec, ToolTable } from './table.js';
 import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetMetaTools, toolsetOf, toolsetSizes } from './toolsets.js';
 
-export type ServerFactory = () => Server;
+/**
+ * What one server instance serves: a `session` (stdio, legacy SSE, a 2025-era Streamable HTTP
+ * session), where state such as enabled toolsets lasts from one request to the next, or a
+ * single `request` (2026-07-28, or any request under --stateless), where nothing outlasts it.
+ */
+export type Serving = 'session' | 'request';
+
+export type ServerFactory = (serving?: Serving) => Server;
 
 /** Reads per-request credentials from the MCP client's HTTP headers, as the operator mapped them. */
 export type CredentialReader = (headers: Headers | undefined) => RequestCredentials;
@@ -33,7 +40,7 @@ export function credentialReader(mapping: { header: string; scheme: string }[]):
 }
 
 /** The most tools some clients accept in one request (VS Code, Copilot, the OpenAI API). */
-const CLIENT_TOOL_CAP = 128;
+export const CLIENT_TOOL_CAP = 128;
 
 export interface ServerOptions {
   /** What tools/list shows (config.ts ToolMode). */
@@ -99,32 +106,29 @@ export function createServerFactory(
   const extras = offers(whole);
   const byName = new Map<string, ToolSpec>(table.tools.map((t) => [t.name, t]));
   const lister = createLister(table, options.profile, { input: (t) => executor.inputSchema(t), output: (t) => executor.outputSchema(t) });
-  const pinned = new Set(table.serve?.pinned ?? []);
   const listed = (t: ToolSpec): Tool => lister.tool(t) as Tool;
   const metaListed = (tools: ListedTool[]) => tools.map((t) => lister.adapt(t) as Tool);
   const toolsetTools = options.mode === 'toolsets' ? metaListed(toolsetMetaTools(table)) : undefined;
-  const dynamicTools = options.mode === 'dynamic' ? metaListed(metaTools(table)) : undefined;
+  // Toolsets mode serves a request without a session as dynamic mode does: it could not keep enabled toolsets.
+  const dynamicTools = options.mode === 'direct' ? undefined : metaListed(metaTools(table));
+  const listedFromStart = startsListed(table, options.mode, options.initialToolsets);
   let fixedList: Tool[] | undefined;
-  const fixed = (): Tool[] =>
-    (fixedList ??= dynamicTools
-      ? [...dynamicTools, ...table.tools.filter((t) => pinned.has(t.name)).map(listed)]
-      : table.tools.map(listed));
+  /** The listing nothing changes: direct and dynamic mode, and toolsets mode without a session. */
+  const fixed = (): Tool[] => (fixedList ??= [...(dynamicTools ?? []), ...table.tools.filter(listedFromStart).map(listed)]);
   let index: OperationIndex | undefined;
   let fixedStarts: number[] | undefined;
 
-  return () => {
-    // Toolsets this connection has enabled (toolsets mode only): one server per connection.
+  return (serving = 'session') => {
+    const onDemand = toolsetTools !== undefined && serving === 'session';
+    const metaCalls = dynamicTools !== undefined && !onDemand;
+    // Toolsets this session has enabled (toolsets mode only): one server per session.
     const enabled = new Set(options.initialToolsets);
-    const served = (tool: ToolSpec) => {
-      if (options.mode === 'direct') return true;
-      if (pinned.has(tool.name)) return true;
-      return options.mode === 'toolsets' && enabled.has(toolsetOf(tool));
-    };
+    const served = (tool: ToolSpec) => listedFromStart(tool) || (onDemand && enabled.has(toolsetOf(tool)));
     const server = new Server(
       { name: table.name, version: table.version, ...(table.title ? { title: table.title } : {}) },
       {
         capabilities: {
-          tools: toolsetTools ? { listChanged: true } : {},
+          tools: onDemand ? { listChanged: true } : {},
           logging: {},
           // advertised only when there is something to offer
           resources: {},
@@ -136,40 +140,24 @@ export function createServerFactory(
     );
     serveResources(server, whole, executor, options.hooks ?? {}, readCredentials);
     server.setRequestHandler('tools/list', (request) => {
-      const tools = toolsetTools ? [...toolsetTools, ...table.tools.filter(served).map(listed)] : fixed();
+      const tools = onDemand ? [...toolsetTools, ...table.tools.filter(served).map(listed)] : fixed();
       const maxBytes = options.listPageBytes ?? LIST_PAGE_BYTES;
-      return page(
-        tools,
-        request.params?.cursor,
-        toolsetTools ? pageStarts(tools, maxBytes) : (fixedStarts ??= pageStarts(tools, maxBytes)),
-      );
+      return page(tools, request.params?.cursor, onDemand ? pageStarts(tools, maxBytes) : (fixedStarts ??= pageStarts(tools, maxBytes)));
     });
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
-      if (toolsetTools && name === LIST_TOOLSETS) return toolsetList(table, enabled);
-      if (toolsetTools && name === ENABLE_TOOLSET) {
-        const wanted = typeof args.toolset === 'string' ? args.toolset : '';
-        const sizes = toolsetSizes(table);
-        if (!sizes.has(wanted)) {
-          return toolError(`No toolset named ${JSON.stringify(wanted)}; see ${LIST_TOOLSETS}`);
-        }
-        if (!enabled.has(wanted)) {
-          enabled.add(wanted);
-          await server.sendToolListChanged().catch(() => undefined);
-        }
-        const count = table.tools.filter(served).length + toolsetTools.length;
-        const cap = count > CLIENT_TOOL_CAP ? ` ${count} tools are now listed: some clients refuse more than ${CLIENT_TOOL_CAP}.` : '';
-        return {
-          content: [{ type: 'text', text: `Toolset ${wanted} is enabled: ${sizes.get(wanted)} tools; the tool list has changed.${cap}` }],
-        };
+      if (toolsetTools && (name === LIST_TOOLSETS || name === ENABLE_TOOLSET)) {
+        if (!onDemand) return toolError(noSession(name));
+        if (name === LIST_TOOLSETS) return toolsetList(table, enabled);
+        return enableToolset(typeof args.toolset === 'string' ? args.toolset : '');
       }
       // A failure inside a call is the tool's failure (isError), never the connection's.
       const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean): Promise<CallToolResult> =>
         executor
           .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised })
           .catch((error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`));
-      if (dynamicTools) {
+      if (metaCalls) {
         const answer = await callMetaTool(name, args, {
           table,
           byName,
@@ -182,12 +170,60 @@ export function createServerFactory(
         if (answer) return answer;
       }
       const tool = byName.get(name);
-      if (!tool || !served(tool)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      if (!tool || !served(tool)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
       const outputSchema = listed(tool).outputSchema;
       return server.projectCallToolResult(await call(tool, args, outputSchema !== undefined), outputSchema);
     });
+
+    /** How to reach an operation that is served but not listed: through its toolset or invoke_operation. */
+    const reach = (tool: ToolSpec | undefined): string => {
+      if (tool === undefined) return '';
+      if (onDemand) return `; enable its toolset with ${ENABLE_TOOLSET} ${JSON.stringify({ toolset: toolsetOf(tool) })}`;
+      return metaCalls ? `; call it through ${INVOKE}` : '';
+    };
+
+    /** Enables a toolset for this session; says the list changed only when it did. */
+    async function enableToolset(wanted: string): Promise<CallToolResult> {
+      const sizes = toolsetSizes(table);
+      if (!sizes.has(wanted)) return toolError(`No toolset named ${JSON.stringify(wanted)}; see ${LIST_TOOLSETS}`);
+      const before = table.tools.filter(served).length;
+      enabled.add(wanted);
+      const count = table.tools.filter(served).length;
+      if (count === before) {
+        return {
+          content: [
+            { type: 'text', text: `Toolset ${wanted} was already listed (${sizes.get(wanted)} tools); the tool list is unchanged.` },
+          ],
+        };
+      }
+      await server.sendToolListChanged().catch(() => undefined);
+      const total = count + (toolsetTools?.length ?? 0);
+      const cap = total > CLIENT_TOOL_CAP ? ` ${total} tools are now listed: some clients refuse more than ${CLIENT_TOOL_CAP}.` : '';
+      return {
+        content: [{ type: 'text', text: `Toolset ${wanted} is enabled: ${sizes.get(wanted)} tools; the tool list has changed.${cap}` }],
+      };
+    }
     return server;
   };
+}
+
+/** Why list_toolsets and enable_toolset fail in a request without a session. */
+const noSession = (name: string) =>
+  `${name} needs a session, and this request has none (a 2026-07-28 request, or a server started with --stateless): ` +
+  `enabled toolsets could not outlast it. Find operations with ${SEARCH} and call them with ${INVOKE}.`;
+
+/** Tools listed before any toolset is enabled: every one in direct mode, else the pinned ones and, in toolsets mode, those of the toolsets enabled from the start. */
+export function startsListed(table: ToolTable, mode: ToolMode, initialToolsets: string[]): (tool: ToolSpec) => boolean {
+  if (mode === 'direct') return () => true;
+  const pinned = new Set(table.serve?.pinned ?? []);
+  const initial = new Set(mode === 'toolsets' ? initialToolsets : []);
+  return (tool) => pinned.has(tool.name) || initial.has(toolsetOf(tool));
+}
+
+/** The longest tools/list before any toolset is enabled, in tools: what the start-up warning counts. */
+export function toolsListedAtStart(table: ToolTable, mode: ToolMode, initialToolsets: string[]): number {
+  const meta = mode === 'direct' ? 0 : metaTools(table).length;
+  return meta + table.tools.filter(startsListed(table, mode, initialToolsets)).length;
 }
 
 function toolsetList(table: ToolTable, enabled: Set<string>): CallToolResult {

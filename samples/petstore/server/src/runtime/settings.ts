@@ -38,8 +38,9 @@ export const SETTINGS: readonly Setting[] = [
     more: [
       'direct    a tool per operation',
       'toolsets  list_toolsets and enable_toolset: the agent adds toolsets',
-      '          as it needs them (tools/list_changed), per connection;',
-      '          --toolsets are enabled from the start',
+      '          as it needs them (tools/list_changed), per session;',
+      '          --toolsets are enabled from the start. A request without',
+      '          a session (2026-07-28, --stateless) gets the dynamic tools',
       'dynamic   search_operations, describe_operation, invoke_operation',
     ],
   },

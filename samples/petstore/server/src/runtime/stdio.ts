@@ -6,7 +6,8 @@ import type { Logger } from './log.js';
 import type { ServerFactory } from './server.js';
 
 export async function startStdio(factory: ServerFactory, log: Logger): Promise<void> {
-  serveStdio(factory, {
+  // One instance per connection, whatever the era: the connection is the session.
+  serveStdio(() => factory('session'), {
     onerror: (error) => {
       // The SDK's line reader (10 MB by default) closes the transport on a longer message;
       // stdin then stops and the process used to end with code 0 and no word.
