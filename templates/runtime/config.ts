@@ -142,7 +142,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     // the URL may carry a password: show it without userinfo
     throw new ConfigError(`--base-url must be an absolute http(s) URL (got "${baseUrl.replace(/^([^/]*\/\/)[^/@]*@/, '$1***@')}")`);
   }
-  const authToken = pick('auth-token');
+  const authToken = endpointToken(values['auth-token'], env[setting('auth-token').env]);
   const authFromHeaders = (pick('auth-from-headers') ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -224,6 +224,23 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     maxConnections: integer('max-connections', 1, 1_000_000),
     allowUnauthenticated,
   };
+}
+
+/**
+ * The endpoint's bearer token, from the flag or else its variable. `--auth-token "$UNSET"` is
+ * refused rather than taken as "no token"; an empty variable is unset, as for every setting
+ * (.env.example lists them all empty), and beyond loopback the missing token stops the start.
+ * The characters are RFC 6750's b64token, so that the token is the same bytes on every client.
+ */
+function endpointToken(flag: unknown, variable: string | undefined): string | undefined {
+  const [token, where] = typeof flag === 'string' ? [flag, '--auth-token'] : [variable || undefined, setting('auth-token').env];
+  if (token === undefined) return undefined;
+  // The token is a secret: messages name the place, never the text.
+  if (token.trim() === '') throw new ConfigError(`${where} is empty: give the token, or leave the option out to serve without one`);
+  if (!/^[A-Za-z0-9._~+/-]+=*$/.test(token)) {
+    throw new ConfigError(`${where} must be letters, digits and - . _ ~ + / (RFC 6750), optionally ending in =`);
+  }
+  return token;
 }
 
 /** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */

@@ -55,11 +55,12 @@ function hostnameOf(entry: string): string {
  */
 function bearerCheck(token: string | undefined): (req: IncomingMessage, res: ServerResponse) => boolean {
   if (token === undefined) return () => true;
-  const expected = createHash('sha256').update(token).digest();
+  const expected = sha256(Buffer.from(token, 'latin1'));
   return (req, res) => {
-    const header = req.headers.authorization ?? '';
-    const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
-    if (given !== undefined && timingSafeEqual(createHash('sha256').update(given).digest(), expected)) return true;
+    // Exactly "Bearer " and the token, compared as the bytes that came (Node reads header
+    // bytes as latin1). Nothing is trimmed, so no look-alike space or padding passes.
+    const given = /^Bearer (.*)$/is.exec(req.headers.authorization ?? '')?.[1];
+    if (given !== undefined && timingSafeEqual(sha256(Buffer.from(given, 'latin1')), expected)) return true;
     res.writeHead(401, {
       'content-type': 'application/json',
       'www-authenticate': given === undefined ? 'Bearer realm="mcp"' : 'Bearer realm="mcp", error="invalid_token"',
@@ -70,6 +71,9 @@ function bearerCheck(token: string | undefined): (req: IncomingMessage, res: Ser
     return false;
   };
 }
+
+/** Equal-length digests, so that timingSafeEqual can compare tokens of any length. */
+const sha256 = (bytes: Buffer): Buffer => createHash('sha256').update(bytes).digest();
 
 // Open sessions (Streamable HTTP and SSE together) by client IP address. One greedy client
 // holding --max-sessions (1,000 opened and never closed) locked every other client out until

@@ -112,7 +112,16 @@ export const SETTINGS: readonly Setting[] = [
     help: 'send this header with every upstream request; repeatable (the variable: one per line)',
     more: ['e.g. a token for an API whose spec declares no security scheme; never logged,', 'dropped on a redirect to another origin'],
   },
-  { flag: 'auth-token', value: 'T', env: 'MCP_AUTH_TOKEN', help: 'require "Authorization: Bearer T" from MCP clients over HTTP' },
+  {
+    flag: 'auth-token',
+    value: 'T',
+    env: 'MCP_AUTH_TOKEN',
+    help: 'require "Authorization: Bearer T" from MCP clients over HTTP',
+    more: [
+      'letters, digits, - . _ ~ + / and a trailing =, e.g. openssl rand -hex 32;',
+      'an empty --auth-token is refused (an empty variable is unset)',
+    ],
+  },
   {
     flag: 'auth-from-headers',
     value: 'H=S,...',

@@ -126,6 +126,34 @@ function openSse(
   });
 }
 
+/** Sends `head` (and nothing else) on a raw connection from 127.0.0.1; resolves once connected. */
+function rawConnection(port: number, head: string): Promise<{ socket: Socket; answer: () => string; closed: Promise<number> }> {
+  return new Promise((resolve, reject) => {
+    const socket = tcpConnect({ port, host: '127.0.0.1', localAddress: '127.0.0.1' });
+    let answer = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('error', () => undefined); // a reset is what a refused connection looks like
+    const closed = new Promise<number>((done) => socket.once('close', () => done(Date.now())));
+    socket.once('connect', () => {
+      if (head) socket.write(head, 'latin1');
+      resolve({ socket, answer: () => answer, closed });
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** One whole request written byte for byte (fetch would refuse or rewrite odd headers); resolves with the status. */
+async function rawStatus(port: number, authorization: string): Promise<number> {
+  const head =
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+    `Accept: application/json, text/event-stream\r\nAuthorization: ${authorization}\r\n` +
+    `Content-Length: ${Buffer.byteLength(INITIALIZE)}\r\nConnection: close\r\n\r\n${INITIALIZE}`;
+  const raw = await rawConnection(port, head);
+  await raw.closed;
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(raw.answer())?.[1] ?? 0);
+}
+
 describe('exposure beyond loopback', () => {
   it('--host 0.0.0.0 without a token: exit 2 with one line saying what to do', async () => {
     const run = await launch(['--transport', 'http', '--host', '0.0.0.0', '--port', '0']);
@@ -144,6 +172,31 @@ describe('exposure beyond loopback', () => {
     expect(refused.status).toBe(401);
     const admitted = await send(url, { headers: { ...JSON_HEADERS, host: 'localhost', authorization: 'Bearer secret' }, body: INITIALIZE });
     expect(admitted.status).toBe(200);
+    run.child.kill('SIGKILL');
+  });
+
+  it.each([[''], ['  ']])('--auth-token %j (an unset shell variable) refuses to start, in one line', async (token) => {
+    const run = await launch(['--transport', 'http', '--host', '0.0.0.0', '--port', '0', '--auth-token', token]);
+    expect(run.code).toBe(2);
+    expect(run.stderr.split('\n')[0]).toMatch(/: --auth-token is empty: give the token, or leave the option out to serve without one$/);
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('the token is compared byte for byte: no trimming, no other spaces, no look-alike characters', async () => {
+    const run = await launch(['--transport', 'http', '--host', '0.0.0.0', '--port', '0', '--auth-token', 'secret']);
+    const port = run.port as number;
+    expect(await rawStatus(port, 'Bearer secret')).toBe(200);
+    expect(await rawStatus(port, 'bearer secret')).toBe(200); // the scheme is case-insensitive (RFC 7235)
+    for (const variant of [
+      'Bearer \xc2\xa0',
+      'Bearer \xa0',
+      'Bearer secret\xa0',
+      'Bearer  secret',
+      'Bearer\tsecret',
+      'Bearer secret x',
+      'Bearer',
+    ])
+      expect(await rawStatus(port, variant), JSON.stringify(variant)).toBe(401);
     run.child.kill('SIGKILL');
   });
 
