@@ -153,7 +153,22 @@ export const SETTINGS: readonly Setting[] = [
     default: '30000',
     help: 'time a client gets to send a whole request, headers and body (408 above; SSE streams are not cut)',
   },
+  {
+    flag: 'headers-timeout-ms',
+    value: 'MS',
+    env: 'MCP_HEADERS_TIMEOUT_MS',
+    default: '10000',
+    help: "time a client gets to send a request's headers, from connecting or the request's first byte (408 above)",
+    more: ['at most --request-timeout-ms'],
+  },
   { flag: 'max-connections', value: 'N', env: 'MCP_MAX_CONNECTIONS', default: '1000', help: 'most open TCP connections' },
+  {
+    flag: 'max-connections-per-address',
+    value: 'N',
+    env: 'MCP_MAX_CONNECTIONS_PER_ADDRESS',
+    default: 'a quarter of --max-connections',
+    help: 'most open TCP connections from one client IP address (more are closed); behind a proxy, raise it to --max-connections',
+  },
   {
     flag: 'allow-unauthenticated',
     env: 'MCP_ALLOW_UNAUTHENTICATED',

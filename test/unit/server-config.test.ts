@@ -105,6 +105,18 @@ describe('readConfig', () => {
     for (const token of ['abc', 'A-Z.0_9~+/', 'YWJj==', 'x'.repeat(200)]) expect(config(['--auth-token', token]).authToken).toBe(token);
   });
 
+  it('one address gets a quarter of --max-connections unless told otherwise, and never more than all of them', () => {
+    expect(config([])).toMatchObject({ maxConnections: 1000, maxConnectionsPerAddress: 250, headersTimeoutMs: 10_000 });
+    expect(config(['--max-connections', '40']).maxConnectionsPerAddress).toBe(10);
+    expect(config(['--max-connections', '3']).maxConnectionsPerAddress).toBe(1);
+    // behind a proxy every connection comes from its address
+    expect(config(['--max-connections-per-address', '1000']).maxConnectionsPerAddress).toBe(1000);
+    expect(refusal(['--max-connections', '40', '--max-connections-per-address', '41'])).toBe(
+      '--max-connections-per-address (41) cannot be above --max-connections (40)',
+    );
+    expect(config(['--headers-timeout-ms', '500']).headersTimeoutMs).toBe(500);
+  });
+
   it('lists are trimmed; a trailing slash of --base-url is dropped; --header is repeatable', () => {
     const c = config([
       '--toolsets',
