@@ -113,7 +113,16 @@ export const SETTINGS: readonly Setting[] = [
     help: 'send this header with every upstream request; repeatable (the variable: one per line)',
     more: ['e.g. a token for an API whose spec declares no security scheme; never logged,', 'dropped on a redirect to another origin'],
   },
-  { flag: 'auth-token', value: 'T', env: 'MCP_AUTH_TOKEN', help: 'require "Authorization: Bearer T" from MCP clients over HTTP' },
+  {
+    flag: 'auth-token',
+    value: 'T',
+    env: 'MCP_AUTH_TOKEN',
+    help: 'require "Authorization: Bearer T" from MCP clients over HTTP',
+    more: [
+      'letters, digits, - . _ ~ + / and a trailing =, e.g. openssl rand -hex 32;',
+      'an empty --auth-token is refused (an empty variable is unset)',
+    ],
+  },
   {
     flag: 'auth-from-headers',
     value: 'H=S,...',
@@ -145,7 +154,22 @@ export const SETTINGS: readonly Setting[] = [
     default: '30000',
     help: 'time a client gets to send a whole request, headers and body (408 above; SSE streams are not cut)',
   },
+  {
+    flag: 'headers-timeout-ms',
+    value: 'MS',
+    env: 'MCP_HEADERS_TIMEOUT_MS',
+    default: '10000',
+    help: "time a client gets to send a request's headers, from connecting or the request's first byte (408 above)",
+    more: ['at most --request-timeout-ms'],
+  },
   { flag: 'max-connections', value: 'N', env: 'MCP_MAX_CONNECTIONS', default: '1000', help: 'most open TCP connections' },
+  {
+    flag: 'max-connections-per-address',
+    value: 'N',
+    env: 'MCP_MAX_CONNECTIONS_PER_ADDRESS',
+    default: 'a quarter of --max-connections',
+    help: 'most open TCP connections from one client IP address (more are closed); behind a proxy, raise it to --max-connections',
+  },
   {
     flag: 'allow-unauthenticated',
     env: 'MCP_ALLOW_UNAUTHENTICATED',

@@ -5,9 +5,11 @@
 // request bound to localAddress 127.0.0.2 is "another client".
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
 import { stopChild } from '../../harness/process.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
@@ -126,6 +128,67 @@ function openSse(
   });
 }
 
+/** A fetch for the official client whose connections leave from `localAddress` (a client of its own). */
+function fetchFrom(localAddress: string): FetchLike {
+  return (url, init = {}) =>
+    new Promise((resolve, reject) => {
+      const req = request(
+        url,
+        {
+          method: init.method ?? 'GET',
+          headers: Object.fromEntries(new Headers(init.headers).entries()),
+          localAddress,
+          agent: false,
+          ...(init.signal ? { signal: init.signal } : {}),
+        },
+        (res) => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value);
+          const status = res.statusCode ?? 0;
+          const body = status === 202 || status === 204 ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+          resolve(new Response(body, { status, headers }));
+        },
+      );
+      req.on('error', reject);
+      req.end(typeof init.body === 'string' ? init.body : undefined);
+    });
+}
+
+/** The official client over Streamable HTTP, connecting from `localAddress`. */
+async function connectFrom(url: string, localAddress: string): Promise<Client> {
+  const client = new Client({ name: 'other-address', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { fetch: fetchFrom(localAddress) }));
+  return client;
+}
+
+/** Sends `head` (and nothing else) on a raw connection from 127.0.0.1; resolves once connected. */
+function rawConnection(port: number, head: string): Promise<{ socket: Socket; answer: () => string; closed: Promise<number> }> {
+  return new Promise((resolve, reject) => {
+    const socket = tcpConnect({ port, host: '127.0.0.1', localAddress: '127.0.0.1' });
+    let answer = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('error', () => undefined); // a reset is what a refused connection looks like
+    const closed = new Promise<number>((done) => socket.once('close', () => done(Date.now())));
+    socket.once('connect', () => {
+      if (head) socket.write(head, 'latin1');
+      resolve({ socket, answer: () => answer, closed });
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** One whole request written byte for byte (fetch would refuse or rewrite odd headers); resolves with the status. */
+async function rawStatus(port: number, authorization: string): Promise<number> {
+  const head =
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+    `Accept: application/json, text/event-stream\r\nAuthorization: ${authorization}\r\n` +
+    `Content-Length: ${Buffer.byteLength(INITIALIZE)}\r\nConnection: close\r\n\r\n${INITIALIZE}`;
+  const raw = await rawConnection(port, head);
+  await raw.closed;
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(raw.answer())?.[1] ?? 0);
+}
+
 describe('exposure beyond loopback', () => {
   it('--host 0.0.0.0 without a token: exit 2 with one line saying what to do', async () => {
     const run = await launch(['--transport', 'http', '--host', '0.0.0.0', '--port', '0']);
@@ -144,6 +207,31 @@ describe('exposure beyond loopback', () => {
     expect(refused.status).toBe(401);
     const admitted = await send(url, { headers: { ...JSON_HEADERS, host: 'localhost', authorization: 'Bearer secret' }, body: INITIALIZE });
     expect(admitted.status).toBe(200);
+    run.child.kill('SIGKILL');
+  });
+
+  it.each([[''], ['  ']])('--auth-token %j (an unset shell variable) refuses to start, in one line', async (token) => {
+    const run = await launch(['--transport', 'http', '--host', '0.0.0.0', '--port', '0', '--auth-token', token]);
+    expect(run.code).toBe(2);
+    expect(run.stderr.split('\n')[0]).toMatch(/: --auth-token is empty: give the token, or leave the option out to serve without one$/);
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('the token is compared byte for byte: no trimming, no other spaces, no look-alike characters', async () => {
+    const run = await launch(['--transport', 'http', '--host', '0.0.0.0', '--port', '0', '--auth-token', 'secret']);
+    const port = run.port as number;
+    expect(await rawStatus(port, 'Bearer secret')).toBe(200);
+    expect(await rawStatus(port, 'bearer secret')).toBe(200); // the scheme is case-insensitive (RFC 7235)
+    for (const variant of [
+      'Bearer \xc2\xa0',
+      'Bearer \xa0',
+      'Bearer secret\xa0',
+      'Bearer  secret',
+      'Bearer\tsecret',
+      'Bearer secret x',
+      'Bearer',
+    ])
+      expect(await rawStatus(port, variant), JSON.stringify(variant)).toBe(401);
     run.child.kill('SIGKILL');
   });
 
@@ -264,6 +352,47 @@ describe('slow and numerous connections', () => {
     expect(await healthz(later)).toMatch(/^HTTP\/1\.1 200/);
     later.destroy();
   });
+
+  it('connections from one address beyond its share (a quarter of --max-connections) are closed; another address still connects', async () => {
+    const server = await serve('http', ['--max-connections', '40']);
+    const port = Number(new URL(server.url).port);
+    // Each holds its slot with a request line and Host and no end of the head, as the flood did.
+    const flood = await Promise.all(
+      Array.from({ length: 45 }, () => rawConnection(port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`)),
+    );
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      const closed = flood.filter((c) => c.socket.destroyed || c.socket.readyState === 'closed');
+      expect(closed.length).toBe(35);
+      expect(closed.every((c) => c.answer() === '')).toBe(true); // closed unanswered
+      const client = await connectFrom(server.url, '127.0.0.2');
+      try {
+        const result = await client.callTool({ name: 'getPetById', arguments: { petId: 5 } });
+        expect(result.isError).toBeFalsy();
+      } finally {
+        await client.close();
+      }
+      // the address gets its share back as its connections end
+      for (const c of flood) c.socket.destroy();
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await send(server.url, { method: 'GET', path: '/healthz' })).status).toBe(200);
+    } finally {
+      for (const c of flood) c.socket.destroy();
+    }
+  }, 30_000);
+
+  it('--headers-timeout-ms: a connection that sends nothing, or half a head, is closed in that time', async () => {
+    const server = await serve('http', ['--headers-timeout-ms', '1000']);
+    const port = Number(new URL(server.url).port);
+    const began = Date.now();
+    const silent = await rawConnection(port, '');
+    const partial = await rawConnection(port, `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
+    const [silentAt, partialAt] = await Promise.all([silent.closed, partial.closed]);
+    // 1 s, checked every 250 ms; generous for a loaded machine
+    expect(silentAt - began).toBeLessThan(4000);
+    expect(partialAt - began).toBeLessThan(4000);
+    expect(partial.answer()).toMatch(/^HTTP\/1\.1 408/);
+  }, 20_000);
 
   it('an idle keep-alive socket is still there after 6 s (keepAliveTimeout above client pools)', async () => {
     const server = await serve('http');

@@ -78,6 +78,45 @@ describe('readConfig', () => {
     expect(config(['--host', '0.0.0.0']).host).toBe('0.0.0.0');
   });
 
+  it('an empty or blank --auth-token is refused (an unset shell variable), not taken for "no token"', () => {
+    const empty = /^--auth-token is empty: give the token, or leave the option out to serve without one$/;
+    expect(refusal(['--transport', 'http', '--host', '0.0.0.0', '--auth-token', ''])).toMatch(empty);
+    expect(refusal(['--auth-token', '  '])).toMatch(empty);
+    expect(refusal([], { MCP_AUTH_TOKEN: ' \t' })).toMatch(/^MCP_AUTH_TOKEN is empty: /);
+    expect(refusal(['--auth-token', '\u00a0'])).toMatch(empty);
+    // An empty variable is unset, as for every setting (.env.example lists them all empty), so
+    // beyond loopback the start is refused by the rule for a missing token.
+    expect(config([], { MCP_AUTH_TOKEN: '' }).authToken).toBeUndefined();
+    expect(refusal(['--transport', 'http', '--host', '0.0.0.0'], { MCP_AUTH_TOKEN: '' })).toMatch(
+      /^--host 0\.0\.0\.0 serves beyond loopback/,
+    );
+  });
+
+  it.each(['sécret', 'two words', 'tab\there', ' padded', 'a=b', 'quote"d'])(
+    'an --auth-token outside the RFC 6750 characters (%j) is refused, without showing it',
+    (token) => {
+      const message = refusal(['--auth-token', token]);
+      expect(message).toBe('--auth-token must be letters, digits and - . _ ~ + / (RFC 6750), optionally ending in =');
+      expect(refusal([], { MCP_AUTH_TOKEN: token })).toMatch(/^MCP_AUTH_TOKEN must be letters/);
+    },
+  );
+
+  it('a token of the RFC 6750 characters is taken as it is', () => {
+    for (const token of ['abc', 'A-Z.0_9~+/', 'YWJj==', 'x'.repeat(200)]) expect(config(['--auth-token', token]).authToken).toBe(token);
+  });
+
+  it('one address gets a quarter of --max-connections unless told otherwise, and never more than all of them', () => {
+    expect(config([])).toMatchObject({ maxConnections: 1000, maxConnectionsPerAddress: 250, headersTimeoutMs: 10_000 });
+    expect(config(['--max-connections', '40']).maxConnectionsPerAddress).toBe(10);
+    expect(config(['--max-connections', '3']).maxConnectionsPerAddress).toBe(1);
+    // behind a proxy every connection comes from its address
+    expect(config(['--max-connections-per-address', '1000']).maxConnectionsPerAddress).toBe(1000);
+    expect(refusal(['--max-connections', '40', '--max-connections-per-address', '41'])).toBe(
+      '--max-connections-per-address (41) cannot be above --max-connections (40)',
+    );
+    expect(config(['--headers-timeout-ms', '500']).headersTimeoutMs).toBe(500);
+  });
+
   it('lists are trimmed; a trailing slash of --base-url is dropped; --header is repeatable', () => {
     const c = config([
       '--toolsets',

@@ -50,6 +50,8 @@ const SAMPLE: Record<string, string> = {
   'max-sessions-per-client': '8',
   'request-timeout-ms': '900',
   'max-connections': '9',
+  'max-connections-per-address': '3',
+  'headers-timeout-ms': '800',
   'replica-id': 'r-1',
   'sse-keepalive-ms': '500',
   'drain-delay-ms': '700',

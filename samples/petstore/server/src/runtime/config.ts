@@ -61,8 +61,12 @@ export interface ServerConfig {
   maxSessionsPerClient: number;
   /** Time to receive a whole request (headers and body), in milliseconds (408 above). */
   requestTimeoutMs: number;
+  /** Time to receive a request's head, from connecting or from the request's first byte, in milliseconds. */
+  headersTimeoutMs: number;
   /** Most TCP connections open at once; more are closed on arrival. */
   maxConnections: number;
+  /** Most TCP connections open at once from one remote address, so that one client cannot take them all. */
+  maxConnectionsPerAddress: number;
   /** Serve HTTP beyond loopback without MCP_AUTH_TOKEN (or CORS `*` without it): the operator accepts the risk. */
   allowUnauthenticated: boolean;
 }
@@ -73,11 +77,14 @@ export class ConfigError extends Error {}
 export const USAGE = [
   'Options (each also settable by the environment variable in brackets):',
   ...SETTINGS.flatMap((s) => {
-    const head = `  ${flagText(s).padEnd(29)}${s.help}`;
+    const flag = flagText(s);
+    // A flag wider than its column takes a line of its own, with its help below it.
+    const [own, column] = flag.length < 29 ? [[], flag.padEnd(29)] : [[`  ${flag}`], ' '.repeat(29)];
+    const head = `  ${column}${s.help}`;
     const tail = `[${envText(s)}]${s.default !== undefined ? ` (default: ${s.default})` : ''}`;
     // The variable and default go on a line of their own when they would run past ~100 columns.
     const lines = head.length + tail.length < 100 ? [`${head} ${tail}`] : [head, tail];
-    return [...lines, ...(s.more ?? [])].map((line, i) => (i === 0 ? line : `${' '.repeat(31)}${line}`));
+    return [...own, ...[...lines, ...(s.more ?? [])].map((line, i) => (i === 0 ? line : `${' '.repeat(31)}${line}`))];
   }),
   `  ${'--help'.padEnd(29)}show this help`,
 ].join('\n');
@@ -143,7 +150,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     // the URL may carry a password: show it without userinfo
     throw new ConfigError(`--base-url must be an absolute http(s) URL (got "${baseUrl.replace(/^([^/]*\/\/)[^/@]*@/, '$1***@')}")`);
   }
-  const authToken = pick('auth-token');
+  const authToken = endpointToken(values['auth-token'], env[setting('auth-token').env]);
   const authFromHeaders = (pick('auth-from-headers') ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -194,6 +201,16 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
       );
     }
   }
+  const maxConnections = integer('max-connections', 1, 1_000_000);
+  const maxConnectionsPerAddress =
+    pick('max-connections-per-address') === undefined
+      ? Math.max(1, Math.floor(maxConnections / 4))
+      : integer('max-connections-per-address', 1, 1_000_000);
+  if (maxConnectionsPerAddress > maxConnections) {
+    throw new ConfigError(
+      `--max-connections-per-address (${maxConnectionsPerAddress}) cannot be above --max-connections (${maxConnections})`,
+    );
+  }
   return {
     transport,
     host,
@@ -222,9 +239,28 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     shutdownGraceMs: integer('shutdown-grace-ms', 0, 600_000),
     maxSessionsPerClient: integer('max-sessions-per-client', 1, 1_000_000),
     requestTimeoutMs: integer('request-timeout-ms', 100, 3_600_000),
-    maxConnections: integer('max-connections', 1, 1_000_000),
+    headersTimeoutMs: integer('headers-timeout-ms', 100, 3_600_000),
+    maxConnections,
+    maxConnectionsPerAddress,
     allowUnauthenticated,
   };
+}
+
+/**
+ * The endpoint's bearer token, from the flag or else its variable. `--auth-token "$UNSET"` is
+ * refused rather than taken as "no token"; an empty variable is unset, as for every setting
+ * (.env.example lists them all empty), and beyond loopback the missing token stops the start.
+ * The characters are RFC 6750's b64token, so that the token is the same bytes on every client.
+ */
+function endpointToken(flag: unknown, variable: string | undefined): string | undefined {
+  const [token, where] = typeof flag === 'string' ? [flag, '--auth-token'] : [variable || undefined, setting('auth-token').env];
+  if (token === undefined) return undefined;
+  // The token is a secret: messages name the place, never the text.
+  if (token.trim() === '') throw new ConfigError(`${where} is empty: give the token, or leave the option out to serve without one`);
+  if (!/^[A-Za-z0-9._~+/-]+=*$/.test(token)) {
+    throw new ConfigError(`${where} must be letters, digits and - . _ ~ + / (RFC 6750), optionally ending in =`);
+  }
+  return token;
 }
 
 /** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */

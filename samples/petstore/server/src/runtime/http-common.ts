@@ -3,6 +3,7 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import { isLoopback, type ServerConfig } from './config.js';
 import { jsonDeeperThan } from './limits.js';
@@ -56,11 +57,12 @@ function hostnameOf(entry: string): string {
  */
 function bearerCheck(token: string | undefined): (req: IncomingMessage, res: ServerResponse) => boolean {
   if (token === undefined) return () => true;
-  const expected = createHash('sha256').update(token).digest();
+  const expected = sha256(Buffer.from(token, 'latin1'));
   return (req, res) => {
-    const header = req.headers.authorization ?? '';
-    const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
-    if (given !== undefined && timingSafeEqual(createHash('sha256').update(given).digest(), expected)) return true;
+    // Exactly "Bearer " and the token, compared as the bytes that came (Node reads header
+    // bytes as latin1). Nothing is trimmed, so no look-alike space or padding passes.
+    const given = /^Bearer (.*)$/is.exec(req.headers.authorization ?? '')?.[1];
+    if (given !== undefined && timingSafeEqual(sha256(Buffer.from(given, 'latin1')), expected)) return true;
     res.writeHead(401, {
       'content-type': 'application/json',
       'www-authenticate': given === undefined ? 'Bearer realm="mcp"' : 'Bearer realm="mcp", error="invalid_token"',
@@ -72,19 +74,48 @@ function bearerCheck(token: string | undefined): (req: IncomingMessage, res: Ser
   };
 }
 
+/** Equal-length digests, so that timingSafeEqual can compare tokens of any length. */
+const sha256 = (bytes: Buffer): Buffer => createHash('sha256').update(bytes).digest();
+
+/** Open sessions or connections by client address, against a cap. */
+class CountByAddress {
+  private readonly open = new Map<string, number>();
+
+  /** Counts one more for `address` and returns true, or returns false when it holds `max`. */
+  take(address: string, max: number): boolean {
+    const open = this.open.get(address) ?? 0;
+    if (open >= max) return false;
+    this.open.set(address, open + 1);
+    return true;
+  }
+
+  /** Gives one back; returns how many `address` still holds. */
+  give(address: string): number {
+    const open = (this.open.get(address) ?? 1) - 1;
+    if (open > 0) this.open.set(address, open);
+    else this.open.delete(address);
+    return open;
+  }
+}
+
+/** The client's IP address; an IPv4 client of a dual-stack listener (`::ffff:1.2.3.4`) is 1.2.3.4. */
+export function clientAddress(socket: Socket): string {
+  const address = socket.remoteAddress ?? 'unknown';
+  return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1] ?? address;
+}
+
 // Open sessions (Streamable HTTP and SSE together) by client IP address. One greedy client
 // holding --max-sessions (1,000 opened and never closed) locked every other client out until
 // they went idle; a per-client cap keeps room for the rest.
-const sessionsByClient = new Map<string, number>();
+const sessionsByClient = new CountByAddress();
 
 /**
  * Counts a new session against the requesting client, or answers 429 and returns undefined.
  * Call `releaseSession` with the returned key when the session ends.
  */
 export function claimSession(req: IncomingMessage, res: ServerResponse, config: ServerConfig): string | undefined {
-  const client = req.socket.remoteAddress ?? 'unknown';
-  const open = sessionsByClient.get(client) ?? 0;
-  if (open >= config.maxSessionsPerClient) {
+  const client = clientAddress(req.socket);
+  if (!sessionsByClient.take(client, config.maxSessionsPerClient)) {
     jsonRpcError(
       res,
       429,
@@ -93,14 +124,35 @@ export function claimSession(req: IncomingMessage, res: ServerResponse, config: 
     );
     return undefined;
   }
-  sessionsByClient.set(client, open + 1);
   return client;
 }
 
 export function releaseSession(client: string): void {
-  const open = (sessionsByClient.get(client) ?? 1) - 1;
-  if (open > 0) sessionsByClient.set(client, open);
-  else sessionsByClient.delete(client);
+  sessionsByClient.give(client);
+}
+
+/**
+ * Closes a new connection on arrival when its address already holds --max-connections-per-address.
+ * Without it one address, sending half a request head on --max-connections connections, holds
+ * every slot and every other client's connection is reset.
+ */
+function capConnectionsPerAddress(server: HttpServer, max: number, log: Logger): void {
+  const connections = new CountByAddress();
+  const warned = new Set<string>();
+  server.on('connection', (socket: Socket) => {
+    const address = clientAddress(socket);
+    if (!connections.take(address, max)) {
+      if (!warned.has(address)) {
+        warned.add(address); // once per spell at the cap, not per connection of a flood
+        log.warn(`${address} holds ${max} connections (--max-connections-per-address): closing its new ones; behind a proxy, raise it`);
+      }
+      socket.destroy();
+      return;
+    }
+    socket.once('close', () => {
+      if (connections.give(address) === 0) warned.delete(address);
+    });
+  });
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -174,13 +226,17 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
       `serving on ${config.host} without MCP_AUTH_TOKEN (--allow-unauthenticated): anyone who reaches this port calls the API with its credentials`,
     );
   }
+  // Node requires headersTimeout <= requestTimeout.
+  const headersTimeout = Math.min(config.headersTimeoutMs, config.requestTimeoutMs);
   const server = createServer(
     {
       // Time to receive a whole request. A GET is complete once its headers are in, so the
       // long-lived SSE streams (GET /mcp, GET /sse) are not cut; a slow POST body is (408).
       requestTimeout: config.requestTimeoutMs,
-      headersTimeout: Math.min(30_000, config.requestTimeoutMs),
-      connectionsCheckingInterval: Math.min(30_000, Math.max(100, config.requestTimeoutMs / 4)),
+      // It also bounds a new connection that sends nothing or half a head, which would
+      // otherwise hold a connection slot for the whole request timeout.
+      headersTimeout,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, headersTimeout / 4)),
       // Above the ~60-65 s idle timeout of common client pools and load balancers, so that the
       // client, not the server, closes an idle pooled socket (Node's 5 s default made a call
       // after a pause fail with "other side closed"). headersTimeout counts from a request's
@@ -219,6 +275,7 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
     },
   );
   server.maxConnections = config.maxConnections;
+  capConnectionsPerAddress(server, config.maxConnectionsPerAddress, log);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
