@@ -21,7 +21,7 @@ import { SchemaConverter, type SchemaExtras } from './schema.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
 import { buildAuth, envPrefixFor, securityFor } from './auth.js';
 import { globToRegExp, selectOperation } from './select.js';
-import { bodyKindOf, concreteMediaType, mediaKind } from '../../templates/runtime/media.js';
+import { bodyKindOf, concreteMediaType, isPlainJson, mediaKind, type MediaKind, type ValueShape } from '../../templates/runtime/media.js';
 import { isHopHeader } from '../../templates/runtime/request.js';
 import type { Selection, ToolModeOption, ToolOverride, ToolsetRule } from '../options.js';
 import { warning, type GenerationWarning } from '../warnings.js';
@@ -484,42 +484,31 @@ function buildArguments(
     report.droppedBodies.push(place.label);
     requestBody = undefined;
   }
-  // A form is a set of named fields: a form body whose schema is an array or a scalar (PeerTube's
-  // studio edit) has no field names to send. Drop that media type; with none left, drop the tool.
-  const formNotObject = (media: string): boolean =>
-    ['form', 'multipart'].includes(bodyKindOf(media)) &&
-    isObject(requestBody) &&
-    isObject(requestBody.content) &&
-    !canBeObject(doc, (requestBody.content[media] as JsonObject | undefined)?.schema);
   if (isObject(requestBody) && isObject(requestBody.content) && Object.keys(requestBody.content).length > 0) {
-    const accepted = Object.keys(requestBody.content);
-    const usable = accepted.filter((m) => !formNotObject(m));
-    if (usable.length === 0) return { skip: `its ${accepted.join(', ')} request body is not an object, so it has no form fields to send` };
-    const mediaTypes = usable.sort((a, b) => mediaRank(a) - mediaRank(b));
+    const content = requestBody.content;
+    const accepted = bodyMedia(doc, content);
+    // A form is a set of named fields: a form body whose schema is an array or a scalar (PeerTube's
+    // studio edit) has no field names to send. Drop that media type; with none left, drop the tool.
+    const usable = accepted.filter((m) => !['form', 'multipart'].includes(bodyKindOf(m.sent)) || canBeObject(doc, mediaSchema(content, m)));
+    if (usable.length === 0)
+      return { skip: `its ${accepted.map((m) => m.key).join(', ')} request body is not an object, so it has no form fields to send` };
+    const mediaTypes = usable.map((m) => m.sent);
     const preferred = mediaTypes[0] as string;
-    const media = requestBody.content[preferred];
     const arg = scope.claim(scope.has('body') ? 'requestBody' : 'body');
-    let schema = bodySchema(converter.convert(isObject(media) ? media.schema : undefined, 'request', refs), preferred, converter);
-    // Another accepted media type that travels as text (XML, YAML) or base64 takes a string.
-    const stringTypes = mediaTypes.filter((m) => ['text', 'binary'].includes(bodyKindOf(m)) && m !== preferred);
-    if (stringTypes.length && schema.type !== 'string') {
-      schema = {
-        anyOf: [
-          schema,
-          { type: 'string', description: `The body as text (base64 for binary) when contentType is ${stringTypes.join(' or ')}.` },
-        ],
-      };
-    }
-    const notes = [typeof requestBody.description === 'string' ? requestBody.description.trim() : '', `Request body (${preferred}).`];
-    schema = { ...schema, description: notes.filter(Boolean).join(' ') };
+    const choice = mediaTypes.length > 1 ? scope.claim('contentType') : undefined;
+    const shaped = bodyArgument(converter, refs, content, usable, choice ?? 'contentType');
+    const notes = [
+      typeof requestBody.description === 'string' ? requestBody.description.trim() : '',
+      shaped.variants ? `Request body, in the form of its ${choice} (default ${preferred}).` : `Request body (${preferred}).`,
+    ];
+    const schema = { ...shaped.schema, description: notes.filter(Boolean).join(' ') };
     properties[arg] = schema;
     const isRequired = requestBody.required === true;
     if (isRequired) required.push(arg);
     body = { arg, required: isRequired, mediaTypes };
-    const encoding = encodingsOf(doc, requestBody.content, mediaTypes, place.styledMultipart);
+    const encoding = encodingsOf(doc, content, usable, place.styledMultipart);
     if (encoding) body.encoding = encoding;
-    if (mediaTypes.length > 1) {
-      const choice = scope.claim('contentType');
+    if (choice !== undefined) {
       properties[choice] = {
         type: 'string',
         enum: mediaTypes,
@@ -527,6 +516,7 @@ function buildArguments(
       };
       body.contentTypeArg = choice;
     }
+    if (shaped.variants) body.variants = shaped.variants;
   } else if (op.requestBody !== undefined && !isObject(requestBody) && !report.droppedBodies.includes(place.label)) {
     report.warnings.push(warning('unresolved-request-body', 'cannot be resolved; the tool takes no body', `${where}/requestBody`));
   }
@@ -579,8 +569,97 @@ const asArray = (value: Json | undefined): Json[] => (Array.isArray(value) ? val
 /** JSON first, then other JSON flavours, forms, text, anything else. */
 function mediaRank(media: string): number {
   const kind = bodyKindOf(media);
-  if (kind === 'json') return /^application\/json\b/i.test(media) ? 0 : 1;
+  if (kind === 'json') return isPlainJson(media) ? 0 : 1;
   return { form: 2, multipart: 3, ndjson: 4, text: 4, binary: 5 }[kind];
+}
+
+/** A request body's Media Type Object: its key (perhaps a range) and the concrete type it is sent as. */
+interface BodyMedia {
+  key: string;
+  sent: string;
+}
+
+/** The accepted media types, each as the type it is sent as, preferred first; a range that comes to a type already listed is left out. */
+function bodyMedia(doc: JsonObject, content: JsonObject): BodyMedia[] {
+  const seen = new Set<string>();
+  return Object.keys(content)
+    .map((key) => ({ key, sent: concreteMediaType(key, valueShape(doc, mediaSchema(content, { key }))) }))
+    .sort((a, b) => mediaRank(a.sent) - mediaRank(b.sent))
+    .filter((m) => !seen.has(m.sent.toLowerCase()) && Boolean(seen.add(m.sent.toLowerCase())));
+}
+
+const mediaSchema = (content: JsonObject, media: { key: string }): Json | undefined => {
+  const entry = content[media.key];
+  return isObject(entry) ? entry.schema : undefined;
+};
+
+/** What a range such as `*\/*` is sent as depends on this (media.ts, concreteMediaType). */
+function valueShape(doc: JsonObject, schema: Json | undefined): ValueShape {
+  const s = resolve(doc, schema);
+  if (!isObject(s) || s.type !== 'string') return 'value';
+  const binary = s.format === 'binary' || s.format === 'base64' || s.contentEncoding !== undefined || s.contentMediaType !== undefined;
+  return binary ? 'bytes' : 'string';
+}
+
+const STRUCTURED: MediaKind[] = ['json', 'form', 'multipart', 'ndjson'];
+
+/**
+ * The body argument's schema. Media types whose schemas are the same share one form, as
+ * the first of them shapes it; text and base64 types add a string. Where the structured
+ * types' schemas differ (pdfbroker's pdfconcat: JSON fields, or multipart file fields),
+ * each schema is one branch of an `anyOf`, below the top where every profile accepts it,
+ * and `variants` says which branch each media type is checked against.
+ */
+function bodyArgument(
+  converter: SchemaConverter,
+  refs: Set<string>,
+  content: JsonObject,
+  usable: BodyMedia[],
+  choice: string,
+): { schema: JsonSchema; variants?: Record<string, number> } {
+  const forms: { schema: JsonSchema; text: string; media: string[] }[] = [];
+  for (const m of usable.filter((u, i) => i === 0 || STRUCTURED.includes(bodyKindOf(u.sent)))) {
+    const own = new Set<string>();
+    const schema = converter.convert(mediaSchema(content, m), 'request', own);
+    const text = JSON.stringify(schema);
+    const same = forms.find((f) => f.text === text);
+    if (same) same.media.push(m.sent);
+    else {
+      forms.push({ schema: bodySchema(schema, m.sent, converter), text, media: [m.sent] });
+      for (const ref of own) refs.add(ref);
+    }
+  }
+  const first = forms[0] as (typeof forms)[number];
+  const stringTypes = usable.map((m) => m.sent).filter((m) => ['text', 'binary'].includes(bodyKindOf(m)) && !first.media.includes(m));
+  const text: JsonSchema = {
+    type: 'string',
+    description: `The body as text (base64 for binary) when ${choice} is ${stringTypes.join(' or ')}.`,
+  };
+  if (forms.length === 1) {
+    // One schema for all: as it always was, so that tables and samples do not change.
+    if (!stringTypes.length || first.schema.type === 'string') return { schema: first.schema };
+    return { schema: { anyOf: [first.schema, text] } };
+  }
+  const branches = forms.map((f, i) =>
+    formBranch(f.schema, `${choice} is ${f.media.join(' or ')}${i === 0 ? ' (the default)' : ''}`, converter),
+  );
+  const variants: Record<string, number> = {};
+  forms.forEach((f, i) => f.media.forEach((m) => (variants[m] = i)));
+  if (stringTypes.length) {
+    stringTypes.forEach((m) => (variants[m] = branches.length));
+    branches.push(text);
+  }
+  return { schema: { anyOf: branches }, variants };
+}
+
+/** One form of a body whose media types' schemas differ, saying which contentType it goes with. */
+function formBranch(schema: JsonSchema, when: string, converter: SchemaConverter): JsonSchema {
+  // a description beside a $ref replaces the target's where profiles inline it: keep the target's words
+  const target = typeof schema.$ref === 'string' ? (converter.defs[schema.$ref.slice('#/$defs/'.length)] ?? schema) : schema;
+  const own = typeof target.description === 'string' ? target.description.trim() : '';
+  // first, so that compact profiles, which keep a description's first paragraph, keep it
+  const which = `When ${when}.`;
+  return { ...schema, description: own ? `${which} ${own}` : which };
 }
 
 const FILE_PART: JsonSchema = {
@@ -647,11 +726,11 @@ const STYLES = new Set(['form', 'spaceDelimited', 'pipeDelimited', 'tabDelimited
  * on (3.0.3: "SHALL be ignored if the request body media type is not
  * application/x-www-form-urlencoded"); when they apply, contentType is ignored.
  */
-function encodingsOf(doc: JsonObject, content: JsonObject, mediaTypes: string[], styledMultipart: boolean): BodySpec['encoding'] {
+function encodingsOf(doc: JsonObject, content: JsonObject, usable: BodyMedia[], styledMultipart: boolean): BodySpec['encoding'] {
   const out: NonNullable<BodySpec['encoding']> = {};
-  for (const media of mediaTypes) {
+  for (const { key, sent: media } of usable) {
     const kind = bodyKindOf(media);
-    const entry = content[media];
+    const entry = content[key];
     if ((kind !== 'form' && kind !== 'multipart') || !isObject(entry) || !isObject(entry.encoding)) continue;
     const properties: Record<string, EncodingSpec> = {};
     for (const [name, raw] of Object.entries(entry.encoding)) {

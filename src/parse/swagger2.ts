@@ -6,6 +6,7 @@
 
 import { getAt, isObject, parsePointer, type Json, type JsonObject } from './pointer.js';
 import { warning, type GenerationWarning } from '../warnings.js';
+import { mediaKind } from '../../templates/runtime/media.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
 // Keywords a Swagger 2.0 non-body parameter carries that belong in an OpenAPI 3 `schema`.
@@ -89,7 +90,7 @@ function stringList(value: Json | undefined): string[] | undefined {
   return Array.isArray(value) && value.length > 0 ? value.filter((v): v is string => typeof v === 'string') : undefined;
 }
 
-const isBodyMedia = (m: string) => !/^(multipart\/form-data|application\/x-www-form-urlencoded)\b/i.test(m);
+const isBodyMedia = (m: string) => !['form', 'multipart'].includes(mediaKind(m));
 
 function deref(spec: JsonObject, node: Json | undefined, seen = new Set<string>()): Json | undefined {
   if (isObject(node) && typeof node.$ref === 'string' && !seen.has(node.$ref)) {
@@ -149,8 +150,7 @@ function convertParam(p: JsonObject): JsonObject {
 function formBody(form: JsonObject[], consumes: string[]): JsonObject {
   // `type: file` is the 2.0 way; an array of files is not 2.0 but springfox writes it
   const hasFile = form.some((p) => p.type === 'file' || (isObject(p.items) && p.items.type === 'file'));
-  const media =
-    hasFile || consumes.some((m) => /^multipart\/form-data/i.test(m)) ? 'multipart/form-data' : 'application/x-www-form-urlencoded';
+  const media = hasFile || consumes.some((m) => mediaKind(m) === 'multipart') ? 'multipart/form-data' : 'application/x-www-form-urlencoded';
   const properties: JsonObject = {};
   const required: string[] = [];
   const encoding: JsonObject = {};

@@ -12,6 +12,7 @@ import type { Client, Tool } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO, TMP } from '../../harness/project.js';
 import { startUpstream, type Answer, type Recorded, type Upstream } from '../harness/upstream.js';
 import { appHeaders, DEFAULT_ACCEPT, plain, textOf, wire } from '../harness/wire.js';
+import { profileViolations, type Profile } from '../../harness/profile-rules.js';
 
 const FIXTURES = join(REPO, 'test/fixtures/wire');
 
@@ -553,3 +554,170 @@ describe('Swagger 2.0 (test/fixtures/wire/swagger2.yaml), no --base-url', () => 
     expect(form.get('note')).toBe('hi');
   });
 });
+
+// ------------------------------------------------------------------------------------------
+describe('request media types (test/fixtures/wire/media-oas30.yaml) under --base-url', () => {
+  let dir: string;
+  let client: Client;
+  const serve = (profile: string) =>
+    connect('stdio', dir, { args: ['--base-url', `${upstream.url}/api`, '--log-level', 'warn', '--client-profile', profile], env: {} });
+
+  beforeAll(async () => {
+    dir = await project(join(FIXTURES, 'media-oas30.yaml'), 'wire-media');
+    client = await serve('full');
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  describe('ranges and suffixes', () => {
+    it('a body declared as application/*+json goes as JSON, labelled application/json', async () => {
+      const req = await sent(client, 'postProblem', { body: { title: 't', status: 400 } });
+      expect(wire(req)).toEqual({
+        request: 'POST /api/problems',
+        headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/json' },
+        body: '{"title":"t","status":400}',
+      });
+    });
+
+    it('application/vnd.foo+json is JSON, sent as itself', async () => {
+      const req = await sent(client, 'postVendor', { body: { title: 't' } });
+      expect(wire(req)).toEqual({
+        request: 'POST /api/vendor',
+        headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/vnd.foo+json' },
+        body: '{"title":"t"}',
+      });
+    });
+
+    it('application/problem+xml is XML: the document text, sent as is', async () => {
+      const xml = '<problem xmlns="urn:ietf:rfc:7807"><title>t</title></problem>';
+      const req = await sent(client, 'postProblemXml', { body: xml });
+      expect(wire(req)).toEqual({
+        request: 'POST /api/problems.xml',
+        headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/problem+xml' },
+        body: xml,
+      });
+    });
+
+    it('*/* with a binary schema: the base64 argument goes as application/octet-stream bytes', async () => {
+      const req = await sent(client, 'putAnything', { body: b64(ALL_BYTES) });
+      expect(`${req.method} ${req.url}`).toBe('PUT /api/anything');
+      expect(appHeaders(req)).toEqual({ accept: DEFAULT_ACCEPT, 'content-type': 'application/octet-stream' });
+      expect(req.body).toEqual(ALL_BYTES);
+    });
+  });
+
+  describe('media types with different schemas (pdfbroker pdfconcat)', () => {
+    const PDF_B = Buffer.from('%PDF-1.7\n\x00\xff second\n%%EOF\n', 'latin1');
+
+    it('JSON by default: the JSON fields, as JSON', async () => {
+      const req = await sent(client, 'pdfconcat', { body: { pdfDocumentsAsBase64String: [b64(PDF), b64(PDF_B)] } });
+      expect(wire(req)).toEqual({
+        request: 'POST /api/pdf/pdfconcat',
+        headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/json' },
+        body: JSON.stringify({ pdfDocumentsAsBase64String: [b64(PDF), b64(PDF_B)] }),
+      });
+    });
+
+    it('contentType multipart/form-data: the file fields, as file parts with their exact bytes', async () => {
+      const req = await sent(client, 'pdfconcat', {
+        contentType: 'multipart/form-data',
+        body: { pdfdocument1: { content: b64(PDF), filename: 'a.pdf' }, pdfdocument2: { content: b64(PDF_B), filename: 'b.pdf' } },
+      });
+      expect(`${req.method} ${req.url}`).toBe('POST /api/pdf/pdfconcat');
+      const contentType = String(req.headers['content-type']);
+      expect(contentType).toMatch(/^multipart\/form-data; boundary=/);
+      const form = await new Response(req.body, { headers: { 'content-type': contentType } }).formData();
+      expect([...form.keys()]).toEqual(['pdfdocument1', 'pdfdocument2']);
+      for (const [name, filename, bytes] of [
+        ['pdfdocument1', 'a.pdf', PDF],
+        ['pdfdocument2', 'b.pdf', PDF_B],
+      ] as const) {
+        const file = form.get(name) as File;
+        expect(file.name).toBe(filename);
+        expect(file.type).toBe('application/octet-stream'); // the Encoding Object's contentType
+        expect(Buffer.from(await file.arrayBuffer())).toEqual(bytes);
+      }
+    });
+
+    it('a JSON field sent with contentType multipart/form-data is refused, naming the argument and the field; nothing is sent', async () => {
+      const { result, requests } = await call(client, 'pdfconcat', {
+        contentType: 'multipart/form-data',
+        body: { pdfDocumentsAsBase64String: [b64(PDF)] },
+      });
+      expect(requests).toEqual([]);
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(
+        'Invalid arguments for pdfconcat: argument "body": field "pdfDocumentsAsBase64String" belongs to the application/json form of the body, not to multipart/form-data (set contentType to application/json)',
+      );
+    });
+
+    it('a file field without contentType is refused, saying which contentType takes it; nothing is sent', async () => {
+      const { result, requests } = await call(client, 'pdfconcat', { body: { pdfdocument1: { content: b64(PDF) } } });
+      expect(requests).toEqual([]);
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(
+        'Invalid arguments for pdfconcat: argument "body": field "pdfdocument1" belongs to the multipart/form-data form of the body, not to application/json (set contentType to multipart/form-data)',
+      );
+    });
+
+    it('a value that fits no field of the chosen form is refused against that form', async () => {
+      const { result, requests } = await call(client, 'pdfconcat', {
+        contentType: 'multipart/form-data',
+        body: { pdfdocument1: 'not a file part' },
+      });
+      expect(requests).toEqual([]);
+      expect(textOf(result)).toBe('Invalid arguments for pdfconcat: argument "body.pdfdocument1": must be object (as multipart/form-data)');
+    });
+
+    describe.each<Profile>(['portable', 'openai-strict', 'gemini'])('under --client-profile %s', (profile) => {
+      let listedClient: Client;
+      let listed: Tool[];
+      beforeAll(async () => {
+        listedClient = await serve(profile);
+        listed = (await listedClient.listTools()).tools;
+      });
+      afterAll(async () => {
+        await listedClient?.close();
+      });
+
+      it("every tool keeps the profile's rules, and the body lists both forms below the top", () => {
+        expect(listed.flatMap((t) => profileViolations(t, profile))).toEqual([]);
+        const pdfconcat = listed.find((t) => t.name === 'pdfconcat') as Tool;
+        const forms = objectForms((pdfconcat.inputSchema.properties as Record<string, Schema>).body as Schema);
+        expect(forms.map((f) => Object.keys(f.properties as object))).toEqual([
+          ['pdfDocumentsAsBase64String'],
+          ['pdfdocument1', 'pdfdocument2'],
+        ]);
+        expect(forms.map((f) => String(f.description).slice(0, 40))).toEqual([
+          'When contentType is application/json (th',
+          'When contentType is multipart/form-data.',
+        ]);
+      });
+
+      it('a multipart call written as this profile asks is sent as multipart', async () => {
+        // openai-strict makes every property required, optional ones nullable: null means absent
+        const absent = profile === 'openai-strict' ? null : undefined;
+        const file = { content: b64(PDF), filename: 'a.pdf', contentType: absent };
+        upstream.clear();
+        const result = await listedClient.callTool({
+          name: 'pdfconcat',
+          arguments: { contentType: 'multipart/form-data', body: { pdfdocument1: file, pdfdocument2: absent } },
+        });
+        expect(result.isError, textOf(result)).toBeFalsy();
+        const req = upstream.requests[0] as Recorded;
+        const form = await new Response(req.body, { headers: { 'content-type': String(req.headers['content-type']) } }).formData();
+        expect([...form.keys()]).toEqual(['pdfdocument1']);
+        expect(Buffer.from(await (form.get('pdfdocument1') as File).arrayBuffer())).toEqual(PDF);
+      });
+    });
+  });
+});
+
+type Schema = Record<string, unknown>;
+
+/** The object schemas among a listed schema's anyOf branches, nested ones included (openai-strict adds a null branch around them). */
+function objectForms(schema: Schema): Schema[] {
+  const branches = Array.isArray(schema.anyOf) ? (schema.anyOf as Schema[]) : [];
+  return branches.flatMap((b) => (b.type === 'object' ? [b] : objectForms(b)));
+}

@@ -22,6 +22,7 @@ describe('mediaKind', () => {
     ['text/csv', 'text'],
     ['application/xml', 'text'],
     ['application/atom+xml', 'text'], // RFC 7303 §4.2
+    ['application/problem+xml', 'text'], // RFC 9457 §6.2
     ['application/sql', 'text'], // RFC 6922: SQL text; was text when sent but base64 when received
     ['application/graphql', 'text'],
     ['application/yaml', 'text'],
@@ -55,10 +56,32 @@ describe('essence and concreteMediaType', () => {
     ['application/*', 'application/json'],
     ['text/*', 'text/plain'],
     ['image/*', 'application/octet-stream'],
+    ['application/*+json', 'application/json'], // RFC 6839 §3.1: the suffix names the base type
+    ['*/*+json', 'application/json'],
+    ['application/*+xml', 'application/xml'], // RFC 7303 §4.2
+    ['text/*+xml', 'text/xml'],
+    ['application/*+yaml', 'application/yaml'], // RFC 9512 §2.2
+    ['application/*+unknown', 'application/octet-stream'],
     ['image/png, image/jpeg', 'image/png'], // an Encoding Object's contentType list: the first
     ['application/json; charset=utf-8', 'application/json; charset=utf-8'],
   ])('a range or list %s is sent as %s', (given, want) => {
     expect(concreteMediaType(given)).toBe(want);
+  });
+  it.each([
+    ['*/*', 'bytes', 'application/octet-stream'],
+    ['*/*', 'string', 'text/plain'],
+    ['*/*', 'value', 'application/json'],
+    ['application/*', 'bytes', 'application/octet-stream'],
+    ['application/*', 'string', 'application/json'],
+    ['text/*', 'bytes', 'text/plain'],
+    ['application/*+json', 'bytes', 'application/json'],
+  ] as const)('%s with a %s schema is sent as %s', (range, shape, want) => {
+    expect(concreteMediaType(range, shape)).toBe(want);
+  });
+  it('bodyKindOf judges the type actually sent: application/*+json is JSON, not bytes', () => {
+    expect(bodyKindOf('application/*+json')).toBe('json');
+    expect(bodyKindOf('application/*+xml')).toBe('text');
+    expect(bodyKindOf('*/*', 'bytes')).toBe('binary');
   });
   it('bodyKindOf judges the type actually sent: */* goes as JSON, image/* as bytes', () => {
     expect(bodyKindOf('*/*')).toBe('json');

@@ -619,6 +619,101 @@ describe('request bodies', () => {
     expect(props(t).body).toEqual(want);
   });
 
+  it('a range is sent as a concrete type of its family: application/*+json as JSON (ASP.NET lists it beside application/json)', () => {
+    const schema = { $ref: '#/components/schemas/Pet' };
+    const content = Object.fromEntries(
+      ['application/json-patch+json', 'application/json', 'text/json', 'application/*+json'].map((m) => [m, { schema }]),
+    );
+    const m = model(
+      spec(op('post', { operationId: 'p', requestBody: { content } }), {
+        components: { schemas: { Pet: { type: 'object', properties: { name: { type: 'string' } } } } },
+      }),
+    );
+    const t = only(m);
+    expect(t.http.body?.mediaTypes).toEqual(['application/json', 'application/json-patch+json', 'text/json']);
+    expect(props(t).body).toEqual({ $ref: '#/$defs/Pet', description: 'Request body (application/json).' });
+  });
+
+  it.each([
+    [
+      '*/*',
+      { type: 'string', format: 'binary' },
+      'application/octet-stream',
+      { type: 'string', contentEncoding: 'base64', contentMediaType: 'application/octet-stream' },
+    ],
+    ['*/*', { type: 'string' }, 'text/plain', { type: 'string' }],
+    [
+      '*/*',
+      { type: 'object', properties: { a: { type: 'string' } } },
+      'application/json',
+      { type: 'object', properties: { a: { type: 'string' } } },
+    ],
+    [
+      'application/*',
+      { type: 'string', format: 'binary' },
+      'application/octet-stream',
+      { type: 'string', contentEncoding: 'base64', contentMediaType: 'application/octet-stream' },
+    ],
+    ['text/*', { type: 'string' }, 'text/plain', { type: 'string' }],
+    ['application/*+xml', { type: 'object' }, 'application/xml', { type: 'string' }],
+  ])('a %s body with schema %j is sent as %s', (range, schema, sent, want) => {
+    const t = only(model(spec(op('post', { operationId: 'p', requestBody: { content: { [range]: { schema } } } }))));
+    expect(t.http.body?.mediaTypes).toEqual([sent]);
+    expect(props(t).body).toEqual({ ...want, description: `Request body (${sent}).` });
+  });
+
+  describe('media types with different schemas (pdfbroker pdfconcat: JSON fields or multipart files)', () => {
+    const Dto = {
+      type: 'object',
+      additionalProperties: false,
+      description: 'The documents.',
+      properties: { docs: { type: 'array', items: { type: 'string' } } },
+    };
+    const files = {
+      type: 'object',
+      properties: { pdf1: { type: 'string', format: 'binary' }, pdf2: { type: 'string', format: 'binary' } },
+    };
+    const build = (content: JsonObject) =>
+      model(spec(op('post', { operationId: 'concat', requestBody: { content } }), { components: { schemas: { Dto } } }));
+
+    it('the body is one form per schema, each naming its contentType, and variants map each media type to its form', () => {
+      const m = build({ 'application/json': { schema: { $ref: '#/components/schemas/Dto' } }, 'multipart/form-data': { schema: files } });
+      const t = only(m);
+      expect(t.http.body?.variants).toEqual({ 'application/json': 0, 'multipart/form-data': 1 });
+      expect(props(t).body).toEqual({
+        anyOf: [
+          { $ref: '#/$defs/Dto', description: 'When contentType is application/json (the default). The documents.' },
+          { type: 'object', properties: { pdf1: FILE_PART, pdf2: FILE_PART }, description: 'When contentType is multipart/form-data.' },
+        ],
+        description: 'Request body, in the form of its contentType (default application/json).',
+      });
+      const validate = sdk.getValidator(toolSchema(m, t) as JsonSchemaType);
+      expect(validate({ body: { pdf1: { content: 'JVBERg==' } }, contentType: 'multipart/form-data' }).valid).toBe(true);
+      expect(validate({ body: { docs: ['JVBERg=='] } }).valid).toBe(true);
+    });
+
+    it('media types sharing one schema keep the one body schema, with no variants', () => {
+      const t = only(build({ 'application/json': { schema: files }, 'application/x-www-form-urlencoded': { schema: files } }));
+      expect(t.http.body?.variants).toBeUndefined();
+      expect(props(t).body).toEqual({ ...files, description: 'Request body (application/json).' });
+    });
+
+    it('a text type beside them is one more form, a string', () => {
+      const t = only(
+        build({
+          'application/json': { schema: { $ref: '#/components/schemas/Dto' } },
+          'multipart/form-data': { schema: files },
+          'application/xml': { schema: files },
+        }),
+      );
+      expect(t.http.body?.variants).toEqual({ 'application/json': 0, 'multipart/form-data': 1, 'application/xml': 2 });
+      expect((props(t).body?.anyOf as JsonSchema[])[2]).toEqual({
+        type: 'string',
+        description: 'The body as text (base64 for binary) when contentType is application/xml.',
+      });
+    });
+  });
+
   it('multipart body given by $ref: the binary property still becomes a file part', () => {
     const m = model(
       spec(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ArgumentError, DEFAULT_ACCEPT, buildRequest, resolveServerUrl, type BuildOptions } from '../../templates/runtime/request.js';
 import { multipartParts } from '../harness/wire.js';
-import type { HttpSpec, ParamLocation, ParamSpec, ServerSpec } from '../../templates/runtime/table.js';
+import type { EncodingSpec, HttpSpec, ParamLocation, ParamSpec, ServerSpec } from '../../templates/runtime/table.js';
 
 const BASE = 'https://api.example.com/v1';
 
@@ -30,6 +30,12 @@ function op(route: string, params: ParamSpec[] = [], more: Partial<HttpSpec> = {
 }
 const withBody = (mediaTypes: string[], required = false): HttpSpec =>
   op('/upload', [], { method: 'post', body: { arg: 'body', required, mediaTypes } });
+/** A required multipart body with these Encoding Objects. */
+const multipartWith = (encoding: Record<string, EncodingSpec>): HttpSpec =>
+  op('/m', [], {
+    method: 'post',
+    body: { arg: 'body', required: true, mediaTypes: ['multipart/form-data'], encoding: { 'multipart/form-data': encoding } },
+  });
 
 interface Want {
   /** Exact URL string returned. */
@@ -609,18 +615,33 @@ const cases: [string, Case][] = [
     },
   ],
   [
+    // A range is no Content-Type (media.ts, concreteMediaType): a file is bytes, a string text, a structure JSON
+    'multipart parts whose Encoding Object contentType is a range',
+    {
+      http: multipartWith({ f: { contentType: '*/*' }, t: { contentType: '*/*' }, j: { contentType: 'application/*+json' } }),
+      args: { body: { f: { content: 'AAE=' }, t: 'plain', j: { a: 1 } } },
+      want: {
+        multipart: [
+          'Content-Disposition: form-data; name="f"; filename="file"\r\nContent-Type: application/octet-stream\r\n\r\n\u0000\u0001',
+          'Content-Disposition: form-data; name="t"\r\n\r\nplain',
+          'Content-Disposition: form-data; name="j"\r\nContent-Type: application/json\r\n\r\n{"a":1}',
+        ],
+      },
+    },
+  ],
+  [
+    'a body declared as application/*+json goes as application/json',
+    {
+      http: withBody(['application/*+json']),
+      args: { body: { a: 1 } },
+      want: { headers: { 'Content-Type': 'application/json' }, body: '{"a":1}' },
+    },
+  ],
+  [
     // OAS 3.1 Encoding Object: deepObject style in a multipart body gives one part per leaf
     'multipart field with style deepObject, and a part header fixed by the spec',
     {
-      http: op('/m', [], {
-        method: 'post',
-        body: {
-          arg: 'body',
-          required: true,
-          mediaTypes: ['multipart/form-data'],
-          encoding: { 'multipart/form-data': { o: { style: 'deepObject', explode: true, headers: { 'X-V': '1' } } } },
-        },
-      }),
+      http: multipartWith({ o: { style: 'deepObject', explode: true, headers: { 'X-V': '1' } } }),
       args: { body: { o: { a: 'x', b: { c: 'y' } } } },
       want: {
         multipart: [
