@@ -74,20 +74,44 @@ export function isTextual(kind: MediaKind): boolean {
 }
 
 /**
- * Ranges (`*\/*`, `application/*`, `image/*`) are allowed as Media Type Object keys and in an
- * Encoding Object's contentType, but are not valid Content-Type values: pick a concrete type
- * the value can be sent as. A comma-separated list (Encoding Object contentType) takes its first.
+ * What a body's schema says its value is, for the ranges that admit JSON and bytes alike
+ * (`*\/*`, `application/*`): `bytes` (a binary string), `string` (any other string) or
+ * `value` (anything else, sent as JSON).
  */
-export function concreteMediaType(mediaType: string): string {
+export type ValueShape = 'bytes' | 'string' | 'value';
+
+/** Structured syntax suffixes (RFC 6839 §3, RFC 7303 §4.2, RFC 9512 §2.2) whose base type is sent for a `type/*+suffix` range. */
+const SUFFIXES = new Set(['json', 'xml', 'yaml', 'cbor', 'zip', 'gzip', 'ber', 'der', 'fastinfoset', 'wbxml', 'json-seq', 'sqlite3']);
+
+/**
+ * Ranges (`*\/*`, `application/*+json`, `text/*`) are allowed as Media Type Object keys and in
+ * an Encoding Object's contentType, but are not valid Content-Type values: the concrete type of
+ * the range's family the value is sent as. `type/*+suffix` is the suffix's base type
+ * (`application/*+json` → application/json); `text/*` is text/plain; `*\/*` and `application/*`
+ * are JSON unless the schema is binary (application/octet-stream), or, for `*\/*`, a plain
+ * string (text/plain). Other families (`image/*`) have no generic member: application/octet-stream.
+ * A comma-separated list (Encoding Object contentType) takes its first.
+ */
+export function concreteMediaType(mediaType: string, shape: ValueShape = 'value'): string {
   const first = (mediaType.split(',')[0] ?? '').trim();
   const type = essence(first);
   if (!type.includes('*')) return first;
-  if (type === '*/*' || type === 'application/*') return 'application/json';
-  if (type === 'text/*') return 'text/plain';
-  return 'application/octet-stream';
+  const [top = '*', sub = '*'] = type.split('/');
+  const family = top === '*' ? 'application' : top;
+  const suffix = /^\*\+(.+)$/.exec(sub)?.[1];
+  if (suffix !== undefined) return SUFFIXES.has(suffix) ? `${family}/${suffix}` : 'application/octet-stream';
+  if (family === 'text') return 'text/plain';
+  if (family !== 'application') return 'application/octet-stream';
+  if (shape === 'bytes') return 'application/octet-stream';
+  return shape === 'string' && top === '*' ? 'text/plain' : 'application/json';
 }
 
 /** How a request body of this (possibly ranged) media type is sent; the generator shapes its argument the same way. */
-export function bodyKindOf(mediaType: string): MediaKind {
-  return mediaKind(concreteMediaType(mediaType));
+export function bodyKindOf(mediaType: string, shape: ValueShape = 'value'): MediaKind {
+  return mediaKind(concreteMediaType(mediaType, shape));
+}
+
+/** True for JSON sent as plain application/json (no suffix, no alias): the first choice among JSON flavours. */
+export function isPlainJson(mediaType: string): boolean {
+  return essence(concreteMediaType(mediaType)) === 'application/json';
 }

@@ -5,7 +5,7 @@
 // but the table types and web/Node globals.
 
 import type { BodySpec, EncodingSpec, HttpSpec, ParamSpec, ParamStyle, ServerSpec } from './table.js';
-import { concreteMediaType, essence, mediaKind } from './media.js';
+import { bodyKindOf, concreteMediaType, essence, mediaKind, type ValueShape } from './media.js';
 
 /** A tool argument that cannot be turned into a request. The message always names it. */
 export class ArgumentError extends Error {
@@ -403,7 +403,8 @@ export function setHeader(headers: Record<string, string>, name: string, value: 
 // ---------------------------------------------------------------------------------------
 // Body (Request Body Object, Media Type Object)
 
-function chooseMediaType(body: BodySpec, requested: string | undefined): string {
+/** The one of `body.mediaTypes` a call sends: the requested one, else the first. */
+export function chooseMediaType(body: BodySpec, requested: string | undefined): string {
   if (requested === undefined) {
     const first = body.mediaTypes[0];
     if (first === undefined) throw new Error(`request body "${body.arg}" has no media types`);
@@ -489,7 +490,7 @@ function formBody(arg: string, value: Record<string, unknown>, encoding: Record<
       continue;
     }
     const key = encodeValue(name);
-    if (encoded?.contentType !== undefined && mediaKind(encoded.contentType) === 'json') {
+    if (encoded?.contentType !== undefined && bodyKindOf(encoded.contentType, shapeOf(field)) === 'json') {
       pairs.push(`${key}=${encodeValue(JSON.stringify(field))}`);
       continue;
     }
@@ -531,9 +532,10 @@ function multipartBody(
       }
       continue;
     }
-    const declared = encoded?.contentType !== undefined ? concreteMediaType(encoded.contentType) : undefined;
-    const whole = declared !== undefined && mediaKind(declared) === 'json';
+    const range = encoded?.contentType;
+    const whole = range !== undefined && bodyKindOf(range, shapeOf(field)) === 'json';
     for (const item of Array.isArray(field) && !whole ? items(field) : [field]) {
+      const declared = range !== undefined ? concreteMediaType(range, shapeOf(item)) : undefined;
       parts.push({ ...partFor(`${arg}.${name}`, name, item, declared), ...(headers ? { headers } : {}) });
     }
   }
@@ -561,6 +563,9 @@ function multipartBody(
   chunks.push(encoder.encode(`--${boundary}--\r\n`));
   return { body: new Uint8Array(Buffer.concat(chunks)), contentType: `multipart/form-data; boundary=${boundary}` };
 }
+
+/** What a value makes of a range in an Encoding Object's contentType (`*\/*`): a file is bytes, a string text. */
+const shapeOf = (value: unknown): ValueShape => (isFilePart(value) ? 'bytes' : typeof value === 'string' ? 'string' : 'value');
 
 /** One multipart part for one value: a file, JSON for structures, else text (see multipartBody). */
 function partFor(where: string, name: string, item: unknown, declared: string | undefined): Part {

@@ -190,12 +190,17 @@ export interface BodySpec {
   /** Property name in the inputSchema that holds the request body. */
   arg: string;
   required: boolean;
-  /** Media types the operation accepts, preferred first (JSON first). */
+  /** Media types the operation accepts, preferred first (JSON first), each as sent (a range as a concrete type). */
   mediaTypes: string[];
   /** Argument with which the caller picks another of `mediaTypes` (only when there are several). */
   contentTypeArg?: string;
   /** Encoding Objects of the form and multipart media types: media type → property → encoding. */
   encoding?: Record<string, Record<string, EncodingSpec>>;
+  /**
+   * Present when the media types' schemas differ: media type → index of its form in the body
+   * argument's `anyOf`, which a call's body must fit for the contentType it is sent as.
+   */
+  variants?: Record<string, number>;
 }
 
 /** An Encoding Object (OAS 3.1 §4.8.15), reduced to what changes the bytes sent. */

@@ -10,7 +10,7 @@ import type { Logger } from './log.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
 import { coerceArguments } from './coerce.js';
 import { argumentsTooBig, linearRegExpEngine } from './limits.js';
-import { ArgumentError, buildRequest, getHeader, resolveServerUrl, setHeader } from './request.js';
+import { ArgumentError, buildRequest, chooseMediaType, getHeader, resolveServerUrl, setHeader } from './request.js';
 import { advertisedStructure, plainStructure, toolError, type Structurer } from './output.js';
 import { toToolResult, type UpstreamAnswer } from './response.js';
 import { stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
@@ -124,6 +124,38 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
   const inputValidator = memo((tool) => compile(tool, tool.listing ? withDefs(tool.inputSchema, tool.defs) : inputSchema(tool), 'input'));
   const outputValidator = memo((tool) => compile(tool, outputSchema(tool) ?? {}, 'output'));
 
+  // A body whose media types' schemas differ (BodySpec.variants) must fit the form of the type it is sent as.
+  const formValidators = new Map<string, Validate>();
+  const formProblem = (tool: ToolSpec, args: Record<string, unknown>): string | undefined => {
+    const body = tool.http.body;
+    const value = body ? args[body.arg] : undefined;
+    if (!body?.variants || value === undefined || value === null) return undefined;
+    const chosen = body.contentTypeArg ? args[body.contentTypeArg] : undefined;
+    let media: string;
+    try {
+      media = chooseMediaType(body, typeof chosen === 'string' ? chosen : undefined);
+    } catch (error) {
+      if (error instanceof ArgumentError) return error.message;
+      throw error;
+    }
+    const forms = ((tool.inputSchema.properties as Record<string, JsonSchema> | undefined)?.[body.arg]?.anyOf ?? []) as JsonSchema[];
+    const index = body.variants[media];
+    const form = index === undefined ? undefined : forms[index];
+    if (!form) return undefined;
+    const stray = strayField(value, form, forms, body.variants, table.defs);
+    if (stray) {
+      const how = body.contentTypeArg ? ` (set ${body.contentTypeArg} to ${stray.media})` : '';
+      return `argument "${body.arg}": field "${stray.field}" belongs to the ${stray.media} form of the body, not to ${media}${how}`;
+    }
+    const key = `${tool.name}\n${index}`;
+    let validate = formValidators.get(key);
+    if (!validate) {
+      validate = compile(tool, withDefs({ type: 'object', properties: { [body.arg]: form } }, tool.defs), `${media} body`);
+      formValidators.set(key, validate);
+    }
+    return validate({ [body.arg]: value }) ? undefined : `${describeErrors(validate.errors ?? [])} (as ${media})`;
+  };
+
   const structureFor = (tool: ToolSpec): Structurer => {
     if (!tool.output) return plainStructure;
     return advertisedStructure(tool.output, () => {
@@ -197,9 +229,12 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     const validate = inputValidator(tool);
     for (let round = 0; !validate(args); round++) {
       const repaired = round < 8 ? repairArguments(args, validate.errors ?? []) : undefined;
-      if (!repaired) return failure(`Invalid arguments for ${tool.name}: ${describeErrors(validate.errors ?? [])}`);
+      if (!repaired)
+        return failure(`Invalid arguments for ${tool.name}: ${formProblem(tool, args) ?? describeErrors(validate.errors ?? [])}`);
       args = repaired;
     }
+    const wrongForm = formProblem(tool, args);
+    if (wrongForm) return failure(`Invalid arguments for ${tool.name}: ${wrongForm}`);
 
     const own = toolHooks(hooks, tool.name);
     if (own?.beforeRequest) args = (await own.beforeRequest(args)) ?? args;
@@ -314,6 +349,40 @@ function networkFailure(error: unknown, label: string, timedOut: boolean, signal
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const reason = cause?.code ?? (error as { code?: string }).code ?? cause?.message ?? (error as Error).message ?? String(error);
   return `${label}: request failed (${reason})`;
+}
+
+/**
+ * A field of `value` that another form of the body declares and `form` does not (a JSON field
+ * sent as multipart), with the media type of the form it belongs to.
+ */
+function strayField(
+  value: unknown,
+  form: JsonSchema,
+  forms: JsonSchema[],
+  variants: Record<string, number>,
+  defs: Record<string, JsonSchema>,
+): { field: string; media: string } | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const own = new Set(fieldsOf(form, defs));
+  for (const [field, given] of Object.entries(value)) {
+    if (own.has(field) || given === null) continue; // null sends nothing (and is openai-strict's "absent")
+    const other = forms.findIndex((f) => f !== form && fieldsOf(f, defs).includes(field));
+    const media = Object.keys(variants).find((m) => variants[m] === other);
+    if (media !== undefined) return { field, media };
+  }
+  return undefined;
+}
+
+/** The property names a body form declares, through `$ref`s and `allOf`. */
+function fieldsOf(schema: JsonSchema, defs: Record<string, JsonSchema>, depth = 0): string[] {
+  if (depth > 8) return [];
+  if (typeof schema.$ref === 'string') {
+    const target = defs[schema.$ref.slice('#/$defs/'.length)];
+    return target ? fieldsOf(target, defs, depth + 1) : [];
+  }
+  const own = typeof schema.properties === 'object' && schema.properties !== null ? Object.keys(schema.properties) : [];
+  const parts = Array.isArray(schema.allOf) ? (schema.allOf as JsonSchema[]) : [];
+  return [...own, ...parts.flatMap((part) => fieldsOf(part, defs, depth + 1))];
 }
 
 /**
