@@ -12,7 +12,7 @@ import { argumentsTooBig, linearRegExpEngine } from './limits.js';
 import { ArgumentError, buildRequest, getHeader, resolveServerUrl, setHeader } from './request.js';
 import { advertisedStructure, plainStructure, toolError, type Structurer } from './output.js';
 import { toToolResult, type UpstreamAnswer } from './response.js';
-import { stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
+import { ownValue, stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
 import {
   credentialPlaces,
   fromWebResponse,
@@ -73,7 +73,8 @@ function loadAjv(log: Logger): Promise<Ajv2020> {
       const regExp = linearRegExpEngine(re2.RE2JS, (pattern, reason) =>
         log.warn(`pattern ${JSON.stringify(pattern.slice(0, 80))} is not checked here (${reason}); the API still checks it`),
       );
-      const ajv = new AjvClass({ strict: false, allErrors: true, validateFormats: true, code: { regExp } });
+      // ownProperties: an argument named `constructor` or `toString` is absent unless the client gave it.
+      const ajv = new AjvClass({ strict: false, allErrors: true, validateFormats: true, ownProperties: true, code: { regExp } });
       addFormats(ajv);
       return ajv;
     },
@@ -216,7 +217,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       const prepare = async (): Promise<{ request: OutgoingRequest } | { failure: CallToolResult }> => {
         let request: OutgoingRequest;
         try {
-          const chosen = tool.http.body?.contentTypeArg ? args[tool.http.body.contentTypeArg] : undefined;
+          const chosen = tool.http.body?.contentTypeArg ? ownValue(args, tool.http.body.contentTypeArg) : undefined;
           const options = typeof chosen === 'string' ? { contentType: chosen } : {};
           request = { tool: tool.name, ...buildRequest(tool.http, args, base, options) };
           // under the tool's own header arguments; the security schemes, applied next, win over both

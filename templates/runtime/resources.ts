@@ -13,7 +13,7 @@ import {
 import type { Executor } from './executor.js';
 import type { Hooks } from './hooks-api.js';
 import { isTextual, mediaKind } from './media.js';
-import type { JsonSchema, ToolSpec, ToolTable } from './table.js';
+import { ownValue, type JsonSchema, type ToolSpec, type ToolTable } from './table.js';
 import type { RequestCredentials } from './auth.js';
 import { docResources, docText, fill, guides, type Guide } from './guide.js';
 import { toolsetSizes } from './toolsets.js';
@@ -106,17 +106,15 @@ function argumentsOf(compiled: Compiled, uri: string): Record<string, unknown> |
   const path = question >= 0 ? uri.slice(0, question) : uri;
   const m = compiled.path.exec(path);
   if (!m) return undefined;
-  const variables = compiled.tool.resource?.variables ?? {};
-  const args: Record<string, unknown> = {};
-  const properties = (compiled.tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const args = new Map<string, unknown>();
   const set = (variable: string, text: string) => {
-    const arg = variables[variable] ?? variable;
-    const type = properties[arg]?.type;
+    const arg = ownValue(compiled.tool.resource?.variables, variable) ?? variable;
+    const type = argumentSchema(compiled.tool, arg)?.type;
     const wanted = Array.isArray(type) ? type.find((t) => t !== 'null') : type;
-    if ((wanted === 'integer' || wanted === 'number') && /^-?\d+(\.\d+)?$/.test(text)) args[arg] = Number(text);
-    else if (wanted === 'boolean' && /^(true|false)$/.test(text)) args[arg] = text === 'true';
-    else if (wanted === 'array') args[arg] = text.split(',');
-    else args[arg] = text;
+    if ((wanted === 'integer' || wanted === 'number') && /^-?\d+(\.\d+)?$/.test(text)) args.set(arg, Number(text));
+    else if (wanted === 'boolean' && /^(true|false)$/.test(text)) args.set(arg, text === 'true');
+    else if (wanted === 'array') args.set(arg, text.split(','));
+    else args.set(arg, text);
   };
   try {
     compiled.pathVars.forEach((variable, i) => set(variable, decodeURIComponent(m[i + 1] as string)));
@@ -133,8 +131,13 @@ function argumentsOf(compiled: Compiled, uri: string): Record<string, unknown> |
       set(key, value);
     }
   }
-  return args;
+  // fromEntries defines each key as the object's own, `__proto__` too
+  return Object.fromEntries(args);
 }
+
+/** The input schema of one of a tool's arguments. */
+const argumentSchema = (tool: ToolSpec, arg: string): JsonSchema | undefined =>
+  ownValue(tool.inputSchema.properties as Record<string, JsonSchema> | undefined, arg);
 
 /** resources/read's contents for an upstream answer: text for characters, base64 for bytes. */
 function contentsOf(uri: string, contentType: string, bytes: Uint8Array): ReadResourceResult['contents'][number] {
@@ -218,11 +221,15 @@ export function serveResources(
   server.setRequestHandler('completion/complete', async (request) => {
     const { ref, argument } = request.params;
     const values = new Set<string>();
-    if (ref.type === 'ref/prompt') for (const v of prompts().find((p) => p.name === ref.name)?.enums?.[argument.name] ?? []) values.add(v);
+    if (ref.type === 'ref/prompt')
+      for (const v of prompts()
+        .find((p) => p.name === ref.name)
+        ?.enums?.get(argument.name) ?? [])
+        values.add(v);
     if (ref.type === 'ref/resource') {
       const compiled = templates.find((c) => c.tool.resource?.uriTemplate === ref.uri);
-      const arg = compiled?.tool.resource?.variables?.[argument.name];
-      const schema = arg !== undefined ? ((compiled?.tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>)[arg] : undefined;
+      const arg = ownValue(compiled?.tool.resource?.variables, argument.name);
+      const schema = compiled && arg !== undefined ? argumentSchema(compiled.tool, arg) : undefined;
       const items = schema?.type === 'array' ? (schema.items as JsonSchema | undefined) : schema;
       for (const v of [...((items?.enum as unknown[]) ?? []), ...((items?.examples as unknown[]) ?? [])])
         if (typeof v === 'string' || typeof v === 'number') values.add(String(v));

@@ -4,6 +4,14 @@
 
 export type JsonSchema = { [key: string]: unknown };
 
+/**
+ * `record[key]` when the record itself has it: keys here are spec and client names, and one
+ * named `constructor` or `toString` must not find Object.prototype's.
+ */
+export function ownValue<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 export interface ToolTable {
   /** Format version of this table, bumped on incompatible changes. */
   format: 1;

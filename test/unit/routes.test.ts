@@ -103,16 +103,23 @@ describe('readPrompts', () => {
     const warnings: GenerationWarning[] = [];
     const prompts = readPrompts(
       [
-        { name: 'ok', template: 'Hi {{who}}', arguments: [{ name: 'who', required: true, enum: ['a', 1] }, { name: 'bad-arg' }] },
+        {
+          name: 'ok',
+          template: 'Hi {{who}}',
+          arguments: [{ name: 'who', required: true, enum: ['a', 1] }, { name: 'bad-arg' }, { name: '__proto__' }, { name: 'constructor' }],
+        },
         { name: 'no template' },
         { name: 'ok', template: 'again' },
       ],
       '#/x-mcp-prompts',
       warnings,
     );
-    expect(prompts).toEqual([{ name: 'ok', template: 'Hi {{who}}', arguments: [{ name: 'who', required: true, enum: ['a'] }] }]);
+    expect(prompts).toEqual([
+      { name: 'ok', template: 'Hi {{who}}', arguments: [{ name: 'who', required: true, enum: ['a'] }, { name: 'constructor' }] },
+    ]);
     expect(warnings.map((w) => `${w.where}: ${w.message}`)).toEqual([
       '#/x-mcp-prompts/0: an argument needs a name of letters, digits and "_"; left out',
+      '#/x-mcp-prompts/0: an argument cannot be named __proto__ (MCP SDKs drop that key from requests); left out',
       '#/x-mcp-prompts/1: needs a name (letters, digits, "_", "-", ".") and a template (text); left out',
       '#/x-mcp-prompts/2: a second prompt named ok; left out',
     ]);
