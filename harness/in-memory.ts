@@ -11,9 +11,14 @@ import type { ToolTable } from '../templates/runtime/table.js';
 
 const DIRECT: ServerOptions = { mode: 'direct', profile: 'portable', initialToolsets: [] };
 
-/** A connected client of a server for `table`, with default settings, the given serving options and hooks. */
-export async function connectInMemory(table: ToolTable, options: Partial<ServerOptions> = {}, hooks: Hooks = {}): Promise<Client> {
-  const executor = createExecutor(table, readConfig([], {}) as ServerConfig, hooks, createLogger(table.name, 'silent'));
+/** A connected client of a server for `table`, with the serving options, hooks and command-line settings given. */
+export async function connectInMemory(
+  table: ToolTable,
+  options: Partial<ServerOptions> = {},
+  hooks: Hooks = {},
+  argv: string[] = [],
+): Promise<Client> {
+  const executor = createExecutor(table, readConfig(argv, {}) as ServerConfig, hooks, createLogger(table.name, 'silent'));
   const server = createServerFactory(table, executor, undefined, { ...DIRECT, ...options, hooks })();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'test', version: '1' });

@@ -11,7 +11,7 @@ import { coerceArguments } from './coerce.js';
 import { argumentsTooBig, linearRegExpEngine } from './limits.js';
 import { ArgumentError, buildRequest, getHeader, resolveServerUrl, setHeader } from './request.js';
 import { advertisedStructure, plainStructure, toolError, type Structurer } from './output.js';
-import { toToolResult, type UpstreamAnswer } from './response.js';
+import { errorExcerpt, toToolResult, type UpstreamAnswer, type UpstreamRefusal } from './response.js';
 import { ownValue, stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
 import {
   credentialPlaces,
@@ -47,13 +47,16 @@ export interface Executor {
     credentials?: RequestCredentials,
     options?: { advertised?: boolean },
   ): Promise<CallToolResult>;
-  /** The upstream answer to the request a call would make, for resources/read: the answer, or the tool error that stopped it. */
+  /**
+   * The upstream answer to the request a call would make, for resources/read: a successful
+   * answer, the upstream's refusal (status ≥ 400), or the tool error that stopped the request.
+   */
   read(
     tool: ToolSpec,
     args: Record<string, unknown>,
     signal: AbortSignal,
     credentials?: RequestCredentials,
-  ): Promise<{ answer: UpstreamAnswer } | { failure: CallToolResult }>;
+  ): Promise<{ answer: UpstreamAnswer } | { refused: UpstreamRefusal } | { failure: CallToolResult }>;
   /** Arguments of a tool that is not an operation (the meta-tools) against its schema: why they do not fit, or undefined. */
   checkArguments(schema: JsonSchema, args: Record<string, unknown>): Promise<string | undefined>;
 }
@@ -144,11 +147,10 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     .filter((value): value is string => value !== undefined && value !== '')
     .concat(config.staticHeaders.map(([, value]) => value));
   /** A failure's text with every credential in use taken out: fetch and the upstream may quote what was sent. */
+  const withoutSecrets = (text: string, credentials: RequestCredentials) => redact(text, [...configuredSecrets, ...credentials.values()]);
   const redacted = (result: CallToolResult, credentials: RequestCredentials): CallToolResult => ({
     ...result,
-    content: result.content.map((item) =>
-      item.type === 'text' ? { ...item, text: redact(item.text, [...configuredSecrets, ...credentials.values()]) } : item,
-    ),
+    content: result.content.map((item) => (item.type === 'text' ? { ...item, text: withoutSecrets(item.text, credentials) } : item)),
   });
 
   const metaValidators = new WeakMap<JsonSchema, Validate>();
@@ -164,7 +166,11 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     async read(tool, args, signal, credentials = NO_CREDENTIALS) {
       try {
         const outcome = await exchange(tool, args, signal, credentials);
-        return 'failure' in outcome ? { failure: redacted(outcome.failure, credentials) } : outcome;
+        if ('failure' in outcome) return { failure: redacted(outcome.failure, credentials) };
+        const { answer } = outcome;
+        if (answer.status < 400) return outcome;
+        const { status, statusText, label } = answer;
+        return { refused: { status, statusText, label, excerpt: withoutSecrets(errorExcerpt(answer), credentials) } };
       } catch (error) {
         return { failure: redacted(toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`), credentials) };
       }

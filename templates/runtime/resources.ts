@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Executor } from './executor.js';
 import type { Hooks } from './hooks-api.js';
+import type { UpstreamRefusal } from './response.js';
 import { isTextual, mediaKind } from './media.js';
 import { ownValue, type JsonSchema, type ToolSpec, type ToolTable } from './table.js';
 import type { RequestCredentials } from './auth.js';
@@ -147,6 +148,27 @@ function contentsOf(uri: string, contentType: string, bytes: Uint8Array): ReadRe
 }
 
 /**
+ * The JSON-RPC error for a read the upstream refused, by its status (README.md, "Resources,
+ * prompts and completions"): 404 and 410, the protocol's resource-not-found, whose data is the
+ * URI alone so that clients recognise it; 400 and 422, invalid params; any other, an internal
+ * error, worded for credentials on 401 and 403. The others' data: the URI, status and excerpt.
+ */
+export function readError(uri: string, refused: UpstreamRefusal): ProtocolError {
+  const { status, statusText, label, excerpt } = refused;
+  const upstream = `upstream ${status}${statusText ? ` ${statusText}` : ''} from ${label}${excerpt ? `: ${excerpt}` : ''}`;
+  if (status === 404 || status === 410) return new ResourceNotFoundError(uri, `Resource not found: ${uri}: ${upstream}`);
+  const [code, lead] =
+    status === 400 || status === 422
+      ? [ProtocolErrorCode.InvalidParams, `The upstream refused the arguments of ${uri}`]
+      : status === 401
+        ? [ProtocolErrorCode.InternalError, `The upstream refused the server's credentials reading ${uri} (check them)`]
+        : status === 403
+          ? [ProtocolErrorCode.InternalError, `The server's credentials lack the permission to read ${uri}`]
+          : [ProtocolErrorCode.InternalError, `Could not read ${uri}`];
+  return new ProtocolError(code, `${lead}: ${upstream}`, { uri, status, excerpt });
+}
+
+/**
  * Adds the resource handlers to a server that advertises the `resources` and `completions`
  * capabilities (server.ts does, when the table has resources).
  */
@@ -185,14 +207,8 @@ export function serveResources(
       const text = outcome.failure.content.map((c) => (c.type === 'text' ? c.text : '')).join(' ');
       throw new ProtocolError(/^Invalid arguments/.test(text) ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, text);
     }
+    if ('refused' in outcome) throw readError(uri, outcome.refused);
     const { answer } = outcome;
-    if (answer.status >= 400) {
-      const excerpt = new TextDecoder().decode(answer.bytes.subarray(0, 1_000));
-      throw new ProtocolError(
-        ProtocolErrorCode.InternalError,
-        `HTTP ${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''} from ${answer.label}${excerpt ? `: ${excerpt}` : ''}`,
-      );
-    }
     if (answer.truncated) {
       throw new ProtocolError(
         ProtocolErrorCode.InternalError,
@@ -231,7 +247,8 @@ export function serveResources(
       const arg = ownValue(compiled?.tool.resource?.variables, argument.name);
       const schema = compiled && arg !== undefined ? argumentSchema(compiled.tool, arg) : undefined;
       const items = schema?.type === 'array' ? (schema.items as JsonSchema | undefined) : schema;
-      for (const v of [...((items?.enum as unknown[]) ?? []), ...((items?.examples as unknown[]) ?? [])])
+      const examples = ownValue(compiled?.tool.resource?.examples, argument.name) ?? [];
+      for (const v of [...((items?.enum as unknown[]) ?? []), ...((items?.examples as unknown[]) ?? []), ...examples])
         if (typeof v === 'string' || typeof v === 'number') values.add(String(v));
     }
     const own = await hooks.complete?.({

@@ -113,6 +113,8 @@ export interface ResourceSpec {
   uriTemplate?: string;
   /** Template variable → the tool argument it fills. */
   variables?: Record<string, string>;
+  /** Template variable → values completion/complete offers: its parameter's examples (kept here whatever --keep-examples says). */
+  examples?: Record<string, string[]>;
 }
 
 export interface OutputSpec {

@@ -1,6 +1,6 @@
 // Route mapping (src/model/routes.ts) and declared prompts (src/model/prompts.ts) on their own.
 import { describe, expect, it } from 'vitest';
-import { resourceFor, resourceScheme, routeKind, type RouteRef } from '../../src/model/routes.js';
+import { exampleValues, resourceFor, resourceScheme, routeKind, withExamples, type RouteRef } from '../../src/model/routes.js';
 import { readPrompts } from '../../src/model/prompts.js';
 import type { ParamSpec } from '../../templates/runtime/table.js';
 import type { GenerationWarning } from '../../src/warnings.js';
@@ -53,6 +53,21 @@ describe('routeKind: config rules, then x-mcp, then the preset, then tool', () =
     expect(routeKind(ref('get', '/p'), [], 'get', [param('X-A', 'header', true)]).kind).toBe('tool');
     expect(routeKind(ref('post', '/p'), [], 'get', []).kind).toBe('tool');
     expect(routeKind(ref('get', '/p'), [], 'none', []).kind).toBe('tool');
+  });
+});
+
+describe('exampleValues and withExamples (completions)', () => {
+  it("a parameter's example and examples, then its schema's, as text, once each; objects and long texts left out; at most 100", () => {
+    const param = { name: 'q', example: 'a', examples: { one: { value: 1 }, obj: { value: { x: 1 } }, ref: { $ref: '#/x' } } };
+    expect(exampleValues(param, { type: 'string', example: true, examples: ['a', 'b', 'x'.repeat(201)] })).toEqual(['a', '1', 'true', 'b']);
+    expect(exampleValues({ name: 'n' }, { examples: Array.from({ length: 150 }, (_, i) => i) })).toHaveLength(100);
+    expect(exampleValues({ name: 'n' }, undefined)).toEqual([]);
+  });
+
+  it('keys them by the template variable that fills the argument; none, no key', () => {
+    const template = { uriTemplate: 'zoo://animals/{kind}{?max}', variables: { kind: 'kind', max: 'limit' } };
+    expect(withExamples(template, new Map([['limit', ['2']]]))).toEqual({ ...template, examples: { max: ['2'] } });
+    expect(withExamples(template, new Map())).toEqual(template);
   });
 });
 
