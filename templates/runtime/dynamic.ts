@@ -16,6 +16,9 @@ export const INVOKE = 'invoke_operation';
 export const QUERY_MAX_CHARS = 1_000;
 export const QUERY_MAX_WORDS = 32;
 
+/** Bounded, so that an unknown name quoted back in the error stays short. */
+const OPERATION_NAME = { type: 'string', maxLength: 128, description: 'Operation name.' };
+
 export function metaTools(table: ToolTable): ListedTool[] {
   const api = table.title ?? table.name;
   return [
@@ -45,7 +48,7 @@ export function metaTools(table: ToolTable): ListedTool[] {
       description: `The full description and input schema of one operation, by the name ${SEARCH} returned.`,
       inputSchema: {
         type: 'object',
-        properties: { name: { type: 'string', description: 'Operation name.' } },
+        properties: { name: OPERATION_NAME },
         required: ['name'],
         additionalProperties: false,
       },
@@ -58,7 +61,7 @@ export function metaTools(table: ToolTable): ListedTool[] {
       inputSchema: {
         type: 'object',
         properties: {
-          name: { type: 'string', description: 'Operation name.' },
+          name: OPERATION_NAME,
           arguments: {
             type: 'object',
             description: 'Arguments, as the operation\u2019s input schema describes them.',

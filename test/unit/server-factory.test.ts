@@ -191,6 +191,15 @@ describe('search_operations through the official client', () => {
     expect(text(wordy)).toContain('argument "query" has 39 distinct words; at most 32');
   });
 
+  it('an operation name is bounded too: a long one is refused, not quoted back', async () => {
+    for (const name of ['describe_operation', 'invoke_operation']) {
+      const result = await client.callTool({ name, arguments: { name: 'x'.repeat(100_000) } });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(new RegExp(`^Invalid arguments for ${name}: argument "name": must NOT have more than 128 characters$`));
+      expect(text(result)?.length).toBeLessThan(300);
+    }
+  });
+
   it('a query at the limit over 20,000 operations answers, best match first', async () => {
     const result = await client.callTool({ name: 'search_operations', arguments: { query: maxQuery(), limit: 50 } });
     expect(result.isError).toBeFalsy();
