@@ -216,7 +216,7 @@ export function securityFor(op: JsonObject, doc: JsonObject, schemes: Record<str
     const requirement: SecurityRequirement = {};
     let usable = true;
     for (const [name, scopes] of Object.entries(alternative)) {
-      if (!schemes[name]) usable = false;
+      if (!Object.hasOwn(schemes, name)) usable = false;
       requirement[name] = Array.isArray(scopes) ? scopes.filter((x): x is string => typeof x === 'string') : [];
     }
     if (usable) out.push(requirement);

@@ -26,7 +26,7 @@ import { isHopHeader } from '../../templates/runtime/request.js';
 import type { Selection, ToolModeOption, ToolOverride, ToolsetRule } from '../options.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { chooseServing, type ServingReport } from './serving.js';
-import { resourceFor, resourceScheme, routeKind, type ResourcePreset, type RouteRule } from './routes.js';
+import { exampleValues, resourceFor, resourceScheme, routeKind, withExamples, type ResourcePreset, type RouteRule } from './routes.js';
 import { readPrompts } from './prompts.js';
 import { defaultToolset, ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSlug } from '../../templates/runtime/toolsets.js';
 
@@ -172,7 +172,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
         report.skipped.push({ operation: label, reason: built.skip });
         continue;
       }
-      const { params, properties, required, body } = built;
+      const { params, properties, required, body, examples } = built;
       const inputSchema: JsonSchema = { type: 'object', properties };
       if (required.length) inputSchema.required = required;
       inputSchema.additionalProperties = false;
@@ -236,7 +236,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
             warning('not-a-resource', `stays a tool only (${route.from} asked for a resource): ${resource.refused}`, where),
           );
         } else {
-          tool.resource = resource;
+          tool.resource = withExamples(resource, examples);
           if (resource.uri !== undefined) report.resources.static++;
           else report.resources.templates++;
           if (route.kind === 'resource') tool.asTool = false;
@@ -404,7 +404,8 @@ function buildArguments(
   op: JsonObject,
   refs: Set<string>,
   report: ModelReport,
-): { params: ParamSpec[]; properties: JsonSchema; required: string[]; body?: BodySpec } | { skip: string } {
+):
+  { params: ParamSpec[]; properties: JsonSchema; required: string[]; body?: BodySpec; examples: Map<string, string[]> } | { skip: string } {
   const { path, where } = place;
   // Path-level parameters apply unless the operation redefines the same name + location.
   const byKey = new Map<string, JsonObject>();
@@ -439,6 +440,8 @@ function buildArguments(
   const params: ParamSpec[] = [];
   const properties: JsonSchema = {};
   const required: string[] = [];
+  /** Argument → its parameter's examples, offered by completions when the operation is a resource template. */
+  const examples = new Map<string, string[]>();
   for (const p of ordered) {
     const location = p.in as ParamLocation;
     const base = sanitizeArgName(p.name as string);
@@ -448,6 +451,8 @@ function buildArguments(
     // Parameter Object `content` (a map with one entry): the value is sent as that media type's text.
     const contentEntry = p.schema === undefined && isObject(p.content) ? Object.entries(p.content)[0] : undefined;
     if (contentEntry !== undefined) rawSchema = isObject(contentEntry[1]) ? contentEntry[1].schema : undefined;
+    const suggested = exampleValues(p, resolve(doc, rawSchema));
+    if (suggested.length) examples.set(arg, suggested);
     let schema = converter.convert(rawSchema, 'request', refs);
     if (converter.extras.examples && p.example !== undefined && schema.examples === undefined)
       schema = { ...schema, examples: [p.example] };
@@ -520,7 +525,7 @@ function buildArguments(
   } else if (op.requestBody !== undefined && !isObject(requestBody) && !report.droppedBodies.includes(place.label)) {
     report.warnings.push(warning('unresolved-request-body', 'cannot be resolved; the tool takes no body', `${where}/requestBody`));
   }
-  return { params, properties, required, body };
+  return { params, properties, required, body, examples };
 }
 
 /**

@@ -37,6 +37,8 @@ export function nameFromRoute(method: string, path: string): string {
 }
 
 export function sanitizeArgName(raw: string): string {
+  // MCP SDKs drop a `__proto__` key from the arguments a client sends, and ajv skips it in `properties`.
+  if (raw === '__proto__') return 'proto';
   if (/^[A-Za-z0-9_.-]{1,64}$/.test(raw)) return raw;
   const clean = asciiFold(raw)
     .replace(/[^A-Za-z0-9_.-]+/g, '_')

@@ -32,6 +32,12 @@ export function readPrompts(value: Json | undefined, where: string, warnings: Ge
           warnings.push(warning('bad-prompt', 'an argument needs a name of letters, digits and "_"; left out', at));
           continue;
         }
+        if (a.name === '__proto__') {
+          warnings.push(
+            warning('bad-prompt', 'an argument cannot be named __proto__ (MCP SDKs drop that key from requests); left out', at),
+          );
+          continue;
+        }
         args.push({
           name: a.name,
           ...(typeof a.description === 'string' ? { description: a.description.slice(0, 500) } : {}),

@@ -69,6 +69,30 @@ export function resourceScheme(packageName: string): string {
   return base || 'api';
 }
 
+/** The most completion values kept per template variable: what one completion/complete answer holds. */
+const MAX_SUGGESTIONS = 100;
+
+/**
+ * Values for completion/complete from a parameter's examples (Parameter Object `example` and
+ * `examples`, then its schema's `example` and `examples`): text, numbers and booleans as text.
+ */
+export function exampleValues(param: JsonObject, schema: Json | undefined): string[] {
+  const exampleObjects = isObject(param.examples) ? Object.values(param.examples).map((e) => (isObject(e) ? e.value : undefined)) : [];
+  const fromSchema = isObject(schema) ? [schema.example, ...(Array.isArray(schema.examples) ? schema.examples : [])] : [];
+  const values = [param.example, ...exampleObjects, ...fromSchema]
+    .filter((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+    .map(String)
+    .filter((v) => v.length <= 200);
+  return [...new Set(values)].slice(0, MAX_SUGGESTIONS);
+}
+
+/** A resource template with the examples of the arguments its variables fill, for completions. */
+export function withExamples(resource: ResourceSpec, examples: ReadonlyMap<string, string[]>): ResourceSpec {
+  const byVariable = Object.entries(resource.variables ?? {}).filter(([, arg]) => examples.has(arg));
+  if (byVariable.length === 0) return resource;
+  return { ...resource, examples: Object.fromEntries(byVariable.map(([variable, arg]) => [variable, examples.get(arg) as string[]])) };
+}
+
 /**
  * The resource (no path parameters) or RFC 6570 resource template (path variables, and query
  * parameters as `{?a,b}`) for a GET. Undefined, with the reason, when a read could not make the

@@ -5,7 +5,7 @@
 import type { Logger } from './log.js';
 import { getHeader, setHeader } from './request.js';
 import { badCredential, fromWebResponse, readLimited } from './upstream.js';
-import type { AuthSchemeSpec, SecurityRequirement, ToolSpec, ToolTable } from './table.js';
+import { ownValue, type AuthSchemeSpec, type SecurityRequirement, type ToolSpec, type ToolTable } from './table.js';
 
 export interface AuthRequest {
   url: string;
@@ -97,7 +97,7 @@ export class Authenticator {
 
   private satisfiable(alternative: SecurityRequirement, given: RequestCredentials): boolean {
     return Object.keys(alternative).every((name) => {
-      const scheme = this.table.auth[name];
+      const scheme = ownValue(this.table.auth, name);
       if (!scheme) return false;
       if (given.has(name)) return true;
       switch (scheme.type) {

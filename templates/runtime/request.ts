@@ -3,7 +3,7 @@
 // "Style Examples") and RFC 6570. Copied verbatim into generated servers: imports nothing
 // but the table types and web/Node globals.
 
-import type { BodySpec, EncodingSpec, HttpSpec, ParamSpec, ParamStyle, ServerSpec } from './table.js';
+import { ownValue, type BodySpec, type EncodingSpec, type HttpSpec, type ParamSpec, type ParamStyle, type ServerSpec } from './table.js';
 import { bodyKindOf, concreteMediaType, essence, mediaKind, type ValueShape } from './media.js';
 
 /** A tool argument that cannot be turned into a request. The message always names it. */
@@ -39,8 +39,8 @@ export const DEFAULT_ACCEPT = 'application/json, */*;q=0.8';
  */
 export function resolveServerUrl(server: ServerSpec, overrides?: Record<string, string>): string {
   const url = server.url.replace(/\{([^{}]*)\}/g, (_whole, name: string) => {
-    const variable = server.variables?.[name];
-    const override = overrides?.[name];
+    const variable = ownValue(server.variables, name);
+    const override = ownValue(overrides, name);
     if (override !== undefined) {
       // An enum is a closed list ("An enumeration of string values to be used if the
       // substitution options are from a limited set").
@@ -66,7 +66,7 @@ export function buildRequest(http: HttpSpec, args: Record<string, unknown>, base
   const pathValues = new Map<string, { param: ParamSpec; value: unknown }>();
 
   for (const param of http.params) {
-    const given = args[param.arg];
+    const given = ownValue(args, param.arg);
     // One rule for every location (OAS 3.1.1 Appendix C, RFC 6570 §2.3): null, [] and {} are
     // "undefined" and send nothing, exactly like an absent argument. "" is a value.
     const value = isUndefinedValue(given) ? undefined : given;
@@ -137,12 +137,12 @@ export function buildRequest(http: HttpSpec, args: Record<string, unknown>, base
     throw new ArgumentError('contentType', 'this operation has no request body');
   }
   if (http.body) {
-    const value = args[http.body.arg];
+    const value = ownValue(args, http.body.arg);
     if (value === undefined) {
       if (http.body.required) throw new ArgumentError(http.body.arg, 'required request body is missing');
     } else {
       const mediaType = chooseMediaType(http.body, options?.contentType);
-      const { body, contentType } = serializeBody(http.body.arg, mediaType, value, http.body.encoding?.[mediaType] ?? {});
+      const { body, contentType } = serializeBody(http.body.arg, mediaType, value, ownValue(http.body.encoding, mediaType) ?? {});
       request.body = body;
       if (contentType !== undefined) setHeader(headers, 'Content-Type', contentType);
     }
@@ -396,7 +396,8 @@ export function setHeader(headers: Record<string, string>, name: string, value: 
   for (const key of Object.keys(headers)) {
     if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
   }
-  headers[name] = value;
+  // defined, not assigned: a header may be named `__proto__`
+  Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -474,7 +475,7 @@ function formBody(arg: string, value: Record<string, unknown>, encoding: Record<
   const pairs: string[] = [];
   for (const [name, field] of entries(value)) {
     if (isUndefinedValue(field)) continue;
-    const encoded = encoding[name];
+    const encoded = ownValue(encoding, name);
     if (encoded?.style !== undefined) {
       const param: ParamSpec = {
         arg: `${arg}.${name}`,
@@ -523,7 +524,7 @@ function multipartBody(
   const parts: Part[] = [];
   for (const [name, field] of entries(value)) {
     if (isUndefinedValue(field)) continue;
-    const encoded = encoding[name];
+    const encoded = ownValue(encoding, name);
     const headers = encoded?.headers;
     if (encoded?.style !== undefined) {
       for (const [partName, text] of stylePairs(name, field, encoded.style, encoded.explode ?? encoded.style === 'form')) {

@@ -12,8 +12,9 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Executor } from './executor.js';
 import type { Hooks } from './hooks-api.js';
+import type { UpstreamRefusal } from './response.js';
 import { isTextual, mediaKind } from './media.js';
-import type { JsonSchema, ToolSpec, ToolTable } from './table.js';
+import { ownValue, type JsonSchema, type ToolSpec, type ToolTable } from './table.js';
 import type { RequestCredentials } from './auth.js';
 import { docResources, docText, fill, guides, type Guide } from './guide.js';
 import { toolsetSizes } from './toolsets.js';
@@ -106,17 +107,15 @@ function argumentsOf(compiled: Compiled, uri: string): Record<string, unknown> |
   const path = question >= 0 ? uri.slice(0, question) : uri;
   const m = compiled.path.exec(path);
   if (!m) return undefined;
-  const variables = compiled.tool.resource?.variables ?? {};
-  const args: Record<string, unknown> = {};
-  const properties = (compiled.tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const args = new Map<string, unknown>();
   const set = (variable: string, text: string) => {
-    const arg = variables[variable] ?? variable;
-    const type = properties[arg]?.type;
+    const arg = ownValue(compiled.tool.resource?.variables, variable) ?? variable;
+    const type = argumentSchema(compiled.tool, arg)?.type;
     const wanted = Array.isArray(type) ? type.find((t) => t !== 'null') : type;
-    if ((wanted === 'integer' || wanted === 'number') && /^-?\d+(\.\d+)?$/.test(text)) args[arg] = Number(text);
-    else if (wanted === 'boolean' && /^(true|false)$/.test(text)) args[arg] = text === 'true';
-    else if (wanted === 'array') args[arg] = text.split(',');
-    else args[arg] = text;
+    if ((wanted === 'integer' || wanted === 'number') && /^-?\d+(\.\d+)?$/.test(text)) args.set(arg, Number(text));
+    else if (wanted === 'boolean' && /^(true|false)$/.test(text)) args.set(arg, text === 'true');
+    else if (wanted === 'array') args.set(arg, text.split(','));
+    else args.set(arg, text);
   };
   try {
     compiled.pathVars.forEach((variable, i) => set(variable, decodeURIComponent(m[i + 1] as string)));
@@ -133,14 +132,40 @@ function argumentsOf(compiled: Compiled, uri: string): Record<string, unknown> |
       set(key, value);
     }
   }
-  return args;
+  // fromEntries defines each key as the object's own, `__proto__` too
+  return Object.fromEntries(args);
 }
+
+/** The input schema of one of a tool's arguments. */
+const argumentSchema = (tool: ToolSpec, arg: string): JsonSchema | undefined =>
+  ownValue(tool.inputSchema.properties as Record<string, JsonSchema> | undefined, arg);
 
 /** resources/read's contents for an upstream answer: text for characters, base64 for bytes. */
 function contentsOf(uri: string, contentType: string, bytes: Uint8Array): ReadResourceResult['contents'][number] {
   const mimeType = contentType.split(';')[0]?.trim() || 'application/octet-stream';
   if (contentType === '' || isTextual(mediaKind(contentType))) return { uri, mimeType, text: new TextDecoder().decode(bytes) };
   return { uri, mimeType, blob: Buffer.from(bytes).toString('base64') };
+}
+
+/**
+ * The JSON-RPC error for a read the upstream refused, by its status (README.md, "Route
+ * mapping"): 404 and 410, the protocol's resource-not-found, whose data is the
+ * URI alone so that clients recognise it; 400 and 422, invalid params; any other, an internal
+ * error, worded for credentials on 401 and 403. The others' data: the URI, status and excerpt.
+ */
+export function readError(uri: string, refused: UpstreamRefusal): ProtocolError {
+  const { status, statusText, label, excerpt } = refused;
+  const upstream = `upstream ${status}${statusText ? ` ${statusText}` : ''} from ${label}${excerpt ? `: ${excerpt}` : ''}`;
+  if (status === 404 || status === 410) return new ResourceNotFoundError(uri, `Resource not found: ${uri}: ${upstream}`);
+  const [code, lead] =
+    status === 400 || status === 422
+      ? [ProtocolErrorCode.InvalidParams, `The upstream refused the arguments of ${uri}`]
+      : status === 401
+        ? [ProtocolErrorCode.InternalError, `The upstream refused the server's credentials reading ${uri} (check them)`]
+        : status === 403
+          ? [ProtocolErrorCode.InternalError, `The server's credentials lack the permission to read ${uri}`]
+          : [ProtocolErrorCode.InternalError, `Could not read ${uri}`];
+  return new ProtocolError(code, `${lead}: ${upstream}`, { uri, status, excerpt });
 }
 
 /**
@@ -182,14 +207,8 @@ export function serveResources(
       const text = outcome.failure.content.map((c) => (c.type === 'text' ? c.text : '')).join(' ');
       throw new ProtocolError(/^Invalid arguments/.test(text) ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, text);
     }
+    if ('refused' in outcome) throw readError(uri, outcome.refused);
     const { answer } = outcome;
-    if (answer.status >= 400) {
-      const excerpt = new TextDecoder().decode(answer.bytes.subarray(0, 1_000));
-      throw new ProtocolError(
-        ProtocolErrorCode.InternalError,
-        `HTTP ${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''} from ${answer.label}${excerpt ? `: ${excerpt}` : ''}`,
-      );
-    }
     if (answer.truncated) {
       throw new ProtocolError(
         ProtocolErrorCode.InternalError,
@@ -218,13 +237,18 @@ export function serveResources(
   server.setRequestHandler('completion/complete', async (request) => {
     const { ref, argument } = request.params;
     const values = new Set<string>();
-    if (ref.type === 'ref/prompt') for (const v of prompts().find((p) => p.name === ref.name)?.enums?.[argument.name] ?? []) values.add(v);
+    if (ref.type === 'ref/prompt')
+      for (const v of prompts()
+        .find((p) => p.name === ref.name)
+        ?.enums?.get(argument.name) ?? [])
+        values.add(v);
     if (ref.type === 'ref/resource') {
       const compiled = templates.find((c) => c.tool.resource?.uriTemplate === ref.uri);
-      const arg = compiled?.tool.resource?.variables?.[argument.name];
-      const schema = arg !== undefined ? ((compiled?.tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>)[arg] : undefined;
+      const arg = ownValue(compiled?.tool.resource?.variables, argument.name);
+      const schema = compiled && arg !== undefined ? argumentSchema(compiled.tool, arg) : undefined;
       const items = schema?.type === 'array' ? (schema.items as JsonSchema | undefined) : schema;
-      for (const v of [...((items?.enum as unknown[]) ?? []), ...((items?.examples as unknown[]) ?? [])])
+      const examples = ownValue(compiled?.tool.resource?.examples, argument.name) ?? [];
+      for (const v of [...((items?.enum as unknown[]) ?? []), ...((items?.examples as unknown[]) ?? []), ...examples])
         if (typeof v === 'string' || typeof v === 'number') values.add(String(v));
     }
     const own = await hooks.complete?.({

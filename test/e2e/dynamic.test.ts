@@ -2,12 +2,18 @@
 // and the meta-tools must find, describe and invoke `repos/get` against a local upstream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO } from '../../harness/project.js';
+import { buildProject, connect, generateProject, REPO, startServer } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const GITHUB = `${REPO}node_modules/@octokit/openapi/generated/api.github.com.json`;
 let upstream: Upstream;
 let client: Client;
+let dir: string;
+/** A search_operations query of exactly the 1,000 characters it takes, of 32 distinct words GitHub's operations use. */
+const MAX_QUERY =
+  'list get create update delete repository issue pull request user org team comment label milestone branch commit tag release hook key secret variable workflow run job artifact cache package project card column '
+    .repeat(4)
+    .padEnd(1_000, ' ');
 
 beforeAll(async () => {
   upstream = await startUpstream((req) =>
@@ -15,7 +21,7 @@ beforeAll(async () => {
       ? { body: '[1, 2]' }
       : { body: JSON.stringify({ id: 1, full_name: req.path.replace('/repos/', '') }) },
   );
-  const dir = generateProject(GITHUB, 'e2e-github-dynamic', ['--tools', 'dynamic']);
+  dir = generateProject(GITHUB, 'e2e-github-dynamic', ['--tools', 'dynamic']);
   await buildProject(dir);
   client = await connect('stdio', dir, { args: ['--base-url', upstream.url] });
 });
@@ -84,5 +90,35 @@ describe('GitHub in dynamic mode', () => {
     expect(unknown.isError).toBe(true);
     expect((unknown.content as { text: string }[])[0]?.text).toContain('search_operations');
     expect(upstream.requests).toHaveLength(0);
+  });
+});
+
+describe('search_operations is bounded (GitHub, 1,223 operations)', () => {
+  const text = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as { text: string }[])[0]?.text;
+
+  it('a 3.9 MB query is refused at once with an isError naming "query" and the limit', async () => {
+    const result = await client.callTool({ name: 'search_operations', arguments: { query: 'repository '.repeat(355_000) } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe(
+      'Invalid arguments for search_operations: argument "query" is 3905000 characters long; at most 1000 are searched',
+    );
+  });
+
+  it('a query at the limit answers, and another client is answered meanwhile', async () => {
+    expect(MAX_QUERY).toHaveLength(1_000);
+    const server = await startServer(dir, 'http', ['--base-url', upstream.url]);
+    const [searching, pinging] = [await connect('http', server.url), await connect('http', server.url)];
+    try {
+      const [found] = await Promise.all([
+        searching.callTool({ name: 'search_operations', arguments: { query: MAX_QUERY, limit: 50 } }),
+        pinging.ping(),
+      ]);
+      expect(found.isError).toBeFalsy();
+      expect((found.structuredContent as { results: unknown[] }).results).toHaveLength(50);
+    } finally {
+      await searching.close();
+      await pinging.close();
+      await server.stop();
+    }
   });
 });

@@ -3,7 +3,7 @@
 // through the official SDK clients (v2 and v1) over stdio, reads checked at a recording upstream.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '@modelcontextprotocol/client';
+import { ResourceNotFoundError, type Client } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { buildProject, connect, generateProject, REPO, startServer } from '../../harness/project.js';
@@ -80,7 +80,9 @@ describe('Petstore with --resources get', () => {
   });
 
   it('a failing read is a JSON-RPC error with the status; an argument the schema refuses, and an unknown URI, too', async () => {
-    await expect(client.readResource({ uri: 'swagger-petstore://pet/404' })).rejects.toThrow(/HTTP 404.*Pet not found/);
+    const missing = client.readResource({ uri: 'swagger-petstore://pet/404' });
+    await expect(missing).rejects.toThrow(/^Resource not found: swagger-petstore:\/\/pet\/404: upstream 404 .*Pet not found/);
+    await expect(missing).rejects.toBeInstanceOf(ResourceNotFoundError);
     upstream.clear();
     await expect(client.readResource({ uri: 'swagger-petstore://pet/rex' })).rejects.toThrow(/Invalid arguments for getPetById: .*petId/);
     await expect(client.readResource({ uri: 'swagger-petstore://nothing/here' })).rejects.toThrow(/not found/i);
@@ -200,6 +202,13 @@ describe('route mapping by x-mcp and the config file (test/fixtures/resources)',
       argument: { name: 'kind', value: 'ca' },
     });
     expect(result.completion).toEqual({ values: ['cat', 'camel'], total: 2, hasMore: false });
+  });
+
+  it("completes a variable from its parameter's examples and its schema's, without --keep-examples", async () => {
+    const complete = (value: string) =>
+      client.complete({ ref: { type: 'ref/resource', uri: 'zoo://animals/{kind}{?limit}' }, argument: { name: 'limit', value } });
+    expect((await complete('')).completion).toEqual({ values: ['2', '50', '10'], total: 3, hasMore: false });
+    expect((await complete('5')).completion.values).toEqual(['50']);
   });
 });
 

@@ -152,6 +152,24 @@ describe('parameters', () => {
     expect(props(only(model(s, { schemaExtras: { examples: true } }))).q).toEqual({ type: 'string', examples: ['dogs'] });
   });
 
+  it('parameters named like Object.prototype keys: `constructor` kept, `__proto__` (which the MCP SDK drops) renamed, both sent by their names', () => {
+    const t = only(
+      model(
+        spec(
+          op('get', {
+            operationId: 'find',
+            parameters: ['constructor', '__proto__', 'toString'].map((name) => ({ name, in: 'query', schema: { type: 'string' } })),
+            security: [{ constructor: [] }],
+          }),
+        ),
+      ),
+    );
+    expect(Object.keys(props(t))).toEqual(['constructor', 'proto', 'toString']);
+    expect(props(t).proto?.description).toBe('Sent as query parameter "__proto__".');
+    expect(t.http.params.map((p) => `${p.arg}=${p.name}`)).toEqual(['constructor=constructor', 'proto=__proto__', 'toString=toString']);
+    expect(t.security).toBeUndefined(); // no scheme is named `constructor`
+  });
+
   it('merges path-level parameters; the operation overrides the same name and location', () => {
     const m = model(
       spec({

@@ -1,6 +1,6 @@
 // Route mapping (src/model/routes.ts) and declared prompts (src/model/prompts.ts) on their own.
 import { describe, expect, it } from 'vitest';
-import { resourceFor, resourceScheme, routeKind, type RouteRef } from '../../src/model/routes.js';
+import { exampleValues, resourceFor, resourceScheme, routeKind, withExamples, type RouteRef } from '../../src/model/routes.js';
 import { readPrompts } from '../../src/model/prompts.js';
 import type { ParamSpec } from '../../templates/runtime/table.js';
 import type { GenerationWarning } from '../../src/warnings.js';
@@ -56,6 +56,21 @@ describe('routeKind: config rules, then x-mcp, then the preset, then tool', () =
   });
 });
 
+describe('exampleValues and withExamples (completions)', () => {
+  it("a parameter's example and examples, then its schema's, as text, once each; objects and long texts left out; at most 100", () => {
+    const param = { name: 'q', example: 'a', examples: { one: { value: 1 }, obj: { value: { x: 1 } }, ref: { $ref: '#/x' } } };
+    expect(exampleValues(param, { type: 'string', example: true, examples: ['a', 'b', 'x'.repeat(201)] })).toEqual(['a', '1', 'true', 'b']);
+    expect(exampleValues({ name: 'n' }, { examples: Array.from({ length: 150 }, (_, i) => i) })).toHaveLength(100);
+    expect(exampleValues({ name: 'n' }, undefined)).toEqual([]);
+  });
+
+  it('keys them by the template variable that fills the argument; none, no key', () => {
+    const template = { uriTemplate: 'zoo://animals/{kind}{?max}', variables: { kind: 'kind', max: 'limit' } };
+    expect(withExamples(template, new Map([['limit', ['2']]]))).toEqual({ ...template, examples: { max: ['2'] } });
+    expect(withExamples(template, new Map())).toEqual(template);
+  });
+});
+
 describe('resourceFor', () => {
   it('no path parameters: a fixed URI; with them: an RFC 6570 template with query variables as {?…}', () => {
     expect(resourceFor('zoo', '/store/inventory', [param('q', 'query', false)], false)).toEqual({ uri: 'zoo://store/inventory' });
@@ -103,16 +118,23 @@ describe('readPrompts', () => {
     const warnings: GenerationWarning[] = [];
     const prompts = readPrompts(
       [
-        { name: 'ok', template: 'Hi {{who}}', arguments: [{ name: 'who', required: true, enum: ['a', 1] }, { name: 'bad-arg' }] },
+        {
+          name: 'ok',
+          template: 'Hi {{who}}',
+          arguments: [{ name: 'who', required: true, enum: ['a', 1] }, { name: 'bad-arg' }, { name: '__proto__' }, { name: 'constructor' }],
+        },
         { name: 'no template' },
         { name: 'ok', template: 'again' },
       ],
       '#/x-mcp-prompts',
       warnings,
     );
-    expect(prompts).toEqual([{ name: 'ok', template: 'Hi {{who}}', arguments: [{ name: 'who', required: true, enum: ['a'] }] }]);
+    expect(prompts).toEqual([
+      { name: 'ok', template: 'Hi {{who}}', arguments: [{ name: 'who', required: true, enum: ['a'] }, { name: 'constructor' }] },
+    ]);
     expect(warnings.map((w) => `${w.where}: ${w.message}`)).toEqual([
       '#/x-mcp-prompts/0: an argument needs a name of letters, digits and "_"; left out',
+      '#/x-mcp-prompts/0: an argument cannot be named __proto__ (MCP SDKs drop that key from requests); left out',
       '#/x-mcp-prompts/1: needs a name (letters, digits, "_", "-", ".") and a template (text); left out',
       '#/x-mcp-prompts/2: a second prompt named ok; left out',
     ]);

@@ -5,13 +5,10 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { createServerFactory, credentialReader } from '../../templates/runtime/server.js';
-import { OperationIndex, describeResult } from '../../templates/runtime/dynamic.js';
-import { createExecutor } from '../../templates/runtime/executor.js';
-import { createLogger } from '../../templates/runtime/log.js';
-import { readConfig, type ServerConfig } from '../../templates/runtime/config.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { credentialReader } from '../../templates/runtime/server.js';
+import { connectInMemory } from '../../harness/in-memory.js';
+import { OperationIndex, QUERY_MAX_CHARS, QUERY_MAX_WORDS, describeResult, queryWords } from '../../templates/runtime/dynamic.js';
 import type { ToolSpec, ToolTable } from '../../templates/runtime/table.js';
 
 const op = (name: string, path: string, more: Partial<ToolSpec> = {}): ToolSpec => ({
@@ -57,12 +54,7 @@ describe('tools/call through the official client', () => {
       auth: {},
       tools: [op('getThing', '/things'), op('getBroken', '/broken')],
     };
-    const executor = createExecutor(table, readConfig([], {}) as ServerConfig, {}, createLogger('api', 'silent'));
-    const server = createServerFactory(table, executor)();
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    client = new Client({ name: 't', version: '1' });
-    await server.connect(b);
-    await client.connect(a);
+    client = await connectInMemory(table);
   });
   afterAll(async () => {
     await client?.close();
@@ -95,6 +87,15 @@ describe('tools/call through the official client', () => {
   });
 });
 
+/** A query of exactly QUERY_MAX_CHARS characters and QUERY_MAX_WORDS distinct words that match many operations. */
+function maxQuery(): string {
+  const vocabulary =
+    'list get create update delete repository issue pull request user org team comment label milestone branch commit tag release hook key secret variable workflow run job artifact cache package project card column';
+  const distinct = vocabulary.split(' ').slice(0, QUERY_MAX_WORDS).join(' ');
+  const whole = `${distinct} `.repeat(Math.floor(QUERY_MAX_CHARS / (distinct.length + 1)));
+  return whole.padEnd(QUERY_MAX_CHARS, ' ');
+}
+
 describe('OperationIndex (search_operations)', () => {
   const tools = [
     op('reposGet', '/repos/{owner}/{repo}', { title: 'Get a repository', tags: ['repos'] }),
@@ -102,16 +103,33 @@ describe('OperationIndex (search_operations)', () => {
     op('issuesList', '/issues', { title: 'List issues assigned to you', tags: ['issues'], description: 'Mentions repositories too' }),
   ];
   const index = new OperationIndex(tools);
+  const words = (query: string) => queryWords(query) as string[];
 
   it('ranks a summary that says just what was asked first; plurals and camelCase match', () => {
-    expect(index.search('get a repository', undefined, 3).map((t) => t.name)).toEqual(['reposGet', 'reposListForUser', 'issuesList']);
-    expect(index.search('list repositories user', undefined, 1).map((t) => t.name)).toEqual(['reposListForUser']);
+    expect(index.search(words('get a repository'), undefined, 3).map((t) => t.name)).toEqual([
+      'reposGet',
+      'reposListForUser',
+      'issuesList',
+    ]);
+    expect(index.search(words('list repositories user'), undefined, 1).map((t) => t.name)).toEqual(['reposListForUser']);
   });
 
   it('a tag narrows the search, the limit cuts it, and no match is an empty list', () => {
-    expect(index.search('list', 'issues', 10).map((t) => t.name)).toEqual(['issuesList']);
-    expect(index.search('repos', undefined, 1)).toHaveLength(1);
-    expect(index.search('zebra', undefined, 10)).toEqual([]);
+    expect(index.search(words('list'), 'issues', 10).map((t) => t.name)).toEqual(['issuesList']);
+    expect(index.search(words('repos'), undefined, 1)).toHaveLength(1);
+    expect(index.search(words('zebra'), undefined, 10)).toEqual([]);
+  });
+
+  it('a query is read once into at most 32 distinct words and 1,000 characters; over either, the argument and its limit are named', () => {
+    const atLimit = maxQuery();
+    expect(atLimit).toHaveLength(QUERY_MAX_CHARS);
+    expect(words(atLimit)).toHaveLength(QUERY_MAX_WORDS);
+    expect(queryWords(`${atLimit}x`)).toEqual({
+      problem: expect.stringMatching(/^argument "query" is 1001 characters long; at most 1000/),
+    });
+    const many = Array.from({ length: QUERY_MAX_WORDS + 1 }, (_, i) => `w${i}`).join(' ');
+    expect(queryWords(many)).toEqual({ problem: expect.stringMatching(/^argument "query" has 33 distinct words; at most 32/) });
+    expect(words('Repositories repository REPOSITORY')).toEqual(['repository']);
   });
 
   it('describeResult gives the operation, its description and the schema it is called with', () => {
@@ -123,5 +141,72 @@ describe('OperationIndex (search_operations)', () => {
       inputSchema: schema,
       annotations: {},
     });
+  });
+});
+
+describe('search_operations through the official client', () => {
+  // A large table: the words of maxQuery() occur in every operation's name, path or summary.
+  const nouns = maxQuery().split(' ').slice(5, QUERY_MAX_WORDS);
+  const tools = Array.from({ length: 20_000 }, (_, i) => {
+    const noun = nouns[i % nouns.length] as string;
+    return op(`${noun}Get${i}`, `/${noun}s/${i}/{id}`, { title: `Get a ${noun} of kind ${i}`, tags: [noun] });
+  });
+  const table: ToolTable = {
+    format: 1,
+    name: 'api',
+    version: '1',
+    servers: [{ url: 'https://api.example.com' }],
+    defs: {},
+    auth: {},
+    tools,
+  };
+  let client: Client;
+
+  beforeAll(async () => {
+    client = await connectInMemory(table, { mode: 'dynamic' });
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+  const text = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as { text: string }[])[0]?.text;
+
+  it('the limits are in the listed schema', async () => {
+    const search = (await client.listTools()).tools.find((t) => t.name === 'search_operations');
+    expect(search?.inputSchema.properties?.query).toMatchObject({ type: 'string', maxLength: QUERY_MAX_CHARS });
+  });
+
+  it('a query over the limit is an isError result naming "query" and the limit, a 3.9 MB one too', async () => {
+    for (const query of [`${maxQuery()}!`, 'repository '.repeat(390_000)]) {
+      const result = await client.callTool({ name: 'search_operations', arguments: { query } });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(
+        /^Invalid arguments for search_operations: argument "query" is \d+ characters long; at most 1000 are searched$/,
+      );
+    }
+    const wordy = await client.callTool({
+      name: 'search_operations',
+      arguments: { query: Array.from({ length: 39 }, (_, i) => `word${i}`).join(' ') },
+    });
+    expect(wordy.isError).toBe(true);
+    expect(text(wordy)).toContain('argument "query" has 39 distinct words; at most 32');
+  });
+
+  it('an operation name is bounded too: a long one is refused, not quoted back', async () => {
+    for (const name of ['describe_operation', 'invoke_operation']) {
+      const result = await client.callTool({ name, arguments: { name: 'x'.repeat(100_000) } });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(new RegExp(`^Invalid arguments for ${name}: argument "name": must NOT have more than 128 characters$`));
+      expect(text(result)?.length).toBeLessThan(300);
+    }
+  });
+
+  it('a query at the limit over 20,000 operations answers, best match first', async () => {
+    const result = await client.callTool({ name: 'search_operations', arguments: { query: maxQuery(), limit: 50 } });
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as { results: unknown[] }).results).toHaveLength(50);
+    const one = await client.callTool({ name: 'search_operations', arguments: { query: `get ${nouns[3]} kind 3`, limit: 1 } });
+    expect((one.structuredContent as { results: { name: string }[] }).results).toEqual([
+      expect.objectContaining({ name: `${nouns[3]}Get3` }),
+    ]);
   });
 });

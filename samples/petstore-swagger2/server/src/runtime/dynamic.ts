@@ -13,6 +13,13 @@ export const SEARCH = 'search_operations';
 export const DESCRIBE = 'describe_operation';
 export const INVOKE = 'invoke_operation';
 
+/** The longest query search_operations takes, and the most distinct words it searches for. */
+export const QUERY_MAX_CHARS = 1_000;
+export const QUERY_MAX_WORDS = 32;
+
+/** Bounded, so that an unknown name quoted back in the error stays short. */
+const OPERATION_NAME = { type: 'string', maxLength: 128, description: 'Operation name.' };
+
 export function metaTools(table: ToolTable): ListedTool[] {
   const api = table.title ?? table.name;
   return [
@@ -23,8 +30,12 @@ export function metaTools(table: ToolTable): ListedTool[] {
       inputSchema: {
         type: 'object',
         properties: {
-          query: { type: 'string', description: 'Words to look for in names, paths, summaries and tags, e.g. "list repository issues".' },
-          tag: { type: 'string', description: 'Only operations with this tag.' },
+          query: {
+            type: 'string',
+            maxLength: QUERY_MAX_CHARS,
+            description: `Words to look for in names, paths, summaries and tags, e.g. "list repository issues" (at most ${QUERY_MAX_WORDS} distinct words).`,
+          },
+          tag: { type: 'string', maxLength: 200, description: 'Only operations with this tag.' },
           limit: { type: 'integer', minimum: 1, maximum: 50, default: 10, description: 'Most results to return.' },
         },
         required: ['query'],
@@ -38,7 +49,7 @@ export function metaTools(table: ToolTable): ListedTool[] {
       description: `The full description and input schema of one operation, by the name ${SEARCH} returned.`,
       inputSchema: {
         type: 'object',
-        properties: { name: { type: 'string', description: 'Operation name.' } },
+        properties: { name: OPERATION_NAME },
         required: ['name'],
         additionalProperties: false,
       },
@@ -51,7 +62,7 @@ export function metaTools(table: ToolTable): ListedTool[] {
       inputSchema: {
         type: 'object',
         properties: {
-          name: { type: 'string', description: 'Operation name.' },
+          name: OPERATION_NAME,
           arguments: {
             type: 'object',
             description: 'Arguments, as the operation\u2019s input schema describes them.',
@@ -77,45 +88,106 @@ const tokenize = (text: string): string[] =>
       t.length > 4 && t.endsWith('ies') ? t.slice(0, -3) + 'y' : t.length > 3 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t,
     );
 
-interface Entry {
-  tool: ToolSpec;
-  strong: Set<string>;
-  title: Set<string>;
-  weak: Set<string>;
+/** The distinct words of a query, or why it is not searched: the cost of a search is bounded by these limits. */
+export function queryWords(query: string): string[] | { problem: string } {
+  if (query.length > QUERY_MAX_CHARS)
+    return { problem: `argument "query" is ${query.length} characters long; at most ${QUERY_MAX_CHARS} are searched` };
+  const words = [...new Set(tokenize(query))];
+  if (words.length > QUERY_MAX_WORDS)
+    return { problem: `argument "query" has ${words.length} distinct words; at most ${QUERY_MAX_WORDS} are searched, use fewer` };
+  return words;
 }
 
+/** How well a word matches an operation: in its name, path or tags; its summary; its description. */
+const STRONG = 3;
+const TITLE = 2;
+const WEAK = 1;
+/** A word that is a prefix of a name/path/tag word, or has one as its prefix (`repo` ~ `repository`). */
+const PREFIX = 1;
+
+/**
+ * Operations by the words they contain, built once per table: a search looks up each query
+ * word (never scans every operation's text per word), so its cost is the words' postings.
+ */
 export class OperationIndex {
-  private readonly entries: Entry[];
+  private readonly tools: ToolSpec[];
+  private readonly tags: Set<string>[];
+  private readonly titleSizes: number[];
+  /** word → operation index → the best weight of that word in it. */
+  private readonly postings = new Map<string, Map<number, number>>();
+  /** word → operations whose summary has it. */
+  private readonly titled = new Map<string, number[]>();
+  /** The distinct name/path/tag words, sorted, for prefix matches. */
+  private readonly strongWords: string[];
+  private readonly longestStrong: number;
 
   constructor(tools: ToolSpec[]) {
-    this.entries = tools.map((tool) => ({
-      tool,
-      strong: new Set([...tokenize(tool.name), ...tokenize(tool.http.path), ...(tool.tags ?? []).flatMap(tokenize)]),
-      title: new Set(tokenize(tool.title ?? '')),
-      weak: new Set(tokenize(tool.description.slice(0, 400))),
-    }));
+    this.tools = tools;
+    this.tags = tools.map((t) => new Set((t.tags ?? []).map((tag) => tag.toLowerCase())));
+    const strong = new Set<string>();
+    this.titleSizes = tools.map((tool, i) => {
+      const title = new Set(tokenize(tool.title ?? ''));
+      for (const word of title) (this.titled.get(word) ?? this.titled.set(word, []).get(word))?.push(i);
+      const named = [...tokenize(tool.name), ...tokenize(tool.http.path), ...(tool.tags ?? []).flatMap(tokenize)];
+      for (const word of named) strong.add(word);
+      this.post(named, i, STRONG);
+      this.post(title, i, TITLE);
+      this.post(tokenize(tool.description.slice(0, 400)), i, WEAK);
+      return title.size;
+    });
+    this.strongWords = [...strong].sort();
+    this.longestStrong = this.strongWords.reduce((n, w) => Math.max(n, w.length), 0);
   }
 
-  search(query: string, tag: string | undefined, limit: number): ToolSpec[] {
-    const words = tokenize(query);
-    const scored: { tool: ToolSpec; score: number }[] = [];
-    for (const entry of this.entries) {
-      if (tag !== undefined && !(entry.tool.tags ?? []).some((t) => t.toLowerCase() === tag.toLowerCase())) continue;
-      let score = 0;
-      let titleHits = 0;
-      for (const word of words) {
-        if (entry.title.has(word)) titleHits++;
-        if (entry.strong.has(word)) score += 3;
-        else if (entry.title.has(word)) score += 2;
-        else if (entry.weak.has(word)) score += 1;
-        else if ([...entry.strong].some((t) => t.startsWith(word) || word.startsWith(t))) score += 1;
-      }
-      // A summary that says just what was asked ("Get a repository") beats one that merely mentions it.
-      if (entry.title.size > 0) score += (3 * titleHits) / entry.title.size;
-      if (score > 0 || words.length === 0) scored.push({ tool: entry.tool, score });
+  private post(words: Iterable<string>, tool: number, weight: number): void {
+    for (const word of words) {
+      const posting = this.postings.get(word) ?? this.postings.set(word, new Map()).get(word);
+      if ((posting?.get(tool) ?? 0) < weight) posting?.set(tool, weight);
     }
-    scored.sort((a, b) => b.score - a.score || (a.tool.name < b.tool.name ? -1 : 1));
-    return scored.slice(0, limit).map((s) => s.tool);
+  }
+
+  /** Name/path/tag words that start with `word`, and those `word` starts with. */
+  private prefixRelatives(word: string): string[] {
+    const related: string[] = [];
+    let low = 0;
+    let high = this.strongWords.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if ((this.strongWords[mid] as string) < word) low = mid + 1;
+      else high = mid;
+    }
+    for (let i = low; i < this.strongWords.length && (this.strongWords[i] as string).startsWith(word); i++)
+      related.push(this.strongWords[i] as string);
+    for (let n = 2; n < Math.min(word.length, this.longestStrong + 1); n++) related.push(word.slice(0, n));
+    return related;
+  }
+
+  /** Operations for words from queryWords(), best first. */
+  search(words: string[], tag: string | undefined, limit: number): ToolSpec[] {
+    const wanted = tag?.toLowerCase();
+    const allowed = (i: number) => wanted === undefined || (this.tags[i] as Set<string>).has(wanted);
+    const scores = new Map<number, number>();
+    for (const word of words) {
+      const exact = this.postings.get(word);
+      for (const [i, weight] of exact ?? []) if (allowed(i)) scores.set(i, (scores.get(i) ?? 0) + weight);
+      const near = new Set<number>();
+      for (const relative of this.prefixRelatives(word))
+        for (const [i, weight] of this.postings.get(relative) ?? []) if (weight === STRONG && !exact?.has(i) && allowed(i)) near.add(i);
+      for (const i of near) scores.set(i, (scores.get(i) ?? 0) + PREFIX);
+      // A summary that says just what was asked ("Get a repository") beats one that merely mentions it.
+      for (const i of this.titled.get(word) ?? [])
+        if (allowed(i)) scores.set(i, (scores.get(i) ?? 0) + STRONG / (this.titleSizes[i] as number));
+    }
+    const scored =
+      words.length === 0
+        ? this.tools
+            .map((_, i) => i)
+            .filter(allowed)
+            .map((i) => ({ i, score: 0 }))
+        : [...scores].map(([i, score]) => ({ i, score }));
+    const byName = (a: number, b: number) => ((this.tools[a] as ToolSpec).name < (this.tools[b] as ToolSpec).name ? -1 : 1);
+    scored.sort((a, b) => b.score - a.score || byName(a.i, b.i));
+    return scored.slice(0, limit).map((s) => this.tools[s.i] as ToolSpec);
   }
 }
 
@@ -174,10 +246,13 @@ export async function callMetaTool(name: string, given: Record<string, unknown>,
       return toolError(`Invalid arguments for ${INVOKE}: argument "arguments" is text but not JSON`);
     }
   }
+  // Checked before the schema, so that an oversized query costs no more than its length.
+  const words = name === SEARCH && typeof args.query === 'string' ? queryWords(args.query) : [];
+  if (!Array.isArray(words)) return toolError(`Invalid arguments for ${SEARCH}: ${words.problem}`);
   const problem = await ctx.checkArguments(meta.inputSchema as JsonSchema, args);
   if (problem) return toolError(`Invalid arguments for ${name}: ${problem}`);
   if (name === SEARCH) {
-    return searchResult(ctx.index().search(args.query as string, args.tag as string | undefined, (args.limit as number | undefined) ?? 10));
+    return searchResult(ctx.index().search(words, args.tag as string | undefined, (args.limit as number | undefined) ?? 10));
   }
   const operation = ctx.byName.get(args.name as string);
   if (!operation) return toolError(`No operation named ${JSON.stringify(args.name)}; find names with ${SEARCH}`);

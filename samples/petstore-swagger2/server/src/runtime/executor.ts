@@ -12,8 +12,8 @@ import { coerceArguments } from './coerce.js';
 import { argumentsTooBig, linearRegExpEngine } from './limits.js';
 import { ArgumentError, buildRequest, chooseMediaType, getHeader, resolveServerUrl, setHeader } from './request.js';
 import { advertisedStructure, plainStructure, toolError, type Structurer } from './output.js';
-import { toToolResult, type UpstreamAnswer } from './response.js';
-import { stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
+import { errorExcerpt, toToolResult, type UpstreamAnswer, type UpstreamRefusal } from './response.js';
+import { ownValue, stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
 import {
   credentialPlaces,
   fromWebResponse,
@@ -48,13 +48,16 @@ export interface Executor {
     credentials?: RequestCredentials,
     options?: { advertised?: boolean },
   ): Promise<CallToolResult>;
-  /** The upstream answer to the request a call would make, for resources/read: the answer, or the tool error that stopped it. */
+  /**
+   * The upstream answer to the request a call would make, for resources/read: a successful
+   * answer, the upstream's refusal (status ≥ 400), or the tool error that stopped the request.
+   */
   read(
     tool: ToolSpec,
     args: Record<string, unknown>,
     signal: AbortSignal,
     credentials?: RequestCredentials,
-  ): Promise<{ answer: UpstreamAnswer } | { failure: CallToolResult }>;
+  ): Promise<{ answer: UpstreamAnswer } | { refused: UpstreamRefusal } | { failure: CallToolResult }>;
   /** Arguments of a tool that is not an operation (the meta-tools) against its schema: why they do not fit, or undefined. */
   checkArguments(schema: JsonSchema, args: Record<string, unknown>): Promise<string | undefined>;
 }
@@ -74,7 +77,8 @@ function loadAjv(log: Logger): Promise<Ajv2020> {
       const regExp = linearRegExpEngine(re2.RE2JS, (pattern, reason) =>
         log.warn(`pattern ${JSON.stringify(pattern.slice(0, 80))} is not checked here (${reason}); the API still checks it`),
       );
-      const ajv = new AjvClass({ strict: false, allErrors: true, validateFormats: true, code: { regExp } });
+      // ownProperties: an argument named `constructor` or `toString` is absent unless the client gave it.
+      const ajv = new AjvClass({ strict: false, allErrors: true, validateFormats: true, ownProperties: true, code: { regExp } });
       addFormats(ajv);
       return ajv;
     },
@@ -176,11 +180,10 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     .filter((value): value is string => value !== undefined && value !== '')
     .concat(config.staticHeaders.map(([, value]) => value));
   /** A failure's text with every credential in use taken out: fetch and the upstream may quote what was sent. */
+  const withoutSecrets = (text: string, credentials: RequestCredentials) => redact(text, [...configuredSecrets, ...credentials.values()]);
   const redacted = (result: CallToolResult, credentials: RequestCredentials): CallToolResult => ({
     ...result,
-    content: result.content.map((item) =>
-      item.type === 'text' ? { ...item, text: redact(item.text, [...configuredSecrets, ...credentials.values()]) } : item,
-    ),
+    content: result.content.map((item) => (item.type === 'text' ? { ...item, text: withoutSecrets(item.text, credentials) } : item)),
   });
 
   const metaValidators = new WeakMap<JsonSchema, Validate>();
@@ -196,7 +199,11 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     async read(tool, args, signal, credentials = NO_CREDENTIALS) {
       try {
         const outcome = await exchange(tool, args, signal, credentials);
-        return 'failure' in outcome ? { failure: redacted(outcome.failure, credentials) } : outcome;
+        if ('failure' in outcome) return { failure: redacted(outcome.failure, credentials) };
+        const { answer } = outcome;
+        if (answer.status < 400) return outcome;
+        const { status, statusText, label } = answer;
+        return { refused: { status, statusText, label, excerpt: withoutSecrets(errorExcerpt(answer), credentials) } };
       } catch (error) {
         return { failure: redacted(toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`), credentials) };
       }
@@ -252,7 +259,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       const prepare = async (): Promise<{ request: OutgoingRequest } | { failure: CallToolResult }> => {
         let request: OutgoingRequest;
         try {
-          const chosen = tool.http.body?.contentTypeArg ? args[tool.http.body.contentTypeArg] : undefined;
+          const chosen = tool.http.body?.contentTypeArg ? ownValue(args, tool.http.body.contentTypeArg) : undefined;
           const options = typeof chosen === 'string' ? { contentType: chosen } : {};
           request = { tool: tool.name, ...buildRequest(tool.http, args, base, options) };
           // under the tool's own header arguments; the security schemes, applied next, win over both

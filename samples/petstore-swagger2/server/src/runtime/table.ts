@@ -5,6 +5,14 @@
 
 export type JsonSchema = { [key: string]: unknown };
 
+/**
+ * `record[key]` when the record itself has it: keys here are spec and client names, and one
+ * named `constructor` or `toString` must not find Object.prototype's.
+ */
+export function ownValue<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 export interface ToolTable {
   /** Format version of this table, bumped on incompatible changes. */
   format: 1;
@@ -106,6 +114,8 @@ export interface ResourceSpec {
   uriTemplate?: string;
   /** Template variable → the tool argument it fills. */
   variables?: Record<string, string>;
+  /** Template variable → values completion/complete offers: its parameter's examples (kept here whatever --keep-examples says). */
+  examples?: Record<string, string[]>;
 }
 
 export interface OutputSpec {

@@ -5,7 +5,7 @@
 // its schema's type before validation; objects and arrays are never touched, and an argument
 // that still does not fit is named by the validator as before.
 
-import type { JsonSchema } from './table.js';
+import { ownValue, type JsonSchema } from './table.js';
 
 const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
@@ -44,14 +44,15 @@ export function coerceArguments(
   inputSchema: JsonSchema,
   defs: Record<string, JsonSchema>,
 ): Record<string, unknown> {
-  const properties = (inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const properties = inputSchema.properties as Record<string, JsonSchema> | undefined;
   let out: Record<string, unknown> | undefined;
   for (const [name, value] of Object.entries(args)) {
     if (typeof value === 'object' && value !== null) continue; // objects and arrays: never
-    const types = typesOf(properties[name], defs);
+    const types = typesOf(ownValue(properties, name), defs);
     if (!types) continue;
     const coerced = coerceScalar(value, types);
-    if (coerced !== value) (out ??= { ...args })[name] = coerced;
+    // spread, not assigned, so that every name stays the object's own (`__proto__` too)
+    if (coerced !== value) out = { ...(out ?? args), ...Object.fromEntries([[name, coerced]]) };
   }
   return out ?? args;
 }

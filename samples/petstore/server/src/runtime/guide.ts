@@ -4,7 +4,7 @@
 // Markdown) and the prompts (one per toolset on how to use it, plus those the spec or config
 // declares). All written from the tool table at run time; spec text is only ever quoted.
 
-import type { PromptSpec, ToolSpec, ToolTable } from './table.js';
+import { ownValue, type PromptSpec, type ToolSpec, type ToolTable } from './table.js';
 import { toolsetOf, toolsetSizes } from './toolsets.js';
 
 export function schemeOf(table: ToolTable): string {
@@ -106,7 +106,8 @@ export interface Guide {
   arguments?: { name: string; description?: string; required?: boolean }[];
   /** The text, with `{{argument}}` placeholders. */
   template: string;
-  enums?: Record<string, string[]>;
+  /** Argument name → its values, for completions. */
+  enums?: ReadonlyMap<string, string[]>;
 }
 
 export function guides(table: ToolTable): Guide[] {
@@ -152,15 +153,19 @@ export function guides(table: ToolTable): Guide[] {
         }
       : {}),
     template: p.template,
-    enums: Object.fromEntries((p.arguments ?? []).filter((a) => a.enum?.length).map((a) => [a.name, a.enum as string[]])),
+    enums: new Map((p.arguments ?? []).filter((a) => a.enum?.length).map((a) => [a.name, a.enum as string[]])),
   }));
   // A declared prompt wins over a toolset prompt of the same name.
   return [...declared, ...toolsetGuides.filter((g) => !declared.some((d) => d.name === g.name))];
 }
 
-/** `{{name}}` replaced by the argument's value; a missing required argument is named. Text only: nothing is evaluated. */
+/**
+ * `{{name}}` replaced by the argument's value; a missing required argument is named. Text only:
+ * nothing is evaluated. Only the client's own keys count (an argument may be named `constructor`).
+ */
 export function fill(guide: Guide, args: Record<string, string>): string | { missing: string } {
-  for (const a of guide.arguments ?? []) if (a.required && (args[a.name] === undefined || args[a.name] === '')) return { missing: a.name };
+  const given = (name: string) => ownValue(args, name) ?? '';
+  for (const a of guide.arguments ?? []) if (a.required && given(a.name) === '') return { missing: a.name };
   const known = new Set((guide.arguments ?? []).map((a) => a.name));
-  return guide.template.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (whole, name: string) => (known.has(name) ? (args[name] ?? '') : whole));
+  return guide.template.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (whole, name: string) => (known.has(name) ? given(name) : whole));
 }

@@ -24,6 +24,14 @@ export interface UpstreamAnswer {
   uri: string;
 }
 
+/** An upstream's error answer as a failed resources/read reports it: the body only as a bounded excerpt, credentials taken out. */
+export interface UpstreamRefusal {
+  status: number;
+  statusText: string;
+  label: string;
+  excerpt: string;
+}
+
 const decoder = new TextDecoder();
 const ERROR_EXCERPT_BYTES = 4_096;
 
@@ -32,14 +40,20 @@ function truncationNote(answer: UpstreamAnswer): string {
   return `\n\n[response truncated: showing the first ${answer.bytes.length} bytes of ${total}; raise --max-response-bytes to see more]`;
 }
 
+/** The start of an error answer's body, as failures quote it: bounded, for a body may echo what was sent. */
+export function errorExcerpt(answer: UpstreamAnswer): string {
+  const excerpt = decoder.decode(answer.bytes.subarray(0, ERROR_EXCERPT_BYTES));
+  const more = answer.bytes.length > ERROR_EXCERPT_BYTES || answer.truncated ? ' […]' : '';
+  return excerpt ? excerpt + more : '';
+}
+
 export function toToolResult(answer: UpstreamAnswer, structure: Structurer = plainStructure): CallToolResult {
   const media = answer.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
   const statusLine = `HTTP ${answer.status}${answer.statusText ? ' ' + answer.statusText : ''}`;
   if (answer.status >= 400) {
-    const excerpt = decoder.decode(answer.bytes.subarray(0, ERROR_EXCERPT_BYTES));
-    const more = answer.bytes.length > ERROR_EXCERPT_BYTES || answer.truncated ? ' […]' : '';
+    const excerpt = errorExcerpt(answer);
     const head = `${statusLine} from ${answer.label}`;
-    return toolError(excerpt ? `${head}\n${excerpt}${more}` : head);
+    return toolError(excerpt ? `${head}\n${excerpt}` : head);
   }
   const withStructure = (text: string, json: unknown): CallToolResult => {
     const structured = structure(json);

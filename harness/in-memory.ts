@@ -1,0 +1,28 @@
+// A generated server's runtime, built from a tool table in this process and reached by the
+// official SDK client over an in-memory transport: the MCP wiring tested without a build.
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { readConfig, type ServerConfig } from '../templates/runtime/config.js';
+import { createExecutor } from '../templates/runtime/executor.js';
+import type { Hooks } from '../templates/runtime/hooks-api.js';
+import { createLogger } from '../templates/runtime/log.js';
+import { createServerFactory, type ServerOptions } from '../templates/runtime/server.js';
+import type { ToolTable } from '../templates/runtime/table.js';
+
+const DIRECT: ServerOptions = { mode: 'direct', profile: 'portable', initialToolsets: [] };
+
+/** A connected client of a server for `table`, with the serving options, hooks and command-line settings given. */
+export async function connectInMemory(
+  table: ToolTable,
+  options: Partial<ServerOptions> = {},
+  hooks: Hooks = {},
+  argv: string[] = [],
+): Promise<Client> {
+  const executor = createExecutor(table, readConfig(argv, {}) as ServerConfig, hooks, createLogger(table.name, 'silent'));
+  const server = createServerFactory(table, executor, undefined, { ...DIRECT, ...options, hooks })();
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'test', version: '1' });
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  return client;
+}
