@@ -375,14 +375,17 @@ function toolsetFor(
   return defaultToolset(op.tags, op.path);
 }
 
-function resolve(doc: JsonObject, node: Json | undefined, seen = new Set<string>()): Json | undefined {
-  if (isObject(node) && typeof node.$ref === 'string' && !seen.has(node.$ref)) {
-    const tokens = parsePointer(node.$ref);
+function resolve(doc: JsonObject, node: Json | undefined): Json | undefined {
+  // A loop, not recursion: a spec may chain thousands of $refs (the converter reports long chains).
+  const seen = new Set<string>();
+  let current = node;
+  while (isObject(current) && typeof current.$ref === 'string' && !seen.has(current.$ref)) {
+    const tokens = parsePointer(current.$ref);
     if (!tokens) return undefined;
-    seen.add(node.$ref);
-    return resolve(doc, getAt(doc, tokens) as Json | undefined, seen);
+    seen.add(current.$ref);
+    current = getAt(doc, tokens) as Json | undefined;
   }
-  return node;
+  return current;
 }
 
 interface OperationPlace {
