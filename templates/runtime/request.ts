@@ -163,19 +163,16 @@ export function encodeValue(text: string): string {
 }
 
 /**
- * `allowReserved: true` (Parameter Object): reserved characters `:/?#[]@!$&'()*+,;=` may
- * pass unencoded. We still encode `&` and `=` (they would split or re-key the query pair),
- * `#` (it would end the query and start a fragment), and `+` (x-www-form-urlencoded
- * servers read it as a space): passing those raw would change what the server receives,
- * not just how it looks.
+ * `allowReserved: true` (OAS 3.1.1 Parameter Object): RFC 6570 reserved expansion, in which
+ * reserved characters and percent-encoded triples pass as they are. Still encoded: `[`, `]`
+ * and `#`, which a query cannot hold (RFC 3986 §3.4), `&`, `=` and `+`, which would split,
+ * re-key or (to form decoders) space the pair, and a `%` that starts no triple.
  */
 function encodeReserved(text: string): string {
-  return encodeValue(text).replace(/%(3A|2F|3F|5B|5D|40|21|24|27|28|29|2A|2C|3B)/g, (escape) => decodeURIComponent(escape));
-}
-
-/** Query keys from the spec may contain brackets (`filter[status]`); keep those readable. */
-function encodeKey(name: string): string {
-  return encodeValue(name).replace(/%5B/g, '[').replace(/%5D/g, ']');
+  return text
+    .split(/(%[0-9A-Fa-f]{2})/)
+    .map((piece, i) => (i % 2 === 1 ? piece : encodeValue(piece).replace(/%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/g, decodeURIComponent)))
+    .join('');
 }
 
 /** The text of a primitive: booleans `true`/`false`, numbers via String(), null as empty. */
@@ -230,7 +227,7 @@ function contentText(param: ParamSpec, value: unknown): string {
 
 /** Separators of the delimited styles, unencoded (multipart, headers) and in a URL. */
 const RAW_DELIMITERS: Partial<Record<ParamStyle, string>> = { spaceDelimited: ' ', pipeDelimited: '|', tabDelimited: '\t' };
-const URL_DELIMITERS: Partial<Record<ParamStyle, string>> = { spaceDelimited: '%20', pipeDelimited: '|', tabDelimited: '%09' };
+const URL_DELIMITERS: Partial<Record<ParamStyle, string>> = { spaceDelimited: '%20', pipeDelimited: '%7C', tabDelimited: '%09' };
 
 // ---------------------------------------------------------------------------------------
 // Path (styles simple, label, matrix)
@@ -307,12 +304,13 @@ function simpleValue(value: unknown, explode: boolean, encode: (text: string) =>
 /** `key=value` pairs, already encoded, in array/object order. */
 function serializeQuery(param: ParamSpec, value: unknown): string[] {
   const encode = param.allowReserved ? encodeReserved : encodeValue;
-  const key = encodeKey(param.name);
+  // Names too (OAS 3.1.1 Appendix E): `filter[id]=` goes out as `filter%5Bid%5D=`.
+  const key = encodeValue(param.name);
   // Parameter Object `content`: the media type's text, percent-encoded as one value.
   if (param.contentType !== undefined) return [`${key}=${encodeValue(contentText(param, value))}`];
 
   if (param.style === 'deepObject') {
-    // Style Examples: `color[R]=100&color[G]=200&color[B]=150`. Nesting and arrays are not
+    // Style Examples: `color%5BR%5D=100&color%5BG%5D=200&color%5BB%5D=150`. Nesting and arrays are not
     // defined by OpenAPI; we follow the common bracket convention (`a[b][c]=v`, `a[b][0]=v`).
     if (isPlainObject(value) || Array.isArray(value)) return bracketPairs(key, value, encode);
     return [`${key}=${encode(scalarText(value))}`];
@@ -334,17 +332,18 @@ function serializeQuery(param: ParamSpec, value: unknown): string[] {
 }
 
 /**
- * Bracket notation for nested data: `key[sub]=v`, `key[0]=v`, `key[a][0][b]=v`. Used for
+ * Bracket notation for nested data: `key[sub]=v`, `key[0]=v`, `key[a][0][b]=v`, the brackets
+ * percent-encoded (OAS 3.1.1 Appendix E; what qs, and so Stripe's own client, sends). Used for
  * deepObject and for form-urlencoded bodies (the convention Stripe and Rails/PHP expect).
  * Empty arrays/objects and null yield nothing (see isUndefinedValue).
  */
 function bracketPairs(prefix: string, value: unknown, encode: (text: string) => string): string[] {
   if (Array.isArray(value)) {
-    return items(value).flatMap((item, index) => bracketPairs(`${prefix}[${index}]`, item, encode));
+    return items(value).flatMap((item, index) => bracketPairs(`${prefix}%5B${index}%5D`, item, encode));
   }
   if (isPlainObject(value)) {
     // User-supplied keys are fully encoded so a `]` or `=` in them cannot alter the structure.
-    return entries(value).flatMap(([k, v]) => bracketPairs(`${prefix}[${encodeValue(k)}]`, v, encode));
+    return entries(value).flatMap(([k, v]) => bracketPairs(`${prefix}%5B${encodeValue(k)}%5D`, v, encode));
   }
   return [`${prefix}=${encode(scalarText(value))}`];
 }
@@ -465,7 +464,7 @@ function fieldText(value: unknown): string {
  * application/x-www-form-urlencoded (OAS 3.1.1 §4.8.15, "Encoding the x-www-form-urlencoded
  * Media Type"). A property whose Encoding Object sets style, explode or allowReserved is
  * serialised like a query parameter of that style (RFC 6570; `deepObject` gives Stripe's
- * `meta[k]=v`). Otherwise RFC 1866 applies with the contentType defaults: an array is one
+ * `meta%5Bk%5D=v`). Otherwise RFC 1866 applies with the contentType defaults: an array is one
  * pair per item (`Filters=a&Filters=b`), an object is JSON text ("URL Encoded Form with JSON
  * Values"), and an explicit JSON contentType makes the whole value one JSON text.
  */

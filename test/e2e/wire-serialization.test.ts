@@ -118,7 +118,7 @@ describe('OpenAPI 3.1 (test/fixtures/wire/serialization-oas31.yaml)', () => {
     expect(wire(req)).toEqual({
       request: 'POST /api/form',
       headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'Filters=a&Filters=b&Meta=%7B%22k%22%3A%22v%22%7D&Deep[k]=v&Piped=a|b&Note=x%20y',
+      body: 'Filters=a&Filters=b&Meta=%7B%22k%22%3A%22v%22%7D&Deep%5Bk%5D=v&Piped=a%7Cb&Note=x%20y',
     });
   });
 
@@ -203,7 +203,7 @@ describe('Swagger 2.0 collectionFormat (test/fixtures/wire/serialization-swagger
     expect(wire(req)).toEqual({
       request: 'POST /api/v2/form',
       headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'plain=a,b&csv=a,b&ssv=a%20b&tsv=a%09b&pipes=a|b&multi=a&multi=b',
+      body: 'plain=a,b&csv=a,b&ssv=a%20b&tsv=a%09b&pipes=a%7Cb&multi=a&multi=b',
     });
   });
 
@@ -228,7 +228,7 @@ describe('Swagger 2.0 collectionFormat (test/fixtures/wire/serialization-swagger
       'X-Csv': list,
     });
     expect(wire(req)).toEqual(
-      plain('GET /api/v2/p/a|b/a%20b/a%09b/a,b', { 'x-pipes': 'a|b', 'x-ssv': 'a b', 'x-tsv': 'a\tb', 'x-csv': 'a,b' }),
+      plain('GET /api/v2/p/a%7Cb/a%20b/a%09b/a,b', { 'x-pipes': 'a|b', 'x-ssv': 'a b', 'x-tsv': 'a\tb', 'x-csv': 'a,b' }),
     );
   });
 });

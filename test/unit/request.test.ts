@@ -191,10 +191,11 @@ const cases: [string, Case][] = [
   ['query spaceDelimited array', styled('query', 'spaceDelimited', false, colors, 'color=blue%20black%20brown')],
   ['query spaceDelimited object', styled('query', 'spaceDelimited', false, rgb, 'color=R%20100%20G%20200%20B%20150')],
   ['query spaceDelimited* array repeats', styled('query', 'spaceDelimited', true, colors, 'color=blue&color=black&color=brown')],
-  ['query pipeDelimited array', styled('query', 'pipeDelimited', false, colors, 'color=blue|black|brown')],
-  ['query pipeDelimited object', styled('query', 'pipeDelimited', false, rgb, 'color=R|100|G|200|B|150')],
+  // OAS 3.1.1 Style Examples and Appendix E: `|`, `[` and `]` are not allowed in a query (RFC 3986 §3.4)
+  ['query pipeDelimited array', styled('query', 'pipeDelimited', false, colors, 'color=blue%7Cblack%7Cbrown')],
+  ['query pipeDelimited object', styled('query', 'pipeDelimited', false, rgb, 'color=R%7C100%7CG%7C200%7CB%7C150')],
   ['query tabDelimited array (Swagger 2 tsv)', styled('query', 'tabDelimited', false, colors, 'color=blue%09black%09brown')],
-  ['query deepObject', styled('query', 'deepObject', true, rgb, 'color[R]=100&color[G]=200&color[B]=150')],
+  ['query deepObject', styled('query', 'deepObject', true, rgb, 'color%5BR%5D=100&color%5BG%5D=200&color%5BB%5D=150')],
   [
     'query deepObject nested objects and arrays',
     styled(
@@ -202,10 +203,10 @@ const cases: [string, Case][] = [
       'deepObject',
       true,
       { user: { name: 'ann lee', age: 3 }, tags: ['a', 'b'] },
-      'color[user][name]=ann%20lee&color[user][age]=3&color[tags][0]=a&color[tags][1]=b',
+      'color%5Buser%5D%5Bname%5D=ann%20lee&color%5Buser%5D%5Bage%5D=3&color%5Btags%5D%5B0%5D=a&color%5Btags%5D%5B1%5D=b',
     ),
   ],
-  ['query deepObject key with brackets is encoded', styled('query', 'deepObject', true, { 'a]=b': 1 }, 'color[a%5D%3Db]=1')],
+  ['query deepObject key with brackets is encoded', styled('query', 'deepObject', true, { 'a]=b': 1 }, 'color%5Ba%5D%3Db%5D=1')],
   ['query form array of numbers', styled('query', 'form', true, [1, 2], 'color=1&color=2')],
   [
     'query empty array sends nothing (RFC 6570 §2.3)',
@@ -237,19 +238,23 @@ const cases: [string, Case][] = [
     },
   ],
   [
-    'query allowReserved keeps reserved chars but not & = # +',
+    // OAS 3.1.1 Parameter Object `allowReserved`: reserved characters and percent-encoded
+    // triples pass; `[`, `]` and `#` (not allowed in a query) and the form delimiters `&`, `=`,
+    // `+` are still encoded, and so is a `%` that starts no triple.
+    'query allowReserved keeps reserved chars and %XX triples but not [ ] # & = + or a lone %',
     {
       http: op('/s', [query('q', { allowReserved: true })]),
-      args: { q: "a/b:c?d[e]@f!$'()*,;&g=h#i+j k" },
-      want: { url: `${BASE}/s?q=a/b:c?d[e]@f!$'()*,;%26g%3Dh%23i%2Bj%20k` },
+      args: { q: "a/b:c?d[e]@f!$'()*,;&g=h#i+j k%2F%zz|" },
+      want: { url: `${BASE}/s?q=a/b:c?d%5Be%5D@f!$'()*,;%26g%3Dh%23i%2Bj%20k%2F%25zz%7C` },
     },
   ],
   [
-    'query name with brackets stays readable',
+    // Appendix E: a name is percent-encoded like a value (`filter[drive_id]=…` is not RFC 3986)
+    'query name with brackets is percent-encoded',
     {
-      http: op('/s', [query('filter[status]', { arg: 'status' })]),
-      args: { status: 'open&closed' },
-      want: { url: `${BASE}/s?filter[status]=open%26closed` },
+      http: op('/s', [query('filter[drive_id]', { arg: 'drive' }), query('versions', { style: 'pipeDelimited', explode: false })]),
+      args: { drive: 'open&closed', versions: ['a', 'b'] },
+      want: { url: `${BASE}/s?filter%5Bdrive_id%5D=open%26closed&versions=a%7Cb` },
     },
   ],
   [
@@ -399,8 +404,8 @@ const cases: [string, Case][] = [
       },
       want: {
         body:
-          'amount=2000&description=a%26b%20c&metadata[order_id]=6735&expand[0]=customer&expand[1]=invoice' +
-          '&items[0][price]=p_1&items[0][quantity]=2',
+          'amount=2000&description=a%26b%20c&metadata%5Border_id%5D=6735&expand%5B0%5D=customer&expand%5B1%5D=invoice' +
+          '&items%5B0%5D%5Bprice%5D=p_1&items%5B0%5D%5Bquantity%5D=2',
         contentType: 'application/x-www-form-urlencoded',
       },
     },
@@ -562,7 +567,7 @@ const cases: [string, Case][] = [
         header('X-C', { style: 'tabDelimited', explode: false }),
       ]),
       args: { a: [1, 2], b: [1, 2], c: [1, 2], 'X-A': [1, 2], 'X-B': [1, 2], 'X-C': [1, 2] },
-      want: { url: `${BASE}/p/1|2/1%202/1%092`, headers: { 'X-A': '1|2', 'X-B': '1 2', 'X-C': '1\t2' } },
+      want: { url: `${BASE}/p/1%7C2/1%202/1%092`, headers: { 'X-A': '1|2', 'X-B': '1 2', 'X-C': '1\t2' } },
     },
   ],
   [
