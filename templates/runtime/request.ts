@@ -68,8 +68,9 @@ export function buildRequest(http: HttpSpec, args: Record<string, unknown>, base
   for (const param of http.params) {
     const given = args[param.arg];
     // One rule for every location (OAS 3.1.1 Appendix C, RFC 6570 §2.3): null, [] and {} are
-    // "undefined" and send nothing, exactly like an absent argument. "" is a value.
-    const value = isUndefinedValue(given) ? undefined : given;
+    // "undefined" and send nothing, exactly like an absent argument. "" is a value. A `content`
+    // parameter is a document instead, in which [] and {} are values.
+    const value = (param.contentType === undefined ? isUndefinedValue(given) : given === null) ? undefined : given;
     // Path parameters are always required (Parameter Object, `required`), whatever the flag.
     if (param.in === 'path') pathValues.set(param.name, { param, value });
     if (value === undefined) {
@@ -201,7 +202,9 @@ function items(value: readonly unknown[]): unknown[] {
 
 /**
  * RFC 6570 §2.3 "undefined" (the OAS 3.1.1 Appendix C column): null, an empty list and an
- * empty map send nothing at all, in every location. An empty string is a value.
+ * empty map send nothing at all, wherever a value is serialised by style. An empty string is
+ * a value. Content-based values (Parameter `content`, form and multipart fields without a
+ * style) are documents instead, in which [] and {} are sent as their JSON text.
  */
 export function isUndefinedValue(value: unknown): boolean {
   if (value === undefined || value === null) return true;
@@ -466,14 +469,15 @@ function fieldText(value: unknown): string {
  * serialised like a query parameter of that style (RFC 6570; `deepObject` gives Stripe's
  * `meta%5Bk%5D=v`). Otherwise RFC 1866 applies with the contentType defaults: an array is one
  * pair per item (`Filters=a&Filters=b`), an object is JSON text ("URL Encoded Form with JSON
- * Values"), and an explicit JSON contentType makes the whole value one JSON text.
+ * Values", `{}` included), and an explicit JSON contentType makes the whole value one JSON
+ * text (`[]` included).
  */
 function formBody(arg: string, value: Record<string, unknown>, encoding: Record<string, EncodingSpec>): string {
   const pairs: string[] = [];
   for (const [name, field] of entries(value)) {
-    if (isUndefinedValue(field)) continue;
     const encoded = encoding[name];
     if (encoded?.style !== undefined) {
+      if (isUndefinedValue(field)) continue;
       const param: ParamSpec = {
         arg: `${arg}.${name}`,
         name,
@@ -510,8 +514,9 @@ interface Part {
  * typed part as a file named "blob"). Defaults (OAS 3.1.1, "Special Considerations for
  * multipart Content"): a primitive is a text/plain part (no Content-Type line, RFC 7578 §4.4),
  * an object or array item that is not a file is an application/json part, a file is its
- * bytes; an array is one part per item under the same name. With style/explode set (OAS 3.1
- * and Swagger 2.0 collectionFormat) the property is split like a form field instead.
+ * bytes (`{}` too: JSON text); an array is one part per item under the same name, unless its
+ * contentType is JSON (then one part, `[]` too). With style/explode set (OAS 3.1 and Swagger
+ * 2.0 collectionFormat) the property is split like a form field instead.
  */
 function multipartBody(
   arg: string,
@@ -520,10 +525,10 @@ function multipartBody(
 ): { body: Uint8Array; contentType: string } {
   const parts: Part[] = [];
   for (const [name, field] of entries(value)) {
-    if (isUndefinedValue(field)) continue;
     const encoded = encoding[name];
     const headers = encoded?.headers;
     if (encoded?.style !== undefined) {
+      if (isUndefinedValue(field)) continue;
       for (const [partName, text] of stylePairs(name, field, encoded.style, encoded.explode ?? encoded.style === 'form')) {
         parts.push({ name: partName, data: text, ...(headers ? { headers } : {}) });
       }

@@ -171,6 +171,22 @@ describe('OpenAPI 3.1 (test/fixtures/wire/serialization-oas31.yaml)', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
+  it('{} and [] sent as JSON content are JSON text, not "undefined" (OAS 3.1.1 Parameter `content`, Encoding Object defaults): query, form and multipart', async () => {
+    const form = await sent(client, 'emptyJsonForm', { where: [], query: {}, body: { json: {}, ids: [], deep: {} } });
+    expect(wire(form)).toEqual({
+      request: 'POST /api/aggregate?where=%5B%5D&query=%7B%7D',
+      headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
+      // deep has style deepObject: RFC 6570 serialisation, where {} is undefined
+      body: 'json=%7B%7D&ids=%5B%5D',
+    });
+    const parts = await sent(client, 'emptyJsonParts', { body: { json: {}, ids: [], tags: [] } });
+    expect(multipartParts(parts.body, parts.headers['content-type'] as string)).toEqual([
+      'Content-Disposition: form-data; name="json"\r\nContent-Type: application/json\r\n\r\n{}',
+      'Content-Disposition: form-data; name="ids"\r\nContent-Type: application/json\r\n\r\n[]',
+      // tags: an array is a part per item (RFC 7578 §4.3), and [] has none
+    ]);
+  });
+
   it('a form body that is an array has no fields: the tool is left out with a reason, or sent as its other media type', async () => {
     expect(tools.map((t) => t.name)).not.toContain('arrayFormBody');
     expect(summary('serialization-oas31.yaml')).toContain(

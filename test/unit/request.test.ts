@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ArgumentError, DEFAULT_ACCEPT, buildRequest, resolveServerUrl, type BuildOptions } from '../../templates/runtime/request.js';
 import { multipartParts } from '../harness/wire.js';
-import type { HttpSpec, ParamLocation, ParamSpec, ServerSpec } from '../../templates/runtime/table.js';
+import type { EncodingSpec, HttpSpec, ParamLocation, ParamSpec, ServerSpec } from '../../templates/runtime/table.js';
 
 const BASE = 'https://api.example.com/v1';
 
@@ -30,6 +30,12 @@ function op(route: string, params: ParamSpec[] = [], more: Partial<HttpSpec> = {
 }
 const withBody = (mediaTypes: string[], required = false): HttpSpec =>
   op('/upload', [], { method: 'post', body: { arg: 'body', required, mediaTypes } });
+/** A POST whose required body is `mediaType`, its properties encoded as `encoding` says. */
+const withEncoding = (mediaType: string, encoding: Record<string, EncodingSpec>): HttpSpec =>
+  op('/upload', [], {
+    method: 'post',
+    body: { arg: 'body', required: true, mediaTypes: [mediaType], encoding: { [mediaType]: encoding } },
+  });
 
 interface Want {
   /** Exact URL string returned. */
@@ -589,6 +595,50 @@ const cases: [string, Case][] = [
     },
   ],
   [
+    // RFC 6570's "undefined" is for style-based serialisation only; a `content` value is a
+    // document of its media type (OAS 3.1.1 Parameter Object `content`, Appendix E)
+    '{} and [] in content parameters are JSON text in every location; null still sends nothing',
+    {
+      http: op('/f/{f}', [
+        path('f', { contentType: 'application/json' }),
+        query('where', { contentType: 'application/json', required: true }),
+        query('query', { contentType: 'application/json' }),
+        query('none', { contentType: 'application/json' }),
+        header('X-Meta', { contentType: 'application/json' }),
+        cookie('c', { contentType: 'application/json' }),
+      ]),
+      args: { f: {}, where: [], query: {}, none: null, 'X-Meta': {}, c: [] },
+      want: { url: `${BASE}/f/%7B%7D?where=%5B%5D&query=%7B%7D`, headers: { 'X-Meta': '{}', Cookie: 'c=%5B%5D' } },
+    },
+  ],
+  [
+    // OAS 3.1.1 Encoding Object: without style/explode/allowReserved a form field is content-based,
+    // an object's default contentType being application/json; with a style, RFC 6570 applies
+    'form-urlencoded: {} is JSON text where the field is JSON content, [] too when its contentType is JSON; styled ones send nothing',
+    {
+      http: withEncoding('application/x-www-form-urlencoded', {
+        ids: { contentType: 'application/json' },
+        deep: { style: 'deepObject', explode: true },
+        list: { style: 'form', explode: false },
+      }),
+      args: { body: { json: {}, ids: [], repeated: [], deep: {}, list: [], gone: null } },
+      want: { body: 'json=%7B%7D&ids=%5B%5D' },
+    },
+  ],
+  [
+    'multipart: {} is an application/json part, [] too when its contentType is JSON; a plain [] has no items to send',
+    {
+      http: withEncoding('multipart/form-data', { ids: { contentType: 'application/json' }, styled: { style: 'form', explode: true } }),
+      args: { body: { json: {}, ids: [], repeated: [], styled: {}, gone: null } },
+      want: {
+        multipart: [
+          'Content-Disposition: form-data; name="json"\r\nContent-Type: application/json\r\n\r\n{}',
+          'Content-Disposition: form-data; name="ids"\r\nContent-Type: application/json\r\n\r\n[]',
+        ],
+      },
+    },
+  ],
+  [
     'a required parameter given as null is missing, and the message says why',
     {
       http: op('/n', [query('q', { required: true })]),
@@ -600,15 +650,7 @@ const cases: [string, Case][] = [
     // OAS 3.1.1 §4.8.15: an explicit JSON contentType writes the whole field as one JSON text
     'form field with an Encoding Object contentType application/json',
     {
-      http: op('/f', [], {
-        method: 'post',
-        body: {
-          arg: 'body',
-          required: true,
-          mediaTypes: ['application/x-www-form-urlencoded'],
-          encoding: { 'application/x-www-form-urlencoded': { ids: { contentType: 'application/json' } } },
-        },
-      }),
+      http: withEncoding('application/x-www-form-urlencoded', { ids: { contentType: 'application/json' } }),
       args: { body: { ids: [1, 2] } },
       want: { body: 'ids=%5B1%2C2%5D' },
     },
@@ -617,15 +659,7 @@ const cases: [string, Case][] = [
     // OAS 3.1 Encoding Object: deepObject style in a multipart body gives one part per leaf
     'multipart field with style deepObject, and a part header fixed by the spec',
     {
-      http: op('/m', [], {
-        method: 'post',
-        body: {
-          arg: 'body',
-          required: true,
-          mediaTypes: ['multipart/form-data'],
-          encoding: { 'multipart/form-data': { o: { style: 'deepObject', explode: true, headers: { 'X-V': '1' } } } },
-        },
-      }),
+      http: withEncoding('multipart/form-data', { o: { style: 'deepObject', explode: true, headers: { 'X-V': '1' } } }),
       args: { body: { o: { a: 'x', b: { c: 'y' } } } },
       want: {
         multipart: [
