@@ -93,9 +93,8 @@ export function buildRequest(http: HttpSpec, args: Record<string, unknown>, base
         // "Content-Type" or "Authorization", the parameter definition SHALL be ignored."
         // Header names are case-insensitive (RFC 9110 §5.1), so compare them that way.
         if (/^(accept|content-type|authorization)$/i.test(param.name)) break;
-        // Framing and connection headers belong to the HTTP client: a caller's Content-Length
-        // or Transfer-Encoding would contradict the body actually sent (RFC 9112 §6).
-        if (isHopHeader(param.name)) break;
+        const problem = unsendableHeaderName(param.name);
+        if (problem !== undefined) throw new ArgumentError(param.arg, problem);
         const text = serializeHeader(param, value);
         if (text !== undefined) setHeader(headers, param.name, text);
         break;
@@ -214,12 +213,65 @@ export function isUndefinedValue(value: unknown): boolean {
 }
 
 /**
- * Headers the HTTP client owns: framing (RFC 9112 §6: Content-Length, Transfer-Encoding),
- * routing (Host) and connection management (RFC 9110 §7.6.1). A value from a tool argument
- * would contradict what is actually sent, so such parameters are never sent.
+ * Headers the HTTP client owns: hop-by-hop ones (RFC 9110 §7.6.1), framing (RFC 9112 §6:
+ * Content-Length, Transfer-Encoding), routing (Host), Expect, and Proxy-Authorization, which
+ * belongs to a proxy of the operator's, not to the API. A value from the spec, a tool argument
+ * or a client (--auth-from-headers) would contradict what is sent, retarget the request or
+ * smuggle a second one. The generator leaves them out; the runtime refuses them.
  */
-export function isHopHeader(name: string): boolean {
-  return /^(content-length|transfer-encoding|host|connection|keep-alive|proxy-connection|te|trailer|upgrade|expect)$/i.test(name);
+const CLIENT_OWNED_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'host',
+  'expect',
+  'proxy-authorization',
+]);
+
+/** RFC 9110 §5.6.2 token: a header name, an authentication scheme, a cookie name (RFC 6265). */
+export const isToken = (text: string): boolean => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(text);
+
+/** Why a header of this name can never be sent (`header "Host" cannot be sent: …`), or undefined. */
+export function unsendableHeaderName(name: string): string | undefined {
+  const reason = !isToken(name)
+    ? 'not a valid header name (an RFC 9110 token)'
+    : CLIENT_OWNED_HEADERS.has(name.toLowerCase())
+      ? 'the HTTP client sets it itself (framing, routing or connection)'
+      : undefined;
+  return reason === undefined ? undefined : `header ${JSON.stringify(name)} cannot be sent: ${reason}`;
+}
+
+/** Why a cookie of this name can never be sent (its name is an RFC 6265 token), or undefined. */
+export function unsendableCookieName(name: string): string | undefined {
+  return isToken(name) ? undefined : `cookie ${JSON.stringify(name)} cannot be sent: not a valid cookie name (an RFC 6265 token)`;
+}
+
+/** Why this header value cannot be sent (Node refuses what RFC 9110 §5.5 forbids), or undefined. */
+function headerValueProblem(value: string): string | undefined {
+  // CR/LF would inject headers (response splitting); NUL and other controls are forbidden.
+  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return 'CR, LF, NUL or other control characters';
+  if (/[^\u0000-\u00ff]/.test(value)) return 'characters outside Latin-1';
+  return undefined;
+}
+
+/**
+ * The first header of a finished request that cannot be sent, as a message naming the header
+ * and never its value (a credential, often): security schemes and static headers are checked
+ * here, so that a hand-edited tools.json or a client's header gives an error, not a request.
+ */
+export function unsendableHeader(headers: Record<string, string>): string | undefined {
+  for (const [name, value] of Object.entries(headers)) {
+    const nameProblem = unsendableHeaderName(name);
+    if (nameProblem !== undefined) return nameProblem;
+    const valueProblem = headerValueProblem(value);
+    if (valueProblem !== undefined) return `header ${JSON.stringify(name)} cannot be sent: its value contains ${valueProblem}`;
+  }
+  return undefined;
 }
 
 /** A `content` parameter's value as a document of its media type (JSON text for JSON). */
@@ -360,12 +412,9 @@ function serializeHeader(param: ParamSpec, value: unknown): string | undefined {
   // `tsv` or `pipes` (collectionFormat), joined by their separator.
   const text =
     param.contentType !== undefined ? contentText(param, value) : simpleValue(value, param.explode, (t) => t, RAW_DELIMITERS[param.style]);
-  // CR/LF would inject headers (response splitting); NUL is forbidden (RFC 9110 §5.5).
-  // fetch also rejects code points above U+00FF; report that here with the argument name.
-  if (/[\r\n\0]/.test(text)) throw new ArgumentError(param.arg, 'header value must not contain CR, LF or NUL');
-  if (/[^\u0000-\u00ff]/.test(text)) {
-    throw new ArgumentError(param.arg, 'header value must contain only Latin-1 characters');
-  }
+  // Reported here with the argument's name, rather than by unsendableHeader with the header's.
+  const problem = headerValueProblem(text);
+  if (problem !== undefined) throw new ArgumentError(param.arg, `header value must not contain ${problem}`);
   return text;
 }
 

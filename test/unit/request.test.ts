@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ArgumentError, DEFAULT_ACCEPT, buildRequest, resolveServerUrl, type BuildOptions } from '../../templates/runtime/request.js';
+import {
+  ArgumentError,
+  DEFAULT_ACCEPT,
+  buildRequest,
+  resolveServerUrl,
+  unsendableHeader,
+  type BuildOptions,
+} from '../../templates/runtime/request.js';
 import { multipartParts } from '../harness/wire.js';
 import type { EncodingSpec, HttpSpec, ParamLocation, ParamSpec, ServerSpec } from '../../templates/runtime/table.js';
 
@@ -314,7 +321,7 @@ const cases: [string, Case][] = [
     {
       http: op('/h', [header('X-Note', { arg: 'note' })]),
       args: { note: 'ok\r\nX-Injected: 1' },
-      want: { error: 'argument "note": header value must not contain CR, LF or NUL' },
+      want: { error: 'argument "note": header value must not contain CR, LF, NUL or other control characters' },
     },
   ],
   [
@@ -322,7 +329,7 @@ const cases: [string, Case][] = [
     {
       http: op('/h', [header('X-Note', { arg: 'note' })]),
       args: { note: 'a\u0000b' },
-      want: { error: 'argument "note": header value must not contain CR, LF or NUL' },
+      want: { error: 'argument "note": header value must not contain CR, LF, NUL or other control characters' },
     },
   ],
   [
@@ -577,12 +584,37 @@ const cases: [string, Case][] = [
     },
   ],
   [
-    // RFC 9112 §6: the client frames the message; a parameter cannot override it
-    'Content-Length, Host, Transfer-Encoding and Connection header parameters are never sent',
+    // RFC 9112 §6: the client frames the message; a parameter cannot override it. The generator
+    // leaves such parameters out; a hand-edited tools.json still cannot send them.
+    'a Host, Transfer-Encoding, … header parameter in the table is refused when given',
     {
-      http: op('/h', [header('Content-Length'), header('Host'), header('transfer-encoding'), header('Connection'), header('X-Ok')]),
-      args: { 'Content-Length': 99, Host: 'evil.example', 'transfer-encoding': 'chunked', Connection: 'close', 'X-Ok': 'y' },
+      http: op('/h', [header('Content-Length'), header('Host'), header('transfer-encoding'), header('X-Ok')]),
+      args: { Host: 'evil.example', 'X-Ok': 'y' },
+      want: { error: 'argument "Host": header "Host" cannot be sent: the HTTP client sets it itself (framing, routing or connection)' },
+    },
+  ],
+  [
+    'an unused Host header parameter in the table does not stop the call',
+    {
+      http: op('/h', [header('Host'), header('Proxy-Authorization'), header('X-Ok')]),
+      args: { 'X-Ok': 'y' },
       want: { headers: { 'X-Ok': 'y' } },
+    },
+  ],
+  [
+    'a header parameter whose name is no token is refused',
+    {
+      http: op('/h', [header('X-A\r\nHost: evil', { arg: 'a' })]),
+      args: { a: 'x' },
+      want: { error: 'argument "a": header "X-A\\r\\nHost: evil" cannot be sent: not a valid header name (an RFC 9110 token)' },
+    },
+  ],
+  [
+    'a header value with another control character is refused',
+    {
+      http: op('/h', [header('X-Note', { arg: 'note' })]),
+      args: { note: 'a\u0001b' },
+      want: { error: 'argument "note": header value must not contain CR, LF, NUL or other control characters' },
     },
   ],
   [
@@ -714,6 +746,28 @@ describe('buildRequest', () => {
       expect((error as ArgumentError).arg).toBe('petId');
       expect((error as ArgumentError).name).toBe('ArgumentError');
     }
+  });
+});
+
+// --- unsendableHeader -------------------------------------------------------------------
+
+describe('unsendableHeader', () => {
+  // The whole request, after security schemes and static headers: names the header, never its value (a secret)
+  it.each([
+    [{ 'X-Api-Key': 'k', Accept: 'a', Authorization: 'Bearer t' }, undefined],
+    [{ host: 'evil.example' }, 'header "host" cannot be sent: the HTTP client sets it itself (framing, routing or connection)'],
+    [
+      { 'Transfer-Encoding': 'chunked' },
+      'header "Transfer-Encoding" cannot be sent: the HTTP client sets it itself (framing, routing or connection)',
+    ],
+    [{ 'X Key': 'k' }, 'header "X Key" cannot be sent: not a valid header name (an RFC 9110 token)'],
+    [
+      { Authorization: 'Bearer\r\nHost: evil' },
+      'header "Authorization" cannot be sent: its value contains CR, LF, NUL or other control characters',
+    ],
+    [{ 'X-Api-Key': 'caf\u00e9\u20ac' }, 'header "X-Api-Key" cannot be sent: its value contains characters outside Latin-1'],
+  ])('%j', (headers, want) => {
+    expect(unsendableHeader(headers)).toBe(want);
   });
 });
 
