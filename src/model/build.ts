@@ -77,7 +77,6 @@ export interface ModelReport {
   serving?: ServingReport;
   /** GET/HEAD operations whose requestBody was dropped (OAS 3.0.3: consumers SHALL ignore it). */
   droppedBodies: string[];
-  /** Header parameters left out because the HTTP client owns them, as `<name> (<operation>)`. */
   /** How many operations became resources and resource templates. */
   resources: { static: number; templates: number };
 }
