@@ -96,11 +96,6 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
       `  request bodies dropped: ${report.droppedBodies.length} GET/HEAD operation${report.droppedBodies.length > 1 ? 's take' : ' takes'} no body argument (${shown}${more}): OpenAPI 3.0.3 says to ignore a requestBody there, and fetch cannot send one`,
     );
   }
-  if (report.droppedHeaders.length) {
-    const shown = report.droppedHeaders.slice(0, 5).join(', ');
-    const more = report.droppedHeaders.length > 5 ? ` and ${report.droppedHeaders.length - 5} more` : '';
-    print(`  header parameters dropped: ${shown}${more}: the HTTP client sets framing and connection headers itself`);
-  }
   if (report.poorDescriptions.length) {
     const shown = report.poorDescriptions.slice(0, 5).join(', ');
     const more = report.poorDescriptions.length > 5 ? ` and ${report.poorDescriptions.length - 5} more` : '';

@@ -6,6 +6,7 @@ export type WarningCode =
   | 'no-tools' // nothing to serve
   | 'no-info' // the spec has no info object
   | 'unsupported-security' // a security scheme the server cannot apply
+  | 'unsendable-header' // a header or cookie the server must never send (Host, Transfer-Encoding, a name that is no token)
   | 'credential-prefix' // credential variables moved away from a well-known name
   | 'missing-path-parameter' // a {name} in the path that no parameter declares
   | 'unresolved-request-body' // a requestBody $ref that cannot be followed

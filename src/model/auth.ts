@@ -20,6 +20,7 @@ import { warning, type GenerationWarning } from '../warnings.js';
 import { isObject, pointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type { AuthSchemeSpec, SecurityRequirement } from '../../templates/runtime/table.js';
 import { SETTINGS } from '../../templates/runtime/settings.js';
+import { isToken, unsendableCookieName, unsendableHeaderName } from '../../templates/runtime/request.js';
 
 /** Secrets of other tools that commonly sit in a developer's or a CI runner's environment. */
 const WELL_KNOWN = new Set([
@@ -167,6 +168,17 @@ function buildAuthNamed(doc: JsonObject, naming: AuthNaming, source: string): Au
   for (const name of Object.keys(raw).sort()) {
     const s = raw[name];
     if (!isObject(s)) continue;
+    const refused = unsendable(s);
+    if (refused !== undefined) {
+      warnings.push(
+        warning(
+          'unsendable-header',
+          `${refused}; the scheme is left out, so operations that need it must be authenticated in src/hooks.ts`,
+          pointer('components', 'securitySchemes', name),
+        ),
+      );
+      continue;
+    }
     const description = typeof s.description === 'string' ? s.description.replace(/\s+/g, ' ').trim().slice(0, 200) : undefined;
     const extra = description ? { description } : {};
     if (s.type === 'apiKey' && typeof s.name === 'string' && (s.in === 'header' || s.in === 'query' || s.in === 'cookie')) {
@@ -200,6 +212,20 @@ function buildAuthNamed(doc: JsonObject, naming: AuthNaming, source: string): Au
     }
   }
   return { schemes, warnings };
+}
+
+/**
+ * Why a scheme would put something into the request that must never be sent: an apiKey header
+ * the HTTP client owns (with --auth-from-headers a client would set Host or Transfer-Encoding),
+ * or a header name, cookie name or authentication scheme that is no token.
+ */
+function unsendable(s: JsonObject): string | undefined {
+  if (s.type === 'apiKey' && typeof s.name === 'string' && s.in === 'header') return unsendableHeaderName(s.name);
+  if (s.type === 'apiKey' && typeof s.name === 'string' && s.in === 'cookie') return unsendableCookieName(s.name);
+  if (s.type === 'http' && typeof s.scheme === 'string' && !isToken(s.scheme)) {
+    return `authentication scheme ${JSON.stringify(s.scheme)} cannot be sent: not a valid scheme name (an RFC 9110 token)`;
+  }
+  return undefined;
 }
 
 /**

@@ -22,7 +22,7 @@ import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listin
 import { buildAuth, envPrefixFor, securityFor } from './auth.js';
 import { globToRegExp, selectOperation } from './select.js';
 import { bodyKindOf, concreteMediaType, isPlainJson, mediaKind, type MediaKind, type ValueShape } from '../../templates/runtime/media.js';
-import { isHopHeader } from '../../templates/runtime/request.js';
+import { unsendableCookieName, unsendableHeaderName } from '../../templates/runtime/request.js';
 import type { Selection, ToolModeOption, ToolOverride, ToolsetRule } from '../options.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { chooseServing, type ServingReport } from './serving.js';
@@ -77,8 +77,6 @@ export interface ModelReport {
   serving?: ServingReport;
   /** GET/HEAD operations whose requestBody was dropped (OAS 3.0.3: consumers SHALL ignore it). */
   droppedBodies: string[];
-  /** Header parameters left out because the HTTP client owns them, as `<name> (<operation>)`. */
-  droppedHeaders: string[];
   /** How many operations became resources and resource templates. */
   resources: { static: number; templates: number };
 }
@@ -104,7 +102,6 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
     matchedOverrides: new Set(),
     poorDescriptions: [],
     droppedBodies: [],
-    droppedHeaders: [],
     resources: { static: 0, templates: 0 },
   };
   const names = new NameScope(META_TOOLS);
@@ -388,6 +385,12 @@ function resolve(doc: JsonObject, node: Json | undefined): Json | undefined {
   return current;
 }
 
+/** Why a header or cookie parameter can never be sent, or undefined. */
+function unsendableParameter(location: string, name: string): string | undefined {
+  if (location === 'header') return unsendableHeaderName(name);
+  return location === 'cookie' ? unsendableCookieName(name) : undefined;
+}
+
 interface OperationPlace {
   path: string;
   method: string;
@@ -412,13 +415,22 @@ function buildArguments(
   const { path, where } = place;
   // Path-level parameters apply unless the operation redefines the same name + location.
   const byKey = new Map<string, JsonObject>();
-  for (const raw of [...asArray(item.parameters), ...asArray(op.parameters)]) {
+  const itemWhere = where.slice(0, where.lastIndexOf('/'));
+  const declared = [
+    ...asArray(item.parameters).map((raw, i) => ({ raw, at: `${itemWhere}/parameters/${i}` })),
+    ...asArray(op.parameters).map((raw, i) => ({ raw, at: `${where}/parameters/${i}` })),
+  ];
+  for (const { raw, at } of declared) {
     const p = resolve(doc, raw);
     if (!isObject(p) || typeof p.name !== 'string' || typeof p.in !== 'string') continue;
     if (!LOCATION_ORDER.includes(p.in as ParamLocation)) continue;
     if (p.in === 'header' && IGNORED_HEADERS.has(p.name.toLowerCase())) continue;
-    if (p.in === 'header' && isHopHeader(p.name)) {
-      report.droppedHeaders.push(`${p.name} (${place.label})`);
+    const refused = unsendableParameter(p.in, p.name);
+    if (refused !== undefined) {
+      // A shared parameter is reported once, where it is defined.
+      const source = isObject(raw) && typeof raw.$ref === 'string' && raw.$ref.startsWith('#') ? raw.$ref : at;
+      if (!report.warnings.some((w) => w.code === 'unsendable-header' && w.where === source))
+        report.warnings.push(warning('unsendable-header', `${refused}; left out of the arguments`, source));
       continue;
     }
     byKey.set(`${p.in}:${p.name}`, p);

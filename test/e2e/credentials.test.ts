@@ -3,11 +3,12 @@
 // HTTP, the MCP endpoint's own bearer token, and a grep for leaked secrets.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, startServer, TMP, type RunningServer } from '../../harness/project.js';
+import { buildProject, connect, generateProject, REPO, startServer, TMP, type RunningServer } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const S = {
@@ -228,6 +229,112 @@ describe('over HTTP', () => {
       expect(missing.count).toBe(0);
     } finally {
       await Promise.all([alice.close(), bob.close(), nobody.close()]);
+    }
+  });
+});
+
+describe('headers the HTTP client owns (Host, Transfer-Encoding, …) and names that are no token', () => {
+  // With --auth-from-headers the client gives the value of the scheme's header: an apiKey
+  // "in: header, name: Host" would let it retarget the request, one in Transfer-Encoding make
+  // the upstream read the body as a second request.
+  const owned = {
+    openapi: '3.0.3',
+    info: { title: 'Owned headers', version: '1' },
+    components: {
+      securitySchemes: {
+        hostKey: { type: 'apiKey', in: 'header', name: 'Host' },
+        teKey: { type: 'apiKey', in: 'header', name: 'Transfer-Encoding' },
+        okKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+      },
+    },
+    paths: {
+      '/retarget': op('retarget', [{ hostKey: [] }]),
+      '/smuggle': {
+        post: {
+          operationId: 'smuggle',
+          security: [{ teKey: [] }],
+          parameters: [{ name: 'Content-Length', in: 'header', schema: { type: 'integer' } }],
+          requestBody: { content: { 'text/plain': { schema: { type: 'string' } } } },
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+      '/fine': op('fine', [{ okKey: [] }]),
+    },
+  };
+  let ownedDir: string;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    const file = join(TMP, 'owned-headers-spec.json');
+    writeFileSync(file, JSON.stringify(owned));
+    ownedDir = generateProject(file, 'e2e-owned-headers');
+    await buildProject(ownedDir);
+    // A hand-edited tools.json puts the schemes back: the running server must still refuse them.
+    const tablePath = join(ownedDir, 'tools.json');
+    const table = JSON.parse(readFileSync(tablePath, 'utf8')) as {
+      auth: Record<string, Record<string, unknown>>;
+      tools: { name: string; security?: Record<string, string[]>[] }[];
+    };
+    const okKey = table.auth.okKey as Record<string, unknown>;
+    table.auth.hostKey = { ...okKey, name: 'Host' };
+    table.auth.teKey = { ...okKey, name: 'Transfer-Encoding' };
+    table.auth.oddScheme = { type: 'http', scheme: 'Bearer\r\nX-Injected: 1', env: { token: 'OWNED_HEADERS_ODD_TOKEN' } };
+    for (const tool of table.tools) {
+      if (tool.name === 'retarget') tool.security = [{ hostKey: [] }];
+      if (tool.name === 'smuggle') tool.security = [{ teKey: [] }];
+      if (tool.name === 'fine') tool.security = [{ oddScheme: [] }];
+    }
+    writeFileSync(tablePath, JSON.stringify(table));
+    server = await startServer(
+      ownedDir,
+      'http',
+      ['--base-url', upstream.url, '--auth-from-headers', 'X-Target=hostKey,X-Frame=teKey,X-Odd=oddScheme'],
+      { MCP_AUTH_TOKEN: 'mcp-token-2' },
+    );
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('the generator leaves them out, each with a warning naming its place in the spec', () => {
+    const file = join(TMP, 'owned-headers-spec.json');
+    const out = execFileSync('node', [join(REPO, 'bin/mcp-gen.js'), file, '--out', join(TMP, 'owned-dry'), '--dry-run'], {
+      cwd: REPO,
+      encoding: 'utf8',
+    });
+    const owns = 'cannot be sent: the HTTP client sets it itself (framing, routing or connection)';
+    expect(out).toContain(`warning: #/components/securitySchemes/hostKey: header "Host" ${owns}; the scheme is left out`);
+    expect(out).toContain(`warning: #/components/securitySchemes/teKey: header "Transfer-Encoding" ${owns}; the scheme is left out`);
+    expect(out).toContain(`warning: #/paths/~1smuggle/post/parameters/0: header "Content-Length" ${owns}; left out of the arguments`);
+  });
+
+  it('through --auth-from-headers a client can neither change Host nor smuggle a second request: an error, and nothing is sent', async () => {
+    const evil = await connect('http', server.url, {
+      headers: {
+        authorization: 'Bearer mcp-token-2',
+        'x-target': 'evil.example',
+        'x-frame': 'chunked',
+        'x-odd': 'tok',
+      },
+    });
+    try {
+      upstream.clear();
+      const retarget = await evil.callTool({ name: 'retarget', arguments: {} });
+      const smuggle = await evil.callTool({
+        name: 'smuggle',
+        arguments: { body: '0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' },
+      });
+      const odd = await evil.callTool({ name: 'fine', arguments: {} });
+      const texts = [retarget, smuggle, odd].map((r) => (r.content as { text: string }[])[0]?.text);
+      expect([retarget.isError, smuggle.isError, odd.isError]).toEqual([true, true, true]);
+      expect(texts).toEqual([
+        'retarget: header "Host" cannot be sent: the HTTP client sets it itself (framing, routing or connection)',
+        'smuggle: header "Transfer-Encoding" cannot be sent: the HTTP client sets it itself (framing, routing or connection)',
+        'fine: header "Authorization" cannot be sent: its value contains CR, LF, NUL or other control characters',
+      ]);
+      expect(upstream.requests).toEqual([]);
+    } finally {
+      await evil.close();
     }
   });
 });

@@ -183,11 +183,17 @@ describe('OpenAPI 3.1 spec (test/fixtures/wire/oas31.yaml) under --base-url', ()
       ['form array, no explode', { ids: [1, 2, 3] }, '/api/search?ids=1,2,3'],
       ['form object, explode', { point: { x: 1, y: 2 } }, '/api/search?x=1&y=2'],
       ['form object, no explode', { box: { x: 1, y: 2 } }, '/api/search?box=x,1,y,2'],
-      ['deepObject', { filter: { status: 'open', owner: 'a b' } }, '/api/search?filter[status]=open&filter[owner]=a%20b'],
+      // OAS 3.1.1 Style Examples and Appendix E: `[`, `]` and `|` are percent-encoded in a query (RFC 3986 §3.4)
+      ['deepObject', { filter: { status: 'open', owner: 'a b' } }, '/api/search?filter%5Bstatus%5D=open&filter%5Bowner%5D=a%20b'],
       ['spaceDelimited', { space: ['a', 'b'] }, '/api/search?space=a%20b'],
-      ['pipeDelimited', { pipe: ['a', 'b'] }, '/api/search?pipe=a|b'],
+      ['pipeDelimited', { pipe: ['a', 'b'] }, '/api/search?pipe=a%7Cb'],
+      ['a name with brackets is percent-encoded too', { filter_drive_id: 'd|1' }, '/api/search?filter%5Bdrive_id%5D=d%7C1'],
       ['allowReserved keeps reserved characters', { raw: 'a/b?c:d@e,f;g' }, '/api/search?raw=a/b?c:d@e,f;g'],
-      ['allowReserved still encodes & = # +', { raw: 'x&y=z#w+v' }, '/api/search?raw=x%26y%3Dz%23w%2Bv'],
+      [
+        'allowReserved still encodes & = # + [ ] and a lone %, not a %XX triple',
+        { raw: 'x&y=z#w+v[0]%2F%' },
+        '/api/search?raw=x%26y%3Dz%23w%2Bv%5B0%5D%2F%25',
+      ],
       ['spec order, not argument order', { sort: 'desc', limit: 5, q: 'x' }, '/api/search?q=x&limit=5&sort=desc'],
     ])('%s', async (_label, args, url) => {
       expect(wire(await sent(client, 'search', args))).toEqual(plain(`GET ${url}`));
@@ -262,7 +268,7 @@ describe('OpenAPI 3.1 spec (test/fixtures/wire/oas31.yaml) under --base-url', ()
       expect(wire(req)).toEqual({
         request: 'POST /api/charges',
         headers: { accept: DEFAULT_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
-        body: 'amount=100&currency=usd&metadata[order_id]=6735&metadata[note]=a%20b%26c%3Dd&expand[0]=customer&expand[1]=invoice',
+        body: 'amount=100&currency=usd&metadata%5Border_id%5D=6735&metadata%5Bnote%5D=a%20b%26c%3Dd&expand%5B0%5D=customer&expand%5B1%5D=invoice',
       });
     });
 
@@ -533,7 +539,7 @@ describe('Swagger 2.0 (test/fixtures/wire/swagger2.yaml), no --base-url', () => 
     ['no collectionFormat is csv', { plain: ['a', 'b c'] }, '/api/v1/list?plain=a,b%20c'],
     ['csv', { csv: ['a', 'b'] }, '/api/v1/list?csv=a,b'],
     ['ssv', { ssv: ['a', 'b'] }, '/api/v1/list?ssv=a%20b'],
-    ['pipes', { pipes: [1, 2] }, '/api/v1/list?pipes=1|2'],
+    ['pipes', { pipes: [1, 2] }, '/api/v1/list?pipes=1%7C2'],
     ['multi', { multi: ['a', 'b'] }, '/api/v1/list?multi=a&multi=b'],
   ])('host + basePath, collectionFormat %s', async (_label, args, url) => {
     expect(wire(await sent(client, 'list', args))).toEqual(plain(`GET ${url}`));

@@ -101,3 +101,36 @@ describe('credential variable names', () => {
     });
   });
 });
+
+describe('schemes that would send a header the server cannot send', () => {
+  // With --auth-from-headers the client gives the value: an apiKey "in: header, name: Host"
+  // would let it retarget the request, one in Transfer-Encoding smuggle a second one.
+  it('are left out, each with a warning at its pointer', () => {
+    const model = buildAuth(
+      doc({
+        host: { type: 'apiKey', in: 'header', name: 'Host' },
+        te: { type: 'apiKey', in: 'header', name: 'transfer-encoding' },
+        proxy: { type: 'apiKey', in: 'header', name: 'Proxy-Authorization' },
+        'a/b': { type: 'apiKey', in: 'header', name: 'X-Key\r\nHost: evil' },
+        jar: { type: 'apiKey', in: 'cookie', name: 'a;b' },
+        odd: { type: 'http', scheme: 'Bearer x' },
+        ok: apiKey,
+        cookie: { type: 'apiKey', in: 'cookie', name: 'session' },
+      }),
+      { prefix: 'API', chosen: false },
+      'spec.yaml',
+    );
+    expect(Object.keys(model.schemes)).toEqual(['cookie', 'ok']);
+    const tail = '; the scheme is left out, so operations that need it must be authenticated in src/hooks.ts';
+    const owned = 'the HTTP client sets it itself (framing, routing or connection)';
+    expect(model.warnings.map(formatWarning)).toEqual([
+      `#/components/securitySchemes/a~1b: header "X-Key\\r\\nHost: evil" cannot be sent: not a valid header name (an RFC 9110 token)${tail}`,
+      `#/components/securitySchemes/host: header "Host" cannot be sent: ${owned}${tail}`,
+      `#/components/securitySchemes/jar: cookie "a;b" cannot be sent: not a valid cookie name (an RFC 6265 token)${tail}`,
+      `#/components/securitySchemes/odd: authentication scheme "Bearer x" cannot be sent: not a valid scheme name (an RFC 9110 token)${tail}`,
+      `#/components/securitySchemes/proxy: header "Proxy-Authorization" cannot be sent: ${owned}${tail}`,
+      `#/components/securitySchemes/te: header "transfer-encoding" cannot be sent: ${owned}${tail}`,
+    ]);
+    expect(new Set(model.warnings.map((w) => w.code))).toEqual(new Set(['unsendable-header']));
+  });
+});

@@ -229,6 +229,39 @@ describe('parameters', () => {
     expect(t.inputSchema.required).toEqual(['q']);
   });
 
+  it('leaves out header parameters the HTTP client owns or that are no header name, and cookie names that are no token, each with one warning at its pointer', () => {
+    const m = model(
+      spec(
+        {
+          '/things': {
+            parameters: [{ name: 'Transfer-Encoding', in: 'header', schema: { type: 'string' } }],
+            get: {
+              operationId: 'list',
+              responses: {},
+              parameters: [
+                { $ref: '#/components/parameters/Host' },
+                { name: 'X-Bad\r\nX-Evil', in: 'header', schema: { type: 'string' } },
+                { name: 'a;b', in: 'cookie', schema: { type: 'string' } },
+                { name: 'X-Kept', in: 'header', schema: { type: 'string' } },
+              ],
+            },
+            put: { operationId: 'put', responses: {}, parameters: [{ $ref: '#/components/parameters/Host' }] },
+          },
+        },
+        { components: { parameters: { Host: { name: 'Host', in: 'header', schema: { type: 'string' } } } } },
+      ),
+    );
+    expect(m.table.tools.map((t) => t.http.params.map((p) => p.name))).toEqual([['X-Kept'], []]);
+    const owned = 'the HTTP client sets it itself (framing, routing or connection); left out of the arguments';
+    expect(m.report.warnings.map(formatWarning)).toEqual([
+      `#/paths/~1things/parameters/0: header "Transfer-Encoding" cannot be sent: ${owned}`,
+      `#/components/parameters/Host: header "Host" cannot be sent: ${owned}`,
+      '#/paths/~1things/get/parameters/1: header "X-Bad\\r\\nX-Evil" cannot be sent: not a valid header name (an RFC 9110 token); left out of the arguments',
+      '#/paths/~1things/get/parameters/2: cookie "a;b" cannot be sent: not a valid cookie name (an RFC 6265 token); left out of the arguments',
+    ]);
+    expect(new Set(m.report.warnings.map((w) => w.code))).toEqual(new Set(['unsendable-header']));
+  });
+
   it('ignores Accept, Content-Type and Authorization header parameters, in any case', () => {
     const t = only(
       model(

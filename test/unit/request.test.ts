@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ArgumentError, DEFAULT_ACCEPT, buildRequest, resolveServerUrl, type BuildOptions } from '../../templates/runtime/request.js';
+import {
+  ArgumentError,
+  DEFAULT_ACCEPT,
+  buildRequest,
+  resolveServerUrl,
+  unsendableHeader,
+  type BuildOptions,
+} from '../../templates/runtime/request.js';
 import { multipartParts } from '../harness/wire.js';
 import type { EncodingSpec, HttpSpec, ParamLocation, ParamSpec, ServerSpec } from '../../templates/runtime/table.js';
 
@@ -30,11 +37,11 @@ function op(route: string, params: ParamSpec[] = [], more: Partial<HttpSpec> = {
 }
 const withBody = (mediaTypes: string[], required = false): HttpSpec =>
   op('/upload', [], { method: 'post', body: { arg: 'body', required, mediaTypes } });
-/** A required multipart body with these Encoding Objects. */
-const multipartWith = (encoding: Record<string, EncodingSpec>): HttpSpec =>
-  op('/m', [], {
+/** A POST whose required body is `mediaType`, its properties encoded as `encoding` says. */
+const withEncoding = (mediaType: string, encoding: Record<string, EncodingSpec>): HttpSpec =>
+  op('/upload', [], {
     method: 'post',
-    body: { arg: 'body', required: true, mediaTypes: ['multipart/form-data'], encoding: { 'multipart/form-data': encoding } },
+    body: { arg: 'body', required: true, mediaTypes: [mediaType], encoding: { [mediaType]: encoding } },
   });
 
 interface Want {
@@ -197,10 +204,11 @@ const cases: [string, Case][] = [
   ['query spaceDelimited array', styled('query', 'spaceDelimited', false, colors, 'color=blue%20black%20brown')],
   ['query spaceDelimited object', styled('query', 'spaceDelimited', false, rgb, 'color=R%20100%20G%20200%20B%20150')],
   ['query spaceDelimited* array repeats', styled('query', 'spaceDelimited', true, colors, 'color=blue&color=black&color=brown')],
-  ['query pipeDelimited array', styled('query', 'pipeDelimited', false, colors, 'color=blue|black|brown')],
-  ['query pipeDelimited object', styled('query', 'pipeDelimited', false, rgb, 'color=R|100|G|200|B|150')],
+  // OAS 3.1.1 Style Examples and Appendix E: `|`, `[` and `]` are not allowed in a query (RFC 3986 §3.4)
+  ['query pipeDelimited array', styled('query', 'pipeDelimited', false, colors, 'color=blue%7Cblack%7Cbrown')],
+  ['query pipeDelimited object', styled('query', 'pipeDelimited', false, rgb, 'color=R%7C100%7CG%7C200%7CB%7C150')],
   ['query tabDelimited array (Swagger 2 tsv)', styled('query', 'tabDelimited', false, colors, 'color=blue%09black%09brown')],
-  ['query deepObject', styled('query', 'deepObject', true, rgb, 'color[R]=100&color[G]=200&color[B]=150')],
+  ['query deepObject', styled('query', 'deepObject', true, rgb, 'color%5BR%5D=100&color%5BG%5D=200&color%5BB%5D=150')],
   [
     'query deepObject nested objects and arrays',
     styled(
@@ -208,10 +216,10 @@ const cases: [string, Case][] = [
       'deepObject',
       true,
       { user: { name: 'ann lee', age: 3 }, tags: ['a', 'b'] },
-      'color[user][name]=ann%20lee&color[user][age]=3&color[tags][0]=a&color[tags][1]=b',
+      'color%5Buser%5D%5Bname%5D=ann%20lee&color%5Buser%5D%5Bage%5D=3&color%5Btags%5D%5B0%5D=a&color%5Btags%5D%5B1%5D=b',
     ),
   ],
-  ['query deepObject key with brackets is encoded', styled('query', 'deepObject', true, { 'a]=b': 1 }, 'color[a%5D%3Db]=1')],
+  ['query deepObject key with brackets is encoded', styled('query', 'deepObject', true, { 'a]=b': 1 }, 'color%5Ba%5D%3Db%5D=1')],
   ['query form array of numbers', styled('query', 'form', true, [1, 2], 'color=1&color=2')],
   [
     'query empty array sends nothing (RFC 6570 §2.3)',
@@ -243,19 +251,23 @@ const cases: [string, Case][] = [
     },
   ],
   [
-    'query allowReserved keeps reserved chars but not & = # +',
+    // OAS 3.1.1 Parameter Object `allowReserved`: reserved characters and percent-encoded
+    // triples pass; `[`, `]` and `#` (not allowed in a query) and the form delimiters `&`, `=`,
+    // `+` are still encoded, and so is a `%` that starts no triple.
+    'query allowReserved keeps reserved chars and %XX triples but not [ ] # & = + or a lone %',
     {
       http: op('/s', [query('q', { allowReserved: true })]),
-      args: { q: "a/b:c?d[e]@f!$'()*,;&g=h#i+j k" },
-      want: { url: `${BASE}/s?q=a/b:c?d[e]@f!$'()*,;%26g%3Dh%23i%2Bj%20k` },
+      args: { q: "a/b:c?d[e]@f!$'()*,;&g=h#i+j k%2F%zz|" },
+      want: { url: `${BASE}/s?q=a/b:c?d%5Be%5D@f!$'()*,;%26g%3Dh%23i%2Bj%20k%2F%25zz%7C` },
     },
   ],
   [
-    'query name with brackets stays readable',
+    // Appendix E: a name is percent-encoded like a value (`filter[drive_id]=…` is not RFC 3986)
+    'query name with brackets is percent-encoded',
     {
-      http: op('/s', [query('filter[status]', { arg: 'status' })]),
-      args: { status: 'open&closed' },
-      want: { url: `${BASE}/s?filter[status]=open%26closed` },
+      http: op('/s', [query('filter[drive_id]', { arg: 'drive' }), query('versions', { style: 'pipeDelimited', explode: false })]),
+      args: { drive: 'open&closed', versions: ['a', 'b'] },
+      want: { url: `${BASE}/s?filter%5Bdrive_id%5D=open%26closed&versions=a%7Cb` },
     },
   ],
   [
@@ -309,7 +321,7 @@ const cases: [string, Case][] = [
     {
       http: op('/h', [header('X-Note', { arg: 'note' })]),
       args: { note: 'ok\r\nX-Injected: 1' },
-      want: { error: 'argument "note": header value must not contain CR, LF or NUL' },
+      want: { error: 'argument "note": header value must not contain CR, LF, NUL or other control characters' },
     },
   ],
   [
@@ -317,7 +329,7 @@ const cases: [string, Case][] = [
     {
       http: op('/h', [header('X-Note', { arg: 'note' })]),
       args: { note: 'a\u0000b' },
-      want: { error: 'argument "note": header value must not contain CR, LF or NUL' },
+      want: { error: 'argument "note": header value must not contain CR, LF, NUL or other control characters' },
     },
   ],
   [
@@ -405,8 +417,8 @@ const cases: [string, Case][] = [
       },
       want: {
         body:
-          'amount=2000&description=a%26b%20c&metadata[order_id]=6735&expand[0]=customer&expand[1]=invoice' +
-          '&items[0][price]=p_1&items[0][quantity]=2',
+          'amount=2000&description=a%26b%20c&metadata%5Border_id%5D=6735&expand%5B0%5D=customer&expand%5B1%5D=invoice' +
+          '&items%5B0%5D%5Bprice%5D=p_1&items%5B0%5D%5Bquantity%5D=2',
         contentType: 'application/x-www-form-urlencoded',
       },
     },
@@ -568,16 +580,41 @@ const cases: [string, Case][] = [
         header('X-C', { style: 'tabDelimited', explode: false }),
       ]),
       args: { a: [1, 2], b: [1, 2], c: [1, 2], 'X-A': [1, 2], 'X-B': [1, 2], 'X-C': [1, 2] },
-      want: { url: `${BASE}/p/1|2/1%202/1%092`, headers: { 'X-A': '1|2', 'X-B': '1 2', 'X-C': '1\t2' } },
+      want: { url: `${BASE}/p/1%7C2/1%202/1%092`, headers: { 'X-A': '1|2', 'X-B': '1 2', 'X-C': '1\t2' } },
     },
   ],
   [
-    // RFC 9112 §6: the client frames the message; a parameter cannot override it
-    'Content-Length, Host, Transfer-Encoding and Connection header parameters are never sent',
+    // RFC 9112 §6: the client frames the message; a parameter cannot override it. The generator
+    // leaves such parameters out; a hand-edited tools.json still cannot send them.
+    'a Host, Transfer-Encoding, … header parameter in the table is refused when given',
     {
-      http: op('/h', [header('Content-Length'), header('Host'), header('transfer-encoding'), header('Connection'), header('X-Ok')]),
-      args: { 'Content-Length': 99, Host: 'evil.example', 'transfer-encoding': 'chunked', Connection: 'close', 'X-Ok': 'y' },
+      http: op('/h', [header('Content-Length'), header('Host'), header('transfer-encoding'), header('X-Ok')]),
+      args: { Host: 'evil.example', 'X-Ok': 'y' },
+      want: { error: 'argument "Host": header "Host" cannot be sent: the HTTP client sets it itself (framing, routing or connection)' },
+    },
+  ],
+  [
+    'an unused Host header parameter in the table does not stop the call',
+    {
+      http: op('/h', [header('Host'), header('Proxy-Authorization'), header('X-Ok')]),
+      args: { 'X-Ok': 'y' },
       want: { headers: { 'X-Ok': 'y' } },
+    },
+  ],
+  [
+    'a header parameter whose name is no token is refused',
+    {
+      http: op('/h', [header('X-A\r\nHost: evil', { arg: 'a' })]),
+      args: { a: 'x' },
+      want: { error: 'argument "a": header "X-A\\r\\nHost: evil" cannot be sent: not a valid header name (an RFC 9110 token)' },
+    },
+  ],
+  [
+    'a header value with another control character is refused',
+    {
+      http: op('/h', [header('X-Note', { arg: 'note' })]),
+      args: { note: 'a\u0001b' },
+      want: { error: 'argument "note": header value must not contain CR, LF, NUL or other control characters' },
     },
   ],
   [
@@ -587,6 +624,50 @@ const cases: [string, Case][] = [
       http: op('/n', [header('X-A'), header('X-B'), cookie('a'), cookie('b'), query('l'), query('m')]),
       args: { 'X-A': null, 'X-B': {}, a: null, b: '', l: ['x', null, 'y'], m: { k: null, j: 'v' } },
       want: { url: `${BASE}/n?l=x&l=y&j=v`, headers: { Cookie: 'b=' } },
+    },
+  ],
+  [
+    // RFC 6570's "undefined" is for style-based serialisation only; a `content` value is a
+    // document of its media type (OAS 3.1.1 Parameter Object `content`, Appendix E)
+    '{} and [] in content parameters are JSON text in every location; null still sends nothing',
+    {
+      http: op('/f/{f}', [
+        path('f', { contentType: 'application/json' }),
+        query('where', { contentType: 'application/json', required: true }),
+        query('query', { contentType: 'application/json' }),
+        query('none', { contentType: 'application/json' }),
+        header('X-Meta', { contentType: 'application/json' }),
+        cookie('c', { contentType: 'application/json' }),
+      ]),
+      args: { f: {}, where: [], query: {}, none: null, 'X-Meta': {}, c: [] },
+      want: { url: `${BASE}/f/%7B%7D?where=%5B%5D&query=%7B%7D`, headers: { 'X-Meta': '{}', Cookie: 'c=%5B%5D' } },
+    },
+  ],
+  [
+    // OAS 3.1.1 Encoding Object: without style/explode/allowReserved a form field is content-based,
+    // an object's default contentType being application/json; with a style, RFC 6570 applies
+    'form-urlencoded: {} is JSON text where the field is JSON content, [] too when its contentType is JSON; styled ones send nothing',
+    {
+      http: withEncoding('application/x-www-form-urlencoded', {
+        ids: { contentType: 'application/json' },
+        deep: { style: 'deepObject', explode: true },
+        list: { style: 'form', explode: false },
+      }),
+      args: { body: { json: {}, ids: [], repeated: [], deep: {}, list: [], gone: null } },
+      want: { body: 'json=%7B%7D&ids=%5B%5D' },
+    },
+  ],
+  [
+    'multipart: {} is an application/json part, [] too when its contentType is JSON; a plain [] has no items to send',
+    {
+      http: withEncoding('multipart/form-data', { ids: { contentType: 'application/json' }, styled: { style: 'form', explode: true } }),
+      args: { body: { json: {}, ids: [], repeated: [], styled: {}, gone: null } },
+      want: {
+        multipart: [
+          'Content-Disposition: form-data; name="json"\r\nContent-Type: application/json\r\n\r\n{}',
+          'Content-Disposition: form-data; name="ids"\r\nContent-Type: application/json\r\n\r\n[]',
+        ],
+      },
     },
   ],
   [
@@ -601,15 +682,7 @@ const cases: [string, Case][] = [
     // OAS 3.1.1 §4.8.15: an explicit JSON contentType writes the whole field as one JSON text
     'form field with an Encoding Object contentType application/json',
     {
-      http: op('/f', [], {
-        method: 'post',
-        body: {
-          arg: 'body',
-          required: true,
-          mediaTypes: ['application/x-www-form-urlencoded'],
-          encoding: { 'application/x-www-form-urlencoded': { ids: { contentType: 'application/json' } } },
-        },
-      }),
+      http: withEncoding('application/x-www-form-urlencoded', { ids: { contentType: 'application/json' } }),
       args: { body: { ids: [1, 2] } },
       want: { body: 'ids=%5B1%2C2%5D' },
     },
@@ -618,7 +691,11 @@ const cases: [string, Case][] = [
     // A range is no Content-Type (media.ts, concreteMediaType): a file is bytes, a string text, a structure JSON
     'multipart parts whose Encoding Object contentType is a range',
     {
-      http: multipartWith({ f: { contentType: '*/*' }, t: { contentType: '*/*' }, j: { contentType: 'application/*+json' } }),
+      http: withEncoding('multipart/form-data', {
+        f: { contentType: '*/*' },
+        t: { contentType: '*/*' },
+        j: { contentType: 'application/*+json' },
+      }),
       args: { body: { f: { content: 'AAE=' }, t: 'plain', j: { a: 1 } } },
       want: {
         multipart: [
@@ -641,7 +718,7 @@ const cases: [string, Case][] = [
     // OAS 3.1 Encoding Object: deepObject style in a multipart body gives one part per leaf
     'multipart field with style deepObject, and a part header fixed by the spec',
     {
-      http: multipartWith({ o: { style: 'deepObject', explode: true, headers: { 'X-V': '1' } } }),
+      http: withEncoding('multipart/form-data', { o: { style: 'deepObject', explode: true, headers: { 'X-V': '1' } } }),
       args: { body: { o: { a: 'x', b: { c: 'y' } } } },
       want: {
         multipart: [
@@ -696,6 +773,28 @@ describe('buildRequest', () => {
       expect((error as ArgumentError).arg).toBe('petId');
       expect((error as ArgumentError).name).toBe('ArgumentError');
     }
+  });
+});
+
+// --- unsendableHeader -------------------------------------------------------------------
+
+describe('unsendableHeader', () => {
+  // The whole request, after security schemes and static headers: names the header, never its value (a secret)
+  it.each([
+    [{ 'X-Api-Key': 'k', Accept: 'a', Authorization: 'Bearer t' }, undefined],
+    [{ host: 'evil.example' }, 'header "host" cannot be sent: the HTTP client sets it itself (framing, routing or connection)'],
+    [
+      { 'Transfer-Encoding': 'chunked' },
+      'header "Transfer-Encoding" cannot be sent: the HTTP client sets it itself (framing, routing or connection)',
+    ],
+    [{ 'X Key': 'k' }, 'header "X Key" cannot be sent: not a valid header name (an RFC 9110 token)'],
+    [
+      { Authorization: 'Bearer\r\nHost: evil' },
+      'header "Authorization" cannot be sent: its value contains CR, LF, NUL or other control characters',
+    ],
+    [{ 'X-Api-Key': 'caf\u00e9\u20ac' }, 'header "X-Api-Key" cannot be sent: its value contains characters outside Latin-1'],
+  ])('%j', (headers, want) => {
+    expect(unsendableHeader(headers)).toBe(want);
   });
 });
 

@@ -49,6 +49,10 @@ describe('readConfig', () => {
     [['--dynamic-toolsets', '--tools', 'dynamic'], '--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools dynamic'],
     [['--auth-from-headers', 'no-equals'], '--auth-from-headers takes Header=scheme pairs (got "no-equals")'],
     [['--header', 'no colon'], '--header #1 must be "Name: value" with a valid header name'],
+    [
+      ['--header', 'X-Ok: 1', '--header', 'Host: other.example'],
+      '--header #2: header "Host" cannot be sent: the HTTP client sets it itself (framing, routing or connection)',
+    ],
   ])('%j is refused in one line naming the option', (argv, message) => {
     expect(refusal(argv)).toBe(message);
   });

@@ -4,7 +4,7 @@
 // never appear in a message: errors name the variable to set, not its value.
 
 import type { Logger } from './log.js';
-import { getHeader, setHeader } from './request.js';
+import { encodeValue, getHeader, setHeader } from './request.js';
 import { badCredential, fromWebResponse, readLimited } from './upstream.js';
 import { ownValue, type AuthSchemeSpec, type SecurityRequirement, type ToolSpec, type ToolTable } from './table.js';
 
@@ -50,7 +50,7 @@ export class Authenticator {
           const key = fromClient ?? this.value(scheme.env.key) ?? '';
           if (scheme.in === 'header') setHeader(request.headers, scheme.name, key);
           else if (scheme.in === 'query') {
-            request.url += (request.url.includes('?') ? '&' : '?') + encodeURIComponent(scheme.name) + '=' + encodeURIComponent(key);
+            request.url += (request.url.includes('?') ? '&' : '?') + encodeValue(scheme.name) + '=' + encodeValue(key);
           } else {
             const pair = `${scheme.name}=${encodeURIComponent(key)}`;
             const existing = getHeader(request.headers, 'cookie');

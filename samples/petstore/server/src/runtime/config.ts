@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { CLIENT_PROFILES, type ClientProfile } from './profiles.js';
 import { envText, flagText, setting, SETTINGS } from './settings.js';
+import { unsendableHeaderName } from './request.js';
 
 export type TransportName = 'stdio' | 'sse' | 'http' | 'http+sse';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -169,6 +170,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
       // The value is a secret: messages name the place, never the text.
       const m = /^([A-Za-z0-9!#$%&'*+.^_`|~-]+):[ \t]*(.*?)[ \t]*$/.exec(line);
       if (!m) throw new ConfigError(`${where} must be "Name: value" with a valid header name`);
+      const owned = unsendableHeaderName(m[1] as string);
+      if (owned !== undefined) throw new ConfigError(`${where}: ${owned}`);
       if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(m[2] as string))
         throw new ConfigError(`${where}: the value contains a control character or a character an HTTP header cannot carry`);
       return [m[1] as string, m[2] as string];

@@ -10,7 +10,7 @@ import type { Logger } from './log.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
 import { coerceArguments } from './coerce.js';
 import { argumentsTooBig, linearRegExpEngine } from './limits.js';
-import { ArgumentError, buildRequest, chooseMediaType, getHeader, resolveServerUrl, setHeader } from './request.js';
+import { ArgumentError, buildRequest, chooseMediaType, getHeader, resolveServerUrl, setHeader, unsendableHeader } from './request.js';
 import { advertisedStructure, plainStructure, toolError, type Structurer } from './output.js';
 import { errorExcerpt, toToolResult, type UpstreamAnswer, type UpstreamRefusal } from './response.js';
 import { ownValue, stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
@@ -271,6 +271,9 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
         }
         const outcome = await auth.apply(tool, request, credentials, both);
         if (!outcome.ok) return { failure: toolError(outcome.message) };
+        // Schemes from a hand-edited tools.json, with values from a client (--auth-from-headers)
+        const unsendable = unsendableHeader(request.headers);
+        if (unsendable !== undefined) return { failure: toolError(`${tool.name}: ${unsendable}`) };
         fetchedToken = outcome.usedTokenFetch;
         return { request: hooks.beforeRequest ? ((await hooks.beforeRequest(request)) ?? request) : request };
       };

@@ -69,8 +69,9 @@ export function buildRequest(http: HttpSpec, args: Record<string, unknown>, base
   for (const param of http.params) {
     const given = ownValue(args, param.arg);
     // One rule for every location (OAS 3.1.1 Appendix C, RFC 6570 §2.3): null, [] and {} are
-    // "undefined" and send nothing, exactly like an absent argument. "" is a value.
-    const value = isUndefinedValue(given) ? undefined : given;
+    // "undefined" and send nothing, exactly like an absent argument. "" is a value. A `content`
+    // parameter is a document instead, in which [] and {} are values.
+    const value = (param.contentType === undefined ? isUndefinedValue(given) : given === null) ? undefined : given;
     // Path parameters are always required (Parameter Object, `required`), whatever the flag.
     if (param.in === 'path') pathValues.set(param.name, { param, value });
     if (value === undefined) {
@@ -93,9 +94,8 @@ export function buildRequest(http: HttpSpec, args: Record<string, unknown>, base
         // "Content-Type" or "Authorization", the parameter definition SHALL be ignored."
         // Header names are case-insensitive (RFC 9110 §5.1), so compare them that way.
         if (/^(accept|content-type|authorization)$/i.test(param.name)) break;
-        // Framing and connection headers belong to the HTTP client: a caller's Content-Length
-        // or Transfer-Encoding would contradict the body actually sent (RFC 9112 §6).
-        if (isHopHeader(param.name)) break;
+        const problem = unsendableHeaderName(param.name);
+        if (problem !== undefined) throw new ArgumentError(param.arg, problem);
         const text = serializeHeader(param, value);
         if (text !== undefined) setHeader(headers, param.name, text);
         break;
@@ -164,19 +164,16 @@ export function encodeValue(text: string): string {
 }
 
 /**
- * `allowReserved: true` (Parameter Object): reserved characters `:/?#[]@!$&'()*+,;=` may
- * pass unencoded. We still encode `&` and `=` (they would split or re-key the query pair),
- * `#` (it would end the query and start a fragment), and `+` (x-www-form-urlencoded
- * servers read it as a space): passing those raw would change what the server receives,
- * not just how it looks.
+ * `allowReserved: true` (OAS 3.1.1 Parameter Object): RFC 6570 reserved expansion, in which
+ * reserved characters and percent-encoded triples pass as they are. Still encoded: `[`, `]`
+ * and `#`, which a query cannot hold (RFC 3986 §3.4), `&`, `=` and `+`, which would split,
+ * re-key or (to form decoders) space the pair, and a `%` that starts no triple.
  */
 function encodeReserved(text: string): string {
-  return encodeValue(text).replace(/%(3A|2F|3F|5B|5D|40|21|24|27|28|29|2A|2C|3B)/g, (escape) => decodeURIComponent(escape));
-}
-
-/** Query keys from the spec may contain brackets (`filter[status]`); keep those readable. */
-function encodeKey(name: string): string {
-  return encodeValue(name).replace(/%5B/g, '[').replace(/%5D/g, ']');
+  return text
+    .split(/(%[0-9A-Fa-f]{2})/)
+    .map((piece, i) => (i % 2 === 1 ? piece : encodeValue(piece).replace(/%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/g, decodeURIComponent)))
+    .join('');
 }
 
 /** The text of a primitive: booleans `true`/`false`, numbers via String(), null as empty. */
@@ -205,7 +202,9 @@ function items(value: readonly unknown[]): unknown[] {
 
 /**
  * RFC 6570 §2.3 "undefined" (the OAS 3.1.1 Appendix C column): null, an empty list and an
- * empty map send nothing at all, in every location. An empty string is a value.
+ * empty map send nothing at all, wherever a value is serialised by style. An empty string is
+ * a value. Content-based values (Parameter `content`, form and multipart fields without a
+ * style) are documents instead, in which [] and {} are sent as their JSON text.
  */
 export function isUndefinedValue(value: unknown): boolean {
   if (value === undefined || value === null) return true;
@@ -215,12 +214,65 @@ export function isUndefinedValue(value: unknown): boolean {
 }
 
 /**
- * Headers the HTTP client owns: framing (RFC 9112 §6: Content-Length, Transfer-Encoding),
- * routing (Host) and connection management (RFC 9110 §7.6.1). A value from a tool argument
- * would contradict what is actually sent, so such parameters are never sent.
+ * Headers the HTTP client owns: hop-by-hop ones (RFC 9110 §7.6.1), framing (RFC 9112 §6:
+ * Content-Length, Transfer-Encoding), routing (Host), Expect, and Proxy-Authorization, which
+ * belongs to a proxy of the operator's, not to the API. A value from the spec, a tool argument
+ * or a client (--auth-from-headers) would contradict what is sent, retarget the request or
+ * smuggle a second one. The generator leaves them out; the runtime refuses them.
  */
-export function isHopHeader(name: string): boolean {
-  return /^(content-length|transfer-encoding|host|connection|keep-alive|proxy-connection|te|trailer|upgrade|expect)$/i.test(name);
+const CLIENT_OWNED_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'host',
+  'expect',
+  'proxy-authorization',
+]);
+
+/** RFC 9110 §5.6.2 token: a header name, an authentication scheme, a cookie name (RFC 6265). */
+export const isToken = (text: string): boolean => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(text);
+
+/** Why a header of this name can never be sent (`header "Host" cannot be sent: …`), or undefined. */
+export function unsendableHeaderName(name: string): string | undefined {
+  const reason = !isToken(name)
+    ? 'not a valid header name (an RFC 9110 token)'
+    : CLIENT_OWNED_HEADERS.has(name.toLowerCase())
+      ? 'the HTTP client sets it itself (framing, routing or connection)'
+      : undefined;
+  return reason === undefined ? undefined : `header ${JSON.stringify(name)} cannot be sent: ${reason}`;
+}
+
+/** Why a cookie of this name can never be sent (its name is an RFC 6265 token), or undefined. */
+export function unsendableCookieName(name: string): string | undefined {
+  return isToken(name) ? undefined : `cookie ${JSON.stringify(name)} cannot be sent: not a valid cookie name (an RFC 6265 token)`;
+}
+
+/** Why this header value cannot be sent (Node refuses what RFC 9110 §5.5 forbids), or undefined. */
+function headerValueProblem(value: string): string | undefined {
+  // CR/LF would inject headers (response splitting); NUL and other controls are forbidden.
+  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return 'CR, LF, NUL or other control characters';
+  if (/[^\u0000-\u00ff]/.test(value)) return 'characters outside Latin-1';
+  return undefined;
+}
+
+/**
+ * The first header of a finished request that cannot be sent, as a message naming the header
+ * and never its value (a credential, often): security schemes and static headers are checked
+ * here, so that a hand-edited tools.json or a client's header gives an error, not a request.
+ */
+export function unsendableHeader(headers: Record<string, string>): string | undefined {
+  for (const [name, value] of Object.entries(headers)) {
+    const nameProblem = unsendableHeaderName(name);
+    if (nameProblem !== undefined) return nameProblem;
+    const valueProblem = headerValueProblem(value);
+    if (valueProblem !== undefined) return `header ${JSON.stringify(name)} cannot be sent: its value contains ${valueProblem}`;
+  }
+  return undefined;
 }
 
 /** A `content` parameter's value as a document of its media type (JSON text for JSON). */
@@ -231,7 +283,7 @@ function contentText(param: ParamSpec, value: unknown): string {
 
 /** Separators of the delimited styles, unencoded (multipart, headers) and in a URL. */
 const RAW_DELIMITERS: Partial<Record<ParamStyle, string>> = { spaceDelimited: ' ', pipeDelimited: '|', tabDelimited: '\t' };
-const URL_DELIMITERS: Partial<Record<ParamStyle, string>> = { spaceDelimited: '%20', pipeDelimited: '|', tabDelimited: '%09' };
+const URL_DELIMITERS: Partial<Record<ParamStyle, string>> = { spaceDelimited: '%20', pipeDelimited: '%7C', tabDelimited: '%09' };
 
 // ---------------------------------------------------------------------------------------
 // Path (styles simple, label, matrix)
@@ -308,12 +360,13 @@ function simpleValue(value: unknown, explode: boolean, encode: (text: string) =>
 /** `key=value` pairs, already encoded, in array/object order. */
 function serializeQuery(param: ParamSpec, value: unknown): string[] {
   const encode = param.allowReserved ? encodeReserved : encodeValue;
-  const key = encodeKey(param.name);
+  // Names too (OAS 3.1.1 Appendix E): `filter[id]=` goes out as `filter%5Bid%5D=`.
+  const key = encodeValue(param.name);
   // Parameter Object `content`: the media type's text, percent-encoded as one value.
   if (param.contentType !== undefined) return [`${key}=${encodeValue(contentText(param, value))}`];
 
   if (param.style === 'deepObject') {
-    // Style Examples: `color[R]=100&color[G]=200&color[B]=150`. Nesting and arrays are not
+    // Style Examples: `color%5BR%5D=100&color%5BG%5D=200&color%5BB%5D=150`. Nesting and arrays are not
     // defined by OpenAPI; we follow the common bracket convention (`a[b][c]=v`, `a[b][0]=v`).
     if (isPlainObject(value) || Array.isArray(value)) return bracketPairs(key, value, encode);
     return [`${key}=${encode(scalarText(value))}`];
@@ -335,17 +388,18 @@ function serializeQuery(param: ParamSpec, value: unknown): string[] {
 }
 
 /**
- * Bracket notation for nested data: `key[sub]=v`, `key[0]=v`, `key[a][0][b]=v`. Used for
+ * Bracket notation for nested data: `key[sub]=v`, `key[0]=v`, `key[a][0][b]=v`, the brackets
+ * percent-encoded (OAS 3.1.1 Appendix E; what qs, and so Stripe's own client, sends). Used for
  * deepObject and for form-urlencoded bodies (the convention Stripe and Rails/PHP expect).
  * Empty arrays/objects and null yield nothing (see isUndefinedValue).
  */
 function bracketPairs(prefix: string, value: unknown, encode: (text: string) => string): string[] {
   if (Array.isArray(value)) {
-    return items(value).flatMap((item, index) => bracketPairs(`${prefix}[${index}]`, item, encode));
+    return items(value).flatMap((item, index) => bracketPairs(`${prefix}%5B${index}%5D`, item, encode));
   }
   if (isPlainObject(value)) {
     // User-supplied keys are fully encoded so a `]` or `=` in them cannot alter the structure.
-    return entries(value).flatMap(([k, v]) => bracketPairs(`${prefix}[${encodeValue(k)}]`, v, encode));
+    return entries(value).flatMap(([k, v]) => bracketPairs(`${prefix}%5B${encodeValue(k)}%5D`, v, encode));
   }
   return [`${prefix}=${encode(scalarText(value))}`];
 }
@@ -359,12 +413,9 @@ function serializeHeader(param: ParamSpec, value: unknown): string | undefined {
   // `tsv` or `pipes` (collectionFormat), joined by their separator.
   const text =
     param.contentType !== undefined ? contentText(param, value) : simpleValue(value, param.explode, (t) => t, RAW_DELIMITERS[param.style]);
-  // CR/LF would inject headers (response splitting); NUL is forbidden (RFC 9110 §5.5).
-  // fetch also rejects code points above U+00FF; report that here with the argument name.
-  if (/[\r\n\0]/.test(text)) throw new ArgumentError(param.arg, 'header value must not contain CR, LF or NUL');
-  if (/[^\u0000-\u00ff]/.test(text)) {
-    throw new ArgumentError(param.arg, 'header value must contain only Latin-1 characters');
-  }
+  // Reported here with the argument's name, rather than by unsendableHeader with the header's.
+  const problem = headerValueProblem(text);
+  if (problem !== undefined) throw new ArgumentError(param.arg, `header value must not contain ${problem}`);
   return text;
 }
 
@@ -468,16 +519,17 @@ function fieldText(value: unknown): string {
  * application/x-www-form-urlencoded (OAS 3.1.1 §4.8.15, "Encoding the x-www-form-urlencoded
  * Media Type"). A property whose Encoding Object sets style, explode or allowReserved is
  * serialised like a query parameter of that style (RFC 6570; `deepObject` gives Stripe's
- * `meta[k]=v`). Otherwise RFC 1866 applies with the contentType defaults: an array is one
+ * `meta%5Bk%5D=v`). Otherwise RFC 1866 applies with the contentType defaults: an array is one
  * pair per item (`Filters=a&Filters=b`), an object is JSON text ("URL Encoded Form with JSON
- * Values"), and an explicit JSON contentType makes the whole value one JSON text.
+ * Values", `{}` included), and an explicit JSON contentType makes the whole value one JSON
+ * text (`[]` included).
  */
 function formBody(arg: string, value: Record<string, unknown>, encoding: Record<string, EncodingSpec>): string {
   const pairs: string[] = [];
   for (const [name, field] of entries(value)) {
-    if (isUndefinedValue(field)) continue;
     const encoded = ownValue(encoding, name);
     if (encoded?.style !== undefined) {
+      if (isUndefinedValue(field)) continue;
       const param: ParamSpec = {
         arg: `${arg}.${name}`,
         name,
@@ -514,8 +566,9 @@ interface Part {
  * typed part as a file named "blob"). Defaults (OAS 3.1.1, "Special Considerations for
  * multipart Content"): a primitive is a text/plain part (no Content-Type line, RFC 7578 §4.4),
  * an object or array item that is not a file is an application/json part, a file is its
- * bytes; an array is one part per item under the same name. With style/explode set (OAS 3.1
- * and Swagger 2.0 collectionFormat) the property is split like a form field instead.
+ * bytes (`{}` too: JSON text); an array is one part per item under the same name, unless its
+ * contentType is JSON (then one part, `[]` too). With style/explode set (OAS 3.1 and Swagger
+ * 2.0 collectionFormat) the property is split like a form field instead.
  */
 function multipartBody(
   arg: string,
@@ -524,10 +577,10 @@ function multipartBody(
 ): { body: Uint8Array; contentType: string } {
   const parts: Part[] = [];
   for (const [name, field] of entries(value)) {
-    if (isUndefinedValue(field)) continue;
     const encoded = ownValue(encoding, name);
     const headers = encoded?.headers;
     if (encoded?.style !== undefined) {
+      if (isUndefinedValue(field)) continue;
       for (const [partName, text] of stylePairs(name, field, encoded.style, encoded.explode ?? encoded.style === 'form')) {
         parts.push({ name: partName, data: text, ...(headers ? { headers } : {}) });
       }
