@@ -19,7 +19,7 @@ import type {
 import { NameScope, nameFromRoute, packageNameFor, sanitizeArgName, sanitizeToolName } from './naming.js';
 import { SchemaConverter, type SchemaExtras } from './schema.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
-import { buildAuth, envPrefixFor, securityFor } from './auth.js';
+import { buildAuth, credentialNaming, securityFor } from './auth.js';
 import { globToRegExp, selectOperation } from './select.js';
 import { bodyKindOf, concreteMediaType, mediaKind } from '../../templates/runtime/media.js';
 import { isHopHeader } from '../../templates/runtime/request.js';
@@ -56,8 +56,13 @@ export interface ModelOptions {
   schemaExtras?: SchemaExtras;
   /** Package name of the generated server (default: from the spec title). */
   packageName?: string;
-  /** Prefix of the credential variables (default: from the package name); see auth.ts. */
+  /** Prefix of the credential variables (default: see credentialNaming in auth.ts). */
   envPrefix?: string;
+  /**
+   * The spec's title may name the credential prefix (through the package name): only for a spec
+   * file the user generates a project from. Otherwise the default prefix is MCPGEN.
+   */
+  titleNamesCredentials?: boolean;
 }
 
 /** The meta-tools' names (dynamic.ts, toolsets.ts): operations never take them, so any mode can be served. */
@@ -113,11 +118,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const info = isObject(doc.info) ? doc.info : {};
   const rootServers = serverList(doc.servers, spec.source);
   const packageName = options.packageName ?? packageNameFor(typeof info.title === 'string' ? info.title : undefined, rootServers[0]?.url);
-  const auth = buildAuth(
-    doc,
-    { prefix: options.envPrefix ?? envPrefixFor(packageName), chosen: options.envPrefix !== undefined },
-    spec.source,
-  );
+  const auth = buildAuth(doc, credentialNaming(options, packageName, options.titleNamesCredentials ?? false), spec.source);
   report.warnings.push(...auth.warnings);
 
   for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
