@@ -170,6 +170,10 @@ function withModelOptions(command: Command, forServe = false): Command {
       '--allow-remote-refs',
       'follow $refs to public http(s) URLs of other origins (off: a spec cannot make mcp-gen fetch URLs; internal addresses never)',
     )
+    .option(
+      '--allow-internal-servers',
+      'use the servers and tokenUrl a spec from a URL names on internal addresses (loopback, private, …; off: they are left out, and --base-url chooses the upstream)',
+    )
     .option('--allow-ref-dir <dirs>', "folders local $refs may read besides the spec's own (comma-separated)", list)
     .option('--max-description <chars>', 'cut tool descriptions to this many characters (default: 1000)', positiveInt)
     .option('--keep-examples', 'keep schema and parameter examples in tool schemas (off: they cost tools/list bytes)')

@@ -6,6 +6,7 @@ import { emitProject, type GeneratedFile } from './emit/project.js';
 import { GENERATOR_VERSION } from './version.js';
 import { startToolTypesPrinter } from './emit/types-worker.js';
 import { loadSpec } from './parse/load.js';
+import { screenUpstreams } from './model/upstreams.js';
 import { writeProject, type WritePlan } from './write/write.js';
 import type { ToolTable } from '../templates/runtime/table.js';
 import { resolveOptions, type ResolvedOptions, type UserOptions } from './options.js';
@@ -56,6 +57,7 @@ export async function modelFromOptions(
   const o = resolveOptions({}, options);
   const fromUrl = /^https?:\/\//i.test(o.spec);
   const spec = await loadSpec(o.spec, { allowRemoteRefs: o.allowRemoteRefs, allowRefDirs: o.allowRefDir });
+  const publicServers = await screenUpstreams(spec, o.allowInternalServers);
   const model = buildModel(spec, {
     maxDescriptionLength: o.maxDescriptionLength,
     selection: o.selection,
@@ -73,5 +75,6 @@ export async function modelFromOptions(
     ...(o.envPrefix !== undefined ? { envPrefix: o.envPrefix } : {}),
     titleNamesCredentials: use === 'generate' && !fromUrl,
   });
+  if (publicServers) model.table.publicServers = publicServers;
   return { o, model };
 }

@@ -93,7 +93,7 @@ export interface ServerModel {
   report: ModelReport;
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const LOCATION_ORDER: ParamLocation[] = ['path', 'query', 'header', 'cookie'];
 // OpenAPI 3.0.3 §4.7.12: header parameters with these names SHALL be ignored.
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
@@ -376,7 +376,8 @@ function toolsetFor(
   return defaultToolset(op.tags, op.path);
 }
 
-function resolve(doc: JsonObject, node: Json | undefined, seen = new Set<string>()): Json | undefined {
+/** A node with its `$ref`s followed within the document. */
+export function resolve(doc: JsonObject, node: Json | undefined, seen = new Set<string>()): Json | undefined {
   if (isObject(node) && typeof node.$ref === 'string' && !seen.has(node.$ref)) {
     const tokens = parsePointer(node.$ref);
     if (!tokens) return undefined;
@@ -734,35 +735,38 @@ const trim = (text: string, max: number) => (text.length > max ? text.slice(0, m
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-/** Server objects as the runtime needs them; a relative URL is resolved against a spec URL. */
+/** Server objects as the runtime needs them. */
 function serverList(servers: Json | undefined, source: string): ServerSpec[] {
-  const out: ServerSpec[] = [];
-  for (const s of asArray(servers)) {
-    if (!isObject(s) || typeof s.url !== 'string') continue;
-    let url = s.url.trim();
-    if (/^https?:\/\//i.test(source) && !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
-      try {
-        url = new URL(url, source).href;
-      } catch {
-        // keep it relative; the server will ask for --base-url
-      }
+  return asArray(servers)
+    .map((s) => serverOf(s, source))
+    .filter((s): s is ServerSpec => s !== undefined);
+}
+
+/** A Server Object as the runtime needs it; a relative URL is resolved against a spec URL. */
+export function serverOf(s: Json, source: string): ServerSpec | undefined {
+  if (!isObject(s) || typeof s.url !== 'string') return undefined;
+  let url = s.url.trim();
+  if (/^https?:\/\//i.test(source) && !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
+    try {
+      url = new URL(url, source).href;
+    } catch {
+      // keep it relative; the server will ask for --base-url
     }
-    const server: ServerSpec = { url };
-    if (typeof s.description === 'string') server.description = oneLine(s.description);
-    if (isObject(s.variables)) {
-      const variables: NonNullable<ServerSpec['variables']> = {};
-      for (const [name, v] of Object.entries(s.variables)) {
-        if (!isObject(v)) continue;
-        const enumValues = asArray(v.enum).map(String);
-        variables[name] = {
-          default: v.default !== undefined ? String(v.default) : (enumValues[0] ?? ''),
-          ...(enumValues.length ? { enum: enumValues } : {}),
-          ...(typeof v.description === 'string' ? { description: oneLine(v.description) } : {}),
-        };
-      }
-      server.variables = variables;
-    }
-    out.push(server);
   }
-  return out;
+  const server: ServerSpec = { url };
+  if (typeof s.description === 'string') server.description = oneLine(s.description);
+  if (isObject(s.variables)) {
+    const variables: NonNullable<ServerSpec['variables']> = {};
+    for (const [name, v] of Object.entries(s.variables)) {
+      if (!isObject(v)) continue;
+      const enumValues = asArray(v.enum).map(String);
+      variables[name] = {
+        default: v.default !== undefined ? String(v.default) : (enumValues[0] ?? ''),
+        ...(enumValues.length ? { enum: enumValues } : {}),
+        ...(typeof v.description === 'string' ? { description: oneLine(v.description) } : {}),
+      };
+    }
+    server.variables = variables;
+  }
+  return server;
 }

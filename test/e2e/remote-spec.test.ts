@@ -129,3 +129,68 @@ describe('generating from a URL: the spec does not choose which secrets are read
     expect(result.table.auth.db?.env).toEqual({ username: 'DB_USERNAME', password: 'DB_PASSWORD' });
   });
 });
+
+// The spec comes from one origin and names another, internal one (a service on this machine).
+describe('mcp-gen serve <url>: the spec does not choose an internal upstream', () => {
+  let internal: Upstream;
+  let origin: Upstream;
+  beforeAll(async () => {
+    internal = await startUpstream(() => ({ body: '{"secret":"internal"}' }));
+    origin = await startUpstream(() => ({ body: JSON.stringify(dbSpec(`${internal.url}/admin`)) }));
+  });
+  afterAll(async () => {
+    await Promise.all([internal?.close(), origin?.close()]);
+  });
+  const cwd = () => userFolder('remote-internal', `MCPGEN_DB_USERNAME=${USER}\nMCPGEN_DB_PASSWORD=${PASSWORD}\n`);
+
+  it('a server URL on an internal address is not used: the call does not reach it, and start-up says why', async () => {
+    internal.clear();
+    const { result, startup } = await serveAndCall(cwd(), [`${origin.url}/spec.json`]);
+    expect(internal.requests).toEqual([]);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('--base-url');
+    expect(startup).toContain(`#/servers/0/url: ${internal.url}/admin is an internal address (127.0.0.1)`);
+    expect(startup).toContain('--allow-internal-servers');
+  });
+
+  it.each([
+    ['--allow-internal-servers', () => []],
+    ['--base-url', () => [`${internal.url}/admin`]],
+  ])('%s: the user says so, and the call reaches it', async (flag, value) => {
+    internal.clear();
+    const { result } = await serveAndCall(cwd(), [`${origin.url}/spec.json`, flag, ...value()]);
+    expect(result.isError).toBeFalsy();
+    expect(internal.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /admin/rows']);
+  });
+
+  it("the spec's own origin is the user's choice, but not where it redirects: checked as each connection is made", async () => {
+    internal.clear();
+    const redirecting = await startUpstream((req) =>
+      req.path === '/spec.json'
+        ? { body: JSON.stringify(dbSpec('/api')) }
+        : { status: 302, headers: { location: `${internal.url}/admin/rows` } },
+    );
+    try {
+      const { result } = await serveAndCall(cwd(), [`${redirecting.url}/spec.json`]);
+      expect(redirecting.requests.map((r) => r.path)).toEqual(['/spec.json', '/api/rows']);
+      expect(internal.requests).toEqual([]);
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('not sent: 127.0.0.1 is an internal address');
+    } finally {
+      await redirecting.close();
+    }
+  });
+
+  it('generating from the URL leaves the server out too, with the same warning', async () => {
+    const result = await generate({ spec: `${origin.url}/spec.json`, dryRun: true, out: join(TMP, 'remote-internal-generated') });
+    expect(result.table.servers).toEqual([]);
+    expect(result.report.warnings.map((w) => w.code)).toEqual(expect.arrayContaining(['internal-server', 'no-base-url']));
+    const allowed = await generate({
+      spec: `${origin.url}/spec.json`,
+      allowInternalServers: true,
+      dryRun: true,
+      out: join(TMP, 'remote-internal-allowed'),
+    });
+    expect(allowed.table.servers.map((s) => s.url)).toEqual([`${internal.url}/admin`]);
+  });
+});
