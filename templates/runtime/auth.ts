@@ -5,7 +5,6 @@
 import type { Logger } from './log.js';
 import { getHeader, setHeader } from './request.js';
 import { badCredential, fromWebResponse, readLimited } from './upstream.js';
-import { InternalAddressError, internalAddressOf } from './addresses.js';
 import type { AuthSchemeSpec, SecurityRequirement, ToolSpec, ToolTable } from './table.js';
 
 export interface AuthRequest {
@@ -167,6 +166,7 @@ export class Authenticator {
       return; // fetch says why
     }
     if (rule === undefined || url.origin === rule.trustedOrigin) return;
+    const { InternalAddressError, internalAddressOf } = await import('./addresses.js');
     const internal = await internalAddressOf(url);
     if (internal !== undefined)
       throw new Error(`token request to ${where} not sent: ${new InternalAddressError(url.hostname, internal).message}`);

@@ -8,7 +8,6 @@ import { toolHooks, type Hooks, type OutgoingRequest } from './hooks-api.js';
 import type { Logger } from './log.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
 import { coerceArguments } from './coerce.js';
-import { InternalAddressError } from './addresses.js';
 import { argumentsTooBig, linearRegExpEngine } from './limits.js';
 import { ArgumentError, buildRequest, getHeader, resolveServerUrl, setHeader } from './request.js';
 import { advertisedStructure, plainStructure, toolError, type Structurer } from './output.js';
@@ -312,8 +311,9 @@ function networkFailure(error: unknown, label: string, timedOut: boolean, signal
   if (timedOut) return `${label}: no answer within ${timeoutMs} ms (timeout; raise it with --timeout)`;
   if (signal.aborted) return `${label}: cancelled by the client`;
   if (error instanceof RedirectError) return `${label}: not followed: ${error.message}`;
-  if (error instanceof InternalAddressError) {
-    return `${label}: not sent: ${error.message}, where the servers of a spec loaded from a URL may not take calls; choose the upstream with --base-url (API_BASE_URL)`;
+  // addresses.ts's InternalAddressError, known by its code: that module loads only when needed
+  if ((error as { code?: string }).code === 'EINTERNAL') {
+    return `${label}: not sent: ${(error as Error).message}, where the servers of a spec loaded from a URL may not take calls; choose the upstream with --base-url (API_BASE_URL)`;
   }
   // node:http errors carry their code (ECONNREFUSED); fetch's carry it in their cause.
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;

@@ -8,7 +8,6 @@ import { pipeline, type Duplex, type Readable } from 'node:stream';
 import type { OutgoingRequest } from './hooks-api.js';
 import { getHeader } from './request.js';
 import type { ToolTable } from './table.js';
-import { InternalAddressError, internalAddressOf, ipLiteral, isInternalAddress, publicOnlyLookup } from './addresses.js';
 
 /** Redirect hops followed before giving up (browsers allow 20; an API needs one or two). */
 export const MAX_REDIRECTS = 5;
@@ -59,6 +58,9 @@ interface Client {
   agent: Agent;
 }
 const clients = new Map<string, Promise<Client>>();
+// The address checks (node:dns) load with the first request that needs them: most servers never do.
+let addressChecks: Promise<typeof import('./addresses.js')> | undefined;
+const addresses = () => (addressChecks ??= import('./addresses.js'));
 function clientFor(protocol: string, publicOnly: boolean): Promise<Client> | undefined {
   if (protocol !== 'http:' && protocol !== 'https:') return undefined;
   const key = publicOnly ? `${protocol} public` : protocol;
@@ -66,8 +68,11 @@ function clientFor(protocol: string, publicOnly: boolean): Promise<Client> | und
   if (!client) {
     const loading = protocol === 'https:' ? import('node:https') : import('node:http');
     // The lookup runs as each connection is made: the address checked is the address used.
-    const options = publicOnly ? { keepAlive: true, lookup: publicOnlyLookup } : { keepAlive: true };
-    client = loading.then((m) => ({ request: m.request as typeof HttpRequest, agent: new m.Agent(options) }));
+    const lookup = publicOnly ? addresses().then((a) => ({ lookup: a.publicOnlyLookup })) : Promise.resolve({});
+    client = Promise.all([loading, lookup]).then(([m, options]) => ({
+      request: m.request as typeof HttpRequest,
+      agent: new m.Agent({ keepAlive: true, ...options }),
+    }));
     clients.set(key, client);
   }
   return client;
@@ -91,14 +96,10 @@ export async function sendOnce(
   signal: AbortSignal,
   publicOnly = false,
 ): Promise<UpstreamResponse> {
-  // An IP address is connected to without a lookup: checked here.
-  const literal = publicOnly ? ipLiteral(url) : undefined;
-  if (literal !== undefined && isInternalAddress(literal)) throw new InternalAddressError(literal, literal);
-  if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) {
-    // FormData, Blob, a stream: only a hook sends these, and fetch knows how to frame them. fetch
-    // takes no lookup, so a name is checked just before instead.
-    const internal = publicOnly ? await internalAddressOf(url) : undefined;
-    if (internal !== undefined) throw new InternalAddressError(url.hostname, internal);
+  const viaFetch = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
+  if (publicOnly) await refuseInternal(url, viaFetch);
+  if (viaFetch) {
+    // FormData, Blob, a stream: only a hook sends these, and fetch knows how to frame them.
     return fromWebResponse(await fetch(url, { method, headers, body: body as RequestInit['body'], signal, redirect: 'manual' }));
   }
   // As fetch does: credentials in the URL are refused, not sent as Basic auth (which node:http
@@ -121,6 +122,17 @@ export async function sendOnce(
       throw error;
     }
   }
+}
+
+/**
+ * An IP address is connected to without a lookup: checked here. fetch takes no lookup hook, so
+ * for it a name is checked here too, just before.
+ */
+async function refuseInternal(url: URL, viaFetch: boolean): Promise<void> {
+  const { InternalAddressError, internalAddressOf, ipLiteral } = await addresses();
+  if (!viaFetch && ipLiteral(url) === undefined) return;
+  const internal = await internalAddressOf(url);
+  if (internal !== undefined) throw new InternalAddressError(url.hostname.replace(/^\[|\]$/g, ''), internal);
 }
 
 async function exchangeOnce(
