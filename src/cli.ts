@@ -6,6 +6,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { relative } from 'node:path';
 import { GENERATOR_VERSION } from './version.js';
 import { formatWarning } from './warnings.js';
+import { credentialSummary } from './model/auth.js';
 import { RESOURCE_PRESETS, type ResourcePreset } from './model/routes.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
@@ -83,6 +84,8 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
     if (report.renamed.length > 5) print(`    … and ${report.renamed.length - 5} more (see tools.json)`);
   }
   for (const w of report.warnings) print(`  warning: ${formatWarning(w)}`);
+  const credentials = credentialSummary(table.auth);
+  if (credentials) print(`  credentials: ${credentials} (README.md and .env.example say what each holds)`);
   if (report.resources.static + report.resources.templates > 0) {
     const { static: fixed, templates } = report.resources;
     print(
@@ -154,11 +157,17 @@ function withModelOptions(command: Command, forServe = false): Command {
     )
     .option(
       '--env-prefix <PREFIX>',
-      'prefix of the credential environment variables (default: from the package name, e.g. SWAGGER_PETSTORE; "" for none)',
+      forServe
+        ? 'prefix of the credential environment variables (default: from --name if given, else MCPGEN: the spec never chooses which variables are read; "" for none)'
+        : 'prefix of the credential environment variables (default: from the package name, e.g. SWAGGER_PETSTORE, for a spec file; for a spec URL from --name if given, else MCPGEN; "" for none)',
     )
     .option(
       '--allow-remote-refs',
       'follow $refs to public http(s) URLs of other origins (off: a spec cannot make mcp-gen fetch URLs; internal addresses never)',
+    )
+    .option(
+      '--allow-internal-servers',
+      'use the servers and tokenUrl a spec from a URL names on internal addresses (loopback, private, …; off: they are left out, and --base-url chooses the upstream)',
     )
     .option('--allow-ref-dir <dirs>', "folders local $refs may read besides the spec's own (comma-separated)", list)
     .option('--max-description <chars>', 'cut tool descriptions to this many characters (default: 1000)', positiveInt)
@@ -303,7 +312,7 @@ async function serveMain(argv: string[]): Promise<number> {
   )
     .addHelpText(
       'after',
-      `\nServer options: those of a generated server (--tools, --toolsets and --read-only choose the tools here).\n${USAGE.replace(/^Options/, 'Server options')}\n\nA .env file in this folder is read; variables already set win.`,
+      `\nServer options: those of a generated server (--tools, --toolsets and --read-only choose the tools here).\n${USAGE.replace(/^Options/, 'Server options')}\n\nA .env file in this folder is read; variables already set win. The API's credentials are read from\nMCPGEN_<SCHEME>_<PART> variables (e.g. MCPGEN_API_KEY), or with the prefix --env-prefix or --name gives;\nthe start-up lines name them.`,
     )
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text), writeOut: (text) => process.stderr.write(text) })

@@ -157,6 +157,9 @@ function compareOutput(name: string, a: ToolSpec, b: ToolSpec, resolveOld: Resol
  * and names included), so the diff speaks of the tools the server really serves.
  */
 export async function diffSpecs(oldSpec: string, newSpec: string, options: UserOptions = {}): Promise<Change[]> {
-  const [a, b] = await Promise.all([modelFromOptions({ ...options, spec: oldSpec }), modelFromOptions({ ...options, spec: newSpec })]);
+  const [a, b] = await Promise.all([
+    modelFromOptions({ ...options, spec: oldSpec }, 'generate'),
+    modelFromOptions({ ...options, spec: newSpec }, 'generate'),
+  ]);
   return diffTables(a.model.table, b.model.table);
 }

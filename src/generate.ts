@@ -6,6 +6,7 @@ import { emitProject, type GeneratedFile } from './emit/project.js';
 import { GENERATOR_VERSION } from './version.js';
 import { startToolTypesPrinter } from './emit/types-worker.js';
 import { loadSpec } from './parse/load.js';
+import { screenUpstreams } from './model/upstreams.js';
 import { writeProject, type WritePlan } from './write/write.js';
 import type { ToolTable } from '../templates/runtime/table.js';
 import { resolveOptions, type ResolvedOptions, type UserOptions } from './options.js';
@@ -25,7 +26,7 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
   const printer = startToolTypesPrinter();
   let modelled: Awaited<ReturnType<typeof modelFromOptions>>;
   try {
-    modelled = await modelFromOptions(options);
+    modelled = await modelFromOptions(options, 'generate');
   } catch (error) {
     printer.cancel();
     throw error;
@@ -45,10 +46,18 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
   return { outDir, table: model.table, report: model.report, files, plan };
 }
 
-/** Parse and model: the tool table and the report, as `generate` writes them and `serve` serves them. */
-export async function modelFromOptions(options: UserOptions): Promise<{ o: ResolvedOptions; model: ServerModel }> {
+/**
+ * Parse and model: the tool table and the report, as `generate` writes them and `serve` serves
+ * them. `use` says whether anyone reviews the result before it runs (see auth.ts).
+ */
+export async function modelFromOptions(
+  options: UserOptions,
+  use: 'generate' | 'serve',
+): Promise<{ o: ResolvedOptions; model: ServerModel }> {
   const o = resolveOptions({}, options);
+  const fromUrl = /^https?:\/\//i.test(o.spec);
   const spec = await loadSpec(o.spec, { allowRemoteRefs: o.allowRemoteRefs, allowRefDirs: o.allowRefDir });
+  const publicServers = await screenUpstreams(spec, o.allowInternalServers);
   const model = buildModel(spec, {
     maxDescriptionLength: o.maxDescriptionLength,
     selection: o.selection,
@@ -64,6 +73,8 @@ export async function modelFromOptions(options: UserOptions): Promise<{ o: Resol
     schemaExtras: { examples: o.keepExamples, extensions: o.keepExtensions },
     ...(o.name !== undefined ? { packageName: o.name } : {}),
     ...(o.envPrefix !== undefined ? { envPrefix: o.envPrefix } : {}),
+    titleNamesCredentials: use === 'generate' && !fromUrl,
   });
+  if (publicServers) model.table.publicServers = publicServers;
   return { o, model };
 }

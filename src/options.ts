@@ -48,6 +48,8 @@ export interface UserOptions extends Selection {
   check?: boolean;
   dryRun?: boolean;
   allowRemoteRefs?: boolean;
+  /** A spec from a URL may name internal addresses as its servers and tokenUrl (see model/upstreams.ts). */
+  allowInternalServers?: boolean;
   /** Folders local `$ref`s may read besides the spec's own. */
   allowRefDir?: string[];
   maxDescriptionLength?: number;
@@ -106,6 +108,7 @@ const KEYS: Record<
   check: 'boolean',
   dryRun: 'boolean',
   allowRemoteRefs: 'boolean',
+  allowInternalServers: 'boolean',
   allowRefDir: 'strings',
   maxDescriptionLength: 'number',
   includeTags: 'strings',
@@ -289,6 +292,7 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     check: merged.check ?? false,
     dryRun: merged.dryRun ?? false,
     allowRemoteRefs: merged.allowRemoteRefs ?? false,
+    allowInternalServers: merged.allowInternalServers ?? false,
     allowRefDir: (merged.allowRefDir ?? []).map((dir) => resolve(dir)),
     maxDescriptionLength: merged.maxDescriptionLength ?? 1_000,
     tools: merged.tools ?? {},

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { modelFromOptions } from './generate.js';
 import type { UserOptions } from './options.js';
 import { formatWarning } from './warnings.js';
+import { credentialSummary } from './model/auth.js';
 import { SERVER_OPTIONS } from '../templates/runtime/config.js';
 
 /**
@@ -36,7 +37,7 @@ export function splitServeArgs(argv: string[]): { model: string[]; server: strin
 
 /** Builds the tool table from the spec and serves it until the process is stopped. */
 export async function serveSpec(options: UserOptions, serverArgv: string[]): Promise<void> {
-  const { model } = await modelFromOptions(options);
+  const { model } = await modelFromOptions(options, 'serve');
   const { table, report } = model;
   // stdout may be the MCP channel (stdio): everything for people goes to stderr.
   const say = (line: string) => process.stderr.write(`mcp-gen serve: ${line}\n`);
@@ -44,6 +45,8 @@ export async function serveSpec(options: UserOptions, serverArgv: string[]): Pro
     `${table.title ?? table.name}: ${table.tools.length} tool${table.tools.length === 1 ? '' : 's'}, tools/list ${table.serve?.mode ?? 'direct'} by default${report.skipped.length ? `, ${report.skipped.length} operation${report.skipped.length === 1 ? '' : 's'} skipped` : ''}`,
   );
   for (const warning of report.warnings) say(`warning: ${formatWarning(warning)}`);
+  const credentials = credentialSummary(table.auth);
+  if (credentials) say(`credentials read from the environment or .env: ${credentials}`);
   const runtime = await import('../templates/runtime/main.js');
   runtime.loadEnvFile(resolve('.env'));
   await runtime.serveTable(table, {}, serverArgv);

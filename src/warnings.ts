@@ -8,6 +8,7 @@ export type WarningCode =
   | 'unsupported-security' // a security scheme the server cannot apply
   | 'unsendable-header' // a header or cookie the server must never send (Host, Transfer-Encoding, a name that is no token)
   | 'credential-prefix' // credential variables moved away from a well-known name
+  | 'internal-server' // a spec from a URL named an internal address as its upstream or tokenUrl
   | 'missing-path-parameter' // a {name} in the path that no parameter declares
   | 'unresolved-request-body' // a requestBody $ref that cannot be followed
   | 'unused-option' // an option that does nothing for this spec

@@ -2,7 +2,8 @@
 // environment variables it reads the secrets from. One rule names every variable:
 //
 //   <API>_<SCHEME>_<PART>   API    = the prefix: --env-prefix, else the package name without
-//                                    "-mcp" (`swagger-petstore-mcp` → SWAGGER_PETSTORE)
+//                                    "-mcp" (`swagger-petstore-mcp` → SWAGGER_PETSTORE) when the
+//                                    user named it or generates from a spec file, else MCPGEN
 //                           SCHEME = the scheme's name in UPPER_SNAKE_CASE
 //                           PART   = KEY (apiKey) | TOKEN (http bearer, other http schemes, oauth2
 //                                    and openIdConnect ready-made tokens) | USERNAME and PASSWORD
@@ -11,7 +12,11 @@
 //
 // Why a prefix: the spec is untrusted and names the schemes, so without one a hostile spec
 // could make the server read AWS_SECRET_ACCESS_KEY or GITHUB_TOKEN and send it to the spec's
-// own host. A part is not repeated (`api_key` → …_API_KEY, not …_API_KEY_KEY), a name taken by
+// own host. Nor may the spec choose the prefix where no one reviews the result: a spec titled
+// "DB" served from a URL would read DB_PASSWORD. So its title names the prefix only for a
+// spec file the user generates a project from (README and .env.example show the names before
+// anything runs); `serve` and specs from URLs use mcp-gen's own namespace, MCPGEN, unless the
+// user chose a prefix or a package name. A part is not repeated (`api_key` → …_API_KEY, not …_API_KEY_KEY), a name taken by
 // an earlier scheme gets _2, _3, …. Names that are still well-known secrets of other tools are
 // refused unless the user chose the prefix; names in the server's own MCP_ namespace always.
 
@@ -96,7 +101,10 @@ export interface AuthModel {
   warnings: GenerationWarning[];
 }
 
-/** The default prefix: the package name without its `-mcp` ending. */
+/** mcp-gen's own namespace: the prefix wherever neither the user nor a reviewed spec file names one. */
+export const OWN_PREFIX = 'MCPGEN';
+
+/** The package name without its `-mcp` ending, as a prefix. */
 export function envPrefixFor(packageName: string): string {
   return upperSnake(packageName.replace(/-mcp$/, '')).slice(0, 40).replace(/_+$/, '');
 }
@@ -120,6 +128,26 @@ export interface AuthNaming {
   prefix: string;
   /** The user chose the prefix (--env-prefix): well-known names are theirs to pick. */
   chosen: boolean;
+}
+
+/**
+ * Who names the prefix: the user (--env-prefix; else --name, through the package name), else
+ * the spec's title through `packageName` when `titleMayName` (a spec file, generating), else
+ * mcp-gen's own namespace.
+ */
+export function credentialNaming(
+  user: { envPrefix?: string; packageName?: string },
+  packageName: string,
+  titleMayName: boolean,
+): AuthNaming {
+  if (user.envPrefix !== undefined) return { prefix: user.envPrefix, chosen: true };
+  return { prefix: user.packageName !== undefined || titleMayName ? envPrefixFor(packageName) : OWN_PREFIX, chosen: false };
+}
+
+/** Every credential variable, by scheme: `db: MCPGEN_DB_USERNAME, MCPGEN_DB_PASSWORD; …`, for the people starting a server. */
+export function credentialSummary(schemes: Record<string, AuthSchemeSpec>): string | undefined {
+  const parts = Object.entries(schemes).map(([name, scheme]) => `${name}: ${Object.values(scheme.env).join(', ')}`);
+  return parts.length ? parts.join('; ') : undefined;
 }
 
 /**

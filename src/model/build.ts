@@ -19,7 +19,7 @@ import type {
 import { NameScope, nameFromRoute, packageNameFor, sanitizeArgName, sanitizeToolName } from './naming.js';
 import { SchemaConverter, type SchemaExtras } from './schema.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
-import { buildAuth, envPrefixFor, securityFor } from './auth.js';
+import { buildAuth, credentialNaming, securityFor } from './auth.js';
 import { globToRegExp, selectOperation } from './select.js';
 import { bodyKindOf, concreteMediaType, isPlainJson, mediaKind, type MediaKind, type ValueShape } from '../../templates/runtime/media.js';
 import { unsendableCookieName, unsendableHeaderName } from '../../templates/runtime/request.js';
@@ -56,8 +56,13 @@ export interface ModelOptions {
   schemaExtras?: SchemaExtras;
   /** Package name of the generated server (default: from the spec title). */
   packageName?: string;
-  /** Prefix of the credential variables (default: from the package name); see auth.ts. */
+  /** Prefix of the credential variables (default: see credentialNaming in auth.ts). */
   envPrefix?: string;
+  /**
+   * The spec's title may name the credential prefix (through the package name): only for a spec
+   * file the user generates a project from. Otherwise the default prefix is MCPGEN.
+   */
+  titleNamesCredentials?: boolean;
 }
 
 /** The meta-tools' names (dynamic.ts, toolsets.ts): operations never take them, so any mode can be served. */
@@ -86,7 +91,7 @@ export interface ServerModel {
   report: ModelReport;
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const LOCATION_ORDER: ParamLocation[] = ['path', 'query', 'header', 'cookie'];
 // OpenAPI 3.0.3 §4.7.12: header parameters with these names SHALL be ignored.
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
@@ -110,11 +115,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const info = isObject(doc.info) ? doc.info : {};
   const rootServers = serverList(doc.servers, spec.source);
   const packageName = options.packageName ?? packageNameFor(typeof info.title === 'string' ? info.title : undefined, rootServers[0]?.url);
-  const auth = buildAuth(
-    doc,
-    { prefix: options.envPrefix ?? envPrefixFor(packageName), chosen: options.envPrefix !== undefined },
-    spec.source,
-  );
+  const auth = buildAuth(doc, credentialNaming(options, packageName, options.titleNamesCredentials ?? false), spec.source);
   report.warnings.push(...auth.warnings);
 
   for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
@@ -372,7 +373,8 @@ function toolsetFor(
   return defaultToolset(op.tags, op.path);
 }
 
-function resolve(doc: JsonObject, node: Json | undefined): Json | undefined {
+/** A node with its `$ref`s followed within the document. */
+export function resolve(doc: JsonObject, node: Json | undefined): Json | undefined {
   // A loop, not recursion: a spec may chain thousands of $refs (the converter reports long chains).
   const seen = new Set<string>();
   let current = node;
@@ -832,35 +834,38 @@ const trim = (text: string, max: number) => (text.length > max ? text.slice(0, m
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-/** Server objects as the runtime needs them; a relative URL is resolved against a spec URL. */
+/** Server objects as the runtime needs them. */
 function serverList(servers: Json | undefined, source: string): ServerSpec[] {
-  const out: ServerSpec[] = [];
-  for (const s of asArray(servers)) {
-    if (!isObject(s) || typeof s.url !== 'string') continue;
-    let url = s.url.trim();
-    if (/^https?:\/\//i.test(source) && !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
-      try {
-        url = new URL(url, source).href;
-      } catch {
-        // keep it relative; the server will ask for --base-url
-      }
+  return asArray(servers)
+    .map((s) => serverOf(s, source))
+    .filter((s): s is ServerSpec => s !== undefined);
+}
+
+/** A Server Object as the runtime needs it; a relative URL is resolved against a spec URL. */
+export function serverOf(s: Json, source: string): ServerSpec | undefined {
+  if (!isObject(s) || typeof s.url !== 'string') return undefined;
+  let url = s.url.trim();
+  if (/^https?:\/\//i.test(source) && !/^[a-z][a-z0-9+.-]*:/i.test(url)) {
+    try {
+      url = new URL(url, source).href;
+    } catch {
+      // keep it relative; the server will ask for --base-url
     }
-    const server: ServerSpec = { url };
-    if (typeof s.description === 'string') server.description = oneLine(s.description);
-    if (isObject(s.variables)) {
-      const variables: NonNullable<ServerSpec['variables']> = {};
-      for (const [name, v] of Object.entries(s.variables)) {
-        if (!isObject(v)) continue;
-        const enumValues = asArray(v.enum).map(String);
-        variables[name] = {
-          default: v.default !== undefined ? String(v.default) : (enumValues[0] ?? ''),
-          ...(enumValues.length ? { enum: enumValues } : {}),
-          ...(typeof v.description === 'string' ? { description: oneLine(v.description) } : {}),
-        };
-      }
-      server.variables = variables;
-    }
-    out.push(server);
   }
-  return out;
+  const server: ServerSpec = { url };
+  if (typeof s.description === 'string') server.description = oneLine(s.description);
+  if (isObject(s.variables)) {
+    const variables: NonNullable<ServerSpec['variables']> = {};
+    for (const [name, v] of Object.entries(s.variables)) {
+      if (!isObject(v)) continue;
+      const enumValues = asArray(v.enum).map(String);
+      variables[name] = {
+        default: v.default !== undefined ? String(v.default) : (enumValues[0] ?? ''),
+        ...(enumValues.length ? { enum: enumValues } : {}),
+        ...(typeof v.description === 'string' ? { description: oneLine(v.description) } : {}),
+      };
+    }
+    server.variables = variables;
+  }
+  return server;
 }

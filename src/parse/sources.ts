@@ -8,16 +8,18 @@
 // `yaml` parsers, replaced or wrapped. A refusal is recorded here, because the parser wraps
 // whatever a plugin throws into its own errors; loadSpec reports the recorded SpecError.
 
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { realpathSync, statSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { dirname, relative, resolve as resolvePath, sep, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { SpecError } from '../errors.js';
 import { jsonDeeperThan } from '../../templates/runtime/limits.js';
+import { ipLiteral, isInternalAddress, publicOnlyLookup } from '../../templates/runtime/addresses.js';
+
+export { isInternalAddress };
 
 /** Largest spec or referenced file read, in bytes (Microsoft Graph's spec, the largest known, is ~35 MB). */
 export const MAX_SPEC_BYTES = 64 * 1024 * 1024;
@@ -40,60 +42,6 @@ export interface SourcePolicy {
 }
 
 const isHttpUrl = (s: string) => /^https?:\/\//i.test(s);
-
-// Addresses a spec from elsewhere must not make us connect to: loopback, unspecified,
-// private, shared (CGNAT), link-local, benchmarking, multicast, reserved, and IPv6 forms
-// that embed an IPv4 address (mapped, compatible, NAT64), since those reach the same hosts.
-const INTERNAL_V4 = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  INTERNAL_V4.addSubnet(net, bits, 'ipv4');
-// Kept apart from the IPv4 list: a BlockList checks IPv4 addresses against IPv4-mapped rules too.
-const INTERNAL_V6 = new BlockList();
-for (const [net, bits] of [
-  ['::', 96],
-  ['::1', 128],
-  ['::ffff:0:0', 96],
-  ['64:ff9b::', 96],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  INTERNAL_V6.addSubnet(net, bits, 'ipv6');
-
-/** Not a public unicast address (anything that is no IP address at all counts as internal). */
-export function isInternalAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return INTERNAL_V4.check(address, 'ipv4');
-  return family === 6 ? INTERNAL_V6.check(address, 'ipv6') : true;
-}
-
-/** Resolves a host name and refuses it when any address is internal; the connection then uses the checked address. */
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, '', 4);
-    const internal = addresses.find((a) => isInternalAddress(a.address));
-    if (internal || addresses.length === 0) {
-      const refused = Object.assign(new Error(`${hostname} resolves to an internal address (${internal?.address ?? 'none'})`), {
-        code: 'EINTERNAL',
-      });
-      return callback(refused, '', 4);
-    }
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    else callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-};
 
 export class SourceGuard {
   /** The first refusal or failure, reported by loadSpec instead of the parser's wrapped error. */
@@ -174,8 +122,9 @@ export class SourceGuard {
           : `$ref to a URL not followed: ${original} (pass --allow-remote-refs to fetch it)`,
       );
     }
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) && isInternalAddress(host)) throw this.refuse(`$ref ${shown} points to an internal address (${host}); not followed`);
+    const host = ipLiteral(url);
+    if (host !== undefined && isInternalAddress(host))
+      throw this.refuse(`$ref ${shown} points to an internal address (${host}); not followed`);
   }
 
   /** Downloads with every redirect hop and the resolved address checked, within the time and size limits. */
@@ -197,7 +146,7 @@ export class SourceGuard {
       const trusted = this.rootUrl !== undefined && url.origin === this.rootUrl.origin;
       let response: IncomingMessage;
       try {
-        response = await get(url, deadline, trusted ? undefined : guardedLookup);
+        response = await get(url, deadline, trusted ? undefined : publicOnlyLookup);
       } catch (error) {
         const e = error as NodeJS.ErrnoException;
         const why = deadline.aborted

@@ -13,7 +13,9 @@ import { startUpstream, type Upstream } from '../harness/upstream.js';
 const run = promisify(execFile);
 const CLI = join(REPO, 'bin/mcp-gen.js');
 const PETSTORE = join(REPO, 'samples/petstore/openapi.json');
-const CREDENTIALS = { SWAGGER_PETSTORE_API_KEY: 'key-1', SWAGGER_PETSTORE_AUTH_TOKEN: 'token-1' };
+// serve reads credentials in mcp-gen's own namespace: the spec's title does not choose them.
+const CREDENTIALS = { MCPGEN_API_KEY: 'key-1', MCPGEN_PETSTORE_AUTH_TOKEN: 'token-1' };
+const GENERATED_CREDENTIALS = { SWAGGER_PETSTORE_API_KEY: 'key-1', SWAGGER_PETSTORE_AUTH_TOKEN: 'token-1' };
 
 let upstream: Upstream;
 beforeAll(async () => {
@@ -77,7 +79,7 @@ describe('mcp-gen serve chooses tools as a generated server does', () => {
       await buildProject(dir);
       const generated = await connect('stdio', dir, {
         args: ['--base-url', `${upstream.url}/v2`, ...(generatorFlags.length ? [] : flags)],
-        env: CREDENTIALS,
+        env: GENERATED_CREDENTIALS,
       });
       expect(fromServe).toEqual(await names(generated));
       await generated.close();
@@ -117,7 +119,7 @@ describe('mcp-gen serve: errors and settings', () => {
   it('credentials from a .env in the current folder (variables already set would win)', async () => {
     const dir = join(TMP, 'serve-dotenv');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, '.env'), 'SWAGGER_PETSTORE_API_KEY=from-dotenv\nSWAGGER_PETSTORE_AUTH_TOKEN=t\n');
+    writeFileSync(join(dir, '.env'), 'MCPGEN_API_KEY=from-dotenv\nMCPGEN_PETSTORE_AUTH_TOKEN=t\n');
     const client = await connect('stdio', dir, { argv: serveArgs(), env: {} });
     upstream.clear();
     const result = await client.callTool({ name: 'getPetById', arguments: { petId: 1 } });

@@ -2,7 +2,8 @@
 // must not be able to make the generated server read another tool's secret.
 import { formatWarning } from '../../src/warnings.js';
 import { describe, expect, it } from 'vitest';
-import { buildAuth, envPrefixFor, joinOverlapping } from '../../src/model/auth.js';
+import { buildAuth, credentialNaming, envPrefixFor, joinOverlapping } from '../../src/model/auth.js';
+import { packageNameFor } from '../../src/model/naming.js';
 import { SpecError } from '../../src/errors.js';
 import type { JsonObject } from '../../src/parse/pointer.js';
 
@@ -99,6 +100,40 @@ describe('credential variable names', () => {
       'api-key': { key: 'ACME_API_KEY' },
       api_key: { key: 'ACME_API_KEY_2' },
     });
+  });
+
+  it.each([
+    ['a prefix the user gives', { envPrefix: 'ACME' }, true, { prefix: 'ACME', chosen: true }],
+    ['a package name the user gives', { packageName: 'warehouse-mcp' }, false, { prefix: 'WAREHOUSE', chosen: false }],
+    ["the title's package name, for a spec file generated from", {}, true, { prefix: 'DB', chosen: false }],
+    ["mcp-gen's own namespace otherwise (serve, a spec URL)", {}, false, { prefix: 'MCPGEN', chosen: false }],
+  ])('the prefix comes from %s', (_label, user, titleMayName, want) => {
+    const packageName = 'packageName' in user ? (user.packageName as string) : packageNameFor('DB', undefined);
+    expect(credentialNaming(user, packageName, titleMayName)).toEqual(want);
+  });
+});
+
+// The secrets issue #23 saw a spec collect through `mcp-gen serve <url>`: with its title as the
+// prefix (DB, Postgres, …) each scheme below named one of them, the OAuth client secret (sent to
+// the spec's tokenUrl) included. In mcp-gen's namespace none can be named.
+describe("a spec's title does not name the credentials when no one reviews them", () => {
+  const oauth = { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://attacker.example/token', scopes: {} } } };
+  it.each([
+    ['DB', { db: { type: 'http', scheme: 'basic' } }, 'DB_PASSWORD'],
+    ['Postgres', { postgres: { type: 'http', scheme: 'basic' } }, 'POSTGRES_PASSWORD'],
+    ['Sendgrid', { api: apiKey }, 'SENDGRID_API_KEY'],
+    ['Twilio', { auth: bearer }, 'TWILIO_AUTH_TOKEN'],
+    ['Mailgun', { api_key: apiKey }, 'MAILGUN_API_KEY'],
+    ['Google', { client_secret: oauth }, 'GOOGLE_CLIENT_SECRET'],
+    ['Datadog', { api: apiKey }, 'DATADOG_API_KEY'],
+  ])('a spec titled %s with schemes %j', (title, schemes, secret) => {
+    const read = (titleMayName: boolean) => {
+      const naming = credentialNaming({}, packageNameFor(title, undefined), titleMayName);
+      return Object.values(buildAuth(doc(schemes), naming, 'spec.yaml').schemes).flatMap((s) => Object.values(s.env) as string[]);
+    };
+    expect(read(true)).toContain(secret); // generating from a reviewed spec file: the title's names
+    expect(read(false)).not.toContain(secret);
+    expect(read(false).every((name) => name.startsWith('MCPGEN_'))).toBe(true);
   });
 });
 

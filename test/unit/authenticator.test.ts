@@ -190,4 +190,18 @@ describe('OAuth 2.0 client credentials (RFC 6749 §4.4) against a local token en
     expect(text).toContain(tokenUrl);
     expect(text).not.toContain('s&cret');
   });
+
+  // A spec loaded from a URL (ToolTable.publicServers): its tokenUrl gets the client secret only
+  // on a public address, or on the spec's own origin when the user fetched it from an internal one.
+  it.each([
+    ['a spec from a public URL', {}, 0],
+    ["the spec's own internal origin", () => ({ trustedOrigin: new URL(tokenUrl).origin }), 1],
+  ])('the tokenUrl on an internal address, for %s', async (_label, rule, sent) => {
+    const table = { ...tableWith(oauth()), publicServers: typeof rule === 'function' ? rule() : rule };
+    const outcome = await new Authenticator(table, env, log, 5_000).apply(tool([{ cc: [] }]), request(), NONE, signal());
+    expect(received).toHaveLength(sent);
+    expect(outcome.ok ? '' : outcome.message).toBe(
+      sent ? '' : `op: token request to ${tokenUrl} not sent: 127.0.0.1 is an internal address`,
+    );
+  });
 });

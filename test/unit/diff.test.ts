@@ -70,7 +70,7 @@ describe('diff of the credential variables', () => {
         source: 's.yaml',
         warnings: [],
       },
-      { maxDescriptionLength: 1000 },
+      { maxDescriptionLength: 1000, titleNamesCredentials: true },
     ).table;
   const key = { type: 'apiKey', in: 'header', name: 'X-Key' };
 

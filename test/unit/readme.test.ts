@@ -24,7 +24,8 @@ function readme(schemes: JsonObject, options: Partial<ModelOptions> = {}): strin
       source: 'spec.yaml',
       warnings: [],
     },
-    { maxDescriptionLength: 1000, ...options },
+    // generating from a spec file: its title names the credentials
+    { maxDescriptionLength: 1000, titleNamesCredentials: true, ...options },
   );
   const file = emitProject(model, { specName: 'spec.yaml', dirName: 'things-mcp' }).find((f) => f.path === 'README.md');
   return file?.contents.toString() ?? '';

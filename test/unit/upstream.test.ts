@@ -6,6 +6,7 @@ import { createServer as createNetServer, type Server as NetServer, type Socket 
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLimited, sendFollowingRedirects, sendOnce, toWebResponse, fromWebResponse } from '../../templates/runtime/upstream.js';
+import { InternalAddressError } from '../../templates/runtime/addresses.js';
 
 const never = new AbortController().signal;
 const places = { headers: new Set(['authorization']), query: new Set<string>() };
@@ -222,5 +223,59 @@ describe('sendFollowingRedirects', () => {
       ['POST', '/from', 'Bearer T', 'text/plain'],
       ['GET', '/to', 'Bearer T', undefined],
     ]);
+  });
+});
+
+// The servers of a spec loaded from a URL (ToolTable.publicServers): no connection to an
+// internal address, by IP or by a name that resolves to one, on any redirect hop; only the
+// spec's own origin, when the user fetched it from an internal address, is exempt.
+describe('public servers only', () => {
+  const seen: string[] = [];
+  const internal = createHttpServer((req, res) => {
+    seen.push(`internal ${req.url}`);
+    req.resume();
+    res.writeHead(200).end('internal');
+  });
+  let internalBase = '';
+  const trusted = createHttpServer((req, res) => {
+    seen.push(`trusted ${req.url}`);
+    req.resume();
+    if (req.url === '/away') return res.writeHead(302, { location: `${internalBase}/admin` }).end();
+    res.writeHead(200).end('trusted');
+  });
+  let trustedBase = '';
+  beforeAll(async () => {
+    internalBase = await listen(internal);
+    trustedBase = await listen(trusted);
+  });
+  afterAll(() => Promise.all([internal, trusted].map((s) => new Promise<void>((resolve) => s.close(() => resolve())))));
+  const get = (url: string, publicServers: { trustedOrigin?: string } | undefined) =>
+    sendFollowingRedirects({ tool: 't', method: 'GET', url, headers: {} }, never, places, publicServers);
+
+  it.each([
+    ['an internal IP address', () => `${internalBase}/x`, /^127\.0\.0\.1 is an internal address$/],
+    [
+      'a name that resolves to one',
+      () => internalBase.replace('127.0.0.1', 'localhost') + '/x',
+      /^localhost resolves to an internal address \((127\.0\.0\.1|::1)\)$/,
+    ],
+  ])('%s is refused before anything is sent', async (_label, url, message) => {
+    seen.length = 0;
+    const error = await get(url(), {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InternalAddressError);
+    expect((error as Error).message).toMatch(message);
+    expect(seen).toEqual([]);
+    // without the rule (a spec file, --allow-internal-servers, --base-url) the same request goes out
+    await get(url(), undefined);
+    expect(seen).toEqual(['internal /x']);
+  });
+
+  it("the spec's own internal origin is reached, but not where it redirects", async () => {
+    seen.length = 0;
+    const rule = { trustedOrigin: trustedBase };
+    expect(Buffer.from((await readLimited(await get(`${trustedBase}/ok`, rule), 100)).bytes).toString()).toBe('trusted');
+    const error = await get(`${trustedBase}/away`, rule).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InternalAddressError);
+    expect(seen).toEqual(['trusted /ok', 'trusted /away']);
   });
 });

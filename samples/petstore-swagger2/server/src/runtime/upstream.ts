@@ -49,7 +49,8 @@ export interface UpstreamResponse {
   discard(): void;
 }
 
-// One keep-alive pool per protocol and process. fetch (undici) cost ~0.14 ms more CPU per call
+// One keep-alive pool per protocol and process (and one more for connections that must reach
+// public addresses only, so that no socket is shared between the two). fetch (undici) cost ~0.14 ms more CPU per call
 // than node:http with a keep-alive agent on these machines, on every call of every tool.
 // node:http and node:https (TLS: ~10 ms) load on the first request that needs them, not at
 // start-up, where every millisecond delays `initialize`.
@@ -58,13 +59,22 @@ interface Client {
   agent: Agent;
 }
 const clients = new Map<string, Promise<Client>>();
-function clientFor(protocol: string): Promise<Client> | undefined {
+// The address checks (node:dns) load with the first request that needs them: most servers never do.
+let addressChecks: Promise<typeof import('./addresses.js')> | undefined;
+const addresses = () => (addressChecks ??= import('./addresses.js'));
+function clientFor(protocol: string, publicOnly: boolean): Promise<Client> | undefined {
   if (protocol !== 'http:' && protocol !== 'https:') return undefined;
-  let client = clients.get(protocol);
+  const key = publicOnly ? `${protocol} public` : protocol;
+  let client = clients.get(key);
   if (!client) {
     const loading = protocol === 'https:' ? import('node:https') : import('node:http');
-    client = loading.then((m) => ({ request: m.request as typeof HttpRequest, agent: new m.Agent({ keepAlive: true }) }));
-    clients.set(protocol, client);
+    // The lookup runs as each connection is made: the address checked is the address used.
+    const lookup = publicOnly ? addresses().then((a) => ({ lookup: a.publicOnlyLookup })) : Promise.resolve({});
+    client = Promise.all([loading, lookup]).then(([m, options]) => ({
+      request: m.request as typeof HttpRequest,
+      agent: new m.Agent({ keepAlive: true, ...options }),
+    }));
+    clients.set(key, client);
   }
   return client;
 }
@@ -77,7 +87,7 @@ const BODY_EXPECTED = new Set(['POST', 'PUT', 'PATCH']);
 /**
  * One request, no redirect followed. Headers fetch adds by default are added the same way
  * (`Accept-Encoding`, `User-Agent`), so the upstream sees what it saw before; the length is
- * always computed here, never taken from a header.
+ * always computed here, never taken from a header. `publicOnly`: refuse an internal address.
  */
 export async function sendOnce(
   url: URL,
@@ -85,8 +95,11 @@ export async function sendOnce(
   headers: Record<string, string>,
   body: unknown,
   signal: AbortSignal,
+  publicOnly = false,
 ): Promise<UpstreamResponse> {
-  if (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) {
+  const viaFetch = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
+  if (publicOnly) await refuseInternal(url, viaFetch);
+  if (viaFetch) {
     // FormData, Blob, a stream: only a hook sends these, and fetch knows how to frame them.
     return fromWebResponse(await fetch(url, { method, headers, body: body as RequestInit['body'], signal, redirect: 'manual' }));
   }
@@ -101,7 +114,7 @@ export async function sendOnce(
   if (payload !== undefined || BODY_EXPECTED.has(method)) out['content-length'] = String(payload?.byteLength ?? 0);
   for (let attempt = 0; ; attempt++) {
     try {
-      return await exchangeOnce(url, method, out, payload, signal);
+      return await exchangeOnce(url, method, out, payload, signal, publicOnly);
     } catch (error) {
       // A kept-alive socket the upstream closed while idle fails the first write: the request
       // never arrived. Node's documented remedy is to send it again on a new socket.
@@ -112,14 +125,26 @@ export async function sendOnce(
   }
 }
 
+/**
+ * An IP address is connected to without a lookup: checked here. fetch takes no lookup hook, so
+ * for it a name is checked here too, just before.
+ */
+async function refuseInternal(url: URL, viaFetch: boolean): Promise<void> {
+  const { InternalAddressError, internalAddressOf, ipLiteral } = await addresses();
+  if (!viaFetch && ipLiteral(url) === undefined) return;
+  const internal = await internalAddressOf(url);
+  if (internal !== undefined) throw new InternalAddressError(url.hostname.replace(/^\[|\]$/g, ''), internal);
+}
+
 async function exchangeOnce(
   url: URL,
   method: string,
   headers: Record<string, string>,
   payload: Uint8Array | undefined,
   signal: AbortSignal,
+  publicOnly: boolean,
 ): Promise<UpstreamResponse> {
-  const client = clientFor(url.protocol);
+  const client = clientFor(url.protocol, publicOnly);
   if (!client) throw new Error(`unsupported protocol ${url.protocol}`);
   const [{ request, agent }, codings] = [await client, await decoders()];
   return new Promise((resolve, reject) => {
@@ -233,18 +258,21 @@ export function toWebResponse(answer: UpstreamResponse): Response {
  * query parameter went to wherever the API redirected. Here a change of origin (scheme, host or
  * port: https → http on the same host counts) drops every credential place; 301/302 turn a POST
  * into a GET and 303 anything but HEAD, without a body; 307/308 keep method and body.
+ * `publicServers` (the table's rule for a spec from a URL) holds for every hop.
  */
 export async function sendFollowingRedirects(
   request: OutgoingRequest,
   signal: AbortSignal,
   places: CredentialPlaces,
+  publicServers?: ToolTable['publicServers'],
 ): Promise<UpstreamResponse> {
   let url = new URL(request.url);
   let method = request.method;
   let headers: Record<string, string> = { ...request.headers };
   let body: unknown = request.body;
   for (let hop = 0; ; hop++) {
-    const response = await sendOnce(url, method, headers, body, signal);
+    const publicOnly = publicServers !== undefined && url.origin !== publicServers.trustedOrigin;
+    const response = await sendOnce(url, method, headers, body, signal, publicOnly);
     const location = response.header('location');
     if (![301, 302, 303, 307, 308].includes(response.status) || location === null) return response;
     response.discard();

@@ -154,6 +154,25 @@ export class Authenticator {
     });
   }
 
+  /**
+   * A tokenUrl from a spec loaded from a URL must not be internal (mcp-gen left out those that
+   * were when it read the spec); fetch takes no lookup hook, so the name is checked just before.
+   */
+  private async checkTokenUrl(tokenUrl: string, where: string | undefined): Promise<void> {
+    const rule = this.table.publicServers;
+    let url: URL;
+    try {
+      url = new URL(tokenUrl);
+    } catch {
+      return; // fetch says why
+    }
+    if (rule === undefined || url.origin === rule.trustedOrigin) return;
+    const { InternalAddressError, internalAddressOf } = await import('./addresses.js');
+    const internal = await internalAddressOf(url);
+    if (internal !== undefined)
+      throw new Error(`token request to ${where} not sent: ${new InternalAddressError(url.hostname, internal).message}`);
+  }
+
   private async requestToken(scheme: Extract<AuthSchemeSpec, { type: 'oauth2' }>, scopes: string[], signal: AbortSignal) {
     const tokenUrl = scheme.clientCredentials?.tokenUrl ?? '';
     const where = tokenUrl.split('?')[0];
@@ -161,6 +180,7 @@ export class Authenticator {
     const secret = this.value(scheme.env.clientSecret) ?? '';
     const body = new URLSearchParams({ grant_type: 'client_credentials' });
     if (scopes.length) body.set('scope', scopes.join(' '));
+    await this.checkTokenUrl(tokenUrl, where);
     const timed = AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]);
     let response: Response;
     try {

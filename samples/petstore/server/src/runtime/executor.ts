@@ -173,7 +173,9 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
   const places = credentialPlaces(table);
   // Static headers (--header / API_HEADERS) are credentials too: they stay on the API's origin.
   for (const [name] of config.staticHeaders) places.headers.add(name.toLowerCase());
-  const send = (request: OutgoingRequest, signal: AbortSignal) => sendFollowingRedirects(request, signal, places);
+  // The spec's servers, when it came from a URL, reach public addresses only; --base-url is the user's.
+  const publicServers = config.baseUrl === undefined ? table.publicServers : undefined;
+  const send = (request: OutgoingRequest, signal: AbortSignal) => sendFollowingRedirects(request, signal, places, publicServers);
   const configuredSecrets = Object.values(table.auth)
     .flatMap((scheme) => Object.values(scheme.env) as string[])
     .map((variable) => process.env[variable])
@@ -355,6 +357,10 @@ function networkFailure(error: unknown, label: string, timedOut: boolean, signal
   if (timedOut) return `${label}: no answer within ${timeoutMs} ms (timeout; raise it with --timeout)`;
   if (signal.aborted) return `${label}: cancelled by the client`;
   if (error instanceof RedirectError) return `${label}: not followed: ${error.message}`;
+  // addresses.ts's InternalAddressError, known by its code: that module loads only when needed
+  if ((error as { code?: string }).code === 'EINTERNAL') {
+    return `${label}: not sent: ${(error as Error).message}, where the servers of a spec loaded from a URL may not take calls; choose the upstream with --base-url (API_BASE_URL)`;
+  }
   // node:http errors carry their code (ECONNREFUSED); fetch's carry it in their cause.
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const reason = cause?.code ?? (error as { code?: string }).code ?? cause?.message ?? (error as Error).message ?? String(error);

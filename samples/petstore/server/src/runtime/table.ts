@@ -41,6 +41,13 @@ export interface ToolTable {
   serve?: { mode: 'toolsets' | 'dynamic'; pinned: string[] };
   /** Security schemes by their name in the spec; secrets come from the named variables. */
   auth: Record<string, AuthSchemeSpec>;
+  /**
+   * Set when the spec came from a URL (unless mcp-gen was given --allow-internal-servers): the
+   * spec's servers may not reach internal addresses, checked as each connection is made, since
+   * a name may resolve elsewhere by then, redirects included. `trustedOrigin`: the spec's own
+   * origin when it is internal itself, where the user pointed. --base-url lifts the rule.
+   */
+  publicServers?: { trustedOrigin?: string };
   tools: ToolSpec[];
 }
 
