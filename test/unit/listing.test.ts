@@ -154,6 +154,29 @@ describe('fitListing through the model and the runtime', () => {
     expect(tight.listedBytes).toBeLessThan(report.listing?.listedBytes ?? 0);
   });
 
+  it('a list over the total budget even with every schema stubbed is fitted in one pass, not in thirteen halvings', () => {
+    const copy = JSON.parse(JSON.stringify(table)) as ToolTable;
+    const first = copy.tools[0] as ToolSpec;
+    let sets = 0;
+    for (const holder of [first, first.output as object]) {
+      let value: unknown;
+      Object.defineProperty(holder, 'listing', {
+        configurable: true,
+        enumerable: true,
+        get: () => value,
+        set: (v: unknown) => {
+          sets++;
+          value = v;
+        },
+      });
+    }
+    const fitted = fitListing(copy, { ...DEFAULT_LISTING_BUDGET, totalBytes: 1 });
+    expect(fitted).toMatchObject({ trimmedTools: 1, wholeBytes: report.listing?.wholeBytes });
+    expect(first.listing?.defs).toEqual([]); // the last attempt's: no free first level
+    expect(first.listing?.stubs).toEqual(['Level0']);
+    expect(sets).toBe(2); // each schema's listing set once, by the attempt that remains
+  });
+
   it('after halving, each schema is split as the halved budgets would split it on their own, for every total', () => {
     // Two tools: a long chain that never fits whole and a short tail of it that fits until the
     // budgets are small. fitListing reuses a split that fit whole at a larger budget: it must
