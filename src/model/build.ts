@@ -2,7 +2,7 @@
 // generated server runs on) plus a report of what was renamed, skipped and worth a warning.
 
 import type { LoadedSpec } from '../parse/load.js';
-import { getAt, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
+import { followRefs, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type {
   BodySpec,
   PromptSpec,
@@ -375,15 +375,7 @@ function toolsetFor(
   return defaultToolset(op.tags, op.path);
 }
 
-function resolve(doc: JsonObject, node: Json | undefined, seen = new Set<string>()): Json | undefined {
-  if (isObject(node) && typeof node.$ref === 'string' && !seen.has(node.$ref)) {
-    const tokens = parsePointer(node.$ref);
-    if (!tokens) return undefined;
-    seen.add(node.$ref);
-    return resolve(doc, getAt(doc, tokens) as Json | undefined, seen);
-  }
-  return node;
-}
+const resolve = (doc: JsonObject, node: Json | undefined): Json | undefined => followRefs(doc, node, () => undefined);
 
 interface OperationPlace {
   path: string;
