@@ -403,6 +403,15 @@ describe('documents built to exhaust memory or the stack', () => {
     expect(refusedLine(serve(spec))).toBe(refused);
   });
 
+  it(`YAML nests as deep as JSON: 300 levels generate (js-yaml stopped at 100), 10,000 exit 1 naming the ${MAX_DOCUMENT_DEPTH}-level limit`, () => {
+    buildCli();
+    const yamlNested = (levels: number) =>
+      `openapi: 3.0.3\ninfo: {title: deep, version: "1"}\npaths: {}\nx-deep: ${'['.repeat(levels)}${']'.repeat(levels)}\n`;
+    expect(cli(write('deep-300.yaml', yamlNested(300))).status).toBe(0);
+    const spec = write('deep-10k.yaml', yamlNested(10_000));
+    expect(refusedLine(cli(spec))).toBe(`mcp-gen: error: ${spec}: the document is nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
+  });
+
   it('a 500,000-value enum generates with every value (was a push(...) overflow reported as a spec error)', async () => {
     const values = Array.from({ length: 500_000 }, (_, i) => `v${i}`);
     const spec = {
