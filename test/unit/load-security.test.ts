@@ -16,6 +16,11 @@ import { loadSpec } from '../../src/parse/load.js';
 import { isInternalAddress, MAX_DOCUMENT_DEPTH, shapeProblem } from '../../src/parse/sources.js';
 import { MAX_SCHEMA_NESTING } from '../../src/model/schema.js';
 import { buildCli, REPO } from '../../harness/project.js';
+import { readConfig } from '../../templates/runtime/config.js';
+import { createExecutor } from '../../templates/runtime/executor.js';
+import { createLogger } from '../../templates/runtime/log.js';
+import { CLIENT_PROFILES, createLister } from '../../templates/runtime/profiles.js';
+import type { ToolSpec } from '../../templates/runtime/table.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-hostile-'));
 const SECRET = 'LOCAL-SECRET-d41d8cd9';
@@ -338,14 +343,22 @@ describe('documents built to exhaust memory or the stack', () => {
     expect(refusedLine(cli(spec))).toMatch(tooDeep('nested2\\.json', `/definitions/S${MAX_SCHEMA_NESTING / 2}`));
   });
 
-  it('schemas nested just within the limit through $ref and inline generate whole', async () => {
+  it('schemas nested just within the limit through $ref and inline generate whole, and the runtime lists and checks them', async () => {
     const holds = (ref: string) => ({ type: 'object', properties: { next: { $ref: ref } } });
-    const result = await generate({
-      spec: write('nested-ok.json', nested(MAX_SCHEMA_NESTING / 2, holds)),
-      out: join(scratch, 'nested-ok'),
-      dryRun: true,
-    });
-    expect(Object.keys(result.table.defs)).toHaveLength(MAX_SCHEMA_NESTING); // every schema, as an input and as an output
+    const spec = write('nested-ok.json', nested(MAX_SCHEMA_NESTING / 2, holds));
+    const { table } = await generate({ spec, out: join(scratch, 'nested-ok'), dryRun: true });
+    expect(Object.keys(table.defs)).toHaveLength(MAX_SCHEMA_NESTING); // every schema, as an input and as an output
+    const tool = table.tools[0] as ToolSpec;
+    const config = readConfig([], {});
+    if (config === 'help') throw new Error('unexpected');
+    const executor = createExecutor(table, { ...config, logLevel: 'silent' }, {}, createLogger('test', 'silent'));
+    for (const profile of CLIENT_PROFILES) {
+      const listed = createLister(table, profile, { input: executor.inputSchema, output: executor.outputSchema }).tool(tool);
+      expect(listed.inputSchema.type, profile).toBe('object');
+    }
+    const deepValue = (levels: number): unknown => (levels === 0 ? 7 : { next: deepValue(levels - 1) });
+    const result = await executor.call(tool, { body: deepValue(40) }, new AbortController().signal);
+    expect((result.content[0] as { text: string }).text).toContain(`argument "body${'.next'.repeat(39)}.next": must be object`); // S40 is an object: 7 is not
   });
 
   it('chains of 10,000 parameters, request bodies and responses, each a $ref to the next, resolve (were a stack overflow, exit 70)', async () => {
