@@ -5,7 +5,13 @@
 
 type Json = Record<string, unknown>;
 
-export function syntheticSpec(operations: number): Json {
+export interface SyntheticShape {
+  /** Tags the resources are spread over, hence toolsets; Infinity gives every resource its own. */
+  groups?: number;
+}
+
+export function syntheticSpec(operations: number, shape: SyntheticShape = {}): Json {
+  const groups = shape.groups ?? 50;
   const resources = Math.ceil(operations / 5);
   const paths: Json = {};
   const schemas: Json = {
@@ -72,7 +78,7 @@ export function syntheticSpec(operations: number): Json {
     const item: Json = { parameters: [idParam] };
     const add = (target: Json, method: string, op: Json) => {
       if (made >= operations) return;
-      target[method] = { tags: [`group${r % 50}`], ...op };
+      target[method] = { tags: [`group${r % groups}`], ...op };
       made++;
     };
     add(collection, 'get', {

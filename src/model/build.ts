@@ -2,7 +2,7 @@
 // generated server runs on) plus a report of what was renamed, skipped and worth a warning.
 
 import type { LoadedSpec } from '../parse/load.js';
-import { getAt, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
+import { followRefs, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type {
   BodySpec,
   PromptSpec,
@@ -374,18 +374,7 @@ function toolsetFor(
 }
 
 /** A node with its `$ref`s followed within the document. */
-export function resolve(doc: JsonObject, node: Json | undefined): Json | undefined {
-  // A loop, not recursion: a spec may chain thousands of $refs (the converter reports long chains).
-  const seen = new Set<string>();
-  let current = node;
-  while (isObject(current) && typeof current.$ref === 'string' && !seen.has(current.$ref)) {
-    const tokens = parsePointer(current.$ref);
-    if (!tokens) return undefined;
-    seen.add(current.$ref);
-    current = getAt(doc, tokens) as Json | undefined;
-  }
-  return current;
-}
+export const resolve = (doc: JsonObject, node: Json | undefined): Json | undefined => followRefs(doc, node, () => undefined);
 
 /** Why a header or cookie parameter can never be sent, or undefined. */
 function unsendableParameter(location: string, name: string): string | undefined {

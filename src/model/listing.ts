@@ -96,11 +96,16 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
     return found;
   };
   const defSize = (key: string) => defSizes.get(key) ?? 0;
+  type Holder = { holder: { defs: string[]; listing?: Listing }; output: boolean; tool: string; rootRefs: string[]; refsKey: string };
   const holders = table.tools.flatMap((tool) => {
-    const found: { holder: { defs: string[]; listing?: Listing }; root: JsonSchema; output: boolean; tool: string }[] = [];
-    if (tool.defs.length) found.push({ holder: tool, root: tool.inputSchema, output: false, tool: tool.name });
-    if (tool.output?.defs.length) found.push({ holder: tool.output, root: tool.output.schema, output: true, tool: tool.name });
-    return found.map((h) => ({ ...h, rootRefs: directRefs(h.root) }));
+    const found: Holder[] = [];
+    const add = (holder: Holder['holder'], root: JsonSchema, output: boolean) => {
+      const rootRefs = directRefs(root);
+      found.push({ holder, output, tool: tool.name, rootRefs, refsKey: rootRefs.join(' ') });
+    };
+    if (tool.defs.length) add(tool, tool.inputSchema, false);
+    if (tool.output?.defs.length) add(tool.output, tool.output.schema, true);
+    return found;
   });
   const fixedBytes = table.tools.reduce(
     (n, t) => n + t.name.length + size(t.description) + size(t.inputSchema) + (t.output ? size(t.output.schema) : 0),
@@ -108,46 +113,57 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
   );
   const wholeBytes = holders.reduce((n, h) => n + h.holder.defs.reduce((m, k) => m + defSize(k), 0), fixedBytes);
 
-  let result: ListingReport = { trimmedTools: 0, listedBytes: wholeBytes, wholeBytes };
+  type Split = { listing: Listing; bytes: number; spent: number };
   // Tools often name the same schemas (an error body, a list envelope): split each set once per budget.
-  const splits = new Map<string, { listing: Listing; bytes: number; spent: number }>();
-  const split = (rootRefs: string[], bytes: number, firstLevel: boolean) => {
-    const id = `${bytes} ${firstLevel} ${rootRefs.join(' ')}`;
-    let found = splits.get(id);
+  const splits = new Map<string, Map<string, Split>>();
+  const split = (h: Holder, bytes: number, firstLevel: boolean): Split => {
+    let byBudget = splits.get(h.refsKey);
+    if (!byBudget) splits.set(h.refsKey, (byBudget = new Map()));
+    const id = `${bytes} ${firstLevel}`;
+    let found = byBudget.get(id);
     if (!found) {
-      const listing = splitDefs(rootRefs, deps, defSize, bytes, firstLevel);
-      const free = firstLevel ? new Set(rootRefs) : new Set<string>();
+      const listing = splitDefs(h.rootRefs, deps, defSize, bytes, firstLevel);
+      const free = firstLevel ? new Set(h.rootRefs) : new Set<string>();
       // bytes of the defs bought from the budget: under any budget that still holds them, the split is the same
       const spent = listing.defs.reduce((m, k) => m + (free.has(k) ? 0 : defSize(k)), 0);
       const listed = listing.defs.reduce((m, k) => m + defSize(k), 0) + listing.stubs.reduce((m, k) => m + (stubSizes.get(k) ?? 0), 0);
-      splits.set(id, (found = { listing, bytes: listed, spent }));
+      byBudget.set(id, (found = { listing, bytes: listed, spent }));
     }
     return found;
   };
   // A holder whose defs all fit a budget lists them all under any smaller budget that still
   // holds them: the next, halved, attempt reuses its split rather than walking its defs again.
-  const whole = new Map<(typeof holders)[number], { listing: Listing; bytes: number; spent: number; firstLevel: boolean }>();
+  const whole: ((Split & { firstLevel: boolean }) | undefined)[] = [];
+  // Every attempt lists each holder's own refs, each in full or as a stub: when even the
+  // smaller of the two cannot fit, no attempt fits and the last one is what remains.
+  const floorBytes = holders.reduce((n, h) => h.rootRefs.reduce((m, k) => m + Math.min(defSize(k), stubSizes.get(k) ?? 0), n), fixedBytes);
   // Halving 12 times takes any budget below one def; then even the first level is stubbed.
-  for (let scale = 1, attempt = 0; attempt <= 12; attempt++, scale /= 2) {
-    let listedBytes = fixedBytes;
-    const trimmed = new Set<string>();
-    for (const h of holders) {
+  const LAST = 12;
+  // An attempt only adds up bytes; the listings of the attempt that ends the search are set after it.
+  let chosen: Split[] = [];
+  let listedBytes = wholeBytes;
+  for (let attempt = floorBytes > budget.totalBytes ? LAST : 0; attempt <= LAST; attempt++) {
+    const scale = 2 ** -attempt;
+    listedBytes = fixedBytes;
+    chosen = holders.map((h, i) => {
       const bytes = Math.floor((h.output ? budget.outputDefsBytes : budget.inputDefsBytes) * scale);
       // An answer's shape is documentation: it gets no free first level; an input's is its arguments.
-      const firstLevel = !h.output && attempt < 12;
-      const known = whole.get(h);
-      const done = known && known.firstLevel === firstLevel && known.spent <= bytes ? known : split(h.rootRefs, bytes, firstLevel);
-      if (done.listing.stubs.length) {
-        h.holder.listing = done.listing;
-        trimmed.add(h.tool);
-      } else {
-        whole.set(h, { ...done, firstLevel });
-        if (h.holder.listing !== undefined) delete h.holder.listing; // delete makes an object slow to read: only when there is one
-      }
+      const firstLevel = !h.output && attempt < LAST;
+      const known = whole[i];
+      const done = known && known.firstLevel === firstLevel && known.spent <= bytes ? known : split(h, bytes, firstLevel);
+      if (!done.listing.stubs.length) whole[i] = { ...done, firstLevel };
       listedBytes += done.bytes;
-    }
-    result = { trimmedTools: trimmed.size, listedBytes, wholeBytes };
+      return done;
+    });
     if (listedBytes <= budget.totalBytes) break;
   }
-  return result;
+  const trimmed = new Set<string>();
+  holders.forEach((h, i) => {
+    const done = chosen[i] as Split;
+    if (done.listing.stubs.length) {
+      h.holder.listing = done.listing;
+      trimmed.add(h.tool);
+    } else if (h.holder.listing !== undefined) delete h.holder.listing; // delete makes an object slow to read: only when there is one
+  });
+  return { trimmedTools: trimmed.size, listedBytes, wholeBytes };
 }

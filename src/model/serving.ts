@@ -47,11 +47,17 @@ const listBytes = (tools: ListedTool[]) => Buffer.byteLength(JSON.stringify({ to
 
 export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: ServingBudget, pinned: string[]): ServingReport {
   const lister = createLister(table, 'portable', { input: (t) => t.inputSchema, output: (t) => t.output?.schema });
-  // A list's bytes are the sum of its tools' plus the separators: measure each tool once.
+  // A list's bytes are the sum of its tools' plus the separators: each tool, and each set of
+  // meta-tools (enable_toolset names every toolset), is measured once, not once per list.
   const bytesOf = new Map<string, number>(table.tools.map((t) => [t.name, Buffer.byteLength(JSON.stringify(lister.tool(t)))]));
-  const sum = (tools: ToolSpec[], extra: ListedTool[]) =>
-    listBytes(extra) + tools.reduce((n, t) => n + (bytesOf.get(t.name) ?? 0) + 1, 0) - (extra.length === 0 && tools.length > 0 ? 1 : 0);
-  const pinnedTools = table.tools.filter((t) => pinned.includes(t.name));
+  const metaBytes = new Map<ListedTool[], number>();
+  const sum = (tools: ToolSpec[], extra: ListedTool[]) => {
+    if (!metaBytes.has(extra)) metaBytes.set(extra, listBytes(extra));
+    const framing = (metaBytes.get(extra) as number) - (extra.length === 0 && tools.length > 0 ? 1 : 0);
+    return tools.reduce((n, t) => n + (bytesOf.get(t.name) ?? 0) + 1, framing);
+  };
+  const pinnedNames = new Set(pinned);
+  const pinnedTools = table.tools.filter((t) => pinnedNames.has(t.name));
   const toolsetMeta = toolsetMetaTools(table).map(lister.adapt);
   const dynamicMeta = metaTools(table).map(lister.adapt);
 
@@ -60,7 +66,7 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
     const name = toolsetOf(tool);
     const group = groups.get(name) ?? [];
     if (!groups.has(name)) groups.set(name, group);
-    if (!pinned.includes(tool.name)) group.push(tool);
+    if (!pinnedNames.has(tool.name)) group.push(tool);
   }
   const toolsets: ToolsetReport[] = [...groups].map(([name, tools]) => ({
     name,

@@ -143,6 +143,10 @@ function restorePorts(doc: JsonObject, source: string): void {
 function toSpecError(error: unknown, source: string): SpecError {
   const e = error as { name?: string; message?: string; targetRef?: string; code?: string };
   const message = String(e?.message ?? error);
+  if ((error instanceof RangeError || e?.name === 'RangeError') && /call stack/i.test(message)) {
+    // swagger-parser follows external $refs recursively: thousands, one inside another, overflow it
+    return new SpecError('its $refs nest too deeply to resolve (references one inside another, thousands deep)', source);
+  }
   if (e?.name === 'MissingPointerError') {
     const ref = e.targetRef ?? /"(#[^"]*)"/.exec(message)?.[1] ?? '?';
     return new SpecError(`$ref ${JSON.stringify(ref)} points to nothing`, source);

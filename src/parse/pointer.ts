@@ -41,3 +41,20 @@ export function getAt(doc: unknown, tokens: readonly string[]): unknown {
   }
   return node;
 }
+
+/**
+ * What `node` stands for once its `$ref`s are followed, one after another (a loop ends where it
+ * closes); `notLocal(node)` answers for a ref that is not a `#/…` pointer. A loop, not
+ * recursion: a chain of 100,000 refs is as good as one.
+ */
+export function followRefs(doc: unknown, node: Json | undefined, notLocal: (node: JsonObject) => Json | undefined): Json | undefined {
+  const seen = new Set<string>();
+  let current = node;
+  while (isObject(current) && typeof current.$ref === 'string' && !seen.has(current.$ref)) {
+    const tokens = parsePointer(current.$ref);
+    if (!tokens) return notLocal(current);
+    seen.add(current.$ref);
+    current = getAt(doc, tokens) as Json | undefined;
+  }
+  return current;
+}

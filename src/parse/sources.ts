@@ -184,8 +184,12 @@ export class SourceGuard {
     }
     let value: unknown;
     try {
-      value = as === 'json' ? JSON.parse(text) : yaml.load(text, { schema: yaml.JSON_SCHEMA });
+      // js-yaml stops at 100 levels unless told: YAML gets the same depth as JSON
+      value =
+        as === 'json' ? JSON.parse(text) : yaml.load(text, { schema: yaml.JSON_SCHEMA, maxDepth: MAX_DOCUMENT_DEPTH } as yaml.LoadOptions);
     } catch (error) {
+      if (error instanceof yaml.YAMLException && error.reason.startsWith('nesting exceeded maxDepth'))
+        throw this.refuse(`${this.shownName(file.url)} is nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
       if (error instanceof RangeError)
         throw this.refuse(`${this.shownName(file.url)} is nested too deeply to parse (more than ${MAX_DOCUMENT_DEPTH} levels are refused)`);
       throw error; // a syntax error: JSON falls back to YAML, and YAML's message names line and column

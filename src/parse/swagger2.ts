@@ -4,7 +4,7 @@
 // securityDefinitions → securitySchemes. Schemas stay where they are (`#/definitions/...`):
 // the model follows refs by pointer, whatever the dialect.
 
-import { getAt, isObject, parsePointer, type Json, type JsonObject } from './pointer.js';
+import { followRefs, isObject, type Json, type JsonObject } from './pointer.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { mediaKind } from '../../templates/runtime/media.js';
 
@@ -92,15 +92,7 @@ function stringList(value: Json | undefined): string[] | undefined {
 
 const isBodyMedia = (m: string) => !['form', 'multipart'].includes(mediaKind(m));
 
-function deref(spec: JsonObject, node: Json | undefined, seen = new Set<string>()): Json | undefined {
-  if (isObject(node) && typeof node.$ref === 'string' && !seen.has(node.$ref)) {
-    const tokens = parsePointer(node.$ref);
-    if (!tokens) return node;
-    seen.add(node.$ref);
-    return deref(spec, getAt(spec, tokens) as Json | undefined, seen);
-  }
-  return node;
-}
+const deref = (spec: JsonObject, node: Json | undefined): Json | undefined => followRefs(spec, node, (notLocal) => notLocal);
 
 /** Path-level parameters apply unless the operation redefines the same name + location. */
 function mergeParams(spec: JsonObject, shared: Json[], own: Json[]): JsonObject[] {

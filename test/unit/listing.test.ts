@@ -1,8 +1,9 @@
 // What tools/list shows of large schemas (src/model/listing.ts) and how the runtime lists and
 // checks them (templates/runtime/executor.ts): nearest shared schemas in full within a budget,
 // the rest as stubs that accept every value the full schema accepts.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { syntheticSpec } from '../../harness/synthetic.js';
 import { buildModel } from '../../src/model/build.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, splitDefs } from '../../src/model/listing.js';
 import type { LoadedSpec } from '../../src/parse/load.js';
@@ -153,6 +154,29 @@ describe('fitListing through the model and the runtime', () => {
     expect(tight.listedBytes).toBeLessThan(report.listing?.listedBytes ?? 0);
   });
 
+  it('a list over the total budget even with every schema stubbed is fitted in one pass, not in thirteen halvings', () => {
+    const copy = JSON.parse(JSON.stringify(table)) as ToolTable;
+    const first = copy.tools[0] as ToolSpec;
+    let sets = 0;
+    for (const holder of [first, first.output as object]) {
+      let value: unknown;
+      Object.defineProperty(holder, 'listing', {
+        configurable: true,
+        enumerable: true,
+        get: () => value,
+        set: (v: unknown) => {
+          sets++;
+          value = v;
+        },
+      });
+    }
+    const fitted = fitListing(copy, { ...DEFAULT_LISTING_BUDGET, totalBytes: 1 });
+    expect(fitted).toMatchObject({ trimmedTools: 1, wholeBytes: report.listing?.wholeBytes });
+    expect(first.listing?.defs).toEqual([]); // the last attempt's: no free first level
+    expect(first.listing?.stubs).toEqual(['Level0']);
+    expect(sets).toBe(2); // each schema's listing set once, by the attempt that remains
+  });
+
   it('after halving, each schema is split as the halved budgets would split it on their own, for every total', () => {
     // Two tools: a long chain that never fits whole and a short tail of it that fits until the
     // budgets are small. fitListing reuses a split that fit whole at a larger budget: it must
@@ -186,5 +210,31 @@ describe('fitListing through the model and the runtime', () => {
       expect(fitted).toEqual(expected.report);
       expect(listings(copy)).toEqual(expected.listings);
     }
+  });
+});
+
+describe('measuring the listings', () => {
+  /** Characters JSON.stringify writes while the model of a synthetic spec is built: the measuring work. */
+  function serialised(operations: number): number {
+    // every resource its own tag, so toolsets grow with the spec: enable_toolset lists them all
+    const doc = syntheticSpec(operations, { groups: Infinity }) as JsonObject;
+    const stringify = JSON.stringify;
+    let chars = 0;
+    const counter = vi.spyOn(JSON, 'stringify').mockImplementation((...args: Parameters<typeof JSON.stringify>) => {
+      const text = stringify(...args);
+      chars += text?.length ?? 0;
+      return text;
+    });
+    try {
+      buildModel({ doc, specVersion: '3.0.3', source: 'synthetic.json', warnings: [] }, { maxDescriptionLength: 1_000 });
+    } finally {
+      counter.mockRestore();
+    }
+    return chars;
+  }
+
+  it('grows linearly with the operations: each tool and each set of meta-tools is measured once, not once per toolset', () => {
+    // measured: 4.00× for 4× the operations; measuring the meta-tools per toolset gave 5.5×
+    expect(serialised(4_000) / serialised(1_000)).toBeLessThan(4.4);
   });
 });

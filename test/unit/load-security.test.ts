@@ -14,8 +14,13 @@ import { SpecError } from '../../src/errors.js';
 import { generate } from '../../src/generate.js';
 import { loadSpec } from '../../src/parse/load.js';
 import { isInternalAddress, MAX_DOCUMENT_DEPTH, shapeProblem } from '../../src/parse/sources.js';
-import { MAX_REF_CHAIN } from '../../src/model/schema.js';
+import { MAX_SCHEMA_NESTING } from '../../src/model/schema.js';
 import { buildCli, REPO } from '../../harness/project.js';
+import { readConfig } from '../../templates/runtime/config.js';
+import { createExecutor } from '../../templates/runtime/executor.js';
+import { createLogger } from '../../templates/runtime/log.js';
+import { CLIENT_PROFILES, createLister } from '../../templates/runtime/profiles.js';
+import type { ToolSpec } from '../../templates/runtime/table.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-hostile-'));
 const SECRET = 'LOCAL-SECRET-d41d8cd9';
@@ -259,13 +264,165 @@ describe('documents built to exhaust memory or the stack', () => {
     const r = cli(write('chain.json', chain(10_000)));
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toMatch(
-      new RegExp(`chain\\.json#/components/schemas/A${MAX_REF_CHAIN}: \\$ref chain longer than ${MAX_REF_CHAIN} schemas`),
+      new RegExp(
+        `^mcp-gen: error: .*chain\\.json#/components/schemas/A${MAX_SCHEMA_NESTING}: schemas nest deeper than ${MAX_SCHEMA_NESTING} levels \\(through \\$ref and inline\\)$`,
+      ),
     );
   });
 
   it('a chain just under the limit still generates', async () => {
-    const result = await generate({ spec: write('chain-ok.json', chain(MAX_REF_CHAIN - 1)), out: join(scratch, 'chain-ok'), dryRun: true });
+    const result = await generate({
+      spec: write('chain-ok.json', chain(MAX_SCHEMA_NESTING)),
+      out: join(scratch, 'chain-ok'),
+      dryRun: true,
+    });
     expect(result.table.tools).toHaveLength(1);
+  });
+
+  /** A spec whose one operation takes and answers S0, each of `length` shared schemas holding the next as `holds` says. */
+  const nested = (length: number, holds: (ref: string) => unknown, version = '3.0.3') => {
+    const schemas: Record<string, unknown> = {};
+    for (let i = 0; i < length; i++) schemas[`S${i}`] = i < length - 1 ? holds(`#/components/schemas/S${i + 1}`) : { type: 'string' };
+    const ref = { $ref: '#/components/schemas/S0' };
+    const paths = {
+      '/x': {
+        post: {
+          operationId: 'x',
+          requestBody: { content: { 'application/json': { schema: ref } } },
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: ref } } } },
+        },
+      },
+    };
+    return JSON.stringify({ openapi: version, info: { title: 'nested', version: '1' }, paths, components: { schemas } });
+  };
+  /** The CLI's answer when it must be a refusal: exit 1 and one line, no stack. */
+  const refusedLine = (r: ReturnType<typeof spawnSync>) => {
+    expect(r.status, String(r.stderr)).toBe(1);
+    const lines = String(r.stderr).trim().split('\n');
+    expect(lines).toHaveLength(1);
+    return lines[0];
+  };
+  const serve = (spec: string) =>
+    spawnSync(process.execPath, [join(REPO, 'bin/mcp-gen.js'), 'serve', spec], { encoding: 'utf8', timeout: 60_000, input: '' });
+  const tooDeep = (file: string, place: string) =>
+    new RegExp(
+      `^mcp-gen: error: .*${file}#${place}: schemas nest deeper than ${MAX_SCHEMA_NESTING} levels \\(through \\$ref and inline\\)$`,
+    );
+  // each of these costs two levels per schema (the keyword's, then the def's): the limit hits halfway down the chain
+  const halfway = `/components/schemas/S${MAX_SCHEMA_NESTING / 2}`;
+  const holders: [string, (ref: string) => unknown][] = [
+    ['a property', (ref) => ({ type: 'object', properties: { next: { $ref: ref } } })],
+    ['allOf', (ref) => ({ allOf: [{ $ref: ref }] })],
+    ['array items', (ref) => ({ type: 'array', items: { $ref: ref } })],
+  ];
+
+  it.each(holders)(
+    '10,000 schemas each holding the next in %s: generate and serve exit 1 naming where the nesting limit hit (was exit 70)',
+    (_name, holds) => {
+      buildCli();
+      const spec = write('nested.json', nested(10_000, holds));
+      expect(refusedLine(cli(spec))).toMatch(tooDeep('nested\\.json', halfway));
+      expect(refusedLine(serve(spec))).toMatch(tooDeep('nested\\.json', halfway));
+    },
+  );
+
+  it('a Swagger 2.0 chain of 10,000 definitions: exit 1 naming the definition', () => {
+    buildCli();
+    const definitions: Record<string, unknown> = {};
+    for (let i = 0; i < 10_000; i++)
+      definitions[`S${i}`] = i < 9_999 ? { type: 'object', properties: { next: { $ref: `#/definitions/S${i + 1}` } } } : { type: 'string' };
+    const op = {
+      operationId: 'x',
+      parameters: [{ name: 'b', in: 'body', schema: { $ref: '#/definitions/S0' } }],
+      responses: { '200': { description: 'ok' } },
+    };
+    const spec = write(
+      'nested2.json',
+      JSON.stringify({ swagger: '2.0', info: { title: 'n', version: '1' }, paths: { '/x': { post: op } }, definitions }),
+    );
+    expect(refusedLine(cli(spec))).toMatch(tooDeep('nested2\\.json', `/definitions/S${MAX_SCHEMA_NESTING / 2}`));
+  });
+
+  it('schemas nested just within the limit through $ref and inline generate whole, and the runtime lists and checks them', async () => {
+    const holds = (ref: string) => ({ type: 'object', properties: { next: { $ref: ref } } });
+    const spec = write('nested-ok.json', nested(MAX_SCHEMA_NESTING / 2, holds));
+    const { table } = await generate({ spec, out: join(scratch, 'nested-ok'), dryRun: true });
+    expect(Object.keys(table.defs)).toHaveLength(MAX_SCHEMA_NESTING); // every schema, as an input and as an output
+    const tool = table.tools[0] as ToolSpec;
+    const config = readConfig([], {});
+    if (config === 'help') throw new Error('unexpected');
+    const executor = createExecutor(table, { ...config, logLevel: 'silent' }, {}, createLogger('test', 'silent'));
+    for (const profile of CLIENT_PROFILES) {
+      const listed = createLister(table, profile, { input: executor.inputSchema, output: executor.outputSchema }).tool(tool);
+      expect(listed.inputSchema.type, profile).toBe('object');
+    }
+    const deepValue = (levels: number): unknown => (levels === 0 ? 7 : { next: deepValue(levels - 1) });
+    const result = await executor.call(tool, { body: deepValue(40) }, new AbortController().signal);
+    expect((result.content[0] as { text: string }).text).toContain(`argument "body${'.next'.repeat(39)}.next": must be object`); // S40 is an object: 7 is not
+  });
+
+  it('chains of 10,000 parameters, request bodies and responses, each a $ref to the next, resolve (were a stack overflow, exit 70)', async () => {
+    const chain = (kind: string, last: unknown) =>
+      Object.fromEntries(
+        Array.from({ length: 10_000 }, (_, i) => [`C${i}`, i < 9_999 ? { $ref: `#/components/${kind}/C${i + 1}` } : last]),
+      );
+    const at = (kind: string) => ({ $ref: `#/components/${kind}/C0` });
+    const spec = {
+      openapi: '3.0.3',
+      info: { title: 'chains', version: '1' },
+      paths: {
+        '/x': {
+          post: {
+            operationId: 'x',
+            parameters: [at('parameters')],
+            requestBody: at('requestBodies'),
+            responses: { '200': at('responses') },
+          },
+        },
+      },
+      components: {
+        parameters: chain('parameters', { name: 'q', in: 'query', schema: { type: 'integer' } }),
+        requestBodies: chain('requestBodies', { content: { 'application/json': { schema: { type: 'boolean' } } } }),
+        responses: chain('responses', { description: 'ok', content: { 'application/json': { schema: { type: 'string' } } } }),
+      },
+    };
+    const result = await generate({ spec: write('chains.json', JSON.stringify(spec)), out: join(scratch, 'chains'), dryRun: true });
+    const tool = result.table.tools[0];
+    expect(tool?.inputSchema.properties).toMatchObject({ q: { type: 'integer' }, body: { type: 'boolean' } });
+    expect(tool?.output?.schema).toMatchObject({ properties: { result: { type: ['string', 'null'] } } });
+  });
+
+  it('3,000 schemas in another file, each holding the next: exit 1 saying the $refs nest too deeply to resolve', () => {
+    buildCli();
+    mkdirSync(join(scratch, 'far'), { recursive: true });
+    const schemas: Record<string, unknown> = {};
+    for (let i = 0; i < 3_000; i++)
+      schemas[`S${i}`] = i < 2_999 ? { type: 'object', properties: { next: { $ref: `#/schemas/S${i + 1}` } } } : { type: 'string' };
+    writeFileSync(join(scratch, 'far', 'defs.json'), JSON.stringify({ schemas }));
+    const main = JSON.parse(nested(1, () => ({}))) as { paths: unknown };
+    const spec = write('far/main.json', JSON.stringify(main).replace('#/components/schemas/S0', 'defs.json#/schemas/S0'));
+    expect(refusedLine(cli(spec))).toMatch(/^mcp-gen: error: .*main\.json: its \$refs nest too deeply to resolve/);
+  });
+
+  it.each([
+    ['properties', '{"type":"object","properties":{"a":', '}}'],
+    ['items', '{"type":"array","items":', '}'],
+  ])('a request body of 10,000 nested %s: generate and serve exit 1 naming the document limit', (_name, open, close) => {
+    buildCli();
+    const deep = `${open.repeat(10_000)}{"type":"string"}${close.repeat(10_000)}`;
+    const spec = write('inline.json', nested(1, () => ({})).replace('{"$ref":"#/components/schemas/S0"}', deep));
+    const refused = `mcp-gen: error: ${spec}: the document is nested deeper than ${MAX_DOCUMENT_DEPTH} levels`;
+    expect(refusedLine(cli(spec))).toBe(refused);
+    expect(refusedLine(serve(spec))).toBe(refused);
+  });
+
+  it(`YAML nests as deep as JSON: 300 levels generate (js-yaml stopped at 100), 10,000 exit 1 naming the ${MAX_DOCUMENT_DEPTH}-level limit`, () => {
+    buildCli();
+    const yamlNested = (levels: number) =>
+      `openapi: 3.0.3\ninfo: {title: deep, version: "1"}\npaths: {}\nx-deep: ${'['.repeat(levels)}${']'.repeat(levels)}\n`;
+    expect(cli(write('deep-300.yaml', yamlNested(300))).status).toBe(0);
+    const spec = write('deep-10k.yaml', yamlNested(10_000));
+    expect(refusedLine(cli(spec))).toBe(`mcp-gen: error: ${spec}: the document is nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
   });
 
   it('a 500,000-value enum generates with every value (was a push(...) overflow reported as a spec error)', async () => {
