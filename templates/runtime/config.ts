@@ -206,7 +206,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
   const maxConnections = integer('max-connections', 1, 1_000_000);
   const maxConnectionsPerAddress =
     pick('max-connections-per-address') === undefined
-      ? Math.max(1, Math.floor(maxConnections / 4))
+      ? Math.max(1, Math.floor(maxConnections / 2))
       : integer('max-connections-per-address', 1, 1_000_000);
   if (maxConnectionsPerAddress > maxConnections) {
     throw new ConfigError(

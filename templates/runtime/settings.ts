@@ -167,8 +167,8 @@ export const SETTINGS: readonly Setting[] = [
     flag: 'max-connections-per-address',
     value: 'N',
     env: 'MCP_MAX_CONNECTIONS_PER_ADDRESS',
-    default: 'a quarter of --max-connections',
-    help: 'most open TCP connections from one client IP address (more are closed); behind a proxy, raise it to --max-connections',
+    default: 'half of --max-connections',
+    help: 'most open TCP connections from one client IP address (past it, a new one takes the slot of one still waiting for its request head, else is closed); behind a proxy, raise it to --max-connections',
   },
   {
     flag: 'allow-unauthenticated',

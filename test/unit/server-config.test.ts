@@ -109,9 +109,9 @@ describe('readConfig', () => {
     for (const token of ['abc', 'A-Z.0_9~+/', 'YWJj==', 'x'.repeat(200)]) expect(config(['--auth-token', token]).authToken).toBe(token);
   });
 
-  it('one address gets a quarter of --max-connections unless told otherwise, and never more than all of them', () => {
-    expect(config([])).toMatchObject({ maxConnections: 1000, maxConnectionsPerAddress: 250, headersTimeoutMs: 10_000 });
-    expect(config(['--max-connections', '40']).maxConnectionsPerAddress).toBe(10);
+  it('one address gets half of --max-connections unless told otherwise, and never more than all of them', () => {
+    expect(config([])).toMatchObject({ maxConnections: 1000, maxConnectionsPerAddress: 500, headersTimeoutMs: 10_000 });
+    expect(config(['--max-connections', '40']).maxConnectionsPerAddress).toBe(20);
     expect(config(['--max-connections', '3']).maxConnectionsPerAddress).toBe(1);
     // behind a proxy every connection comes from its address
     expect(config(['--max-connections-per-address', '1000']).maxConnectionsPerAddress).toBe(1000);

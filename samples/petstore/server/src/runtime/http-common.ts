@@ -3,9 +3,9 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import { isLoopback, type ServerConfig } from './config.js';
+import { clientAddress, shareConnectionSlots } from './connections.js';
 import { jsonDeeperThan } from './limits.js';
 import type { Logger } from './log.js';
 
@@ -98,12 +98,6 @@ class CountByAddress {
   }
 }
 
-/** The client's IP address; an IPv4 client of a dual-stack listener (`::ffff:1.2.3.4`) is 1.2.3.4. */
-export function clientAddress(socket: Socket): string {
-  const address = socket.remoteAddress ?? 'unknown';
-  return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1] ?? address;
-}
-
 // Open sessions (Streamable HTTP and SSE together) by client IP address. One greedy client
 // holding --max-sessions (1,000 opened and never closed) locked every other client out until
 // they went idle; a per-client cap keeps room for the rest.
@@ -129,30 +123,6 @@ export function claimSession(req: IncomingMessage, res: ServerResponse, config: 
 
 export function releaseSession(client: string): void {
   sessionsByClient.give(client);
-}
-
-/**
- * Closes a new connection on arrival when its address already holds --max-connections-per-address.
- * Without it one address, sending half a request head on --max-connections connections, holds
- * every slot and every other client's connection is reset.
- */
-function capConnectionsPerAddress(server: HttpServer, max: number, log: Logger): void {
-  const connections = new CountByAddress();
-  const warned = new Set<string>();
-  server.on('connection', (socket: Socket) => {
-    const address = clientAddress(socket);
-    if (!connections.take(address, max)) {
-      if (!warned.has(address)) {
-        warned.add(address); // once per spell at the cap, not per connection of a flood
-        log.warn(`${address} holds ${max} connections (--max-connections-per-address): closing its new ones; behind a proxy, raise it`);
-      }
-      socket.destroy();
-      return;
-    }
-    socket.once('close', () => {
-      if (connections.give(address) === 0) warned.delete(address);
-    });
-  });
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -274,8 +244,7 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
       });
     },
   );
-  server.maxConnections = config.maxConnections;
-  capConnectionsPerAddress(server, config.maxConnectionsPerAddress, log);
+  shareConnectionSlots(server, config, log);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
