@@ -3,7 +3,7 @@
 // parameter of every operation must be a property of the tool's inputSchema.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ToolSpec, ToolTable } from '../templates/runtime/table.js';
+import type { ToolSpec, ToolTable } from '../src/contract/table.js';
 import { RawStdio, type ServerCommand } from './lib/clients.js';
 import { GITHUB, mcpGenProject, omgProject } from './lib/fixtures.js';
 import { LIST_SERVERS, type ArgCheck, type ListResult, type ListServer } from './lib/results.js';

@@ -14,13 +14,13 @@ import { Ajv, addFormats } from '@modelcontextprotocol/server/validators/ajv';
 import { generate } from '../src/generate.js';
 import { SpecError } from '../src/errors.js';
 import { ts } from 'ts-morph';
-import { readConfig } from '../templates/runtime/config.js';
-import { createExecutor } from '../templates/runtime/executor.js';
-import { createLogger } from '../templates/runtime/log.js';
-import { createServerFactory, type ServerOptions } from '../templates/runtime/server.js';
-import { createLister } from '../templates/runtime/profiles.js';
+import { readConfig } from '../src/runtime/config.js';
+import { createExecutor } from '../src/runtime/executor.js';
+import { createLogger } from '../src/runtime/log.js';
+import { createServerFactory, type ServerOptions } from '../src/runtime/server.js';
+import { createLister } from '../src/contract/profiles.js';
 import { profileViolations, type Profile } from './profile-rules.js';
-import type { ToolTable } from '../templates/runtime/table.js';
+import type { ToolTable } from '../src/contract/table.js';
 
 export type Outcome =
   | {
@@ -58,16 +58,20 @@ export const DEFAULT_MAX_BYTES = 100 * 1024;
 const PROFILES: Profile[] = ['portable', 'openai-strict', 'gemini'];
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
-const RUNTIME_FILES = readdirSync(join(REPO, 'templates/runtime'))
-  .filter((f) => f.endsWith('.ts'))
-  .sort();
+/** The server's code, copied verbatim into every project at the same paths. */
+const VERBATIM_FILES = ['src/runtime', 'src/contract'].flatMap((folder) =>
+  readdirSync(join(REPO, folder))
+    .filter((f) => f.endsWith('.ts'))
+    .sort()
+    .map((f) => `${folder}/${f}`),
+);
 /**
  * Every TypeScript file of a generated project, with the template text it must end with. When
  * each is the template's text, every project typechecks as the golden samples do (CI builds
  * them), whatever the spec: per-spec data lives only in tools.json.
  */
 const TS_TEMPLATES: [string, string][] = [
-  ...RUNTIME_FILES.map((f): [string, string] => [`src/runtime/${f}`, readFileSync(join(REPO, 'templates/runtime', f), 'utf8')]),
+  ...VERBATIM_FILES.map((path): [string, string] => [path, readFileSync(join(REPO, path), 'utf8')]),
   ...['main.ts', 'hooks.ts'].map((f): [string, string] => [`src/${f}`, readFileSync(join(REPO, 'templates/project/src', f), 'utf8')]),
 ];
 
@@ -100,7 +104,7 @@ let engines: { label: string; ajv: Engine }[] | undefined;
 function ajvEngines() {
   if (!engines) {
     // The 2020-12 engine that the SDK's default validator and the generated runtime
-    // (templates/runtime/executor.ts) use, and the SDK's bundled draft-07 class (the default of
+    // (src/runtime/executor.ts) use, and the SDK's bundled draft-07 class (the default of
     // SDK v1 clients). Both check a schema against their meta-schema before compiling it.
     const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: true, logger: false });
     addFormats(draft2020 as unknown as InstanceType<typeof Ajv>);

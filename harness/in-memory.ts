@@ -2,12 +2,12 @@
 // official SDK client over an in-memory transport: the MCP wiring tested without a build.
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { readConfig, type ServerConfig } from '../templates/runtime/config.js';
-import { createExecutor } from '../templates/runtime/executor.js';
-import type { Hooks } from '../templates/runtime/hooks-api.js';
-import { createLogger } from '../templates/runtime/log.js';
-import { createServerFactory, type ServerOptions } from '../templates/runtime/server.js';
-import type { ToolTable } from '../templates/runtime/table.js';
+import { readConfig, type ServerConfig } from '../src/runtime/config.js';
+import { createExecutor } from '../src/runtime/executor.js';
+import type { Hooks } from '../src/runtime/hooks-api.js';
+import { createLogger } from '../src/runtime/log.js';
+import { createServerFactory, type ServerOptions } from '../src/runtime/server.js';
+import type { ToolTable } from '../src/contract/table.js';
 
 const DIRECT: ServerOptions = { mode: 'direct', profile: 'portable', initialToolsets: [] };
 

@@ -300,8 +300,7 @@ function userOptions(flags: CliFlags, spec: string | undefined): UserOptions {
 /** `mcp-gen serve <spec> [generator options] [server options]`. */
 async function serveMain(argv: string[]): Promise<number> {
   // Loaded here, not at start: --version and generate do not need the runtime.
-  const { serveSpec, splitServeArgs } = await import('./serve.js');
-  const { USAGE } = await import('../templates/runtime/config.js');
+  const { serveSpec, splitServeArgs, SERVER_USAGE } = await import('./serve.js');
   const { model, server } = splitServeArgs(argv);
   const program = withModelOptions(
     new Command()
@@ -312,7 +311,7 @@ async function serveMain(argv: string[]): Promise<number> {
   )
     .addHelpText(
       'after',
-      `\nServer options: those of a generated server (--tools, --toolsets and --read-only choose the tools here).\n${USAGE.replace(/^Options/, 'Server options')}\n\nA .env file in this folder is read; variables already set win. The API's credentials are read from\nMCPGEN_<SCHEME>_<PART> variables (e.g. MCPGEN_API_KEY), or with the prefix --env-prefix or --name gives;\nthe start-up lines name them.`,
+      `\nServer options: those of a generated server (--tools, --toolsets and --read-only choose the tools here).\n${SERVER_USAGE.replace(/^Options/, 'Server options')}\n\nA .env file in this folder is read; variables already set win. The API's credentials are read from\nMCPGEN_<SCHEME>_<PART> variables (e.g. MCPGEN_API_KEY), or with the prefix --env-prefix or --name gives;\nthe start-up lines name them.`,
     )
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text), writeOut: (text) => process.stderr.write(text) })

@@ -5,7 +5,7 @@
 
 import { modelFromOptions } from './generate.js';
 import type { UserOptions } from './options.js';
-import type { JsonSchema, ToolSpec, ToolTable } from '../templates/runtime/table.js';
+import type { JsonSchema, ToolSpec, ToolTable } from './contract/table.js';
 
 export interface Change {
   tool: string;

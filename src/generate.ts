@@ -8,7 +8,7 @@ import { startToolTypesPrinter } from './emit/types-worker.js';
 import { loadSpec } from './parse/load.js';
 import { screenUpstreams } from './model/upstreams.js';
 import { writeProject, type WritePlan } from './write/write.js';
-import type { ToolTable } from '../templates/runtime/table.js';
+import type { ToolTable } from './contract/table.js';
 import { resolveOptions, type ResolvedOptions, type UserOptions } from './options.js';
 
 /** Everything optional but the spec; see UserOptions for each field. */

@@ -6,7 +6,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import yaml from 'js-yaml';
 import { OptionsError } from './errors.js';
 import type { Json } from './parse/pointer.js';
-import { toolsetSlug as toolsetName } from '../templates/runtime/toolsets.js';
+import { toolsetSlug as toolsetName } from './contract/toolsets.js';
 import { RESOURCE_PRESETS, ROUTE_KINDS, type ResourcePreset, type RouteRule } from './model/routes.js';
 
 /** Which operations become tools. Lists are OR within, AND across (see README). */

@@ -1,13 +1,16 @@
 // `mcp-gen serve <spec>`: parse and model the spec as `generate` does, then hand the tool table
 // to the runtime of a generated server, in memory. No project, no build: the quickest way to
-// try an API, and what a container runs. The runtime (templates/runtime) is loaded only here.
+// try an API, and what a container runs. The only generator module that loads the server runtime
+// (src/runtime): the boundary check allows it here and nowhere else.
 
 import { resolve } from 'node:path';
 import { modelFromOptions } from './generate.js';
 import type { UserOptions } from './options.js';
 import { formatWarning } from './warnings.js';
 import { credentialSummary } from './model/auth.js';
-import { SERVER_OPTIONS } from '../templates/runtime/config.js';
+import { SERVER_OPTIONS, USAGE as SERVER_USAGE } from './runtime/config.js';
+
+export { SERVER_USAGE };
 
 /**
  * Splits serve's arguments: the server's options (SERVER_OPTIONS, with their values) go to the
@@ -47,7 +50,7 @@ export async function serveSpec(options: UserOptions, serverArgv: string[]): Pro
   for (const warning of report.warnings) say(`warning: ${formatWarning(warning)}`);
   const credentials = credentialSummary(table.auth);
   if (credentials) say(`credentials read from the environment or .env: ${credentials}`);
-  const runtime = await import('../templates/runtime/main.js');
+  const runtime = await import('./runtime/main.js');
   runtime.loadEnvFile(resolve('.env'));
   await runtime.serveTable(table, {}, serverArgv);
 }

@@ -1,5 +1,5 @@
-import type { ServerSpec } from '../../templates/runtime/table.js';
-import { resolveServerUrl } from '../../templates/runtime/request.js';
+import type { ServerSpec } from '../contract/table.js';
+import { resolveServerUrl } from '../contract/server-url.js';
 
 /** The absolute URL the generated server will call by default, or undefined when there is none. */
 export function resolveDefaultServer(servers: ServerSpec[]): string | undefined {

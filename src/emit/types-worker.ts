@@ -5,7 +5,7 @@
 
 import { createRequire } from 'node:module';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
-import type { ToolTable } from '../../templates/runtime/table.js';
+import type { ToolTable } from '../contract/table.js';
 import { emitToolTypes } from './types.js';
 
 /** What emitToolTypes reads of the table: sent to the worker by structured clone. */

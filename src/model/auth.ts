@@ -23,9 +23,9 @@
 import { SpecError } from '../errors.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { isObject, pointer, type Json, type JsonObject } from '../parse/pointer.js';
-import type { AuthSchemeSpec, SecurityRequirement } from '../../templates/runtime/table.js';
-import { SETTINGS } from '../../templates/runtime/settings.js';
-import { isToken, unsendableCookieName, unsendableHeaderName } from '../../templates/runtime/request.js';
+import type { AuthSchemeSpec, SecurityRequirement } from '../contract/table.js';
+import { SETTINGS } from '../contract/settings.js';
+import { isToken, unsendableCookieName, unsendableHeaderName } from '../contract/headers.js';
 
 /** Secrets of other tools that commonly sit in a developer's or a CI runner's environment. */
 const WELL_KNOWN = new Set([
@@ -78,7 +78,7 @@ const WELL_KNOWN = new Set([
 ]);
 
 /**
- * The server's own settings (templates/runtime/settings.ts: PORT, API_BASE_URL, MCP_AUTH_TOKEN, …)
+ * The server's own settings (src/contract/settings.ts: PORT, API_BASE_URL, MCP_AUTH_TOKEN, …)
  * and its whole MCP_ namespace: never a credential of the API.
  */
 const SERVER_VARIABLES = new Set(SETTINGS.map((s) => s.env));

@@ -15,20 +15,20 @@ import type {
   ServerSpec,
   ToolSpec,
   ToolTable,
-} from '../../templates/runtime/table.js';
+} from '../contract/table.js';
 import { NameScope, nameFromRoute, packageNameFor, sanitizeArgName, sanitizeToolName } from './naming.js';
 import { SchemaConverter, type SchemaExtras } from './schema.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
 import { buildAuth, credentialNaming, securityFor } from './auth.js';
 import { globToRegExp, selectOperation } from './select.js';
-import { bodyKindOf, concreteMediaType, isPlainJson, mediaKind, type MediaKind, type ValueShape } from '../../templates/runtime/media.js';
-import { unsendableCookieName, unsendableHeaderName } from '../../templates/runtime/request.js';
+import { bodyKindOf, concreteMediaType, isPlainJson, mediaKind, type MediaKind, type ValueShape } from '../contract/media.js';
+import { unsendableCookieName, unsendableHeaderName } from '../contract/headers.js';
 import type { Selection, ToolModeOption, ToolOverride, ToolsetRule } from '../options.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { chooseServing, type ServingReport } from './serving.js';
 import { exampleValues, resourceFor, resourceScheme, routeKind, withExamples, type ResourcePreset, type RouteRule } from './routes.js';
 import { readPrompts } from './prompts.js';
-import { defaultToolset, ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSlug } from '../../templates/runtime/toolsets.js';
+import { defaultToolset, ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSlug } from '../contract/toolsets.js';
 
 export interface ModelOptions {
   /** Longest tool description kept, in characters. */

@@ -8,7 +8,7 @@
 // checking against the listed schema never refuses a valid value; the server itself still
 // checks arguments against the full schema and names the failing nested field.
 
-import { stubSchema, type JsonSchema, type Listing, type ToolTable } from '../../templates/runtime/table.js';
+import { stubSchema, type JsonSchema, type Listing, type ToolTable } from '../contract/table.js';
 
 export interface ListingBudget {
   /** Bytes of shared schemas listed in full with one inputSchema, beyond the nearest ones. */

@@ -3,7 +3,7 @@
 // fills. Spec text stays data: the template is never evaluated, only searched and replaced.
 
 import { isObject, type Json } from '../parse/pointer.js';
-import type { PromptSpec } from '../../templates/runtime/table.js';
+import type { PromptSpec } from '../contract/table.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;

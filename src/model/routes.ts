@@ -4,7 +4,7 @@
 // with the same HTTP request a tool call makes, so only side-effect-free GETs may be one.
 
 import { isObject, type Json, type JsonObject } from '../parse/pointer.js';
-import type { ParamSpec, ResourceSpec } from '../../templates/runtime/table.js';
+import type { ParamSpec, ResourceSpec } from '../contract/table.js';
 import { globToRegExp } from './select.js';
 
 export type RouteKind = 'tool' | 'resource' | 'both' | 'exclude';

@@ -7,7 +7,7 @@
 
 import { SpecError } from '../errors.js';
 import { getAt, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
-import type { JsonSchema } from '../../templates/runtime/table.js';
+import type { JsonSchema } from '../contract/table.js';
 
 export type SchemaMode = 'request' | 'response';
 

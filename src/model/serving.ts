@@ -8,10 +8,10 @@
 //   dynamic   else, search/describe/invoke: three tools whatever the API's size.
 // The mode is only a default: the server can be started in any of them (--tools).
 
-import { createLister, type ListedTool } from '../../templates/runtime/profiles.js';
-import { metaTools } from '../../templates/runtime/dynamic.js';
-import type { ToolSpec, ToolTable } from '../../templates/runtime/table.js';
-import { toolsetMetaTools, toolsetOf } from '../../templates/runtime/toolsets.js';
+import { createLister, type ListedTool } from '../contract/profiles.js';
+import { metaTools } from '../contract/meta-tools.js';
+import type { ToolSpec, ToolTable } from '../contract/table.js';
+import { toolsetMetaTools, toolsetOf } from '../contract/toolsets.js';
 import type { ToolModeOption } from '../options.js';
 
 export type ServedMode = 'direct' | 'toolsets' | 'dynamic';

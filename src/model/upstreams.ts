@@ -9,9 +9,9 @@
 import type { LoadedSpec } from '../parse/load.js';
 import { isObject, pointer, type Json } from '../parse/pointer.js';
 import { warning, type GenerationWarning } from '../warnings.js';
-import { internalAddressOf } from '../../templates/runtime/addresses.js';
-import { resolveServerUrl } from '../../templates/runtime/request.js';
-import type { ToolTable } from '../../templates/runtime/table.js';
+import { internalAddressOf } from '../contract/addresses.js';
+import { resolveServerUrl } from '../contract/server-url.js';
+import type { ToolTable } from '../contract/table.js';
 import { METHODS, resolve, serverOf } from './build.js';
 
 const isHttpUrl = (s: string) => /^https?:\/\//i.test(s);

@@ -16,8 +16,8 @@ import { dirname, relative, resolve as resolvePath, sep, isAbsolute } from 'node
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { SpecError } from '../errors.js';
-import { jsonDeeperThan } from '../../templates/runtime/limits.js';
-import { ipLiteral, isInternalAddress, publicOnlyLookup } from '../../templates/runtime/addresses.js';
+import { jsonDeeperThan } from '../contract/limits.js';
+import { ipLiteral, isInternalAddress, publicOnlyLookup } from '../contract/addresses.js';
 
 export { isInternalAddress };
 

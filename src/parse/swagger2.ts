@@ -6,7 +6,7 @@
 
 import { followRefs, isObject, type Json, type JsonObject } from './pointer.js';
 import { warning, type GenerationWarning } from '../warnings.js';
-import { mediaKind } from '../../templates/runtime/media.js';
+import { mediaKind } from '../contract/media.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
 // Keywords a Swagger 2.0 non-body parameter carries that belong in an OpenAPI 3 `schema`.

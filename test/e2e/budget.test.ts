@@ -10,7 +10,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 import { GITHUB_SPEC, kubernetesSpec } from '../../harness/corpus-check.js';
-import type { ToolTable } from '../../templates/runtime/table.js';
+import type { ToolTable } from '../../src/contract/table.js';
 
 const BUDGET_BYTES = 100 * 1024;
 const CLIENT_TOOL_CAP = 128;

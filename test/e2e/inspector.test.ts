@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, generateProject, REPO, TMP, withLock } from '../../harness/project.js';
 import { GITHUB_SPEC } from '../../harness/corpus-check.js';
-import type { ToolTable } from '../../templates/runtime/table.js';
+import type { ToolTable } from '../../src/contract/table.js';
 
 const FIXTURE = join(REPO, 'test/fixtures/inspector/package.json');
 const DIR = join(TMP, '_inspector');

@@ -12,7 +12,7 @@ import { buildProject, connect, generateProject } from '../../harness/project.js
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 import { GITHUB_SPEC } from '../../harness/corpus-check.js';
 import { profileViolations, type Profile } from '../../harness/profile-rules.js';
-import type { ToolTable } from '../../templates/runtime/table.js';
+import type { ToolTable } from '../../src/contract/table.js';
 
 type Schema = Record<string, unknown>;
 let upstream: Upstream;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
-import type { ToolTable } from '../../templates/runtime/table.js';
+import type { ToolTable } from '../../src/contract/table.js';
 
 const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 'tok-eras', SWAGGER_PETSTORE_API_KEY: 'key-eras' };
 const META = ['search_operations', 'describe_operation', 'invoke_operation'];

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
-import type { ToolTable } from '../../templates/runtime/table.js';
+import type { ToolTable } from '../../src/contract/table.js';
 
 const GITHUB = `${REPO}node_modules/@octokit/openapi/generated/api.github.com.json`;
 let upstream: Upstream;

@@ -1,10 +1,10 @@
-// Upstream answers → MCP tool results (templates/runtime/response.ts and output.ts), on their
+// Upstream answers → MCP tool results (src/runtime/response.ts and output.ts), on their
 // own: status ≥ 400 is a tool error (MCP: tool failures are results with isError, not JSON-RPC
 // errors), JSON is text plus structuredContent, binary is image/audio/resource content in
 // base64, and what the advertised outputSchema promises is held to.
 import { describe, expect, it } from 'vitest';
-import { toToolResult, type UpstreamAnswer } from '../../templates/runtime/response.js';
-import { advertisedStructure, NO_JSON, NOTHING, plainStructure, StructureProblem, toolError } from '../../templates/runtime/output.js';
+import { toToolResult, type UpstreamAnswer } from '../../src/runtime/response.js';
+import { advertisedStructure, NO_JSON, NOTHING, plainStructure, StructureProblem, toolError } from '../../src/runtime/output.js';
 
 const answer = (status: number, contentType: string, body: string | Uint8Array, more: Partial<UpstreamAnswer> = {}): UpstreamAnswer => ({
   status,

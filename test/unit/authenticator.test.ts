@@ -1,13 +1,13 @@
-// The runtime's upstream authentication (templates/runtime/auth.ts), on its own: each scheme
+// The runtime's upstream authentication (src/runtime/auth.ts), on its own: each scheme
 // puts the credential where RFC and spec say, alternatives are tried in order, a missing secret
 // names the variable, and the OAuth 2.0 client-credentials grant runs against a real local
 // token endpoint that records what it receives.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Authenticator, credentialProblem, MAX_TOKEN_RESPONSE_BYTES, type AuthRequest } from '../../templates/runtime/auth.js';
-import { createLogger } from '../../templates/runtime/log.js';
-import type { AuthSchemeSpec, SecurityRequirement, ToolSpec, ToolTable } from '../../templates/runtime/table.js';
+import { Authenticator, credentialProblem, MAX_TOKEN_RESPONSE_BYTES, type AuthRequest } from '../../src/runtime/auth.js';
+import { createLogger } from '../../src/runtime/log.js';
+import type { AuthSchemeSpec, SecurityRequirement, ToolSpec, ToolTable } from '../../src/contract/table.js';
 
 const NONE = new Map<string, string>();
 const signal = () => AbortSignal.timeout(5_000);

@@ -2,7 +2,7 @@
 // dual-stack listener must count, and be named, as the same client as over IPv4.
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { clientAddress } from '../../templates/runtime/connections.js';
+import { clientAddress } from '../../src/runtime/connections.js';
 
 describe('clientAddress', () => {
   it.each([

@@ -1,8 +1,8 @@
-// Lenient scalars (templates/runtime/coerce.ts): a top-level scalar argument of the wrong JSON
+// Lenient scalars (src/runtime/coerce.ts): a top-level scalar argument of the wrong JSON
 // type is converted only when exactly one reading fits the schema.
 import { describe, expect, it } from 'vitest';
-import { coerceArguments } from '../../templates/runtime/coerce.js';
-import type { JsonSchema } from '../../templates/runtime/table.js';
+import { coerceArguments } from '../../src/runtime/coerce.js';
+import type { JsonSchema } from '../../src/contract/table.js';
 
 const schema: JsonSchema = {
   type: 'object',

@@ -1,15 +1,15 @@
-// completion/complete (templates/runtime/resources.ts) through the official client: a template
+// completion/complete (src/runtime/resources.ts) through the official client: a template
 // variable's enum values and examples, a prompt argument's enum, and the user's complete hook
 // (src/hooks.ts), which can add values fetched from the API.
 import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { createServerFactory } from '../../templates/runtime/server.js';
-import { createExecutor } from '../../templates/runtime/executor.js';
-import { createLogger } from '../../templates/runtime/log.js';
-import { readConfig, type ServerConfig } from '../../templates/runtime/config.js';
-import type { Hooks } from '../../templates/runtime/hooks-api.js';
-import type { ToolTable } from '../../templates/runtime/table.js';
+import { createServerFactory } from '../../src/runtime/server.js';
+import { createExecutor } from '../../src/runtime/executor.js';
+import { createLogger } from '../../src/runtime/log.js';
+import { readConfig, type ServerConfig } from '../../src/runtime/config.js';
+import type { Hooks } from '../../src/runtime/hooks-api.js';
+import type { ToolTable } from '../../src/contract/table.js';
 
 const table: ToolTable = {
   format: 1,

@@ -1,16 +1,10 @@
-// The runtime's bounds on a call's arguments (templates/runtime/limits.ts): spec patterns run
+// The runtime's bounds on a call's arguments (src/contract/limits.ts): spec patterns run
 // on a linear-time engine inside ajv, and arguments too deep or too big are refused before
 // any validation runs.
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { RE2JS } from 're2js';
-import {
-  argumentsTooBig,
-  jsonDeeperThan,
-  linearRegExpEngine,
-  MAX_ARGUMENT_DEPTH,
-  MAX_ARGUMENT_VALUES,
-} from '../../templates/runtime/limits.js';
+import { argumentsTooBig, jsonDeeperThan, linearRegExpEngine, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_VALUES } from '../../src/contract/limits.js';
 
 function ajvWithEngine() {
   const unsupported: string[] = [];

@@ -1,5 +1,5 @@
 // What tools/list shows of large schemas (src/model/listing.ts) and how the runtime lists and
-// checks them (templates/runtime/executor.ts): nearest shared schemas in full within a budget,
+// checks them (src/runtime/executor.ts): nearest shared schemas in full within a budget,
 // the rest as stubs that accept every value the full schema accepts.
 import { describe, expect, it, vi } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -8,10 +8,10 @@ import { buildModel } from '../../src/model/build.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, splitDefs } from '../../src/model/listing.js';
 import type { LoadedSpec } from '../../src/parse/load.js';
 import type { JsonObject } from '../../src/parse/pointer.js';
-import { readConfig } from '../../templates/runtime/config.js';
-import { createExecutor } from '../../templates/runtime/executor.js';
-import { createLogger } from '../../templates/runtime/log.js';
-import { stubSchema, type JsonSchema, type ToolSpec, type ToolTable } from '../../templates/runtime/table.js';
+import { readConfig } from '../../src/runtime/config.js';
+import { createExecutor } from '../../src/runtime/executor.js';
+import { createLogger } from '../../src/runtime/log.js';
+import { stubSchema, type JsonSchema, type ToolSpec, type ToolTable } from '../../src/contract/table.js';
 
 describe('splitDefs', () => {
   // A → B → C → D, X → A; each def 100 bytes

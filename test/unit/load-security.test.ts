@@ -16,11 +16,11 @@ import { loadSpec } from '../../src/parse/load.js';
 import { isInternalAddress, MAX_DOCUMENT_DEPTH, shapeProblem } from '../../src/parse/sources.js';
 import { MAX_SCHEMA_NESTING } from '../../src/model/schema.js';
 import { buildCli, REPO } from '../../harness/project.js';
-import { readConfig } from '../../templates/runtime/config.js';
-import { createExecutor } from '../../templates/runtime/executor.js';
-import { createLogger } from '../../templates/runtime/log.js';
-import { CLIENT_PROFILES, createLister } from '../../templates/runtime/profiles.js';
-import type { ToolSpec } from '../../templates/runtime/table.js';
+import { readConfig } from '../../src/runtime/config.js';
+import { createExecutor } from '../../src/runtime/executor.js';
+import { createLogger } from '../../src/runtime/log.js';
+import { CLIENT_PROFILES, createLister } from '../../src/contract/profiles.js';
+import type { ToolSpec } from '../../src/contract/table.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-hostile-'));
 const SECRET = 'LOCAL-SECRET-d41d8cd9';

@@ -8,7 +8,7 @@ import { SpecError } from '../../src/errors.js';
 import { buildModel } from '../../src/model/build.js';
 import { loadSpec } from '../../src/parse/load.js';
 import type { JsonObject } from '../../src/parse/pointer.js';
-import type { JsonSchema } from '../../templates/runtime/table.js';
+import type { JsonSchema } from '../../src/contract/table.js';
 
 const fixtures = new URL('../fixtures/', import.meta.url).pathname;
 const fixture = (name: string) => fixtures + name;

@@ -1,9 +1,9 @@
-// One decision of what a media type carries (templates/runtime/media.ts), shared by the request
+// One decision of what a media type carries (src/contract/media.ts), shared by the request
 // side, the answer side and the generator. Cases follow the registrations they cite.
 import { describe, expect, it } from 'vitest';
-import { bodyKindOf, concreteMediaType, essence, isTextual, mediaKind, type MediaKind } from '../../templates/runtime/media.js';
-import { toToolResult } from '../../templates/runtime/response.js';
-import { buildRequest } from '../../templates/runtime/request.js';
+import { bodyKindOf, concreteMediaType, essence, isTextual, mediaKind, type MediaKind } from '../../src/contract/media.js';
+import { toToolResult } from '../../src/runtime/response.js';
+import { buildRequest } from '../../src/runtime/request.js';
 
 describe('mediaKind', () => {
   const cases: [string, MediaKind][] = [

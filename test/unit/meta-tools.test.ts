@@ -1,4 +1,4 @@
-// The dynamic-mode meta-tools (templates/runtime/dynamic.ts callMetaTool), through the official
+// The dynamic-mode meta-tools (src/runtime/dynamic.ts callMetaTool), through the official
 // client: their arguments are checked by ajv against their own schemas like every tool's, and
 // invoke_operation reaches a real local upstream.
 import { createServer, type Server as HttpServer } from 'node:http';
@@ -6,11 +6,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { createServerFactory } from '../../templates/runtime/server.js';
-import { createExecutor } from '../../templates/runtime/executor.js';
-import { createLogger } from '../../templates/runtime/log.js';
-import { readConfig, type ServerConfig } from '../../templates/runtime/config.js';
-import type { ToolTable } from '../../templates/runtime/table.js';
+import { createServerFactory } from '../../src/runtime/server.js';
+import { createExecutor } from '../../src/runtime/executor.js';
+import { createLogger } from '../../src/runtime/log.js';
+import { readConfig, type ServerConfig } from '../../src/runtime/config.js';
+import type { ToolTable } from '../../src/contract/table.js';
 
 let upstream: HttpServer;
 const seen: string[] = [];

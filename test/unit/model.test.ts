@@ -8,7 +8,7 @@ import type { JsonSchemaType } from '@modelcontextprotocol/server';
 import { buildModel, type ModelOptions, type ServerModel } from '../../src/model/build.js';
 import { loadSpec, type LoadedSpec } from '../../src/parse/load.js';
 import type { JsonObject } from '../../src/parse/pointer.js';
-import type { JsonSchema, ToolSpec } from '../../templates/runtime/table.js';
+import type { JsonSchema, ToolSpec } from '../../src/contract/table.js';
 
 // --- helpers -----------------------------------------------------------------------------
 
@@ -787,7 +787,7 @@ describe('request bodies', () => {
     );
     const t = only(m);
     const schema = toolSchema(m, t);
-    // What the runtime sends as a file (templates/runtime/request.ts, formData) must be what the schema accepts.
+    // What the runtime sends as a file (src/runtime/request.ts, formData) must be what the schema accepts.
     const validate = sdk.getValidator(schema as JsonSchemaType);
     expect(validate({ body: { file: { content: 'aGVsbG8=', filename: 'a.txt' }, note: 'x' } }).valid).toBe(true);
     expect(validate({ body: { file: 'raw bytes as text', note: 'x' } }).valid).toBe(false);

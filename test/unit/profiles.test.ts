@@ -1,11 +1,11 @@
-// Listing under client profiles (templates/runtime/profiles.ts) and the argument repair that
+// Listing under client profiles (src/contract/profiles.ts) and the argument repair that
 // goes with it (executor.ts): what a profile lists must never make a valid call fail.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { createLister, firstParagraph, type ClientProfile } from '../../templates/runtime/profiles.js';
-import { repairArguments } from '../../templates/runtime/executor.js';
-import type { JsonSchema, ToolSpec, ToolTable } from '../../templates/runtime/table.js';
+import { createLister, firstParagraph, type ClientProfile } from '../../src/contract/profiles.js';
+import { repairArguments } from '../../src/runtime/executor.js';
+import type { JsonSchema, ToolSpec, ToolTable } from '../../src/contract/table.js';
 
 const petstore = JSON.parse(readFileSync(new URL('../../samples/petstore/server/tools.json', import.meta.url), 'utf8')) as ToolTable;
 const full = { input: (t: ToolSpec) => t.inputSchema, output: (t: ToolSpec) => t.output?.schema };

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { connectInMemory } from '../../harness/in-memory.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
-import type { ParamSpec, ToolTable } from '../../templates/runtime/table.js';
+import type { ParamSpec, ToolTable } from '../../src/contract/table.js';
 
 // `__proto__` itself never reaches a server: the SDK's request schemas drop the key, and ajv
 // ignores it in `properties`; so mcp-gen names such a parameter's argument `proto` (model.test.ts).

@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ArgumentError,
-  DEFAULT_ACCEPT,
-  buildRequest,
-  resolveServerUrl,
-  unsendableHeader,
-  type BuildOptions,
-} from '../../templates/runtime/request.js';
+import { DEFAULT_ACCEPT, buildRequest, type BuildOptions } from '../../src/runtime/request.js';
+import { ArgumentError } from '../../src/contract/argument-error.js';
+import { unsendableHeader } from '../../src/contract/headers.js';
+import { resolveServerUrl } from '../../src/contract/server-url.js';
 import { multipartParts } from '../harness/wire.js';
-import type { EncodingSpec, HttpSpec, ParamLocation, ParamSpec, ServerSpec } from '../../templates/runtime/table.js';
+import type { EncodingSpec, HttpSpec, ParamLocation, ParamSpec, ServerSpec } from '../../src/contract/table.js';
 
 const BASE = 'https://api.example.com/v1';
 

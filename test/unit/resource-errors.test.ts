@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProtocolError, ResourceNotFoundError, type Client } from '@modelcontextprotocol/client';
 import { connectInMemory } from '../../harness/in-memory.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
-import type { ToolTable } from '../../templates/runtime/table.js';
+import type { ToolTable } from '../../src/contract/table.js';
 
 const SECRET = 's3cret-static-header';
 let upstream: Upstream;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { exampleValues, resourceFor, resourceScheme, routeKind, withExamples, type RouteRef } from '../../src/model/routes.js';
 import { readPrompts } from '../../src/model/prompts.js';
-import type { ParamSpec } from '../../templates/runtime/table.js';
+import type { ParamSpec } from '../../src/contract/table.js';
 import type { GenerationWarning } from '../../src/warnings.js';
 
 const param = (name: string, where: ParamSpec['in'], required = where === 'path'): ParamSpec => ({

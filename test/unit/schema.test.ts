@@ -1,13 +1,13 @@
 // SchemaConverter (src/model/schema.ts): OpenAPI 2.0/3.0/3.1 schema → JSON Schema 2020-12 with
 // shared `$defs`, which the MCP SDK's ajv must accept. Every produced schema is compiled twice:
-// with the SDK's `Ajv` class (the one templates/runtime/executor.ts uses) and with the SDK's
+// with the SDK's `Ajv` class (the one src/runtime/executor.ts uses) and with the SDK's
 // default validator (`AjvJsonSchemaValidator`: Ajv2020, what MCP clients check schemas with).
 import { describe, expect, it } from 'vitest';
 import { Ajv, AjvJsonSchemaValidator, addFormats } from '@modelcontextprotocol/server/validators/ajv';
 import type { JsonSchemaType } from '@modelcontextprotocol/server';
 import { SchemaConverter, type SchemaExtras, type SchemaMode } from '../../src/model/schema.js';
 import type { Json, JsonObject } from '../../src/parse/pointer.js';
-import type { JsonSchema } from '../../templates/runtime/table.js';
+import type { JsonSchema } from '../../src/contract/table.js';
 
 // --- helpers -----------------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
-// The generated server's start-up options (templates/runtime/config.ts), beyond what the settings
+// The generated server's start-up options (src/runtime/config.ts), beyond what the settings
 // table test covers: defaults, each refusal as one line naming the option, the security rules
 // for serving beyond loopback, and secrets kept out of messages.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, isLoopback, readConfig, type ServerConfig } from '../../templates/runtime/config.js';
+import { ConfigError, isLoopback, readConfig, type ServerConfig } from '../../src/runtime/config.js';
 
 const config = (argv: string[], env: NodeJS.ProcessEnv = {}) => readConfig(argv, env) as ServerConfig;
 const refusal = (argv: string[], env: NodeJS.ProcessEnv = {}): string => {

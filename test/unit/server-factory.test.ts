@@ -1,4 +1,4 @@
-// The MCP wiring of a generated server (templates/runtime/server.ts) with its dynamic-mode
+// The MCP wiring of a generated server (src/runtime/server.ts) with its dynamic-mode
 // index (dynamic.ts), through the official client over an in-memory transport and a real
 // local upstream: what an upstream failure, a bad argument and an unknown tool become, how
 // credentials from the client's HTTP headers are read, and how search ranks operations.
@@ -6,10 +6,11 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { credentialReader } from '../../templates/runtime/server.js';
+import { credentialReader } from '../../src/runtime/server.js';
 import { connectInMemory } from '../../harness/in-memory.js';
-import { OperationIndex, QUERY_MAX_CHARS, QUERY_MAX_WORDS, describeResult, queryWords } from '../../templates/runtime/dynamic.js';
-import type { ToolSpec, ToolTable } from '../../templates/runtime/table.js';
+import { OperationIndex, describeResult, queryWords } from '../../src/runtime/dynamic.js';
+import { QUERY_MAX_CHARS, QUERY_MAX_WORDS } from '../../src/contract/meta-tools.js';
+import type { ToolSpec, ToolTable } from '../../src/contract/table.js';
 
 const op = (name: string, path: string, more: Partial<ToolSpec> = {}): ToolSpec => ({
   name,

@@ -1,9 +1,9 @@
-// One table of server settings (templates/runtime/settings.ts) drives four places that used to
+// One table of server settings (src/contract/settings.ts) drives four places that used to
 // be written by hand and drifted: the flag parser and --help, the generated README, the
 // generated .env.example, and the variable names no API credential may take.
 import { describe, expect, it } from 'vitest';
-import { readConfig, USAGE, type ServerConfig } from '../../templates/runtime/config.js';
-import { envText, flagText, SETTINGS } from '../../templates/runtime/settings.js';
+import { readConfig, USAGE, type ServerConfig } from '../../src/runtime/config.js';
+import { envText, flagText, SETTINGS } from '../../src/contract/settings.js';
 import { buildAuth, isServerSetting } from '../../src/model/auth.js';
 import { buildModel } from '../../src/model/build.js';
 import { emitProject } from '../../src/emit/project.js';

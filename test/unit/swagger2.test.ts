@@ -6,7 +6,7 @@ import { buildModel } from '../../src/model/build.js';
 import { loadSpec, type LoadedSpec } from '../../src/parse/load.js';
 import type { JsonObject } from '../../src/parse/pointer.js';
 import { convertSwagger2 } from '../../src/parse/swagger2.js';
-import type { JsonSchema } from '../../templates/runtime/table.js';
+import type { JsonSchema } from '../../src/contract/table.js';
 
 const fixture = (name: string) => new URL(`../fixtures/swagger2/${name}`, import.meta.url).pathname;
 const PETSTORE = new URL('../../node_modules/@readme/oas-examples/2.0/yaml/petstore.yaml', import.meta.url).pathname;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { emitToolTypes } from '../../src/emit/types.js';
 import { toolTypesProblem } from '../../harness/corpus-check.js';
-import type { JsonSchema, ToolTable } from '../../templates/runtime/table.js';
+import type { JsonSchema, ToolTable } from '../../src/contract/table.js';
 
 const table = (inputSchema: JsonSchema, defs: Record<string, JsonSchema> = {}): ToolTable => ({
   format: 1,

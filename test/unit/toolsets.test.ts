@@ -1,19 +1,19 @@
-// Choosing what a server serves at start (templates/runtime/toolsets.ts), on the Petstore
+// Choosing what a server serves at start (src/contract/toolsets.ts), on the Petstore
 // sample's real tool table.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { servedTable, ToolsetError, toolsetOf, toolsetSizes, toolsetSlug } from '../../templates/runtime/toolsets.js';
-import { createServerFactory, toolsListedAtStart, type Serving } from '../../templates/runtime/server.js';
-import { createExecutor } from '../../templates/runtime/executor.js';
-import { createLogger } from '../../templates/runtime/log.js';
-import { readConfig, type ServerConfig } from '../../templates/runtime/config.js';
+import { servedTable, ToolsetError, toolsetOf, toolsetSizes, toolsetSlug } from '../../src/contract/toolsets.js';
+import { createServerFactory, toolsListedAtStart, type Serving } from '../../src/runtime/server.js';
+import { createExecutor } from '../../src/runtime/executor.js';
+import { createLogger } from '../../src/runtime/log.js';
+import { readConfig, type ServerConfig } from '../../src/runtime/config.js';
 import { buildModel } from '../../src/model/build.js';
 import { checkOptions } from '../../src/options.js';
 import { OptionsError } from '../../src/errors.js';
 import type { LoadedSpec } from '../../src/parse/load.js';
-import type { ToolSpec, ToolTable } from '../../templates/runtime/table.js';
+import type { ToolSpec, ToolTable } from '../../src/contract/table.js';
 
 const petstore = JSON.parse(readFileSync(new URL('../../samples/petstore/server/tools.json', import.meta.url), 'utf8')) as ToolTable;
 const tool = (path: string, tags?: string[]) => ({ tags, http: { path } }) as unknown as ToolSpec;

@@ -1,12 +1,12 @@
-// The runtime's HTTP client for upstream requests (templates/runtime/upstream.ts), against real
+// The runtime's HTTP client for upstream requests (src/runtime/upstream.ts), against real
 // servers on 127.0.0.1: framing, content-codings, the stale keep-alive retry, and the hand-over
 // to fetch's types for hooks.
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLimited, sendFollowingRedirects, sendOnce, toWebResponse, fromWebResponse } from '../../templates/runtime/upstream.js';
-import { InternalAddressError } from '../../templates/runtime/addresses.js';
+import { readLimited, sendFollowingRedirects, sendOnce, toWebResponse, fromWebResponse } from '../../src/runtime/upstream.js';
+import { InternalAddressError } from '../../src/contract/addresses.js';
 
 const never = new AbortController().signal;
 const places = { headers: new Set(['authorization']), query: new Set<string>() };
