@@ -26,4 +26,5 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
 );

@@ -1,0 +1,58 @@
+// The two halves of mcp-gen and their contract (docs/architecture.md):
+//   src/runtime/   the generated server's code, copied verbatim into every project
+//   src/contract/  what the generator and the runtime share, also copied into every project
+//   src/**         everything else is the generator
+// `npm run boundaries` fails on any import cycle and on any import across the boundary that
+// does not go through the contract.
+const GENERATOR = '^src/(?!runtime/|contract/)';
+/** What a generated project installs (templates/project/package.json.hbs): all the server may import. */
+const SERVER_PACKAGES = '^(@modelcontextprotocol/(server|node|server-legacy)|ajv|ajv-formats|re2js)(/|$)';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'A cycle makes load order matter and hides which module owns a concept.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'contract-is-a-leaf',
+      severity: 'error',
+      comment: 'The contract is shared by both halves, so it may depend on neither.',
+      from: { path: '^src/contract/' },
+      to: { path: '^src/(?!contract/)' },
+    },
+    {
+      name: 'runtime-stays-out-of-the-generator',
+      severity: 'error',
+      comment: 'The runtime ships without the generator: it may import only itself and the contract.',
+      from: { path: '^src/runtime/' },
+      to: { path: GENERATOR },
+    },
+    {
+      name: 'generator-reaches-the-runtime-only-through-the-contract',
+      severity: 'error',
+      comment: 'Only `mcp-gen serve` runs the runtime in process (src/serve.ts); all else shares the contract.',
+      from: { path: GENERATOR, pathNot: '^src/serve\\.ts$' },
+      to: { path: '^src/runtime/' },
+    },
+    {
+      name: 'server-code-uses-only-the-projects-packages',
+      severity: 'error',
+      comment: 'A generated project installs only the SDK, ajv and re2js: anything else would not resolve there.',
+      from: { path: '^src/(runtime|contract)/' },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+        pathNot: `node_modules/${SERVER_PACKAGES.slice(1)}`,
+      },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};
