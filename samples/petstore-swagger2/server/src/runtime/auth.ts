@@ -6,7 +6,7 @@
 import type { Logger } from './log.js';
 import { encodeValue, getHeader, setHeader } from './request.js';
 import { badCredential, fromWebResponse, readLimited } from './upstream.js';
-import { ownValue, type AuthSchemeSpec, type SecurityRequirement, type ToolSpec, type ToolTable } from './table.js';
+import { ownValue, type AuthSchemeSpec, type SecurityRequirement, type ToolSpec, type ToolTable } from '../contract/table.js';
 
 export interface AuthRequest {
   url: string;
@@ -167,7 +167,7 @@ export class Authenticator {
       return; // fetch says why
     }
     if (rule === undefined || url.origin === rule.trustedOrigin) return;
-    const { InternalAddressError, internalAddressOf } = await import('./addresses.js');
+    const { InternalAddressError, internalAddressOf } = await import('../contract/addresses.js');
     const internal = await internalAddressOf(url);
     if (internal !== undefined)
       throw new Error(`token request to ${where} not sent: ${new InternalAddressError(url.hostname, internal).message}`);

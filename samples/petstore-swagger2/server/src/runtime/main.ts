@@ -10,8 +10,8 @@ import { createExecutor } from './executor.js';
 import type { Hooks } from './hooks-api.js';
 import { createLogger } from './log.js';
 import { CLIENT_TOOL_CAP, createServerFactory, credentialReader, toolsListedAtStart } from './server.js';
-import type { ToolTable } from './table.js';
-import { servedTable, ToolsetError, toolsetSizes } from './toolsets.js';
+import type { ToolTable } from '../contract/table.js';
+import { servedTable, ToolsetError, toolsetSizes } from '../contract/toolsets.js';
 
 /** A generated server's start: its tools.json, and the .env beside it. */
 export async function run<Args extends object>(tableUrl: URL, hooks: Hooks<Args>, argv = process.argv.slice(2)): Promise<void> {

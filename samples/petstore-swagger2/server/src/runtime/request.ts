@@ -4,19 +4,10 @@
 // "Style Examples") and RFC 6570. Copied verbatim into generated servers: imports nothing
 // but the table types and web/Node globals.
 
-import { ownValue, type BodySpec, type EncodingSpec, type HttpSpec, type ParamSpec, type ParamStyle, type ServerSpec } from './table.js';
-import { bodyKindOf, concreteMediaType, essence, mediaKind, type ValueShape } from './media.js';
-
-/** A tool argument that cannot be turned into a request. The message always names it. */
-export class ArgumentError extends Error {
-  readonly arg: string;
-  /** `message` is the detail; it is prefixed with `argument "<arg>": `. */
-  constructor(arg: string, message: string) {
-    super(`argument "${arg}": ${message}`);
-    this.name = 'ArgumentError';
-    this.arg = arg;
-  }
-}
+import { ownValue, type BodySpec, type EncodingSpec, type HttpSpec, type ParamSpec, type ParamStyle } from '../contract/table.js';
+import { bodyKindOf, concreteMediaType, essence, mediaKind, type ValueShape } from '../contract/media.js';
+import { ArgumentError } from '../contract/argument-error.js';
+import { headerValueProblem, unsendableHeaderName } from '../contract/headers.js';
 
 export interface BuiltRequest {
   method: string;
@@ -32,29 +23,6 @@ export interface BuildOptions {
 
 /** Sent unless a header parameter sets Accept (which OpenAPI says to ignore, so: always). */
 export const DEFAULT_ACCEPT = 'application/json, */*;q=0.8';
-
-/**
- * A server URL with its `{variables}` filled in (OAS 3.1 Server Object / Server Variable
- * Object): an override when given, else the variable's default. No trailing `/`, so that
- * operation paths, which start with `/`, can be appended.
- */
-export function resolveServerUrl(server: ServerSpec, overrides?: Record<string, string>): string {
-  const url = server.url.replace(/\{([^{}]*)\}/g, (_whole, name: string) => {
-    const variable = ownValue(server.variables, name);
-    const override = ownValue(overrides, name);
-    if (override !== undefined) {
-      // An enum is a closed list ("An enumeration of string values to be used if the
-      // substitution options are from a limited set").
-      if (variable?.enum && variable.enum.length > 0 && !variable.enum.includes(override)) {
-        throw new ArgumentError(name, `server variable must be one of ${variable.enum.join(', ')}, got "${override}"`);
-      }
-      return override;
-    }
-    if (variable === undefined) throw new ArgumentError(name, `server URL ${server.url} uses an undefined variable`);
-    return variable.default;
-  });
-  return url.replace(/\/+$/, '');
-}
 
 /**
  * Build the request for one tool call. Only arguments present in `args` (and not
@@ -211,68 +179,6 @@ export function isUndefinedValue(value: unknown): boolean {
   if (Array.isArray(value)) return items(value).length === 0;
   if (isPlainObject(value)) return entries(value).length === 0;
   return false;
-}
-
-/**
- * Headers the HTTP client owns: hop-by-hop ones (RFC 9110 §7.6.1), framing (RFC 9112 §6:
- * Content-Length, Transfer-Encoding), routing (Host), Expect, and Proxy-Authorization, which
- * belongs to a proxy of the operator's, not to the API. A value from the spec, a tool argument
- * or a client (--auth-from-headers) would contradict what is sent, retarget the request or
- * smuggle a second one. The generator leaves them out; the runtime refuses them.
- */
-const CLIENT_OWNED_HEADERS = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'content-length',
-  'host',
-  'expect',
-  'proxy-authorization',
-]);
-
-/** RFC 9110 §5.6.2 token: a header name, an authentication scheme, a cookie name (RFC 6265). */
-export const isToken = (text: string): boolean => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(text);
-
-/** Why a header of this name can never be sent (`header "Host" cannot be sent: …`), or undefined. */
-export function unsendableHeaderName(name: string): string | undefined {
-  const reason = !isToken(name)
-    ? 'not a valid header name (an RFC 9110 token)'
-    : CLIENT_OWNED_HEADERS.has(name.toLowerCase())
-      ? 'the HTTP client sets it itself (framing, routing or connection)'
-      : undefined;
-  return reason === undefined ? undefined : `header ${JSON.stringify(name)} cannot be sent: ${reason}`;
-}
-
-/** Why a cookie of this name can never be sent (its name is an RFC 6265 token), or undefined. */
-export function unsendableCookieName(name: string): string | undefined {
-  return isToken(name) ? undefined : `cookie ${JSON.stringify(name)} cannot be sent: not a valid cookie name (an RFC 6265 token)`;
-}
-
-/** Why this header value cannot be sent (Node refuses what RFC 9110 §5.5 forbids), or undefined. */
-function headerValueProblem(value: string): string | undefined {
-  // CR/LF would inject headers (response splitting); NUL and other controls are forbidden.
-  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return 'CR, LF, NUL or other control characters';
-  if (/[^\u0000-\u00ff]/.test(value)) return 'characters outside Latin-1';
-  return undefined;
-}
-
-/**
- * The first header of a finished request that cannot be sent, as a message naming the header
- * and never its value (a credential, often): security schemes and static headers are checked
- * here, so that a hand-edited tools.json or a client's header gives an error, not a request.
- */
-export function unsendableHeader(headers: Record<string, string>): string | undefined {
-  for (const [name, value] of Object.entries(headers)) {
-    const nameProblem = unsendableHeaderName(name);
-    if (nameProblem !== undefined) return nameProblem;
-    const valueProblem = headerValueProblem(value);
-    if (valueProblem !== undefined) return `header ${JSON.stringify(name)} cannot be sent: its value contains ${valueProblem}`;
-  }
-  return undefined;
 }
 
 /** A `content` parameter's value as a document of its media type (JSON text for JSON). */

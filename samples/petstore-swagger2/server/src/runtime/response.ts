@@ -3,7 +3,7 @@
 // not a protocol error, so that the model sees what went wrong and can correct its call.
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { isTextual, mediaKind } from './media.js';
+import { isTextual, mediaKind } from '../contract/media.js';
 import { NO_JSON, NOTHING, plainStructure, StructureProblem, toolError, type Structurer } from './output.js';
 
 export { NO_JSON, NOTHING, plainStructure, StructureProblem, type Structurer } from './output.js';

@@ -4,16 +4,17 @@
 // size of the API (McpServer.registerTool per tool would cost ~8 µs × tools per instance).
 
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
-import { callMetaTool, INVOKE, metaTools, OperationIndex, SEARCH } from './dynamic.js';
+import { callMetaTool, OperationIndex } from './dynamic.js';
+import { INVOKE, metaTools, SEARCH } from '../contract/meta-tools.js';
 import { toolError } from './output.js';
 import { offers, serveResources } from './resources.js';
 import type { Hooks } from './hooks-api.js';
 import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
 import type { ToolMode } from './config.js';
-import { createLister, type ClientProfile, type ListedTool } from './profiles.js';
-import type { ToolSpec, ToolTable } from './table.js';
-import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetMetaTools, toolsetOf, toolsetSizes } from './toolsets.js';
+import { createLister, type ClientProfile, type ListedTool } from '../contract/profiles.js';
+import type { ToolSpec, ToolTable } from '../contract/table.js';
+import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetMetaTools, toolsetOf, toolsetSizes } from '../contract/toolsets.js';
 
 /**
  * What one server instance serves: a `session` (stdio, legacy SSE, a 2025-era Streamable HTTP

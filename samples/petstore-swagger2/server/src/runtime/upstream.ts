@@ -8,7 +8,7 @@ import type { Agent, IncomingMessage, request as HttpRequest } from 'node:http';
 import { pipeline, type Duplex, type Readable } from 'node:stream';
 import type { OutgoingRequest } from './hooks-api.js';
 import { getHeader } from './request.js';
-import type { ToolTable } from './table.js';
+import type { ToolTable } from '../contract/table.js';
 
 /** Redirect hops followed before giving up (browsers allow 20; an API needs one or two). */
 export const MAX_REDIRECTS = 5;
@@ -60,8 +60,8 @@ interface Client {
 }
 const clients = new Map<string, Promise<Client>>();
 // The address checks (node:dns) load with the first request that needs them: most servers never do.
-let addressChecks: Promise<typeof import('./addresses.js')> | undefined;
-const addresses = () => (addressChecks ??= import('./addresses.js'));
+let addressChecks: Promise<typeof import('../contract/addresses.js')> | undefined;
+const addresses = () => (addressChecks ??= import('../contract/addresses.js'));
 function clientFor(protocol: string, publicOnly: boolean): Promise<Client> | undefined {
   if (protocol !== 'http:' && protocol !== 'https:') return undefined;
   const key = publicOnly ? `${protocol} public` : protocol;

@@ -5,7 +5,7 @@
 // its schema's type before validation; objects and arrays are never touched, and an argument
 // that still does not fit is named by the validator as before.
 
-import { ownValue, type JsonSchema } from './table.js';
+import { ownValue, type JsonSchema } from '../contract/table.js';
 
 const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 

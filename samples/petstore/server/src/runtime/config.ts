@@ -3,9 +3,9 @@
 // A bad value is one line on stderr and exit code 2, never a stack trace.
 
 import { parseArgs } from 'node:util';
-import { CLIENT_PROFILES, type ClientProfile } from './profiles.js';
-import { envText, flagText, setting, SETTINGS } from './settings.js';
-import { unsendableHeaderName } from './request.js';
+import { CLIENT_PROFILES, type ClientProfile } from '../contract/profiles.js';
+import { envText, flagText, setting, SETTINGS } from '../contract/settings.js';
+import { unsendableHeaderName } from '../contract/headers.js';
 
 export type TransportName = 'stdio' | 'sse' | 'http' | 'http+sse';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';

@@ -9,11 +9,14 @@ import { toolHooks, type Hooks, type OutgoingRequest } from './hooks-api.js';
 import type { Logger } from './log.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
 import { coerceArguments } from './coerce.js';
-import { argumentsTooBig, linearRegExpEngine } from './limits.js';
-import { ArgumentError, buildRequest, chooseMediaType, getHeader, resolveServerUrl, setHeader, unsendableHeader } from './request.js';
+import { argumentsTooBig, linearRegExpEngine } from '../contract/limits.js';
+import { buildRequest, chooseMediaType, getHeader, setHeader } from './request.js';
+import { ArgumentError } from '../contract/argument-error.js';
+import { unsendableHeader } from '../contract/headers.js';
+import { resolveServerUrl } from '../contract/server-url.js';
 import { advertisedStructure, plainStructure, toolError, type Structurer } from './output.js';
 import { errorExcerpt, toToolResult, type UpstreamAnswer, type UpstreamRefusal } from './response.js';
-import { ownValue, stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from './table.js';
+import { ownValue, stubSchema, type JsonSchema, type Listing, type ToolSpec, type ToolTable } from '../contract/table.js';
 import {
   credentialPlaces,
   fromWebResponse,

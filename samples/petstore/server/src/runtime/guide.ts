@@ -4,8 +4,8 @@
 // Markdown) and the prompts (one per toolset on how to use it, plus those the spec or config
 // declares). All written from the tool table at run time; spec text is only ever quoted.
 
-import { ownValue, type PromptSpec, type ToolSpec, type ToolTable } from './table.js';
-import { toolsetOf, toolsetSizes } from './toolsets.js';
+import { ownValue, type PromptSpec, type ToolSpec, type ToolTable } from '../contract/table.js';
+import { toolsetOf, toolsetSizes } from '../contract/toolsets.js';
 
 export function schemeOf(table: ToolTable): string {
   return (

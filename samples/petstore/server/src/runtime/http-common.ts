@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import { isLoopback, type ServerConfig } from './config.js';
 import { clientAddress, shareConnectionSlots } from './connections.js';
-import { jsonDeeperThan } from './limits.js';
+import { jsonDeeperThan } from '../contract/limits.js';
 import type { Logger } from './log.js';
 
 /** One HTTP transport's endpoints: `handle` answers the requests it owns and returns true. */

@@ -5,7 +5,7 @@
 // content plus its parsed JSON; this module decides what of that JSON is sent as structure.
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { OutputSpec } from './table.js';
+import type { OutputSpec } from '../contract/table.js';
 
 /** A tool failure: a result with isError (MCP: tool errors are results, not JSON-RPC errors). */
 export function toolError(text: string, ...more: CallToolResult['content']): CallToolResult {

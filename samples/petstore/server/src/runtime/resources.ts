@@ -14,11 +14,11 @@ import {
 import type { Executor } from './executor.js';
 import type { Hooks } from './hooks-api.js';
 import type { UpstreamRefusal } from './response.js';
-import { isTextual, mediaKind } from './media.js';
-import { ownValue, type JsonSchema, type ToolSpec, type ToolTable } from './table.js';
+import { isTextual, mediaKind } from '../contract/media.js';
+import { ownValue, type JsonSchema, type ToolSpec, type ToolTable } from '../contract/table.js';
 import type { RequestCredentials } from './auth.js';
 import { docResources, docText, fill, guides, type Guide } from './guide.js';
-import { toolsetSizes } from './toolsets.js';
+import { toolsetSizes } from '../contract/toolsets.js';
 import { page } from './server.js';
 
 /** What serveResources offers besides tools: for the capabilities. */
