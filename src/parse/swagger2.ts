@@ -34,7 +34,7 @@ export function convertSwagger2(spec: JsonObject, warnings: GenerationWarning[])
   const globalProduces = stringList(spec.produces) ?? ['application/json'];
   const paths: JsonObject = {};
   for (const [path, rawItem] of Object.entries(isObject(spec.paths) ? spec.paths : {})) {
-    const item = deref(spec, rawItem);
+    const item = followRefs(spec, rawItem, 'keep');
     if (!isObject(item)) continue;
     const shared = Array.isArray(item.parameters) ? item.parameters : [];
     const out: JsonObject = {};
@@ -92,13 +92,11 @@ function stringList(value: Json | undefined): string[] | undefined {
 
 const isBodyMedia = (m: string) => !['form', 'multipart'].includes(mediaKind(m));
 
-const deref = (spec: JsonObject, node: Json | undefined): Json | undefined => followRefs(spec, node, (notLocal) => notLocal);
-
 /** Path-level parameters apply unless the operation redefines the same name + location. */
 function mergeParams(spec: JsonObject, shared: Json[], own: Json[]): JsonObject[] {
   const byKey = new Map<string, JsonObject>();
   for (const raw of [...shared, ...own]) {
-    const p = deref(spec, raw);
+    const p = followRefs(spec, raw, 'keep');
     if (isObject(p) && typeof p.name === 'string' && typeof p.in === 'string') byKey.set(`${p.in}:${p.name}`, p);
   }
   return [...byKey.values()];
@@ -169,7 +167,7 @@ function formBody(form: JsonObject[], consumes: string[]): JsonObject {
 function convertResponses(spec: JsonObject, responses: Json | undefined, produces: string[]): JsonObject {
   const out: JsonObject = {};
   for (const [code, raw] of Object.entries(isObject(responses) ? responses : {})) {
-    const r = deref(spec, raw);
+    const r = followRefs(spec, raw, 'keep');
     if (!isObject(r)) continue;
     const converted: JsonObject = { description: typeof r.description === 'string' ? r.description : '' };
     if (r.schema !== undefined) {
