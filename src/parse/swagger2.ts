@@ -7,9 +7,11 @@
 import { followRefs, isObject, type Json, type JsonObject } from './pointer.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { mediaKind } from '../../templates/runtime/media.js';
+import type { SubschemaKeywordName, ValueKeywordName } from '../../templates/runtime/schema-keywords.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
-// Keywords a Swagger 2.0 non-body parameter carries that belong in an OpenAPI 3 `schema`.
+// Keywords a Swagger 2.0 non-body parameter carries that belong in an OpenAPI 3 `schema`
+// (Swagger 2.0 Parameter Object fields); checked against the shared keyword table.
 const SCHEMA_KEYS = [
   'type',
   'format',
@@ -27,7 +29,7 @@ const SCHEMA_KEYS = [
   'uniqueItems',
   'enum',
   'multipleOf',
-] as const;
+] as const satisfies readonly ('type' | SubschemaKeywordName | ValueKeywordName)[];
 
 export function convertSwagger2(spec: JsonObject, warnings: GenerationWarning[]): JsonObject {
   const globalConsumes = stringList(spec.consumes) ?? ['application/json'];
