@@ -15,7 +15,8 @@ export type WarningCode =
   | 'unmatched-override' // a config "tools" key that names no operation
   | 'large-listing' // tools/list in full beyond what clients read at once
   | 'not-a-resource' // route mapping asked for a resource that a read could not make
-  | 'bad-prompt'; // an x-mcp-prompts or config prompt that cannot be used
+  | 'bad-prompt' // an x-mcp-prompts or config prompt that cannot be used
+  | 'unknown-style'; // a parameter style the runtime cannot send: the location's default is used
 
 export interface GenerationWarning {
   code: WarningCode;

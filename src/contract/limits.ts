@@ -1,10 +1,14 @@
-// Bounds on what one tool call's arguments can cost the server. Schemas come from the spec
-// and arguments from the client, and neither is trusted: a spec `pattern` such as `^(a+)+$`
-// takes exponential time in a backtracking engine (8 s for 28 characters in V8), and a deeply
-// nested argument costs every recursive step that follows. While the event loop is stuck,
-// every other client waits.
+// Bounds that both halves keep: how many tools a client accepts in one listing, and what one
+// tool call's arguments can cost the server. Schemas come from the spec and arguments from
+// the client, and neither is trusted: a spec `pattern` such as `^(a+)+$` takes exponential
+// time in a backtracking engine (8 s for 28 characters in V8), and a deeply nested argument
+// costs every recursive step that follows. While the event loop is stuck, every other client
+// waits.
 
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
+
+/** The most tools some clients accept in one tools/list (VS Code, Copilot, the OpenAI API). */
+export const CLIENT_TOOL_CAP = 128;
 
 /** Deepest nesting of arrays and objects accepted in a call's arguments. */
 export const MAX_ARGUMENT_DEPTH = 64;

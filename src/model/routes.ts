@@ -5,19 +5,13 @@
 
 import { isObject, type Json, type JsonObject } from '../parse/pointer.js';
 import type { ParamSpec, ResourceSpec } from '../contract/table.js';
-import { globToRegExp } from './select.js';
+import { ruleMatches, type OperationCriteria, type OperationRef } from './rules.js';
 
 export type RouteKind = 'tool' | 'resource' | 'both' | 'exclude';
 export const ROUTE_KINDS: RouteKind[] = ['tool', 'resource', 'both', 'exclude'];
 
 /** Matches when every criterion given matches (any value of a list). */
-export interface RouteRule {
-  methods?: string[];
-  /** Globs over path templates, e.g. `/repos/**`. */
-  paths?: string[];
-  tags?: string[];
-  /** Globs over operationIds. */
-  operations?: string[];
+export interface RouteRule extends OperationCriteria {
   kind: RouteKind;
 }
 
@@ -25,29 +19,15 @@ export interface RouteRule {
 export type ResourcePreset = 'none' | 'get';
 export const RESOURCE_PRESETS: ResourcePreset[] = ['none', 'get'];
 
-export interface RouteRef {
-  method: string;
-  path: string;
-  operationId?: string;
-  tags: string[];
-  op: JsonObject;
-  item: JsonObject;
-}
-
 export function routeKind(
-  ref: RouteRef,
+  ref: OperationRef,
   rules: RouteRule[],
   preset: ResourcePreset,
   params: ParamSpec[],
 ): { kind: RouteKind; from: string } {
   const method = ref.method.toUpperCase();
   for (const [i, rule] of rules.entries()) {
-    const matches =
-      (!rule.methods || rule.methods.some((m) => m.toUpperCase() === method)) &&
-      (!rule.paths || rule.paths.some((g) => globToRegExp(g).test(ref.path))) &&
-      (!rule.tags || rule.tags.some((t) => ref.tags.includes(t))) &&
-      (!rule.operations || (ref.operationId !== undefined && rule.operations.some((g) => globToRegExp(g).test(ref.operationId as string))));
-    if (matches) return { kind: rule.kind, from: `config routes[${i}]` };
+    if (ruleMatches(rule, ref, 'all')) return { kind: rule.kind, from: `config routes[${i}]` };
   }
   for (const node of [ref.op['x-mcp'], ref.item['x-mcp']] as (Json | undefined)[]) {
     if (isObject(node) && typeof node.kind === 'string' && (ROUTE_KINDS as string[]).includes(node.kind)) {

@@ -8,6 +8,7 @@
 import { SpecError } from '../errors.js';
 import { getAt, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type { JsonSchema } from '../contract/table.js';
+import { subschemaKeywords, valueKeywords, VALUE_KEYWORDS } from '../contract/schema-keywords.js';
 
 export type SchemaMode = 'request' | 'response';
 
@@ -20,60 +21,17 @@ export interface SchemaExtras {
 }
 
 const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);
-// Keywords copied as plain values (validated by shape below).
-const SCALAR_KEYWORDS = [
-  'title',
-  'description',
-  'default',
-  'const',
-  'enum',
-  'format',
-  'pattern',
-  'multipleOf',
-  'maximum',
-  'minimum',
-  'exclusiveMaximum',
-  'exclusiveMinimum',
-  'maxLength',
-  'minLength',
-  'maxItems',
-  'minItems',
-  'uniqueItems',
-  'maxProperties',
-  'minProperties',
-  'required',
-  'deprecated',
-  'readOnly',
-  'writeOnly',
-  'contentMediaType',
-  'contentEncoding',
-] as const;
+// What the converter writes is 2020-12 that ajv checks: no keyword of an older draft (ajv 2020
+// does not know `additionalItems`; draft-07 `dependencies` is two keywords in 2020-12), no
+// annotation-only subschema (`contentSchema` costs tools/list bytes and checks nothing), no
+// `$defs` of its own (shared schemas go to the table's defs).
+/** Keywords copied as plain values (validated by shape below), in the order they are written. */
+const SCALAR_KEYWORDS = valueKeywords((k) => !k.legacy);
 const SCALAR_INDEX = new Map<string, number>(SCALAR_KEYWORDS.map((key, index) => [key, index]));
-const SUBSCHEMA = [
-  'items',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'additionalProperties',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-] as const;
-const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
-const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas'] as const;
-const NUMERIC = new Set([
-  'multipleOf',
-  'maximum',
-  'minimum',
-  'maxLength',
-  'minLength',
-  'maxItems',
-  'minItems',
-  'maxProperties',
-  'minProperties',
-]);
+const SUBSCHEMA = subschemaKeywords((k) => k.shape === 'one' && !k.legacy && !k.annotation);
+const SUBSCHEMA_LISTS = subschemaKeywords((k) => k.shape === 'list');
+const SUBSCHEMA_MAPS = subschemaKeywords((k) => k.shape === 'map' && !k.definitions);
+const NUMERIC = new Set<string>(valueKeywords((k) => k.value === 'number'));
 const MAX_DEPTH = 64;
 /**
  * Most levels of schema, counted through `$ref`s and inline together (A's `properties` → B →
@@ -123,8 +81,8 @@ export class SchemaConverter {
     const out: JsonSchema = {};
     const type = normaliseType(schema.type);
     if (type !== undefined) out.type = type;
-    // The keywords the schema has, in SCALAR_KEYWORDS order: a schema has a few of the 25, and
-    // reading all 25 by name from objects of every shape was most of this function's time.
+    // The keywords the schema has, in SCALAR_KEYWORDS order: a schema has a few of the 28, and
+    // reading all 28 by name from objects of every shape was most of this function's time.
     const present: number[] = [];
     for (const key in schema) {
       const index = SCALAR_INDEX.get(key);
@@ -132,11 +90,12 @@ export class SchemaConverter {
     }
     if (present.length > 1) present.sort((a, b) => a - b);
     for (const index of present) {
-      const key = SCALAR_KEYWORDS[index] as (typeof SCALAR_KEYWORDS)[number];
+      const key = SCALAR_KEYWORDS[index] as string;
       const value = schema[key];
       if (value === undefined) continue;
       if (NUMERIC.has(key) && typeof value !== 'number') continue;
       if (key === 'required' && !(Array.isArray(value) && value.every((v) => typeof v === 'string'))) continue;
+      if (VALUE_KEYWORDS[key as keyof typeof VALUE_KEYWORDS].value === 'map' && !isNameListMap(value)) continue;
       // ajv rejects an empty enum and repeated required names; neither changes what is valid here
       if (key === 'enum' && !(Array.isArray(value) && value.length > 0)) continue;
       if (key === 'required') {
@@ -293,6 +252,11 @@ function normaliseType(type: Json | undefined): JsonSchema['type'] | undefined {
   return undefined;
 }
 
+/** `dependentRequired`'s shape: names to lists of names (ajv refuses the schema otherwise). */
+function isNameListMap(value: Json): boolean {
+  return isObject(value) && Object.values(value).every((names) => Array.isArray(names) && names.every((n) => typeof n === 'string'));
+}
+
 function isValidPattern(value: Json): boolean {
   if (typeof value !== 'string') return false;
   try {
@@ -305,32 +269,10 @@ function isValidPattern(value: Json): boolean {
 
 // Assertions that real APIs break while answering correctly: missing "required" fields,
 // extra properties, new enum values, nulls, loose formats, numbers beyond a documented bound.
-const LOOSE_DROPPED = [
-  'required',
-  'enum',
-  'const',
-  'format',
-  'pattern',
-  'minLength',
-  'maxLength',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-  'minProperties',
-  'maxProperties',
-  'readOnly',
-  'writeOnly',
-  'default',
-  'contentMediaType',
-  'contentEncoding',
-] as const;
+// Every value keyword goes but those that only document: title, description, deprecated.
+const LOOSE_KEPT = new Set(['title', 'description', 'deprecated']);
 const LOOSE_DROPPED_KEYS = new Set<string>([
-  ...LOOSE_DROPPED,
+  ...SCALAR_KEYWORDS.filter((key) => !LOOSE_KEPT.has(key)),
   ...['unevaluatedProperties', 'unevaluatedItems', 'if', 'then', 'else', 'contains', 'propertyNames', 'oneOf', 'not'],
 ]);
 

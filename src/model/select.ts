@@ -1,18 +1,9 @@
 // Which operations become tools: the selection flags, the config file's per-operation
 // overrides, and the spec's own `x-mcp` extension (operation > path item > root).
 
-import { isObject, type Json, type JsonObject } from '../parse/pointer.js';
+import { isObject, type Json } from '../parse/pointer.js';
 import type { Selection, ToolOverride } from '../options.js';
-
-export interface OperationRef {
-  method: string;
-  path: string;
-  operationId?: string;
-  tags: string[];
-  op: JsonObject;
-  item: JsonObject;
-  doc: JsonObject;
-}
+import { globsMatch, type OperationRef } from './rules.js';
 
 export type Verdict =
   | {
@@ -25,23 +16,6 @@ export type Verdict =
       specToolset?: string;
     }
   | { keep: false; reason: string };
-
-/** `*` matches within one `/`-separated part, `**` across parts, `?` one character. */
-export function globToRegExp(glob: string): RegExp {
-  let source = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i] as string;
-    if (c === '*' && glob[i + 1] === '*') {
-      source += '.*';
-      i++;
-    } else if (c === '*') source += '[^/]*';
-    else if (c === '?') source += '[^/]';
-    else source += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${source}$`);
-}
-
-const matchesAny = (value: string | undefined, globs: string[]) => value !== undefined && globs.some((g) => globToRegExp(g).test(value));
 
 /** `x-mcp: false`, or `{ exclude, name, description, toolset }`. */
 function xMcp(node: Json | undefined): ToolOverride | undefined {
@@ -74,13 +48,13 @@ export function selectOperation(ref: OperationRef, selection: Selection, overrid
     return { keep: false, reason: 'no tag in --include-tags' };
   if (selection.excludeTags?.length && ref.tags.some((t) => selection.excludeTags?.includes(t)))
     return { keep: false, reason: 'tag in --exclude-tags' };
-  if (selection.includeOperations?.length && !matchesAny(ref.operationId, selection.includeOperations))
+  if (selection.includeOperations?.length && !globsMatch(selection.includeOperations, ref.operationId))
     return { keep: false, reason: 'operationId not in --include-operations' };
-  if (selection.excludeOperations?.length && matchesAny(ref.operationId, selection.excludeOperations))
+  if (selection.excludeOperations?.length && globsMatch(selection.excludeOperations, ref.operationId))
     return { keep: false, reason: 'operationId in --exclude-operations' };
-  if (selection.includePaths?.length && !matchesAny(ref.path, selection.includePaths))
+  if (selection.includePaths?.length && !globsMatch(selection.includePaths, ref.path))
     return { keep: false, reason: 'path not in --include-paths' };
-  if (selection.excludePaths?.length && matchesAny(ref.path, selection.excludePaths))
+  if (selection.excludePaths?.length && globsMatch(selection.excludePaths, ref.path))
     return { keep: false, reason: 'path in --exclude-paths' };
 
   const name = configured?.name ?? fromSpec[2]?.name;

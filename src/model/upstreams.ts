@@ -7,12 +7,13 @@
 // (ToolTable.publicServers) because a name may resolve elsewhere by the time the server connects.
 
 import type { LoadedSpec } from '../parse/load.js';
-import { isObject, pointer, type Json } from '../parse/pointer.js';
+import { followRefs, isObject, pointer, type Json } from '../parse/pointer.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { internalAddressOf } from '../contract/addresses.js';
 import { resolveServerUrl } from '../contract/server-url.js';
 import type { ToolTable } from '../contract/table.js';
-import { METHODS, resolve, serverOf } from './build.js';
+import { METHODS } from './operation.js';
+import { serverOf } from './servers.js';
 
 const isHttpUrl = (s: string) => /^https?:\/\//i.test(s);
 
@@ -82,7 +83,7 @@ function serverLists(doc: LoadedSpec['doc']): { list: Json[]; at: string }[] {
   const lists: { list: Json[]; at: string }[] = [];
   if (Array.isArray(doc.servers)) lists.push({ list: doc.servers, at: pointer('servers') });
   for (const [path, raw] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
-    const item = resolve(doc, raw);
+    const item = followRefs(doc, raw);
     if (!isObject(item)) continue;
     if (Array.isArray(item.servers)) lists.push({ list: item.servers, at: pointer('paths', path, 'servers') });
     for (const method of METHODS) {

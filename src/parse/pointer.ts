@@ -7,6 +7,9 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The items of an array, or none: a spec may put anything where a list belongs. */
+export const asArray = (value: Json | undefined): Json[] => (Array.isArray(value) ? value : []);
+
 export function escapeToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
@@ -43,16 +46,22 @@ export function getAt(doc: unknown, tokens: readonly string[]): unknown {
 }
 
 /**
- * What `node` stands for once its `$ref`s are followed, one after another (a loop ends where it
- * closes); `notLocal(node)` answers for a ref that is not a `#/…` pointer. A loop, not
- * recursion: a chain of 100,000 refs is as good as one.
+ * What a `$ref` that is not a `#/…` pointer into this document stands for: nothing (`drop`:
+ * the model cannot read another file), or the reference itself (`keep`: a later stage may).
  */
-export function followRefs(doc: unknown, node: Json | undefined, notLocal: (node: JsonObject) => Json | undefined): Json | undefined {
+export type NonLocalRef = 'drop' | 'keep';
+
+/**
+ * What `node` stands for once its `$ref`s are followed, one after another (a loop ends where it
+ * closes; a pointer to nothing gives undefined). A loop, not recursion: a chain of 100,000 refs
+ * is as good as one.
+ */
+export function followRefs(doc: unknown, node: Json | undefined, nonLocal: NonLocalRef = 'drop'): Json | undefined {
   const seen = new Set<string>();
   let current = node;
   while (isObject(current) && typeof current.$ref === 'string' && !seen.has(current.$ref)) {
     const tokens = parsePointer(current.$ref);
-    if (!tokens) return notLocal(current);
+    if (!tokens) return nonLocal === 'keep' ? current : undefined;
     seen.add(current.$ref);
     current = getAt(doc, tokens) as Json | undefined;
   }

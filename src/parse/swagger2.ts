@@ -7,9 +7,11 @@
 import { followRefs, isObject, type Json, type JsonObject } from './pointer.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { mediaKind } from '../contract/media.js';
+import type { SubschemaKeywordName, ValueKeywordName } from '../contract/schema-keywords.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
-// Keywords a Swagger 2.0 non-body parameter carries that belong in an OpenAPI 3 `schema`.
+// Keywords a Swagger 2.0 non-body parameter carries that belong in an OpenAPI 3 `schema`
+// (Swagger 2.0 Parameter Object fields); checked against the shared keyword table.
 const SCHEMA_KEYS = [
   'type',
   'format',
@@ -27,14 +29,14 @@ const SCHEMA_KEYS = [
   'uniqueItems',
   'enum',
   'multipleOf',
-] as const;
+] as const satisfies readonly ('type' | SubschemaKeywordName | ValueKeywordName)[];
 
 export function convertSwagger2(spec: JsonObject, warnings: GenerationWarning[]): JsonObject {
   const globalConsumes = stringList(spec.consumes) ?? ['application/json'];
   const globalProduces = stringList(spec.produces) ?? ['application/json'];
   const paths: JsonObject = {};
   for (const [path, rawItem] of Object.entries(isObject(spec.paths) ? spec.paths : {})) {
-    const item = deref(spec, rawItem);
+    const item = followRefs(spec, rawItem, 'keep');
     if (!isObject(item)) continue;
     const shared = Array.isArray(item.parameters) ? item.parameters : [];
     const out: JsonObject = {};
@@ -92,13 +94,11 @@ function stringList(value: Json | undefined): string[] | undefined {
 
 const isBodyMedia = (m: string) => !['form', 'multipart'].includes(mediaKind(m));
 
-const deref = (spec: JsonObject, node: Json | undefined): Json | undefined => followRefs(spec, node, (notLocal) => notLocal);
-
 /** Path-level parameters apply unless the operation redefines the same name + location. */
 function mergeParams(spec: JsonObject, shared: Json[], own: Json[]): JsonObject[] {
   const byKey = new Map<string, JsonObject>();
   for (const raw of [...shared, ...own]) {
-    const p = deref(spec, raw);
+    const p = followRefs(spec, raw, 'keep');
     if (isObject(p) && typeof p.name === 'string' && typeof p.in === 'string') byKey.set(`${p.in}:${p.name}`, p);
   }
   return [...byKey.values()];
@@ -169,7 +169,7 @@ function formBody(form: JsonObject[], consumes: string[]): JsonObject {
 function convertResponses(spec: JsonObject, responses: Json | undefined, produces: string[]): JsonObject {
   const out: JsonObject = {};
   for (const [code, raw] of Object.entries(isObject(responses) ? responses : {})) {
-    const r = deref(spec, raw);
+    const r = followRefs(spec, raw, 'keep');
     if (!isObject(r)) continue;
     const converted: JsonObject = { description: typeof r.description === 'string' ? r.description : '' };
     if (r.schema !== undefined) {

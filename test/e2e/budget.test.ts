@@ -11,9 +11,9 @@ import { buildProject, connect, generateProject, REPO } from '../../harness/proj
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 import { GITHUB_SPEC, kubernetesSpec } from '../../harness/corpus-check.js';
 import type { ToolTable } from '../../src/contract/table.js';
+import { CLIENT_TOOL_CAP } from '../../src/contract/limits.js';
 
 const BUDGET_BYTES = 100 * 1024;
-const CLIENT_TOOL_CAP = 128;
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-budget-'));
 const SPECS = {
   github: GITHUB_SPEC,

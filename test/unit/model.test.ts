@@ -897,10 +897,12 @@ describe('annotations', () => {
     expect(t.http.method).toBe(given.toUpperCase());
   });
 
-  it('TRACE is left out with a reason: the Fetch standard forbids the method, so no call could be sent', () => {
+  it('TRACE is left out with a reason: its answer echoes the request, and the server would add credentials to it', () => {
     const m = model(spec(op('trace', {})));
     expect(m.table.tools).toEqual([]);
-    expect(m.report.skipped).toEqual([{ operation: 'TRACE /things', reason: expect.stringContaining('forbidden method') }]);
+    expect(m.report.skipped).toEqual([
+      { operation: 'TRACE /things', reason: expect.stringContaining('would add credentials to it (RFC 9110 §9.3.8)') },
+    ]);
   });
 
   it('a short summary becomes the title, also in the annotations', () => {

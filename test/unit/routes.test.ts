@@ -1,6 +1,7 @@
 // Route mapping (src/model/routes.ts) and declared prompts (src/model/prompts.ts) on their own.
 import { describe, expect, it } from 'vitest';
-import { exampleValues, resourceFor, resourceScheme, routeKind, withExamples, type RouteRef } from '../../src/model/routes.js';
+import { exampleValues, resourceFor, resourceScheme, routeKind, withExamples } from '../../src/model/routes.js';
+import type { OperationRef } from '../../src/model/rules.js';
 import { readPrompts } from '../../src/model/prompts.js';
 import type { ParamSpec } from '../../src/contract/table.js';
 import type { GenerationWarning } from '../../src/warnings.js';
@@ -13,12 +14,13 @@ const param = (name: string, where: ParamSpec['in'], required = where === 'path'
   explode: where === 'query',
   required,
 });
-const ref = (method: string, path: string, more: Partial<RouteRef> = {}): RouteRef => ({
+const ref = (method: string, path: string, more: Partial<OperationRef> = {}): OperationRef => ({
   method,
   path,
   tags: [],
   op: {},
   item: {},
+  doc: {},
   ...more,
 });
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildModel } from '../../src/model/build.js';
-import { globToRegExp } from '../../src/model/select.js';
+import { globToRegExp } from '../../src/model/rules.js';
 import { OptionsError } from '../../src/errors.js';
 import { readConfigFile, resolveOptions, type Selection, type ToolOverride } from '../../src/options.js';
 import type { JsonObject } from '../../src/parse/pointer.js';

@@ -1,0 +1,164 @@
+// Operation Objects (OAS 3.1.1 §4.8.10): each becomes one tool, with a name, a description,
+// annotations from its method, a toolset, and one inputSchema in which its parameters and its
+// request body are arguments side by side.
+
+import { asArray, escapeToken, followRefs, isObject, type JsonObject } from '../parse/pointer.js';
+import type { BodySpec, JsonSchema, ParamSpec, ToolSpec } from '../contract/table.js';
+import { defaultToolset, toolsetSlug } from '../contract/toolsets.js';
+import type { ToolsetRule } from '../options.js';
+import { nameFromRoute, sanitizeToolName, type NameScope } from './naming.js';
+import { ruleMatches, type OperationRef } from './rules.js';
+import { buildParameters } from './parameters.js';
+import { buildRequestBody } from './request-body.js';
+import { oneLine, truncate } from './text.js';
+import type { OperationPlace, SpecContext } from './context.js';
+
+export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** An operation of the document, with the names the report and warnings give it. */
+export interface Operation extends OperationRef {
+  /** `METHOD /path`. */
+  label: string;
+  /** JSON pointer of the Operation Object. */
+  where: string;
+}
+
+/** Every operation of the document, in path order then METHODS order. */
+export function* operationsOf(doc: JsonObject): Generator<Operation> {
+  for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
+    const item = followRefs(doc, rawItem);
+    if (!isObject(item)) continue;
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!isObject(op)) continue;
+      const operationId = typeof op.operationId === 'string' && op.operationId.trim() !== '' ? op.operationId : undefined;
+      yield {
+        method,
+        path,
+        ...(operationId ? { operationId } : {}),
+        tags: asArray(op.tags).filter((t): t is string => typeof t === 'string'),
+        op,
+        item,
+        doc,
+        label: `${method.toUpperCase()} ${path}`,
+        where: `#/paths/${escapeToken(path)}/${method}`,
+      };
+    }
+  }
+}
+
+/**
+ * The tool's name, claimed in `names`: the override, else the operationId, else one made of
+ * method and path; `renamed` says why it is not what was asked for, when it is not.
+ */
+export function toolName(names: NameScope, operation: Operation, override: string | undefined): { name: string; renamed?: string } {
+  const raw = override ?? operation.operationId ?? nameFromRoute(operation.method, operation.path);
+  const wanted = sanitizeToolName(raw);
+  const name = names.claim(wanted);
+  if (name === raw) return { name };
+  const renamed =
+    name !== wanted
+      ? 'name already taken'
+      : raw === operation.operationId || raw === override
+        ? 'not a valid MCP tool name'
+        : 'no operationId';
+  return { name, renamed };
+}
+
+/** A tool's arguments: the inputSchema, and where each argument goes in the request. */
+export interface Arguments {
+  inputSchema: JsonSchema;
+  params: ParamSpec[];
+  body?: BodySpec;
+  /** Argument → example values, for completions of resource templates. */
+  examples: Map<string, string[]>;
+  /** A GET or HEAD request body was left out (see RequestBodyArgument). */
+  ignoredBody: boolean;
+}
+
+/** The parameters, then the body, as one closed inputSchema; `skip` when no request could be made. */
+export function buildArguments(
+  ctx: SpecContext,
+  place: OperationPlace,
+  item: JsonObject,
+  op: JsonObject,
+  refs: Set<string>,
+): Arguments | { skip: string } {
+  const { params, properties, required, examples, scope } = buildParameters(ctx, place, item, op, refs);
+  const requestBody = buildRequestBody(ctx, place, op, scope, refs);
+  if (requestBody.kind === 'unusable') return { skip: requestBody.reason };
+  if (requestBody.kind === 'body') {
+    Object.assign(properties, requestBody.properties);
+    required.push(...requestBody.required);
+  }
+  const inputSchema: JsonSchema = { type: 'object', properties };
+  if (required.length) inputSchema.required = required;
+  inputSchema.additionalProperties = false;
+  return {
+    inputSchema,
+    params,
+    ...(requestBody.kind === 'body' ? { body: requestBody.body } : {}),
+    examples,
+    ignoredBody: requestBody.kind === 'ignored',
+  };
+}
+
+/** The tool's description: the one the config file or x-mcp gives, else the spec's summary and description. */
+export function descriptionOf(override: string | undefined, op: JsonObject, item: JsonObject, label: string, max: number): string {
+  if (override !== undefined) return truncate(override.trim() || label, max);
+  const parts: string[] = [];
+  if (op.deprecated === true) parts.push('[DEPRECATED]');
+  const summary = typeof op.summary === 'string' ? op.summary.trim() : typeof item.summary === 'string' ? item.summary.trim() : '';
+  const details =
+    typeof op.description === 'string' ? op.description.trim() : typeof item.description === 'string' ? item.description.trim() : '';
+  if (summary) parts.push(summary);
+  if (details && details !== summary) parts.push((summary ? '\n\n' : '') + details);
+  if (!summary && !details) parts.push(label);
+  return truncate(parts.join(' ').replace(/ \n\n/, '\n\n').trim(), max);
+}
+
+/** A description that tells an agent little: only the route, or fewer than three words. */
+export function isPoorDescription(description: string, label: string): boolean {
+  return (
+    description === label ||
+    description
+      .replace(/^\[DEPRECATED\]\s*/, '')
+      .trim()
+      .split(/\s+/).length < 3
+  );
+}
+
+/** The operation's summary on one line, as the tool's title; none when missing or too long for a title. */
+export function titleOf(op: JsonObject): string | undefined {
+  const title = typeof op.summary === 'string' ? oneLine(op.summary) : '';
+  return title && title.length <= 120 ? title : undefined;
+}
+
+/** MCP tool annotations from what HTTP says of the method. */
+export function annotationsFor(method: string): ToolSpec['annotations'] {
+  switch (method) {
+    case 'get':
+    case 'head':
+    case 'options':
+    case 'trace': // the safe methods (RFC 9110 §9.2.1)
+      return { readOnlyHint: true, openWorldHint: true };
+    case 'delete':
+      return { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
+    case 'put':
+      return { readOnlyHint: false, idempotentHint: true, openWorldHint: true };
+    default:
+      return { readOnlyHint: false, openWorldHint: true };
+  }
+}
+
+/** The config file's per-operation toolset, else its first matching rule, else x-mcp, else the default rule. */
+export function toolsetFor(
+  verdict: { toolset?: string; specToolset?: string },
+  rules: Record<string, ToolsetRule>,
+  op: Pick<OperationRef, 'method' | 'path' | 'operationId' | 'tags'>,
+): string {
+  if (verdict.toolset !== undefined && toolsetSlug(verdict.toolset)) return toolsetSlug(verdict.toolset);
+  for (const [name, rule] of Object.entries(rules)) if (ruleMatches(rule, op, 'any')) return toolsetSlug(name);
+  if (verdict.specToolset !== undefined && toolsetSlug(verdict.specToolset)) return toolsetSlug(verdict.specToolset);
+  return defaultToolset(op.tags, op.path);
+}

@@ -1,0 +1,113 @@
+// Responses → outputSchema, and Link Objects → the tools an agent may call next (src/model/responses.ts).
+import { describe, expect, it } from 'vitest';
+import { buildOutput, isObjectRoot, linkedOperations, linkSequences } from '../../../src/model/responses.js';
+import { SchemaConverter } from '../../../src/model/schema.js';
+import type { JsonObject } from '../../../src/parse/pointer.js';
+import type { JsonSchema, OutputSpec, ToolSpec } from '../../../src/contract/table.js';
+
+const docWith = (components: JsonObject = {}): JsonObject => ({ openapi: '3.0.3', paths: {}, components });
+
+describe('buildOutput: the first 2xx JSON answer, wrapped unless it is an object', () => {
+  const cases: [string, { given: { responses: JsonObject; components?: JsonObject }; want: Partial<OutputSpec> | undefined }][] = [
+    ['no responses: no output', { given: { responses: {} }, want: undefined }],
+    [
+      'a 4xx answer alone: no output',
+      { given: { responses: { '404': { content: { 'application/json': { schema: { type: 'object' } } } } } }, want: undefined },
+    ],
+    [
+      'an object answer is the schema itself, loosened',
+      {
+        given: {
+          responses: {
+            '200': { content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'integer' } } } } } },
+          },
+        },
+        want: { wrap: false, schema: { type: 'object', properties: { id: { type: ['number', 'null'] } } }, defs: [] },
+      },
+    ],
+    [
+      'an array answer is wrapped as { result }',
+      {
+        given: { responses: { '201': { content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } } } } },
+        want: {
+          wrap: true,
+          schema: { type: 'object', properties: { result: { type: ['array', 'null'], items: { type: ['string', 'null'] } } } },
+        },
+      },
+    ],
+    [
+      'the lowest 2xx code with JSON wins, through $refs; a text answer is passed over',
+      {
+        given: {
+          responses: {
+            '202': { content: { 'text/plain': { schema: { type: 'string' } } } },
+            '200': { $ref: '#/components/responses/Ok' },
+          },
+          components: {
+            responses: { Ok: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } } },
+            schemas: { Pet: { type: 'object' } },
+          },
+        },
+        want: { wrap: false, schema: { $ref: '#/$defs/Pet.out', type: 'object' }, defs: ['Pet.out'] },
+      },
+    ],
+  ];
+  it.each(cases)('%s', (_name, { given, want }) => {
+    const doc = docWith(given.components);
+    const got = buildOutput(doc, new SchemaConverter(doc, '3.0'), { responses: given.responses });
+    if (want === undefined) expect(got).toBeUndefined();
+    else expect(got).toMatchObject(want);
+  });
+});
+
+describe('isObjectRoot: every value allowed, besides null, is an object', () => {
+  const cases: [string, { given: { schema: JsonSchema; defs?: Record<string, JsonSchema> }; want: boolean }][] = [
+    ['type object', { given: { schema: { type: 'object' } }, want: true }],
+    ['object or null', { given: { schema: { type: ['object', 'null'] } }, want: true }],
+    ['object or string', { given: { schema: { type: ['object', 'string'] } }, want: false }],
+    ['properties without a type', { given: { schema: { properties: {} } }, want: true }],
+    ['anything', { given: { schema: {} }, want: false }],
+    ['anyOf objects and null', { given: { schema: { anyOf: [{ type: 'object' }, { type: 'null' }] } }, want: true }],
+    ['a $ref to an object', { given: { schema: { $ref: '#/$defs/A' }, defs: { A: { type: 'object' } } }, want: true }],
+    ['a $ref to nothing', { given: { schema: { $ref: '#/$defs/B' } }, want: false }],
+  ];
+  it.each(cases)('%s', (_name, { given, want }) => {
+    expect(isObjectRoot(given.schema, { defs: given.defs ?? {} })).toBe(want);
+  });
+});
+
+describe('Link Objects', () => {
+  it('names the targets of 2xx links, by operationId or operationRef, through $refs', () => {
+    const doc = docWith({ links: { Next: { operationId: 'listPets' } } });
+    const op = {
+      responses: {
+        '200': {
+          links: {
+            a: { $ref: '#/components/links/Next' },
+            b: { operationRef: '#/paths/~1pets~1{id}/get' },
+            c: { operationRef: 'other.yaml#/x' },
+          },
+        },
+        '404': { links: { d: { operationId: 'never' } } },
+      },
+    };
+    expect(linkedOperations(doc, op)).toEqual(['listPets', 'GET /pets/{id}']);
+  });
+
+  it('linkSequences: each tool then names the tools its links lead to, not itself, not resources only', () => {
+    const tool = (name: string, path: string, more: Partial<ToolSpec> = {}) =>
+      ({ name, http: { method: 'GET', path, params: [] }, ...more }) as unknown as ToolSpec;
+    const a = tool('a', '/a', { operationId: 'opA' });
+    const b = tool('b', '/b');
+    const hidden = tool('hidden', '/h', { asTool: false });
+    linkSequences(
+      [a, b, hidden],
+      new Map([
+        [a, ['GET /b', 'opA', 'GET /h', 'GET /b']],
+        [b, ['opA']],
+      ]),
+    );
+    expect(a.then).toEqual(['b']);
+    expect(b.then).toEqual(['a']);
+  });
+});
