@@ -1,105 +1,59 @@
-// One options type for the CLI flags and the config file (mcp-gen.config.json / .yaml),
-// normalised once into ResolvedOptions. Flags win over the file; the file over defaults.
+// One options type for the CLI flags (flags.ts) and the config file (mcp-gen.config.json /
+// .yaml), normalised once into ResolvedOptions. Flags win over the file; the file over defaults.
 
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import yaml from 'js-yaml';
 import { OptionsError } from './errors.js';
-import type { Json } from './parse/pointer.js';
 import { toolsetSlug as toolsetName } from '../templates/runtime/toolsets.js';
-import { RESOURCE_PRESETS, ROUTE_KINDS, type ResourcePreset, type RouteRule } from './model/routes.js';
+import {
+  RESOURCE_PRESETS,
+  ROUTE_KINDS,
+  TOOL_MODES,
+  withModelDefaults,
+  type ModelOptions,
+  type ResolvedModelOptions,
+  type ToolModeOption,
+} from './model/model-options.js';
 
-/** Which operations become tools. Lists are OR within, AND across (see README). */
-export interface Selection {
-  includeTags?: string[];
-  excludeTags?: string[];
-  /** Globs over operationIds (`*` stops at `/`, `**` does not). */
-  includeOperations?: string[];
-  excludeOperations?: string[];
-  /** Globs over path templates, e.g. `/repos/**`. */
-  includePaths?: string[];
-  excludePaths?: string[];
-  /** HTTP methods, any case. */
-  methods?: string[];
-  /** GET and HEAD only. */
-  readOnly?: boolean;
-}
-
-export interface ToolOverride {
-  name?: string;
-  description?: string;
-  exclude?: boolean;
-  /** The toolset this operation belongs to. */
-  toolset?: string;
-}
-
-/** Operations that make up a toolset: any tag, path glob or operationId glob matches. */
-export interface ToolsetRule {
-  tags?: string[];
-  paths?: string[];
-  operations?: string[];
-}
-
-export interface UserOptions extends Selection {
+/** Where the spec comes from, and what reading it may reach. */
+interface SourceOptions {
   spec?: string;
-  out?: string;
-  name?: string;
-  force?: boolean;
-  check?: boolean;
-  dryRun?: boolean;
   allowRemoteRefs?: boolean;
   /** A spec from a URL may name internal addresses as its servers and tokenUrl (see model/upstreams.ts). */
   allowInternalServers?: boolean;
   /** Folders local `$ref`s may read besides the spec's own. */
   allowRefDir?: string[];
-  maxDescriptionLength?: number;
-  /** Per operation (by operationId, or `METHOD /path`): a new name or description, or exclude. */
-  tools?: Record<string, ToolOverride>;
-  /**
-   * What tools/list shows by default (switchable at start): direct, toolsets, dynamic, or
-   * auto (the default): direct when it fits maxTools and listBudgetKb, else toolsets when
-   * each toolset fits, else dynamic.
-   */
-  toolMode?: ToolModeOption;
-  /** auto: most tools listed at once (default 128, what VS Code and the OpenAI API accept). */
-  maxTools?: number;
-  /** The same as maxTools (its earlier name). */
-  dynamicThreshold?: number;
-  /** auto: most kilobytes of tools/list (default 100, about 25,000 tokens). */
-  listBudgetKb?: number;
-  /** Named toolsets, first match wins; operations matched by none keep their default toolset. */
-  toolsets?: Record<string, ToolsetRule>;
-  /** In dynamic mode, operations (operationId or tool-name globs) that stay direct tools too. */
-  directTools?: string[];
-  /** Route mapping rules, first match wins: which operations are tools, resources, both, or left out. */
-  routes?: RouteRule[];
-  /** `get`: side-effect-free GETs are resources (templates with path parameters) as well as tools. */
-  resources?: ResourcePreset;
-  /** Prompts: [{ name, title, description, arguments: [{ name, description, required, enum }], template }]. */
-  prompts?: Json;
-  /** Keep `example`/`examples` in tool schemas. */
-  keepExamples?: boolean;
-  /** Keep vendor `x-…` keys in tool schemas. */
-  keepExtensions?: boolean;
-  /** Prefix of the credential environment variables (UPPER_SNAKE; '' for none). */
-  envPrefix?: string;
 }
 
-export type ToolModeOption = 'auto' | 'direct' | 'toolsets' | 'dynamic';
-export const TOOL_MODES: ToolModeOption[] = ['auto', 'direct', 'toolsets', 'dynamic'];
-
-export interface ResolvedOptions extends Required<Omit<UserOptions, 'out' | 'name' | 'envPrefix' | 'dynamicThreshold' | keyof Selection>> {
+/** Where and how the project is written. */
+interface OutputOptions {
   out?: string;
-  name?: string;
-  envPrefix?: string;
-  selection: Selection;
+  force?: boolean;
+  check?: boolean;
+  dryRun?: boolean;
+}
+
+/** What a user gives, on the command line or in the config file: everything optional. */
+export interface UserOptions extends Omit<ModelOptions, 'titleNamesCredentials'>, SourceOptions, OutputOptions {
+  /** The same as maxTools (its earlier name); maxTools wins when both are given. */
+  dynamicThreshold?: number;
+}
+
+/** UserOptions with every default filled in (MODEL_DEFAULTS for the model's). */
+export interface ResolvedOptions extends ResolvedModelOptions, Required<Omit<SourceOptions, 'spec'>>, Required<Omit<OutputOptions, 'out'>> {
+  spec: string;
+  out?: string;
 }
 
 export const CONFIG_FILES = ['mcp-gen.config.json', 'mcp-gen.config.yaml', 'mcp-gen.config.yml'];
 
+/** The config file's earlier name for toolOverrides, still read (an object-valued `tools`). */
+const OVERRIDES_ALIAS = 'tools';
+
 const KEYS: Record<
-  keyof UserOptions,
-  'string' | 'boolean' | 'number' | 'strings' | 'tools' | 'mode' | 'toolsets' | 'routes' | 'preset' | 'prompts'
+  keyof UserOptions | typeof OVERRIDES_ALIAS,
+  'string' | 'boolean' | 'number' | 'strings' | 'overrides' | 'mode' | 'toolsets' | 'routes' | 'preset' | 'prompts'
 > = {
   spec: 'string',
   out: 'string',
@@ -119,7 +73,8 @@ const KEYS: Record<
   excludePaths: 'strings',
   methods: 'strings',
   readOnly: 'boolean',
-  tools: 'tools',
+  toolOverrides: 'overrides',
+  [OVERRIDES_ALIAS]: 'overrides',
   toolMode: 'mode',
   maxTools: 'number',
   dynamicThreshold: 'number',
@@ -189,7 +144,7 @@ export function findConfigFile(named: string | undefined, cwd: string): string |
 export function checkOptions(data: unknown, where: string): UserOptions {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new OptionsError(`${where}: must be an object`);
   for (const [key, value] of Object.entries(data)) {
-    const kind = KEYS[key as keyof UserOptions];
+    const kind = KEYS[key as keyof typeof KEYS];
     const at = `${where}: "${key}"`;
     if (!kind) throw new OptionsError(`${at} is not an option (known: ${Object.keys(KEYS).join(', ')})`);
     if (kind === 'strings' && !(Array.isArray(value) && value.every((v) => typeof v === 'string')))
@@ -235,7 +190,7 @@ export function checkOptions(data: unknown, where: string): UserOptions {
         }
       }
     }
-    if (kind === 'tools') {
+    if (kind === 'overrides') {
       if (typeof value !== 'object' || value === null || Array.isArray(value))
         throw new OptionsError(`${at} must map operations to { name, description, exclude }`);
       for (const [op, override] of Object.entries(value)) {
@@ -254,12 +209,41 @@ export function checkOptions(data: unknown, where: string): UserOptions {
       }
     }
   }
-  return { ...(data as UserOptions) };
+  return withOverridesUnderOneName(data as UserOptions & { [OVERRIDES_ALIAS]?: UserOptions['toolOverrides'] }, where);
+}
+
+/** The overrides map under its one name, toolOverrides, however the file spelled it. */
+function withOverridesUnderOneName(data: UserOptions & { [OVERRIDES_ALIAS]?: UserOptions['toolOverrides'] }, where: string): UserOptions {
+  const { [OVERRIDES_ALIAS]: aliased, ...options } = data;
+  if (aliased === undefined) return options;
+  if (options.toolOverrides !== undefined)
+    throw new OptionsError(`${where}: "${OVERRIDES_ALIAS}" and "toolOverrides" are the same option: give one of them`);
+  return { ...options, toolOverrides: aliased };
 }
 
 /** Flags over file over defaults. `flags` holds only what was given on the command line. */
 export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedOptions {
   const merged: UserOptions = { ...file, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
+  const spec = checkCombination(merged);
+  const { dynamicThreshold, envPrefix, ...given } = merged;
+  return {
+    ...withModelDefaults({
+      ...given,
+      maxTools: merged.maxTools ?? dynamicThreshold,
+      envPrefix: envPrefix?.replace(/_+$/, ''),
+    }),
+    spec,
+    force: merged.force ?? false,
+    check: merged.check ?? false,
+    dryRun: merged.dryRun ?? false,
+    allowRemoteRefs: merged.allowRemoteRefs ?? false,
+    allowInternalServers: merged.allowInternalServers ?? false,
+    allowRefDir: (merged.allowRefDir ?? []).map((dir) => resolve(dir)),
+  };
+}
+
+/** What no single option's check can see: the spec is given, and the options agree. Returns the spec. */
+function checkCombination(merged: UserOptions): string {
   if (!merged.spec) throw new OptionsError('no spec given: pass a path or URL, or set "spec" in the config file');
   if (merged.check && merged.dryRun) throw new OptionsError('--check and --dry-run cannot be combined');
   if (merged.name !== undefined && !/^[a-z0-9][a-z0-9._-]{0,213}$/.test(merged.name)) {
@@ -270,42 +254,5 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
       `env prefix "${merged.envPrefix}" must be UPPER_SNAKE_CASE: A-Z, 0-9 and "_", starting with a letter, at most 40 characters (or empty for none)`,
     );
   }
-  const selection: Selection = {};
-  for (const key of [
-    'includeTags',
-    'excludeTags',
-    'includeOperations',
-    'excludeOperations',
-    'includePaths',
-    'excludePaths',
-    'methods',
-    'readOnly',
-  ] as const) {
-    if (merged[key] !== undefined) (selection as Record<string, unknown>)[key] = merged[key];
-  }
-  return {
-    spec: merged.spec,
-    ...(merged.out !== undefined ? { out: merged.out } : {}),
-    ...(merged.name !== undefined ? { name: merged.name } : {}),
-    ...(merged.envPrefix !== undefined ? { envPrefix: merged.envPrefix.replace(/_+$/, '') } : {}),
-    force: merged.force ?? false,
-    check: merged.check ?? false,
-    dryRun: merged.dryRun ?? false,
-    allowRemoteRefs: merged.allowRemoteRefs ?? false,
-    allowInternalServers: merged.allowInternalServers ?? false,
-    allowRefDir: (merged.allowRefDir ?? []).map((dir) => resolve(dir)),
-    maxDescriptionLength: merged.maxDescriptionLength ?? 1_000,
-    tools: merged.tools ?? {},
-    toolMode: merged.toolMode ?? 'auto',
-    maxTools: merged.maxTools ?? merged.dynamicThreshold ?? 128,
-    listBudgetKb: merged.listBudgetKb ?? 100,
-    toolsets: merged.toolsets ?? {},
-    directTools: merged.directTools ?? [],
-    routes: merged.routes ?? [],
-    resources: merged.resources ?? 'none',
-    prompts: merged.prompts ?? [],
-    keepExamples: merged.keepExamples ?? false,
-    keepExtensions: merged.keepExtensions ?? false,
-    selection,
-  };
+  return merged.spec;
 }

@@ -17,53 +17,18 @@ import type {
   ToolTable,
 } from '../../templates/runtime/table.js';
 import { NameScope, nameFromRoute, packageNameFor, sanitizeArgName, sanitizeToolName } from './naming.js';
-import { SchemaConverter, type SchemaExtras } from './schema.js';
+import { SchemaConverter } from './schema.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
 import { buildAuth, credentialNaming, securityFor } from './auth.js';
 import { globToRegExp, selectOperation } from './select.js';
 import { bodyKindOf, concreteMediaType, isPlainJson, mediaKind, type MediaKind, type ValueShape } from '../../templates/runtime/media.js';
 import { unsendableCookieName, unsendableHeaderName } from '../../templates/runtime/request.js';
-import type { Selection, ToolModeOption, ToolOverride, ToolsetRule } from '../options.js';
+import { withModelDefaults, type ModelOptions, type ToolsetRule } from './model-options.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { chooseServing, type ServingReport } from './serving.js';
-import { exampleValues, resourceFor, resourceScheme, routeKind, withExamples, type ResourcePreset, type RouteRule } from './routes.js';
+import { exampleValues, resourceFor, resourceScheme, routeKind, withExamples } from './routes.js';
 import { readPrompts } from './prompts.js';
 import { defaultToolset, ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSlug } from '../../templates/runtime/toolsets.js';
-
-export interface ModelOptions {
-  /** Longest tool description kept, in characters. */
-  maxDescriptionLength: number;
-  /** Which operations become tools (default: all). */
-  selection?: Selection;
-  /** Per-operation name/description/exclude, keyed by operationId or `METHOD /path`. */
-  overrides?: Record<string, ToolOverride>;
-  /** What tools/list shows by default; auto (the default) chooses by the budget (serving.ts). */
-  toolMode?: ToolModeOption;
-  /** auto: most tools, and bytes, of the default tools/list. */
-  maxTools?: number;
-  listBudgetBytes?: number;
-  /** Operations (operationId or tool-name globs) listed as tools in every mode. */
-  directTools?: string[];
-  /** Named toolsets from the config file: first match wins. */
-  toolsets?: Record<string, ToolsetRule>;
-  /** Route mapping rules (tool, resource, both, exclude), first match wins. */
-  routes?: RouteRule[];
-  /** `get`: side-effect-free GETs are resources as well as tools. */
-  resources?: ResourcePreset;
-  /** Prompts from the config file (the spec's come from x-mcp-prompts). */
-  prompts?: Json;
-  /** Keep schema examples and `x-` keys (off: they cost tools/list bytes and rarely help). */
-  schemaExtras?: SchemaExtras;
-  /** Package name of the generated server (default: from the spec title). */
-  packageName?: string;
-  /** Prefix of the credential variables (default: see credentialNaming in auth.ts). */
-  envPrefix?: string;
-  /**
-   * The spec's title may name the credential prefix (through the package name): only for a spec
-   * file the user generates a project from. Otherwise the default prefix is MCPGEN.
-   */
-  titleNamesCredentials?: boolean;
-}
 
 /** The meta-tools' names (dynamic.ts, toolsets.ts): operations never take them, so any mode can be served. */
 const META_TOOLS = ['search_operations', 'describe_operation', 'invoke_operation', LIST_TOOLSETS, ENABLE_TOOLSET];
@@ -72,7 +37,7 @@ export interface ModelReport {
   skipped: { operation: string; reason: string }[];
   /** Operations whose tools have little to tell an agent (no summary or description, or a few words). */
   poorDescriptions: string[];
-  /** Keys of ModelOptions.overrides that named an operation (the others are typos). */
+  /** Keys of ModelOptions.toolOverrides that named an operation (the others are typos). */
   matchedOverrides: Set<string>;
   renamed: { operation: string; name: string; reason: string }[];
   warnings: GenerationWarning[];
@@ -96,10 +61,11 @@ const LOCATION_ORDER: ParamLocation[] = ['path', 'query', 'header', 'cookie'];
 // OpenAPI 3.0.3 §4.7.12: header parameters with these names SHALL be ignored.
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
-export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel {
+export function buildModel(spec: LoadedSpec, given: ModelOptions): ServerModel {
+  const options = withModelDefaults(given);
   const { doc } = spec;
   const dialect = spec.specVersion.startsWith('3.1') ? '3.1' : '3.0';
-  const converter = new SchemaConverter(doc, dialect, options.schemaExtras, spec.source);
+  const converter = new SchemaConverter(doc, dialect, { examples: options.keepExamples, extensions: options.keepExtensions }, spec.source);
   const report: ModelReport = {
     skipped: [],
     renamed: [],
@@ -114,8 +80,8 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const tools: ToolSpec[] = [];
   const info = isObject(doc.info) ? doc.info : {};
   const rootServers = serverList(doc.servers, spec.source);
-  const packageName = options.packageName ?? packageNameFor(typeof info.title === 'string' ? info.title : undefined, rootServers[0]?.url);
-  const auth = buildAuth(doc, credentialNaming(options, packageName, options.titleNamesCredentials ?? false), spec.source);
+  const packageName = options.name ?? packageNameFor(typeof info.title === 'string' ? info.title : undefined, rootServers[0]?.url);
+  const auth = buildAuth(doc, credentialNaming(options, packageName, options.titleNamesCredentials), spec.source);
   report.warnings.push(...auth.warnings);
 
   for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
@@ -129,7 +95,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
       const operationId = typeof op.operationId === 'string' && op.operationId.trim() !== '' ? op.operationId : undefined;
       const tags = asArray(op.tags).filter((t): t is string => typeof t === 'string');
       for (const key of [operationId, `${method.toUpperCase()} ${path}`])
-        if (key && options.overrides?.[key]) report.matchedOverrides.add(key);
+        if (key && options.toolOverrides[key]) report.matchedOverrides.add(key);
       if (method === 'trace') {
         // The Fetch standard forbids TRACE (a "forbidden method"): no call could ever be sent.
         report.skipped.push({ operation: label, reason: 'TRACE cannot be sent by fetch (a forbidden method in the Fetch standard)' });
@@ -137,8 +103,8 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
       }
       const verdict = selectOperation(
         { method, path, ...(operationId ? { operationId } : {}), tags, op, item, doc },
-        options.selection ?? {},
-        options.overrides ?? {},
+        options,
+        options.toolOverrides,
       );
       if (!verdict.keep) {
         report.skipped.push({ operation: label, reason: verdict.reason });
@@ -183,7 +149,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
             ? trim(verdict.description.trim() || label, options.maxDescriptionLength)
             : describe(op, item, label, options.maxDescriptionLength),
         ...(tags.length ? { tags } : {}),
-        toolset: toolsetFor(verdict, options.toolsets ?? {}, { tags, path, ...(operationId ? { operationId } : {}) }),
+        toolset: toolsetFor(verdict, options.toolsets, { tags, path, ...(operationId ? { operationId } : {}) }),
         inputSchema,
         defs: converter.closure(refs),
         annotations: annotationsFor(method),
@@ -215,8 +181,8 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
       }
       const route = routeKind(
         { method, path, ...(operationId ? { operationId } : {}), tags, op, item },
-        options.routes ?? [],
-        options.resources ?? 'none',
+        options.routes,
+        options.resources,
         params,
       );
       if (route.kind === 'exclude') {
@@ -261,7 +227,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   if (!saidAlready && !rootServers.some((s) => /^https?:\/\//i.test(s.url)) && tools.some((t) => !t.http.servers)) {
     report.warnings.push(warning('no-base-url', 'the spec names no absolute server URL: start the server with --base-url or API_BASE_URL'));
   }
-  for (const key of Object.keys(options.overrides ?? {})) {
+  for (const key of Object.keys(options.toolOverrides)) {
     if (!report.matchedOverrides.has(key))
       report.warnings.push(
         warning('unmatched-override', `config "tools"."${key}" matches no operation (use an operationId or "METHOD /path")`),
@@ -271,7 +237,7 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   const used = new Set(tools.flatMap((t) => [...t.defs, ...(t.output?.defs ?? [])]));
   for (const key of Object.keys(converter.defs).sort()) if (used.has(key)) defs[key] = converter.defs[key] as JsonSchema;
 
-  const direct = options.directTools ?? [];
+  const direct = options.directTools;
   const pinned = tools
     .filter((t) => direct.some((g) => globToRegExp(g).test(t.name) || (t.operationId !== undefined && globToRegExp(g).test(t.operationId))))
     .map((t) => t.name);
@@ -298,8 +264,8 @@ export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel
   report.listing = fitListing(table);
   const serving = chooseServing(
     { ...table, tools: table.tools.filter((t) => t.asTool !== false) },
-    options.toolMode ?? 'auto',
-    { maxTools: options.maxTools ?? 128, budgetBytes: options.listBudgetBytes ?? 100 * 1024 },
+    options.toolMode,
+    { maxTools: options.maxTools, listBudgetKb: options.listBudgetKb },
     pinned,
   );
   report.serving = serving;

@@ -6,24 +6,7 @@
 import { isObject, type Json, type JsonObject } from '../parse/pointer.js';
 import type { ParamSpec, ResourceSpec } from '../../templates/runtime/table.js';
 import { globToRegExp } from './select.js';
-
-export type RouteKind = 'tool' | 'resource' | 'both' | 'exclude';
-export const ROUTE_KINDS: RouteKind[] = ['tool', 'resource', 'both', 'exclude'];
-
-/** Matches when every criterion given matches (any value of a list). */
-export interface RouteRule {
-  methods?: string[];
-  /** Globs over path templates, e.g. `/repos/**`. */
-  paths?: string[];
-  tags?: string[];
-  /** Globs over operationIds. */
-  operations?: string[];
-  kind: RouteKind;
-}
-
-/** `get`: GETs without required query, header or cookie parameters are also resources (templates when they take path parameters). */
-export type ResourcePreset = 'none' | 'get';
-export const RESOURCE_PRESETS: ResourcePreset[] = ['none', 'get'];
+import { ROUTE_KINDS, type ResourcePreset, type RouteKind, type RouteRule } from './model-options.js';
 
 export interface RouteRef {
   method: string;

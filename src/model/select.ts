@@ -2,7 +2,7 @@
 // overrides, and the spec's own `x-mcp` extension (operation > path item > root).
 
 import { isObject, type Json, type JsonObject } from '../parse/pointer.js';
-import type { Selection, ToolOverride } from '../options.js';
+import type { Selection, ToolOverride } from './model-options.js';
 
 export interface OperationRef {
   method: string;
