@@ -57,7 +57,7 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
     const shown = report.droppedBodies.slice(0, 5).join(', ');
     const more = report.droppedBodies.length > 5 ? ` and ${report.droppedBodies.length - 5} more` : '';
     print(
-      `  request bodies dropped: ${report.droppedBodies.length} GET/HEAD operation${report.droppedBodies.length > 1 ? 's take' : ' takes'} no body argument (${shown}${more}): OpenAPI 3.0.3 says to ignore a requestBody there, and fetch cannot send one`,
+      `  request bodies dropped: ${report.droppedBodies.length} GET/HEAD operation${report.droppedBodies.length > 1 ? 's take' : ' takes'} no body argument (${shown}${more}): OpenAPI 3.0.3 says to ignore a requestBody there, and HTTP gives a GET or HEAD body no meaning`,
     );
   }
   if (report.poorDescriptions.length) {
