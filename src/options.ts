@@ -142,74 +142,88 @@ export function findConfigFile(named: string | undefined, cwd: string): string |
 }
 
 export function checkOptions(data: unknown, where: string): UserOptions {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new OptionsError(`${where}: must be an object`);
+  if (!isPlainObject(data)) throw new OptionsError(`${where}: must be an object`);
   for (const [key, value] of Object.entries(data)) {
     const kind = KEYS[key as keyof typeof KEYS];
     const at = `${where}: "${key}"`;
     if (!kind) throw new OptionsError(`${at} is not an option (known: ${Object.keys(KEYS).join(', ')})`);
-    if (kind === 'strings' && !(Array.isArray(value) && value.every((v) => typeof v === 'string')))
-      throw new OptionsError(`${at} must be a list of strings`);
-    if (kind === 'string' && typeof value !== 'string') throw new OptionsError(`${at} must be a string`);
-    if (kind === 'boolean' && typeof value !== 'boolean') throw new OptionsError(`${at} must be true or false`);
-    if (kind === 'number' && !(Number.isInteger(value) && (value as number) > 0))
-      throw new OptionsError(`${at} must be a whole number above 0`);
-    if (kind === 'mode' && !TOOL_MODES.includes(value as ToolModeOption))
-      throw new OptionsError(`${at} must be auto, direct, toolsets or dynamic`);
-    if (kind === 'prompts' && !Array.isArray(value))
-      throw new OptionsError(`${at} must be a list of { name, description, arguments, template }`);
-    if (kind === 'preset' && !(RESOURCE_PRESETS as unknown[]).includes(value))
-      throw new OptionsError(`${at} must be ${RESOURCE_PRESETS.join(' or ')}`);
-    if (kind === 'routes') {
-      if (!Array.isArray(value)) throw new OptionsError(`${at} must be a list of { methods, paths, tags, operations, kind }`);
-      value.forEach((rule: unknown, i: number) => {
-        const place = `${at}[${i}]`;
-        if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw new OptionsError(`${place} must be an object`);
-        for (const [k, v] of Object.entries(rule)) {
-          if (k === 'kind') {
-            if (!(ROUTE_KINDS as unknown[]).includes(v)) throw new OptionsError(`${place}.kind must be ${ROUTE_KINDS.join(', ')}`);
-          } else if (
-            !['methods', 'paths', 'tags', 'operations'].includes(k) ||
-            !(Array.isArray(v) && v.every((s) => typeof s === 'string'))
-          ) {
-            throw new OptionsError(`${place}.${k}: expected methods, paths, tags or operations (lists of strings) and kind`);
-          }
-        }
-        if (!('kind' in rule)) throw new OptionsError(`${place} needs a kind: ${ROUTE_KINDS.join(', ')}`);
-      });
-    }
-    if (kind === 'toolsets') {
-      if (typeof value !== 'object' || value === null || Array.isArray(value))
-        throw new OptionsError(`${at} must map toolset names to { tags, paths, operations }`);
-      for (const [name, rule] of Object.entries(value)) {
-        if (toolsetName(name) === '') throw new OptionsError(`${at}."${name}": a toolset name needs a letter or digit`);
-        if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw new OptionsError(`${at}."${name}" must be an object`);
-        for (const [k, v] of Object.entries(rule)) {
-          if (!['tags', 'paths', 'operations'].includes(k) || !(Array.isArray(v) && v.every((s) => typeof s === 'string'))) {
-            throw new OptionsError(`${at}."${name}".${k}: expected tags, paths or operations, each a list of strings`);
-          }
-        }
+    CHECKS[kind](value, at);
+  }
+  return withOverridesUnderOneName(data as UserOptions & { [OVERRIDES_ALIAS]?: UserOptions['toolOverrides'] }, where);
+}
+
+const isPlainObject = (value: unknown): value is object => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isStringList = (value: unknown) => Array.isArray(value) && value.every((v) => typeof v === 'string');
+
+/** One check per kind of option value: each throws an OptionsError that names the place `at`. */
+const CHECKS: Record<(typeof KEYS)[keyof typeof KEYS], (value: unknown, at: string) => void> = {
+  strings: (value, at) => {
+    if (!isStringList(value)) throw new OptionsError(`${at} must be a list of strings`);
+  },
+  string: (value, at) => {
+    if (typeof value !== 'string') throw new OptionsError(`${at} must be a string`);
+  },
+  boolean: (value, at) => {
+    if (typeof value !== 'boolean') throw new OptionsError(`${at} must be true or false`);
+  },
+  number: (value, at) => {
+    if (!(Number.isInteger(value) && (value as number) > 0)) throw new OptionsError(`${at} must be a whole number above 0`);
+  },
+  mode: (value, at) => {
+    if (!TOOL_MODES.includes(value as ToolModeOption)) throw new OptionsError(`${at} must be auto, direct, toolsets or dynamic`);
+  },
+  prompts: (value, at) => {
+    if (!Array.isArray(value)) throw new OptionsError(`${at} must be a list of { name, description, arguments, template }`);
+  },
+  preset: (value, at) => {
+    if (!(RESOURCE_PRESETS as unknown[]).includes(value)) throw new OptionsError(`${at} must be ${RESOURCE_PRESETS.join(' or ')}`);
+  },
+  routes: checkRoutes,
+  toolsets: checkToolsets,
+  overrides: checkOverrides,
+};
+
+function checkRoutes(value: unknown, at: string): void {
+  if (!Array.isArray(value)) throw new OptionsError(`${at} must be a list of { methods, paths, tags, operations, kind }`);
+  value.forEach((rule: unknown, i: number) => {
+    const place = `${at}[${i}]`;
+    if (!isPlainObject(rule)) throw new OptionsError(`${place} must be an object`);
+    for (const [k, v] of Object.entries(rule)) {
+      if (k === 'kind') {
+        if (!(ROUTE_KINDS as unknown[]).includes(v)) throw new OptionsError(`${place}.kind must be ${ROUTE_KINDS.join(', ')}`);
+      } else if (!['methods', 'paths', 'tags', 'operations'].includes(k) || !isStringList(v)) {
+        throw new OptionsError(`${place}.${k}: expected methods, paths, tags or operations (lists of strings) and kind`);
       }
     }
-    if (kind === 'overrides') {
-      if (typeof value !== 'object' || value === null || Array.isArray(value))
-        throw new OptionsError(`${at} must map operations to { name, description, exclude }`);
-      for (const [op, override] of Object.entries(value)) {
-        if (typeof override !== 'object' || override === null) throw new OptionsError(`${at}."${op}" must be an object`);
-        for (const [k, v] of Object.entries(override)) {
-          if (
-            k === 'exclude' ? typeof v !== 'boolean' : !(k === 'name' || k === 'description' || k === 'toolset') || typeof v !== 'string'
-          ) {
-            throw new OptionsError(
-              `${at}."${op}".${k}: expected name (string), description (string), toolset (string) or exclude (boolean)`,
-            );
-          }
-          if (k === 'toolset' && toolsetName(v as string) === '')
-            throw new OptionsError(`${at}."${op}".toolset: a toolset name needs a letter or digit`);
-        }
+    if (!('kind' in rule)) throw new OptionsError(`${place} needs a kind: ${ROUTE_KINDS.join(', ')}`);
+  });
+}
+
+function checkToolsets(value: unknown, at: string): void {
+  if (!isPlainObject(value)) throw new OptionsError(`${at} must map toolset names to { tags, paths, operations }`);
+  for (const [name, rule] of Object.entries(value)) {
+    if (toolsetName(name) === '') throw new OptionsError(`${at}."${name}": a toolset name needs a letter or digit`);
+    if (!isPlainObject(rule)) throw new OptionsError(`${at}."${name}" must be an object`);
+    for (const [k, v] of Object.entries(rule)) {
+      if (!['tags', 'paths', 'operations'].includes(k) || !isStringList(v)) {
+        throw new OptionsError(`${at}."${name}".${k}: expected tags, paths or operations, each a list of strings`);
       }
     }
   }
-  return withOverridesUnderOneName(data as UserOptions & { [OVERRIDES_ALIAS]?: UserOptions['toolOverrides'] }, where);
+}
+
+function checkOverrides(value: unknown, at: string): void {
+  if (!isPlainObject(value)) throw new OptionsError(`${at} must map operations to { name, description, exclude }`);
+  for (const [op, override] of Object.entries(value)) {
+    if (typeof override !== 'object' || override === null) throw new OptionsError(`${at}."${op}" must be an object`);
+    for (const [k, v] of Object.entries(override)) {
+      if (k === 'exclude' ? typeof v !== 'boolean' : !(k === 'name' || k === 'description' || k === 'toolset') || typeof v !== 'string') {
+        throw new OptionsError(`${at}."${op}".${k}: expected name (string), description (string), toolset (string) or exclude (boolean)`);
+      }
+      if (k === 'toolset' && toolsetName(v as string) === '')
+        throw new OptionsError(`${at}."${op}".toolset: a toolset name needs a letter or digit`);
+    }
+  }
 }
 
 /** The overrides map under its one name, toolOverrides, however the file spelled it. */

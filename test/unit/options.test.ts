@@ -114,6 +114,40 @@ describe('the config file', () => {
   });
 });
 
+describe('each kind of value is checked, and the message names the key', () => {
+  const cases: [string, { given: string; message: RegExp }][] = [
+    ['a number', { given: 'maxTools: 0\n', message: /"maxTools" must be a whole number above 0$/ }],
+    ['a string', { given: 'name: 3\n', message: /"name" must be a string$/ }],
+    ['a resource preset', { given: 'resources: all\n', message: /"resources" must be none or get$/ }],
+    ['prompts', { given: 'prompts: {}\n', message: /"prompts" must be a list of/ }],
+    [
+      'a route without a kind',
+      { given: 'routes: [{ paths: ["/a"] }]\n', message: /"routes"\[0\] needs a kind: tool, resource, both, exclude$/ },
+    ],
+    [
+      'a route of an unknown kind',
+      { given: 'routes: [{ kind: page }]\n', message: /"routes"\[0\]\.kind must be tool, resource, both, exclude$/ },
+    ],
+    ['a route criterion', { given: 'routes: [{ kind: tool, verbs: [GET] }]\n', message: /"routes"\[0\]\.verbs: expected methods/ }],
+    [
+      'a toolset rule',
+      { given: 'toolsets: { admin: { tag: [a] } }\n', message: /"toolsets"\."admin"\.tag: expected tags, paths or operations/ },
+    ],
+    [
+      'a toolset name',
+      { given: 'toolsets: { "--": { tags: [a] } }\n', message: /"toolsets"\."--": a toolset name needs a letter or digit$/ },
+    ],
+    [
+      'an override toolset',
+      { given: 'toolOverrides: { x: { toolset: "" } }\n', message: /"toolOverrides"\."x"\.toolset: a toolset name needs/ },
+    ],
+  ];
+  it.each(cases)('%s', (_name, { given, message }) => {
+    const dir = folderWith(given);
+    expect(() => readConfigFile(join(dir, 'mcp-gen.config.yaml'))).toThrow(message);
+  });
+});
+
 describe('withModelDefaults', () => {
   const cases: [string, { given: ModelOptions; want: ModelOptions }][] = [
     ['nothing given: the defaults', { given: {}, want: MODEL_DEFAULTS }],
