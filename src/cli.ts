@@ -7,50 +7,11 @@ import { relative } from 'node:path';
 import { GENERATOR_VERSION } from './version.js';
 import { formatWarning } from './warnings.js';
 import { credentialSummary } from './model/auth.js';
-import { RESOURCE_PRESETS, type ResourcePreset } from './model/routes.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
-import { findConfigFile, readConfigFile, TOOL_MODES, type ToolModeOption, type UserOptions } from './options.js';
-
-interface CliFlags extends Omit<UserOptions, 'spec' | 'maxDescriptionLength' | 'tools' | 'toolMode' | 'listBudgetKb' | 'toolsets'> {
-  maxDescription?: number;
-  listBudget?: number;
-  /** --tools: the tool mode (the config file's `tools` is the overrides map). */
-  tools?: UserOptions['toolMode'];
-  config?: string;
-  quiet?: boolean;
-}
+import { optionsFromCommandLine, withModelOptions, type CliFlags } from './flags.js';
 
 const print = (line = '') => process.stdout.write(line + '\n');
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError('expected a whole number above 0');
-  return n;
-}
-
-const list = (value: string) =>
-  value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-
-function resourcePreset(value: string): ResourcePreset {
-  if (!(RESOURCE_PRESETS as string[]).includes(value)) throw new InvalidArgumentError(RESOURCE_PRESETS.join(', '));
-  return value as ResourcePreset;
-}
-
-function toolMode(value: string): ToolModeOption {
-  if (!TOOL_MODES.includes(value as ToolModeOption)) throw new InvalidArgumentError(TOOL_MODES.join(', '));
-  return value as ToolModeOption;
-}
-
-function packageName(value: string): string {
-  if (!/^[a-z0-9][a-z0-9._-]{0,213}$/.test(value)) {
-    throw new InvalidArgumentError('an npm package name: lower-case letters, digits, ".", "_" and "-"');
-  }
-  return value;
-}
 
 function summarise(result: GenerateResult, flags: CliFlags): void {
   const { table, report, plan, outDir } = result;
@@ -96,7 +57,7 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
     const shown = report.droppedBodies.slice(0, 5).join(', ');
     const more = report.droppedBodies.length > 5 ? ` and ${report.droppedBodies.length - 5} more` : '';
     print(
-      `  request bodies dropped: ${report.droppedBodies.length} GET/HEAD operation${report.droppedBodies.length > 1 ? 's take' : ' takes'} no body argument (${shown}${more}): OpenAPI 3.0.3 says to ignore a requestBody there, and fetch cannot send one`,
+      `  request bodies dropped: ${report.droppedBodies.length} GET/HEAD operation${report.droppedBodies.length > 1 ? 's take' : ' takes'} no body argument (${shown}${more}): OpenAPI 3.0.3 says to ignore a requestBody there, and HTTP gives a GET or HEAD body no meaning`,
     );
   }
   if (report.poorDescriptions.length) {
@@ -137,69 +98,6 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   );
 }
 
-/** The options that decide the tool table: shared by generate and serve. */
-function withModelOptions(command: Command, forServe = false): Command {
-  // serve hands --tools and --read-only to the server, which applies them at start the same way
-  if (!forServe) {
-    command
-      .option('--read-only', 'only GET and HEAD operations')
-      .option(
-        '--tools <mode>',
-        'what tools/list shows by default (the server can be started in another): direct (a tool per operation), toolsets (the agent enables toolsets), dynamic (search/describe/invoke), or auto: direct when it fits --max-tools and --list-budget, else toolsets when each fits, else dynamic (default: auto)',
-        toolMode,
-      );
-  }
-  return command
-    .option(
-      '-n, --name <name>',
-      'package name of the generated server (default: up to three telling words of the spec title, else the server host, e.g. github-octokit-mcp)',
-      packageName,
-    )
-    .option(
-      '--env-prefix <PREFIX>',
-      forServe
-        ? 'prefix of the credential environment variables (default: from --name if given, else MCPGEN: the spec never chooses which variables are read; "" for none)'
-        : 'prefix of the credential environment variables (default: from the package name, e.g. SWAGGER_PETSTORE, for a spec file; for a spec URL from --name if given, else MCPGEN; "" for none)',
-    )
-    .option(
-      '--allow-remote-refs',
-      'follow $refs to public http(s) URLs of other origins (off: a spec cannot make mcp-gen fetch URLs; internal addresses never)',
-    )
-    .option(
-      '--allow-internal-servers',
-      'use the servers and tokenUrl a spec from a URL names on internal addresses (loopback, private, …; off: they are left out, and --base-url chooses the upstream)',
-    )
-    .option('--allow-ref-dir <dirs>', "folders local $refs may read besides the spec's own (comma-separated)", list)
-    .option('--max-description <chars>', 'cut tool descriptions to this many characters (default: 1000)', positiveInt)
-    .option('--keep-examples', 'keep schema and parameter examples in tool schemas (off: they cost tools/list bytes)')
-    .option('--keep-extensions', 'keep vendor x-… keys in tool schemas')
-    .option('-c, --config <file>', 'options file (default: mcp-gen.config.json or .yaml in this folder, if any)')
-    .option('--include-tags <tags>', 'only operations with one of these tags (comma-separated)', list)
-    .option('--exclude-tags <tags>', 'leave out operations with any of these tags', list)
-    .option('--include-operations <globs>', 'only these operationIds (globs: * within a /-part, ** across)', list)
-    .option('--exclude-operations <globs>', 'leave out these operationIds', list)
-    .option('--include-paths <globs>', 'only operations on these paths, e.g. /repos/**', list)
-    .option('--exclude-paths <globs>', 'leave out operations on these paths', list)
-    .option('--methods <methods>', 'only these HTTP methods, e.g. GET,POST', list)
-    .option(
-      '--max-tools <n>',
-      'auto: most tools in the default tools/list (default: 128, what VS Code and the OpenAI API accept)',
-      positiveInt,
-    )
-    .option('--dynamic-threshold <n>', 'the same as --max-tools', positiveInt)
-    .option('--list-budget <kb>', 'auto: most kilobytes of the default tools/list (default: 100, about 25,000 tokens)', positiveInt)
-    .option(
-      '--resources <preset>',
-      'also serve side-effect-free GETs as MCP resources: get (templates for those with path parameters), or none (default); rules in the config file\'s "routes"',
-      resourcePreset,
-    )
-    .option(
-      '--direct-tools <globs>',
-      'operations (operationId or tool name globs) listed as tools in the toolsets and dynamic modes too',
-      list,
-    );
-}
-
 /** `mcp-gen diff <old> <new> [--fail-on breaking|any] [--json]`. */
 async function diffMain(argv: string[]): Promise<number> {
   const program = new Command()
@@ -227,7 +125,7 @@ async function diffMain(argv: string[]): Promise<number> {
   const flags = program.opts<{ failOn?: 'breaking' | 'any'; json?: boolean; config?: string }>();
   const [before, after] = program.args as [string, string];
   const { diffSpecs } = await import('./diff.js');
-  const changes = await diffSpecs(before, after, userOptions({ config: flags.config }, undefined));
+  const changes = await diffSpecs(before, after, optionsFromCommandLine({ config: flags.config }, undefined, process.cwd()));
   const breaking = changes.filter((c) => c.breaking).length;
   if (flags.json) print(JSON.stringify({ breaking, changes }, null, 2));
   else {
@@ -272,7 +170,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   return reportErrors(async () => {
     const { generate } = await import('./generate.js');
-    const result = await generate(userOptions(flags, program.args[0]));
+    const result = await generate(optionsFromCommandLine(flags, program.args[0], process.cwd()));
     summarise(result, flags);
     if (flags.check) {
       const { created, updated, removed } = result.plan;
@@ -280,21 +178,6 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   });
-}
-
-/** The config file (found or named), then the flags over it. */
-function userOptions(flags: CliFlags, spec: string | undefined): UserOptions {
-  const configFile = findConfigFile(flags.config, process.cwd());
-  const fromFile = configFile ? readConfigFile(configFile) : {};
-  const { config: _config, quiet: _quiet, maxDescription, tools: mode, listBudget, ...rest } = flags;
-  return {
-    ...fromFile,
-    ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
-    ...(spec !== undefined ? { spec } : {}),
-    ...(maxDescription !== undefined ? { maxDescriptionLength: maxDescription } : {}),
-    ...(mode !== undefined ? { toolMode: mode } : {}),
-    ...(listBudget !== undefined ? { listBudgetKb: listBudget } : {}),
-  };
 }
 
 /** `mcp-gen serve <spec> [generator options] [server options]`. */
@@ -324,7 +207,7 @@ async function serveMain(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     throw error;
   }
-  await serveSpec(userOptions(flags, program.args[0]), server);
+  await serveSpec(optionsFromCommandLine(flags, program.args[0], process.cwd()), server);
   return 0;
 }
 

@@ -31,15 +31,15 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
     printer.cancel();
     throw error;
   }
-  const { o, model } = modelled;
-  const outDir = resolve(o.out ?? model.table.name);
-  const specName = /^https?:\/\//i.test(o.spec) ? o.spec : basename(o.spec);
+  const { resolved, model } = modelled;
+  const outDir = resolve(resolved.out ?? model.table.name);
+  const specName = /^https?:\/\//i.test(resolved.spec) ? resolved.spec : basename(resolved.spec);
   const toolTypes = await printer.print(model.table);
   const files = emitProject(model, { specName, dirName: basename(outDir), toolTypes });
   const plan = writeProject(outDir, files, {
-    force: o.force,
-    check: o.check,
-    dryRun: o.dryRun,
+    force: resolved.force,
+    check: resolved.check,
+    dryRun: resolved.dryRun,
     generator: `mcp-gen@${GENERATOR_VERSION}`,
     specName,
   });
@@ -53,28 +53,12 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
 export async function modelFromOptions(
   options: UserOptions,
   use: 'generate' | 'serve',
-): Promise<{ o: ResolvedOptions; model: ServerModel }> {
-  const o = resolveOptions({}, options);
-  const fromUrl = /^https?:\/\//i.test(o.spec);
-  const spec = await loadSpec(o.spec, { allowRemoteRefs: o.allowRemoteRefs, allowRefDirs: o.allowRefDir });
-  const publicServers = await screenUpstreams(spec, o.allowInternalServers);
-  const model = buildModel(spec, {
-    maxDescriptionLength: o.maxDescriptionLength,
-    selection: o.selection,
-    overrides: o.tools,
-    toolMode: o.toolMode,
-    maxTools: o.maxTools,
-    listBudgetBytes: o.listBudgetKb * 1024,
-    toolsets: o.toolsets,
-    directTools: o.directTools,
-    routes: o.routes,
-    resources: o.resources,
-    prompts: o.prompts,
-    schemaExtras: { examples: o.keepExamples, extensions: o.keepExtensions },
-    ...(o.name !== undefined ? { packageName: o.name } : {}),
-    ...(o.envPrefix !== undefined ? { envPrefix: o.envPrefix } : {}),
-    titleNamesCredentials: use === 'generate' && !fromUrl,
-  });
+): Promise<{ resolved: ResolvedOptions; model: ServerModel }> {
+  const resolved = resolveOptions({}, options);
+  const fromUrl = /^https?:\/\//i.test(resolved.spec);
+  const spec = await loadSpec(resolved.spec, { allowRemoteRefs: resolved.allowRemoteRefs, allowRefDirs: resolved.allowRefDir });
+  const publicServers = await screenUpstreams(spec, resolved.allowInternalServers);
+  const model = buildModel(spec, { ...resolved, titleNamesCredentials: use === 'generate' && !fromUrl });
   if (publicServers) model.table.publicServers = publicServers;
-  return { o, model };
+  return { resolved, model };
 }

@@ -12,7 +12,7 @@ export type WarningCode =
   | 'missing-path-parameter' // a {name} in the path that no parameter declares
   | 'unresolved-request-body' // a requestBody $ref that cannot be followed
   | 'unused-option' // an option that does nothing for this spec
-  | 'unmatched-override' // a config "tools" key that names no operation
+  | 'unmatched-override' // a config "toolOverrides" (or "tools") key that names no operation
   | 'large-listing' // tools/list in full beyond what clients read at once
   | 'not-a-resource' // route mapping asked for a resource that a read could not make
   | 'bad-prompt' // an x-mcp-prompts or config prompt that cannot be used

@@ -22,184 +22,278 @@ const MAX_DEPTH = 24;
 // (measured: 267 ms against 424 ms to load).
 const require = createRequire(import.meta.url);
 
+type Ts = typeof import('ts-morph').ts;
+type TypeNode = import('ts-morph').ts.TypeNode;
+type Statement = import('ts-morph').ts.Statement;
+type Tool = Pick<ToolTable['tools'][number], 'name' | 'inputSchema' | 'output'>;
+
+/** What typing a schema needs besides the schema itself. */
+interface TypeContext {
+  ts: Ts;
+  defs: Record<string, JsonSchema>;
+  /** Defs on a cycle of eager references (see eagerRefs): typed within the cycle, their eager refs become `unknown`. */
+  cyclic: Set<string>;
+}
+
 export async function emitToolTypes(table: ToolTable): Promise<string> {
   const { ts } = require('ts-morph') as typeof import('ts-morph');
-  const f = ts.factory;
-  type TypeNode = import('ts-morph').ts.TypeNode;
-
-  const keyword = (kind: 'unknown' | 'never' | 'string' | 'number' | 'boolean'): TypeNode =>
-    f.createKeywordTypeNode(
-      {
-        unknown: ts.SyntaxKind.UnknownKeyword,
-        never: ts.SyntaxKind.NeverKeyword,
-        string: ts.SyntaxKind.StringKeyword,
-        number: ts.SyntaxKind.NumberKeyword,
-        boolean: ts.SyntaxKind.BooleanKeyword,
-      }[kind] as import('ts-morph').ts.KeywordTypeSyntaxKind,
-    );
-  // A property name: an identifier when it is one, else a string literal the printer quotes.
-  const name = (text: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(text) ? f.createIdentifier(text) : f.createStringLiteral(text));
-  const literal = (value: unknown): TypeNode => {
-    if (typeof value === 'string') return f.createLiteralTypeNode(f.createStringLiteral(value));
-    if (typeof value === 'boolean') return f.createLiteralTypeNode(value ? f.createTrue() : f.createFalse());
-    if (value === null) return f.createLiteralTypeNode(f.createNull());
-    if (typeof value === 'number' && Number.isFinite(value)) {
-      const digits = f.createNumericLiteral(Math.abs(value));
-      return f.createLiteralTypeNode(value < 0 ? f.createPrefixUnaryExpression(ts.SyntaxKind.MinusToken, digits) : digits);
-    }
-    return keyword('unknown'); // an object or array constant: not worth a literal type
-  };
-  const grouped = (node: TypeNode): TypeNode =>
-    ts.isUnionTypeNode(node) || ts.isIntersectionTypeNode(node) || ts.isFunctionTypeNode(node) ? f.createParenthesizedType(node) : node;
-  const union = (nodes: TypeNode[]): TypeNode =>
-    nodes.length === 0 ? keyword('never') : nodes.length === 1 ? (nodes[0] as TypeNode) : f.createUnionTypeNode(nodes);
-  const isSchema = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-  // TypeScript resolves a $ref that is the whole type, a member of a union or intersection, or
-  // the element of an array type there, at once, so a cycle of such refs among defs ("A is
-  // B & {…}", "B is string | A[]") is a compile error (TS2502). References under an object's
-  // property are resolved lazily and may cycle.
-  const refKey = (schema: JsonSchema): string | undefined => {
-    const ref = schema.$ref;
-    if (typeof ref !== 'string' || !ref.startsWith('#/$defs/')) return undefined;
-    const key = ref.slice('#/$defs/'.length);
-    return Object.hasOwn(table.defs, key) ? key : undefined;
-  };
-  const eagerRefs = (schema: unknown, out = new Set<string>(), depth = 0): Set<string> => {
-    if (!isSchema(schema) || depth > MAX_DEPTH) return out;
-    const key = refKey(schema);
-    if (key !== undefined) out.add(key);
-    for (const k of ['oneOf', 'anyOf', 'allOf'] as const)
-      if (Array.isArray(schema[k])) for (const o of schema[k] as unknown[]) eagerRefs(o, out, depth + 1);
-    if (schema.items !== undefined) eagerRefs(schema.items, out, depth + 1);
-    return out;
-  };
-  const eager = new Map(Object.entries(table.defs).map(([key, def]) => [key, eagerRefs(def)]));
-  const cyclic = new Set<string>();
-  for (const start of eager.keys()) {
-    const seen = new Set<string>();
-    const stack = [...(eager.get(start) ?? [])];
-    while (stack.length) {
-      const next = stack.pop() as string;
-      if (next === start) {
-        cyclic.add(start);
-        break;
-      }
-      if (seen.has(next)) continue;
-      seen.add(next);
-      stack.push(...(eager.get(next) ?? []));
-    }
-  }
-
-  /** `inCycle`: typing a def that is on an eager cycle, where eager refs to such defs become `unknown`. */
-  function typeOf(schema: unknown, depth: number, inCycle = false): TypeNode {
-    if (schema === false) return keyword('never');
-    if (!isSchema(schema) || depth > MAX_DEPTH) return keyword('unknown');
-    if (typeof schema.$ref === 'string') {
-      const key = refKey(schema);
-      if (key === undefined || (inCycle && cyclic.has(key))) return keyword('unknown');
-      return f.createIndexedAccessTypeNode(f.createTypeReferenceNode('Defs'), literal(key));
-    }
-    if ('const' in schema) return literal(schema.const);
-    if (Array.isArray(schema.enum)) return union(schema.enum.map(literal));
-    for (const key of ['oneOf', 'anyOf'] as const) {
-      const options = schema[key];
-      if (Array.isArray(options) && options.length > 0) return union(options.map((o) => typeOf(o, depth + 1, inCycle)));
-    }
-    if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
-      const parts = schema.allOf.map((o) => grouped(typeOf(o, depth + 1, inCycle)));
-      return parts.length === 1 ? (parts[0] as TypeNode) : f.createIntersectionTypeNode(parts);
-    }
-    const types = Array.isArray(schema.type) ? schema.type : typeof schema.type === 'string' ? [schema.type] : [];
-    if (types.length === 0) return schema.properties !== undefined ? objectType(schema, depth) : keyword('unknown');
-    return union(
-      types.map((type) => {
-        switch (type) {
-          case 'string':
-            return keyword('string');
-          case 'number':
-          case 'integer':
-            return keyword('number');
-          case 'boolean':
-            return keyword('boolean');
-          case 'null':
-            return literal(null);
-          case 'array':
-            return f.createArrayTypeNode(grouped(typeOf(schema.items ?? true, depth + 1, inCycle)));
-          case 'object':
-            return objectType(schema, depth);
-          default:
-            return keyword('unknown');
-        }
-      }),
-    );
-  }
-
-  /** Declared properties; an index signature only when the schema opens the object (as openapi-typescript does). */
-  function objectType(schema: JsonSchema, depth: number): TypeNode {
-    const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r) => typeof r === 'string') : []);
-    const members: import('ts-morph').ts.TypeElement[] = [];
-    for (const [prop, sub] of Object.entries(isSchema(schema.properties) ? schema.properties : {})) {
-      members.push(
-        f.createPropertySignature(
-          undefined,
-          name(prop),
-          required.has(prop) ? undefined : f.createToken(ts.SyntaxKind.QuestionToken),
-          typeOf(sub, depth + 1),
-        ),
-      );
-    }
-    const extra = schema.additionalProperties;
-    if (extra === true || isSchema(extra)) {
-      const valueType = members.length > 0 ? keyword('unknown') : typeOf(extra, depth + 1); // declared properties must fit the signature
-      members.push(
-        f.createIndexSignature(
-          undefined,
-          [f.createParameterDeclaration(undefined, undefined, 'key', undefined, keyword('string'))],
-          valueType,
-        ),
-      );
-    }
-    return f.createTypeLiteralNode(members);
-  }
-
-  const exported = [f.createModifier(ts.SyntaxKind.ExportKeyword)];
-  const iface = (id: string, members: [string, TypeNode][]) =>
-    f.createInterfaceDeclaration(
-      exported,
-      id,
-      undefined,
-      undefined,
-      members.map(([key, type]) => f.createPropertySignature(undefined, name(key), undefined, type)),
-    );
+  const context: TypeContext = { ts, defs: table.defs, cyclic: eagerCycles(table.defs) };
   const statements = [
-    iface(
-      'ToolArguments',
-      table.tools.map((t) => [t.name, typeOf(t.inputSchema, 0)]),
-    ),
-    iface(
-      'ToolResults',
-      table.tools.map((t) => [
-        t.name,
-        t.output === undefined
-          ? keyword('unknown')
-          : t.output.wrap
-            ? typeOf((t.output.schema.properties as Record<string, unknown> | undefined)?.result, 0)
-            : typeOf(t.output.schema, 0),
-      ]),
-    ),
-    f.createTypeAliasDeclaration(
-      exported,
-      'ToolName',
-      undefined,
-      f.createTypeOperatorNode(ts.SyntaxKind.KeyOfKeyword, f.createTypeReferenceNode('ToolArguments')),
-    ),
-    iface(
-      'Defs',
-      Object.entries(table.defs).map(([key, def]) => [key, typeOf(def, 0, cyclic.has(key))]),
-    ),
+    argumentsInterface(context, table.tools),
+    resultsInterface(context, table.tools),
+    toolNameAlias(ts),
+    defsInterface(context),
   ];
+  return HEADER + '\n' + printed(ts, statements) + '\n';
+}
+
+/** `ToolArguments`: each tool's arguments, by tool name. */
+function argumentsInterface(context: TypeContext, tools: Tool[]): Statement {
+  return exportedInterface(
+    context.ts,
+    'ToolArguments',
+    tools.map((t) => [t.name, typeOf(context, t.inputSchema, 0)]),
+  );
+}
+
+/** `ToolResults`: each tool's JSON result where the spec documents one, else `unknown`. */
+function resultsInterface(context: TypeContext, tools: Tool[]): Statement {
+  return exportedInterface(
+    context.ts,
+    'ToolResults',
+    tools.map((t) => [t.name, resultType(context, t)]),
+  );
+}
+
+/** A wrapped output (a result that is not an object) documents the answer under `result`. */
+function resultType(context: TypeContext, tool: Tool): TypeNode {
+  if (tool.output === undefined) return keyword(context.ts, 'unknown');
+  if (!tool.output.wrap) return typeOf(context, tool.output.schema, 0);
+  return typeOf(context, (tool.output.schema.properties as Record<string, unknown> | undefined)?.result, 0);
+}
+
+/** `ToolName`: `keyof ToolArguments`. */
+function toolNameAlias(ts: Ts): Statement {
+  const f = ts.factory;
+  return f.createTypeAliasDeclaration(
+    [f.createModifier(ts.SyntaxKind.ExportKeyword)],
+    'ToolName',
+    undefined,
+    f.createTypeOperatorNode(ts.SyntaxKind.KeyOfKeyword, f.createTypeReferenceNode('ToolArguments')),
+  );
+}
+
+/** `Defs`: the shared schemas that `Defs["key"]` names. */
+function defsInterface(context: TypeContext): Statement {
+  return exportedInterface(
+    context.ts,
+    'Defs',
+    Object.entries(context.defs).map(([key, def]) => [key, typeOf(context, def, 0, context.cyclic.has(key))]),
+  );
+}
+
+function exportedInterface(ts: Ts, id: string, members: [string, TypeNode][]): Statement {
+  const f = ts.factory;
+  return f.createInterfaceDeclaration(
+    [f.createModifier(ts.SyntaxKind.ExportKeyword)],
+    id,
+    undefined,
+    undefined,
+    members.map(([key, type]) => f.createPropertySignature(undefined, propertyName(ts, key), undefined, type)),
+  );
+}
+
+/** The statements as the compiler's printer writes them, a blank line apart. */
+function printed(ts: Ts, statements: Statement[]): string {
   const file = ts.createSourceFile('tool-types.ts', '', ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
   const printer = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed });
-  return HEADER + '\n' + statements.map((s) => printer.printNode(ts.EmitHint.Unspecified, s, file)).join('\n\n') + '\n';
+  return statements.map((s) => printer.printNode(ts.EmitHint.Unspecified, s, file)).join('\n\n');
+}
+
+/** `inCycle`: typing a def that is on an eager cycle, where eager refs to such defs become `unknown`. */
+function typeOf(context: TypeContext, schema: unknown, depth: number, inCycle = false): TypeNode {
+  const { ts } = context;
+  if (schema === false) return keyword(ts, 'never');
+  if (!isSchema(schema) || depth > MAX_DEPTH) return keyword(ts, 'unknown');
+  if (typeof schema.$ref === 'string') return refType(context, schema, inCycle);
+  if ('const' in schema) return literalType(ts, schema.const);
+  if (Array.isArray(schema.enum))
+    return union(
+      ts,
+      schema.enum.map((value) => literalType(ts, value)),
+    );
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    const options = schema[key];
+    if (Array.isArray(options) && options.length > 0)
+      return union(
+        ts,
+        options.map((o) => typeOf(context, o, depth + 1, inCycle)),
+      );
+  }
+  if (Array.isArray(schema.allOf) && schema.allOf.length > 0) return intersection(context, schema.allOf, depth, inCycle);
+  const types = Array.isArray(schema.type) ? schema.type : typeof schema.type === 'string' ? [schema.type] : [];
+  if (types.length === 0) return schema.properties !== undefined ? objectType(context, schema, depth) : keyword(ts, 'unknown');
+  return union(
+    ts,
+    types.map((type) => typeOfType(context, schema, type, depth, inCycle)),
+  );
+}
+
+/** `Defs["key"]`, or `unknown` for a ref outside the defs or one that would close an eager cycle. */
+function refType(context: TypeContext, schema: JsonSchema, inCycle: boolean): TypeNode {
+  const { ts } = context;
+  const key = refKey(schema, context.defs);
+  if (key === undefined || (inCycle && context.cyclic.has(key))) return keyword(ts, 'unknown');
+  return ts.factory.createIndexedAccessTypeNode(ts.factory.createTypeReferenceNode('Defs'), literalType(ts, key));
+}
+
+function intersection(context: TypeContext, allOf: unknown[], depth: number, inCycle: boolean): TypeNode {
+  const parts = allOf.map((o) => grouped(context.ts, typeOf(context, o, depth + 1, inCycle)));
+  return parts.length === 1 ? (parts[0] as TypeNode) : context.ts.factory.createIntersectionTypeNode(parts);
+}
+
+/** The TypeScript type of one JSON Schema `type` of `schema`. */
+function typeOfType(context: TypeContext, schema: JsonSchema, type: unknown, depth: number, inCycle: boolean): TypeNode {
+  const { ts } = context;
+  switch (type) {
+    case 'string':
+      return keyword(ts, 'string');
+    case 'number':
+    case 'integer':
+      return keyword(ts, 'number');
+    case 'boolean':
+      return keyword(ts, 'boolean');
+    case 'null':
+      return literalType(ts, null);
+    case 'array':
+      return ts.factory.createArrayTypeNode(grouped(ts, typeOf(context, schema.items ?? true, depth + 1, inCycle)));
+    case 'object':
+      return objectType(context, schema, depth);
+    default:
+      return keyword(ts, 'unknown');
+  }
+}
+
+/**
+ * Declared properties; an index signature only when the schema opens the object (as
+ * openapi-typescript does). Properties are typed outside any eager cycle: TypeScript resolves
+ * them lazily.
+ */
+function objectType(context: TypeContext, schema: JsonSchema, depth: number): TypeNode {
+  const { ts } = context;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r) => typeof r === 'string') : []);
+  const members: import('ts-morph').ts.TypeElement[] = Object.entries(isSchema(schema.properties) ? schema.properties : {}).map(
+    ([prop, sub]) =>
+      ts.factory.createPropertySignature(
+        undefined,
+        propertyName(ts, prop),
+        required.has(prop) ? undefined : ts.factory.createToken(ts.SyntaxKind.QuestionToken),
+        typeOf(context, sub, depth + 1),
+      ),
+  );
+  const extra = schema.additionalProperties;
+  if (extra === true || isSchema(extra)) {
+    // declared properties must fit the signature
+    const valueType = members.length > 0 ? keyword(ts, 'unknown') : typeOf(context, extra, depth + 1);
+    members.push(indexSignature(ts, valueType));
+  }
+  return ts.factory.createTypeLiteralNode(members);
+}
+
+/** `[key: string]: valueType`. */
+function indexSignature(ts: Ts, valueType: TypeNode): import('ts-morph').ts.TypeElement {
+  const f = ts.factory;
+  return f.createIndexSignature(
+    undefined,
+    [f.createParameterDeclaration(undefined, undefined, 'key', undefined, keyword(ts, 'string'))],
+    valueType,
+  );
+}
+
+function keyword(ts: Ts, kind: 'unknown' | 'never' | 'string' | 'number' | 'boolean'): TypeNode {
+  return ts.factory.createKeywordTypeNode(
+    {
+      unknown: ts.SyntaxKind.UnknownKeyword,
+      never: ts.SyntaxKind.NeverKeyword,
+      string: ts.SyntaxKind.StringKeyword,
+      number: ts.SyntaxKind.NumberKeyword,
+      boolean: ts.SyntaxKind.BooleanKeyword,
+    }[kind] as import('ts-morph').ts.KeywordTypeSyntaxKind,
+  );
+}
+
+/** A property name: an identifier when it is one, else a string literal the printer quotes. */
+function propertyName(ts: Ts, text: string) {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(text) ? ts.factory.createIdentifier(text) : ts.factory.createStringLiteral(text);
+}
+
+function literalType(ts: Ts, value: unknown): TypeNode {
+  const f = ts.factory;
+  if (typeof value === 'string') return f.createLiteralTypeNode(f.createStringLiteral(value));
+  if (typeof value === 'boolean') return f.createLiteralTypeNode(value ? f.createTrue() : f.createFalse());
+  if (value === null) return f.createLiteralTypeNode(f.createNull());
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    const digits = f.createNumericLiteral(Math.abs(value));
+    return f.createLiteralTypeNode(value < 0 ? f.createPrefixUnaryExpression(ts.SyntaxKind.MinusToken, digits) : digits);
+  }
+  return keyword(ts, 'unknown'); // an object or array constant: not worth a literal type
+}
+
+/** Parenthesised where an array element or intersection member would otherwise bind wrongly. */
+function grouped(ts: Ts, node: TypeNode): TypeNode {
+  return ts.isUnionTypeNode(node) || ts.isIntersectionTypeNode(node) || ts.isFunctionTypeNode(node)
+    ? ts.factory.createParenthesizedType(node)
+    : node;
+}
+
+function union(ts: Ts, nodes: TypeNode[]): TypeNode {
+  return nodes.length === 0 ? keyword(ts, 'never') : nodes.length === 1 ? (nodes[0] as TypeNode) : ts.factory.createUnionTypeNode(nodes);
+}
+
+const isSchema = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+// TypeScript resolves a $ref that is the whole type, a member of a union or intersection, or
+// the element of an array type there, at once, so a cycle of such refs among defs ("A is
+// B & {…}", "B is string | A[]") is a compile error (TS2502). References under an object's
+// property are resolved lazily and may cycle.
+
+/** The def a `#/$defs/…` ref names, if `defs` has it. */
+export function refKey(schema: JsonSchema, defs: Record<string, JsonSchema>): string | undefined {
+  const ref = schema.$ref;
+  if (typeof ref !== 'string' || !ref.startsWith('#/$defs/')) return undefined;
+  const key = ref.slice('#/$defs/'.length);
+  return Object.hasOwn(defs, key) ? key : undefined;
+}
+
+/** The defs `schema` refers to eagerly: as itself, a union or intersection member, or an array element there. */
+export function eagerRefs(schema: unknown, defs: Record<string, JsonSchema>, out = new Set<string>(), depth = 0): Set<string> {
+  if (!isSchema(schema) || depth > MAX_DEPTH) return out;
+  const key = refKey(schema, defs);
+  if (key !== undefined) out.add(key);
+  for (const k of ['oneOf', 'anyOf', 'allOf'] as const)
+    if (Array.isArray(schema[k])) for (const o of schema[k] as unknown[]) eagerRefs(o, defs, out, depth + 1);
+  if (schema.items !== undefined) eagerRefs(schema.items, defs, out, depth + 1);
+  return out;
+}
+
+/** The defs from which eager refs lead back to themselves. */
+export function eagerCycles(defs: Record<string, JsonSchema>): Set<string> {
+  const eager = new Map(Object.entries(defs).map(([key, def]) => [key, eagerRefs(def, defs)]));
+  const cyclic = new Set<string>();
+  for (const start of eager.keys()) if (reaches(eager, start, start)) cyclic.add(start);
+  return cyclic;
+}
+
+/** Whether following `edges` from `from` reaches `target` (in one step or more). */
+function reaches(edges: Map<string, Set<string>>, from: string, target: string): boolean {
+  const seen = new Set<string>();
+  const stack = [...(edges.get(from) ?? [])];
+  while (stack.length) {
+    const next = stack.pop() as string;
+    if (next === target) return true;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    stack.push(...(edges.get(next) ?? []));
+  }
+  return false;
 }

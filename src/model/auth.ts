@@ -26,6 +26,7 @@ import { isObject, pointer, type Json, type JsonObject } from '../parse/pointer.
 import type { AuthSchemeSpec, SecurityRequirement } from '../contract/table.js';
 import { SETTINGS } from '../contract/settings.js';
 import { isToken, unsendableCookieName, unsendableHeaderName } from '../contract/headers.js';
+import type { ModelOptions } from './model-options.js';
 
 /** Secrets of other tools that commonly sit in a developer's or a CI runner's environment. */
 const WELL_KNOWN = new Set([
@@ -135,13 +136,9 @@ export interface AuthNaming {
  * the spec's title through `packageName` when `titleMayName` (a spec file, generating), else
  * mcp-gen's own namespace.
  */
-export function credentialNaming(
-  user: { envPrefix?: string; packageName?: string },
-  packageName: string,
-  titleMayName: boolean,
-): AuthNaming {
+export function credentialNaming(user: Pick<ModelOptions, 'envPrefix' | 'name'>, packageName: string, titleMayName: boolean): AuthNaming {
   if (user.envPrefix !== undefined) return { prefix: user.envPrefix, chosen: true };
-  return { prefix: user.packageName !== undefined || titleMayName ? envPrefixFor(packageName) : OWN_PREFIX, chosen: false };
+  return { prefix: user.name !== undefined || titleMayName ? envPrefixFor(packageName) : OWN_PREFIX, chosen: false };
 }
 
 /** Every credential variable, by scheme: `db: MCPGEN_DB_USERNAME, MCPGEN_DB_PASSWORD; …`, for the people starting a server. */

@@ -5,19 +5,18 @@
 // assembles the table.
 
 import type { LoadedSpec } from '../parse/load.js';
-import { isObject, type Json, type JsonObject } from '../parse/pointer.js';
+import { isObject, type JsonObject } from '../parse/pointer.js';
 import type { JsonSchema, PromptSpec, ToolSpec, ToolTable } from '../contract/table.js';
 import { NameScope, packageNameFor } from './naming.js';
-import { SchemaConverter, type SchemaExtras } from './schema.js';
+import { SchemaConverter } from './schema.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
 import { buildAuth, credentialNaming, securityFor } from './auth.js';
 import { selectOperation, type Verdict } from './select.js';
 import { globsMatch } from './rules.js';
-import { CLIENT_TOOL_CAP } from '../contract/limits.js';
-import type { Selection, ToolModeOption, ToolOverride, ToolsetRule } from '../options.js';
+import { withModelDefaults, type ModelOptions, type ResolvedModelOptions } from './model-options.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { chooseServing, type ServingReport } from './serving.js';
-import { resourceFor, resourceScheme, routeKind, withExamples, type ResourcePreset, type RouteRule } from './routes.js';
+import { resourceFor, resourceScheme, routeKind, withExamples } from './routes.js';
 import { readPrompts } from './prompts.js';
 import { ENABLE_TOOLSET, LIST_TOOLSETS } from '../contract/toolsets.js';
 import type { ServerSpec } from '../contract/table.js';
@@ -38,41 +37,6 @@ import { buildOutput, linkedOperations, linkSequences } from './responses.js';
 import { serverList } from './servers.js';
 import { oneLine } from './text.js';
 
-export interface ModelOptions {
-  /** Longest tool description kept, in characters. */
-  maxDescriptionLength: number;
-  /** Which operations become tools (default: all). */
-  selection?: Selection;
-  /** Per-operation name/description/exclude, keyed by operationId or `METHOD /path`. */
-  overrides?: Record<string, ToolOverride>;
-  /** What tools/list shows by default; auto (the default) chooses by the budget (serving.ts). */
-  toolMode?: ToolModeOption;
-  /** auto: most tools, and bytes, of the default tools/list. */
-  maxTools?: number;
-  listBudgetBytes?: number;
-  /** Operations (operationId or tool-name globs) listed as tools in every mode. */
-  directTools?: string[];
-  /** Named toolsets from the config file: first match wins. */
-  toolsets?: Record<string, ToolsetRule>;
-  /** Route mapping rules (tool, resource, both, exclude), first match wins. */
-  routes?: RouteRule[];
-  /** `get`: side-effect-free GETs are resources as well as tools. */
-  resources?: ResourcePreset;
-  /** Prompts from the config file (the spec's come from x-mcp-prompts). */
-  prompts?: Json;
-  /** Keep schema examples and `x-` keys (off: they cost tools/list bytes and rarely help). */
-  schemaExtras?: SchemaExtras;
-  /** Package name of the generated server (default: from the spec title). */
-  packageName?: string;
-  /** Prefix of the credential variables (default: see credentialNaming in auth.ts). */
-  envPrefix?: string;
-  /**
-   * The spec's title may name the credential prefix (through the package name): only for a spec
-   * file the user generates a project from. Otherwise the default prefix is MCPGEN.
-   */
-  titleNamesCredentials?: boolean;
-}
-
 /** The meta-tools' names (dynamic.ts, toolsets.ts): operations never take them, so any mode can be served. */
 const META_TOOLS = ['search_operations', 'describe_operation', 'invoke_operation', LIST_TOOLSETS, ENABLE_TOOLSET];
 
@@ -80,7 +44,7 @@ export interface ModelReport {
   skipped: { operation: string; reason: string }[];
   /** Operations whose tools have little to tell an agent (no summary or description, or a few words). */
   poorDescriptions: string[];
-  /** Keys of ModelOptions.overrides that named an operation (the others are typos). */
+  /** Keys of ModelOptions.toolOverrides that named an operation (the others are typos). */
   matchedOverrides: Set<string>;
   renamed: { operation: string; name: string; reason: string }[];
   warnings: GenerationWarning[];
@@ -106,21 +70,22 @@ export interface ServerModel {
  */
 const TRACE_SKIPPED = 'TRACE echoes the request back, and the server would add credentials to it (RFC 9110 §9.3.8)';
 
-export function buildModel(spec: LoadedSpec, options: ModelOptions): ServerModel {
+export function buildModel(spec: LoadedSpec, given: ModelOptions): ServerModel {
+  const options = withModelDefaults(given);
   const run = startRun(spec, options);
   for (const operation of operationsOf(spec.doc)) addOperation(run, operation);
   linkSequences(run.tools, run.linkTargets);
   warnAboutTheWhole(run);
   const table = tableOf(run);
   addPrompts(table, options, spec.doc, run.report.warnings);
-  chooseListing(table, pinnedTools(run.tools, options.directTools ?? []), run.report, options);
+  chooseListing(table, pinnedTools(run.tools, options.directTools), run.report, options);
   return { table, report: run.report };
 }
 
 /** What one buildModel run carries from operation to operation. */
 interface ModelRun {
   spec: LoadedSpec;
-  options: ModelOptions;
+  options: ResolvedModelOptions;
   ctx: SpecContext;
   report: ModelReport;
   /** Tool names taken so far (the meta-tools' from the start). */
@@ -133,10 +98,10 @@ interface ModelRun {
   auth: ReturnType<typeof buildAuth>;
 }
 
-function startRun(spec: LoadedSpec, options: ModelOptions): ModelRun {
+function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
   const { doc } = spec;
   const dialect = spec.specVersion.startsWith('3.1') ? '3.1' : '3.0';
-  const converter = new SchemaConverter(doc, dialect, options.schemaExtras, spec.source);
+  const converter = new SchemaConverter(doc, dialect, { examples: options.keepExamples, extensions: options.keepExtensions }, spec.source);
   const report: ModelReport = {
     skipped: [],
     renamed: [],
@@ -148,8 +113,8 @@ function startRun(spec: LoadedSpec, options: ModelOptions): ModelRun {
   };
   const info = infoOf(doc);
   const rootServers = serverList(doc.servers, spec.source);
-  const packageName = options.packageName ?? packageNameFor(typeof info.title === 'string' ? info.title : undefined, rootServers[0]?.url);
-  const auth = buildAuth(doc, credentialNaming(options, packageName, options.titleNamesCredentials ?? false), spec.source);
+  const packageName = options.name ?? packageNameFor(typeof info.title === 'string' ? info.title : undefined, rootServers[0]?.url);
+  const auth = buildAuth(doc, credentialNaming(options, packageName, options.titleNamesCredentials), spec.source);
   report.warnings.push(...auth.warnings);
   const ctx: SpecContext = { doc, converter, warnings: report.warnings };
   return {
@@ -174,7 +139,7 @@ function addOperation(run: ModelRun, operation: Operation): void {
   const skip = (reason: string) => void report.skipped.push({ operation: operation.label, reason });
   noteOverrides(run, operation);
   if (operation.method === 'trace') return skip(TRACE_SKIPPED);
-  const verdict = selectOperation(operation, options.selection ?? {}, options.overrides ?? {});
+  const verdict = selectOperation(operation, options, options.toolOverrides);
   if (!verdict.keep) return skip(verdict.reason);
   const { name, renamed } = toolName(run.names, operation, verdict.name);
   if (renamed) report.renamed.push({ operation: operation.label, name, reason: renamed });
@@ -184,7 +149,7 @@ function addOperation(run: ModelRun, operation: Operation): void {
   if (args.ignoredBody) report.droppedBodies.push(operation.label);
   const tool = toolOf(run, operation, verdict, name, args, refs);
   if (isPoorDescription(tool.description, operation.label)) report.poorDescriptions.push(`${operation.label} (${name})`);
-  const route = routeKind(operation, options.routes ?? [], options.resources ?? 'none', args.params);
+  const route = routeKind(operation, options.routes, options.resources, args.params);
   if (route.kind === 'exclude') {
     run.names.release(name);
     return skip(`excluded by ${route.from}`);
@@ -197,7 +162,8 @@ function addOperation(run: ModelRun, operation: Operation): void {
 
 /** Overrides that name this operation (by operationId or `METHOD /path`) are not typos. */
 function noteOverrides(run: ModelRun, operation: Operation): void {
-  for (const key of [operation.operationId, operation.label]) if (key && run.options.overrides?.[key]) run.report.matchedOverrides.add(key);
+  for (const key of [operation.operationId, operation.label])
+    if (key && run.options.toolOverrides[key]) run.report.matchedOverrides.add(key);
 }
 
 function placeOf(run: ModelRun, { path, method, label, where }: Operation) {
@@ -221,7 +187,7 @@ function toolOf(
     ...(operationId ? { operationId } : {}),
     description: descriptionOf(verdict.description, op, item, label, options.maxDescriptionLength),
     ...(tags.length ? { tags } : {}),
-    toolset: toolsetFor(verdict, options.toolsets ?? {}, operation),
+    toolset: toolsetFor(verdict, options.toolsets, operation),
     inputSchema: args.inputSchema,
     defs: ctx.converter.closure(refs),
     annotations: annotationsFor(method),
@@ -286,7 +252,7 @@ function warnAboutTheWhole({ report, tools, rootServers, options }: ModelRun): v
   if (!saidAlready && !rootServers.some((s) => /^https?:\/\//i.test(s.url)) && tools.some((t) => !t.http.servers)) {
     report.warnings.push(warning('no-base-url', 'the spec names no absolute server URL: start the server with --base-url or API_BASE_URL'));
   }
-  for (const key of Object.keys(options.overrides ?? {})) {
+  for (const key of Object.keys(options.toolOverrides)) {
     if (!report.matchedOverrides.has(key))
       report.warnings.push(
         warning('unmatched-override', `config "tools"."${key}" matches no operation (use an operationId or "METHOD /path")`),
@@ -320,7 +286,7 @@ function usedDefs(tools: ToolSpec[], converted: Record<string, JsonSchema>): Rec
 }
 
 /** Prompts from the config file and the spec's x-mcp-prompts; the config file's wins over the spec's of the same name. */
-function addPrompts(table: ToolTable, options: ModelOptions, doc: JsonObject, warnings: GenerationWarning[]): void {
+function addPrompts(table: ToolTable, options: ResolvedModelOptions, doc: JsonObject, warnings: GenerationWarning[]): void {
   const prompts = [
     ...readPrompts(options.prompts, 'config "prompts"', warnings),
     ...readPrompts(doc['x-mcp-prompts'], '#/x-mcp-prompts', warnings),
@@ -336,12 +302,12 @@ function pinnedTools(tools: ToolSpec[], direct: string[]): string[] {
 }
 
 /** How much of the schemas tools/list shows, and which mode serves the default listing. */
-function chooseListing(table: ToolTable, pinned: string[], report: ModelReport, options: ModelOptions): void {
+function chooseListing(table: ToolTable, pinned: string[], report: ModelReport, options: ResolvedModelOptions): void {
   report.listing = fitListing(table);
   const serving = chooseServing(
     { ...table, tools: table.tools.filter((t) => t.asTool !== false) },
-    options.toolMode ?? 'auto',
-    { maxTools: options.maxTools ?? CLIENT_TOOL_CAP, budgetBytes: options.listBudgetBytes ?? 100 * 1024 },
+    options.toolMode,
+    { maxTools: options.maxTools, listBudgetKb: options.listBudgetKb },
     pinned,
   );
   report.serving = serving;

@@ -5,7 +5,7 @@
 import { asArray, escapeToken, followRefs, isObject, type JsonObject } from '../parse/pointer.js';
 import type { BodySpec, JsonSchema, ParamSpec, ToolSpec } from '../contract/table.js';
 import { defaultToolset, toolsetSlug } from '../contract/toolsets.js';
-import type { ToolsetRule } from '../options.js';
+import type { ToolsetRule } from './model-options.js';
 import { nameFromRoute, sanitizeToolName, type NameScope } from './naming.js';
 import { ruleMatches, type OperationRef } from './rules.js';
 import { buildParameters } from './parameters.js';

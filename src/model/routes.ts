@@ -5,19 +5,8 @@
 
 import { isObject, type Json, type JsonObject } from '../parse/pointer.js';
 import type { ParamSpec, ResourceSpec } from '../contract/table.js';
-import { ruleMatches, type OperationCriteria, type OperationRef } from './rules.js';
-
-export type RouteKind = 'tool' | 'resource' | 'both' | 'exclude';
-export const ROUTE_KINDS: RouteKind[] = ['tool', 'resource', 'both', 'exclude'];
-
-/** Matches when every criterion given matches (any value of a list). */
-export interface RouteRule extends OperationCriteria {
-  kind: RouteKind;
-}
-
-/** `get`: GETs without required query, header or cookie parameters are also resources (templates when they take path parameters). */
-export type ResourcePreset = 'none' | 'get';
-export const RESOURCE_PRESETS: ResourcePreset[] = ['none', 'get'];
+import { ruleMatches, type OperationRef } from './rules.js';
+import { ROUTE_KINDS, type ResourcePreset, type RouteKind, type RouteRule } from './model-options.js';
 
 export function routeKind(
   ref: OperationRef,

@@ -2,7 +2,7 @@
 // overrides, and the spec's own `x-mcp` extension (operation > path item > root).
 
 import { isObject, type Json } from '../parse/pointer.js';
-import type { Selection, ToolOverride } from '../options.js';
+import type { Selection, ToolOverride } from './model-options.js';
 import { globsMatch, type OperationRef } from './rules.js';
 
 export type Verdict =

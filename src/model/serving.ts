@@ -1,7 +1,7 @@
 // The context budget: what a generated server lists by default. Clients cap tools (VS Code,
 // Copilot and the OpenAI API refuse more than 128 in a request) and every listed byte is
 // context the agent pays for on every turn, so the default tools/list must stay within
-// `maxTools` tools and `budgetBytes` bytes, as the portable profile lists it:
+// `maxTools` tools and `listBudgetKb` kilobytes, as the portable profile lists it:
 //   direct    a tool per operation, when all of them fit;
 //   toolsets  else, list_toolsets/enable_toolset, when every toolset fits on its own (a request
 //             without a session gets search/describe/invoke instead: every transport serves it);
@@ -12,14 +12,11 @@ import { createLister, type ListedTool } from '../contract/profiles.js';
 import { metaTools } from '../contract/meta-tools.js';
 import type { ToolSpec, ToolTable } from '../contract/table.js';
 import { toolsetMetaTools, toolsetOf } from '../contract/toolsets.js';
-import type { ToolModeOption } from '../options.js';
+import type { ModelOptions, ToolModeOption } from './model-options.js';
 
 export type ServedMode = 'direct' | 'toolsets' | 'dynamic';
 
-export interface ServingBudget {
-  maxTools: number;
-  budgetBytes: number;
-}
+export type ServingBudget = Required<Pick<ModelOptions, 'maxTools' | 'listBudgetKb'>>;
 
 export interface ToolsetReport {
   name: string;
@@ -82,9 +79,10 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
       : mode === 'toolsets'
         ? { tools: toolsetMeta.length + pinnedTools.length, bytes: sum(pinnedTools, toolsetMeta) }
         : { tools: dynamicMeta.length + pinnedTools.length, bytes: sum(pinnedTools, dynamicMeta) };
-  const fits = (list: { tools: number; bytes: number }) => list.tools <= budget.maxTools && list.bytes <= budget.budgetBytes;
+  const budgetBytes = budget.listBudgetKb * 1024;
+  const fits = (list: { tools: number; bytes: number }) => list.tools <= budget.maxTools && list.bytes <= budgetBytes;
   const kb = (n: number) => `${Math.ceil(n / 1024)} KB`;
-  const limits = `${budget.maxTools} tools and ${kb(budget.budgetBytes)}`;
+  const limits = `${budget.maxTools} tools and ${kb(budgetBytes)}`;
   const report = (mode: ServedMode, reason: string): ServingReport => ({ mode, reason, listed: listedIn(mode), direct, toolsets, budget });
 
   if (asked !== 'auto') {

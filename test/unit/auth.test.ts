@@ -104,11 +104,11 @@ describe('credential variable names', () => {
 
   it.each([
     ['a prefix the user gives', { envPrefix: 'ACME' }, true, { prefix: 'ACME', chosen: true }],
-    ['a package name the user gives', { packageName: 'warehouse-mcp' }, false, { prefix: 'WAREHOUSE', chosen: false }],
+    ['a package name the user gives', { name: 'warehouse-mcp' }, false, { prefix: 'WAREHOUSE', chosen: false }],
     ["the title's package name, for a spec file generated from", {}, true, { prefix: 'DB', chosen: false }],
     ["mcp-gen's own namespace otherwise (serve, a spec URL)", {}, false, { prefix: 'MCPGEN', chosen: false }],
   ])('the prefix comes from %s', (_label, user, titleMayName, want) => {
-    const packageName = 'packageName' in user ? (user.packageName as string) : packageNameFor('DB', undefined);
+    const packageName = 'name' in user ? (user.name as string) : packageNameFor('DB', undefined);
     expect(credentialNaming(user, packageName, titleMayName)).toEqual(want);
   });
 });

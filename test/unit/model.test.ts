@@ -5,7 +5,8 @@ import { formatWarning } from '../../src/warnings.js';
 import { describe, expect, it } from 'vitest';
 import { Ajv, AjvJsonSchemaValidator, addFormats } from '@modelcontextprotocol/server/validators/ajv';
 import type { JsonSchemaType } from '@modelcontextprotocol/server';
-import { buildModel, type ModelOptions, type ServerModel } from '../../src/model/build.js';
+import { buildModel, type ServerModel } from '../../src/model/build.js';
+import type { ModelOptions } from '../../src/model/model-options.js';
 import { loadSpec, type LoadedSpec } from '../../src/parse/load.js';
 import type { JsonObject } from '../../src/parse/pointer.js';
 import type { JsonSchema, ToolSpec } from '../../src/contract/table.js';
@@ -149,7 +150,7 @@ describe('parameters', () => {
       op('get', { operationId: 'find', parameters: [{ name: 'q', in: 'query', example: 'dogs', schema: { type: 'string' } }] }),
     );
     expect(props(only(model(s))).q).toEqual({ type: 'string' });
-    expect(props(only(model(s, { schemaExtras: { examples: true } }))).q).toEqual({ type: 'string', examples: ['dogs'] });
+    expect(props(only(model(s, { keepExamples: true }))).q).toEqual({ type: 'string', examples: ['dogs'] });
   });
 
   it('parameters named like Object.prototype keys: `constructor` kept, `__proto__` (which the MCP SDK drops) renamed, both sent by their names', () => {
@@ -1133,7 +1134,7 @@ describe('response links (OpenAPI Link Objects)', () => {
 
 describe('report warnings', () => {
   it('a config "tools" key that names no operation is reported by the model itself, with its code', () => {
-    const m = model(spec(op('get', { operationId: 'real' })), { overrides: { real: { name: 'renamed' }, typo: { exclude: true } } });
+    const m = model(spec(op('get', { operationId: 'real' })), { toolOverrides: { real: { name: 'renamed' }, typo: { exclude: true } } });
     expect(m.table.tools.map((t) => t.name)).toEqual(['renamed']);
     expect(m.report.warnings).toEqual([
       { code: 'unmatched-override', message: 'config "tools"."typo" matches no operation (use an operationId or "METHOD /path")' },

@@ -2,7 +2,8 @@
 // valid JSON a user can paste, the remote recipes carry the MCP token as each client expects,
 // and what the README says about the tools matches the mode the server lists by default.
 import { describe, expect, it } from 'vitest';
-import { buildModel, type ModelOptions } from '../../src/model/build.js';
+import { buildModel } from '../../src/model/build.js';
+import type { ModelOptions } from '../../src/model/model-options.js';
 import { emitProject } from '../../src/emit/project.js';
 import type { JsonObject } from '../../src/parse/pointer.js';
 

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { buildModel } from '../../src/model/build.js';
 import { globToRegExp } from '../../src/model/rules.js';
 import { OptionsError } from '../../src/errors.js';
-import { readConfigFile, resolveOptions, type Selection, type ToolOverride } from '../../src/options.js';
+import { readConfigFile, resolveOptions } from '../../src/options.js';
+import type { Selection, ToolOverride } from '../../src/model/model-options.js';
 import type { JsonObject } from '../../src/parse/pointer.js';
 
 const ok = { responses: { '200': { description: 'ok' } } };
@@ -32,7 +33,7 @@ const doc = (more: JsonObject = {}): JsonObject => ({
 const names = (selection: Selection = {}, overrides: Record<string, ToolOverride> = {}, d = doc()) =>
   buildModel(
     { doc: d, specVersion: '3.0.3', source: 's.yaml', warnings: [] },
-    { maxDescriptionLength: 1000, selection, overrides },
+    { maxDescriptionLength: 1000, ...selection, toolOverrides: overrides },
   ).table.tools.map((t) => t.name);
 
 describe('globs', () => {
@@ -77,7 +78,7 @@ describe('selection', () => {
   it('reports every left-out operation with its reason', () => {
     const m = buildModel(
       { doc: doc(), specVersion: '3.0.3', source: 's.yaml', warnings: [] },
-      { maxDescriptionLength: 1000, selection: { readOnly: true, excludeTags: ['admin'] } },
+      { maxDescriptionLength: 1000, readOnly: true, excludeTags: ['admin'] },
     );
     expect(m.report.skipped).toEqual([
       { operation: 'POST /pets', reason: '--read-only' },
@@ -93,7 +94,7 @@ describe('overrides and x-mcp', () => {
       { doc: doc(), specVersion: '3.0.3', source: 's.yaml', warnings: [] },
       {
         maxDescriptionLength: 1000,
-        overrides: { 'pets/get': { name: 'get_pet', description: 'Fetch one pet.' }, 'DELETE /pets/{id}': { exclude: true } },
+        toolOverrides: { 'pets/get': { name: 'get_pet', description: 'Fetch one pet.' }, 'DELETE /pets/{id}': { exclude: true } },
       },
     );
     expect(m.table.tools.map((t) => t.name)).toEqual(['pets_list', 'pets_create', 'get_pet', 'admin_users']);
@@ -139,7 +140,7 @@ describe('options and the config file', () => {
     expect(file.spec).toBe(join(dir, 'api/openapi.yaml'));
     const resolved = resolveOptions(file, { readOnly: false, out: '/elsewhere' });
     expect(resolved.out).toBe('/elsewhere');
-    expect(resolved.selection.readOnly).toBe(false);
+    expect(resolved.readOnly).toBe(false);
     expect(resolved.toolMode).toBe('dynamic');
   });
 

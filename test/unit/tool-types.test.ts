@@ -2,7 +2,7 @@
 // cycles TypeScript cannot resolve broken to `unknown`, and the file type-checked on its own
 // with the corpus check's checker (harness/corpus-check.ts toolTypesProblem).
 import { describe, expect, it } from 'vitest';
-import { emitToolTypes } from '../../src/emit/types.js';
+import { eagerCycles, eagerRefs, emitToolTypes, refKey } from '../../src/emit/types.js';
 import { toolTypesProblem } from '../../harness/corpus-check.js';
 import type { JsonSchema, ToolTable } from '../../src/contract/table.js';
 
@@ -74,5 +74,41 @@ describe('emitToolTypes', () => {
     const text = await emitToolTypes(table({ type: 'object', properties: { '"; process.exit(1); //': { enum: ['*/ x /*'] } } }));
     expect(toolTypesProblem(text)).toBeUndefined();
     expect(text).toContain('"\\"; process.exit(1); //"?: "*/ x /*";');
+  });
+});
+
+describe('eager references: the ones TypeScript resolves at once', () => {
+  const defs: Record<string, JsonSchema> = { A: {}, B: {} };
+  const refs: [string, { given: JsonSchema; want: string[] }][] = [
+    ['the whole type', { given: ref('A'), want: ['A'] }],
+    ['union and intersection members', { given: { anyOf: [ref('A')], allOf: [ref('B')] }, want: ['A', 'B'] }],
+    ['an array element', { given: { type: 'array', items: { oneOf: [ref('B')] } }, want: ['B'] }],
+    ['not under a property (resolved lazily)', { given: { type: 'object', properties: { a: ref('A') } }, want: [] }],
+    ['not a def the table lacks', { given: { anyOf: [ref('Missing'), { $ref: '#/components/schemas/A' }] }, want: [] }],
+  ];
+  it.each(refs)('%s', (_name, { given, want }) => {
+    expect([...eagerRefs(given, defs)].sort()).toEqual(want);
+  });
+
+  const cycles: [string, { given: Record<string, JsonSchema>; want: string[] }][] = [
+    ['none without refs', { given: { A: { type: 'string' } }, want: [] }],
+    ['a def that is its own array', { given: { A: { type: 'array', items: ref('A') } }, want: ['A'] }],
+    ['two defs through an intersection and a union', { given: { A: { allOf: [ref('B')] }, B: { anyOf: [ref('A')] } }, want: ['A', 'B'] }],
+    [
+      'only the defs on the cycle, not those leading into it',
+      { given: { A: ref('B'), B: { anyOf: [ref('C')] }, C: { type: 'array', items: ref('B') } }, want: ['B', 'C'] },
+    ],
+    ['none through an object property', { given: { A: { type: 'object', properties: { a: ref('A') } } }, want: [] }],
+  ];
+  it.each(cycles)('cycles: %s', (_name, { given, want }) => {
+    expect([...eagerCycles(given)].sort()).toEqual(want);
+  });
+
+  it.each([
+    ['#/$defs/A', 'A'],
+    ['#/$defs/Missing', undefined],
+    ['#/components/schemas/A', undefined],
+  ])('refKey(%s) is %s', (given, want) => {
+    expect(refKey({ $ref: given }, { A: {} })).toBe(want);
   });
 });

@@ -109,7 +109,7 @@ describe('toolsets named at generation', () => {
   it('the config file wins over x-mcp: per operation first, then its toolsets rules in order', () => {
     const got = toolsets({
       maxDescriptionLength: 1000,
-      overrides: { deleteStore: { toolset: 'Admin' } },
+      toolOverrides: { deleteStore: { toolset: 'Admin' } },
       toolsets: { everything: { paths: ['/nothing/**'] }, people: { operations: ['list*'] }, stores: { tags: ['store'] } },
     });
     expect(got).toEqual({ listPets: 'people', addPet: 'pet-admin', getStore: 'stores', deleteStore: 'admin', listUsers: 'people' });

@@ -15,7 +15,7 @@ import { NameScope } from '../../../src/model/naming.js';
 import { SchemaConverter } from '../../../src/model/schema.js';
 import type { SpecContext } from '../../../src/model/context.js';
 import type { JsonObject } from '../../../src/parse/pointer.js';
-import type { ToolsetRule } from '../../../src/options.js';
+import type { ToolsetRule } from '../../../src/model/model-options.js';
 
 describe('operationsOf: every operation, in path then method order, with its pointer', () => {
   it('follows path item $refs, skips what is not an operation, keeps string tags', () => {

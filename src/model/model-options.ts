@@ -1,0 +1,124 @@
+// What decides the tool table: the model's options, named as the config file names them, and
+// their defaults, each written here once. The command line and config file (src/options.ts) and
+// the model stage (build.ts, select.ts, routes.ts, serving.ts) all read these types, so this
+// file imports from neither: no import cycle can run through it.
+
+import type { Json } from '../parse/pointer.js';
+import type { OperationCriteria } from './rules.js';
+import { CLIENT_TOOL_CAP } from '../contract/limits.js';
+
+/** Which operations become tools. Lists are OR within, AND across (see README). */
+export interface Selection {
+  includeTags?: string[];
+  excludeTags?: string[];
+  /** Globs over operationIds (`*` stops at `/`, `**` does not). */
+  includeOperations?: string[];
+  excludeOperations?: string[];
+  /** Globs over path templates, e.g. `/repos/**`. */
+  includePaths?: string[];
+  excludePaths?: string[];
+  /** HTTP methods, any case. */
+  methods?: string[];
+  /** GET and HEAD only. */
+  readOnly?: boolean;
+}
+
+export interface ToolOverride {
+  name?: string;
+  description?: string;
+  exclude?: boolean;
+  /** The toolset this operation belongs to. */
+  toolset?: string;
+}
+
+/** Operations that make up a toolset: any tag, path glob or operationId glob matches. */
+export interface ToolsetRule {
+  tags?: string[];
+  paths?: string[];
+  operations?: string[];
+}
+
+export type RouteKind = 'tool' | 'resource' | 'both' | 'exclude';
+export const ROUTE_KINDS: RouteKind[] = ['tool', 'resource', 'both', 'exclude'];
+
+/** Matches when every criterion given matches (any value of a list). */
+export interface RouteRule extends OperationCriteria {
+  kind: RouteKind;
+}
+
+/** `get`: GETs without required query, header or cookie parameters are also resources (templates when they take path parameters). */
+export type ResourcePreset = 'none' | 'get';
+export const RESOURCE_PRESETS: ResourcePreset[] = ['none', 'get'];
+
+export type ToolModeOption = 'auto' | 'direct' | 'toolsets' | 'dynamic';
+export const TOOL_MODES: ToolModeOption[] = ['auto', 'direct', 'toolsets', 'dynamic'];
+
+/** Everything optional; MODEL_DEFAULTS fills what is not given. */
+export interface ModelOptions extends Selection {
+  /** Longest tool description kept, in characters. */
+  maxDescriptionLength?: number;
+  /** Per operation (by operationId, or `METHOD /path`): a new name, description or toolset, or exclude. */
+  toolOverrides?: Record<string, ToolOverride>;
+  /**
+   * What tools/list shows by default (switchable at start): direct, toolsets, dynamic, or
+   * auto: direct when it fits maxTools and listBudgetKb, else toolsets when each toolset fits,
+   * else dynamic (serving.ts).
+   */
+  toolMode?: ToolModeOption;
+  /** auto: most tools listed at once. */
+  maxTools?: number;
+  /** auto: most kilobytes of the default tools/list. */
+  listBudgetKb?: number;
+  /** Named toolsets, first match wins; operations matched by none keep their default toolset. */
+  toolsets?: Record<string, ToolsetRule>;
+  /** In dynamic and toolsets mode, operations (operationId or tool-name globs) that stay direct tools too. */
+  directTools?: string[];
+  /** Route mapping rules, first match wins: which operations are tools, resources, both, or left out. */
+  routes?: RouteRule[];
+  /** `get`: side-effect-free GETs are resources (templates with path parameters) as well as tools. */
+  resources?: ResourcePreset;
+  /** Prompts: [{ name, title, description, arguments: [{ name, description, required, enum }], template }]; the spec's come from x-mcp-prompts. */
+  prompts?: Json;
+  /** Keep `example`/`examples` in tool schemas (off: they cost tools/list bytes and rarely help). */
+  keepExamples?: boolean;
+  /** Keep vendor `x-…` keys in tool schemas. */
+  keepExtensions?: boolean;
+  /** npm package name of the generated server (default: from the spec title). */
+  name?: string;
+  /** Prefix of the credential environment variables (UPPER_SNAKE; '' for none; default: see credentialNaming in auth.ts). */
+  envPrefix?: string;
+  /**
+   * The spec's title may name the credential prefix (through the package name): only for a spec
+   * file the user generates a project from, so never an option a user sets. Otherwise the
+   * default prefix is MCPGEN.
+   */
+  titleNamesCredentials?: boolean;
+}
+
+/** The options that have a default; the others (selection, name, envPrefix) mean "none" when absent. */
+type Defaulted = Exclude<keyof ModelOptions, keyof Selection | 'name' | 'envPrefix'>;
+
+export type ResolvedModelOptions = ModelOptions & Required<Pick<ModelOptions, Defaulted>>;
+
+export const MODEL_DEFAULTS: Required<Pick<ModelOptions, Defaulted>> = {
+  maxDescriptionLength: 1_000,
+  toolOverrides: {},
+  toolMode: 'auto',
+  maxTools: CLIENT_TOOL_CAP,
+  // About 25,000 tokens at 4 bytes a token: an eighth of a 200k context.
+  listBudgetKb: 100,
+  toolsets: {},
+  directTools: [],
+  routes: [],
+  resources: 'none',
+  prompts: [],
+  keepExamples: false,
+  keepExtensions: false,
+  titleNamesCredentials: false,
+};
+
+/** `options` with MODEL_DEFAULTS where a value is missing (or undefined). */
+export function withModelDefaults(options: ModelOptions): ResolvedModelOptions {
+  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  return { ...MODEL_DEFAULTS, ...given };
+}
