@@ -68,7 +68,7 @@ export function splitDefs(
 }
 
 /** Refs a schema names directly (`#/$defs/<key>` → key). */
-export function directRefs(schema: unknown): string[] {
+function directRefs(schema: unknown): string[] {
   const found = new Set<string>();
   const stack: unknown[] = [schema];
   while (stack.length) {

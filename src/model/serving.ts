@@ -14,14 +14,14 @@ import type { ToolSpec, ToolTable } from '../../templates/runtime/table.js';
 import { toolsetMetaTools, toolsetOf } from '../../templates/runtime/toolsets.js';
 import type { ToolModeOption } from '../options.js';
 
-export type ServedMode = 'direct' | 'toolsets' | 'dynamic';
+type ServedMode = 'direct' | 'toolsets' | 'dynamic';
 
 export interface ServingBudget {
   maxTools: number;
   budgetBytes: number;
 }
 
-export interface ToolsetReport {
+interface ToolsetReport {
   name: string;
   tools: number;
   /** Tools that only read (GET, HEAD): what --read-only leaves. */

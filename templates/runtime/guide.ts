@@ -6,7 +6,7 @@
 import { ownValue, type PromptSpec, type ToolSpec, type ToolTable } from './table.js';
 import { toolsetOf, toolsetSizes } from './toolsets.js';
 
-export function schemeOf(table: ToolTable): string {
+function schemeOf(table: ToolTable): string {
   return (
     table.scheme ??
     (table.name
