@@ -85,7 +85,7 @@ const WELL_KNOWN = new Set([
 const SERVER_VARIABLES = new Set(SETTINGS.map((s) => s.env));
 export const isServerSetting = (name: string) => name.startsWith('MCP_') || SERVER_VARIABLES.has(name);
 
-export function upperSnake(name: string): string {
+function upperSnake(name: string): string {
   const snake = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
@@ -103,7 +103,7 @@ export interface AuthModel {
 }
 
 /** mcp-gen's own namespace: the prefix wherever neither the user nor a reviewed spec file names one. */
-export const OWN_PREFIX = 'MCPGEN';
+const OWN_PREFIX = 'MCPGEN';
 
 /** The package name without its `-mcp` ending, as a prefix. */
 export function envPrefixFor(packageName: string): string {

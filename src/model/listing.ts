@@ -68,7 +68,7 @@ export function splitDefs(
 }
 
 /** Refs a schema names directly (`#/$defs/<key>` → key). */
-export function directRefs(schema: unknown): string[] {
+function directRefs(schema: unknown): string[] {
   const found = new Set<string>();
   const stack: unknown[] = [schema];
   while (stack.length) {
@@ -133,7 +133,7 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
   };
   // A holder whose defs all fit a budget lists them all under any smaller budget that still
   // holds them: the next, halved, attempt reuses its split rather than walking its defs again.
-  const whole: ((Split & { firstLevel: boolean }) | undefined)[] = [];
+  const completeSplits: ((Split & { firstLevel: boolean }) | undefined)[] = [];
   // Every attempt lists each holder's own refs, each in full or as a stub: when even the
   // smaller of the two cannot fit, no attempt fits and the last one is what remains.
   const floorBytes = holders.reduce((n, h) => h.rootRefs.reduce((m, k) => m + Math.min(defSize(k), stubSizes.get(k) ?? 0), n), fixedBytes);
@@ -149,9 +149,9 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
       const bytes = Math.floor((h.output ? budget.outputDefsBytes : budget.inputDefsBytes) * scale);
       // An answer's shape is documentation: it gets no free first level; an input's is its arguments.
       const firstLevel = !h.output && attempt < LAST;
-      const known = whole[i];
+      const known = completeSplits[i];
       const done = known && known.firstLevel === firstLevel && known.spent <= bytes ? known : split(h, bytes, firstLevel);
-      if (!done.listing.stubs.length) whole[i] = { ...done, firstLevel };
+      if (!done.listing.stubs.length) completeSplits[i] = { ...done, firstLevel };
       listedBytes += done.bytes;
       return done;
     });

@@ -14,11 +14,11 @@ import type { ToolSpec, ToolTable } from '../contract/table.js';
 import { toolsetMetaTools, toolsetOf } from '../contract/toolsets.js';
 import type { ModelOptions, ToolModeOption } from './model-options.js';
 
-export type ServedMode = 'direct' | 'toolsets' | 'dynamic';
+type ServedMode = 'direct' | 'toolsets' | 'dynamic';
 
 export type ServingBudget = Required<Pick<ModelOptions, 'maxTools' | 'listBudgetKb'>>;
 
-export interface ToolsetReport {
+interface ToolsetReport {
   name: string;
   tools: number;
   /** Tools that only read (GET, HEAD): what --read-only leaves. */
@@ -92,10 +92,10 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
     return report(asked, `chosen with --tools ${asked}${over}`);
   }
   if (fits(direct)) return report('direct', `all ${direct.tools} tools fit the budget of ${limits} (${kb(direct.bytes)})`);
-  const whole = `${direct.tools} tools in ${kb(direct.bytes)} are over the budget of ${limits}`;
+  const allOverBudget = `${direct.tools} tools in ${kb(direct.bytes)} are over the budget of ${limits}`;
   const tooBig = toolsets.filter((t) => !fits({ tools: t.tools + toolsetMeta.length + pinnedTools.length, bytes: t.bytes }));
   if (toolsets.length > 1 && tooBig.length === 0 && fits(listedIn('toolsets'))) {
-    return report('toolsets', `${whole}; each of the ${toolsets.length} toolsets fits it, so the agent enables the ones it needs`);
+    return report('toolsets', `${allOverBudget}; each of the ${toolsets.length} toolsets fits it, so the agent enables the ones it needs`);
   }
   const why =
     toolsets.length <= 1
@@ -104,5 +104,5 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
           .slice(0, 3)
           .map((t) => `${t.name}: ${t.tools} tools, ${kb(t.bytes)}`)
           .join('; ')}${tooBig.length > 3 ? '; …' : ''}) would not fit on ${tooBig.length === 1 ? 'its' : 'their'} own`;
-  return report('dynamic', `${whole}, and ${why}: the agent searches the operations and calls them through three tools`);
+  return report('dynamic', `${allOverBudget}, and ${why}: the agent searches the operations and calls them through three tools`);
 }

@@ -22,13 +22,13 @@ import { ipLiteral, isInternalAddress, publicOnlyLookup } from '../contract/addr
 export { isInternalAddress };
 
 /** Largest spec or referenced file read, in bytes (Microsoft Graph's spec, the largest known, is ~35 MB). */
-export const MAX_SPEC_BYTES = 64 * 1024 * 1024;
+const MAX_SPEC_BYTES = 64 * 1024 * 1024;
 /** Time a download may take, redirects included. */
-export const DOWNLOAD_TIMEOUT_MS = 30_000;
+const DOWNLOAD_TIMEOUT_MS = 30_000;
 /** Redirect hops followed per download. */
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 /** Values a document may hold once its YAML aliases are expanded (GitHub's 13 MB spec: ~1.5 M). */
-export const MAX_EXPANDED_VALUES = 10_000_000;
+const MAX_EXPANDED_VALUES = 10_000_000;
 /** Deepest nesting of a document (real specs stay under 60). */
 export const MAX_DOCUMENT_DEPTH = 512;
 

@@ -33,7 +33,7 @@ import { OutputError } from '../errors.js';
 
 export const MANIFEST = '.mcp-gen.json';
 
-export interface Manifest {
+interface Manifest {
   generator: string;
   spec: string;
   /** Generated files and the sha256 of what was written. User-owned files are not listed. */

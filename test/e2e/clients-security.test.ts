@@ -11,14 +11,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
-import { stopChild } from '../../harness/process.js';
+import { Children, exitOf } from '../harness/children.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 't', SWAGGER_PETSTORE_API_KEY: 'k' };
 let dir: string;
 let upstream: Upstream;
 let base: string;
-const started: ChildProcess[] = [];
+const children = new Children();
 
 beforeAll(async () => {
   upstream = await startUpstream((req) => {
@@ -31,7 +31,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await Promise.all(started.map((child) => stopChild(child, 'SIGKILL')));
+  await children.stopAll();
   await upstream?.close();
 });
 
@@ -41,7 +41,7 @@ async function serve(
   env: Record<string, string> = {},
 ): Promise<RunningServer> {
   const server = await startServer(dir, transport, [...args, '--base-url', base], { ...SECRETS, ...env });
-  started.push(server.process);
+  children.track(server.process);
   return server;
 }
 
@@ -54,7 +54,7 @@ function launch(
     env: { PATH: process.env.PATH ?? '', ...SECRETS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  started.push(child);
+  children.track(child);
   let stderr = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`neither served nor exited in 20 s:\n${stderr}`)), 20_000);
@@ -312,10 +312,10 @@ describe('slow and numerous connections', () => {
     slow.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
     const slowTrickle = setInterval(() => !slow.destroyed && slow.write(' '), 200);
     await new Promise((r) => setTimeout(r, 300));
-    const exited = new Promise<number>((resolve) => server.process.once('exit', () => resolve(Date.now())));
+    const exited = exitOf(server.process);
     const signalled = Date.now();
     server.process.kill('SIGTERM');
-    const exitAt = await exited;
+    const exitAt = (await exited).at;
     clearInterval(slowTrickle);
     slow.destroy();
     stream.close();
@@ -498,13 +498,13 @@ describe('stdio', () => {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH ?? '', ...SECRETS },
     });
-    started.push(child);
+    children.track(child);
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdin.on('error', () => undefined); // the server may be gone before the write ends
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const exited = exitOf(child);
     child.stdin.write(Buffer.alloc(11 * 1024 * 1024, 'a'));
-    const code = await exited;
+    const { code } = await exited;
     expect(stderr).toMatch(/stdio: a message of more than 10485760 bytes arrived; closing/);
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();

@@ -3,22 +3,13 @@
 // it prints makes a real tool call. Nothing here reaches beyond 127.0.0.1, which is what makes
 // the demo work on a machine without internet.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, TMP } from '../../harness/project.js';
+import { freePort, stopChild } from '../../harness/process.js';
 
 const run = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('npm run demo', () => {
   let demo: ChildProcess;
@@ -53,11 +44,7 @@ describe('npm run demo', () => {
   }, 250_000);
 
   afterAll(async () => {
-    if (demo && demo.exitCode === null) {
-      const exited = new Promise((resolve) => demo.once('exit', resolve));
-      demo.kill('SIGTERM');
-      await exited;
-    }
+    if (demo) await stopChild(demo);
   });
 
   it('serves against a local Petstore API and prints the command for a tool call', () => {

@@ -1,14 +1,14 @@
 // A generated server's life cycle, end to end: SIGTERM drains in-flight calls and then exits
 // (and a call longer than the grace period does not hold it up), sessions are capped and
 // closed when idle, and a stdio server ends on SIGTERM with nothing but JSON-RPC on stdout.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { connect as tcpConnect } from 'node:net';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
-import { stopChild } from '../../harness/process.js';
+import { Children, exitOf, type Exit } from '../harness/children.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 't', SWAGGER_PETSTORE_API_KEY: 'k' };
@@ -16,8 +16,7 @@ const VERSION = '2025-06-18';
 let dir: string;
 let upstream: Upstream;
 let base: string;
-/** Every process this file starts, killed in afterAll whatever happened. */
-const started: ChildProcess[] = [];
+const children = new Children();
 const arrivalWaiters: { path: string; resolve: () => void }[] = [];
 
 beforeAll(async () => {
@@ -33,7 +32,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(started.map((child) => stopChild(child, 'SIGKILL')));
+  await children.stopAll();
   await upstream?.close();
 });
 
@@ -44,20 +43,8 @@ const arrival = (path: string) => new Promise<void>((resolve) => arrivalWaiters.
 
 async function serve(args: string[], transport: 'http' | 'sse' = 'http'): Promise<RunningServer> {
   const server = await startServer(dir, transport, [...args, '--base-url', base], SECRETS);
-  started.push(server.process);
+  children.track(server.process);
   return server;
-}
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  at: number;
-}
-function exitOf(child: ChildProcess): Promise<Exit> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode, at: Date.now() });
-    else child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() }));
-  });
 }
 
 /** Resolves with the time when the server's stderr first matches, rejects after `ms`. */
@@ -361,7 +348,7 @@ describe('stdio', () => {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH ?? '', ...SECRETS },
     });
-    started.push(child);
+    children.track(child);
     const exit = exitOf(child);
     let stdout = '';
     let stderr = '';

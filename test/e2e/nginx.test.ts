@@ -3,10 +3,9 @@
 // proxy, the runtime pieces those recipes rely on (replica-prefixed session ids, the legacy SSE
 // stream's headers and keep-alive, the refusal of a session never initialised, readiness
 // going false while draining).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +13,8 @@ import type { Client } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport as V1Sse } from '@modelcontextprotocol/sdk/client/sse.js';
 import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
-import { stopChild } from '../../harness/process.js';
+import { freePort, stopChild } from '../../harness/process.js';
+import { Children, exitOf } from '../harness/children.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 't', SWAGGER_PETSTORE_API_KEY: 'k' };
@@ -42,8 +42,7 @@ function documentedConfigs(): Map<string, string> {
 
 let dir: string;
 let upstream: Upstream;
-/** Every process this file starts, killed in afterAll whatever happened. */
-const started: ChildProcess[] = [];
+const children = new Children();
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-nginx-'));
 
 beforeAll(async () => {
@@ -57,7 +56,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all(started.map((child) => stopChild(child, 'SIGKILL')));
+  await children.stopAll();
   await upstream?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
@@ -69,7 +68,7 @@ async function replica(id: Replica, transport: 'http' | 'sse' | 'http+sse', args
     LOG_LEVEL: 'debug',
     ...env,
   });
-  started.push(server.process);
+  children.track(server.process);
   return server;
 }
 
@@ -85,15 +84,6 @@ function replicasByPet(): Map<number, Set<string>> {
   }
   return seen;
 }
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 interface Nginx {
   url: string;
@@ -142,7 +132,7 @@ async function startNginx(scenario: string, replicas: Record<Replica, RunningSer
     const child = spawn(NGINX as string, ['-p', home, '-c', path('nginx.conf'), '-e', path('logs/error.log'), '-g', 'daemon off;'], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    started.push(child);
+    children.track(child);
     let stderr = '';
     child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
     const url = `http://127.0.0.1:${port}`;
@@ -155,12 +145,7 @@ async function startNginx(scenario: string, replicas: Record<Replica, RunningSer
       if (server.startsWith('nginx') && child.exitCode === null) {
         return {
           url,
-          stop: () =>
-            new Promise<void>((resolve) => {
-              if (child.exitCode !== null) return resolve();
-              child.once('exit', () => resolve());
-              child.kill('SIGQUIT');
-            }),
+          stop: () => stopChild(child, 'SIGQUIT'),
         };
       }
       await new Promise((r) => setTimeout(r, 50));
@@ -259,13 +244,13 @@ describe.skipIf(!NGINX)('behind nginx, with the configurations of docs/deploy.md
       try {
         upstream.clear();
         const b = replicas.b.process;
-        const exited = new Promise<number | null>((resolve) => b.once('exit', (code) => resolve(code)));
+        const exited = exitOf(b);
         const running = load(clients, 60, 20_000);
         // once every replica is answering: some calls are in flight on b when it is signalled
         while (upstream.requests.filter((r) => r.path.startsWith('/r-b/')).length < 10) await new Promise((r) => setTimeout(r, 10));
         b.kill('SIGTERM');
         expect(await running).toEqual([]);
-        expect(await exited).toBe(0);
+        expect((await exited).code).toBe(0);
         const after = upstream.requests.length;
         expect(await load(clients, 5, 30_000)).toEqual([]);
         expect(upstream.requests.slice(after).filter((r) => r.path.startsWith('/r-b/'))).toEqual([]);
@@ -429,7 +414,7 @@ describe('what the recipes rely on, without a proxy', () => {
   it('SIGTERM with MCP_DRAIN_DELAY_MS: /healthz answers 503 at once while calls are still served, then the drain', async () => {
     const server = await replica('c', 'http', [], { MCP_DRAIN_DELAY_MS: '1500' });
     const client = await connect('http', server.url, { negotiate: true });
-    const exited = new Promise<number>((resolve) => server.process.once('exit', () => resolve(Date.now())));
+    const exited = exitOf(server.process);
     try {
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
       const signalled = Date.now();
@@ -439,7 +424,7 @@ describe('what the recipes rely on, without a proxy', () => {
       expect([health.status, await health.json()]).toEqual([503, { status: 'draining' }]);
       expect(await call(client, 9)).toMatchObject({ structuredContent: { id: 9 } });
       expect(Date.now() - signalled).toBeLessThan(1_500);
-      expect((await exited) - signalled).toBeGreaterThanOrEqual(1_500);
+      expect((await exited).at - signalled).toBeGreaterThanOrEqual(1_500);
     } finally {
       await client.close();
     }

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, generateProject, REPO } from '../../harness/project.js';
+import { exitOf } from '../harness/children.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -16,7 +17,7 @@ describe('stdio', () => {
     const child = spawn('node', [join(dir, 'dist/main.js')], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
     let stdout = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const exited = exitOf(child).then((exit) => exit.code);
     const send = (message: object | string) => child.stdin.write((typeof message === 'string' ? message : JSON.stringify(message)) + '\n');
     const waitFor = async (id: number) => {
       for (let i = 0; i < 100 && !stdout.includes(`"id":${id}`); i++) await new Promise((r) => setTimeout(r, 50));

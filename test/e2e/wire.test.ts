@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, Tool } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO, TMP } from '../../harness/project.js';
+import { freePort } from '../../harness/process.js';
 import { startUpstream, type Answer, type Recorded, type Upstream } from '../harness/upstream.js';
 import { appHeaders, DEFAULT_ACCEPT, plain, textOf, wire } from '../harness/wire.js';
 import { profileViolations, type Profile } from '../../harness/profile-rules.js';
@@ -44,16 +45,8 @@ function answer(req: Recorded): Answer {
 }
 
 let upstream: Upstream;
+/** A port nothing listens on: bound, then released. */
 let closedPort: number;
-
-/** A port nothing listens on (bound, then released). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A fixture with UPSTREAM_PORT / CLOSED_PORT filled in, written below test/.tmp. */
 function specWithPorts(file: string): string {

@@ -4,7 +4,9 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { Recorded } from './upstream.js';
 
 export const DEFAULT_ACCEPT = 'application/json, */*;q=0.8';
-// Headers fetch (undici) adds to every request; everything else is the generated server's doing.
+// Headers the HTTP client adds to every request: node:http framing plus the User-Agent and
+// Accept-Encoding the runtime's sendOnce sets, and fetch's own when a hook's body goes through
+// fetch. Everything else is the generated server's doing.
 const TRANSPORT_HEADERS = new Set([
   'host',
   'connection',
@@ -16,7 +18,7 @@ const TRANSPORT_HEADERS = new Set([
   'transfer-encoding',
 ]);
 
-/** The request's headers without the ones fetch adds to every request. */
+/** The request's headers without the ones the HTTP client adds to every request. */
 export const appHeaders = (req: Recorded) => Object.fromEntries(Object.entries(req.headers).filter(([k]) => !TRANSPORT_HEADERS.has(k)));
 
 /** The whole request as the upstream saw it, the body as UTF-8 text. */

@@ -43,7 +43,7 @@ const withEncoding = (mediaType: string, encoding: Record<string, EncodingSpec>)
 interface Want {
   /** Exact URL string returned. */
   url?: string;
-  /** The path as fetch's URL parser will send it (dot-segments resolved). */
+  /** The path as the WHATWG URL parser resolves it (dot-segments removed), which is what is sent. */
   pathname?: string;
   /** Exact headers; `Accept` is added here unless given. */
   headers?: Record<string, string>;

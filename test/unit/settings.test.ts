@@ -1,6 +1,6 @@
-// One table of server settings (src/contract/settings.ts) drives four places that used to
-// be written by hand and drifted: the flag parser and --help, the generated README, the
-// generated .env.example, and the variable names no API credential may take.
+// One table of server settings (src/contract/settings.ts) drives four places that must
+// agree: the flag parser and --help, the generated README, the generated .env.example, and the
+// variable names no API credential may take.
 import { describe, expect, it } from 'vitest';
 import { readConfig, USAGE, type ServerConfig } from '../../src/runtime/config.js';
 import { envText, flagText, SETTINGS } from '../../src/contract/settings.js';
