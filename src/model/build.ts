@@ -6,7 +6,7 @@
 
 import type { LoadedSpec } from '../parse/load.js';
 import { isObject, type Json, type JsonObject } from '../parse/pointer.js';
-import type { JsonSchema, PromptSpec, ToolSpec, ToolTable } from '../../templates/runtime/table.js';
+import type { JsonSchema, PromptSpec, ServerSpec, ToolSpec, ToolTable } from '../../templates/runtime/table.js';
 import { NameScope, packageNameFor } from './naming.js';
 import { SchemaConverter, type SchemaExtras } from './schema.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
@@ -20,8 +20,7 @@ import { chooseServing, type ServingReport } from './serving.js';
 import { resourceFor, resourceScheme, routeKind, withExamples, type ResourcePreset, type RouteRule } from './routes.js';
 import { readPrompts } from './prompts.js';
 import { ENABLE_TOOLSET, LIST_TOOLSETS } from '../../templates/runtime/toolsets.js';
-import type { ServerSpec } from '../../templates/runtime/table.js';
-import type { SpecContext } from './context.js';
+import type { OperationPlace, SpecContext } from './context.js';
 import {
   annotationsFor,
   buildArguments,
@@ -200,7 +199,7 @@ function noteOverrides(run: ModelRun, operation: Operation): void {
   for (const key of [operation.operationId, operation.label]) if (key && run.options.overrides?.[key]) run.report.matchedOverrides.add(key);
 }
 
-function placeOf(run: ModelRun, { path, method, label, where }: Operation) {
+function placeOf(run: ModelRun, { path, method, label, where }: Operation): OperationPlace {
   const { specVersion } = run.spec;
   return { path, method, label, where, styledMultipart: specVersion.startsWith('3.1') || specVersion.startsWith('2') };
 }
