@@ -6,7 +6,7 @@
 
 import type { LoadedSpec } from '../parse/load.js';
 import { isObject, type JsonObject } from '../parse/pointer.js';
-import type { JsonSchema, PromptSpec, ToolSpec, ToolTable } from '../contract/table.js';
+import type { JsonSchema, PromptSpec, ServerSpec, ToolSpec, ToolTable } from '../contract/table.js';
 import { NameScope, packageNameFor } from './naming.js';
 import { SchemaConverter } from './schema.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
@@ -19,8 +19,7 @@ import { chooseServing, type ServingReport } from './serving.js';
 import { resourceFor, resourceScheme, routeKind, withExamples } from './routes.js';
 import { readPrompts } from './prompts.js';
 import { ENABLE_TOOLSET, LIST_TOOLSETS } from '../contract/toolsets.js';
-import type { ServerSpec } from '../contract/table.js';
-import type { SpecContext } from './context.js';
+import type { OperationPlace, SpecContext } from './context.js';
 import {
   annotationsFor,
   buildArguments,
@@ -166,7 +165,7 @@ function noteOverrides(run: ModelRun, operation: Operation): void {
     if (key && run.options.toolOverrides[key]) run.report.matchedOverrides.add(key);
 }
 
-function placeOf(run: ModelRun, { path, method, label, where }: Operation) {
+function placeOf(run: ModelRun, { path, method, label, where }: Operation): OperationPlace {
   const { specVersion } = run.spec;
   return { path, method, label, where, styledMultipart: specVersion.startsWith('3.1') || specVersion.startsWith('2') };
 }
