@@ -15,6 +15,7 @@
 // for JSON text; the executor reads such text back (executor.ts, repairArguments).
 
 import { stubSchema, type JsonSchema, type ToolSpec, type ToolTable } from './table.js';
+import { subschemaKeywords, valueKeywords } from './schema-keywords.js';
 
 export const CLIENT_PROFILES = ['portable', 'openai-strict', 'gemini', 'full'] as const;
 export type ClientProfile = (typeof CLIENT_PROFILES)[number];
@@ -108,22 +109,9 @@ export function createLister(
 // ---------------------------------------------------------------------------------------
 // Walking schemas: only subschema positions, never values (an enum of objects is data).
 
-const MAP_KEYS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
-const ONE_KEYS = [
-  'items',
-  'additionalProperties',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedProperties',
-  'additionalItems',
-  'unevaluatedItems',
-  'contentSchema',
-];
-const LIST_KEYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+const MAP_KEYS: readonly string[] = subschemaKeywords((k) => k.shape === 'map');
+const ONE_KEYS: readonly string[] = subschemaKeywords((k) => k.shape === 'one');
+const LIST_KEYS: readonly string[] = subschemaKeywords((k) => k.shape === 'list');
 /** Where `true`/`false` is a setting rather than a schema standing for "anything"/"nothing". */
 const BOOLEAN_SETTINGS = new Set(['additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems']);
 
@@ -243,48 +231,14 @@ function expandWithin(schema: JsonSchema, defs: Record<string, JsonSchema>, defS
 // Profiles, applied to a schema without references.
 
 const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
-/** Keywords that make a schema constrain something (what inspector --strict looks for). */
-const CONSTRAINING = new Set([
+/**
+ * Keywords that make a schema constrain something (what inspector --strict looks for): every
+ * one but annotations and definitions; `if` counts only with `then` or `else` (see portable).
+ */
+const CONSTRAINING = new Set<string>([
   'type',
-  'enum',
-  'const',
-  'multipleOf',
-  'maximum',
-  'exclusiveMaximum',
-  'minimum',
-  'exclusiveMinimum',
-  'maxLength',
-  'minLength',
-  'pattern',
-  'format',
-  'contentMediaType',
-  'contentEncoding',
-  'contentSchema',
-  'maxItems',
-  'minItems',
-  'uniqueItems',
-  'maxContains',
-  'minContains',
-  'maxProperties',
-  'minProperties',
-  'required',
-  'dependentRequired',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'not',
-  'items',
-  'prefixItems',
-  'contains',
-  'additionalItems',
-  'unevaluatedItems',
-  'properties',
-  'patternProperties',
-  'additionalProperties',
-  'unevaluatedProperties',
-  'propertyNames',
-  'dependentSchemas',
-  'dependencies',
+  ...valueKeywords((k) => k.role !== 'annotation'),
+  ...subschemaKeywords((k) => !k.definitions).filter((k) => k !== 'if' && k !== 'then' && k !== 'else'),
 ]);
 /** Listing noise: never helps a model choose or fill a tool. */
 const DROPPED = new Set([

@@ -7,7 +7,7 @@
 import { ownValue, type PromptSpec, type ToolSpec, type ToolTable } from '../contract/table.js';
 import { toolsetOf, toolsetSizes } from '../contract/toolsets.js';
 
-export function schemeOf(table: ToolTable): string {
+function schemeOf(table: ToolTable): string {
   return (
     table.scheme ??
     (table.name
@@ -167,5 +167,7 @@ export function fill(guide: Guide, args: Record<string, string>): string | { mis
   const given = (name: string) => ownValue(args, name) ?? '';
   for (const a of guide.arguments ?? []) if (a.required && given(a.name) === '') return { missing: a.name };
   const known = new Set((guide.arguments ?? []).map((a) => a.name));
-  return guide.template.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (whole, name: string) => (known.has(name) ? given(name) : whole));
+  return guide.template.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (placeholder, name: string) =>
+    known.has(name) ? given(name) : placeholder,
+  );
 }
