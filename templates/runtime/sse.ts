@@ -5,7 +5,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { ServerConfig } from './config.js';
-import { claimSession, jsonRpcError, releaseSession, type HttpEndpoints } from './http-common.js';
+import { jsonRpcError } from './http-answer.js';
+import type { HttpEndpoints } from './http-endpoints.js';
+import { claimSession, releaseSession } from './http-sessions.js';
 import type { Logger } from './log.js';
 import type { ServerFactory } from './server.js';
 
@@ -20,11 +22,7 @@ export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: 
 
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, body: unknown): Promise<boolean> => {
     if (url.pathname === '/sse' && req.method === 'GET') {
-      if (sessions.size >= config.maxSessions) {
-        jsonRpcError(res, 503, -32000, `Too many open sessions (${config.maxSessions}); close one or try later`);
-        return true;
-      }
-      const client = claimSession(req, res, config);
+      const client = claimSession(req, res, config, sessions.size);
       if (client === undefined) return true;
       // The replica in the endpoint's query lets a proxy route the POSTs to the stream's replica.
       const endpoint = config.replicaId === undefined ? '/messages' : `/messages?replica=${config.replicaId}`;
