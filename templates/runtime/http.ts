@@ -63,8 +63,8 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
     () => {
       const cutoff = Date.now() - config.sessionIdleMs;
       for (const [id, session] of sessions) {
-        // A call longer than the idle time was cut off mid-way (and its client never answered)
-        // when only the start of a request counted: skip busy sessions.
+        // A busy session is not idle, however long its call takes: closing it would cut the
+        // call off mid-way and leave its client without an answer.
         if (session.busy === 0 && session.lastSeen < cutoff) {
           log.debug(`session ${id} idle: closed`);
           void session.transport.close();

@@ -135,7 +135,10 @@ const TRANSPORTS: Record<TransportName, Start<void>> = {
   'http+sse': overHttp(streamableHttp, legacySse),
 };
 
-/** fetch refuses URLs with userinfo, and its refusal quotes the password: say so at start, without it. */
+/**
+ * Credentials in a URL are never sent (upstream.ts refuses the request, as fetch does), and
+ * the refusal quotes the URL with its password: refuse it once at start, without quoting it.
+ */
 function baseUrlProblem(baseUrl: string | undefined): string | undefined {
   if (baseUrl === undefined || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(baseUrl)) return undefined;
   return "--base-url (API_BASE_URL) must not carry a user name or password: set the credentials of the API's security scheme instead";

@@ -15,7 +15,7 @@ export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: 
   const sessions = new Map<string, SSEServerTransport>();
   // Ids of the requests each session has not answered yet. Their POST is answered 202 at once
   // and the result goes out on the GET stream, so HTTP alone cannot tell that a call is in
-  // flight: without this count, shutdown closed the streams under running calls.
+  // flight: without this count, shutdown would close the streams under running calls.
   const unanswered = new Map<string, Set<string | number>>();
   /** Sessions whose `initialize` has been answered. */
   const initialized = new Set<string>();
