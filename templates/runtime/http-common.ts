@@ -39,7 +39,7 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
  * Every request's way, in order. The readiness probe comes first: a balancer's probe carries
  * neither a listed host name nor the token. A body is read only from a request let in.
  */
-function requestSteps(config: ServerConfig, drain: Drain, endpoints: readonly HttpEndpoints[]): HttpStep[] {
+export function requestSteps(config: ServerConfig, drain: Drain, endpoints: readonly HttpEndpoints[]): HttpStep[] {
   return [
     healthCheck(() => drain.isDraining),
     cors(config.corsOrigins),
