@@ -1,0 +1,39 @@
+// Who may use the MCP endpoints. One step in the request pipeline: an OAuth 2.1
+// resource-server check (token introspection or JWT validation, with protected-resource
+// metadata) is another step of the same shape, accepting the request or answering 401.
+
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isLoopback, type ServerConfig } from './config.js';
+import type { HttpStep } from './http-pipeline.js';
+import type { Logger } from './log.js';
+
+/** One shared bearer token (RFC 6750); without a token every request passes. */
+export function bearerAuth(token: string | undefined): HttpStep {
+  if (token === undefined) return () => true;
+  const expected = sha256(Buffer.from(token, 'latin1'));
+  return ({ req, res }) => {
+    // Exactly "Bearer " and the token, compared as the bytes that came (Node reads header
+    // bytes as latin1). Nothing is trimmed, so no look-alike space or padding passes.
+    const given = /^Bearer (.*)$/is.exec(req.headers.authorization ?? '')?.[1];
+    if (given !== undefined && timingSafeEqual(sha256(Buffer.from(given, 'latin1')), expected)) return true;
+    res.writeHead(401, {
+      'content-type': 'application/json',
+      'www-authenticate': given === undefined ? 'Bearer realm="mcp"' : 'Bearer realm="mcp", error="invalid_token"',
+    });
+    res.end(
+      JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Unauthorized: send Authorization: Bearer <token>' }, id: null }),
+    );
+    return false;
+  };
+}
+
+/** Equal-length digests, so that timingSafeEqual can compare tokens of any length. */
+const sha256 = (bytes: Buffer): Buffer => createHash('sha256').update(bytes).digest();
+
+/** An open endpoint on a reachable interface lends the API's credentials to anyone: say so. */
+export function warnIfOpen(config: Pick<ServerConfig, 'host' | 'authToken'>, log: Logger): void {
+  if (isLoopback(config.host) || config.authToken !== undefined) return;
+  log.warn(
+    `serving on ${config.host} without MCP_AUTH_TOKEN (--allow-unauthenticated): anyone who reaches this port calls the API with its credentials`,
+  );
+}
