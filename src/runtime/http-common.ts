@@ -21,7 +21,8 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
   const serve = pipeline(requestSteps(config, drain, endpoints));
   const server = createServer(serverOptions(config), (req, res) => {
     if (!drain.admit(req, res)) return;
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = requestUrl(req.url);
+    if (url === undefined) return jsonRpcError(res, 400, -32600, 'Bad request: the request target is not a valid URL');
     serve({ req, res, url }).catch((error: unknown) => {
       log.error(`${req.method} ${url.pathname}: ${(error as Error).message}`);
       jsonRpcError(res, 500, -32603, 'Internal server error');
@@ -33,6 +34,18 @@ export async function listen(config: ServerConfig, log: Logger, endpoints: HttpE
   log.notice(`serving MCP on ${origin}: ${describeAll(endpoints)}`);
   drain.stopOnSignals(server, endpoints);
   return server;
+}
+
+/**
+ * The request target as a URL, or undefined when it cannot be one (`GET http://[`): node:http
+ * passes any target through, and a throw here would end the whole server.
+ */
+function requestUrl(target: string | undefined): URL | undefined {
+  try {
+    return new URL(target ?? '/', 'http://localhost');
+  } catch {
+    return undefined;
+  }
 }
 
 /**

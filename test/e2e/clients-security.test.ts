@@ -421,6 +421,25 @@ describe('slow and numerous connections', () => {
   }, 20_000);
 });
 
+describe('malformed request targets', () => {
+  it.each(['http://[', 'http://a b/mcp', '//[::1/mcp'])(
+    'GET %s is answered 400 and the server goes on serving (over http+sse)',
+    async (target) => {
+      const server = await serve('http+sse');
+      const port = Number(new URL(server.url).port);
+      const raw = await rawConnection(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+      await raw.closed;
+      expect(raw.answer()).toMatch(/^HTTP\/1\.1 400 /);
+      const client = await connect('http', server.url);
+      try {
+        expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+      } finally {
+        await client.close();
+      }
+    },
+  );
+});
+
 describe('deeply nested bodies', () => {
   /** A tools/call whose arguments nest `depth` arrays, padded to about `bytes`. */
   const nested = (depth: number, bytes: number) => {
