@@ -84,7 +84,7 @@ function category(frame: { functionName: string; url: string }): string {
   if (url.includes('/zod/')) return 'zod (the SDK checking each message)';
   if (url.includes('/ajv')) return 'ajv (arguments, structured result)';
   if (url.includes('@modelcontextprotocol/')) return 'MCP SDK';
-  if (url.includes('/dist/runtime/')) return 'generated runtime';
+  if (url.includes('/dist/runtime/') || url.includes('/dist/contract/')) return 'generated runtime';
   if (url.startsWith('node:')) return 'Node internals (streams, events, …)';
   return 'other (V8, natives, module loading)';
 }
