@@ -11,9 +11,6 @@ import { writeProject, type WritePlan } from './write/write.js';
 import type { ToolTable } from './contract/table.js';
 import { resolveOptions, type ResolvedOptions, type UserOptions } from './options.js';
 
-/** Everything optional but the spec; see UserOptions for each field. */
-export type GenerateOptions = UserOptions & { spec: string };
-
 export interface GenerateResult {
   outDir: string;
   table: ToolTable;

@@ -46,7 +46,7 @@ export interface ResolvedOptions extends ResolvedModelOptions, Required<Omit<Sou
   out?: string;
 }
 
-export const CONFIG_FILES = ['mcp-gen.config.json', 'mcp-gen.config.yaml', 'mcp-gen.config.yml'];
+const CONFIG_FILES = ['mcp-gen.config.json', 'mcp-gen.config.yaml', 'mcp-gen.config.yml'];
 
 /** The config file's earlier name for toolOverrides, still read (an object-valued `tools`). */
 const OVERRIDES_ALIAS = 'tools';

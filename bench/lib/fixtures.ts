@@ -11,7 +11,7 @@ import { BENCH, REPO, TMP, ensureDir, firstErrorLine, log, timedRun } from './ut
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
-export function countOperations(doc: { paths?: Record<string, Record<string, unknown>> }): number {
+function countOperations(doc: { paths?: Record<string, Record<string, unknown>> }): number {
   let n = 0;
   for (const item of Object.values(doc.paths ?? {})) n += Object.keys(item ?? {}).filter((k) => METHODS.has(k)).length;
   return n;
@@ -24,7 +24,7 @@ function describe(key: string, label: string, path: string, synthetic: boolean):
   return { key, label, path, operations: countOperations(JSON.parse(text)), bytes: Buffer.byteLength(text), synthetic };
 }
 
-export const PETSTORE = join(REPO, 'samples/petstore/openapi.json');
+const PETSTORE = join(REPO, 'samples/petstore/openapi.json');
 export const GITHUB = join(REPO, 'node_modules/@octokit/openapi/generated/api.github.com.json');
 
 /** The real specs of the brief (Kubernetes gunzipped into bench/.tmp first). */
@@ -68,7 +68,7 @@ export function syntheticSpecs(sizes: number[]): Spec[] {
 
 // ── the commands under test ────────────────────────────────────────────────────────────
 
-export const MCP_GEN_BIN = join(REPO, 'bin/mcp-gen.js');
+const MCP_GEN_BIN = join(REPO, 'bin/mcp-gen.js');
 /** The package's bin script (a node script), run directly: `npx` would add npm's own start-up. */
 export const OMG_BIN = join(REPO, 'node_modules/.bin/openapi-mcp-generator');
 
@@ -177,7 +177,7 @@ function generateOmg(name: OmgProject): string {
 }
 
 /** Links the shared dependencies into an openapi-mcp-generator project. */
-export function linkOmgDeps(dir: string): void {
+function linkOmgDeps(dir: string): void {
   // Both transport variants of the Petstore project define the dependency set (the same
   // template serves every spec), so one install covers every project.
   const variants = (['petstore', 'petstore-http'] as OmgProject[]).map((n) => {

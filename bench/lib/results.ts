@@ -51,9 +51,9 @@ export interface Spec {
 
 /** floor = dereference(); parse = the same process reading and parsing the file only. */
 export const GEN_VARIANTS = ['floor', 'parse', 'mcp-gen', 'omg'] as const;
-export type GenVariant = (typeof GEN_VARIANTS)[number];
+type GenVariant = (typeof GEN_VARIANTS)[number];
 
-export interface GenCell {
+interface GenCell {
   runs: { ms: number; maxRssMb: number }[];
   ms: number;
   maxRssMb: number;
@@ -115,7 +115,7 @@ export const START_SERVERS = [
 ] as const;
 export type StartServer = (typeof START_SERVERS)[number];
 
-export interface StartCell {
+interface StartCell {
   runs: number[];
   ms: number;
   tools?: number;
@@ -150,7 +150,7 @@ export const CALL_MODES = [
 export type CallMode = (typeof CALL_MODES)[number];
 export const CONCURRENCY = [1, 50] as const;
 
-export interface CallCell {
+interface CallCell {
   runs: number[];
   /** Median wall time of the N calls, ms. */
   ms: number;
@@ -191,7 +191,7 @@ export interface CallsResult {
 export const LIST_SERVERS = ['mcp-gen', 'mcp-gen dynamic', 'omg'] as const;
 export type ListServer = (typeof LIST_SERVERS)[number];
 
-export interface ListCell {
+interface ListCell {
   tools: number;
   bytes: number;
   pages: number;
@@ -258,7 +258,7 @@ export type CapacityMode = (typeof CAPACITY_MODES)[number];
 /** Calls in flight; 1 is sequential. */
 export const CAPACITY_CONCURRENCY = [1, 8, 50] as const;
 
-export interface CapacityCell {
+interface CapacityCell {
   /** Wall time of the N calls in each repetition, ms. */
   runs: number[];
   ms: number;

@@ -1,7 +1,7 @@
 // A hand-rolled horizontal grouped bar chart in SVG: panels stacked vertically, each with its
 // own scale; one row per subject, one bar per series. No dependencies, deterministic output.
 
-export interface Bar {
+interface Bar {
   series: string;
   value: number;
   /** Text after the value (e.g. "build failed"). */

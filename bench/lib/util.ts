@@ -149,5 +149,3 @@ export function firstErrorLine(text: string): string {
     .filter(Boolean);
   return lines.find((l) => /error/i.test(l)) ?? lines[0] ?? '(no output)';
 }
-
-export const round = (value: number, digits = 0) => (Number.isFinite(value) ? Number(value.toFixed(digits)) : NaN);

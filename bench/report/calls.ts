@@ -4,14 +4,14 @@
 import type { CallsResult, Results } from '../lib/results.js';
 import { int, msf, notMeasured, pct, table, x, type Target } from './format.js';
 
-export const STDIO_CPU_LIMIT_MS = 0.35;
-export const SESSION_LIMIT_KB = 300;
+const STDIO_CPU_LIMIT_MS = 0.35;
+const SESSION_LIMIT_KB = 300;
 
 export function callCell(calls: CallsResult | undefined, mode: string, c: number) {
   return calls?.cells[`${mode}@${c}` as keyof CallsResult['cells']];
 }
 
-export function callRatio(calls: CallsResult | undefined, mode: string, c: number): number {
+function callRatio(calls: CallsResult | undefined, mode: string, c: number): number {
   const cell = callCell(calls, mode, c);
   const direct = callCell(calls, 'direct', c);
   return cell && direct ? cell.perSecond / direct.perSecond : NaN;

@@ -4,7 +4,7 @@
 import type { CapacityMode, CapacityResult, Results } from '../lib/results.js';
 import { int, msf, notMeasured, table, x, type Target } from './format.js';
 
-export const CAPACITY_LIMIT = 0.35;
+const CAPACITY_LIMIT = 0.35;
 /** The concurrencies the target is judged at: sequential and 8 in flight. */
 const JUDGED = [1, 8];
 
@@ -26,7 +26,7 @@ export function capacityCell(cap: CapacityResult | undefined, mode: CapacityMode
   return cap?.cells[`${mode}@${c}`];
 }
 
-export function capacityRatio(cap: CapacityResult | undefined, mode: CapacityMode, c: number): number {
+function capacityRatio(cap: CapacityResult | undefined, mode: CapacityMode, c: number): number {
   const cell = capacityCell(cap, mode, c);
   const direct = capacityCell(cap, 'direct', c);
   return cell && direct ? cell.perSecond / direct.perSecond : NaN;

@@ -8,12 +8,12 @@ import { int, mb, msf, notMeasured, pct, s, table, x, type Target } from './form
 const FLOOR_TARGET = ['stripe', 'k8s', 'synthetic-10000'];
 const SHOWN = ['github', ...FLOOR_TARGET];
 
-export function genRow(gen: GenResult | undefined, key: string): GenRow | undefined {
+function genRow(gen: GenResult | undefined, key: string): GenRow | undefined {
   return gen?.rows.find((r) => r.spec.key === key);
 }
 
 /** Marginal cost of mcp-gen per 1,000 operations between two synthetic sizes. */
-export function slope(gen: GenResult, variant: 'mcp-gen' | 'floor' | 'omg' | 'parse', from: number, to: number): number {
+function slope(gen: GenResult, variant: 'mcp-gen' | 'floor' | 'omg' | 'parse', from: number, to: number): number {
   const a = genRow(gen, `synthetic-${from}`)?.cells[variant]?.ms;
   const b = genRow(gen, `synthetic-${to}`)?.cells[variant]?.ms;
   return a !== undefined && b !== undefined ? ((b - a) / (to - from)) * 1000 : NaN;

@@ -3,7 +3,7 @@
 import type { Results } from '../lib/results.js';
 import { int, mb, notMeasured, s, table, x, type Target } from './format.js';
 
-export const RSS_LIMIT = 4;
+const RSS_LIMIT = 4;
 
 /** (peak − Node's baseline) / the spec's size on disk. */
 const overSize = (peakMb: number, baselineMb: number, bytes: number) => ((peakMb - baselineMb) * 2 ** 20) / bytes;

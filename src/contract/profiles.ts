@@ -20,7 +20,7 @@ export const CLIENT_PROFILES = ['portable', 'openai-strict', 'gemini', 'full'] a
 export type ClientProfile = (typeof CLIENT_PROFILES)[number];
 
 /** Longest description listed by the compact profiles. */
-export const DESCRIPTION_CHARS = 300;
+const DESCRIPTION_CHARS = 300;
 /** Most `$ref` hops inlined into one listed schema, and the bytes of shared schemas that may take. */
 const INLINE_HOPS = 3;
 const INLINE_BYTES = 8 * 1024;
@@ -272,7 +272,7 @@ function compact(node: JsonSchema): JsonSchema {
 }
 
 /** `schema` (the whole listed input or output schema) as `profile` lists it. */
-export function toProfile(schema: JsonSchema, profile: Exclude<ClientProfile, 'full'>, top: boolean): JsonSchema {
+function toProfile(schema: JsonSchema, profile: Exclude<ClientProfile, 'full'>, top: boolean): JsonSchema {
   if (profile === 'portable') return portable(schema, undefined) as JsonSchema;
   const { $defs: _defs, definitions: _definitions, ...rest } = schema;
   return profile === 'openai-strict' ? strictSchema(rest, top ? 0 : 1, { enums: 0 }) : geminiSchema(rest, top);

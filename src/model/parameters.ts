@@ -11,7 +11,7 @@ import { exampleValues } from './routes.js';
 import type { OperationPlace, SpecContext } from './context.js';
 
 /** Where name collisions are settled: the first location keeps the plain name. */
-export const LOCATION_ORDER: ParamLocation[] = ['path', 'query', 'header', 'cookie'];
+const LOCATION_ORDER: ParamLocation[] = ['path', 'query', 'header', 'cookie'];
 // OpenAPI 3.0.3 §4.7.12: header parameters with these names SHALL be ignored.
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 /** Every style the runtime can send (request.ts); `tabDelimited` comes from Swagger 2.0's `tsv`. */
