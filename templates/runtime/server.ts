@@ -6,6 +6,7 @@ import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Too
 import { callMetaTool, INVOKE, metaTools, OperationIndex, SEARCH } from './dynamic.js';
 import { toolError } from './output.js';
 import { offers, serveResources } from './resources.js';
+import { LIST_PAGE_BYTES, page, pageStarts } from './pages.js';
 import type { Hooks } from './hooks-api.js';
 import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
@@ -52,43 +53,6 @@ export interface ServerOptions {
   listPageBytes?: number;
   /** The user's hooks, for completions (src/hooks.ts). */
   hooks?: Hooks;
-}
-
-/**
- * Above this, tools/list is paginated (MCP `cursor`/`nextCursor`): one message of a whole
- * large API listed in full (`--tools direct --client-profile full` on Microsoft Graph: 13.8 MiB)
- * is more than clients read at once (the SDK's stdio client stops at 10 MiB). Below it, as
- * almost always, one page, since some clients never ask for a second.
- */
-export const LIST_PAGE_BYTES = 8 * 1024 * 1024;
-
-/** Where each page of the listing starts, so that no page is over `maxBytes` (a tool alone may be). */
-export function pageStarts(tools: readonly unknown[], maxBytes = LIST_PAGE_BYTES): number[] {
-  const starts = [0];
-  let bytes = 0;
-  tools.forEach((tool, i) => {
-    const size = Buffer.byteLength(JSON.stringify(tool)) + 1;
-    if (bytes + size > maxBytes && i > (starts.at(-1) as number)) {
-      starts.push(i);
-      bytes = 0;
-    }
-    bytes += size;
-  });
-  return starts;
-}
-
-/** One page of a listing; the cursor is opaque to clients (`p<start>`, base64url). */
-export function page<T>(tools: T[], cursor: string | undefined, starts = pageStarts(tools)): { tools: T[]; nextCursor?: string } {
-  let start = 0;
-  if (cursor !== undefined) {
-    const decoded = /^p(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-    start = decoded ? Number(decoded[1]) : -1;
-    if (!starts.includes(start))
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor: list the tools again from the start');
-  }
-  const next = starts[starts.indexOf(start) + 1];
-  if (start === 0 && next === undefined) return { tools };
-  return { tools: tools.slice(start, next), ...(next !== undefined ? { nextCursor: Buffer.from(`p${next}`).toString('base64url') } : {}) };
 }
 
 export function createServerFactory(

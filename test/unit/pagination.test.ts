@@ -1,10 +1,11 @@
-// tools/list pages (templates/runtime/server.ts): a listing too big for one message is split
+// tools/list pages (templates/runtime/pages.ts): a listing too big for one message is split
 // into pages under a byte limit, read by the official client through nextCursor; a listing
 // that fits is one page with no cursor, since some clients never ask for a second.
 import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { createServerFactory, page, pageStarts } from '../../templates/runtime/server.js';
+import { createServerFactory } from '../../templates/runtime/server.js';
+import { page, pageStarts } from '../../templates/runtime/pages.js';
 import { createExecutor } from '../../templates/runtime/executor.js';
 import { createLogger } from '../../templates/runtime/log.js';
 import { readConfig, type ServerConfig } from '../../templates/runtime/config.js';
