@@ -329,8 +329,8 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
 
 /**
  * The call's time limit and the client's cancellation as one signal, from one controller and
- * one timer (AbortSignal.any with AbortSignal.timeout made three signals per call, and its
- * timer lived on after the answer); `done` clears the timer once the answer is read.
+ * one timer: AbortSignal.any over AbortSignal.timeout makes three signals per call and keeps
+ * its timer alive after the answer. `done` clears the timer once the answer is read.
  */
 function deadline(cancel: AbortSignal, ms: number): { signal: AbortSignal; timedOut(): boolean; done(): void } {
   const controller = new AbortController();
