@@ -26,6 +26,12 @@ const INLINE_BYTES = 8 * 1024;
 /** An outputSchema is listed (portable) only when this small once inlined: it documents, it does not instruct. */
 const OUTPUT_BYTES = 1024;
 
+/**
+ * Whether a profile lists a tool's outputSchema: a call's answer is held to the schema only
+ * where it was advertised, and the call decides so from this, without listing the tool.
+ */
+export const listsOutputSchema = (profile: ClientProfile): boolean => profile === 'portable' || profile === 'full';
+
 /** A tool as tools/list shows it (the SDK's Tool, without depending on its types here). */
 export interface ListedTool {
   name: string;
@@ -83,7 +89,8 @@ export function createLister(
       description: firstParagraph(tool.description),
       inputSchema: toProfile(tool.inputSchema, profile, true),
     };
-    if (outputSchema && profile === 'portable') listed.outputSchema = shallowWithin(toProfile(outputSchema, profile, true), OUTPUT_BYTES);
+    if (outputSchema && listsOutputSchema(profile))
+      listed.outputSchema = shallowWithin(toProfile(outputSchema, profile, true), OUTPUT_BYTES);
     return listed;
   };
 
@@ -93,7 +100,7 @@ export function createLister(
       return { ...base(t), inputSchema: full.input(t), ...(output ? { outputSchema: output } : {}) };
     }
     const inputSchema = expandWithin(t.inputSchema, table.defs, defSize, INLINE_BYTES);
-    const output = profile === 'portable' && t.output ? expandWithin(t.output.schema, table.defs, defSize, OUTPUT_BYTES) : undefined;
+    const output = listsOutputSchema(profile) && t.output ? expandWithin(t.output.schema, table.defs, defSize, OUTPUT_BYTES) : undefined;
     return adapt({ ...base(t), inputSchema, ...(output ? { outputSchema: output } : {}) });
   };
 

@@ -11,7 +11,7 @@ import type { Hooks } from './hooks-api.js';
 import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
 import type { ToolMode } from './config.js';
-import { createLister, type ClientProfile, type ListedTool } from './profiles.js';
+import { createLister, listsOutputSchema, type ClientProfile, type ListedTool } from './profiles.js';
 import type { ToolSpec, ToolTable } from './table.js';
 import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetMetaTools, toolsetOf, toolsetSizes } from './toolsets.js';
 
@@ -134,7 +134,7 @@ export function createServerFactory(
       }
       const tool = byName.get(name);
       if (!tool || !served(tool)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
-      const outputSchema = listed(tool).outputSchema;
+      const outputSchema = listsOutputSchema(options.profile) ? executor.outputSchema(tool) : undefined;
       return server.projectCallToolResult(await call(tool, args, outputSchema !== undefined), outputSchema);
     });
 

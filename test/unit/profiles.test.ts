@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { createLister, firstParagraph, type ClientProfile } from '../../templates/runtime/profiles.js';
+import { CLIENT_PROFILES, createLister, firstParagraph, listsOutputSchema, type ClientProfile } from '../../templates/runtime/profiles.js';
 import { repairArguments } from '../../templates/runtime/executor.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../../templates/runtime/table.js';
 
@@ -88,6 +88,23 @@ describe.each(['portable', 'openai-strict', 'gemini'] as const)('Petstore under 
       expect(outputs.length).toBe(petstore.tools.filter((t) => t.output).length);
       for (const o of outputs) expect(o?.type).toBe('object');
     } else expect(outputs).toEqual([]);
+  });
+});
+
+describe('listsOutputSchema: what a call holds its answer to, decided without listing the tool', () => {
+  it.each([
+    ['portable', true],
+    ['full', true],
+    ['openai-strict', false],
+    ['gemini', false],
+  ] as const)('%s: %s', (profile, want) => {
+    expect(listsOutputSchema(profile)).toBe(want);
+  });
+  it.each(CLIENT_PROFILES)('agrees with the listing under %s, tool by tool', (profile) => {
+    const l = lister(petstore, profile);
+    for (const tool of petstore.tools) {
+      expect(l.tool(tool).outputSchema !== undefined).toBe(listsOutputSchema(profile) && tool.output !== undefined);
+    }
   });
 });
 
