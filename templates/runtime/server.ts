@@ -3,7 +3,8 @@
 // size of the API (McpServer.registerTool per tool would cost ~8 µs × tools per instance).
 
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
-import { callMetaTool, INVOKE, metaTools, OperationIndex, SEARCH } from './dynamic.js';
+import { INVOKE, metaTools, OperationIndex } from './dynamic.js';
+import { metaCalls as metaCallsOf, type ToolsetSession } from './meta-tools.js';
 import { toolError } from './output.js';
 import { offers, serveResources } from './resources.js';
 import { LIST_PAGE_BYTES, page, pageStarts } from './pages.js';
@@ -12,8 +13,8 @@ import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
 import type { ToolMode } from './config.js';
 import { createLister, listsOutputSchema, type ClientProfile, type ListedTool } from './profiles.js';
-import type { ToolSpec, ToolTable } from './table.js';
-import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetMetaTools, toolsetOf, toolsetSizes } from './toolsets.js';
+import type { JsonSchema, ToolSpec, ToolTable } from './table.js';
+import { ENABLE_TOOLSET, toolsetMetaTools, toolsetOf } from './toolsets.js';
 
 /**
  * What one server instance serves: a `session` (stdio, legacy SSE, a 2025-era Streamable HTTP
@@ -73,17 +74,26 @@ export function createServerFactory(
   const metaListed = (tools: ListedTool[]) => tools.map((t) => lister.adapt(t) as Tool);
   const toolsetTools = options.mode === 'toolsets' ? metaListed(toolsetMetaTools(table)) : undefined;
   // Toolsets mode serves a request without a session as dynamic mode does: it could not keep enabled toolsets.
-  const dynamicTools = options.mode === 'direct' ? undefined : metaListed(metaTools(table));
+  const operationMetaTools = options.mode === 'direct' ? undefined : metaTools(table);
+  const dynamicTools = operationMetaTools && metaListed(operationMetaTools);
   const listedFromStart = startsListed(table, options.mode, options.initialToolsets);
   let fixedList: Tool[] | undefined;
   /** The listing nothing changes: direct and dynamic mode, and toolsets mode without a session. */
   const fixed = (): Tool[] => (fixedList ??= [...(dynamicTools ?? []), ...table.tools.filter(listedFromStart).map(listed)]);
   let index: OperationIndex | undefined;
+  /** What the dynamic meta-tools need of the server, whatever the request. */
+  const operations = {
+    table,
+    byName,
+    inputSchema: (t: ToolSpec) => executor.inputSchema(t),
+    checkArguments: (schema: JsonSchema, given: Record<string, unknown>) => executor.checkArguments(schema, given),
+    index: () => (index ??= new OperationIndex(table.tools)),
+  };
   let fixedStarts: number[] | undefined;
 
   return (serving = 'session') => {
     const onDemand = toolsetTools !== undefined && serving === 'session';
-    const metaCalls = dynamicTools !== undefined && !onDemand;
+    const operationCalls = operationMetaTools !== undefined && !onDemand;
     // Toolsets this session has enabled (toolsets mode only): one server per session.
     const enabled = new Set(options.initialToolsets);
     const served = (tool: ToolSpec) => listedFromStart(tool) || (onDemand && enabled.has(toolsetOf(tool)));
@@ -107,30 +117,22 @@ export function createServerFactory(
       const maxBytes = options.listPageBytes ?? LIST_PAGE_BYTES;
       return page(tools, request.params?.cursor, onDemand ? pageStarts(tools, maxBytes) : (fixedStarts ??= pageStarts(tools, maxBytes)));
     });
+    const metaCalls = metaCallsOf({
+      ...(toolsetTools ? { toolsets: onDemand ? toolsetSession(enabled, served) : 'sessionless' } : {}),
+      ...(operationCalls ? { operations: { tools: operationMetaTools, context: operations } } : {}),
+    });
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
-      if (toolsetTools && (name === LIST_TOOLSETS || name === ENABLE_TOOLSET)) {
-        if (!onDemand) return toolError(noSession(name));
-        if (name === LIST_TOOLSETS) return toolsetList(table, enabled);
-        return enableToolset(typeof args.toolset === 'string' ? args.toolset : '');
-      }
       // A failure inside a call is the tool's failure (isError), never the connection's.
       const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean): Promise<CallToolResult> =>
         executor
           .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised })
           .catch((error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`));
-      if (metaCalls) {
-        const answer = await callMetaTool(name, args, {
-          table,
-          byName,
-          inputSchema: (t) => executor.inputSchema(t),
-          checkArguments: (schema, given) => executor.checkArguments(schema, given),
-          // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
-          invoke: async (t, given) => server.projectCallToolResult(await call(t, given, false), undefined),
-          index: () => (index ??= new OperationIndex(table.tools)),
-        });
-        if (answer) return answer;
+      const meta = metaCalls.get(name);
+      if (meta) {
+        // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
+        return meta(args, { invoke: async (t, given) => server.projectCallToolResult(await call(t, given, false), undefined) });
       }
       const tool = byName.get(name);
       if (!tool || !served(tool)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
@@ -142,38 +144,24 @@ export function createServerFactory(
     const reach = (tool: ToolSpec | undefined): string => {
       if (tool === undefined) return '';
       if (onDemand) return `; enable its toolset with ${ENABLE_TOOLSET} ${JSON.stringify({ toolset: toolsetOf(tool) })}`;
-      return metaCalls ? `; call it through ${INVOKE}` : '';
+      return operationCalls ? `; call it through ${INVOKE}` : '';
     };
 
-    /** Enables a toolset for this session; says the list changed only when it did. */
-    async function enableToolset(wanted: string): Promise<CallToolResult> {
-      const sizes = toolsetSizes(table);
-      if (!sizes.has(wanted)) return toolError(`No toolset named ${JSON.stringify(wanted)}; see ${LIST_TOOLSETS}`);
-      const before = table.tools.filter(served).length;
-      enabled.add(wanted);
-      const count = table.tools.filter(served).length;
-      if (count === before) {
-        return {
-          content: [
-            { type: 'text', text: `Toolset ${wanted} was already listed (${sizes.get(wanted)} tools); the tool list is unchanged.` },
-          ],
-        };
-      }
-      await server.sendToolListChanged().catch(() => undefined);
-      const total = count + (toolsetTools?.length ?? 0);
-      const cap = total > CLIENT_TOOL_CAP ? ` ${total} tools are now listed: some clients refuse more than ${CLIENT_TOOL_CAP}.` : '';
+    /** The toolsets of this session, as list_toolsets and enable_toolset see and change them. */
+    function toolsetSession(enabled: Set<string>, served: (tool: ToolSpec) => boolean): ToolsetSession {
       return {
-        content: [{ type: 'text', text: `Toolset ${wanted} is enabled: ${sizes.get(wanted)} tools; the tool list has changed.${cap}` }],
+        table,
+        enabled,
+        listedTools: () => table.tools.filter(served).length,
+        metaTools: toolsetTools?.length ?? 0,
+        toolCap: CLIENT_TOOL_CAP,
+        listChanged: () => server.sendToolListChanged(),
       };
     }
+
     return server;
   };
 }
-
-/** Why list_toolsets and enable_toolset fail in a request without a session. */
-const noSession = (name: string) =>
-  `${name} needs a session, and this request has none (a 2026-07-28 request, or a server started with --stateless): ` +
-  `enabled toolsets could not outlast it. Find operations with ${SEARCH} and call them with ${INVOKE}.`;
 
 /** Tools listed before any toolset is enabled: every one in direct mode, else the pinned ones and, in toolsets mode, those of the toolsets enabled from the start. */
 export function startsListed(table: ToolTable, mode: ToolMode, initialToolsets: string[]): (tool: ToolSpec) => boolean {
@@ -187,10 +175,4 @@ export function startsListed(table: ToolTable, mode: ToolMode, initialToolsets: 
 export function toolsListedAtStart(table: ToolTable, mode: ToolMode, initialToolsets: string[]): number {
   const meta = mode === 'direct' ? 0 : metaTools(table).length;
   return meta + table.tools.filter(startsListed(table, mode, initialToolsets)).length;
-}
-
-function toolsetList(table: ToolTable, enabled: Set<string>): CallToolResult {
-  const toolsets = [...toolsetSizes(table)].map(([name, tools]) => ({ name, tools, enabled: enabled.has(name) }));
-  const text = toolsets.map((t) => `${t.name}: ${t.tools} tools${t.enabled ? ' (enabled)' : ''}`).join('\n');
-  return { content: [{ type: 'text', text }], structuredContent: { toolsets } };
 }
