@@ -100,7 +100,7 @@ let engines: { label: string; ajv: Engine }[] | undefined;
 function ajvEngines() {
   if (!engines) {
     // The 2020-12 engine that the SDK's default validator and the generated runtime
-    // (templates/runtime/executor.ts) use, and the SDK's bundled draft-07 class (the default of
+    // (templates/runtime/checks.ts) use, and the SDK's bundled draft-07 class (the default of
     // SDK v1 clients). Both check a schema against their meta-schema before compiling it.
     const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: true, logger: false });
     addFormats(draft2020 as unknown as InstanceType<typeof Ajv>);

@@ -1,6 +1,6 @@
 // What tools/list shows of each tool, adapted to what the client accepts (--client-profile).
 // tools.json keeps every schema whole, and arguments are always checked against the whole
-// schema (executor.ts); a profile only changes the listing:
+// schema (checks.ts); a profile only changes the listing:
 //   portable       compact, and no construct some client rejects: shared schemas inlined a few
 //                  levels deep (stubs below), single `type`s, no untyped or boolean schemas
 //                  (what `inspector --cli --strict` accepts without a warning)
@@ -11,7 +11,7 @@
 // Compact profiles cut descriptions to their first paragraph (≤ 300 characters) and list an
 // outputSchema only where it is small (portable) or never (openai-strict, gemini).
 // Where a profile cannot express a value (a free-form object under openai-strict), it asks
-// for JSON text; the executor reads such text back (executor.ts, repairArguments).
+// for JSON text; the call reads such text back (checks.ts, repairArguments).
 
 import { stubSchema, type JsonSchema, type ToolSpec, type ToolTable } from './table.js';
 

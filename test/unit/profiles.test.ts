@@ -1,10 +1,10 @@
 // Listing under client profiles (templates/runtime/profiles.ts) and the argument repair that
-// goes with it (executor.ts): what a profile lists must never make a valid call fail.
+// goes with it (checks.ts): what a profile lists must never make a valid call fail.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { CLIENT_PROFILES, createLister, firstParagraph, listsOutputSchema, type ClientProfile } from '../../templates/runtime/profiles.js';
-import { repairArguments } from '../../templates/runtime/executor.js';
+import { repairArguments } from '../../templates/runtime/checks.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../../templates/runtime/table.js';
 
 const petstore = JSON.parse(readFileSync(new URL('../../samples/petstore/server/tools.json', import.meta.url), 'utf8')) as ToolTable;
