@@ -13,12 +13,11 @@ import { deadline, networkFailure, readAnswer, requestLabel } from './exchange.j
 import { apiBase, authenticate, buildOutgoing, upstreamBase } from './outgoing.js';
 import { toolError } from './output.js';
 import { toToolResult, type UpstreamAnswer, type UpstreamRefusal } from './response.js';
+import { afterResponse, type AfterResponse } from './response-hooks.js';
 import { createRedactor, refusal, structureFor } from './shape.js';
 import type { JsonSchema, ToolSpec, ToolTable } from './table.js';
 import { toolSchemas } from './tool-schemas.js';
-import { credentialPlaces, fromWebResponse, sendFollowingRedirects, toWebResponse } from './upstream.js';
-
-type AfterResponse = (response: Response, request: OutgoingRequest) => Response | void | Promise<Response | void>;
+import { credentialPlaces, sendFollowingRedirects } from './upstream.js';
 
 export interface Executor {
   /** The tool's inputSchema as listed, with the shared `$defs` it references attached. */
@@ -141,13 +140,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       prepared = again;
       response = await send(prepared.request, signal);
     }
-    const request = prepared.request;
-    if (hooksAfter.some((hook) => hook !== undefined)) {
-      // The hooks' type is fetch's Response: made only when there is a hook to see it.
-      let web = toWebResponse(response);
-      for (const hook of hooksAfter) if (hook) web = (await hook(web, request)) ?? web;
-      response = fromWebResponse(web);
-    }
+    response = await afterResponse(response, prepared.request, hooksAfter);
     const answer = await readAnswer(response, named, config.maxResponseBytes);
     log.debug(`${named.label} → ${response.status}`);
     return { answer };
