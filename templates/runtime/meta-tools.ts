@@ -61,14 +61,14 @@ const noSession = (name: string) =>
   `${name} needs a session, and this request has none (a 2026-07-28 request, or a server started with --stateless): ` +
   `enabled toolsets could not outlast it. Find operations with ${SEARCH} and call them with ${INVOKE}.`;
 
-export function toolsetList(table: ToolTable, enabled: Set<string>): CallToolResult {
+function toolsetList(table: ToolTable, enabled: Set<string>): CallToolResult {
   const toolsets = [...toolsetSizes(table)].map(([name, tools]) => ({ name, tools, enabled: enabled.has(name) }));
   const text = toolsets.map((t) => `${t.name}: ${t.tools} tools${t.enabled ? ' (enabled)' : ''}`).join('\n');
   return { content: [{ type: 'text', text }], structuredContent: { toolsets } };
 }
 
 /** Enables a toolset for the session; says the list changed only when it did. */
-export async function enableToolset(session: ToolsetSession, wanted: string): Promise<CallToolResult> {
+async function enableToolset(session: ToolsetSession, wanted: string): Promise<CallToolResult> {
   const sizes = toolsetSizes(session.table);
   if (!sizes.has(wanted)) return toolError(`No toolset named ${JSON.stringify(wanted)}; see ${LIST_TOOLSETS}`);
   const before = session.listedTools();

@@ -1,6 +1,8 @@
 // MCP wiring on the SDK's low-level Server: tools/list answers from the prebuilt table (in
-// the mode and client profile chosen at start) and tools/call goes to the executor. Per-connection cost is one small object, whatever the
-// size of the API (McpServer.registerTool per tool would cost ~8 µs × tools per instance).
+// the mode and client profile chosen at start), and tools/call goes to a meta-tool by the
+// dispatch table of meta-tools.ts or to the executor. Per-connection cost is a few small
+// objects, whatever the size of the API (McpServer.registerTool per tool would cost ~8 µs ×
+// tools per instance).
 
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import { INVOKE, metaTools, OperationIndex } from './dynamic.js';
