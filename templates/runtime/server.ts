@@ -6,7 +6,7 @@
 
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import { INVOKE, metaTools, OperationIndex } from './dynamic.js';
-import { metaCalls as metaCallsOf, type ToolsetSession } from './meta-tools.js';
+import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-tools.js';
 import { toolError } from './output.js';
 import { offers, serveResources } from './resources.js';
 import { LIST_PAGE_BYTES, page, pageStarts } from './pages.js';
@@ -92,6 +92,13 @@ export function createServerFactory(
     index: () => (index ??= new OperationIndex(table.tools)),
   };
   let fixedStarts: number[] | undefined;
+  let sessionless: ReadonlyMap<string, MetaCall> | undefined;
+  /** The meta-tools of every instance without toolsets on demand: the same for each, made once. */
+  const sessionlessMetaCalls = () =>
+    (sessionless ??= metaCallsOf({
+      ...(toolsetTools ? { toolsets: 'sessionless' } : {}),
+      ...(operationMetaTools ? { operations: { tools: operationMetaTools, context: operations } } : {}),
+    }));
 
   return (serving = 'session') => {
     const onDemand = toolsetTools !== undefined && serving === 'session';
@@ -119,10 +126,7 @@ export function createServerFactory(
       const maxBytes = options.listPageBytes ?? LIST_PAGE_BYTES;
       return page(tools, request.params?.cursor, onDemand ? pageStarts(tools, maxBytes) : (fixedStarts ??= pageStarts(tools, maxBytes)));
     });
-    const metaCalls = metaCallsOf({
-      ...(toolsetTools ? { toolsets: onDemand ? toolsetSession(enabled, served) : 'sessionless' } : {}),
-      ...(operationCalls ? { operations: { tools: operationMetaTools, context: operations } } : {}),
-    });
+    const metaCalls = onDemand ? metaCallsOf({ toolsets: toolsetSession(enabled, served) }) : sessionlessMetaCalls();
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
