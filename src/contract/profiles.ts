@@ -1,6 +1,6 @@
 // What tools/list shows of each tool, adapted to what the client accepts (--client-profile).
 // tools.json keeps every schema whole, and arguments are always checked against the whole
-// schema (executor.ts); a profile only changes the listing:
+// schema (checks.ts); a profile only changes the listing:
 //   portable       compact, and no construct some client rejects: shared schemas inlined a few
 //                  levels deep (stubs below), single `type`s, no untyped or boolean schemas
 //                  (what `inspector --cli --strict` accepts without a warning)
@@ -11,7 +11,7 @@
 // Compact profiles cut descriptions to their first paragraph (≤ 300 characters) and list an
 // outputSchema only where it is small (portable) or never (openai-strict, gemini).
 // Where a profile cannot express a value (a free-form object under openai-strict), it asks
-// for JSON text; the executor reads such text back (executor.ts, repairArguments).
+// for JSON text; the call reads such text back (checks.ts, repairArguments).
 
 import { stubSchema, type JsonSchema, type ToolSpec, type ToolTable } from './table.js';
 import { subschemaKeywords, valueKeywords } from './schema-keywords.js';
@@ -26,6 +26,12 @@ const INLINE_HOPS = 3;
 const INLINE_BYTES = 8 * 1024;
 /** An outputSchema is listed (portable) only when this small once inlined: it documents, it does not instruct. */
 const OUTPUT_BYTES = 1024;
+
+/**
+ * Whether a profile lists a tool's outputSchema: a call's answer is held to the schema only
+ * where it was advertised, and the call decides so from this, without listing the tool.
+ */
+export const listsOutputSchema = (profile: ClientProfile): boolean => profile === 'portable' || profile === 'full';
 
 /** A tool as tools/list shows it (the SDK's Tool, without depending on its types here). */
 export interface ListedTool {
@@ -84,7 +90,8 @@ export function createLister(
       description: firstParagraph(tool.description),
       inputSchema: toProfile(tool.inputSchema, profile, true),
     };
-    if (outputSchema && profile === 'portable') listed.outputSchema = shallowWithin(toProfile(outputSchema, profile, true), OUTPUT_BYTES);
+    if (outputSchema && listsOutputSchema(profile))
+      listed.outputSchema = shallowWithin(toProfile(outputSchema, profile, true), OUTPUT_BYTES);
     return listed;
   };
 
@@ -94,7 +101,7 @@ export function createLister(
       return { ...base(t), inputSchema: full.input(t), ...(output ? { outputSchema: output } : {}) };
     }
     const inputSchema = expandWithin(t.inputSchema, table.defs, defSize, INLINE_BYTES);
-    const output = profile === 'portable' && t.output ? expandWithin(t.output.schema, table.defs, defSize, OUTPUT_BYTES) : undefined;
+    const output = listsOutputSchema(profile) && t.output ? expandWithin(t.output.schema, table.defs, defSize, OUTPUT_BYTES) : undefined;
     return adapt({ ...base(t), inputSchema, ...(output ? { outputSchema: output } : {}) });
   };
 

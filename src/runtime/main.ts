@@ -9,9 +9,10 @@ import { createExecutor } from './executor.js';
 import type { Hooks } from './hooks-api.js';
 import type { HttpEndpoints } from './http-endpoints.js';
 import { createLogger, type Logger } from './log.js';
-import { CLIENT_TOOL_CAP, createServerFactory, credentialReader, toolsListedAtStart, type ServerFactory } from './server.js';
+import { createServerFactory, credentialReader, toolsListedAtStart, type ServerFactory } from './server.js';
 import type { ToolTable } from '../contract/table.js';
 import { servedTable, ToolsetError, toolsetSizes } from '../contract/toolsets.js';
+import { CLIENT_TOOL_CAP } from '../contract/limits.js';
 
 /** A generated server's start: its tools.json, and the .env beside it. */
 export async function run<Args extends object>(tableUrl: URL, hooks: Hooks<Args>, argv = process.argv.slice(2)): Promise<void> {

@@ -18,7 +18,7 @@ import { ownValue, type JsonSchema, type ToolSpec, type ToolTable } from '../con
 import type { RequestCredentials } from './auth.js';
 import { docResources, docText, fill, guides, type Guide } from './guide.js';
 import { toolsetSizes } from '../contract/toolsets.js';
-import { page } from './server.js';
+import { page } from './pages.js';
 
 /** What serveResources offers besides tools: for the capabilities. */
 export function offers(table: ToolTable): { prompts: boolean; completions: boolean } {

@@ -1,19 +1,24 @@
 // MCP wiring on the SDK's low-level Server: tools/list answers from the prebuilt table (in
-// the mode and client profile chosen at start) and tools/call goes to the executor. Per-connection cost is one small object, whatever the
-// size of the API (McpServer.registerTool per tool would cost ~8 µs × tools per instance).
+// the mode and client profile chosen at start), and tools/call goes to a meta-tool by the
+// dispatch table of meta-tools.ts or to the executor. Per-connection cost is a few small
+// objects, whatever the size of the API (McpServer.registerTool per tool would cost ~8 µs ×
+// tools per instance).
 
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
-import { callMetaTool, OperationIndex } from './dynamic.js';
-import { INVOKE, metaTools, SEARCH } from '../contract/meta-tools.js';
+import { OperationIndex } from './dynamic.js';
+import { INVOKE, metaTools } from '../contract/meta-tools.js';
+import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
 import { toolError } from './output.js';
 import { offers, serveResources } from './resources.js';
+import { LIST_PAGE_BYTES, page, pageStarts } from './pages.js';
 import type { Hooks } from './hooks-api.js';
 import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
 import type { ToolMode } from './config.js';
-import { createLister, type ClientProfile, type ListedTool } from '../contract/profiles.js';
-import type { ToolSpec, ToolTable } from '../contract/table.js';
-import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetMetaTools, toolsetOf, toolsetSizes } from '../contract/toolsets.js';
+import { createLister, listsOutputSchema, type ClientProfile, type ListedTool } from '../contract/profiles.js';
+import type { JsonSchema, ToolSpec, ToolTable } from '../contract/table.js';
+import { ENABLE_TOOLSET, toolsetMetaTools, toolsetOf } from '../contract/toolsets.js';
+import { CLIENT_TOOL_CAP } from '../contract/limits.js';
 
 /**
  * What one server instance serves: a `session` (stdio, legacy SSE, a 2025-era Streamable HTTP
@@ -39,9 +44,6 @@ export function credentialReader(mapping: { header: string; scheme: string }[]):
   };
 }
 
-/** The most tools some clients accept in one request (VS Code, Copilot, the OpenAI API). */
-export const CLIENT_TOOL_CAP = 128;
-
 export interface ServerOptions {
   /** What tools/list shows (config.ts ToolMode). */
   mode: ToolMode;
@@ -53,43 +55,6 @@ export interface ServerOptions {
   listPageBytes?: number;
   /** The user's hooks, for completions (src/hooks.ts). */
   hooks?: Hooks;
-}
-
-/**
- * Above this, tools/list is paginated (MCP `cursor`/`nextCursor`): one message of a whole
- * large API listed in full (`--tools direct --client-profile full` on Microsoft Graph: 13.8 MiB)
- * is more than clients read at once (the SDK's stdio client stops at 10 MiB). Below it, as
- * almost always, one page, since some clients never ask for a second.
- */
-export const LIST_PAGE_BYTES = 8 * 1024 * 1024;
-
-/** Where each page of the listing starts, so that no page is over `maxBytes` (a tool alone may be). */
-export function pageStarts(tools: readonly unknown[], maxBytes = LIST_PAGE_BYTES): number[] {
-  const starts = [0];
-  let bytes = 0;
-  tools.forEach((tool, i) => {
-    const size = Buffer.byteLength(JSON.stringify(tool)) + 1;
-    if (bytes + size > maxBytes && i > (starts.at(-1) as number)) {
-      starts.push(i);
-      bytes = 0;
-    }
-    bytes += size;
-  });
-  return starts;
-}
-
-/** One page of a listing; the cursor is opaque to clients (`p<start>`, base64url). */
-export function page<T>(tools: T[], cursor: string | undefined, starts = pageStarts(tools)): { tools: T[]; nextCursor?: string } {
-  let start = 0;
-  if (cursor !== undefined) {
-    const decoded = /^p(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-    start = decoded ? Number(decoded[1]) : -1;
-    if (!starts.includes(start))
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor: list the tools again from the start');
-  }
-  const next = starts[starts.indexOf(start) + 1];
-  if (start === 0 && next === undefined) return { tools };
-  return { tools: tools.slice(start, next), ...(next !== undefined ? { nextCursor: Buffer.from(`p${next}`).toString('base64url') } : {}) };
 }
 
 export function createServerFactory(
@@ -110,17 +75,33 @@ export function createServerFactory(
   const metaListed = (tools: ListedTool[]) => tools.map((t) => lister.adapt(t) as Tool);
   const toolsetTools = options.mode === 'toolsets' ? metaListed(toolsetMetaTools(table)) : undefined;
   // Toolsets mode serves a request without a session as dynamic mode does: it could not keep enabled toolsets.
-  const dynamicTools = options.mode === 'direct' ? undefined : metaListed(metaTools(table));
+  const operationMetaTools = options.mode === 'direct' ? undefined : metaTools(table);
+  const dynamicTools = operationMetaTools && metaListed(operationMetaTools);
   const listedFromStart = startsListed(table, options.mode, options.initialToolsets);
   let fixedList: Tool[] | undefined;
   /** The listing nothing changes: direct and dynamic mode, and toolsets mode without a session. */
   const fixed = (): Tool[] => (fixedList ??= [...(dynamicTools ?? []), ...table.tools.filter(listedFromStart).map(listed)]);
   let index: OperationIndex | undefined;
+  /** What the dynamic meta-tools need of the server, whatever the request. */
+  const operations = {
+    table,
+    byName,
+    inputSchema: (t: ToolSpec) => executor.inputSchema(t),
+    checkArguments: (schema: JsonSchema, given: Record<string, unknown>) => executor.checkArguments(schema, given),
+    index: () => (index ??= new OperationIndex(table.tools)),
+  };
   let fixedStarts: number[] | undefined;
+  let sessionless: ReadonlyMap<string, MetaCall> | undefined;
+  /** The meta-tools of every instance without toolsets on demand: the same for each, made once. */
+  const sessionlessMetaCalls = () =>
+    (sessionless ??= metaCallsOf({
+      ...(toolsetTools ? { toolsets: 'sessionless' } : {}),
+      ...(operationMetaTools ? { operations: { tools: operationMetaTools, context: operations } } : {}),
+    }));
 
   return (serving = 'session') => {
     const onDemand = toolsetTools !== undefined && serving === 'session';
-    const metaCalls = dynamicTools !== undefined && !onDemand;
+    const operationCalls = operationMetaTools !== undefined && !onDemand;
     // Toolsets this session has enabled (toolsets mode only): one server per session.
     const enabled = new Set(options.initialToolsets);
     const served = (tool: ToolSpec) => listedFromStart(tool) || (onDemand && enabled.has(toolsetOf(tool)));
@@ -144,34 +125,23 @@ export function createServerFactory(
       const maxBytes = options.listPageBytes ?? LIST_PAGE_BYTES;
       return page(tools, request.params?.cursor, onDemand ? pageStarts(tools, maxBytes) : (fixedStarts ??= pageStarts(tools, maxBytes)));
     });
+    const metaCalls = onDemand ? metaCallsOf({ toolsets: toolsetSession(enabled, served) }) : sessionlessMetaCalls();
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
-      if (toolsetTools && (name === LIST_TOOLSETS || name === ENABLE_TOOLSET)) {
-        if (!onDemand) return toolError(noSession(name));
-        if (name === LIST_TOOLSETS) return toolsetList(table, enabled);
-        return enableToolset(typeof args.toolset === 'string' ? args.toolset : '');
-      }
       // A failure inside a call is the tool's failure (isError), never the connection's.
       const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean): Promise<CallToolResult> =>
         executor
           .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised })
           .catch((error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`));
-      if (metaCalls) {
-        const answer = await callMetaTool(name, args, {
-          table,
-          byName,
-          inputSchema: (t) => executor.inputSchema(t),
-          checkArguments: (schema, given) => executor.checkArguments(schema, given),
-          // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
-          invoke: async (t, given) => server.projectCallToolResult(await call(t, given, false), undefined),
-          index: () => (index ??= new OperationIndex(table.tools)),
-        });
-        if (answer) return answer;
+      const meta = metaCalls.get(name);
+      if (meta) {
+        // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
+        return meta(args, { invoke: async (t, given) => server.projectCallToolResult(await call(t, given, false), undefined) });
       }
       const tool = byName.get(name);
       if (!tool || !served(tool)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
-      const outputSchema = listed(tool).outputSchema;
+      const outputSchema = listsOutputSchema(options.profile) ? executor.outputSchema(tool) : undefined;
       return server.projectCallToolResult(await call(tool, args, outputSchema !== undefined), outputSchema);
     });
 
@@ -179,38 +149,24 @@ export function createServerFactory(
     const reach = (tool: ToolSpec | undefined): string => {
       if (tool === undefined) return '';
       if (onDemand) return `; enable its toolset with ${ENABLE_TOOLSET} ${JSON.stringify({ toolset: toolsetOf(tool) })}`;
-      return metaCalls ? `; call it through ${INVOKE}` : '';
+      return operationCalls ? `; call it through ${INVOKE}` : '';
     };
 
-    /** Enables a toolset for this session; says the list changed only when it did. */
-    async function enableToolset(wanted: string): Promise<CallToolResult> {
-      const sizes = toolsetSizes(table);
-      if (!sizes.has(wanted)) return toolError(`No toolset named ${JSON.stringify(wanted)}; see ${LIST_TOOLSETS}`);
-      const before = table.tools.filter(served).length;
-      enabled.add(wanted);
-      const count = table.tools.filter(served).length;
-      if (count === before) {
-        return {
-          content: [
-            { type: 'text', text: `Toolset ${wanted} was already listed (${sizes.get(wanted)} tools); the tool list is unchanged.` },
-          ],
-        };
-      }
-      await server.sendToolListChanged().catch(() => undefined);
-      const total = count + (toolsetTools?.length ?? 0);
-      const cap = total > CLIENT_TOOL_CAP ? ` ${total} tools are now listed: some clients refuse more than ${CLIENT_TOOL_CAP}.` : '';
+    /** The toolsets of this session, as list_toolsets and enable_toolset see and change them. */
+    function toolsetSession(enabled: Set<string>, served: (tool: ToolSpec) => boolean): ToolsetSession {
       return {
-        content: [{ type: 'text', text: `Toolset ${wanted} is enabled: ${sizes.get(wanted)} tools; the tool list has changed.${cap}` }],
+        table,
+        enabled,
+        listedTools: () => table.tools.filter(served).length,
+        metaTools: toolsetTools?.length ?? 0,
+        toolCap: CLIENT_TOOL_CAP,
+        listChanged: () => server.sendToolListChanged(),
       };
     }
+
     return server;
   };
 }
-
-/** Why list_toolsets and enable_toolset fail in a request without a session. */
-const noSession = (name: string) =>
-  `${name} needs a session, and this request has none (a 2026-07-28 request, or a server started with --stateless): ` +
-  `enabled toolsets could not outlast it. Find operations with ${SEARCH} and call them with ${INVOKE}.`;
 
 /** Tools listed before any toolset is enabled: every one in direct mode, else the pinned ones and, in toolsets mode, those of the toolsets enabled from the start. */
 export function startsListed(table: ToolTable, mode: ToolMode, initialToolsets: string[]): (tool: ToolSpec) => boolean {
@@ -224,10 +180,4 @@ export function startsListed(table: ToolTable, mode: ToolMode, initialToolsets: 
 export function toolsListedAtStart(table: ToolTable, mode: ToolMode, initialToolsets: string[]): number {
   const meta = mode === 'direct' ? 0 : metaTools(table).length;
   return meta + table.tools.filter(startsListed(table, mode, initialToolsets)).length;
-}
-
-function toolsetList(table: ToolTable, enabled: Set<string>): CallToolResult {
-  const toolsets = [...toolsetSizes(table)].map(([name, tools]) => ({ name, tools, enabled: enabled.has(name) }));
-  const text = toolsets.map((t) => `${t.name}: ${t.tools} tools${t.enabled ? ' (enabled)' : ''}`).join('\n');
-  return { content: [{ type: 'text', text }], structuredContent: { toolsets } };
 }

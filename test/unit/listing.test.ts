@@ -1,5 +1,5 @@
 // What tools/list shows of large schemas (src/model/listing.ts) and how the runtime lists and
-// checks them (src/runtime/executor.ts): nearest shared schemas in full within a budget,
+// checks them (src/runtime/checks.ts): nearest shared schemas in full within a budget,
 // the rest as stubs that accept every value the full schema accepts.
 import { describe, expect, it, vi } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';

@@ -1,10 +1,11 @@
-// tools/list pages (src/runtime/server.ts): a listing too big for one message is split
+// tools/list pages (src/runtime/pages.ts): a listing too big for one message is split
 // into pages under a byte limit, read by the official client through nextCursor; a listing
 // that fits is one page with no cursor, since some clients never ask for a second.
 import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { createServerFactory, page, pageStarts } from '../../src/runtime/server.js';
+import { createServerFactory } from '../../src/runtime/server.js';
+import { page, pageStarts } from '../../src/runtime/pages.js';
 import { createExecutor } from '../../src/runtime/executor.js';
 import { createLogger } from '../../src/runtime/log.js';
 import { readConfig, type ServerConfig } from '../../src/runtime/config.js';

@@ -1,10 +1,10 @@
 // Listing under client profiles (src/contract/profiles.ts) and the argument repair that
-// goes with it (executor.ts): what a profile lists must never make a valid call fail.
+// goes with it (checks.ts): what a profile lists must never make a valid call fail.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { createLister, firstParagraph, type ClientProfile } from '../../src/contract/profiles.js';
-import { repairArguments } from '../../src/runtime/executor.js';
+import { CLIENT_PROFILES, createLister, firstParagraph, listsOutputSchema, type ClientProfile } from '../../src/contract/profiles.js';
+import { repairArguments } from '../../src/runtime/checks.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../../src/contract/table.js';
 
 const petstore = JSON.parse(readFileSync(new URL('../../samples/petstore/server/tools.json', import.meta.url), 'utf8')) as ToolTable;
@@ -88,6 +88,23 @@ describe.each(['portable', 'openai-strict', 'gemini'] as const)('Petstore under 
       expect(outputs.length).toBe(petstore.tools.filter((t) => t.output).length);
       for (const o of outputs) expect(o?.type).toBe('object');
     } else expect(outputs).toEqual([]);
+  });
+});
+
+describe('listsOutputSchema: what a call holds its answer to, decided without listing the tool', () => {
+  it.each([
+    ['portable', true],
+    ['full', true],
+    ['openai-strict', false],
+    ['gemini', false],
+  ] as const)('%s: %s', (profile, want) => {
+    expect(listsOutputSchema(profile)).toBe(want);
+  });
+  it.each(CLIENT_PROFILES)('agrees with the listing under %s, tool by tool', (profile) => {
+    const l = lister(petstore, profile);
+    for (const tool of petstore.tools) {
+      expect(l.tool(tool).outputSchema !== undefined).toBe(listsOutputSchema(profile) && tool.output !== undefined);
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-// The JSON Schema keyword table (templates/runtime/schema-keywords.ts) that the generator's
+// The JSON Schema keyword table (src/contract/schema-keywords.ts) that the generator's
 // converter (src/model/schema.ts) and the runtime's listing (profiles.ts) both walk by.
 import { describe, expect, it } from 'vitest';
 import { SUBSCHEMA_KEYWORDS, type SubschemaKeywordName } from '../../src/contract/schema-keywords.js';

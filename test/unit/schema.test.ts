@@ -1,6 +1,6 @@
 // SchemaConverter (src/model/schema.ts): OpenAPI 2.0/3.0/3.1 schema → JSON Schema 2020-12 with
 // shared `$defs`, which the MCP SDK's ajv must accept. Every produced schema is compiled twice:
-// with the SDK's `Ajv` class (the one src/runtime/executor.ts uses) and with the SDK's
+// with the SDK's `Ajv` class (the one src/runtime/checks.ts uses) and with the SDK's
 // default validator (`AjvJsonSchemaValidator`: Ajv2020, what MCP clients check schemas with).
 import { describe, expect, it } from 'vitest';
 import { Ajv, AjvJsonSchemaValidator, addFormats } from '@modelcontextprotocol/server/validators/ajv';
