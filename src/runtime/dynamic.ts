@@ -123,7 +123,7 @@ export class OperationIndex {
   }
 }
 
-export function searchResult(found: ToolSpec[]): CallToolResult {
+function searchResult(found: ToolSpec[]): CallToolResult {
   const results = found.map((t) => ({
     name: t.name,
     operation: `${t.http.method} ${t.http.path}`,

@@ -169,7 +169,7 @@ export function createServerFactory(
 }
 
 /** Tools listed before any toolset is enabled: every one in direct mode, else the pinned ones and, in toolsets mode, those of the toolsets enabled from the start. */
-export function startsListed(table: ToolTable, mode: ToolMode, initialToolsets: string[]): (tool: ToolSpec) => boolean {
+function startsListed(table: ToolTable, mode: ToolMode, initialToolsets: string[]): (tool: ToolSpec) => boolean {
   if (mode === 'direct') return () => true;
   const pinned = new Set(table.serve?.pinned ?? []);
   const initial = new Set(mode === 'toolsets' ? initialToolsets : []);

@@ -10,7 +10,7 @@ import { getHeader } from './request.js';
 import type { ToolTable } from '../contract/table.js';
 
 /** Redirect hops followed before giving up (browsers allow 20; an API needs one or two). */
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 /** Where credentials travel in a request: the headers and query parameters to drop when the origin changes. */
 export interface CredentialPlaces {
