@@ -9,7 +9,7 @@
  * beside `maximum`/`minimum` in draft-04 (OpenAPI 3.0, Swagger 2.0); `values` is a non-empty
  * array of any values; `strings` an array of strings; `map` an object.
  */
-export type KeywordValue = 'string' | 'number' | 'bound' | 'boolean' | 'strings' | 'values' | 'map' | 'any';
+type KeywordValue = 'string' | 'number' | 'bound' | 'boolean' | 'strings' | 'values' | 'map' | 'any';
 
 export interface ValueKeyword {
   value: KeywordValue;

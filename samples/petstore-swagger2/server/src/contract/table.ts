@@ -156,7 +156,7 @@ export function stubSchema(def: JsonSchema | undefined): JsonSchema {
   return stub;
 }
 
-export interface ToolAnnotationsSpec {
+interface ToolAnnotationsSpec {
   title?: string;
   readOnlyHint?: boolean;
   destructiveHint?: boolean;

@@ -7,7 +7,7 @@ import { CLIENT_PROFILES, type ClientProfile } from '../contract/profiles.js';
 import { envText, flagText, setting, SETTINGS } from '../contract/settings.js';
 import { unsendableHeaderName } from '../contract/headers.js';
 
-type TransportName = 'stdio' | 'sse' | 'http' | 'http+sse';
+export type TransportName = 'stdio' | 'sse' | 'http' | 'http+sse';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export type ToolMode = 'direct' | 'toolsets' | 'dynamic';
 

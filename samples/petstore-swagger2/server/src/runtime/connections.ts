@@ -31,7 +31,7 @@ interface AddressSlots {
   waiting: Set<Socket>;
 }
 
-export class ConnectionSlots {
+class ConnectionSlots {
   private readonly byAddress = new Map<string, AddressSlots>();
   private readonly addressOf = new WeakMap<Socket, string>();
   private total = 0;

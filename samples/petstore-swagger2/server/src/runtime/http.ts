@@ -9,7 +9,9 @@ import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { randomUUID } from 'node:crypto';
 import type { ServerConfig } from './config.js';
-import { claimSession, jsonRpcError, releaseSession, type HttpEndpoints } from './http-common.js';
+import { jsonRpcError } from './http-answer.js';
+import type { HttpEndpoints } from './http-endpoints.js';
+import { claimSession, releaseSession } from './http-sessions.js';
 import type { Logger } from './log.js';
 import type { ServerFactory } from './server.js';
 
@@ -62,8 +64,8 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
     () => {
       const cutoff = Date.now() - config.sessionIdleMs;
       for (const [id, session] of sessions) {
-        // A call longer than the idle time was cut off mid-way (and its client never answered)
-        // when only the start of a request counted: skip busy sessions.
+        // A busy session is not idle, however long its call takes: closing it would cut the
+        // call off mid-way and leave its client without an answer.
         if (session.busy === 0 && session.lastSeen < cutoff) {
           log.debug(`session ${id} idle: closed`);
           void session.transport.close();
@@ -127,11 +129,7 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       await serveModern(req, res, body);
       return true;
     }
-    if (sessions.size >= config.maxSessions) {
-      jsonRpcError(res, 503, -32000, `Too many open sessions (${config.maxSessions}); close one or try later`);
-      return true;
-    }
-    const client = claimSession(req, res, config);
+    const client = claimSession(req, res, config, sessions.size);
     if (client === undefined) return true;
     // A 2025-era client without a session: only `initialize` may open one.
     let opened = false;

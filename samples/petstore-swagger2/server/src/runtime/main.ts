@@ -5,13 +5,15 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { credentialProblem } from './auth.js';
-import { ConfigError, readConfig, USAGE, type ToolMode } from './config.js';
+import { ConfigError, readConfig, USAGE, type ServerConfig, type ToolMode, type TransportName } from './config.js';
 import { createExecutor } from './executor.js';
 import type { Hooks } from './hooks-api.js';
-import { createLogger } from './log.js';
-import { CLIENT_TOOL_CAP, createServerFactory, credentialReader, toolsListedAtStart } from './server.js';
+import type { HttpEndpoints } from './http-endpoints.js';
+import { createLogger, type Logger } from './log.js';
+import { createServerFactory, credentialReader, toolsListedAtStart, type ServerFactory } from './server.js';
 import type { ToolTable } from '../contract/table.js';
 import { servedTable, ToolsetError, toolsetSizes } from '../contract/toolsets.js';
+import { CLIENT_TOOL_CAP } from '../contract/limits.js';
 
 /** A generated server's start: its tools.json, and the .env beside it. */
 export async function run<Args extends object>(tableUrl: URL, hooks: Hooks<Args>, argv = process.argv.slice(2)): Promise<void> {
@@ -101,21 +103,44 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
     log.warn(`listing ${listed} tools: VS Code, Copilot and the OpenAI API refuse more than ${CLIENT_TOOL_CAP}; ${fewer}`);
   }
   try {
-    if (config.transport === 'stdio') {
-      await (await import('./stdio.js')).startStdio(factory, log);
-    } else {
-      const endpoints = [];
-      if (config.transport !== 'sse') endpoints.push((await import('./http.js')).streamableEndpoints(factory, config, log));
-      if (config.transport !== 'http') endpoints.push((await import('./sse.js')).sseEndpoints(factory, config, log));
-      await (await import('./http-common.js')).listen(config, log, endpoints);
-    }
+    await TRANSPORTS[config.transport](factory, config, log);
   } catch (error) {
     process.stderr.write(`${table.name}: ${(error as Error).message}\n`);
     process.exit(1);
   }
 }
 
-/** fetch refuses URLs with userinfo, and its refusal quotes the password: say so at start, without it. */
+type Start<T> = (factory: ServerFactory, config: ServerConfig, log: Logger) => Promise<T>;
+
+const streamableHttp: Start<HttpEndpoints> = async (...args) => (await import('./http.js')).streamableEndpoints(...args);
+/** Legacy HTTP+SSE (protocol 2024-11-05), all in sse.ts: the deprecated server-legacy package loads only with it. */
+const legacySse: Start<HttpEndpoints> = async (...args) => (await import('./sse.js')).sseEndpoints(...args);
+
+/** One HTTP listener serving these endpoints, each set created in the order given. */
+function overHttp(...endpointSets: Start<HttpEndpoints>[]): Start<void> {
+  return async (factory, config, log) => {
+    const endpoints: HttpEndpoints[] = [];
+    for (const create of endpointSets) endpoints.push(await create(factory, config, log));
+    await (await import('./http-common.js')).listen(config, log, endpoints);
+  };
+}
+
+/**
+ * What each --transport starts. Every name lists exactly what it serves, and the compiler wants
+ * an entry for every name: a new transport mounts nothing it does not list.
+ */
+const TRANSPORTS: Record<TransportName, Start<void>> = {
+  stdio: async (factory, _config, log) => (await import('./stdio.js')).startStdio(factory, log),
+  http: overHttp(streamableHttp),
+  // Dropping legacy SSE: these two entries, legacySse, sse.ts, and the two names in config.ts.
+  sse: overHttp(legacySse),
+  'http+sse': overHttp(streamableHttp, legacySse),
+};
+
+/**
+ * Credentials in a URL are never sent (upstream.ts refuses the request, as fetch does), and
+ * the refusal quotes the URL with its password: refuse it once at start, without quoting it.
+ */
 function baseUrlProblem(baseUrl: string | undefined): string | undefined {
   if (baseUrl === undefined || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(baseUrl)) return undefined;
   return "--base-url (API_BASE_URL) must not carry a user name or password: set the credentials of the API's security scheme instead";

@@ -174,7 +174,7 @@ function items(value: readonly unknown[]): unknown[] {
  * a value. Content-based values (Parameter `content`, form and multipart fields without a
  * style) are documents instead, in which [] and {} are sent as their JSON text.
  */
-export function isUndefinedValue(value: unknown): boolean {
+function isUndefinedValue(value: unknown): boolean {
   if (value === undefined || value === null) return true;
   if (Array.isArray(value)) return items(value).length === 0;
   if (isPlainObject(value)) return entries(value).length === 0;

@@ -6,8 +6,6 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isTextual, mediaKind } from '../contract/media.js';
 import { NO_JSON, NOTHING, plainStructure, StructureProblem, toolError, type Structurer } from './output.js';
 
-export { NO_JSON, NOTHING, plainStructure, StructureProblem, type Structurer } from './output.js';
-
 export interface UpstreamAnswer {
   status: number;
   statusText: string;

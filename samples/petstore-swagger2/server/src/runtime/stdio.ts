@@ -9,8 +9,8 @@ export async function startStdio(factory: ServerFactory, log: Logger): Promise<v
   // One instance per connection, whatever the era: the connection is the session.
   serveStdio(() => factory('session'), {
     onerror: (error) => {
-      // The SDK's line reader (10 MB by default) closes the transport on a longer message;
-      // stdin then stops and the process used to end with code 0 and no word.
+      // The SDK's line reader (10 MB by default) closes the transport on a longer message and
+      // stdin stops: exit 1 with the reason, not 0 with no word.
       const limit = /ReadBuffer exceeded maximum size of (\d+) bytes/.exec(error.message)?.[1];
       if (limit === undefined) return log.warn(`stdio: ${error.message}`);
       process.stderr.write(`stdio: a message of more than ${limit} bytes arrived; closing\n`);

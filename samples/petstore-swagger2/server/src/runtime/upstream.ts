@@ -11,7 +11,7 @@ import { getHeader } from './request.js';
 import type { ToolTable } from '../contract/table.js';
 
 /** Redirect hops followed before giving up (browsers allow 20; an API needs one or two). */
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 /** Where credentials travel in a request: the headers and query parameters to drop when the origin changes. */
 export interface CredentialPlaces {
@@ -50,8 +50,8 @@ export interface UpstreamResponse {
 }
 
 // One keep-alive pool per protocol and process (and one more for connections that must reach
-// public addresses only, so that no socket is shared between the two). fetch (undici) cost ~0.14 ms more CPU per call
-// than node:http with a keep-alive agent on these machines, on every call of every tool.
+// public addresses only, so that no socket is shared between the two). node:http with a
+// keep-alive agent rather than fetch (undici), which costs ~0.14 ms more CPU on every call.
 // node:http and node:https (TLS: ~10 ms) load on the first request that needs them, not at
 // start-up, where every millisecond delays `initialize`.
 interface Client {
@@ -85,9 +85,10 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const BODY_EXPECTED = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
- * One request, no redirect followed. Headers fetch adds by default are added the same way
- * (`Accept-Encoding`, `User-Agent`), so the upstream sees what it saw before; the length is
- * always computed here, never taken from a header. `publicOnly`: refuse an internal address.
+ * One request, no redirect followed. The headers fetch adds by default (`Accept-Encoding`,
+ * `User-Agent`) are added here too, so that the upstream sees the same request whichever of
+ * the two clients sends it; the length is always computed here, never taken from a header.
+ * `publicOnly`: refuse an internal address.
  */
 export async function sendOnce(
   url: URL,
@@ -254,8 +255,8 @@ export function toWebResponse(answer: UpstreamResponse): Response {
 
 /**
  * A request with redirects followed by hand (RFC 9110 §15.4), never by the HTTP client: fetch's
- * own following stripped only Authorization and Cookie on a new origin, so an apiKey header or
- * query parameter went to wherever the API redirected. Here a change of origin (scheme, host or
+ * own following strips only Authorization and Cookie on a new origin, so an apiKey header or
+ * query parameter would go wherever the API redirects. Here a change of origin (scheme, host or
  * port: https → http on the same host counts) drops every credential place; 301/302 turn a POST
  * into a GET and 303 anything but HEAD, without a body; 307/308 keep method and body.
  * `publicServers` (the table's rule for a spec from a URL) holds for every hop.

@@ -6,7 +6,8 @@
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { toolError } from './output.js';
-import { DESCRIBE, INVOKE, metaTools, QUERY_MAX_CHARS, QUERY_MAX_WORDS, SEARCH } from '../contract/meta-tools.js';
+import { DESCRIBE, INVOKE, QUERY_MAX_CHARS, QUERY_MAX_WORDS, SEARCH } from '../contract/meta-tools.js';
+import type { ListedTool } from '../contract/profiles.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../contract/table.js';
 
 /** Words, lower-cased, camelCase split, plurals folded (`Repositories` → `repository`). */
@@ -123,7 +124,7 @@ export class OperationIndex {
   }
 }
 
-export function searchResult(found: ToolSpec[]): CallToolResult {
+function searchResult(found: ToolSpec[]): CallToolResult {
   const results = found.map((t) => ({
     name: t.name,
     operation: `${t.http.method} ${t.http.path}`,
@@ -162,12 +163,12 @@ export interface MetaContext {
 }
 
 /**
- * A call of search_operations, describe_operation or invoke_operation; undefined for any other
- * name. Its arguments are checked by ajv against the meta-tool's own schema, as every tool's are.
+ * A call of search_operations, describe_operation or invoke_operation (`meta`, one of
+ * metaTools()). Its arguments are checked by ajv against the meta-tool's own schema, as every
+ * tool's are.
  */
-export async function callMetaTool(name: string, given: Record<string, unknown>, ctx: MetaContext): Promise<CallToolResult | undefined> {
-  const meta = metaTools(ctx.table).find((t) => t.name === name);
-  if (meta === undefined) return undefined;
+export async function callMetaTool(meta: ListedTool, given: Record<string, unknown>, ctx: MetaContext): Promise<CallToolResult> {
+  const { name } = meta;
   // Strict profiles list every property and send null for the ones not meant; absent is what they mean.
   const args = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null));
   // Profiles that cannot list a free-form object (openai-strict, gemini) ask for the operation's arguments as JSON text.

@@ -19,7 +19,7 @@ import { ownValue, type JsonSchema, type ToolSpec, type ToolTable } from '../con
 import type { RequestCredentials } from './auth.js';
 import { docResources, docText, fill, guides, type Guide } from './guide.js';
 import { toolsetSizes } from '../contract/toolsets.js';
-import { page } from './server.js';
+import { page } from './pages.js';
 
 /** What serveResources offers besides tools: for the capabilities. */
 export function offers(table: ToolTable): { prompts: boolean; completions: boolean } {
@@ -66,7 +66,7 @@ function prepared(table: ToolTable): Prepared {
 }
 
 /** The operations that are resources or templates. */
-export const resourceTools = (table: ToolTable): ToolSpec[] => table.tools.filter((t) => t.resource !== undefined);
+const resourceTools = (table: ToolTable): ToolSpec[] => table.tools.filter((t) => t.resource !== undefined);
 
 const describe = (tool: ToolSpec) => ({
   name: tool.name,
@@ -154,7 +154,7 @@ function contentsOf(uri: string, contentType: string, bytes: Uint8Array): ReadRe
  * URI alone so that clients recognise it; 400 and 422, invalid params; any other, an internal
  * error, worded for credentials on 401 and 403. The others' data: the URI, status and excerpt.
  */
-export function readError(uri: string, refused: UpstreamRefusal): ProtocolError {
+function readError(uri: string, refused: UpstreamRefusal): ProtocolError {
   const { status, statusText, label, excerpt } = refused;
   const upstream = `upstream ${status}${statusText ? ` ${statusText}` : ''} from ${label}${excerpt ? `: ${excerpt}` : ''}`;
   if (status === 404 || status === 410) return new ResourceNotFoundError(uri, `Resource not found: ${uri}: ${upstream}`);

@@ -6,7 +6,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { ServerConfig } from './config.js';
-import { claimSession, jsonRpcError, releaseSession, type HttpEndpoints } from './http-common.js';
+import { jsonRpcError } from './http-answer.js';
+import type { HttpEndpoints } from './http-endpoints.js';
+import { claimSession, releaseSession } from './http-sessions.js';
 import type { Logger } from './log.js';
 import type { ServerFactory } from './server.js';
 
@@ -14,18 +16,14 @@ export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: 
   const sessions = new Map<string, SSEServerTransport>();
   // Ids of the requests each session has not answered yet. Their POST is answered 202 at once
   // and the result goes out on the GET stream, so HTTP alone cannot tell that a call is in
-  // flight: without this count, shutdown closed the streams under running calls.
+  // flight: without this count, shutdown would close the streams under running calls.
   const unanswered = new Map<string, Set<string | number>>();
   /** Sessions whose `initialize` has been answered. */
   const initialized = new Set<string>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, body: unknown): Promise<boolean> => {
     if (url.pathname === '/sse' && req.method === 'GET') {
-      if (sessions.size >= config.maxSessions) {
-        jsonRpcError(res, 503, -32000, `Too many open sessions (${config.maxSessions}); close one or try later`);
-        return true;
-      }
-      const client = claimSession(req, res, config);
+      const client = claimSession(req, res, config, sessions.size);
       if (client === undefined) return true;
       // The replica in the endpoint's query lets a proxy route the POSTs to the stream's replica.
       const endpoint = config.replicaId === undefined ? '/messages' : `/messages?replica=${config.replicaId}`;
