@@ -7,7 +7,10 @@ import { CLIENT_PROFILES, type ClientProfile } from '../contract/profiles.js';
 import { envText, flagText, setting, SETTINGS } from '../contract/settings.js';
 import { unsendableHeaderName } from '../contract/headers.js';
 
-export type TransportName = 'stdio' | 'sse' | 'http' | 'http+sse';
+/** Every --transport value; main.ts's registry must have an entry for each (the compiler checks). */
+const TRANSPORT_NAMES = ['stdio', 'http', 'sse', 'http+sse'] as const;
+export type TransportName = (typeof TRANSPORT_NAMES)[number];
+const isTransportName = (name: string): name is TransportName => (TRANSPORT_NAMES as readonly string[]).includes(name);
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export type ToolMode = 'direct' | 'toolsets' | 'dynamic';
 
@@ -128,8 +131,10 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     return n;
   };
   const transport = pick('transport') ?? 'stdio';
-  if (transport !== 'stdio' && transport !== 'sse' && transport !== 'http' && transport !== 'http+sse') {
-    throw new ConfigError(`--transport must be stdio, http, sse or http+sse (got "${transport}")`);
+  if (!isTransportName(transport)) {
+    throw new ConfigError(
+      `--transport must be ${TRANSPORT_NAMES.slice(0, -1).join(', ')} or ${TRANSPORT_NAMES.at(-1)} (got "${transport}")`,
+    );
   }
   const logLevel = pick('log-level') ?? 'info';
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
