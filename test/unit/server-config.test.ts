@@ -109,8 +109,13 @@ describe('readConfig', () => {
     for (const token of ['abc', 'A-Z.0_9~+/', 'YWJj==', 'x'.repeat(200)]) expect(config(['--auth-token', token]).authToken).toBe(token);
   });
 
+  it('by default one address has room for the connections of every session it may open (a GET stream and a POST each, and more)', () => {
+    const defaults = config([]);
+    expect(defaults.maxConnectionsPerAddress).toBeGreaterThanOrEqual(3 * defaults.maxSessionsPerClient);
+  });
+
   it('one address gets half of --max-connections unless told otherwise, and never more than all of them', () => {
-    expect(config([])).toMatchObject({ maxConnections: 1000, maxConnectionsPerAddress: 500, headersTimeoutMs: 10_000 });
+    expect(config([])).toMatchObject({ maxConnections: 2000, maxConnectionsPerAddress: 1000, headersTimeoutMs: 10_000 });
     expect(config(['--max-connections', '40']).maxConnectionsPerAddress).toBe(20);
     expect(config(['--max-connections', '3']).maxConnectionsPerAddress).toBe(1);
     // behind a proxy every connection comes from its address
