@@ -38,7 +38,7 @@ function locateTemplates(): string {
   for (const up of ['../../templates/', '../../../templates/']) {
     const dir = fileURLToPath(new URL(up, import.meta.url));
     try {
-      // the marker is a template, so dist/templates (compiled runtime) is never taken for it
+      // a file only the source tree has, so that a stray templates/ folder elsewhere is never taken
       readFileSync(dir + 'project/package.json.hbs');
       return dir;
     } catch {
@@ -327,7 +327,7 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
 
 /** The server's code, copied verbatim: the runtime and the contract it shares with the generator. */
 function verbatimSources(folder: string): GeneratedFile[] {
-  const dir = TEMPLATES + '../' + folder + '/';
+  const dir = `${TEMPLATES}../${folder}/`; // templates/ sits at the package root, beside src/
   return readdirSync(dir)
     .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
     .sort()

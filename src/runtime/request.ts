@@ -1,7 +1,7 @@
 // Turns a tool call's arguments into an HTTP request (method, URL, headers, body), following
 // the parameter serialisation rules of OpenAPI 3.1 (Parameter Object: "Style Values" and
-// "Style Examples") and RFC 6570. Copied verbatim into generated servers: imports nothing
-// but the table types and web/Node globals.
+// "Style Examples") and RFC 6570. Pure: it imports only the contract (table types, media
+// types, header rules) and web/Node globals, so every rule is tested without a server.
 
 import { ownValue, type BodySpec, type EncodingSpec, type HttpSpec, type ParamSpec, type ParamStyle } from '../contract/table.js';
 import { bodyKindOf, concreteMediaType, essence, mediaKind, type ValueShape } from '../contract/media.js';
