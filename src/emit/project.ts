@@ -64,6 +64,7 @@ const packageVersions = (() => {
     typesNode: exact('@types/node'),
     ajv: exact('ajv'),
     ajvFormats: exact('ajv-formats'),
+    jose: exact('jose'),
     re2js: exact('re2js'),
   };
 })();
