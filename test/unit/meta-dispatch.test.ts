@@ -12,7 +12,7 @@ import type { ToolTable } from '../../src/contract/table.js';
 
 const petstore = JSON.parse(readFileSync(new URL('../../samples/petstore/server/tools.json', import.meta.url), 'utf8')) as ToolTable;
 const text = (result: CallToolResult) => result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-const noRequest: MetaRequest = { invoke: () => Promise.reject(new Error('no operation is called here')) };
+const noRequest: MetaRequest = { invoke: () => Promise.reject(new Error('no operation is called here')), visible: () => true };
 
 /** A session that lists the tools of its enabled toolsets, and counts list_changed notices. */
 function session(enabled: string[], toolCap = 128): ToolsetSession & { changes: number } {

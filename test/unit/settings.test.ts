@@ -55,6 +55,38 @@ const SAMPLE: Record<string, string> = {
   'replica-id': 'r-1',
   'sse-keepalive-ms': '500',
   'drain-delay-ms': '700',
+  'oauth-issuer': 'https://as.example',
+  'public-url': 'https://mcp.example',
+  'oauth-audience': 'api://mcp',
+  'oauth-token-check': 'introspection',
+  'oauth-client-id': 'mcp-server',
+  'oauth-client-secret': 'shh',
+  'oauth-read-scope': 'api.read',
+  'oauth-write-scope': 'api.write',
+  'oauth-introspection-cache-ms': '5000',
+  'token-exchange': 'entra-obo',
+  'token-exchange-audience': 'https://api.example',
+  'token-exchange-scope': 'read:all',
+  'upstream-identity-header': 'X-User',
+};
+
+/** What a setting needs beside it to be accepted: the OAuth settings live in resource-server mode. */
+const OAUTH = ['--transport', 'http', '--oauth-issuer', 'https://as.example'];
+const CLIENT = ['--oauth-client-id', 'c', '--oauth-client-secret', 's'];
+const CONTEXT: Record<string, string[]> = {
+  'oauth-issuer': ['--transport', 'http'],
+  'public-url': OAUTH,
+  'oauth-audience': OAUTH,
+  'oauth-token-check': [...OAUTH, ...CLIENT],
+  'oauth-client-id': OAUTH,
+  'oauth-client-secret': OAUTH,
+  'oauth-read-scope': OAUTH,
+  'oauth-write-scope': OAUTH,
+  'oauth-introspection-cache-ms': OAUTH,
+  'token-exchange': [...OAUTH, ...CLIENT, '--token-exchange-scope', 'x'],
+  'token-exchange-audience': [...OAUTH, ...CLIENT, '--token-exchange-scope', 'x'],
+  'token-exchange-scope': [...OAUTH, ...CLIENT, '--token-exchange-audience', 'api'],
+  'upstream-identity-header': OAUTH,
 };
 
 describe('every setting, in every place', () => {
@@ -83,15 +115,16 @@ describe('every setting, in every place', () => {
   it.each(SETTINGS.map((s) => [s.flag, s] as const))('--%s and its variable both reach the configuration, the flag first', (flag, s) => {
     const value = s.value === undefined ? undefined : SAMPLE[flag];
     if (s.value !== undefined) expect(value, `a sample value for --${flag}`).toBeDefined();
-    const viaFlag = readConfig(value === undefined ? [`--${flag}`] : [`--${flag}`, value], {}) as ServerConfig;
-    const viaEnv = readConfig([], { [s.env]: value ?? '1' }) as ServerConfig;
-    const none = readConfig([], {}) as ServerConfig;
+    const context = CONTEXT[flag] ?? [];
+    const viaFlag = readConfig([...context, ...(value === undefined ? [`--${flag}`] : [`--${flag}`, value])], {}) as ServerConfig;
+    const viaEnv = readConfig(context, { [s.env]: value ?? '1' }) as ServerConfig;
+    const none = readConfig(context, {}) as ServerConfig;
     // Some combinations are refused on purpose (e.g. --dynamic-toolsets with another mode), so
     // compare the whole configurations: the variable does what the flag does, and both change something.
     expect(viaEnv).toEqual(viaFlag);
     expect(viaFlag).not.toEqual(none);
     if (value !== undefined) {
-      const both = readConfig([`--${flag}`, value], {
+      const both = readConfig([...context, `--${flag}`, value], {
         [s.env]: flag === 'header' ? 'X-Other: c' : (SAMPLE[flag === 'port' ? 'max-sessions' : 'port'] ?? ''),
       }) as ServerConfig;
       expect(both).toEqual(viaFlag);
