@@ -6,6 +6,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import yaml from 'js-yaml';
 import { OptionsError } from './errors.js';
 import { toolsetSlug as toolsetName } from './contract/toolsets.js';
+import { isScopeToken } from './model/scopes.js';
 import {
   RESOURCE_PRESETS,
   ROUTE_KINDS,
@@ -13,6 +14,7 @@ import {
   withModelDefaults,
   type ModelOptions,
   type ResolvedModelOptions,
+  type ScopeRule,
   type ToolModeOption,
 } from './model/model-options.js';
 
@@ -53,7 +55,7 @@ const OVERRIDES_ALIAS = 'tools';
 
 const KEYS: Record<
   keyof UserOptions | typeof OVERRIDES_ALIAS,
-  'string' | 'boolean' | 'number' | 'strings' | 'overrides' | 'mode' | 'toolsets' | 'routes' | 'preset' | 'prompts'
+  'string' | 'boolean' | 'number' | 'strings' | 'overrides' | 'mode' | 'toolsets' | 'routes' | 'scopes' | 'preset' | 'prompts'
 > = {
   spec: 'string',
   out: 'string',
@@ -82,6 +84,7 @@ const KEYS: Record<
   toolsets: 'toolsets',
   directTools: 'strings',
   routes: 'routes',
+  scopes: 'scopes',
   resources: 'preset',
   prompts: 'prompts',
   keepExamples: 'boolean',
@@ -179,6 +182,7 @@ const CHECKS: Record<(typeof KEYS)[keyof typeof KEYS], (value: unknown, at: stri
     if (!(RESOURCE_PRESETS as unknown[]).includes(value)) throw new OptionsError(`${at} must be ${RESOURCE_PRESETS.join(' or ')}`);
   },
   routes: checkRoutes,
+  scopes: checkScopeRules,
   toolsets: checkToolsets,
   overrides: checkOverrides,
 };
@@ -196,6 +200,39 @@ function checkRoutes(value: unknown, at: string): void {
       }
     }
     if (!('kind' in rule)) throw new OptionsError(`${place} needs a kind: ${ROUTE_KINDS.join(', ')}`);
+  });
+}
+
+const SCOPE_CRITERIA = ['methods', 'paths', 'tags', 'operations', 'toolsets'];
+
+/** The `scopes` rules: criteria as routes have them plus toolsets (names as tools carry them), and the OAuth scopes. */
+function checkScopeRules(value: unknown, at: string): asserts value is ScopeRule[] {
+  if (!Array.isArray(value)) throw new OptionsError(`${at} must be a list of { methods, paths, tags, operations, toolsets, scopes }`);
+  value.forEach((rule: unknown, i: number) => {
+    const place = `${at}[${i}]`;
+    if (!isPlainObject(rule)) throw new OptionsError(`${place} must be an object`);
+    for (const [k, v] of Object.entries(rule)) {
+      if (!(k === 'scopes' || SCOPE_CRITERIA.includes(k)) || !isStringList(v)) {
+        throw new OptionsError(`${place}.${k}: expected methods, paths, tags, operations, toolsets and scopes, each a list of strings`);
+      }
+    }
+    const { toolsets, scopes } = rule as Partial<ScopeRule>;
+    toolsets?.forEach((name, j) => {
+      if (name === '' || toolsetName(name) !== name) {
+        const slug = toolsetName(name);
+        throw new OptionsError(
+          `${place}.toolsets[${j}] ${JSON.stringify(name)} is not a toolset name as tools carry it (lower-case letters, digits and "-")${slug ? `: did you mean ${JSON.stringify(slug)}?` : ''}`,
+        );
+      }
+    });
+    if (scopes === undefined) throw new OptionsError(`${place} needs scopes: the OAuth scopes the tools it matches require ([] for none)`);
+    scopes.forEach((scope, j) => {
+      if (!isScopeToken(scope)) {
+        throw new OptionsError(
+          `${place}.scopes[${j}] ${JSON.stringify(scope)} is not an OAuth scope (RFC 6749 scope-token: printable ASCII without space, " or \\)`,
+        );
+      }
+    });
   });
 }
 
@@ -239,6 +276,8 @@ function withOverridesUnderOneName(data: UserOptions & { [OVERRIDES_ALIAS]?: Use
 export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedOptions {
   const merged: UserOptions = { ...file, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
   const spec = checkCombination(merged);
+  // Checked here too for options given in code (generate(), not the config file).
+  if (merged.scopes !== undefined) checkScopeRules(merged.scopes, 'options: "scopes"');
   const { dynamicThreshold, envPrefix, ...given } = merged;
   return {
     ...withModelDefaults({

@@ -13,6 +13,7 @@ export type WarningCode =
   | 'unresolved-request-body' // a requestBody $ref that cannot be followed
   | 'unused-option' // an option that does nothing for this spec
   | 'unmatched-override' // a config "toolOverrides" (or "tools") key that names no operation
+  | 'unused-scope-rule' // a config "scopes" rule that sets no tool's scopes (it matches none, or earlier rules take all it matches)
   | 'large-listing' // tools/list in full beyond what clients read at once
   | 'not-a-resource' // route mapping asked for a resource that a read could not make
   | 'bad-prompt' // an x-mcp-prompts or config prompt that cannot be used

@@ -94,6 +94,13 @@ export interface ToolSpec {
    * Absent: the operation needs no authentication.
    */
   security?: SecurityRequirement[];
+  /**
+   * The OAuth scopes a caller's token must hold, all of them, to see and call this tool when the
+   * server runs as an OAuth resource server; `[]`: any valid token. Set by the mcp-gen config
+   * file's `scopes` rules. Absent: the server's read scope when annotations.readOnlyHint is true,
+   * else its write scope.
+   */
+  scopes?: string[];
   /** From the success response's JSON schema, loosened so that no good answer fails it. */
   output?: OutputSpec;
   /** The operation is also (or only) an MCP resource or resource template, read with its request. */

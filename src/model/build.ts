@@ -18,7 +18,8 @@ import { warning, type GenerationWarning } from '../warnings.js';
 import { chooseServing, type ServingReport } from './serving.js';
 import { resourceFor, resourceScheme, routeKind, withExamples } from './routes.js';
 import { readPrompts } from './prompts.js';
-import { ENABLE_TOOLSET, LIST_TOOLSETS } from '../contract/toolsets.js';
+import { scopesFor, unusedScopeRules, type ScopeRuleUse } from './scopes.js';
+import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetOf } from '../contract/toolsets.js';
 import type { OperationPlace, SpecContext } from './context.js';
 import {
   annotationsFor,
@@ -95,6 +96,8 @@ interface ModelRun {
   rootServers: ServerSpec[];
   packageName: string;
   auth: ReturnType<typeof buildAuth>;
+  /** Which config `scopes` rules matched a tool, and which set one's scopes. */
+  scopeUse: ScopeRuleUse;
 }
 
 function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
@@ -127,6 +130,7 @@ function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
     rootServers,
     packageName,
     auth,
+    scopeUse: { matched: new Set(), won: new Set() },
   };
 }
 
@@ -153,6 +157,8 @@ function addOperation(run: ModelRun, operation: Operation): void {
     run.names.release(name);
     return skip(`excluded by ${route.from}`);
   }
+  const scopes = scopesFor(options.scopes, { ...operation, toolset: toolsetOf(tool) }, run.scopeUse);
+  if (scopes) tool.scopes = scopes;
   if (route.kind !== 'tool') offerAsResource(run, tool, operation, route, args);
   run.tools.push(tool);
   const targets = linkedOperations(run.ctx.doc, operation.op);
@@ -235,8 +241,8 @@ function offerAsResource(
   if (route.kind === 'resource') tool.asTool = false;
 }
 
-/** Warnings about the spec and options as a whole: no tools, no server URL, overrides that named nothing. */
-function warnAboutTheWhole({ report, tools, rootServers, options }: ModelRun): void {
+/** Warnings about the spec and options as a whole: no tools, no server URL, overrides that named nothing, scope rules that did nothing. */
+function warnAboutTheWhole({ report, tools, rootServers, options, scopeUse }: ModelRun): void {
   if (tools.length === 0) {
     report.warnings.push(
       warning(
@@ -257,6 +263,7 @@ function warnAboutTheWhole({ report, tools, rootServers, options }: ModelRun): v
         warning('unmatched-override', `config "tools"."${key}" matches no operation (use an operationId or "METHOD /path")`),
       );
   }
+  report.warnings.push(...unusedScopeRules(options.scopes, scopeUse));
 }
 
 /** The tool table: the API's identity, servers, the shared schemas some tool uses, security schemes, tools. */

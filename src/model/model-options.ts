@@ -46,6 +46,17 @@ export interface RouteRule extends OperationCriteria {
   kind: RouteKind;
 }
 
+/**
+ * The OAuth scopes of the tools a rule picks. Matches when every criterion given matches (any
+ * value of a list); a rule with no criteria matches every tool.
+ */
+export interface ScopeRule extends OperationCriteria {
+  /** Toolset names, exactly as tools carry them once toolsets are assigned. */
+  toolsets?: string[];
+  /** What a caller's token must hold, all of it, to see and call the tool; `[]`: any valid token. */
+  scopes: string[];
+}
+
 /** `get`: GETs without required query, header or cookie parameters are also resources (templates when they take path parameters). */
 export type ResourcePreset = 'none' | 'get';
 export const RESOURCE_PRESETS: ResourcePreset[] = ['none', 'get'];
@@ -75,6 +86,12 @@ export interface ModelOptions extends Selection {
   directTools?: string[];
   /** Route mapping rules, first match wins: which operations are tools, resources, both, or left out. */
   routes?: RouteRule[];
+  /**
+   * OAuth scope rules, first match wins: the scopes each tool needs when the server runs as a
+   * resource server. A tool no rule matches needs the server's read or write scope, by its
+   * readOnlyHint.
+   */
+  scopes?: ScopeRule[];
   /** `get`: side-effect-free GETs are resources (templates with path parameters) as well as tools. */
   resources?: ResourcePreset;
   /** Prompts: [{ name, title, description, arguments: [{ name, description, required, enum }], template }]; the spec's come from x-mcp-prompts. */
@@ -110,6 +127,7 @@ export const MODEL_DEFAULTS: Required<Pick<ModelOptions, Defaulted>> = {
   toolsets: {},
   directTools: [],
   routes: [],
+  scopes: [],
   resources: 'none',
   prompts: [],
   keepExamples: false,

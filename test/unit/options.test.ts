@@ -91,6 +91,14 @@ describe('flags and config file → model options', () => {
     ['--env-prefix without its trailing underscores', { argv: ['s.yaml', '--env-prefix', 'ACME__'], want: { envPrefix: 'ACME' } }],
     ['--resources get', { argv: ['s.yaml', '--resources', 'get'], want: { resources: 'get' } }],
     ['--direct-tools', { argv: ['s.yaml', '--direct-tools', 'getPet*'], want: { directTools: ['getPet*'] } }],
+    [
+      'scopes in the file, as given',
+      {
+        argv: ['s.yaml'],
+        config: 'scopes:\n  - { toolsets: [admin], methods: [DELETE], scopes: ["api:admin", "api:delete"] }\n  - { scopes: [] }\n',
+        want: { scopes: [{ toolsets: ['admin'], methods: ['DELETE'], scopes: ['api:admin', 'api:delete'] }, { scopes: [] }] },
+      },
+    ],
   ];
   it.each(cases)('%s', (_name, { argv, config, want }) => {
     expect(modelPart(resolvedFrom(argv, config))).toEqual({ ...MODEL_DEFAULTS, ...want });
@@ -145,6 +153,87 @@ describe('each kind of value is checked, and the message names the key', () => {
   it.each(cases)('%s', (_name, { given, message }) => {
     const dir = folderWith(given);
     expect(() => readConfigFile(join(dir, 'mcp-gen.config.yaml'))).toThrow(message);
+  });
+});
+
+describe('scopes rules are checked when the file is read, one line naming the place', () => {
+  const cases: [string, { given: string; message: RegExp | undefined }][] = [
+    ['the example rules', { given: '{"scopes": [{"toolsets": ["admin"], "scopes": ["api:admin"]}, {"scopes": []}]}', message: undefined }],
+    [
+      'not a list',
+      {
+        given: '{"scopes": {"admin": ["a"]}}',
+        message: /: "scopes" must be a list of \{ methods, paths, tags, operations, toolsets, scopes \}$/,
+      },
+    ],
+    ['a rule that is no object', { given: '{"scopes": ["api:read"]}', message: /: "scopes"\[0\] must be an object$/ }],
+    [
+      'a scope with a space',
+      {
+        given: '{"scopes": [{"scopes": []}, {"scopes": []}, {"scopes": ["a b"]}]}',
+        message:
+          /: "scopes"\[2\]\.scopes\[0\] "a b" is not an OAuth scope \(RFC 6749 scope-token: printable ASCII without space, " or \\\)$/,
+      },
+    ],
+    [
+      'a scope with a double quote',
+      { given: '{"scopes": [{"scopes": ["ok", "a\\"b"]}]}', message: /"scopes"\[0\]\.scopes\[1\] "a\\"b" is not an OAuth scope/ },
+    ],
+    ['an empty scope', { given: '{"scopes": [{"scopes": [""]}]}', message: /"scopes"\[0\]\.scopes\[0\] "" is not an OAuth scope/ }],
+    [
+      'a rule without scopes',
+      {
+        given: '{"scopes": [{"methods": ["GET"]}]}',
+        message: /"scopes"\[0\] needs scopes: the OAuth scopes the tools it matches require \(\[\] for none\)$/,
+      },
+    ],
+    [
+      'an unknown key',
+      {
+        given: '{"scopes": [{"scope": ["a"]}]}',
+        message: /"scopes"\[0\]\.scope: expected methods, paths, tags, operations, toolsets and scopes, each a list of strings$/,
+      },
+    ],
+    [
+      'a criterion that is no list',
+      { given: '{"scopes": [{"methods": "GET", "scopes": []}]}', message: /"scopes"\[0\]\.methods: expected methods/ },
+    ],
+    ['scopes that are no list', { given: '{"scopes": [{"scopes": "api:read"}]}', message: /"scopes"\[0\]\.scopes: expected methods/ }],
+    [
+      'a toolset not named as tools carry it',
+      {
+        given: '{"scopes": [{"toolsets": ["Admin Tools"], "scopes": []}]}',
+        message:
+          /"scopes"\[0\]\.toolsets\[0\] "Admin Tools" is not a toolset name as tools carry it \(lower-case letters, digits and "-"\): did you mean "admin-tools"\?$/,
+      },
+    ],
+    [
+      'an empty toolset name',
+      {
+        given: '{"scopes": [{"toolsets": [""], "scopes": []}]}',
+        message: /"scopes"\[0\]\.toolsets\[0\] "" is not a toolset name as tools carry it \(lower-case letters, digits and "-"\)$/,
+      },
+    ],
+  ];
+  it.each(cases)('%s', (_name, { given, message }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-gen-scopes-'));
+    const file = join(dir, 'mcp-gen.config.json');
+    writeFileSync(file, given);
+    if (message === undefined) expect(readConfigFile(file).scopes).toEqual(JSON.parse(given).scopes);
+    else {
+      expect(() => readConfigFile(file)).toThrow(OptionsError);
+      expect(() => readConfigFile(file)).toThrow(message);
+      expect(() => readConfigFile(file)).toThrow(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+    }
+  });
+
+  it('and when given in code (generate() options), before any generation', () => {
+    expect(() => resolveOptions({}, { spec: 's.yaml', scopes: [{ scopes: ['a b'] }] })).toThrow(
+      /^options: "scopes"\[0\]\.scopes\[0\] "a b" is not an OAuth scope/,
+    );
+    expect(resolveOptions({}, { spec: 's.yaml', scopes: [{ tags: ['x'], scopes: ['a'] }] }).scopes).toEqual([
+      { tags: ['x'], scopes: ['a'] },
+    ]);
   });
 });
 
