@@ -109,12 +109,6 @@ export interface ToolSpec {
   asTool?: false;
   /** Tools the spec's response links lead to (OpenAPI Link Objects): common next calls. */
   then?: string[];
-  /**
-   * OAuth scopes a caller's token must hold, all of them, to see and call this tool when the
-   * server is a resource server (config file `scopes` rules). Absent: the server's read scope
-   * for a read-only tool, its write scope for any other.
-   */
-  scopes?: string[];
 }
 
 /** A prompt with arguments; `{{name}}` in the template is replaced by the argument's value, nothing else. */

@@ -73,6 +73,32 @@ export interface ServerConfig {
   maxConnectionsPerAddress: number;
   /** Serve HTTP beyond loopback without MCP_AUTH_TOKEN (or CORS `*` without it): the operator accepts the risk. */
   allowUnauthenticated: boolean;
+  /** OAuth 2.1 resource-server mode (--oauth-issuer); unset: --auth-token or no check. */
+  oauth?: OAuthConfig;
+}
+
+export type TokenCheck = 'jwt' | 'introspection';
+export type TokenExchangeKind = 'rfc8693' | 'entra-obo';
+
+export interface OAuthConfig {
+  /** The authorization server's issuer; its metadata is found by RFC 8414 or OpenID discovery. */
+  issuer: string;
+  /** This server's public URL (the resource identifier); unset: `http://<Host>`, on loopback only. */
+  publicUrl?: string;
+  /** Token audiences accepted; empty: the resource identifier. */
+  audiences: string[];
+  tokenCheck: TokenCheck;
+  /** This server's own client, for introspection and token exchange. The secret is never logged. */
+  clientId?: string;
+  clientSecret?: string;
+  /** Scope of read-only tools, and of the others, where tools.json names none. */
+  readScope: string;
+  writeScope: string;
+  introspectionCacheMs: number;
+  /** Exchange each caller's token for one meant for the API (RFC 8693, or Entra's on-behalf-of). */
+  tokenExchange?: { kind: TokenExchangeKind; audience?: string; scope?: string };
+  /** Header that carries the caller's subject to the API. */
+  identityHeader?: string;
 }
 
 export class ConfigError extends Error {}
@@ -194,10 +220,11 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
   const host = pick('host') ?? '127.0.0.1';
   const corsOrigins = list('cors-origins');
   const allowUnauthenticated = on('allow-unauthenticated');
+  const oauth = readOAuth(pick, list, integer, { transport, host, authToken, authFromHeaders });
   // Without a token, whoever reaches the port calls the API with the operator's credentials
   // (and the Host check cannot stop them: any client can send `Host: localhost`). Likewise
   // CORS `*` lets every web page the user visits drive a local server.
-  if (transport !== 'stdio' && authToken === undefined && !allowUnauthenticated) {
+  if (transport !== 'stdio' && authToken === undefined && oauth === undefined && !allowUnauthenticated) {
     if (!isLoopback(host)) {
       throw new ConfigError(
         `--host ${host} serves beyond loopback: set MCP_AUTH_TOKEN (or --auth-token), or pass --allow-unauthenticated (MCP_ALLOW_UNAUTHENTICATED=1) to accept the risk`,
@@ -251,7 +278,131 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     maxConnections,
     maxConnectionsPerAddress,
     allowUnauthenticated,
+    ...(oauth !== undefined ? { oauth } : {}),
   };
+}
+
+/** RFC 6749 scope-token: printable ASCII but space, `"` and `\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+
+/** The resource-server settings, checked together; undefined without --oauth-issuer. */
+function readOAuth(
+  pick: (flag: string) => string | undefined,
+  list: (flag: string) => string[],
+  integer: (flag: string, min: number, max: number) => number,
+  other: { transport: TransportName; host: string; authToken: string | undefined; authFromHeaders: { header: string }[] },
+): OAuthConfig | undefined {
+  const issuer = pick('oauth-issuer');
+  const dependents = ['public-url', 'oauth-audience', 'oauth-token-check', 'token-exchange', 'upstream-identity-header'];
+  if (issuer === undefined) {
+    const stray = dependents.find((flag) => pick(flag) !== undefined);
+    if (stray !== undefined) throw new ConfigError(`--${stray} needs --oauth-issuer (${setting('oauth-issuer').env})`);
+    return undefined;
+  }
+  if (other.transport === 'stdio') {
+    throw new ConfigError(
+      '--oauth-issuer serves HTTP clients: choose --transport http, sse or http+sse (a stdio client is the local user)',
+    );
+  }
+  if (other.authToken !== undefined) {
+    throw new ConfigError('--oauth-issuer and --auth-token (MCP_AUTH_TOKEN) exclude each other: choose one way to authenticate clients');
+  }
+  const local = isLoopback(other.host);
+  const issuerUrl = absoluteUrl('oauth-issuer', issuer, false);
+  // Forwarding the client's Authorization header would hand its MCP token to the API.
+  if (other.authFromHeaders.some((m) => m.header === 'authorization')) {
+    throw new ConfigError(
+      "--auth-from-headers cannot map Authorization with --oauth-issuer: the caller's token is for this server, never for the API",
+    );
+  }
+  const publicUrl = pick('public-url');
+  if (publicUrl === undefined && !local) {
+    throw new ConfigError(
+      `--host ${other.host} with --oauth-issuer needs --public-url (${setting('public-url').env}): the URL clients reach this server at`,
+    );
+  }
+  const tokenCheck = pick('oauth-token-check') ?? 'jwt';
+  if (tokenCheck !== 'jwt' && tokenCheck !== 'introspection') {
+    throw new ConfigError(`--oauth-token-check must be jwt or introspection (got "${tokenCheck}")`);
+  }
+  const clientId = pick('oauth-client-id');
+  const clientSecret = pick('oauth-client-secret');
+  const scope = (flag: string): string => {
+    const value = pick(flag) ?? (setting(flag).default as string);
+    if (!SCOPE_TOKEN.test(value))
+      throw new ConfigError(`--${flag} must be one OAuth scope: printable ASCII without space, " or \\ (got "${value}")`);
+    return value;
+  };
+  const tokenExchange = readTokenExchange(pick);
+  if ((tokenCheck === 'introspection' || tokenExchange !== undefined) && (clientId === undefined || clientSecret === undefined)) {
+    const why = tokenCheck === 'introspection' ? '--oauth-token-check introspection' : '--token-exchange';
+    throw new ConfigError(
+      `${why} needs this server's client: set ${setting('oauth-client-id').env} and ${setting('oauth-client-secret').env}`,
+    );
+  }
+  const identityHeader = pick('upstream-identity-header');
+  if (identityHeader !== undefined) {
+    const owned = HEADER_NAME.test(identityHeader) ? unsendableHeaderName(identityHeader) : 'not a valid header name';
+    if (owned !== undefined) throw new ConfigError(`--upstream-identity-header "${identityHeader}": ${owned}`);
+  }
+  return {
+    issuer: issuerUrl,
+    ...(publicUrl !== undefined ? { publicUrl: absoluteUrl('public-url', publicUrl, local).replace(/\/+$/, '') } : {}),
+    audiences: list('oauth-audience'),
+    tokenCheck,
+    ...(clientId !== undefined ? { clientId } : {}),
+    ...(clientSecret !== undefined ? { clientSecret } : {}),
+    readScope: scope('oauth-read-scope'),
+    writeScope: scope('oauth-write-scope'),
+    introspectionCacheMs: integer('oauth-introspection-cache-ms', 0, 3_600_000),
+    ...(tokenExchange !== undefined ? { tokenExchange } : {}),
+    ...(identityHeader !== undefined ? { identityHeader } : {}),
+  };
+}
+
+function readTokenExchange(pick: (flag: string) => string | undefined): OAuthConfig['tokenExchange'] {
+  const audience = pick('token-exchange-audience');
+  const scope = pick('token-exchange-scope');
+  // Naming the API's audience or scope asks for an exchange: RFC 8693 unless told otherwise.
+  const kind = pick('token-exchange') ?? (audience !== undefined || scope !== undefined ? 'rfc8693' : 'off');
+  if (kind === 'off') {
+    if (audience !== undefined || scope !== undefined) {
+      throw new ConfigError('--token-exchange off cannot take --token-exchange-audience or --token-exchange-scope');
+    }
+    return undefined;
+  }
+  if (kind !== 'rfc8693' && kind !== 'entra-obo')
+    throw new ConfigError(`--token-exchange must be off, rfc8693 or entra-obo (got "${kind}")`);
+  if (kind === 'rfc8693' && audience === undefined && scope === undefined) {
+    throw new ConfigError(
+      '--token-exchange rfc8693 needs --token-exchange-audience (or --token-exchange-scope): which API the token is for',
+    );
+  }
+  if (kind === 'entra-obo' && scope === undefined) {
+    throw new ConfigError('--token-exchange entra-obo needs --token-exchange-scope, e.g. api://<API app id>/.default');
+  }
+  return { kind, ...(audience !== undefined ? { audience } : {}), ...(scope !== undefined ? { scope } : {}) };
+}
+
+/**
+ * An absolute URL without fragment or credentials; https, but for a loopback host name or, when
+ * `local` (this server serves loopback only), any host: development without certificates.
+ */
+function absoluteUrl(flag: string, text: string, local: boolean): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`--${flag} must be an absolute URL (got "${text}")`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && (local || isLoopback(url.hostname)))) {
+    throw new ConfigError(`--${flag} must be an https URL (http only for a server on loopback; got "${text}")`);
+  }
+  if (url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ConfigError(`--${flag} must not carry a fragment or credentials (got "${url.origin}${url.pathname}")`);
+  }
+  return text;
 }
 
 /**

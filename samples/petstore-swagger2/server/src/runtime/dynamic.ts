@@ -95,10 +95,11 @@ export class OperationIndex {
     return related;
   }
 
-  /** Operations for words from queryWords(), best first. */
-  search(words: string[], tag: string | undefined, limit: number): ToolSpec[] {
+  /** Operations for words from queryWords(), best first, among those `visible` to the caller. */
+  search(words: string[], tag: string | undefined, limit: number, visible: (tool: ToolSpec) => boolean = () => true): ToolSpec[] {
     const wanted = tag?.toLowerCase();
-    const allowed = (i: number) => wanted === undefined || (this.tags[i] as Set<string>).has(wanted);
+    const allowed = (i: number) =>
+      (wanted === undefined || (this.tags[i] as Set<string>).has(wanted)) && visible(this.tools[i] as ToolSpec);
     const scores = new Map<number, number>();
     for (const word of words) {
       const exact = this.postings.get(word);
@@ -158,6 +159,8 @@ export interface MetaContext {
   checkArguments(schema: JsonSchema, args: Record<string, unknown>): Promise<string | undefined>;
   /** Calls an operation for invoke_operation (its outputSchema is not advertised there). */
   invoke(tool: ToolSpec, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** Whether the caller may see and call an operation (its token's scopes); the others are as if absent. */
+  visible(tool: ToolSpec): boolean;
   /** The search index, built on first use. */
   index(): OperationIndex;
 }
@@ -185,10 +188,10 @@ export async function callMetaTool(meta: ListedTool, given: Record<string, unkno
   const problem = await ctx.checkArguments(meta.inputSchema as JsonSchema, args);
   if (problem) return toolError(`Invalid arguments for ${name}: ${problem}`);
   if (name === SEARCH) {
-    return searchResult(ctx.index().search(words, args.tag as string | undefined, (args.limit as number | undefined) ?? 10));
+    return searchResult(ctx.index().search(words, args.tag as string | undefined, (args.limit as number | undefined) ?? 10, ctx.visible));
   }
   const operation = ctx.byName.get(args.name as string);
-  if (!operation) return toolError(`No operation named ${JSON.stringify(args.name)}; find names with ${SEARCH}`);
+  if (!operation || !ctx.visible(operation)) return toolError(`No operation named ${JSON.stringify(args.name)}; find names with ${SEARCH}`);
   if (name === DESCRIBE) return describeResult(operation, ctx.inputSchema(operation));
   return ctx.invoke(operation, (args.arguments ?? {}) as Record<string, unknown>);
 }

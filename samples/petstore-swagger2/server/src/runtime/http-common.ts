@@ -15,11 +15,22 @@ import { hostOriginGuard } from './http-guard.js';
 import { healthCheck } from './http-health.js';
 import { pipeline, type HttpStep } from './http-pipeline.js';
 import type { Logger } from './log.js';
+import type { ResourceServerSteps } from './oauth.js';
+import type { ScopePolicy } from './scopes.js';
+import type { ToolTable } from '../contract/table.js';
 
-export async function listen(config: ServerConfig, log: Logger, endpoints: HttpEndpoints[]): Promise<HttpServer> {
+/** What the endpoints serve, as the resource server's checks need it (--oauth-issuer). */
+export interface Served {
+  table: ToolTable;
+  /** Set when the server is an OAuth resource server. */
+  policy?: ScopePolicy;
+}
+
+export async function listen(config: ServerConfig, log: Logger, endpoints: HttpEndpoints[], served: Served): Promise<HttpServer> {
   warnIfOpen(config, log);
   const drain = new Drain(config, log);
-  const serve = pipeline(requestSteps(config, drain, endpoints));
+  const oauth = await resourceServerSteps(config, served, log);
+  const serve = pipeline(requestSteps(config, drain, endpoints, oauth));
   const server = createServer(serverOptions(config), (req, res) => {
     if (!drain.admit(req, res)) return;
     const url = requestUrl(req.url);
@@ -49,17 +60,32 @@ function requestUrl(target: string | undefined): URL | undefined {
   }
 }
 
+/** The OAuth resource server's steps, loaded (with jose) only when --oauth-issuer is set. */
+async function resourceServerSteps(config: ServerConfig, served: Served, log: Logger): Promise<ResourceServerSteps | undefined> {
+  const { oauth } = config;
+  if (oauth === undefined || served.policy === undefined) return undefined;
+  return (await import('./oauth.js')).resourceServer({ ...config, oauth }, { table: served.table, policy: served.policy }, log);
+}
+
 /**
  * Every request's way, in order. The readiness probe comes first: a balancer's probe carries
- * neither a listed host name nor the token. A body is read only from a request let in.
+ * neither a listed host name nor the token; the OAuth metadata is public, for any origin. A
+ * body is read only from a request let in; a tool call's scopes are checked once it is read.
  */
-export function requestSteps(config: ServerConfig, drain: Drain, endpoints: readonly HttpEndpoints[]): HttpStep[] {
+export function requestSteps(
+  config: ServerConfig,
+  drain: Drain,
+  endpoints: readonly HttpEndpoints[],
+  oauth?: ResourceServerSteps,
+): HttpStep[] {
   return [
     healthCheck(() => drain.isDraining),
+    ...(oauth ? [oauth.metadata] : []),
     cors(config.corsOrigins),
     hostOriginGuard(config),
-    bearerAuth(config.authToken),
+    oauth ? oauth.gate : bearerAuth(config.authToken),
     jsonBody(config.maxRequestBytes),
+    ...(oauth ? [oauth.scopes] : []),
     routeTo(endpoints),
   ];
 }

@@ -5,6 +5,7 @@
 // until its sessions go idle.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { ServerConfig } from './config.js';
 import { clientAddress } from './connections.js';
 import { jsonRpcError } from './http-answer.js';
@@ -62,4 +63,16 @@ export function claimSession(
 
 export function releaseSession(client: string): void {
   sessionsByClient.give(client);
+}
+
+/**
+ * Who a request comes from, when an OAuth token says so (oauth.ts sets `req.auth`): its subject,
+ * else its client. A session remembers who opened it and serves no one else, so that a leaked
+ * session id is no way in (MCP: sessions are not authentication).
+ */
+export function identityOf(req: IncomingMessage): string | undefined {
+  const auth = (req as IncomingMessage & { auth?: AuthInfo }).auth;
+  if (auth === undefined) return undefined;
+  const subject = auth.extra?.subject;
+  return typeof subject === 'string' ? `sub:${subject}` : `client:${auth.clientId}`;
 }

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerConfig } from './config.js';
 import { jsonRpcError } from './http-answer.js';
 import type { HttpEndpoints } from './http-endpoints.js';
-import { claimSession, releaseSession } from './http-sessions.js';
+import { claimSession, identityOf, releaseSession } from './http-sessions.js';
 import type { Logger } from './log.js';
 import type { ServerFactory } from './server.js';
 
@@ -22,6 +22,8 @@ interface Session {
   busy: number;
   /** The client address the session counts against (--max-sessions-per-client). */
   client: string;
+  /** Who opened it (OAuth): requests of anyone else find no session. */
+  identity: string | undefined;
 }
 
 /**
@@ -106,7 +108,8 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
-      if (!session) {
+      // Another caller's session answers as an unknown one: nothing tells it the id exists.
+      if (!session || session.identity !== identityOf(req)) {
         jsonRpcError(res, 404, -32001, 'Session not found');
         return true;
       }
@@ -145,7 +148,7 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       keepAliveMs: config.sseKeepAliveMs,
       onsessioninitialized: (id) => {
         opened = true;
-        sessions.set(id, { transport, lastSeen: Date.now(), busy: 0, client });
+        sessions.set(id, { transport, lastSeen: Date.now(), busy: 0, client, identity: identityOf(req) });
         log.debug(`session ${id} opened (${sessions.size} open)`);
       },
       onsessionclosed: drop,

@@ -15,6 +15,8 @@ import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSizes } from '../contract/toolset
 export interface MetaRequest {
   /** Calls an operation, its answer held to no outputSchema (none is advertised for it here). */
   invoke(tool: ToolSpec, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** Whether the caller may see and call an operation (its token's scopes). */
+  visible(tool: ToolSpec): boolean;
 }
 
 export type MetaCall = (args: Record<string, unknown>, request: MetaRequest) => Promise<CallToolResult>;
@@ -38,7 +40,7 @@ export interface MetaTools {
   /** Toolsets mode: a session, or `sessionless` for a request that cannot keep enabled toolsets. */
   toolsets?: ToolsetSession | 'sessionless';
   /** Dynamic mode's tools with what their calls need, but the request. */
-  operations?: { tools: ListedTool[]; context: Omit<MetaContext, 'invoke'> };
+  operations?: { tools: ListedTool[]; context: Omit<MetaContext, 'invoke' | 'visible'> };
 }
 
 /** Every meta-tool this server instance answers, by name. */
@@ -53,7 +55,8 @@ export function metaCalls(served: MetaTools): ReadonlyMap<string, MetaCall> {
   }
   if (served.operations) {
     const { tools, context } = served.operations;
-    for (const tool of tools) calls.set(tool.name, (args, request) => callMetaTool(tool, args, { ...context, invoke: request.invoke }));
+    for (const tool of tools)
+      calls.set(tool.name, (args, request) => callMetaTool(tool, args, { ...context, invoke: request.invoke, visible: request.visible }));
   }
   return calls;
 }

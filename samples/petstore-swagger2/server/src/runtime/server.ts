@@ -5,7 +5,7 @@
 // objects, whatever the size of the API (McpServer.registerTool per tool would cost ~8 µs ×
 // tools per instance).
 
-import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import { OperationIndex } from './dynamic.js';
 import { INVOKE, metaTools } from '../contract/meta-tools.js';
 import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
@@ -13,6 +13,7 @@ import { toolError } from './output.js';
 import { offers, serveResources } from './resources.js';
 import { LIST_PAGE_BYTES, page, pageStarts } from './pages.js';
 import type { Hooks } from './hooks-api.js';
+import type { ScopePolicy } from './scopes.js';
 import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
 import type { ToolMode } from './config.js';
@@ -56,7 +57,12 @@ export interface ServerOptions {
   listPageBytes?: number;
   /** The user's hooks, for completions (src/hooks.ts). */
   hooks?: Hooks;
+  /** Set when the server is an OAuth resource server: a caller sees and calls only what its token's scopes allow. */
+  access?: ScopePolicy;
 }
+
+/** Listings by the scope set that sees them: a few sets (read, read and write) serve every caller. */
+const MAX_SCOPE_LISTINGS = 64;
 
 export function createServerFactory(
   whole: ToolTable,
@@ -100,6 +106,23 @@ export function createServerFactory(
       ...(operationMetaTools ? { operations: { tools: operationMetaTools, context: operations } } : {}),
     }));
 
+  /** The caller's token when scopes decide what it sees; undefined when everything is visible. */
+  const callerOf = (auth: AuthInfo | undefined): AuthInfo | undefined => (options.access ? auth : undefined);
+  const visible = (tool: ToolSpec, auth: AuthInfo | undefined): boolean =>
+    auth === undefined || (options.access?.allows(tool, auth) ?? true);
+  const scoped = new Map<string, { tools: Tool[]; starts: number[] }>();
+  /** The fixed listing as a caller with these scopes sees it, made once per scope set. */
+  const scopedListing = (auth: AuthInfo, maxBytes: number): { tools: Tool[]; starts: number[] } => {
+    // Keyed by the scopes that matter here, so that openid, profile and the like add no listings.
+    const key = (options.access?.supported ?? []).filter((s) => auth.scopes.includes(s)).join(' ');
+    const made = scoped.get(key);
+    if (made !== undefined) return made;
+    const tools = [...(dynamicTools ?? []), ...table.tools.filter((t) => listedFromStart(t) && visible(t, auth)).map(listed)];
+    const listing = { tools, starts: pageStarts(tools, maxBytes) };
+    if (scoped.size < MAX_SCOPE_LISTINGS) scoped.set(key, listing);
+    return listing;
+  };
+
   return (serving = 'session') => {
     const onDemand = toolsetTools !== undefined && serving === 'session';
     const operationCalls = operationMetaTools !== undefined && !onDemand;
@@ -121,14 +144,24 @@ export function createServerFactory(
       },
     );
     serveResources(server, whole, executor, options.hooks ?? {}, readCredentials);
-    server.setRequestHandler('tools/list', (request) => {
-      const tools = onDemand ? [...toolsetTools, ...table.tools.filter(served).map(listed)] : fixed();
+    server.setRequestHandler('tools/list', (request, ctx) => {
+      const auth = callerOf(ctx.http?.authInfo);
       const maxBytes = options.listPageBytes ?? LIST_PAGE_BYTES;
-      return page(tools, request.params?.cursor, onDemand ? pageStarts(tools, maxBytes) : (fixedStarts ??= pageStarts(tools, maxBytes)));
+      if (onDemand) {
+        const tools = [...toolsetTools, ...table.tools.filter((t) => served(t) && visible(t, auth)).map(listed)];
+        return page(tools, request.params?.cursor, pageStarts(tools, maxBytes));
+      }
+      if (auth !== undefined) {
+        const { tools, starts } = scopedListing(auth, maxBytes);
+        return page(tools, request.params?.cursor, starts);
+      }
+      const tools = fixed();
+      return page(tools, request.params?.cursor, (fixedStarts ??= pageStarts(tools, maxBytes)));
     });
     const metaCalls = onDemand ? metaCallsOf({ toolsets: toolsetSession(enabled, served) }) : sessionlessMetaCalls();
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name } = request.params;
+      const auth = callerOf(ctx.http?.authInfo);
       const args = request.params.arguments ?? {};
       // A failure inside a call is the tool's failure (isError), never the connection's.
       const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean): Promise<CallToolResult> =>
@@ -138,10 +171,15 @@ export function createServerFactory(
       const meta = metaCalls.get(name);
       if (meta) {
         // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
-        return meta(args, { invoke: async (t, given) => server.projectCallToolResult(await call(t, given, false), undefined) });
+        return meta(args, {
+          invoke: async (t, given) => server.projectCallToolResult(await call(t, given, false), undefined),
+          visible: (t) => visible(t, auth),
+        });
       }
       const tool = byName.get(name);
-      if (!tool || !served(tool)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
+      // HTTP answers a tool outside the token's scopes with 403 before this (oauth.ts); here it is unknown.
+      if (!tool || !served(tool) || !visible(tool, auth))
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
       const outputSchema = listsOutputSchema(options.profile) ? executor.outputSchema(tool) : undefined;
       return server.projectCallToolResult(await call(tool, args, outputSchema !== undefined), outputSchema);
     });

@@ -8,12 +8,14 @@ import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { ServerConfig } from './config.js';
 import { jsonRpcError } from './http-answer.js';
 import type { HttpEndpoints } from './http-endpoints.js';
-import { claimSession, releaseSession } from './http-sessions.js';
+import { claimSession, identityOf, releaseSession } from './http-sessions.js';
 import type { Logger } from './log.js';
 import type { ServerFactory } from './server.js';
 
 export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger): HttpEndpoints {
   const sessions = new Map<string, SSEServerTransport>();
+  /** Who opened each session (OAuth): POSTs of anyone else find no session. */
+  const owners = new Map<string, string | undefined>();
   // Ids of the requests each session has not answered yet. Their POST is answered 202 at once
   // and the result goes out on the GET stream, so HTTP alone cannot tell that a call is in
   // flight: without this count, shutdown would close the streams under running calls.
@@ -29,6 +31,7 @@ export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: 
       const endpoint = config.replicaId === undefined ? '/messages' : `/messages?replica=${config.replicaId}`;
       const transport = new SSEServerTransport(endpoint, res);
       sessions.set(transport.sessionId, transport);
+      owners.set(transport.sessionId, identityOf(req));
       const open = new Set<string | number>();
       unanswered.set(transport.sessionId, open);
       // nginx buffers a proxied response by default, and then the stream never delivers a byte.
@@ -45,6 +48,7 @@ export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: 
         if (sessions.delete(transport.sessionId)) releaseSession(client);
         unanswered.delete(transport.sessionId);
         initialized.delete(transport.sessionId);
+        owners.delete(transport.sessionId);
       };
       res.on('close', () => void transport.close());
       await factory('session').connect(transport);
@@ -72,7 +76,7 @@ export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: 
     if (url.pathname === '/messages' && req.method === 'POST') {
       const sessionId = url.searchParams.get('sessionId') ?? '';
       const transport = sessions.get(sessionId);
-      if (!transport) jsonRpcError(res, 404, -32001, 'Session not found');
+      if (!transport || owners.get(sessionId) !== identityOf(req)) jsonRpcError(res, 404, -32001, 'Session not found');
       else if (!initialized.has(sessionId) && !beforeInitialize(body)) {
         // The server would answer it, on a session the client never set up: the case of a
         // stream cut by a proxy and silently reopened by the client's EventSource.

@@ -8,8 +8,10 @@ import { credentialProblem } from './auth.js';
 import { ConfigError, readConfig, USAGE, type ServerConfig, type ToolMode, type TransportName } from './config.js';
 import { createExecutor } from './executor.js';
 import type { Hooks } from './hooks-api.js';
+import type { Served } from './http-common.js';
 import type { HttpEndpoints } from './http-endpoints.js';
 import { createLogger, type Logger } from './log.js';
+import { scopePolicy } from './scopes.js';
 import { createServerFactory, credentialReader, toolsListedAtStart, type ServerFactory } from './server.js';
 import type { ToolTable } from '../contract/table.js';
 import { servedTable, ToolsetError, toolsetSizes } from '../contract/toolsets.js';
@@ -88,11 +90,13 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
     }
   }
   const initialToolsets = config.toolsets.includes('all') ? [...toolsetSizes(table).keys()] : wanted;
+  const policy = config.oauth && scopePolicy(table, config.oauth);
   const factory = createServerFactory(table, createExecutor(table, config, hooks, log), credentialReader(config.authFromHeaders), {
     mode,
     profile: config.clientProfile,
     initialToolsets,
     hooks,
+    ...(policy ? { access: policy } : {}),
   });
   const listed = toolsListedAtStart(table, mode, initialToolsets);
   if (listed > CLIENT_TOOL_CAP) {
@@ -103,25 +107,26 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
     log.warn(`listing ${listed} tools: VS Code, Copilot and the OpenAI API refuse more than ${CLIENT_TOOL_CAP}; ${fewer}`);
   }
   try {
-    await TRANSPORTS[config.transport](factory, config, log);
+    await TRANSPORTS[config.transport](factory, config, log, { table, ...(policy ? { policy } : {}) });
   } catch (error) {
     process.stderr.write(`${table.name}: ${(error as Error).message}\n`);
     process.exit(1);
   }
 }
 
-type Start<T> = (factory: ServerFactory, config: ServerConfig, log: Logger) => Promise<T>;
+type Start<T> = (factory: ServerFactory, config: ServerConfig, log: Logger, served: Served) => Promise<T>;
 
-const streamableHttp: Start<HttpEndpoints> = async (...args) => (await import('./http.js')).streamableEndpoints(...args);
+const streamableHttp: Start<HttpEndpoints> = async (factory, config, log) =>
+  (await import('./http.js')).streamableEndpoints(factory, config, log);
 /** Legacy HTTP+SSE (protocol 2024-11-05), all in sse.ts: the deprecated server-legacy package loads only with it. */
-const legacySse: Start<HttpEndpoints> = async (...args) => (await import('./sse.js')).sseEndpoints(...args);
+const legacySse: Start<HttpEndpoints> = async (factory, config, log) => (await import('./sse.js')).sseEndpoints(factory, config, log);
 
 /** One HTTP listener serving these endpoints, each set created in the order given. */
 function overHttp(...endpointSets: Start<HttpEndpoints>[]): Start<void> {
-  return async (factory, config, log) => {
+  return async (factory, config, log, served) => {
     const endpoints: HttpEndpoints[] = [];
-    for (const create of endpointSets) endpoints.push(await create(factory, config, log));
-    await (await import('./http-common.js')).listen(config, log, endpoints);
+    for (const create of endpointSets) endpoints.push(await create(factory, config, log, served));
+    await (await import('./http-common.js')).listen(config, log, endpoints, served);
   };
 }
 
