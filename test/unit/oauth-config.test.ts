@@ -1,0 +1,102 @@
+// The resource-server settings are checked together at start: each mistake is one line naming
+// the setting, and the combinations that would leak a token or accept any token are refused.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readConfig, type ServerConfig } from '../../src/runtime/config.js';
+import { metadataUrls } from '../../src/runtime/oauth-discovery.js';
+import { metadataUrlOf } from '../../src/runtime/oauth.js';
+import { scopePolicy } from '../../src/runtime/scopes.js';
+import type { ToolSpec, ToolTable } from '../../src/contract/table.js';
+
+const HTTP = ['--transport', 'http'];
+const ISSUER = ['--oauth-issuer', 'https://login.example/realms/team'];
+const config = (args: string[], env: Record<string, string> = {}) => readConfig([...HTTP, ...args], env) as ServerConfig;
+
+describe('--oauth-issuer and the settings around it', () => {
+  it('defaults: JWT checks, the mcp:read and mcp:write scopes, a 30 s introspection cache, no exchange', () => {
+    expect(config(ISSUER).oauth).toEqual({
+      issuer: 'https://login.example/realms/team',
+      audiences: [],
+      tokenCheck: 'jwt',
+      readScope: 'mcp:read',
+      writeScope: 'mcp:write',
+      introspectionCacheMs: 30_000,
+    });
+    expect(config([]).oauth).toBeUndefined();
+  });
+
+  it('counts as authentication: a server beyond loopback starts with it and a public URL', () => {
+    const served = config([...ISSUER, '--host', '0.0.0.0', '--public-url', 'https://mcp.example/']);
+    expect(served.oauth?.publicUrl).toBe('https://mcp.example');
+  });
+
+  it.each([
+    [['--oauth-issuer', 'https://a.example', '--auth-token', 'tok'], /exclude each other/],
+    [[...ISSUER, '--host', '0.0.0.0'], /needs --public-url \(MCP_PUBLIC_URL\)/],
+    [['--oauth-issuer', 'http://login.example'], /must be an https URL/],
+    [['--oauth-issuer', 'login.example'], /must be an absolute URL/],
+    [['--oauth-issuer', 'https://u:p@login.example'], /must not carry a fragment or credentials/],
+    [[...ISSUER, '--oauth-token-check', 'opaque'], /--oauth-token-check must be jwt or introspection/],
+    [
+      [...ISSUER, '--oauth-token-check', 'introspection'],
+      /needs this server's client: set MCP_OAUTH_CLIENT_ID and MCP_OAUTH_CLIENT_SECRET/,
+    ],
+    [[...ISSUER, '--token-exchange-audience', 'api'], /--token-exchange needs this server's client/],
+    [[...ISSUER, '--token-exchange', 'entra-obo', '--oauth-client-id', 'c', '--oauth-client-secret', 's'], /needs --token-exchange-scope/],
+    [[...ISSUER, '--token-exchange', 'saml'], /--token-exchange must be off, rfc8693 or entra-obo/],
+    [[...ISSUER, '--oauth-read-scope', 'two words'], /--oauth-read-scope must be one OAuth scope/],
+    [[...ISSUER, '--upstream-identity-header', 'Host'], /--upstream-identity-header "Host"/],
+    [[...ISSUER, '--upstream-identity-header', 'X User'], /not a valid header name/],
+    [[...ISSUER, '--auth-from-headers', 'Authorization=petstore_auth'], /cannot map Authorization with --oauth-issuer/],
+    [['--public-url', 'https://mcp.example'], /--public-url needs --oauth-issuer/],
+  ])('%j is refused: %s', (args, message) => {
+    expect(() => config(args)).toThrow(ConfigError);
+    expect(() => config(args)).toThrow(message);
+  });
+
+  it('is for HTTP clients only: stdio refuses it', () => {
+    expect(() => readConfig(ISSUER, {})).toThrow(/--oauth-issuer serves HTTP clients/);
+  });
+
+  it('an http issuer is allowed on a loopback host, for development', () => {
+    expect(config(['--oauth-issuer', 'http://127.0.0.1:8080']).oauth?.issuer).toBe('http://127.0.0.1:8080');
+  });
+});
+
+describe('discovery and metadata URLs', () => {
+  it('RFC 8414 puts the well-known part before the issuer path, OpenID after it', () => {
+    expect(metadataUrls('https://kc.example/realms/team')).toEqual([
+      'https://kc.example/.well-known/oauth-authorization-server/realms/team',
+      'https://kc.example/realms/team/.well-known/openid-configuration',
+      'https://kc.example/.well-known/openid-configuration/realms/team',
+    ]);
+    expect(metadataUrls('https://tenant.auth0.com/')).toEqual([
+      'https://tenant.auth0.com/.well-known/oauth-authorization-server',
+      'https://tenant.auth0.com/.well-known/openid-configuration',
+    ]);
+  });
+
+  it('RFC 9728 §3.1: the resource metadata URL carries the resource path', () => {
+    expect(metadataUrlOf('https://mcp.example/')).toBe('https://mcp.example/.well-known/oauth-protected-resource');
+    expect(metadataUrlOf('https://example.com/tools/mcp')).toBe('https://example.com/.well-known/oauth-protected-resource/tools/mcp');
+  });
+});
+
+describe('scope policy', () => {
+  const tool = (name: string, readOnly: boolean, scopes?: string[]): ToolSpec =>
+    ({ name, annotations: { readOnlyHint: readOnly }, ...(scopes ? { scopes } : {}) }) as unknown as ToolSpec;
+  const table = {
+    tools: [tool('get', true), tool('put', false), tool('admin', false, ['api:admin', 'mcp:write']), tool('open', false, [])],
+  } as ToolTable;
+  const policy = scopePolicy(table, { readScope: 'r', writeScope: 'w' });
+  const auth = (...scopes: string[]) => ({ token: 't', clientId: 'c', scopes });
+
+  it('read-only tools need the read scope, others the write scope, rules their own (all of them)', () => {
+    expect(table.tools.map((t) => policy.required(t))).toEqual([['r'], ['w'], ['api:admin', 'mcp:write'], []]);
+    expect(policy.supported).toEqual(['r', 'w', 'api:admin', 'mcp:write']);
+    const visible = (...scopes: string[]) => table.tools.filter((t) => policy.allows(t, auth(...scopes))).map((t) => t.name);
+    expect(visible('r')).toEqual(['get', 'open']);
+    expect(visible('r', 'w')).toEqual(['get', 'put', 'open']);
+    expect(visible('api:admin')).toEqual(['open']);
+    expect(visible('api:admin', 'mcp:write', 'openid')).toEqual(['admin', 'open']);
+  });
+});
