@@ -19,6 +19,7 @@ export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exch
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 const SIGNING_ALG = 'ES256';
+const OIDC_SCOPES = ['openid', 'offline_access'];
 const HOUR = 3600;
 const DAY = 24 * HOUR;
 /** Keys made at start; rotateKey publishes the next one. Plenty for any test. */
@@ -209,7 +210,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     ],
     clientDefaults: { id_token_signed_response_alg: SIGNING_ALG },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
-    scopes: ['openid', 'offline_access'],
+    scopes: OIDC_SCOPES,
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false },
@@ -254,11 +255,39 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     try {
       if (path === '/jwks') return serveJwks(res);
       if (path.startsWith('/interaction/')) return await completeInteraction(req, res);
+      if (path === '/reg' && req.method === 'POST') await dropResourceScopes(req);
       handle(req, res);
     } catch (error) {
       res.writeHead(500, { 'content-type': 'text/plain' });
       res.end(String(error));
     }
+  }
+
+  /**
+   * oidc-provider checks a registering client's `scope` against its `scopes` setting, which is
+   * copied at construction and cannot grow, while resources (and their scopes) are added later;
+   * the MCP SDK registers with the scopes the resource advertises. So the resource scopes are
+   * taken out of the registration (the client is then not limited to them, which also lets a
+   * client step up to more scopes later); they are checked per resource indicator instead. The
+   * body is read here and handed over as req.body, which oidc-provider accepts (with a one-time
+   * "already parsed request body" warning).
+   */
+  async function dropResourceScopes(req: IncomingMessage): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // left as text: the provider answers invalid_request as it would for any unparsable body
+    }
+    if (isObject(body) && typeof body.scope === 'string') {
+      const kept = body.scope.split(' ').filter((s) => OIDC_SCOPES.includes(s));
+      if (kept.length) body.scope = kept.join(' ');
+      else delete body.scope;
+    }
+    (req as IncomingMessage & { body?: unknown }).body = body;
   }
 
   /** Served here rather than by the provider so that only published keys appear (and fetches are counted). */
@@ -493,6 +522,10 @@ function publicJwk({ kty, crv, x, y, kid, alg, use }: JWK): JWK {
 function single(value: string | string[] | undefined, name: string): string | undefined {
   if (Array.isArray(value)) throw new oidcErrors.InvalidTarget(`only one ${name} is supported`);
   return value || undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function basicAuth(id: string, secret: string): string {

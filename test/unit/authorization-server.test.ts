@@ -43,8 +43,10 @@ afterAll(async () => {
 /** What an MCP client does: discover, register itself, authorize with PKCE, redeem the code. */
 async function codeFlow(as: AuthorizationServer, user: string, scope = 'mcp:read mcp:write', resource = MCP) {
   const metadata = (await discoverAuthorizationServerMetadata(as.issuer)) as AuthorizationServerMetadata;
+  // with the scope, as the SDK's auth() does when the resource advertises scopes
   const clientInformation: OAuthClientInformationFull = await registerClient(as.issuer, {
     metadata,
+    scope,
     clientMetadata: {
       redirect_uris: [REDIRECT],
       client_name: 'test client',
