@@ -49,6 +49,11 @@ export interface ConfidentialClient {
   clientId: string;
   clientSecret: string;
   grantTypes?: string[];
+  /**
+   * The resource this client serves: token exchange then accepts only subject tokens issued for
+   * it (aud), as an AS would for a resource server. Unset: any subject token of this server.
+   */
+  resource?: string;
 }
 
 export interface Exchange {
@@ -116,6 +121,8 @@ interface OidcAccessToken {
   scope?: string;
   aud?: string;
   isExpired: boolean;
+  /** Lifetime in seconds, as configured for the token's resource server. */
+  expiration: number;
   save(): Promise<string>;
 }
 interface InteractionDetails {
@@ -171,6 +178,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   let jwksRequests = 0;
   const exchanges: Exchange[] = [];
   const revokedJtis = new Set<string>();
+  const servedResources = new Map<string, string>();
 
   const currentKey = () => keys[published - 1]!;
   const allowedFor = (user: string, scopes: string[]) => {
@@ -342,6 +350,10 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       throw new oidcErrors.InvalidRequest(`subject_token_type must be ${ACCESS_TOKEN_TYPE}`);
     }
     const subject = await verifySubjectToken(String(params.subject_token ?? ''));
+    const served = servedResources.get(client.clientId);
+    if (served && subject.aud !== served) {
+      throw invalidGrant(`subject_token was not issued for ${served}`);
+    }
     const resource = single(params.resource, 'resource');
     const audience = single(params.audience, 'audience');
     const target = resource ?? audience;
@@ -363,7 +375,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       access_token: value,
       issued_token_type: ACCESS_TOKEN_TYPE,
       token_type: 'Bearer',
-      expires_in: ttl,
+      expires_in: token.expiration,
       ...(scope ? { scope } : {}),
     };
   }
@@ -381,22 +393,22 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   }
 
   /** A JWT is checked against every key ever published and our own revocation list; an opaque token against the store. */
-  async function verifySubjectToken(value: string): Promise<{ sub: string }> {
-    const invalid = () => new oidcErrors.InvalidGrant('subject_token is invalid, expired or revoked');
+  async function verifySubjectToken(value: string): Promise<{ sub: string; aud?: string }> {
+    const invalid = () => invalidGrant('subject_token is invalid, expired or revoked');
     if (!value) throw invalid();
     if (value.split('.').length === 3) {
       try {
         const jwks = createLocalJWKSet({ keys: keys.slice(0, published).map(publicJwk) });
         const { payload } = await jwtVerify(value, jwks, { issuer, typ: 'at+jwt', algorithms: [SIGNING_ALG] });
         if (!payload.sub || (payload.jti && revokedJtis.has(payload.jti))) throw invalid();
-        return { sub: payload.sub };
+        return { sub: payload.sub, aud: typeof payload.aud === 'string' ? payload.aud : undefined };
       } catch {
         throw invalid();
       }
     }
     const token = await oidc.AccessToken.find(value);
     if (!token || token.isExpired || !token.accountId) throw invalid();
-    return { sub: token.accountId };
+    return { sub: token.accountId, aud: token.aud };
   }
 
   /** Confidential clients (the resource server) introspect any token; a public client only its own. */
@@ -422,6 +434,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       token_endpoint_auth_method: 'client_secret_basic',
     });
     if (!(await oidc.Client.find(client.clientId))) throw new Error(`client ${client.clientId} was not accepted`);
+    if (client.resource) servedResources.set(client.clientId, client.resource);
     return { ...client, grantTypes };
   }
 
@@ -522,6 +535,11 @@ function publicJwk({ kty, crv, x, y, kid, alg, use }: JWK): JWK {
 function single(value: string | string[] | undefined, name: string): string | undefined {
   if (Array.isArray(value)) throw new oidcErrors.InvalidTarget(`only one ${name} is supported`);
   return value || undefined;
+}
+
+/** oidc-provider's InvalidGrant takes no description of its own (its argument is a log-only detail). */
+function invalidGrant(description: string): Error {
+  return Object.assign(new oidcErrors.InvalidGrant(), { error_description: description });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

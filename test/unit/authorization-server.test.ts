@@ -91,13 +91,15 @@ async function postForm(url: string, form: Record<string, string>, client = RS) 
 
 const introspect = (as: AuthorizationServer, token: string) => postForm(`${as.issuer}/token/introspection`, { token }).then((r) => r.body);
 
-const exchange = (as: AuthorizationServer, subjectToken: string, extra: Record<string, string> = { resource: API }) =>
-  postForm(`${as.issuer}/token`, {
-    grant_type: TOKEN_EXCHANGE_GRANT,
-    subject_token: subjectToken,
-    subject_token_type: ACCESS_TOKEN_TYPE,
-    ...extra,
-  });
+const exchangeForm = (subjectToken: string, extra: Record<string, string> = { resource: API }) => ({
+  grant_type: TOKEN_EXCHANGE_GRANT,
+  subject_token: subjectToken,
+  subject_token_type: ACCESS_TOKEN_TYPE,
+  ...extra,
+});
+
+const exchange = (as: AuthorizationServer, subjectToken: string, extra?: Record<string, string>) =>
+  postForm(`${as.issuer}/token`, exchangeForm(subjectToken, extra));
 
 async function verify(as: AuthorizationServer, token: string, audience: string) {
   const jwks = createRemoteJWKSet(new URL(`${as.issuer}/jwks`));
@@ -325,8 +327,45 @@ describe('token exchange (RFC 8693)', () => {
       { grant_type: TOKEN_EXCHANGE_GRANT, subject_token: subject, subject_token_type: ACCESS_TOKEN_TYPE, resource: API },
       { clientId: 'no-exchange', clientSecret: 's3cret' },
     );
-    expect(notAllowed.status).toBe(400);
-    expect(notAllowed.body.error).not.toBeUndefined();
+    expect(notAllowed.body).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/not allowed/) });
+  });
+
+  it('for a client registered with its resource, takes only subject tokens issued for that resource', async () => {
+    const bound = { clientId: 'bound-rs', clientSecret: 'bound-secret', resource: MCP };
+    await as.registerClient(bound);
+    const forMcp = await as.issueToken({ user: 'alice', scopes: ['mcp:read'], resource: MCP });
+    const forApi = await as.issueToken({ user: 'alice', scopes: ['api:read'], resource: API });
+    expect((await postForm(`${as.issuer}/token`, exchangeForm(forMcp), bound)).status).toBe(200);
+    const refused = await postForm(`${as.issuer}/token`, exchangeForm(forApi, { resource: MCP }), bound);
+    expect(refused.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/not issued for/) });
+  });
+
+  it('refuses a public client even if it registered the grant', async () => {
+    const registered = await fetch(`${as.issuer}/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        redirect_uris: [REDIRECT],
+        grant_types: ['authorization_code', TOKEN_EXCHANGE_GRANT],
+        token_endpoint_auth_method: 'none',
+      }),
+    });
+    expect(registered.status).toBe(201);
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const subject = await as.issueToken({ user: 'alice', scopes: ['mcp:read'], resource: MCP });
+    const res = await fetch(`${as.issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        client_id,
+        grant_type: TOKEN_EXCHANGE_GRANT,
+        subject_token: subject,
+        subject_token_type: ACCESS_TOKEN_TYPE,
+        resource: API,
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe('unauthorized_client');
   });
 });
 
