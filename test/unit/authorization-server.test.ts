@@ -2,7 +2,10 @@
 // discovery, the MCP SDK's own registration + authorization code + PKCE helpers against it, the
 // tokens it issues (JWT verified with jose against its JWKS; opaque through introspection), token
 // exchange, revocation, key rotation and per-user scope limits.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
+  auth,
   discoverAuthorizationServerMetadata,
   exchangeAuthorization,
   refreshAuthorization,
@@ -10,6 +13,7 @@ import {
   startAuthorization,
   type AuthorizationServerMetadata,
   type OAuthClientInformationFull,
+  type OAuthClientProvider,
 } from '@modelcontextprotocol/client';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, importJWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -212,6 +216,57 @@ describe('authorization code + PKCE with a resource indicator, JWT access tokens
     expect((await verify(as, forged, 'http://127.0.0.1:1/wrong')).payload.sub).toBe('mallory');
   });
 });
+
+describe("the MCP SDK's own auth() against it", () => {
+  it('discovers it through protected resource metadata, registers, signs in and gets a token for the resource', async () => {
+    const as = await start();
+    // a real HTTP server standing in for the MCP server's RFC 9728 metadata, nothing else
+    const prm = createServer((req, res) => {
+      res.writeHead(req.url?.startsWith('/.well-known/oauth-protected-resource') ? 200 : 404, {
+        'content-type': 'application/json',
+      });
+      res.end(JSON.stringify({ resource, authorization_servers: [as.issuer], scopes_supported: ['mcp:read', 'mcp:write'] }));
+    });
+    await new Promise<void>((resolve) => prm.listen(0, '127.0.0.1', resolve));
+    const resource = `http://127.0.0.1:${(prm.address() as AddressInfo).port}/mcp`;
+    as.addResource(resource, ['mcp:read', 'mcp:write']);
+    try {
+      const client = memoryClientProvider();
+      expect(await auth(client.provider, { serverUrl: resource })).toBe('REDIRECT');
+      const { code, iss } = await as.signIn(client.authorizationUrl(), 'alice');
+      expect(await auth(client.provider, { serverUrl: resource, authorizationCode: code, iss })).toBe('AUTHORIZED');
+      const { payload } = await verify(as, client.accessToken(), resource);
+      expect(payload).toMatchObject({ sub: 'alice', aud: resource, scope: 'mcp:read mcp:write' });
+    } finally {
+      prm.closeAllConnections();
+      prm.close();
+    }
+  });
+});
+
+/** The smallest OAuthClientProvider: everything in memory, the redirect captured instead of opened. */
+function memoryClientProvider() {
+  let info: Parameters<NonNullable<OAuthClientProvider['saveClientInformation']>>[0] | undefined;
+  let tokens: Parameters<OAuthClientProvider['saveTokens']>[0] | undefined;
+  let verifier = '';
+  let redirect: URL | undefined;
+  const provider: OAuthClientProvider = {
+    redirectUrl: REDIRECT,
+    clientMetadata: { redirect_uris: [REDIRECT], client_name: 'sdk auth() test', token_endpoint_auth_method: 'none' },
+    clientInformation: () => info,
+    saveClientInformation: (saved) => void (info = saved),
+    tokens: () => tokens,
+    saveTokens: (saved) => void (tokens = saved),
+    redirectToAuthorization: (url) => void (redirect = url),
+    saveCodeVerifier: (v) => void (verifier = v),
+    codeVerifier: () => verifier,
+  };
+  return {
+    provider,
+    authorizationUrl: () => redirect!,
+    accessToken: () => tokens!.access_token,
+  };
+}
 
 describe('opaque access tokens and introspection', () => {
   let as: AuthorizationServer;
