@@ -7,7 +7,8 @@
 // models (issueToken).
 //
 // oidc-provider prints "Unsupported runtime" on Node 20 (it checks for the v22 LTS codename);
-// everything used here works on Node 20.
+// everything used here works on Node 20.20. What it really needs beyond older Node 20 releases is
+// crypto.hash (20.12) and URL.parse, both present in 20.20.
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
