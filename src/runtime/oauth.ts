@@ -26,8 +26,11 @@ import type { ToolSpec, ToolTable } from '../contract/table.js';
 
 const METADATA_PATH = '/.well-known/oauth-protected-resource';
 const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
-/** Longest Authorization header considered: JWTs are a few kilobytes; more is refused unread. */
-const MAX_AUTHORIZATION_BYTES = 16_384;
+/**
+ * Longest Authorization header considered: access tokens are one to a few kilobytes (an Entra
+ * ID token with many groups, ~6 KiB); more is refused unread. Node itself stops at 16 KiB (431).
+ */
+const MAX_AUTHORIZATION_BYTES = 8_192;
 /** RFC 6750 §2.1: `Bearer` and one b64token. */
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];

@@ -1,0 +1,361 @@
+// A generated server behind a real authorization server (oidc-provider on 127.0.0.1): the SDK
+// client's own OAuth support signs in (401 → metadata → registration → code with PKCE →
+// token) over every transport and both protocol eras, two users call tools with their own
+// scopes, and every bad token, header or session is refused with the right status and challenge.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type OAuthClientProvider,
+} from '@modelcontextprotocol/client';
+import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
+import { buildProject, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
+import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
+import { Children } from '../harness/children.js';
+import { startUpstream, type Upstream } from '../harness/upstream.js';
+
+const READ = 'mcp:read';
+const WRITE = 'mcp:write';
+const REDIRECT = 'http://127.0.0.1:1/callback';
+let dir: string;
+let upstream: Upstream;
+let as: AuthorizationServer;
+let server: RunningServer;
+/** The MCP server's resource identifier, as its metadata publishes it. */
+let resource: string;
+/** Per user, the scopes the authorization server grants at most; changed by the step-up test. */
+const userScopes: Record<string, string[]> = { alice: [READ], bob: [READ, WRITE] };
+const children = new Children();
+
+beforeAll(async () => {
+  upstream = await startUpstream((req) => {
+    const id = Number(/^\/v2\/pet\/(\d+)$/.exec(req.path)?.[1] ?? 1);
+    return { body: JSON.stringify({ id, name: `pet-${id}`, photoUrls: [] }) };
+  });
+  as = await startAuthorizationServer({ format: 'jwt', resources: {}, userScopes });
+  dir = generateProject(`${REPO}samples/petstore/openapi.json`, 'e2e-oauth');
+  await buildProject(dir);
+  server = await startServer(dir, 'http+sse', ['--oauth-issuer', as.issuer, '--base-url', `${upstream.url}/v2`], {
+    SWAGGER_PETSTORE_API_KEY: 'server-own-key',
+    SWAGGER_PETSTORE_AUTH_TOKEN: 'server-own-oauth-token',
+  });
+  children.track(server.process);
+  resource = `${server.url}/`;
+  as.addResource(resource, [READ, WRITE]);
+}, 300_000);
+
+afterAll(async () => {
+  await children.stopAll();
+  await as?.close();
+  await upstream?.close();
+});
+
+/** An in-memory OAuthClientProvider that signs `user` in headlessly when the SDK redirects. */
+function signInAs(user: string) {
+  let info: Parameters<NonNullable<OAuthClientProvider['saveClientInformation']>>[0] | undefined;
+  let tokens: Parameters<OAuthClientProvider['saveTokens']>[0] | undefined;
+  let verifier = '';
+  let pending: Promise<{ code: string; iss?: string }> | undefined;
+  let asked: URL | undefined;
+  const provider: OAuthClientProvider = {
+    redirectUrl: REDIRECT,
+    clientMetadata: { redirect_uris: [REDIRECT], client_name: `e2e ${user}`, token_endpoint_auth_method: 'none' },
+    clientInformation: () => info,
+    saveClientInformation: (saved) => void (info = saved),
+    tokens: () => tokens,
+    saveTokens: (saved) => void (tokens = saved),
+    redirectToAuthorization: (url) => {
+      asked = url;
+      pending = as.signIn(url, user);
+    },
+    saveCodeVerifier: (v) => void (verifier = v),
+    codeVerifier: () => verifier,
+  };
+  return {
+    provider,
+    /** The code of the sign-in the last redirect started. */
+    code: async () => {
+      const found = await pending;
+      pending = undefined;
+      if (found === undefined) throw new Error('the client never redirected to sign in');
+      return found;
+    },
+    accessToken: () => tokens?.access_token,
+    /** The scope the last authorization request asked for. */
+    askedScope: () => asked?.searchParams.get('scope'),
+  };
+}
+
+type Kind = 'http' | 'http-2026' | 'sse';
+
+/** Connects an SDK client as `user` through the whole flow: refused, signed in, connected again. */
+async function connectAs(
+  user: string,
+  kind: Kind,
+  login = signInAs(user),
+): Promise<{ client: Client; login: ReturnType<typeof signInAs>; transport: StreamableHTTPClientTransport | SSEClientTransport }> {
+  const transport = () =>
+    kind === 'sse'
+      ? new SSEClientTransport(new URL(`${server.url}/sse`), { authProvider: login.provider })
+      : new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { authProvider: login.provider });
+  const options = kind === 'http-2026' ? { versionNegotiation: { mode: 'auto' as const } } : {};
+  let client = new Client({ name: `e2e-${user}`, version: '1.0.0' }, options);
+  const first = transport();
+  try {
+    await client.connect(first);
+    return { client, login, transport: first };
+  } catch (error) {
+    if (!(error instanceof UnauthorizedError)) throw error;
+  }
+  const { code, iss } = await login.code();
+  await first.finishAuth(code, iss);
+  client = new Client({ name: `e2e-${user}`, version: '1.0.0' }, options);
+  const second = transport();
+  await client.connect(second);
+  return { client, login, transport: second };
+}
+
+const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name).sort();
+const textOf = (result: Awaited<ReturnType<Client['callTool']>>) =>
+  (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('');
+
+describe('the SDK client signs in and calls tools, as two users with their own scopes', () => {
+  it.each<Kind>(['http', 'http-2026', 'sse'])('over %s', async (kind) => {
+    const alice = await connectAs('alice', kind);
+    const bob = await connectAs('bob', kind);
+    try {
+      const aliceTools = await names(alice.client);
+      const bobTools = await names(bob.client);
+      // alice holds mcp:read only: read-only tools; bob holds both: every tool
+      expect(aliceTools).toContain('getPetById');
+      expect(aliceTools).not.toContain('addPet');
+      expect(aliceTools).not.toContain('deletePet');
+      expect(bobTools).toEqual(expect.arrayContaining(['getPetById', 'addPet', 'deletePet']));
+      expect(bobTools.length).toBeGreaterThan(aliceTools.length);
+      const before = upstream.requests.length;
+      const answer = await alice.client.callTool({ name: 'getPetById', arguments: { petId: 7 } });
+      expect(answer.isError).toBeFalsy();
+      expect(textOf(answer)).toContain('pet-7');
+      const sent = upstream.requests.slice(before);
+      expect(sent.map((r) => r.path)).toEqual(['/v2/pet/7']);
+      // the API gets the server's own key, never the caller's MCP token
+      expect(sent[0]?.headers['api_key']).toBe('server-own-key');
+      expect(JSON.stringify(sent)).not.toContain(alice.login.accessToken() as string);
+    } finally {
+      await alice.client.close();
+      await bob.client.close();
+    }
+  });
+});
+
+describe('what each token may do', () => {
+  it('a call outside the token scopes is 403 insufficient_scope with the scope to ask for', async () => {
+    const token = await as.issueToken({ user: 'alice', scopes: [READ], resource });
+    const { status, challenge } = await callRaw(token, 'addPet', { name: 'x', photoUrls: [] });
+    expect(status).toBe(403);
+    expect(challenge).toContain('error="insufficient_scope"');
+    expect(challenge).toContain(`scope="${WRITE}"`);
+    expect(challenge).toContain(`resource_metadata="${server.url}/.well-known/oauth-protected-resource"`);
+  });
+
+  it('step-up: the SDK client asks for the missing scope, the user grants it, and the call goes through', async () => {
+    userScopes.carol = [READ];
+    const carol = await connectAs('carol', 'http');
+    try {
+      expect(await names(carol.client)).not.toContain('addPet');
+      userScopes.carol = [READ, WRITE];
+      const addPet = () => carol.client.callTool({ name: 'addPet', arguments: { body: { name: 'rex', photoUrls: [] } } });
+      // the 403 sends the client to sign in again, asking for what it holds and the missing scope
+      await expect(addPet()).rejects.toThrow(UnauthorizedError);
+      expect(carol.login.askedScope()?.split(' ').sort()).toEqual([READ, WRITE]);
+      const { code, iss } = await carol.login.code();
+      await carol.transport.finishAuth(code, iss);
+      const answer = await addPet();
+      expect(answer.isError, textOf(answer)).toBeFalsy();
+      expect(await names(carol.client)).toContain('addPet');
+    } finally {
+      await carol.client.close();
+    }
+  });
+
+  it('a session opened by one user is not found for another', async () => {
+    const aliceToken = await as.issueToken({ user: 'alice', scopes: [READ], resource });
+    const bobToken = await as.issueToken({ user: 'bob', scopes: [READ, WRITE], resource });
+    const opened = await post(aliceToken, initialize());
+    expect(opened.status).toBe(200);
+    const session = opened.headers.get('mcp-session-id') as string;
+    expect(session).toBeTruthy();
+    const stolen = await post(bobToken, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': session });
+    expect(stolen.status).toBe(404);
+    const own = await post(aliceToken, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': session });
+    expect(own.status).toBe(202);
+  });
+});
+
+describe('every bad token fails closed', () => {
+  const claims = () => ({ scope: `${READ} ${WRITE}`, sub: 'mallory', client_id: 'c' });
+  const sign = async (
+    payload: Record<string, unknown>,
+    options: { key?: JWK; kid?: string; iss?: string; aud?: string; exp?: number; nbf?: number } = {},
+  ) => {
+    const key = options.key ?? (as.signingKeys.at(-1) as JWK);
+    const now = Math.floor(Date.now() / 1000);
+    let jwt = new SignJWT(payload)
+      .setProtectedHeader({ alg: 'ES256', kid: options.kid ?? (key.kid as string) })
+      .setIssuer(options.iss ?? as.issuer)
+      .setAudience(options.aud ?? resource)
+      .setIssuedAt()
+      .setExpirationTime(options.exp ?? now + 300);
+    if (options.nbf !== undefined) jwt = jwt.setNotBefore(options.nbf);
+    return jwt.sign(await importJWK(key, 'ES256'));
+  };
+
+  it('a correctly signed token of the right issuer and audience passes (the control)', async () => {
+    expect((await post(await sign(claims()), initialize())).status).toBe(200);
+  });
+
+  it.each([
+    ['no token', async () => undefined],
+    ['an expired token', async () => sign(claims(), { exp: Math.floor(Date.now() / 1000) - 120 })],
+    ['a token not yet valid', async () => sign(claims(), { nbf: Math.floor(Date.now() / 1000) + 600 })],
+    ['a token of another issuer', async () => sign(claims(), { iss: 'http://127.0.0.1:1' })],
+    ['a token for another resource', async () => sign(claims(), { aud: 'http://127.0.0.1:1/' })],
+    [
+      'a real token issued for another resource',
+      async () => {
+        as.addResource('https://other.example/', [READ]);
+        return as.issueToken({ user: 'alice', scopes: [READ], resource: 'https://other.example/' });
+      },
+    ],
+    ['alg none', async () => unsigned({ ...claims(), iss: as.issuer, aud: resource, exp: Math.floor(Date.now() / 1000) + 300 })],
+    [
+      'HS256 signed with the public key',
+      async () => hmacWithPublicKey({ ...claims(), iss: as.issuer, aud: resource, exp: Math.floor(Date.now() / 1000) + 300 }),
+    ],
+    [
+      'a token signed by a stranger key with a known kid',
+      async () => sign(claims(), { key: await strangerKey(), kid: as.signingKeys.at(-1)?.kid }),
+    ],
+    ['a token with a garbled signature', async () => (await sign(claims())).slice(0, -4) + 'AAAA'],
+  ])('%s: 401 with the resource metadata and the scopes', async (_, token) => {
+    const answer = await post(await token(), initialize());
+    expect(answer.status).toBe(401);
+    const challenge = answer.headers.get('www-authenticate') ?? '';
+    expect(challenge).toMatch(/^Bearer /);
+    expect(challenge).toContain(`resource_metadata="${server.url}/.well-known/oauth-protected-resource"`);
+    expect(challenge).toContain(`scope="${READ} ${WRITE}"`);
+  });
+
+  it('a header beyond what Node reads at all (16 KiB) is 431, unread', async () => {
+    expect((await postWith({ authorization: `Bearer ${'a'.repeat(20_000)}` }, initialize())).status).toBe(431);
+  });
+
+  it.each([
+    ['a header of 12,000 bytes', `Bearer ${'a'.repeat(12_000)}`],
+    ['two tokens', 'Bearer abc def'],
+    ['Basic credentials', `Basic ${Buffer.from('u:p').toString('base64')}`],
+    ['Bearer without a token', 'Bearer '],
+    ['a token with a space before it', 'Bearer  abc'],
+  ])('%s: 401, unread', async (_, header) => {
+    const answer = await postWith({ authorization: header }, initialize());
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('a flood of unknown kids costs at most one JWKS fetch, and each is 401', async () => {
+    const stranger = await strangerKey();
+    const before = as.jwksRequests;
+    for (let i = 0; i < 20; i++) {
+      expect((await post(await sign(claims(), { key: stranger, kid: `flood-${i}` }), initialize())).status).toBe(401);
+    }
+    expect(as.jwksRequests - before).toBeLessThanOrEqual(1);
+  });
+
+  it('the MCP token never reaches the API', async () => {
+    const token = await as.issueToken({ user: 'bob', scopes: [READ, WRITE], resource });
+    const before = upstream.requests.length;
+    const { status } = await callRaw(token, 'getPetById', { petId: 3 });
+    expect(status).toBe(200);
+    const sent = upstream.requests.slice(before);
+    expect(sent).toHaveLength(1);
+    expect(JSON.stringify(sent)).not.toContain(token);
+    expect(sent[0]?.headers.authorization).toBeUndefined();
+  });
+});
+
+describe('the protected-resource metadata', () => {
+  it.each([
+    '/.well-known/oauth-protected-resource',
+    '/.well-known/oauth-protected-resource/mcp',
+    '/.well-known/oauth-protected-resource/sse',
+  ])('%s names this resource, its authorization server and its scopes, for any origin', async (path) => {
+    const answer = await fetch(`${server.url}${path}`, { headers: { origin: 'https://inspector.example' } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await answer.json()).toMatchObject({ resource, authorization_servers: [as.issuer], scopes_supported: [READ, WRITE] });
+  });
+});
+
+// ---- raw HTTP, for answers the SDK client would hide ----
+
+const initialize = () => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+async function post(token: string | undefined, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return postWith({ ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}), ...headers }, body);
+}
+
+async function postWith(headers: Record<string, string>, body: unknown): Promise<Response> {
+  const answer = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+  await answer.clone().text();
+  return answer;
+}
+
+/** A tools/call in a fresh session: its status and challenge (403) or 200. */
+async function callRaw(token: string, name: string, args: Record<string, unknown>): Promise<{ status: number; challenge: string }> {
+  const opened = await post(token, initialize());
+  const session = opened.headers.get('mcp-session-id') as string;
+  await post(token, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': session });
+  const answer = await post(
+    token,
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } },
+    { 'mcp-session-id': session },
+  );
+  return { status: answer.status, challenge: answer.headers.get('www-authenticate') ?? '' };
+}
+
+const b64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+function unsigned(payload: object): string {
+  return `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(payload)}.`;
+}
+
+/** The confused-deputy forgery: HMAC keyed with the issuer's public key, which anyone can read. */
+async function hmacWithPublicKey(payload: object): Promise<string> {
+  const privateJwk = as.signingKeys.at(-1) as JWK;
+  const pem = createPublicKey(createPrivateKey({ key: privateJwk as never, format: 'jwk' })).export({ type: 'spki', format: 'pem' });
+  return new SignJWT(payload as Record<string, unknown>)
+    .setProtectedHeader({ alg: 'HS256', kid: privateJwk.kid as string })
+    .sign(new TextEncoder().encode(pem.toString()));
+}
+
+async function strangerKey(): Promise<JWK> {
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  return { ...(await exportJWK(privateKey)), kid: 'stranger' };
+}
