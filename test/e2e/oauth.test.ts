@@ -359,3 +359,46 @@ async function strangerKey(): Promise<JWK> {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   return { ...(await exportJWK(privateKey)), kid: 'stranger' };
 }
+
+describe('opaque tokens, checked by introspection through the server', () => {
+  let opaque: AuthorizationServer;
+  let introspecting: RunningServer;
+  beforeAll(async () => {
+    opaque = await startAuthorizationServer({ format: 'opaque', resources: {} });
+    await opaque.registerClient({ clientId: 'mcp-server', clientSecret: 'introspection-secret' });
+    introspecting = await startServer(
+      dir,
+      'http',
+      [
+        '--oauth-issuer',
+        opaque.issuer,
+        '--oauth-token-check',
+        'introspection',
+        '--oauth-introspection-cache-ms',
+        '0',
+        '--base-url',
+        `${upstream.url}/v2`,
+      ],
+      { MCP_OAUTH_CLIENT_ID: 'mcp-server', MCP_OAUTH_CLIENT_SECRET: 'introspection-secret' },
+    );
+    children.track(introspecting.process);
+    opaque.addResource(`${introspecting.url}/`, [READ, WRITE]);
+  }, 60_000);
+  afterAll(() => opaque?.close());
+
+  it('an active token is let in, the same token once revoked is 401, and the secret is never logged', async () => {
+    const token = await opaque.issueToken({ user: 'alice', scopes: [READ], resource: `${introspecting.url}/` });
+    const at = (t: string) =>
+      fetch(`${introspecting.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(initialize()),
+      });
+    expect((await at(token)).status).toBe(200);
+    await opaque.revoke(token);
+    const refused = await at(token);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(introspecting.stderr()).not.toContain('introspection-secret');
+  });
+});
