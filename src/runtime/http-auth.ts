@@ -1,6 +1,5 @@
-// Who may use the MCP endpoints. One step in the request pipeline: an OAuth 2.1
-// resource-server check (token introspection or JWT validation, with protected-resource
-// metadata) is another step of the same shape, accepting the request or answering 401.
+// Who may use the MCP endpoints with one shared token (--auth-token): one step in the request
+// pipeline. The OAuth 2.1 resource-server check (oauth.ts) takes its place with --oauth-issuer.
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isLoopback, type ServerConfig } from './config.js';
@@ -31,8 +30,8 @@ export function bearerAuth(token: string | undefined): HttpStep {
 const sha256 = (bytes: Buffer): Buffer => createHash('sha256').update(bytes).digest();
 
 /** An open endpoint on a reachable interface lends the API's credentials to anyone: say so. */
-export function warnIfOpen(config: Pick<ServerConfig, 'host' | 'authToken'>, log: Logger): void {
-  if (isLoopback(config.host) || config.authToken !== undefined) return;
+export function warnIfOpen(config: Pick<ServerConfig, 'host' | 'authToken' | 'oauth'>, log: Logger): void {
+  if (isLoopback(config.host) || config.authToken !== undefined || config.oauth !== undefined) return;
   log.warn(
     `serving on ${config.host} without MCP_AUTH_TOKEN (--allow-unauthenticated): anyone who reaches this port calls the API with its credentials`,
   );

@@ -63,7 +63,7 @@ export async function resourceServer(
       found = buildOAuthProtectedResourceMetadata({
         oauthMetadata: metadata,
         resourceServerUrl: new URL(resource),
-        scopesSupported: [...served.policy.supported],
+        scopesSupported: scopeNames(oauth.scopePrefix).advertised(served.policy.supported),
         resourceName: served.table.title ?? served.table.name,
         dangerouslyAllowInsecureIssuerUrl: isLoopback(new URL(metadata.issuer).hostname),
       });
@@ -75,10 +75,28 @@ export async function resourceServer(
   if (oauth.publicUrl !== undefined) document(oauth.publicUrl);
   log.notice(`OAuth resource server: tokens from ${metadata.issuer}, checked by ${oauth.tokenCheck}`);
   const byName = new Map<string, ToolSpec>(served.table.tools.map((t) => [t.name, t]));
+  const names = scopeNames(oauth.scopePrefix);
   return {
     metadata: metadataStep(resourceOf, document, metadata),
-    gate: gateStep(resourceOf, oauth, verifierFor, served.policy, log),
-    scopes: scopeStep(resourceOf, served.policy, byName),
+    gate: gateStep(resourceOf, oauth, verifierFor, served.policy, names, log),
+    scopes: scopeStep(resourceOf, served.policy, byName, names),
+  };
+}
+
+/**
+ * Scope names as the authorization server knows them and as tools.json and the settings name
+ * them: Entra ID wants `api://<app>/mcp.read` asked for and puts `mcp.read` in the token.
+ */
+interface ScopeNames {
+  advertised(scopes: readonly string[]): string[];
+  held(scopes: readonly string[]): string[];
+}
+
+function scopeNames(prefix: string | undefined): ScopeNames {
+  if (prefix === undefined) return { advertised: (scopes) => [...scopes], held: (scopes) => [...scopes] };
+  return {
+    advertised: (scopes) => scopes.map((s) => `${prefix}${s}`),
+    held: (scopes) => scopes.map((s) => (s.startsWith(prefix) ? s.slice(prefix.length) : s)),
   };
 }
 
@@ -163,6 +181,7 @@ function gateStep(
   oauth: OAuthConfig,
   verifierFor: VerifierFor,
   policy: ScopePolicy,
+  names: ScopeNames,
   log: Logger,
 ): HttpStep {
   return async ({ req, res }) => {
@@ -172,18 +191,22 @@ function gateStep(
     const resourceMetadataUrl = metadataUrlOf(resource);
     try {
       const audience = { audiences: oauth.audiences.length > 0 ? oauth.audiences : sameResource(resource), resource };
-      (req as Authenticated).auth = await verifyBearerToken(bearerHeader(req), {
+      const auth = await verifyBearerToken(bearerHeader(req), {
         verifier: verifierFor(audience),
         expectedResource: new URL(resource),
         resourceMetadataUrl,
       });
+      (req as Authenticated).auth = { ...auth, scopes: names.held(auth.scopes) };
       return true;
     } catch (error) {
       if (!(error instanceof OAuthError) || error.code === OAuthErrorCode.ServerError) {
         log.error(`token check: ${(error as Error).message}`);
       } else log.debug(`token refused: ${error.message}`);
       // The 401 names every scope this server knows, so that one sign-in covers what the user may grant.
-      await answerWith(res, bearerAuthChallengeResponse(error, { requiredScopes: [...policy.supported], resourceMetadataUrl }));
+      await answerWith(
+        res,
+        bearerAuthChallengeResponse(error, { requiredScopes: names.advertised(policy.supported), resourceMetadataUrl }),
+      );
       return false;
     }
   };
@@ -207,6 +230,7 @@ function scopeStep(
   resourceOf: (req: IncomingMessage) => string | undefined,
   policy: ScopePolicy,
   byName: ReadonlyMap<string, ToolSpec>,
+  names: ScopeNames,
 ): HttpStep {
   return async ({ req, res, body }) => {
     const auth = (req as Authenticated).auth;
@@ -215,7 +239,7 @@ function scopeStep(
       const tool = callTarget(message, byName);
       if (tool === undefined || policy.allows(tool, auth)) continue;
       // The tool's own scopes: the client adds them to those it holds (MCP 2025-11-25 step-up).
-      const requiredScopes = [...policy.required(tool)];
+      const requiredScopes = names.advertised(policy.required(tool));
       const refused = new OAuthError(OAuthErrorCode.InsufficientScope, `${tool.name} needs the scope ${requiredScopes.join(' ')}`);
       const resource = resourceOf(req) as string;
       await answerWith(res, bearerAuthChallengeResponse(refused, { requiredScopes, resourceMetadataUrl: metadataUrlOf(resource) }));

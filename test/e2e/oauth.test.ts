@@ -197,22 +197,6 @@ describe('what each token may do', () => {
 
 describe('every bad token fails closed', () => {
   const claims = () => ({ scope: `${READ} ${WRITE}`, sub: 'mallory', client_id: 'c' });
-  const sign = async (
-    payload: Record<string, unknown>,
-    options: { key?: JWK; kid?: string; iss?: string; aud?: string; exp?: number; nbf?: number } = {},
-  ) => {
-    const key = options.key ?? (as.signingKeys.at(-1) as JWK);
-    const now = Math.floor(Date.now() / 1000);
-    let jwt = new SignJWT(payload)
-      .setProtectedHeader({ alg: 'ES256', kid: options.kid ?? (key.kid as string) })
-      .setIssuer(options.iss ?? as.issuer)
-      .setAudience(options.aud ?? resource)
-      .setIssuedAt()
-      .setExpirationTime(options.exp ?? now + 300);
-    if (options.nbf !== undefined) jwt = jwt.setNotBefore(options.nbf);
-    return jwt.sign(await importJWK(key, 'ES256'));
-  };
-
   it('a correctly signed token of the right issuer and audience passes (the control)', async () => {
     expect((await post(await sign(claims()), initialize())).status).toBe(200);
   });
@@ -298,6 +282,23 @@ describe('the protected-resource metadata', () => {
     expect(await answer.json()).toMatchObject({ resource, authorization_servers: [as.issuer], scopes_supported: [READ, WRITE] });
   });
 });
+
+/** A token signed with the authorization server's own key, with the claims a test needs. */
+const sign = async (
+  payload: Record<string, unknown>,
+  options: { key?: JWK; kid?: string; iss?: string; aud?: string; exp?: number; nbf?: number } = {},
+) => {
+  const key = options.key ?? (as.signingKeys.at(-1) as JWK);
+  const now = Math.floor(Date.now() / 1000);
+  let jwt = new SignJWT(payload)
+    .setProtectedHeader({ alg: 'ES256', kid: options.kid ?? (key.kid as string) })
+    .setIssuer(options.iss ?? as.issuer)
+    .setAudience(options.aud ?? resource)
+    .setIssuedAt()
+    .setExpirationTime(options.exp ?? now + 300);
+  if (options.nbf !== undefined) jwt = jwt.setNotBefore(options.nbf);
+  return jwt.sign(await importJWK(key, 'ES256'));
+};
 
 // ---- raw HTTP, for answers the SDK client would hide ----
 
@@ -400,5 +401,41 @@ describe('opaque tokens, checked by introspection through the server', () => {
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
     expect(introspecting.stderr()).not.toContain('introspection-secret');
+  });
+});
+
+describe('Entra-style scope names: asked for with a prefix, held without it', () => {
+  let prefixed: RunningServer;
+  beforeAll(async () => {
+    prefixed = await startServer(dir, 'http', [
+      '--oauth-issuer',
+      as.issuer,
+      '--oauth-scope-prefix',
+      'api://petstore/',
+      '--base-url',
+      `${upstream.url}/v2`,
+    ]);
+    children.track(prefixed.process);
+  }, 60_000);
+
+  it('the metadata and the challenges name the prefixed scopes; a token with bare or prefixed names is read by them', async () => {
+    const own = `${prefixed.url}/`;
+    const metadata = (await (await fetch(`${prefixed.url}/.well-known/oauth-protected-resource`)).json()) as { scopes_supported: string[] };
+    expect(metadata.scopes_supported).toEqual(['api://petstore/mcp:read', 'api://petstore/mcp:write']);
+    const refused = await fetch(`${prefixed.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(refused.headers.get('www-authenticate')).toContain('scope="api://petstore/mcp:read api://petstore/mcp:write"');
+    for (const scope of ['mcp:read', 'api://petstore/mcp:read']) {
+      const token = await sign({ scope, sub: 'erin', client_id: 'c' }, { aud: own });
+      const client = new Client({ name: 'prefix', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${prefixed.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      const tools = await names(client);
+      await client.close();
+      expect(tools, scope).toContain('getPetById');
+      expect(tools, scope).not.toContain('addPet');
+    }
   });
 });

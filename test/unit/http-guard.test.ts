@@ -39,6 +39,13 @@ describe('hostOriginGuard', () => {
     ['a CORS origin', { ...NONE, corsOrigins: ['https://web.example'] }, { host: 'localhost', origin: 'https://web.example' }, 200],
     ['any Origin with CORS *', { ...NONE, corsOrigins: ['*'] }, { host: 'localhost', origin: 'http://evil.example' }, 200],
     ['CORS * still checks the Host', { ...NONE, corsOrigins: ['*'] }, { host: 'evil.example', origin: 'http://evil.example' }, 403],
+    [
+      "the OAuth public URL's host and origin",
+      { ...NONE, oauth: { publicUrl: 'https://mcp.example.com' } as never },
+      { host: 'mcp.example.com', origin: 'https://mcp.example.com' },
+      200,
+    ],
+    ['only that host', { ...NONE, oauth: { publicUrl: 'https://mcp.example.com' } as never }, { host: 'evil.example' }, 403],
   ])('%s', async (_name, config, headers, want) => {
     server = await serveSteps(hostOriginGuard(config));
     const answer = await send(server.port, { headers });

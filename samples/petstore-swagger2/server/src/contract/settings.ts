@@ -184,6 +184,13 @@ export const SETTINGS: readonly Setting[] = [
     help: 'scope a token needs for every other tool, unless the scopes rules name others',
   },
   {
+    flag: 'oauth-scope-prefix',
+    value: 'P',
+    env: 'MCP_OAUTH_SCOPE_PREFIX',
+    default: 'none',
+    help: 'written before every scope this server asks for (Entra ID: api://<app id>/); tokens may carry scopes with or without it',
+  },
+  {
     flag: 'oauth-introspection-cache-ms',
     value: 'MS',
     env: 'MCP_OAUTH_INTROSPECTION_CACHE_MS',

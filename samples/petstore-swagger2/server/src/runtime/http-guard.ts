@@ -12,10 +12,13 @@ const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
  * Loopback names are always allowed; when bound to another interface the operator lists the
  * public names with --allowed-hosts/--allowed-origins. Answers 403 otherwise.
  */
-export function hostOriginGuard(config: Pick<ServerConfig, 'allowedHosts' | 'allowedOrigins' | 'corsOrigins'>): HttpStep {
-  const hosts = [...LOOPBACK, ...config.allowedHosts.map(hostnameOf)];
+export function hostOriginGuard(config: Pick<ServerConfig, 'allowedHosts' | 'allowedOrigins' | 'corsOrigins' | 'oauth'>): HttpStep {
+  // The public URL names this server as clients reach it: its host is this server's by definition.
+  const publicHost = config.oauth?.publicUrl === undefined ? [] : [hostnameOf(config.oauth.publicUrl)];
+  const hosts = [...LOOPBACK, ...publicHost, ...config.allowedHosts.map(hostnameOf)];
   const origins = [
     ...LOOPBACK,
+    ...publicHost,
     ...config.allowedOrigins.map(hostnameOf),
     ...config.allowedHosts.map(hostnameOf),
     ...config.corsOrigins.filter((origin) => origin !== '*').map(hostnameOf),

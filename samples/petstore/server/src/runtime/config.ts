@@ -94,6 +94,8 @@ export interface OAuthConfig {
   /** Scope of read-only tools, and of the others, where tools.json names none. */
   readScope: string;
   writeScope: string;
+  /** Written before every scope the server asks for; tokens' scopes are compared without it. */
+  scopePrefix?: string;
   introspectionCacheMs: number;
   /** Exchange each caller's token for one meant for the API (RFC 8693, or Entra's on-behalf-of). */
   tokenExchange?: { kind: TokenExchangeKind; audience?: string; scope?: string };
@@ -294,7 +296,14 @@ function readOAuth(
   other: { transport: TransportName; host: string; authToken: string | undefined; authFromHeaders: { header: string }[] },
 ): OAuthConfig | undefined {
   const issuer = pick('oauth-issuer');
-  const dependents = ['public-url', 'oauth-audience', 'oauth-token-check', 'token-exchange', 'upstream-identity-header'];
+  const dependents = [
+    'public-url',
+    'oauth-audience',
+    'oauth-token-check',
+    'oauth-scope-prefix',
+    'token-exchange',
+    'upstream-identity-header',
+  ];
   if (issuer === undefined) {
     const stray = dependents.find((flag) => pick(flag) !== undefined);
     if (stray !== undefined) throw new ConfigError(`--${stray} needs --oauth-issuer (${setting('oauth-issuer').env})`);
@@ -341,6 +350,10 @@ function readOAuth(
       `${why} needs this server's client: set ${setting('oauth-client-id').env} and ${setting('oauth-client-secret').env}`,
     );
   }
+  const scopePrefix = pick('oauth-scope-prefix');
+  if (scopePrefix !== undefined && !SCOPE_TOKEN.test(scopePrefix)) {
+    throw new ConfigError(`--oauth-scope-prefix must be printable ASCII without space, " or \\ (got "${scopePrefix}")`);
+  }
   const identityHeader = pick('upstream-identity-header');
   if (identityHeader !== undefined) {
     const owned = HEADER_NAME.test(identityHeader) ? unsendableHeaderName(identityHeader) : 'not a valid header name';
@@ -355,6 +368,7 @@ function readOAuth(
     ...(clientSecret !== undefined ? { clientSecret } : {}),
     readScope: scope('oauth-read-scope'),
     writeScope: scope('oauth-write-scope'),
+    ...(scopePrefix !== undefined ? { scopePrefix } : {}),
     introspectionCacheMs: integer('oauth-introspection-cache-ms', 0, 3_600_000),
     ...(tokenExchange !== undefined ? { tokenExchange } : {}),
     ...(identityHeader !== undefined ? { identityHeader } : {}),

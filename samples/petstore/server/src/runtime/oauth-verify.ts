@@ -51,12 +51,12 @@ const TOKEN_ERRORS: Record<string, string> = {
 /** RFC 8414 and OpenID metadata both: the SDK's union type names introspection on one side only. */
 type Endpoints = AuthorizationServerMetadata & { jwks_uri?: string; introspection_endpoint?: string };
 
-export function jwtVerifier(metadata: Endpoints): VerifierFor {
+export function jwtVerifier(metadata: Endpoints, cooldownMs = JWKS_COOLDOWN_MS): VerifierFor {
   if (metadata.jwks_uri === undefined) {
     throw new Error(`the authorization server ${metadata.issuer} publishes no jwks_uri: use --oauth-token-check introspection`);
   }
   const keys = createRemoteJWKSet(new URL(metadata.jwks_uri), {
-    cooldownDuration: JWKS_COOLDOWN_MS,
+    cooldownDuration: cooldownMs,
     cacheMaxAge: JWKS_MAX_AGE_MS,
     timeoutDuration: FETCH_TIMEOUT_MS,
   });

@@ -27,8 +27,11 @@ import type { ToolSpec, ToolTable } from '../contract/table.js';
 
 const METADATA_PATH = '/.well-known/oauth-protected-resource';
 const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
-/** Longest Authorization header considered: JWTs are a few kilobytes; more is refused unread. */
-const MAX_AUTHORIZATION_BYTES = 16_384;
+/**
+ * Longest Authorization header considered: access tokens are one to a few kilobytes (an Entra
+ * ID token with many groups, ~6 KiB); more is refused unread. Node itself stops at 16 KiB (431).
+ */
+const MAX_AUTHORIZATION_BYTES = 8_192;
 /** RFC 6750 §2.1: `Bearer` and one b64token. */
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
@@ -61,7 +64,7 @@ export async function resourceServer(
       found = buildOAuthProtectedResourceMetadata({
         oauthMetadata: metadata,
         resourceServerUrl: new URL(resource),
-        scopesSupported: [...served.policy.supported],
+        scopesSupported: scopeNames(oauth.scopePrefix).advertised(served.policy.supported),
         resourceName: served.table.title ?? served.table.name,
         dangerouslyAllowInsecureIssuerUrl: isLoopback(new URL(metadata.issuer).hostname),
       });
@@ -73,10 +76,28 @@ export async function resourceServer(
   if (oauth.publicUrl !== undefined) document(oauth.publicUrl);
   log.notice(`OAuth resource server: tokens from ${metadata.issuer}, checked by ${oauth.tokenCheck}`);
   const byName = new Map<string, ToolSpec>(served.table.tools.map((t) => [t.name, t]));
+  const names = scopeNames(oauth.scopePrefix);
   return {
     metadata: metadataStep(resourceOf, document, metadata),
-    gate: gateStep(resourceOf, oauth, verifierFor, served.policy, log),
-    scopes: scopeStep(resourceOf, served.policy, byName),
+    gate: gateStep(resourceOf, oauth, verifierFor, served.policy, names, log),
+    scopes: scopeStep(resourceOf, served.policy, byName, names),
+  };
+}
+
+/**
+ * Scope names as the authorization server knows them and as tools.json and the settings name
+ * them: Entra ID wants `api://<app>/mcp.read` asked for and puts `mcp.read` in the token.
+ */
+interface ScopeNames {
+  advertised(scopes: readonly string[]): string[];
+  held(scopes: readonly string[]): string[];
+}
+
+function scopeNames(prefix: string | undefined): ScopeNames {
+  if (prefix === undefined) return { advertised: (scopes) => [...scopes], held: (scopes) => [...scopes] };
+  return {
+    advertised: (scopes) => scopes.map((s) => `${prefix}${s}`),
+    held: (scopes) => scopes.map((s) => (s.startsWith(prefix) ? s.slice(prefix.length) : s)),
   };
 }
 
@@ -161,6 +182,7 @@ function gateStep(
   oauth: OAuthConfig,
   verifierFor: VerifierFor,
   policy: ScopePolicy,
+  names: ScopeNames,
   log: Logger,
 ): HttpStep {
   return async ({ req, res }) => {
@@ -170,18 +192,22 @@ function gateStep(
     const resourceMetadataUrl = metadataUrlOf(resource);
     try {
       const audience = { audiences: oauth.audiences.length > 0 ? oauth.audiences : sameResource(resource), resource };
-      (req as Authenticated).auth = await verifyBearerToken(bearerHeader(req), {
+      const auth = await verifyBearerToken(bearerHeader(req), {
         verifier: verifierFor(audience),
         expectedResource: new URL(resource),
         resourceMetadataUrl,
       });
+      (req as Authenticated).auth = { ...auth, scopes: names.held(auth.scopes) };
       return true;
     } catch (error) {
       if (!(error instanceof OAuthError) || error.code === OAuthErrorCode.ServerError) {
         log.error(`token check: ${(error as Error).message}`);
       } else log.debug(`token refused: ${error.message}`);
       // The 401 names every scope this server knows, so that one sign-in covers what the user may grant.
-      await answerWith(res, bearerAuthChallengeResponse(error, { requiredScopes: [...policy.supported], resourceMetadataUrl }));
+      await answerWith(
+        res,
+        bearerAuthChallengeResponse(error, { requiredScopes: names.advertised(policy.supported), resourceMetadataUrl }),
+      );
       return false;
     }
   };
@@ -205,6 +231,7 @@ function scopeStep(
   resourceOf: (req: IncomingMessage) => string | undefined,
   policy: ScopePolicy,
   byName: ReadonlyMap<string, ToolSpec>,
+  names: ScopeNames,
 ): HttpStep {
   return async ({ req, res, body }) => {
     const auth = (req as Authenticated).auth;
@@ -213,7 +240,7 @@ function scopeStep(
       const tool = callTarget(message, byName);
       if (tool === undefined || policy.allows(tool, auth)) continue;
       // The tool's own scopes: the client adds them to those it holds (MCP 2025-11-25 step-up).
-      const requiredScopes = [...policy.required(tool)];
+      const requiredScopes = names.advertised(policy.required(tool));
       const refused = new OAuthError(OAuthErrorCode.InsufficientScope, `${tool.name} needs the scope ${requiredScopes.join(' ')}`);
       const resource = resourceOf(req) as string;
       await answerWith(res, bearerAuthChallengeResponse(refused, { requiredScopes, resourceMetadataUrl: metadataUrlOf(resource) }));
