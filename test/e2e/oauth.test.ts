@@ -24,6 +24,8 @@ let dir: string;
 let upstream: Upstream;
 let as: AuthorizationServer;
 let server: RunningServer;
+/** The same project with --stateless: every request served on its own, as replicas do. */
+let stateless: RunningServer;
 /** The MCP server's resource identifier, as its metadata publishes it. */
 let resource: string;
 /** Per user, the scopes the authorization server grants at most; changed by the step-up test. */
@@ -45,6 +47,11 @@ beforeAll(async () => {
   children.track(server.process);
   resource = `${server.url}/`;
   as.addResource(resource, [READ, WRITE]);
+  stateless = await startServer(dir, 'http', ['--stateless', '--oauth-issuer', as.issuer, '--base-url', `${upstream.url}/v2`], {
+    SWAGGER_PETSTORE_API_KEY: 'server-own-key',
+  });
+  children.track(stateless.process);
+  as.addResource(`${stateless.url}/`, [READ, WRITE]);
 }, 300_000);
 
 afterAll(async () => {
@@ -89,7 +96,7 @@ function signInAs(user: string) {
   };
 }
 
-type Kind = 'http' | 'http-2026' | 'sse';
+type Kind = 'http' | 'http-2026' | 'sse' | 'http-stateless' | 'http-2026-stateless';
 
 /** Connects an SDK client as `user` through the whole flow: refused, signed in, connected again. */
 async function connectAs(
@@ -97,11 +104,12 @@ async function connectAs(
   kind: Kind,
   login = signInAs(user),
 ): Promise<{ client: Client; login: ReturnType<typeof signInAs>; transport: StreamableHTTPClientTransport | SSEClientTransport }> {
+  const base = kind.endsWith('-stateless') ? stateless.url : server.url;
   const transport = () =>
     kind === 'sse'
-      ? new SSEClientTransport(new URL(`${server.url}/sse`), { authProvider: login.provider })
-      : new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { authProvider: login.provider });
-  const options = kind === 'http-2026' ? { versionNegotiation: { mode: 'auto' as const } } : {};
+      ? new SSEClientTransport(new URL(`${base}/sse`), { authProvider: login.provider })
+      : new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: login.provider });
+  const options = kind.startsWith('http-2026') ? { versionNegotiation: { mode: 'auto' as const } } : {};
   let client = new Client({ name: `e2e-${user}`, version: '1.0.0' }, options);
   const first = transport();
   try {
@@ -123,7 +131,7 @@ const textOf = (result: Awaited<ReturnType<Client['callTool']>>) =>
   (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('');
 
 describe('the SDK client signs in and calls tools, as two users with their own scopes', () => {
-  it.each<Kind>(['http', 'http-2026', 'sse'])('over %s', async (kind) => {
+  it.each<Kind>(['http', 'http-2026', 'sse', 'http-stateless', 'http-2026-stateless'])('over %s', async (kind) => {
     const alice = await connectAs('alice', kind);
     const bob = await connectAs('bob', kind);
     try {
