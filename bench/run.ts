@@ -1,5 +1,5 @@
 // `npm run bench`: runs the measurements and writes docs/benchmarks.md and docs/benchmarks.svg.
-//   --only gen,build,start,calls,capacity,list,budget,rss   run these sections (the others are kept from the last run's results)
+//   --only gen,build,start,calls,capacity,list,budget,rss,oauth   run these sections (the others are kept from the last run's results)
 //   --quick                             a smoke run: fewer specs, repetitions and calls; writes to bench/.tmp/quick/
 //   --render                            measure nothing: rewrite the report from the last results (after editing bench/report/)
 import { cpus, totalmem } from 'node:os';
@@ -16,6 +16,7 @@ import { omgDepVersions, omgVersion } from './lib/fixtures.js';
 import { SECTIONS, type Results, type Section } from './lib/results.js';
 import { REPO, TMP, ensureDir, log } from './lib/util.js';
 import { runList } from './list.js';
+import { runOAuth } from './oauth.js';
 import { render } from './report/index.js';
 import { runRss } from './rss.js';
 import { runStart } from './start.js';
@@ -86,6 +87,7 @@ async function main(): Promise<void> {
     list: async () => void (results.list = await runList(options)),
     budget: async () => void (results.budget = await runBudget()),
     rss: async () => void (results.rss = await runRss(options)),
+    oauth: async () => void (results.oauth = await runOAuth(options)),
   };
   for (const section of SECTIONS) {
     if (!only.includes(section)) continue;

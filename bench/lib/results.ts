@@ -1,7 +1,7 @@
 // The shape of bench/.tmp/results.json: what each section measures, what run.ts stores and
 // what the report reads. Sections and the report import these types from here only.
 
-export const SECTIONS = ['gen', 'build', 'start', 'calls', 'capacity', 'list', 'budget', 'rss'] as const;
+export const SECTIONS = ['gen', 'build', 'start', 'calls', 'capacity', 'list', 'budget', 'rss', 'oauth'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface Results {
@@ -34,6 +34,7 @@ export interface Results {
   list?: ListResult;
   budget?: BudgetRow[];
   rss?: RssResult;
+  oauth?: OAuthResult;
 }
 
 // ── the specs (bench/lib/fixtures.ts)
@@ -301,4 +302,46 @@ export interface RssResult {
   /** Peak RSS of `node -e 0`, MB: what any Node process takes before it does anything. */
   baselineMb: number;
   rows: RssRow[];
+}
+
+// ── 9. the OAuth resource server (bench/oauth.ts)
+
+/** How the HTTP server checks the client: `--auth-token` (a static bearer token) or `--oauth-issuer` (a JWT by the issuer's JWKS). */
+export const OAUTH_MODES = ['static token', 'oauth jwt'] as const;
+export type OAuthMode = (typeof OAUTH_MODES)[number];
+
+interface OAuthCallCell {
+  /** Per repetition: the median and the mean of the N sequential calls' latencies, ms, and the server's CPU per call, ms. */
+  runs: { median: number; mean: number; serverCpu: number }[];
+  /** Medians over the repetitions, ms. */
+  median: number;
+  mean: number;
+  serverCpu: number;
+  /** Results that were errors (isError, a thrown error, or not the upstream's answer). */
+  errors: number;
+}
+
+interface OAuthStartCell {
+  /** Spawn → `initialize` answered through the SDK client, ms, per repetition. */
+  runs: number[];
+  ms: number;
+  /** Spawn → the server logs that it listens, ms, per repetition. */
+  listenRuns: number[];
+  listenMs: number;
+  error?: string;
+}
+
+export interface OAuthResult {
+  calls: number;
+  reps: number;
+  cells: Partial<Record<OAuthMode, OAuthCallCell>>;
+  unavailable: Partial<Record<OAuthMode, string>>;
+  /** JWKS documents the authorization server served to the --oauth-issuer server over all its calls (1: the keys stayed cached). */
+  jwksFetches: number;
+  /** `jwtVerifier(metadata)(audience).verifyAccessToken(token)` in the bench process after one warm-up call. */
+  verify: { iterations: number; reps: number; runs: number[]; ms: number; cpuMs: number; alg: string; tokenBytes: number };
+  start: { reps: number; cells: Partial<Record<OAuthMode, OAuthStartCell>> };
+  /** The built project's modules: whether http-common.js loads oauth.js with import(), and the OAuth modules (oauth*.js, jose) reachable from dist/main.js by static imports. */
+  lazy: { dynamicImport: boolean; staticOAuth: string[] };
+  jose: string;
 }

@@ -10,6 +10,7 @@ import { chart } from './chart.js';
 import { int, table, verdict, type Target } from './format.js';
 import { genSection, genTargets, genVersusOmg, whyGeneration } from './gen.js';
 import { listSection, listTargets, whyList } from './list.js';
+import { oauthSection } from './oauth.js';
 import { rssSection, rssTarget, whyRss } from './rss.js';
 import { startSection, startTarget, whyStart } from './start.js';
 
@@ -87,11 +88,12 @@ export function render(r: Results): { markdown: string; svg: string } {
     ...whyListParagraphs(r),
     ...budgetSection(r),
     ...rssSection(r),
+    ...oauthSection(r),
     '## Running it',
     '',
     '```sh',
     'npm run bench                              # everything (about a quarter of an hour on 2 cores); writes this file and benchmarks.svg',
-    'npm run bench -- --only capacity,rss       # some sections (gen, build, start, calls, capacity, list, budget, rss); the others are kept from bench/.tmp/results.json',
+    'npm run bench -- --only capacity,rss       # some sections (gen, build, start, calls, capacity, list, budget, rss, oauth); the others are kept from bench/.tmp/results.json',
     'npm run bench -- --quick                   # smoke run: fewer specs, repetitions and calls; writes bench/.tmp/quick/',
     'npm run bench -- --render                  # measure nothing: rewrite this file from bench/.tmp/results.json',
     '```',
