@@ -2,7 +2,8 @@
 // refreshed once on a rotated key and never more often than the cooldown; opaque tokens by
 // introspection, with the cache's trade-off against revocation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OAuthError } from '@modelcontextprotocol/server';
+import { OAuthError, verifyBearerToken } from '@modelcontextprotocol/server';
+import { importJWK, SignJWT, type JWK } from 'jose';
 import { discoverAuthorizationServer } from '../../src/runtime/oauth-discovery.js';
 import { introspectionVerifier, jwtVerifier } from '../../src/runtime/oauth-verify.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
@@ -38,6 +39,22 @@ describe('JWT access tokens by the JWKS', () => {
         jwtVerifier(await discoverAuthorizationServer(as.issuer))({ audiences: ['https://else/'], resource: MCP }).verifyAccessToken(token),
       ),
     ).toBe('invalid_token');
+  });
+
+  it('a remembered token still stops at its exp', async () => {
+    const verifier = jwtVerifier(await discoverAuthorizationServer(as.issuer))(audience);
+    const key = as.signingKeys.at(-1) as JWK;
+    const token = await new SignJWT({ sub: 'alice', scope: 'mcp:read' })
+      .setProtectedHeader({ alg: 'ES256', kid: key.kid as string })
+      .setIssuer(as.issuer)
+      .setAudience(MCP)
+      .setExpirationTime(Math.floor(Date.now() / 1000) + 2)
+      .sign(await importJWK(key, 'ES256'));
+    const check = () => verifyBearerToken(`Bearer ${token}`, { verifier, expectedResource: new URL(MCP) });
+    expect((await check()).extra?.subject).toBe('alice');
+    expect((await check()).extra?.subject).toBe('alice');
+    await new Promise((r) => setTimeout(r, 2_100));
+    expect(await refusal(check())).toBe('invalid_token');
   });
 
   it('a rotated key costs one JWKS fetch; unknown kids within the cooldown cost none', async () => {
