@@ -339,7 +339,17 @@ export interface OAuthResult {
   /** JWKS documents the authorization server served to the --oauth-issuer server over all its calls (1: the keys stayed cached). */
   jwksFetches: number;
   /** `jwtVerifier(metadata)(audience).verifyAccessToken(token)` in the bench process after one warm-up call. */
-  verify: { iterations: number; reps: number; runs: number[]; ms: number; cpuMs: number; alg: string; tokenBytes: number };
+  verify: {
+    iterations: number;
+    reps: number;
+    runs: number[];
+    ms: number;
+    cpuMs: number;
+    alg: string;
+    tokenBytes: number;
+    /** The first check of each of `tokens` distinct tokens: the signature verification. */
+    first?: { tokens: number; ms: number; cpuMs: number };
+  };
   start: { reps: number; cells: Partial<Record<OAuthMode, OAuthStartCell>> };
   /** The built project's modules: whether http-common.js loads oauth.js with import(), and the OAuth modules (oauth*.js, jose) reachable from dist/main.js by static imports. */
   lazy: { dynamicImport: boolean; staticOAuth: string[] };
