@@ -220,6 +220,7 @@ export const SETTINGS: readonly Setting[] = [
     value: 'NAME',
     env: 'MCP_UPSTREAM_IDENTITY_HEADER',
     help: "send the caller's subject (the token's sub) to the API in this header",
+    more: ["the token's client id when it has no sub; dropped on a redirect to another origin"],
   },
   {
     flag: 'auth-from-headers',

@@ -32,13 +32,24 @@ export class Authenticator {
     private readonly timeoutMs: number,
   ) {}
 
-  /** Adds the credentials of the first satisfiable alternative to the request. */
-  async apply(tool: ToolSpec, request: AuthRequest, given: RequestCredentials, signal: AbortSignal): Promise<AuthOutcome> {
+  /**
+   * Adds the credentials of the first satisfiable alternative to the request; alternatives that
+   * name a `preferred` scheme are tried first (the caller's own token before the server's key).
+   */
+  async apply(
+    tool: ToolSpec,
+    request: AuthRequest,
+    given: RequestCredentials,
+    signal: AbortSignal,
+    preferred?: ReadonlySet<string>,
+  ): Promise<AuthOutcome> {
     if (!tool.security) return { ok: true, usedTokenFetch: false };
+    const prefers = (alternative: SecurityRequirement) => Object.keys(alternative).some((name) => preferred?.has(name));
+    const alternatives = preferred ? [...tool.security].sort((a, b) => Number(prefers(b)) - Number(prefers(a))) : tool.security;
     // Credentials that are set are used even where authentication is optional (`{}`).
     const chosen =
-      tool.security.find((alternative) => Object.keys(alternative).length > 0 && this.satisfiable(alternative, given)) ??
-      tool.security.find((alternative) => Object.keys(alternative).length === 0);
+      alternatives.find((alternative) => Object.keys(alternative).length > 0 && this.satisfiable(alternative, given)) ??
+      alternatives.find((alternative) => Object.keys(alternative).length === 0);
     if (!chosen) return { ok: false, message: this.missing(tool, tool.security) };
     let usedTokenFetch = false;
     for (const [name, scopes] of Object.entries(chosen)) {

@@ -1,9 +1,10 @@
 // One generic executor serves every tool in the table. A call is five steps, each in its own
 // module: check the arguments (checks.ts), build the request (outgoing.ts), authenticate it
-// (outgoing.ts, auth.ts), send it and read the answer (exchange.ts, upstream.ts), and shape
-// the answer for the client (shape.ts, response.ts).
+// (outgoing.ts, auth.ts; for the OAuth caller, on-behalf.ts and token-exchange.ts), send it
+// and read the answer (exchange.ts, upstream.ts), and shape the answer for the client
+// (shape.ts, response.ts).
 
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { AuthInfo, CallToolResult } from '@modelcontextprotocol/server';
 import type { ServerConfig } from './config.js';
 import { toolHooks, type Hooks, type OutgoingRequest } from './hooks-api.js';
 import type { Logger } from './log.js';
@@ -11,6 +12,8 @@ import { Authenticator, type RequestCredentials } from './auth.js';
 import { createChecks } from './checks.js';
 import { deadline, networkFailure, readAnswer, requestLabel } from './exchange.js';
 import { apiBase, authenticate, buildOutgoing, upstreamBase } from './outgoing.js';
+import { setHeader } from './request.js';
+import type { OnBehalf } from './on-behalf.js';
 import { toolError } from './output.js';
 import { toToolResult, type UpstreamAnswer, type UpstreamRefusal } from './response.js';
 import { afterResponse, type AfterResponse } from './response-hooks.js';
@@ -27,13 +30,14 @@ export interface Executor {
   /**
    * `advertised: false` when the answer goes out without the tool's outputSchema (dynamic
    * mode's invoke_operation): then nothing promised a shape, and any good answer is returned.
+   * `caller`: the MCP caller's verified token (OAuth), for token exchange and the identity header.
    */
   call(
     tool: ToolSpec,
     args: Record<string, unknown>,
     signal: AbortSignal,
     credentials?: RequestCredentials,
-    options?: { advertised?: boolean },
+    options?: { advertised?: boolean; caller?: AuthInfo },
   ): Promise<CallToolResult>;
   /**
    * The upstream answer to the request a call would make, for resources/read: a successful
@@ -44,6 +48,7 @@ export interface Executor {
     args: Record<string, unknown>,
     signal: AbortSignal,
     credentials?: RequestCredentials,
+    options?: { caller?: AuthInfo },
   ): Promise<{ answer: UpstreamAnswer } | { refused: UpstreamRefusal } | { failure: CallToolResult }>;
   /** Arguments of a tool that is not an operation (the meta-tools) against its schema: why they do not fit, or undefined. */
   checkArguments(schema: JsonSchema, args: Record<string, unknown>): Promise<string | undefined>;
@@ -52,8 +57,17 @@ export interface Executor {
 const NO_CREDENTIALS: RequestCredentials = new Map();
 
 type Exchanged = { answer: UpstreamAnswer } | { failure: CallToolResult };
-/** A request ready to send, and whether a token was fetched for it. */
-type Prepared = { request: OutgoingRequest; usedTokenFetch: boolean };
+/**
+ * A request ready to send; whether a token was fetched for it, and whether a token was
+ * exchanged for its caller (a 401 is then worth one fresh try).
+ */
+type Prepared = { request: OutgoingRequest; usedTokenFetch: boolean; exchanged: boolean };
+/** Who a call is for (OAuth) and the secrets it came to use: what the redaction takes out. */
+interface CallContext {
+  credentials: RequestCredentials;
+  caller: AuthInfo | undefined;
+  secrets: string[];
+}
 const failure = (text: string): { failure: CallToolResult } => ({ failure: toolError(text) });
 
 export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Hooks, log: Logger): Executor {
@@ -63,42 +77,40 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
   const defaultBase = apiBase(table, config.baseUrl);
   const send = upstreamSender(table, config);
   const redactor = createRedactor(table, process.env, config.staticHeaders);
+  const onBehalf = onBehalfOf(table, config, log);
   const thrown = (tool: ToolSpec, error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`);
 
   return {
     inputSchema: schemas.listedInput,
     outputSchema: schemas.listedOutput,
     checkArguments: (schema, args) => checks.schema(schema, args),
-    async read(tool, args, signal, credentials = NO_CREDENTIALS) {
+    async read(tool, args, signal, credentials = NO_CREDENTIALS, options = {}) {
+      const call: CallContext = { credentials, caller: options.caller, secrets: [] };
       try {
-        const outcome = await exchange(tool, args, signal, credentials);
-        if ('failure' in outcome) return { failure: redactor.result(outcome.failure, credentials) };
+        const outcome = await exchange(tool, args, signal, call);
+        if ('failure' in outcome) return { failure: redactor.result(outcome.failure, credentials, call.secrets) };
         if (outcome.answer.status < 400) return outcome;
-        return { refused: refusal(outcome.answer, (text) => redactor.text(text, credentials)) };
+        return { refused: refusal(outcome.answer, (text) => redactor.text(text, credentials, call.secrets)) };
       } catch (error) {
-        return { failure: redactor.result(thrown(tool, error), credentials) };
+        return { failure: redactor.result(thrown(tool, error), credentials, call.secrets) };
       }
     },
     async call(tool, args, signal, credentials = NO_CREDENTIALS, options = {}) {
+      const call: CallContext = { credentials, caller: options.caller, secrets: [] };
       try {
-        const outcome = await exchange(tool, args, signal, credentials);
-        if ('failure' in outcome) return redactor.result(outcome.failure, credentials);
+        const outcome = await exchange(tool, args, signal, call);
+        if ('failure' in outcome) return redactor.result(outcome.failure, credentials, call.secrets);
         const result = toToolResult(outcome.answer, structureFor(tool, options.advertised !== false, checks.output));
-        return result.isError ? redactor.result(result, credentials) : result;
+        return result.isError ? redactor.result(result, credentials, call.secrets) : result;
       } catch (error) {
         // A failure inside a call is the tool's failure (isError), never the connection's.
-        return redactor.result(thrown(tool, error), credentials);
+        return redactor.result(thrown(tool, error), credentials, call.secrets);
       }
     },
   };
 
   /** The request a call of `tool` makes, sent: the upstream's answer, or the tool error that stopped it. */
-  async function exchange(
-    tool: ToolSpec,
-    given: Record<string, unknown>,
-    signal: AbortSignal,
-    credentials: RequestCredentials,
-  ): Promise<Exchanged> {
+  async function exchange(tool: ToolSpec, given: Record<string, unknown>, signal: AbortSignal, call: CallContext): Promise<Exchanged> {
     const checked = await checks.arguments(tool, given);
     if ('problem' in checked) return failure(`Invalid arguments for ${tool.name}: ${checked.problem}`);
     const own = toolHooks(hooks, tool.name);
@@ -108,12 +120,12 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     const limit = deadline(signal, config.timeoutMs);
     try {
       // Built afresh for a retry: a fetched token may have been refreshed in between.
-      const prepare = () => prepareRequest(tool, args, target.base, credentials, limit.signal);
+      const prepare = () => prepareRequest(tool, args, target.base, call, limit.signal);
       const prepared = await prepare();
       if ('failure' in prepared) return prepared;
       const named = requestLabel(prepared.request);
       try {
-        return await transmit(prepared, prepare, limit.signal, [own?.afterResponse, hooks.afterResponse], named);
+        return await transmit(prepared, prepare, call, limit.signal, [own?.afterResponse, hooks.afterResponse], named);
       } catch (error) {
         return failure(networkFailure(error, named.label, limit.timedOut(), signal, config.timeoutMs));
       }
@@ -126,15 +138,17 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
   async function transmit(
     prepared: Prepared,
     prepare: () => Promise<Prepared | { failure: CallToolResult }>,
+    call: CallContext,
     signal: AbortSignal,
     hooksAfter: (AfterResponse | undefined)[],
     named: { label: string; uri: string },
   ): Promise<Exchanged> {
     let response = await send(prepared.request, signal);
-    if (response.status === 401 && prepared.usedTokenFetch) {
+    if (response.status === 401 && (prepared.usedTokenFetch || prepared.exchanged)) {
       // RFC 6750 §3.1: the token may have been revoked or expired early; one fresh try.
       response.discard();
-      auth.invalidate();
+      if (prepared.usedTokenFetch) auth.invalidate();
+      if (prepared.exchanged && call.caller !== undefined) (await onBehalf?.())?.forget(call.caller);
       const again = await prepare();
       if ('failure' in again) return again;
       prepared = again;
@@ -146,31 +160,56 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     return { answer };
   }
 
-  /** The request built, authenticated and passed through the global beforeRequest hook; or the tool error that stops it. */
+  /**
+   * The request built, authenticated (for its caller, with OAuth) and passed through the global
+   * beforeRequest hook; or the tool error that stops it.
+   */
   async function prepareRequest(
     tool: ToolSpec,
     args: Record<string, unknown>,
     base: string,
-    credentials: RequestCredentials,
+    call: CallContext,
     signal: AbortSignal,
   ): Promise<Prepared | { failure: CallToolResult }> {
     const built = buildOutgoing(tool, args, base, config.staticHeaders);
     if ('problem' in built) return failure(`Invalid arguments for ${tool.name}: ${built.problem}`);
-    const authenticated = await authenticate(auth, tool, built.request, credentials, signal);
+    // Behind the OAuth gate every call has its caller; without one, the server's own credentials must not stand in.
+    if (onBehalf !== undefined && call.caller === undefined) return failure(`${tool.name}: no caller token to act on behalf of`);
+    const delegated =
+      call.caller !== undefined ? await (await onBehalf?.())?.prepare(tool, call.caller, call.credentials, signal) : undefined;
+    if (delegated !== undefined && 'problem' in delegated) return failure(delegated.problem);
+    if (delegated?.exchanged !== undefined) call.secrets.push(delegated.exchanged);
+    const credentials = delegated?.credentials ?? call.credentials;
+    const authenticated = await authenticate(auth, tool, built.request, credentials, signal, delegated?.preferred);
     if ('problem' in authenticated) return failure(authenticated.problem);
+    // Over the tool's own arguments and schemes: the caller's identity is not the model's to choose.
+    for (const [name, value] of delegated?.headers ?? []) setHeader(built.request.headers, name, value);
     const request = hooks.beforeRequest ? ((await hooks.beforeRequest(built.request)) ?? built.request) : built.request;
-    return { request, usedTokenFetch: authenticated.usedTokenFetch };
+    return { request, usedTokenFetch: authenticated.usedTokenFetch, exchanged: delegated?.exchanged !== undefined };
   }
 }
 
 /**
- * Sends a request to the upstream with its redirects followed: credentials (the schemes' places
- * and the static headers) stay on the API's origin, and the servers of a spec that came from a
+ * What calls send on their caller's behalf, with --token-exchange or --upstream-identity-header
+ * (on-behalf.ts, loaded on the first call that needs it); undefined otherwise, at no cost.
+ */
+function onBehalfOf(table: ToolTable, config: ServerConfig, log: Logger): (() => Promise<OnBehalf>) | undefined {
+  const oauth = config.oauth;
+  if (oauth === undefined || (oauth.tokenExchange === undefined && oauth.identityHeader === undefined)) return undefined;
+  let loaded: Promise<OnBehalf> | undefined;
+  return () => (loaded ??= import('./on-behalf.js').then((m) => m.createOnBehalf(table, oauth, config.timeoutMs, log)));
+}
+
+/**
+ * Sends a request to the upstream with its redirects followed: credentials (the schemes' places,
+ * the static headers and the caller's identity header) stay on the API's origin, and the servers of a spec that came from a
  * URL reach public addresses only (--base-url is the user's choice, and free).
  */
 function upstreamSender(table: ToolTable, config: ServerConfig) {
   const places = credentialPlaces(table);
   for (const [name] of config.staticHeaders) places.headers.add(name.toLowerCase());
+  // The caller's identity, like a static header, is for the API's origin only.
+  if (config.oauth?.identityHeader !== undefined) places.headers.add(config.oauth.identityHeader.toLowerCase());
   const publicServers = config.baseUrl === undefined ? table.publicServers : undefined;
   return (request: OutgoingRequest, signal: AbortSignal) => sendFollowingRedirects(request, signal, places, publicServers);
 }

@@ -202,7 +202,9 @@ export function serveResources(
       }
     }
     if (!tool || !args) throw new ResourceNotFoundError(uri);
-    const outcome = await executor.read(tool, args, ctx.mcpReq.signal, credentialsOf(ctx.http?.req?.headers));
+    const outcome = await executor.read(tool, args, ctx.mcpReq.signal, credentialsOf(ctx.http?.req?.headers), {
+      caller: ctx.http?.authInfo,
+    });
     if ('failure' in outcome) {
       const text = outcome.failure.content.map((c) => (c.type === 'text' ? c.text : '')).join(' ');
       throw new ProtocolError(/^Invalid arguments/.test(text) ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, text);

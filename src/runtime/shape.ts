@@ -17,26 +17,30 @@ export function structureFor(tool: ToolSpec, advertised: boolean, check: (tool: 
   return advertisedStructure(tool.output, () => check(tool));
 }
 
-/** Takes every credential in use out of what goes back: the HTTP client and the upstream may quote what was sent. */
+/**
+ * Takes every credential in use out of what goes back: the HTTP client and the upstream may
+ * quote what was sent. `more`: the call's other secrets (a token exchanged for its caller).
+ */
 export interface Redactor {
-  text(text: string, credentials: RequestCredentials): string;
+  text(text: string, credentials: RequestCredentials, more?: readonly string[]): string;
   /** The result with its texts redacted. */
-  result(result: CallToolResult, credentials: RequestCredentials): CallToolResult;
+  result(result: CallToolResult, credentials: RequestCredentials, more?: readonly string[]): CallToolResult;
 }
 
-/** The secrets of the table's schemes (from `env`) and the static headers, plus each call's own credentials. */
+/** The secrets of the table's schemes (from `env`) and the static headers, plus each call's own credentials and secrets. */
 export function createRedactor(table: ToolTable, env: NodeJS.ProcessEnv, staticHeaders: [string, string][]): Redactor {
   const configured = Object.values(table.auth)
     .flatMap((scheme) => Object.values(scheme.env) as string[])
     .map((variable) => env[variable])
     .filter((value): value is string => value !== undefined && value !== '')
     .concat(staticHeaders.map(([, value]) => value));
-  const text = (text: string, credentials: RequestCredentials) => redact(text, [...configured, ...credentials.values()]);
+  const text = (text: string, credentials: RequestCredentials, more: readonly string[] = []) =>
+    redact(text, [...configured, ...credentials.values(), ...more]);
   return {
     text,
-    result: (result, credentials) => ({
+    result: (result, credentials, more) => ({
       ...result,
-      content: result.content.map((item) => (item.type === 'text' ? { ...item, text: text(item.text, credentials) } : item)),
+      content: result.content.map((item) => (item.type === 'text' ? { ...item, text: text(item.text, credentials, more) } : item)),
     }),
   };
 }

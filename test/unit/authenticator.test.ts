@@ -76,6 +76,17 @@ describe('alternatives and missing credentials', () => {
     expect(req.headers).toEqual({ Authorization: 'Bearer t' });
   });
 
+  it("preferred schemes' alternatives go first (the caller's exchanged token before the server's key), else the spec's order", async () => {
+    const authenticator = new Authenticator(tableWith(auth), { A_KEY: 'k' }, log, 5_000);
+    const given = new Map([['token', 'exchanged']]);
+    const preferred = request();
+    await authenticator.apply(tool([{ key: [] }, { token: [] }]), preferred, given, signal(), new Set(['token']));
+    expect(preferred.headers).toEqual({ Authorization: 'Bearer exchanged' });
+    const inOrder = request();
+    await authenticator.apply(tool([{ key: [] }, { token: [] }]), inOrder, given, signal());
+    expect(inOrder.headers).toEqual({ 'X-Key': 'k' });
+  });
+
   it('optional authentication ({}): no credential is fine, and one that is set is still sent', async () => {
     const none = request();
     expect((await new Authenticator(tableWith(auth), {}, log, 5_000).apply(tool([{ key: [] }, {}]), none, NONE, signal())).ok).toBe(true);

@@ -48,6 +48,10 @@ describe('readConfig', () => {
     [['--client-profile', 'claude'], '--client-profile must be portable, openai-strict, gemini, full (got "claude")'],
     [['--dynamic-toolsets', '--tools', 'dynamic'], '--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools dynamic'],
     [['--auth-from-headers', 'no-equals'], '--auth-from-headers takes Header=scheme pairs (got "no-equals")'],
+    [
+      ['--auth-token', 'abc', '--auth-from-headers', 'X-Key=key,authorization=bearer'],
+      "--auth-from-headers cannot map Authorization with --auth-token (MCP_AUTH_TOKEN): that header carries this server's token, never the API's",
+    ],
     [['--header', 'no colon'], '--header #1 must be "Name: value" with a valid header name'],
     [
       ['--header', 'X-Ok: 1', '--header', 'Host: other.example'],

@@ -57,8 +57,9 @@ export async function authenticate(
   request: OutgoingRequest,
   credentials: RequestCredentials,
   signal: AbortSignal,
+  preferred?: ReadonlySet<string>,
 ): Promise<{ usedTokenFetch: boolean } | { problem: string }> {
-  const outcome = await auth.apply(tool, request, credentials, signal);
+  const outcome = await auth.apply(tool, request, credentials, signal, preferred);
   if (!outcome.ok) return { problem: outcome.message };
   // A scheme of a hand-edited tools.json may put a client's value (--auth-from-headers) where no header can carry it.
   const unsendable = unsendableHeader(request.headers);

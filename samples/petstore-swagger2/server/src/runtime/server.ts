@@ -166,7 +166,7 @@ export function createServerFactory(
       // A failure inside a call is the tool's failure (isError), never the connection's.
       const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean): Promise<CallToolResult> =>
         executor
-          .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised })
+          .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised, caller: ctx.http?.authInfo })
           .catch((error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`));
       const meta = metaCalls.get(name);
       if (meta) {

@@ -194,6 +194,12 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
       if (!m) throw new ConfigError(`--auth-from-headers takes Header=scheme pairs (got "${pair}")`);
       return { header: (m[1] as string).toLowerCase(), scheme: (m[2] as string).trim() };
     });
+  // With an endpoint token the client's Authorization is this server's token: the API never gets it.
+  if (authToken !== undefined && authFromHeaders.some((m) => m.header === 'authorization')) {
+    throw new ConfigError(
+      "--auth-from-headers cannot map Authorization with --auth-token (MCP_AUTH_TOKEN): that header carries this server's token, never the API's",
+    );
+  }
   const headerLines = Array.isArray(values.header) ? (values.header as string[]) : (env[setting('header').env] ?? '').split('\n');
   const staticHeaders = headerLines
     .map((line) => line.replace(/\r$/, ''))
