@@ -103,8 +103,8 @@ async function connectAs(
   user: string,
   kind: Kind,
   login = signInAs(user),
+  base = kind.endsWith('-stateless') ? stateless.url : server.url,
 ): Promise<{ client: Client; login: ReturnType<typeof signInAs>; transport: StreamableHTTPClientTransport | SSEClientTransport }> {
-  const base = kind.endsWith('-stateless') ? stateless.url : server.url;
   const transport = () =>
     kind === 'sse'
       ? new SSEClientTransport(new URL(`${base}/sse`), { authProvider: login.provider })
@@ -444,6 +444,70 @@ describe('Entra-style scope names: asked for with a prefix, held without it', ()
       await client.close();
       expect(tools, scope).toContain('getPetById');
       expect(tools, scope).not.toContain('addPet');
+    }
+  });
+});
+
+describe("each user's own API token, exchanged at the authorization server (RFC 8693)", () => {
+  const API = 'https://api.example/';
+  let exchanging: RunningServer;
+  beforeAll(async () => {
+    as.addResource(API, ['pets:read']);
+    // what each user may hold of the API, as the authorization server's policy says
+    userScopes.alice = [READ, 'pets:read'];
+    userScopes.bob = [READ, WRITE, 'pets:read'];
+    exchanging = await startServer(
+      dir,
+      'http',
+      [
+        '--oauth-issuer',
+        as.issuer,
+        '--token-exchange-audience',
+        API,
+        '--token-exchange-scope',
+        'pets:read',
+        '--base-url',
+        `${upstream.url}/v2`,
+      ],
+      { MCP_OAUTH_CLIENT_ID: 'mcp-exchange', MCP_OAUTH_CLIENT_SECRET: 'exchange-secret', SWAGGER_PETSTORE_API_KEY: 'server-own-key' },
+    );
+    children.track(exchanging.process);
+    as.addResource(`${exchanging.url}/`, [READ, WRITE]);
+    // The AS lets this client exchange only tokens issued for this server.
+    await as.registerClient({ clientId: 'mcp-exchange', clientSecret: 'exchange-secret', resource: `${exchanging.url}/` });
+  }, 60_000);
+
+  it("alice and bob sign in with the SDK client; each call reaches the API with that user's own token, exchanged once", async () => {
+    const users = ['alice', 'bob'];
+    const sessions = await Promise.all(users.map((user) => connectAs(user, 'http', signInAs(user), exchanging.url)));
+    try {
+      const exchangedBefore = as.exchanges.length;
+      const sentTokens: string[] = [];
+      for (const [i, { client, login }] of sessions.entries()) {
+        for (let call = 0; call < 2; call++) {
+          const before = upstream.requests.length;
+          const answer = await client.callTool({ name: 'getOrderById', arguments: { orderId: 1 + i } });
+          expect(answer.isError, textOf(answer)).toBeFalsy();
+          const [sent] = upstream.requests.slice(before);
+          const bearer = /^Bearer (.+)$/.exec(String(sent?.headers.authorization))?.[1] as string;
+          expect(bearer).toBeTruthy();
+          const claims = JSON.parse(Buffer.from(bearer.split('.')[1] as string, 'base64url').toString('utf8')) as {
+            sub: string;
+            aud: string;
+          };
+          expect(claims).toMatchObject({ sub: users[i], aud: API });
+          // the API never sees the token issued for the MCP server, nor the server's own key
+          expect(bearer).not.toBe(login.accessToken());
+          expect(JSON.stringify(sent)).not.toContain(login.accessToken() as string);
+          expect(sent?.headers['api_key']).toBeUndefined();
+          sentTokens.push(bearer);
+        }
+      }
+      // one exchange per user: the second call of each used the cached token
+      expect(as.exchanges.slice(exchangedBefore).map((e) => e.subject)).toEqual(users);
+      expect(new Set(sentTokens).size).toBe(2);
+    } finally {
+      await Promise.all(sessions.map((s) => s.client.close()));
     }
   });
 });
