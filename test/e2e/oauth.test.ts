@@ -38,7 +38,7 @@ beforeAll(async () => {
     return { body: JSON.stringify({ id, name: `pet-${id}`, photoUrls: [] }) };
   });
   as = await startAuthorizationServer({ format: 'jwt', resources: {}, userScopes });
-  dir = generateProject(`${REPO}samples/petstore/openapi.json`, 'e2e-oauth');
+  dir = generateProject(`${REPO}samples/petstore/openapi.json`, 'e2e-oauth', ['--resources', 'get']);
   await buildProject(dir);
   server = await startServer(dir, 'http+sse', ['--oauth-issuer', as.issuer, '--base-url', `${upstream.url}/v2`], {
     SWAGGER_PETSTORE_API_KEY: 'server-own-key',
@@ -508,6 +508,40 @@ describe("each user's own API token, exchanged at the authorization server (RFC 
       expect(new Set(sentTokens).size).toBe(2);
     } finally {
       await Promise.all(sessions.map((s) => s.client.close()));
+    }
+  });
+});
+
+describe('resources follow the same scopes as the operations behind them', () => {
+  const clientWith = async (scope: string) => {
+    const token = await sign({ scope, sub: 'frank', client_id: 'c' });
+    const client = new Client({ name: 'resources', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
+    return client;
+  };
+
+  it('a token without the read scope lists no operation resources and reads none; with it, it does', async () => {
+    const writer = await clientWith(WRITE);
+    const reader = await clientWith(READ);
+    try {
+      const uris = async (client: Client) => (await client.listResources()).resources.map((r) => r.uri);
+      expect(await uris(reader)).toContain('swagger-petstore://store/inventory');
+      expect(await uris(writer)).not.toContain('swagger-petstore://store/inventory');
+      // the documentation stays readable to any signed-in caller
+      expect((await uris(writer)).length).toBeGreaterThan(0);
+      expect((await reader.listResourceTemplates()).resourceTemplates.length).toBeGreaterThan(0);
+      expect((await writer.listResourceTemplates()).resourceTemplates).toEqual([]);
+      const before = upstream.requests.length;
+      await expect(writer.readResource({ uri: 'swagger-petstore://pet/4' })).rejects.toThrow(/not found/i);
+      expect(upstream.requests.length).toBe(before);
+      expect((await reader.readResource({ uri: 'swagger-petstore://pet/4' })).contents[0]).toMatchObject({
+        uri: 'swagger-petstore://pet/4',
+      });
+    } finally {
+      await writer.close();
+      await reader.close();
     }
   });
 });
