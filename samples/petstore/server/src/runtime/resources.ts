@@ -8,6 +8,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,
+  type AuthInfo,
   type ReadResourceResult,
   type Server,
 } from '@modelcontextprotocol/server';
@@ -179,15 +180,21 @@ export function serveResources(
   executor: Executor,
   hooks: Hooks,
   credentialsOf: (headers: Headers | undefined) => RequestCredentials,
+  /** Whether the caller's token allows the operation behind a resource (OAuth scopes); unset: all do. */
+  visible: (tool: ToolSpec, auth: AuthInfo | undefined) => boolean = () => true,
 ): void {
   const { fixed, templates, docs, listed, hasPrompts, completions, prompts } = prepared(table);
 
-  server.setRequestHandler('resources/list', (request) => {
-    const { tools: resources, nextCursor } = page(listed, request.params?.cursor);
+  server.setRequestHandler('resources/list', (request, ctx) => {
+    const auth = ctx.http?.authInfo;
+    const hidden = new Set(fixed.filter((t) => !visible(t, auth)).map((t) => t.resource?.uri));
+    const { tools: resources, nextCursor } = page(hidden.size ? listed.filter((r) => !hidden.has(r.uri)) : listed, request.params?.cursor);
     return { resources, ...(nextCursor ? { nextCursor } : {}) };
   });
-  server.setRequestHandler('resources/templates/list', () => ({
-    resourceTemplates: templates.map((c) => ({ uriTemplate: c.tool.resource?.uriTemplate as string, ...describe(c.tool) })),
+  server.setRequestHandler('resources/templates/list', (_request, ctx) => ({
+    resourceTemplates: templates
+      .filter((c) => visible(c.tool, ctx.http?.authInfo))
+      .map((c) => ({ uriTemplate: c.tool.resource?.uriTemplate as string, ...describe(c.tool) })),
   }));
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const { uri } = request.params;
@@ -202,7 +209,8 @@ export function serveResources(
         break;
       }
     }
-    if (!tool || !args) throw new ResourceNotFoundError(uri);
+    // An operation the caller's scopes do not allow is as absent as an unknown one.
+    if (!tool || !args || !visible(tool, ctx.http?.authInfo)) throw new ResourceNotFoundError(uri);
     const outcome = await executor.read(tool, args, ctx.mcpReq.signal, credentialsOf(ctx.http?.req?.headers), {
       caller: ctx.http?.authInfo,
     });

@@ -143,7 +143,7 @@ export function createServerFactory(
         ...(table.instructions ? { instructions: table.instructions } : {}),
       },
     );
-    serveResources(server, whole, executor, options.hooks ?? {}, readCredentials);
+    serveResources(server, whole, executor, options.hooks ?? {}, readCredentials, (tool, auth) => visible(tool, callerOf(auth)));
     server.setRequestHandler('tools/list', (request, ctx) => {
       const auth = callerOf(ctx.http?.authInfo);
       const maxBytes = options.listPageBytes ?? LIST_PAGE_BYTES;
