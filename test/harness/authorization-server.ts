@@ -37,7 +37,7 @@ export interface AuthorizationServerOptions {
   accessTokenTtl?: number;
 }
 
-export interface SignInResult {
+interface SignInResult {
   code: string;
   state?: string;
   /** RFC 9207 issuer identifier, as sent on the redirect. */
@@ -46,7 +46,7 @@ export interface SignInResult {
   redirectUri: string;
 }
 
-export interface ConfidentialClient {
+interface ConfidentialClient {
   clientId: string;
   clientSecret: string;
   grantTypes?: string[];
@@ -57,7 +57,7 @@ export interface ConfidentialClient {
   resource?: string;
 }
 
-export interface Exchange {
+interface Exchange {
   clientId: string;
   subject: string;
   resource?: string;
@@ -65,7 +65,7 @@ export interface Exchange {
   scope?: string;
 }
 
-export interface IssueTokenOptions {
+interface IssueTokenOptions {
   user: string;
   scopes: string[];
   resource: string;

@@ -77,7 +77,7 @@ export interface ServerConfig {
   oauth?: OAuthConfig;
 }
 
-export type TokenCheck = 'jwt' | 'introspection';
+type TokenCheck = 'jwt' | 'introspection';
 export type TokenExchangeKind = 'rfc8693' | 'entra-obo';
 
 export interface OAuthConfig {

@@ -15,7 +15,7 @@ import {
 } from '@modelcontextprotocol/server';
 
 /** What a check knows of the request: the audiences it accepts and the resource they stand for. */
-export interface Audience {
+interface Audience {
   audiences: readonly string[];
   resource: string;
 }
@@ -24,7 +24,7 @@ export interface Audience {
 export type VerifierFor = (audience: Audience) => OAuthTokenVerifier;
 
 /** Asymmetric signatures only: never `none`, never an HMAC a public key could be passed off as the secret of. */
-export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 /** Clock difference tolerated on exp and nbf, in seconds. */
 const CLOCK_SKEW_S = 30;
 /** An unknown kid refetches the JWKS at most this often: a flood of forged kids costs one fetch. */
