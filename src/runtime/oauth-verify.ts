@@ -5,6 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { formEncode } from './token-exchange.js';
 import {
   OAuthError,
   OAuthErrorCode,
@@ -124,13 +125,23 @@ export function introspectionVerifier(
     throw new Error(`the authorization server ${metadata.issuer} publishes no introspection_endpoint: use --oauth-token-check jwt`);
   }
   // RFC 6749 §2.3.1: each part form-encoded before the Basic encoding.
-  const basic = Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64');
+  const basic = Buffer.from(`${formEncode(client.clientId)}:${formEncode(client.clientSecret)}`).toString('base64');
   const cache = new Map<string, { payload: Record<string, unknown>; until: number }>();
+  // A client's burst of requests with one token asks the authorization server once.
+  const asking = new Map<string, Promise<Record<string, unknown>>>();
 
-  const introspect = async (token: string): Promise<Record<string, unknown>> => {
+  const introspect = (token: string): Promise<Record<string, unknown>> => {
     const key = createHash('sha256').update(token).digest('base64url');
     const hit = cache.get(key);
-    if (hit !== undefined && hit.until > Date.now()) return hit.payload;
+    if (hit !== undefined && hit.until > Date.now()) return Promise.resolve(hit.payload);
+    const pending = asking.get(key);
+    if (pending !== undefined) return pending;
+    const answer = ask(token, key).finally(() => asking.delete(key));
+    asking.set(key, answer);
+    return answer;
+  };
+
+  const ask = async (token: string, key: string): Promise<Record<string, unknown>> => {
     let response: Response;
     try {
       response = await fetch(endpoint, {
@@ -147,8 +158,9 @@ export function introspectionVerifier(
     if (!response.ok || typeof claims !== 'object' || claims === null) {
       throw new OAuthError(OAuthErrorCode.ServerError, `token introspection answered HTTP ${response.status}`);
     }
-    if (claims.active === true && client.cacheMs > 0) {
-      const expires = typeof claims.exp === 'number' ? claims.exp * 1000 : 0;
+    if (client.cacheMs > 0) {
+      // An inactive token stays inactive: remembering that too spares the server a flood of asks for it.
+      const expires = claims.active === true ? (typeof claims.exp === 'number' ? claims.exp * 1000 : 0) : Infinity;
       remember(cache, key, claims, Math.min(Date.now() + client.cacheMs, expires));
     }
     return claims;
