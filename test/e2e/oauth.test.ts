@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { buildProject, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
+import type { OAuthClientProvider as V1Provider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
 import { Children } from '../harness/children.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
@@ -542,6 +543,43 @@ describe('resources follow the same scopes as the operations behind them', () =>
     } finally {
       await writer.close();
       await reader.close();
+    }
+  });
+});
+
+describe('the SDK v1 client, which most clients in the field still run, signs in the same way', () => {
+  it.each(['http', 'sse'] as const)('over %s', async (kind) => {
+    const { Client: V1Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport: V1Http } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const { SSEClientTransport: V1Sse } = await import('@modelcontextprotocol/sdk/client/sse.js');
+    const { UnauthorizedError: V1Unauthorized } = await import('@modelcontextprotocol/sdk/client/auth.js');
+    const login = signInAs('gina');
+    userScopes.gina = [READ];
+    // The v1 interface is the same shape: the one provider serves both SDKs.
+    const provider = login.provider as unknown as V1Provider;
+    const transport = () =>
+      kind === 'sse'
+        ? new V1Sse(new URL(`${server.url}/sse`), { authProvider: provider })
+        : new V1Http(new URL(`${server.url}/mcp`), { authProvider: provider });
+    let client = new V1Client({ name: 'v1', version: '1' });
+    const first = transport();
+    await expect(client.connect(first)).rejects.toBeInstanceOf(V1Unauthorized);
+    const { code } = await login.code();
+    await first.finishAuth(code);
+    client = new V1Client({ name: 'v1', version: '1' });
+    await client.connect(transport());
+    try {
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      expect(tools).toContain('getPetById');
+      expect(tools).not.toContain('addPet');
+      const answer = (await client.callTool({ name: 'getPetById', arguments: { petId: 21 } })) as {
+        isError?: boolean;
+        content: { text?: string }[];
+      };
+      expect(answer.isError).toBeFalsy();
+      expect(answer.content.map((c) => c.text ?? '').join('')).toContain('pet-21');
+    } finally {
+      await client.close();
     }
   });
 });
