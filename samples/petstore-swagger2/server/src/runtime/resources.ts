@@ -245,7 +245,7 @@ export function serveResources(
     });
   }
   if (!completions) return;
-  server.setRequestHandler('completion/complete', async (request) => {
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
     const { ref, argument } = request.params;
     const values = new Set<string>();
     if (ref.type === 'ref/prompt')
@@ -255,6 +255,8 @@ export function serveResources(
         values.add(v);
     if (ref.type === 'ref/resource') {
       const compiled = templates.find((c) => c.tool.resource?.uriTemplate === ref.uri);
+      // A template the caller's scopes hide completes nothing, the user's hook included.
+      if (compiled && !visible(compiled.tool, ctx.http?.authInfo)) return { completion: { values: [], total: 0, hasMore: false } };
       const arg = ownValue(compiled?.tool.resource?.variables, argument.name);
       const schema = compiled && arg !== undefined ? argumentSchema(compiled.tool, arg) : undefined;
       const items = schema?.type === 'array' ? (schema.items as JsonSchema | undefined) : schema;
