@@ -18,6 +18,7 @@ import {
   type OAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/server';
 import { isLoopback, type OAuthConfig, type ServerConfig } from './config.js';
+import { hostnameOf } from './http-guard.js';
 import type { HttpStep } from './http-pipeline.js';
 import type { Logger } from './log.js';
 import { discoverAuthorizationServer } from './oauth-discovery.js';
@@ -111,16 +112,18 @@ function verifierOf(oauth: OAuthConfig, metadata: AuthorizationServerMetadata): 
 }
 
 /**
- * This server's resource identifier for a request: --public-url, else (on loopback only, where
- * config.ts allows it) `http://` and the Host the client used, so that both localhost and
- * 127.0.0.1 work. Undefined for a Host that is not a loopback name: the guard refuses it.
+ * This server's resource identifier for a request: --public-url, else (where config.ts allows it:
+ * a server on loopback) `http://` and the Host the client used, so that both localhost and
+ * 127.0.0.1 work, as does a name --allowed-hosts lists. Undefined for any other Host: the
+ * guard refuses it.
  */
 function resourceLocator(config: ServerConfig & { oauth: OAuthConfig }): (req: IncomingMessage) => string | undefined {
   const fixed = config.oauth.publicUrl;
   if (fixed !== undefined) return () => fixed;
+  const names = [...LOOPBACK_NAMES, ...config.allowedHosts.map(hostnameOf)];
   return (req) => {
     const host = req.headers.host;
-    return validateHostHeader(host, LOOPBACK_NAMES).ok ? `http://${host}` : undefined;
+    return validateHostHeader(host, names).ok ? `http://${host}` : undefined;
   };
 }
 
@@ -188,7 +191,7 @@ function gateStep(
   return async ({ req, res }) => {
     // A preflight carries no credentials by design: CORS answers it, or the endpoints do.
     if (req.method === 'OPTIONS') return true;
-    const resource = resourceOf(req) as string; // the guard has passed: a loopback Host, or --public-url
+    const resource = resourceOf(req) as string; // the guard has passed: a Host it allows, or --public-url
     const resourceMetadataUrl = metadataUrlOf(resource);
     try {
       const audience = { audiences: oauth.audiences.length > 0 ? oauth.audiences : sameResource(resource), resource };
