@@ -24,11 +24,29 @@ export function metadataUrls(issuer: string): string[] {
   ];
 }
 
+/** Discoveries by issuer: the resource server's start and the token exchanger share one. */
+const discovered = new Map<string, Promise<AuthorizationServerMetadata>>();
+
+/**
+ * The issuer's metadata, fetched once per process; a failed discovery is not remembered, so the
+ * next caller tries again.
+ */
+export function discoverAuthorizationServer(issuer: string): Promise<AuthorizationServerMetadata> {
+  let found = discovered.get(issuer);
+  if (found === undefined) {
+    const fetching = discover(issuer);
+    discovered.set(issuer, fetching);
+    fetching.catch(() => discovered.get(issuer) === fetching && discovered.delete(issuer));
+    found = fetching;
+  }
+  return found;
+}
+
 /**
  * Fetches the first metadata document that answers and names this issuer (RFC 8414 §3.3: a
  * document for another issuer must not be used). Throws one line saying what was tried.
  */
-export async function discoverAuthorizationServer(issuer: string): Promise<AuthorizationServerMetadata> {
+async function discover(issuer: string): Promise<AuthorizationServerMetadata> {
   const tried: string[] = [];
   for (const url of metadataUrls(issuer)) {
     const found = await fetchMetadata(url);

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { createTokenExchanger, formEncode, type TokenExchangeSettings } from '../../src/runtime/token-exchange.js';
+import { discoverAuthorizationServer } from '../../src/runtime/oauth-discovery.js';
 import { createLogger } from '../../src/runtime/log.js';
 
 interface TokenRequest {
@@ -25,6 +26,7 @@ let server: Server;
 let issuer: string;
 const requests: TokenRequest[] = [];
 let metadataStatus = 200;
+let metadataRequests = 0;
 let reply: (request: TokenRequest) => Reply = (request) => ({
   body: JSON.stringify({
     access_token: `api-token-for-${request.form.get('subject_token') ?? request.form.get('assertion')}`,
@@ -39,9 +41,12 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      if (req.url === '/.well-known/oauth-authorization-server') {
+      // RFC 8414: an issuer with a path has its metadata under the path (a test may want an issuer of its own).
+      const metadataFor = /^\/\.well-known\/oauth-authorization-server(\/.*)?$/.exec(req.url ?? '');
+      if (metadataFor) {
+        metadataRequests++;
         res.writeHead(metadataStatus, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ issuer, token_endpoint: `${issuer}/token` }));
+        res.end(JSON.stringify({ issuer: `${issuer}${metadataFor[1] ?? ''}`, token_endpoint: `${issuer}/token` }));
         return;
       }
       if (req.url === '/moved') {
@@ -293,9 +298,22 @@ describe('refusals: one line, no token, no secret', () => {
     );
   });
 
+  it("the exchanger uses the resource server's discovery: the metadata is fetched once per process", async () => {
+    const shared = `${issuer}/shared`;
+    const before = metadataRequests;
+    await discoverAuthorizationServer(shared); // what oauth.ts does at start
+    const exchanger = createTokenExchanger(settings({ issuer: shared }), { timeoutMs: 2_000, log });
+    expect(await exchanger.tokenFor(caller('alice'), signal())).toBe('api-token-for-alice');
+    expect(await createTokenExchanger(settings({ issuer: shared }), { timeoutMs: 2_000, log }).tokenFor(caller('bob'), signal())).toBe(
+      'api-token-for-bob',
+    );
+    expect(metadataRequests - before).toBe(1);
+  });
+
   it('a failed discovery is tried again on the next call', async () => {
     metadataStatus = 500;
-    const exchanger = createTokenExchanger(settings(), { timeoutMs: 2_000, log });
+    // A successful discovery is remembered per issuer for the process: this test needs an issuer no other has discovered.
+    const exchanger = createTokenExchanger(settings({ issuer: `${issuer}/retry` }), { timeoutMs: 2_000, log });
     await expect(exchanger.tokenFor(caller('alice'), signal())).rejects.toThrow(
       /^token exchange: cannot discover the authorization server/,
     );

@@ -72,18 +72,9 @@ export function createTokenExchanger(settings: TokenExchangeSettings, options: E
   const maxEntries = options.maxEntries ?? MAX_CACHED;
   const now = options.now ?? Date.now;
   const cache = new Map<string, Entry>();
-  let endpoint: Promise<string> | undefined;
-
-  /** The token endpoint, discovered once; a failed discovery is tried again on the next call. */
-  const tokenEndpoint = (): Promise<string> => {
-    if (endpoint !== undefined) return endpoint;
-    const found = discoverAuthorizationServer(settings.issuer).then((metadata) => endpointOf(metadata, settings.issuer));
-    endpoint = found;
-    found.catch(() => {
-      if (endpoint === found) endpoint = undefined;
-    });
-    return found;
-  };
+  /** The token endpoint, from the discovery the resource server made at start (oauth-discovery.ts remembers it). */
+  const tokenEndpoint = (): Promise<string> =>
+    discoverAuthorizationServer(settings.issuer).then((metadata) => endpointOf(metadata, settings.issuer));
 
   return {
     tokenFor(caller, signal) {
