@@ -199,8 +199,7 @@ export class Authenticator {
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
           accept: 'application/json',
-          // client_secret_basic (RFC 6749 §2.3.1): both parts form-encoded first
-          authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+          authorization: clientSecretBasic(id, secret),
         },
         body: body.toString(),
         signal: timed,
@@ -264,4 +263,18 @@ export function credentialProblem(table: ToolTable, env: NodeJS.ProcessEnv): str
 /** A client may pass `Bearer abc` where `abc` is meant. */
 function stripScheme(token: string): string {
   return token.replace(/^Bearer\s+/i, '');
+}
+
+/**
+ * The Authorization header of client_secret_basic (RFC 6749 §2.3.1): id and secret each
+ * form-encoded, then joined and base64-encoded. Every request of this server to an
+ * authorization server as its client uses it (client credentials, introspection, token exchange).
+ */
+export function clientSecretBasic(id: string, secret: string): string {
+  return `Basic ${Buffer.from(`${formEncode(id)}:${formEncode(secret)}`, 'utf8').toString('base64')}`;
+}
+
+/** application/x-www-form-urlencoded, as RFC 6749 Appendix B specifies it (space as `+`). */
+export function formEncode(value: string): string {
+  return new URLSearchParams({ v: value }).toString().slice(2);
 }

@@ -5,7 +5,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { createTokenExchanger, formEncode, type TokenExchangeSettings } from '../../src/runtime/token-exchange.js';
+import { formEncode } from '../../src/runtime/auth.js';
+import { createTokenExchanger, type TokenExchangeSettings } from '../../src/runtime/token-exchange.js';
 import { discoverAuthorizationServer } from '../../src/runtime/oauth-discovery.js';
 import { createLogger } from '../../src/runtime/log.js';
 

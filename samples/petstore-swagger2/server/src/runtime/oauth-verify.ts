@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import { formEncode } from './token-exchange.js';
+import { clientSecretBasic } from './auth.js';
 import {
   OAuthError,
   OAuthErrorCode,
@@ -71,7 +71,7 @@ export function jwtVerifier(metadata: Endpoints, cooldownMs = JWKS_COOLDOWN_MS):
   const verified = new Map<string, { payload: JWTPayload; until: number }>();
   return ({ audiences, resource }) => ({
     async verifyAccessToken(token) {
-      const key = `${createHash('sha256').update(token).digest('base64url')} ${audiences.join(' ')}`;
+      const key = `${keyOf(token)} ${audiences.join(' ')}`;
       const hit = verified.get(key);
       if (hit !== undefined && hit.until > Date.now()) return authInfoOf(token, hit.payload, resource);
       try {
@@ -125,14 +125,13 @@ export function introspectionVerifier(
   if (endpoint === undefined) {
     throw new Error(`the authorization server ${metadata.issuer} publishes no introspection_endpoint: use --oauth-token-check jwt`);
   }
-  // RFC 6749 §2.3.1: each part form-encoded before the Basic encoding.
-  const basic = Buffer.from(`${formEncode(client.clientId)}:${formEncode(client.clientSecret)}`).toString('base64');
+  const authorization = clientSecretBasic(client.clientId, client.clientSecret);
   const cache = new Map<string, { payload: Record<string, unknown>; until: number }>();
   // A client's burst of requests with one token asks the authorization server once.
   const asking = new Map<string, Promise<Record<string, unknown>>>();
 
   const introspect = (token: string): Promise<Record<string, unknown>> => {
-    const key = createHash('sha256').update(token).digest('base64url');
+    const key = keyOf(token);
     const hit = cache.get(key);
     if (hit !== undefined && hit.until > Date.now()) return Promise.resolve(hit.payload);
     const pending = asking.get(key);
@@ -147,7 +146,7 @@ export function introspectionVerifier(
     try {
       response = await fetch(endpoint, {
         method: 'POST',
-        headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
         redirect: 'error',
         signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
@@ -186,6 +185,9 @@ export function introspectionVerifier(
     },
   });
 }
+
+/** A cache key for a token: its SHA-256, so that no cache holds a token. */
+const keyOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
 
 /** Remembered until `until`; the oldest entry goes first when full. */
 function remember<T>(cache: Map<string, { payload: T; until: number }>, key: string, payload: T, until: number): void {

@@ -7,7 +7,7 @@
 
 import { createHash } from 'node:crypto';
 import type { AuthInfo, AuthorizationServerMetadata } from '@modelcontextprotocol/server';
-import { MAX_TOKEN_RESPONSE_BYTES } from './auth.js';
+import { clientSecretBasic, MAX_TOKEN_RESPONSE_BYTES } from './auth.js';
 import type { TokenExchangeKind } from './config.js';
 import type { Logger } from './log.js';
 import { discoverAuthorizationServer } from './oauth-discovery.js';
@@ -189,15 +189,8 @@ function requestOf(settings: TokenExchangeSettings, subjectToken: string): { bod
     if (/^https?:\/\//i.test(settings.audience)) body.set('resource', settings.audience);
   }
   if (settings.scope !== undefined) body.set('scope', settings.scope);
-  // client_secret_basic (RFC 6749 §2.3.1): id and secret form-urlencoded before base64.
-  const pair = `${formEncode(settings.clientId)}:${formEncode(settings.clientSecret)}`;
-  headers.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+  headers.authorization = clientSecretBasic(settings.clientId, settings.clientSecret);
   return { body, headers };
-}
-
-/** application/x-www-form-urlencoded, as RFC 6749 Appendix B specifies it (space as `+`). */
-export function formEncode(value: string): string {
-  return new URLSearchParams({ v: value }).toString().slice(2);
 }
 
 /** The message for an error answer: the AS's `error` and `error_description`, with no token or secret in it. */
