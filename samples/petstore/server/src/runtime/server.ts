@@ -106,10 +106,8 @@ export function createServerFactory(
       ...(operationMetaTools ? { operations: { tools: operationMetaTools, context: operations } } : {}),
     }));
 
-  /** The caller's token when scopes decide what it sees; undefined when everything is visible. */
-  const callerOf = (auth: AuthInfo | undefined): AuthInfo | undefined => (options.access ? auth : undefined);
-  const visible = (tool: ToolSpec, auth: AuthInfo | undefined): boolean =>
-    auth === undefined || (options.access?.allows(tool, auth) ?? true);
+  /** Whether the caller may see and call `tool`: without a scope policy, or without a token, every tool. */
+  const visible = (tool: ToolSpec, auth: AuthInfo | undefined): boolean => options.access?.allows(tool, auth) ?? true;
   const scoped = new Map<string, { tools: Tool[]; starts: number[] }>();
   /** The fixed listing as a caller with these scopes sees it, made once per scope set. */
   const scopedListing = (auth: AuthInfo, maxBytes: number): { tools: Tool[]; starts: number[] } => {
@@ -143,9 +141,10 @@ export function createServerFactory(
         ...(table.instructions ? { instructions: table.instructions } : {}),
       },
     );
-    serveResources(server, whole, executor, options.hooks ?? {}, readCredentials, (tool, auth) => visible(tool, callerOf(auth)));
+    serveResources(server, whole, executor, options.hooks ?? {}, readCredentials, visible);
     server.setRequestHandler('tools/list', (request, ctx) => {
-      const auth = callerOf(ctx.http?.authInfo);
+      // The fixed listing serves every caller alike unless scopes decide what each sees.
+      const auth = options.access ? ctx.http?.authInfo : undefined;
       const maxBytes = options.listPageBytes ?? LIST_PAGE_BYTES;
       if (onDemand) {
         const tools = [...toolsetTools, ...table.tools.filter((t) => served(t) && visible(t, auth)).map(listed)];
@@ -161,12 +160,12 @@ export function createServerFactory(
     const metaCalls = onDemand ? metaCallsOf({ toolsets: toolsetSession(enabled, served) }) : sessionlessMetaCalls();
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name } = request.params;
-      const auth = callerOf(ctx.http?.authInfo);
+      const auth = ctx.http?.authInfo;
       const args = request.params.arguments ?? {};
       // A failure inside a call is the tool's failure (isError), never the connection's.
       const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean): Promise<CallToolResult> =>
         executor
-          .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised, caller: ctx.http?.authInfo })
+          .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised, caller: auth })
           .catch((error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`));
       const meta = metaCalls.get(name);
       if (meta) {
