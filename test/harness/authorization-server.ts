@@ -92,6 +92,8 @@ export interface AuthorizationServer {
   readonly signingKeys: JWK[];
   /** How many times the JWKS endpoint was fetched. */
   readonly jwksRequests: number;
+  /** How many introspection requests (RFC 7662) arrived. */
+  readonly introspectionRequests: number;
   /** Every successful token exchange, in order. */
   readonly exchanges: Exchange[];
   close(): Promise<void>;
@@ -177,6 +179,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   const keys = makeKeyPool();
   let published = 1;
   let jwksRequests = 0;
+  let introspectionRequests = 0;
   const exchanges: Exchange[] = [];
   const revokedJtis = new Set<string>();
   const servedResources = new Map<string, string>();
@@ -265,6 +268,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       if (path === '/jwks') return serveJwks(res);
       if (path.startsWith('/interaction/')) return await completeInteraction(req, res);
       if (path === '/reg' && req.method === 'POST') await dropResourceScopes(req);
+      if (path === '/token/introspection') introspectionRequests += 1;
       handle(req, res);
     } catch (error) {
       res.writeHead(500, { 'content-type': 'text/plain' });
@@ -506,6 +510,9 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     },
     get jwksRequests() {
       return jwksRequests;
+    },
+    get introspectionRequests() {
+      return introspectionRequests;
     },
     exchanges,
     close: () =>

@@ -98,6 +98,18 @@ describe('opaque tokens by introspection', () => {
     expect((await verify.verifyAccessToken(token)).extra?.subject).toBe('bob');
   });
 
+  it('a burst with one token asks the authorization server once; an inactive answer is remembered too', async () => {
+    const verify = introspectionVerifier(await discoverAuthorizationServer(as.issuer), { ...client, cacheMs: 60_000 })(audience);
+    const token = await as.issueToken({ user: 'carol', scopes: ['mcp:read'], resource: MCP });
+    let before = as.introspectionRequests;
+    const burst = await Promise.all(Array.from({ length: 10 }, () => verify.verifyAccessToken(token)));
+    expect(burst.every((info) => info.extra?.subject === 'carol')).toBe(true);
+    expect(as.introspectionRequests - before).toBe(1);
+    before = as.introspectionRequests;
+    for (let i = 0; i < 5; i++) expect(await refusal(verify.verifyAccessToken('never-issued'))).toBe('invalid_token');
+    expect(as.introspectionRequests - before).toBe(1);
+  });
+
   it('a token for another audience is refused', async () => {
     const verify = introspectionVerifier(await discoverAuthorizationServer(as.issuer), { ...client, cacheMs: 0 })({
       audiences: ['https://someone-else/'],
