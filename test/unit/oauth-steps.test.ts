@@ -40,6 +40,12 @@ describe('the resource a request is for, without --public-url', () => {
     expect(metadata.json).toMatchObject({ resource: `${resource}/`, authorization_servers: [as.issuer] });
   });
 
+  it("the authorization server's own metadata is passed through for 2025-03-26 clients, which look for it here", async () => {
+    const passed = await send(served.port, { path: '/.well-known/oauth-authorization-server', headers: { host: '127.0.0.1:3000' } });
+    expect(passed.status).toBe(200);
+    expect(passed.json).toMatchObject({ issuer: as.issuer, token_endpoint: expect.stringContaining(as.issuer) });
+  });
+
   it('a Host the guard refuses gets no metadata naming it, and no further', async () => {
     const metadata = await send(served.port, { path: '/.well-known/oauth-protected-resource', headers: { host: 'evil.example' } });
     expect(metadata.status).toBe(403);
