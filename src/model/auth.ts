@@ -223,6 +223,8 @@ function buildAuthNamed(doc: JsonObject, naming: AuthNaming, source: string): Au
         spec.env.clientId = variable(name, 'CLIENT_ID');
         spec.env.clientSecret = variable(name, 'CLIENT_SECRET');
       }
+      const code = authorizationCodeFlow(flows.authorizationCode);
+      if (code !== undefined) spec.authorizationCode = code;
       schemes[name] = spec;
     } else if (s.type === 'openIdConnect') {
       schemes[name] = { type: 'oauth2', env: { token: variable(name, 'TOKEN') }, ...extra };
@@ -273,4 +275,21 @@ export function securityFor(op: JsonObject, doc: JsonObject, schemes: Record<str
     if (usable) out.push(requirement);
   }
   return out.length ? out : undefined;
+}
+
+/** Scope names kept of a flow: enough for any real API (Google's declare a few hundred at most). */
+const MAX_FLOW_SCOPES = 500;
+/** RFC 6749 §3.3 scope-token: printable ASCII but space, `"` and `\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/** The authorization code flow as the server's delegated sign-in needs it, when it is complete. */
+function authorizationCodeFlow(flow: unknown): { authorizationUrl: string; tokenUrl: string; scopes: string[] } | undefined {
+  if (!isObject(flow) || typeof flow.authorizationUrl !== 'string' || typeof flow.tokenUrl !== 'string') return undefined;
+  if (!isHttpUrl(flow.authorizationUrl) || !isHttpUrl(flow.tokenUrl)) return undefined;
+  const scopes = Object.keys(isObject(flow.scopes) ? flow.scopes : {}).filter((scope) => SCOPE_TOKEN.test(scope));
+  return { authorizationUrl: flow.authorizationUrl, tokenUrl: flow.tokenUrl, scopes: scopes.slice(0, MAX_FLOW_SCOPES) };
+}
+
+function isHttpUrl(text: string): boolean {
+  return URL.canParse(text) && /^https?:$/.test(new URL(text).protocol);
 }

@@ -56,27 +56,32 @@ export async function screenUpstreams(spec: LoadedSpec, allowInternal: boolean):
   const schemes = isObject(spec.doc.components) ? spec.doc.components.securitySchemes : undefined;
   for (const [name, raw] of Object.entries(isObject(schemes) ? schemes : {})) {
     const flows = isObject(raw) ? raw.flows : undefined;
-    const cc = isObject(flows) ? flows.clientCredentials : undefined;
-    const tokenUrl = isObject(cc) && typeof cc.tokenUrl === 'string' ? cc.tokenUrl : undefined;
-    const address = await refused(tokenUrl);
-    if (address === undefined || !isObject(flows)) continue;
-    delete flows.clientCredentials;
-    found.push(
-      warning(
-        'internal-server',
-        why(
-          tokenUrl as string,
-          address,
-          'the client secret',
-          "the scheme takes a ready token, or allow the spec's tokenUrl with --allow-internal-servers",
+    if (!isObject(flows)) continue;
+    for (const flow of SECRET_FLOWS) {
+      const tokenUrl = isObject(flows[flow]) && typeof flows[flow].tokenUrl === 'string' ? flows[flow].tokenUrl : undefined;
+      const address = await refused(tokenUrl);
+      if (address === undefined) continue;
+      delete flows[flow];
+      found.push(
+        warning(
+          'internal-server',
+          why(
+            tokenUrl as string,
+            address,
+            'the client secret',
+            "the scheme takes a ready token, or allow the spec's tokenUrl with --allow-internal-servers",
+          ),
+          pointer('components', 'securitySchemes', name, 'flows', flow, 'tokenUrl'),
         ),
-        pointer('components', 'securitySchemes', name, 'flows', 'clientCredentials', 'tokenUrl'),
-      ),
-    );
+      );
+    }
   }
   spec.warnings.push(...found);
   return (await internalAddressOf(new URL(spec.source))) !== undefined ? { trustedOrigin: origin } : {};
 }
+
+/** The flows whose tokenUrl receives the server's client secret. */
+const SECRET_FLOWS = ['clientCredentials', 'authorizationCode'];
 
 /** Every `servers` list of the document (root, path items, operations) and its place. */
 function serverLists(doc: LoadedSpec['doc']): { list: Json[]; at: string }[] {

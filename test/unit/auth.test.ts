@@ -169,3 +169,35 @@ describe('schemes that would send a header the server cannot send', () => {
     expect(new Set(model.warnings.map((w) => w.code))).toEqual(new Set(['unsendable-header']));
   });
 });
+
+describe("the API's own sign-in (authorization code flow)", () => {
+  const schemes = (flow: JsonObject) =>
+    buildAuth(doc({ oauth: { type: 'oauth2', flows: { authorizationCode: flow } } }), { prefix: 'ACME', chosen: false }, 'spec.yaml')
+      .schemes;
+
+  it('keeps the URLs and the declared scope names', () => {
+    const flow = {
+      authorizationUrl: 'https://acme.example/authorize',
+      tokenUrl: 'https://acme.example/token',
+      scopes: { repo: 'x', 'read:org': 'y' },
+    };
+    expect(schemes(flow).oauth).toHaveProperty('authorizationCode', {
+      authorizationUrl: 'https://acme.example/authorize',
+      tokenUrl: 'https://acme.example/token',
+      scopes: ['repo', 'read:org'],
+    });
+  });
+
+  it.each([
+    ['no tokenUrl', { authorizationUrl: 'https://a.example/authorize', scopes: {} }],
+    ['a relative authorizationUrl', { authorizationUrl: '/authorize', tokenUrl: 'https://a.example/token', scopes: {} }],
+    ['a javascript: URL', { authorizationUrl: 'javascript:alert(1)', tokenUrl: 'https://a.example/token', scopes: {} }],
+  ])('leaves out a flow with %s', (_label, flow) => {
+    expect(schemes(flow as JsonObject).oauth).not.toHaveProperty('authorizationCode');
+  });
+
+  it('drops scope names no request could carry', () => {
+    const flow = { authorizationUrl: 'https://a.example/a', tokenUrl: 'https://a.example/t', scopes: { 'a b': '', 'c"': '', ok: '' } };
+    expect(schemes(flow).oauth).toHaveProperty('authorizationCode.scopes', ['ok']);
+  });
+});

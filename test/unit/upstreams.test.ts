@@ -18,6 +18,10 @@ const doc = (): JsonObject => ({
     securitySchemes: {
       oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'http://192.168.1.1/token', scopes: {} } } },
       outside: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: `${PUBLIC}/token`, scopes: {} } } },
+      signIn: {
+        type: 'oauth2',
+        flows: { authorizationCode: { authorizationUrl: `${PUBLIC}/authorize`, tokenUrl: 'http://10.1.2.3/token', scopes: {} } },
+      },
     },
   },
   paths: {
@@ -40,6 +44,9 @@ describe('the upstreams of a spec loaded from a URL', () => {
       expect.stringMatching(
         /^#\/components\/securitySchemes\/oauth\/flows\/clientCredentials\/tokenUrl: http:\/\/192\.168\.1\.1\/token is an internal address \(192\.168\.1\.1\), where a spec loaded from a URL may not send the client secret: not used; the scheme takes a ready token/,
       ),
+      expect.stringMatching(
+        /^#\/components\/securitySchemes\/signIn\/flows\/authorizationCode\/tokenUrl: http:\/\/10\.1\.2\.3\/token is an internal address/,
+      ),
     ]);
     const { table } = buildModel(spec, { maxDescriptionLength: 1000 });
     expect(table.servers.map((s) => s.url)).toEqual([`${PUBLIC}/v1`]);
@@ -49,6 +56,7 @@ describe('the upstreams of a spec loaded from a URL', () => {
     ]);
     expect(table.auth.oauth).not.toHaveProperty('clientCredentials');
     expect(table.auth.outside).toHaveProperty('clientCredentials', { tokenUrl: `${PUBLIC}/token` });
+    expect(table.auth.signIn).not.toHaveProperty('authorizationCode');
   });
 
   it('a spec fetched from an internal address trusts its own origin there, and nothing else internal', async () => {
@@ -58,6 +66,7 @@ describe('the upstreams of a spec loaded from a URL', () => {
       '#/servers/2/url',
       '#/paths/~1meta/servers/0/url',
       '#/components/securitySchemes/oauth/flows/clientCredentials/tokenUrl',
+      '#/components/securitySchemes/signIn/flows/authorizationCode/tokenUrl',
     ]);
   });
 

@@ -59,6 +59,11 @@ export type AuthSchemeSpec =
       type: 'oauth2';
       /** Present when the server can fetch tokens itself (OAuth 2.0 client credentials grant). */
       clientCredentials?: { tokenUrl: string };
+      /**
+       * The API's own sign-in (authorization code flow): where the server, as the MCP clients'
+       * authorization server, sends each user (--oauth-api-client-id).
+       */
+      authorizationCode?: { authorizationUrl: string; tokenUrl: string; scopes: string[] };
       env: { token: string; clientId?: string; clientSecret?: string };
       description?: string;
     };
