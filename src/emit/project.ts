@@ -66,6 +66,7 @@ const packageVersions = (() => {
     ajvFormats: exact('ajv-formats'),
     jose: exact('jose'),
     re2js: exact('re2js'),
+    redis: exact('redis'),
   };
 })();
 
