@@ -148,7 +148,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       // RFC 6750 §3.1: the token may have been revoked or expired early; one fresh try.
       response.discard();
       if (prepared.usedTokenFetch) auth.invalidate();
-      if (prepared.exchanged && call.caller !== undefined) (await onBehalf?.())?.forget(call.caller);
+      if (prepared.exchanged && call.caller !== undefined) await (await onBehalf?.())?.forget(call.caller);
       const again = await prepare();
       if ('failure' in again) return again;
       prepared = again;
@@ -190,12 +190,14 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
 }
 
 /**
- * What calls send on their caller's behalf, with --token-exchange or --upstream-identity-header
+ * What calls send on their caller's behalf, with --token-exchange, --oauth-api-client-id or --upstream-identity-header
  * (on-behalf.ts, loaded on the first call that needs it); undefined otherwise, at no cost.
  */
 function onBehalfOf(table: ToolTable, config: ServerConfig, log: Logger): (() => Promise<OnBehalf>) | undefined {
   const oauth = config.oauth;
-  if (oauth === undefined || (oauth.tokenExchange === undefined && oauth.identityHeader === undefined)) return undefined;
+  if (oauth === undefined || (oauth.tokenExchange === undefined && oauth.identityHeader === undefined && oauth.signIn === undefined)) {
+    return undefined;
+  }
   let loaded: Promise<OnBehalf> | undefined;
   return () => (loaded ??= import('./on-behalf.js').then((m) => m.createOnBehalf(table, oauth, config.timeoutMs, log)));
 }

@@ -35,6 +35,8 @@ export interface AuthorizationServerOptions {
   userScopes?: Record<string, string[]>;
   /** Access token lifetime in seconds; default 3600. */
   accessTokenTtl?: number;
+  /** The resource of an authorization request that names none (an API's own OAuth, which knows nothing of RFC 8707). */
+  defaultResource?: string;
 }
 
 interface SignInResult {
@@ -55,6 +57,10 @@ interface ConfidentialClient {
    * it (aud), as an AS would for a resource server. Unset: any subject token of this server.
    */
   resource?: string;
+  /** For an authorization code client: where codes may go. */
+  redirectUris?: string[];
+  /** Default client_secret_basic. */
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post';
 }
 
 interface Exchange {
@@ -86,6 +92,8 @@ export interface AuthorizationServer {
   issueToken(options: IssueTokenOptions): Promise<string>;
   /** RFC 7009 revocation; JWT access tokens are also refused from then on by token exchange. */
   revoke(token: string): Promise<void>;
+  /** The user revokes every client's access (refresh tokens, grants); answers how many records went. */
+  revokeUser(user: string): number;
   /** Publish a new signing key (new kid) and sign access tokens with it from now on. */
   rotateKey(): JWK;
   /** Private JWKs published so far, oldest first; the last one signs new access tokens. */
@@ -209,8 +217,9 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
+  const adapter = memoryAdapter();
   const oidc = new Provider(issuer, {
-    adapter: memoryAdapter(),
+    adapter,
     jwks: { keys },
     clients: [
       {
@@ -233,6 +242,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
         enabled: true,
         // a code granted for one resource yields a token for it even if the token request omits `resource`
         useGrantedResource: async () => true,
+        ...(options.defaultResource !== undefined ? { defaultResource: async () => options.defaultResource } : {}),
         getResourceServerInfo: async (_ctx: unknown, resource: string) => resourceServerInfo(resource),
       },
     },
@@ -435,8 +445,8 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       client_id_issued_at: Math.floor(Date.now() / 1000),
       grant_types: grantTypes,
       response_types: grantTypes.includes('authorization_code') ? ['code'] : [],
-      redirect_uris: [],
-      token_endpoint_auth_method: 'client_secret_basic',
+      redirect_uris: client.redirectUris ?? [],
+      token_endpoint_auth_method: client.tokenEndpointAuthMethod ?? 'client_secret_basic',
     });
     if (!(await oidc.Client.find(client.clientId))) throw new Error(`client ${client.clientId} was not accepted`);
     if (client.resource) servedResources.set(client.clientId, client.resource);
@@ -500,6 +510,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     registerClient,
     issueToken,
     revoke,
+    revokeUser: (user) => adapter.dropAccount(user),
     rotateKey() {
       if (published === keys.length) throw new Error(`only ${KEY_POOL_SIZE - 1} rotations are available`);
       published += 1;
@@ -675,6 +686,17 @@ function memoryAdapter() {
     /** Revoking a grant (e.g. its refresh token) drops every token issued under it, in every model. */
     async revokeByGrantId(grantId: string) {
       for (const [key, { payload }] of store) if (payload.grantId === grantId) store.delete(key);
+    }
+    /** What a user's "revoke this app" does: every token and grant of the account is gone. */
+    static dropAccount(accountId: string): number {
+      let dropped = 0;
+      for (const [key, { payload }] of store) {
+        if (payload.accountId === accountId && !key.startsWith('Session:')) {
+          store.delete(key);
+          dropped += 1;
+        }
+      }
+      return dropped;
     }
   };
 }

@@ -62,6 +62,92 @@ describe('--oauth-issuer and the settings around it', () => {
   });
 });
 
+const KEY = Buffer.alloc(32, 3).toString('base64');
+const APP = ['--oauth-api-client-id', 'app'];
+const APP_ENV = { MCP_OAUTH_API_CLIENT_SECRET: 'app-secret', MCP_TOKEN_STORE_KEY: KEY };
+const OWN = [...APP, '--public-url', 'https://mcp.example'];
+
+describe('--oauth-api-client-id: each user signs in at the API', () => {
+  it('without --oauth-issuer the server is the authorization server: its issuer is its public URL', () => {
+    expect(config(OWN, APP_ENV).oauth).toEqual({
+      issuer: 'https://mcp.example',
+      publicUrl: 'https://mcp.example',
+      audiences: [],
+      tokenCheck: 'self',
+      readScope: 'mcp:read',
+      writeScope: 'mcp:write',
+      introspectionCacheMs: 30_000,
+      signIn: {
+        clientId: 'app',
+        clientSecret: 'app-secret',
+        clientAuth: 'post',
+        store: { location: 'file', dataDir: '.mcp-data', keys: KEY },
+      },
+    });
+  });
+
+  it('with --oauth-issuer it keeps that issuer and links API accounts', () => {
+    const oauth = config([...ISSUER, ...APP], APP_ENV).oauth;
+    expect(oauth?.tokenCheck).toBe('jwt');
+    expect(oauth?.signIn?.clientId).toBe('app');
+  });
+
+  it('the API URLs, scopes, client authentication and a Redis store are settings', () => {
+    const signIn = config(
+      [
+        ...OWN,
+        '--oauth-api-authorization-url',
+        'https://github.com/login/oauth/authorize',
+        '--oauth-api-token-url',
+        'https://github.com/login/oauth/access_token',
+        '--oauth-api-scopes',
+        'repo, read:org',
+        '--oauth-api-client-auth',
+        'basic',
+        '--token-store',
+        'redis://:pw@10.0.0.2:6379/1',
+      ],
+      APP_ENV,
+    ).oauth?.signIn;
+    expect(signIn).toMatchObject({
+      authorizationUrl: 'https://github.com/login/oauth/authorize',
+      tokenUrl: 'https://github.com/login/oauth/access_token',
+      scopes: ['repo', 'read:org'],
+      clientAuth: 'basic',
+      store: { location: 'redis://:pw@10.0.0.2:6379/1' },
+    });
+  });
+
+  it.each([
+    [APP, APP_ENV, /needs --public-url \(MCP_PUBLIC_URL\).*<public-url>\/oauth\/callback/],
+    [OWN, { MCP_TOKEN_STORE_KEY: KEY }, /needs the app's secret: set MCP_OAUTH_API_CLIENT_SECRET/],
+    [OWN, { MCP_OAUTH_API_CLIENT_SECRET: 's' }, /needs MCP_TOKEN_STORE_KEY.*openssl rand -base64 32/],
+    [[...OWN, '--token-store', 'memcached://x'], APP_ENV, /--token-store must be file or a redis:\/\/ or rediss:\/\/ URL/],
+    [[...OWN, '--oauth-api-client-auth', 'jwt'], APP_ENV, /--oauth-api-client-auth must be post or basic/],
+    [[...OWN, '--oauth-api-scopes', 'a"b'], APP_ENV, /--oauth-api-scopes: "a"b" is not an OAuth scope/],
+    [[...OWN, '--oauth-api-token-url', 'http://api.example/token'], APP_ENV, /--oauth-api-token-url must be an https URL/],
+    [[...OWN, '--token-exchange-audience', 'x'], APP_ENV, /is for tokens of another authorization server/],
+    [[...OWN, '--auth-token', 'tok'], APP_ENV, /--oauth-api-client-id and --auth-token \(MCP_AUTH_TOKEN\) exclude each other/],
+    [[...OWN, '--auth-from-headers', 'Authorization=petstore_auth'], APP_ENV, /cannot map Authorization with --oauth-api-client-id/],
+    [['--data-dir', '/tmp/x'], {}, /--data-dir needs --oauth-api-client-id \(MCP_OAUTH_API_CLIENT_ID\)/],
+  ])('%j %j is refused: %s', (args, env, message) => {
+    expect(() => config(args, env)).toThrow(ConfigError);
+    expect(() => config(args, env)).toThrow(message);
+  });
+
+  it('stdio refuses it, and no message carries a secret', () => {
+    expect(() => readConfig([...OWN], APP_ENV)).toThrow(/--oauth-api-client-id serves HTTP clients/);
+    let message = 'accepted';
+    try {
+      config([...OWN, '--token-store', 'memcached://user:hunter2@x'], APP_ENV);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/--token-store must be/);
+    expect(message).not.toContain('hunter2');
+  });
+});
+
 describe('discovery and metadata URLs', () => {
   it('RFC 8414 puts the well-known part before the issuer path, OpenID after it', () => {
     expect(metadataUrls('https://kc.example/realms/team')).toEqual([

@@ -25,6 +25,7 @@ const petstore = buildModel(
 );
 const files = Object.fromEntries(emitProject(petstore, { specName: 'spec.yaml', dirName: 'x-mcp' }).map((f) => [f.path, f.contents]));
 
+const STORE_KEY = Buffer.alloc(32, 7).toString('base64');
 /** A value each setting accepts, to see that the flag and the variable both reach the config. */
 const SAMPLE: Record<string, string> = {
   transport: 'http',
@@ -69,11 +70,37 @@ const SAMPLE: Record<string, string> = {
   'token-exchange-audience': 'https://api.example',
   'token-exchange-scope': 'read:all',
   'upstream-identity-header': 'X-User',
+  'oauth-api-client-id': 'app',
+  'oauth-api-client-secret': 'app-secret',
+  'oauth-api-authorization-url': 'https://api.example/authorize',
+  'oauth-api-token-url': 'https://api.example/token',
+  'oauth-api-scopes': 'repo,read:org',
+  'oauth-api-client-auth': 'basic',
+  'token-store': 'redis://127.0.0.1:6379',
+  'data-dir': '/var/lib/mcp',
+  'token-store-key': STORE_KEY,
 };
 
 /** What a setting needs beside it to be accepted: the OAuth settings live in resource-server mode. */
 const OAUTH = ['--transport', 'http', '--oauth-issuer', 'https://as.example'];
 const CLIENT = ['--oauth-client-id', 'c', '--oauth-client-secret', 's'];
+function without(args: string[], flag: string): string[] {
+  const at = args.indexOf(`--${flag}`);
+  return [...args.slice(0, at), ...args.slice(at + 2)];
+}
+/** The server as the authorization server: the API's app, its secret, the store's key, its public URL. */
+const SIGN_IN = [
+  '--transport',
+  'http',
+  '--oauth-api-client-id',
+  'app',
+  '--oauth-api-client-secret',
+  's',
+  '--token-store-key',
+  Buffer.alloc(32, 9).toString('base64'),
+  '--public-url',
+  'http://127.0.0.1:3000',
+];
 const CONTEXT: Record<string, string[]> = {
   'oauth-issuer': ['--transport', 'http'],
   'public-url': OAUTH,
@@ -89,6 +116,20 @@ const CONTEXT: Record<string, string[]> = {
   'token-exchange-audience': [...OAUTH, ...CLIENT, '--token-exchange-scope', 'x'],
   'token-exchange-scope': [...OAUTH, ...CLIENT, '--token-exchange-audience', 'api'],
   'upstream-identity-header': OAUTH,
+  'oauth-api-client-id': [...OAUTH, '--oauth-api-client-secret', 's', '--token-store-key', STORE_KEY],
+  'oauth-api-client-secret': without(SIGN_IN, 'oauth-api-client-secret'),
+  'oauth-api-authorization-url': SIGN_IN,
+  'oauth-api-token-url': SIGN_IN,
+  'oauth-api-scopes': SIGN_IN,
+  'oauth-api-client-auth': SIGN_IN,
+  'token-store': SIGN_IN,
+  'data-dir': SIGN_IN,
+  'token-store-key': without(SIGN_IN, 'token-store-key'),
+};
+/** Variables beside the context: a setting every configuration needs, given here so that the flag can replace it. */
+const CONTEXT_ENV: Record<string, Record<string, string>> = {
+  'oauth-api-client-secret': { MCP_OAUTH_API_CLIENT_SECRET: 'other' },
+  'token-store-key': { MCP_TOKEN_STORE_KEY: Buffer.alloc(32, 1).toString('base64') },
 };
 
 describe('every setting, in every place', () => {
@@ -118,15 +159,17 @@ describe('every setting, in every place', () => {
     const value = s.value === undefined ? undefined : SAMPLE[flag];
     if (s.value !== undefined) expect(value, `a sample value for --${flag}`).toBeDefined();
     const context = CONTEXT[flag] ?? [];
-    const viaFlag = readConfig([...context, ...(value === undefined ? [`--${flag}`] : [`--${flag}`, value])], {}) as ServerConfig;
-    const viaEnv = readConfig(context, { [s.env]: value ?? '1' }) as ServerConfig;
-    const none = readConfig(context, {}) as ServerConfig;
+    const base = CONTEXT_ENV[flag] ?? {};
+    const viaFlag = readConfig([...context, ...(value === undefined ? [`--${flag}`] : [`--${flag}`, value])], base) as ServerConfig;
+    const viaEnv = readConfig(context, { ...base, [s.env]: value ?? '1' }) as ServerConfig;
+    const none = readConfig(context, base) as ServerConfig;
     // Some combinations are refused on purpose (e.g. --dynamic-toolsets with another mode), so
     // compare the whole configurations: the variable does what the flag does, and both change something.
     expect(viaEnv).toEqual(viaFlag);
     expect(viaFlag).not.toEqual(none);
     if (value !== undefined) {
       const both = readConfig([...context, `--${flag}`, value], {
+        ...base,
         [s.env]: flag === 'header' ? 'X-Other: c' : (SAMPLE[flag === 'port' ? 'max-sessions' : 'port'] ?? ''),
       }) as ServerConfig;
       expect(both).toEqual(viaFlag);

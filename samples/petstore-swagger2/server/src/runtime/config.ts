@@ -77,7 +77,8 @@ export interface ServerConfig {
   oauth?: OAuthConfig;
 }
 
-type TokenCheck = 'jwt' | 'introspection';
+/** jwt or introspection for an outside authorization server's tokens; self for those this server issues. */
+type TokenCheck = 'jwt' | 'introspection' | 'self';
 export type TokenExchangeKind = 'rfc8693' | 'entra-obo';
 
 export interface OAuthConfig {
@@ -101,6 +102,21 @@ export interface OAuthConfig {
   tokenExchange?: { kind: TokenExchangeKind; audience?: string; scope?: string };
   /** Header that carries the caller's subject to the API. */
   identityHeader?: string;
+  /** Each user's own API account (--oauth-api-client-id): signed in here (tokenCheck self), or linked. */
+  signIn?: SignInConfig;
+}
+
+/** The API's OAuth app, through which each user signs in at the API; and where their tokens are kept. */
+export interface SignInConfig {
+  clientId: string;
+  /** Never logged. */
+  clientSecret: string;
+  /** Over the spec's authorization code flow. */
+  authorizationUrl?: string;
+  tokenUrl?: string;
+  scopes?: string[];
+  clientAuth: 'post' | 'basic';
+  store: { location: string; dataDir: string; keys: string };
 }
 
 export class ConfigError extends Error {}
@@ -301,7 +317,8 @@ function readOAuth(
   integer: (flag: string, min: number, max: number) => number,
   other: { transport: TransportName; host: string; authToken: string | undefined; authFromHeaders: { header: string }[] },
 ): OAuthConfig | undefined {
-  const issuer = pick('oauth-issuer');
+  const given = pick('oauth-issuer');
+  const signIn = readSignIn(pick, list);
   const dependents = [
     'public-url',
     'oauth-audience',
@@ -310,19 +327,20 @@ function readOAuth(
     'token-exchange',
     'upstream-identity-header',
   ];
-  if (issuer === undefined) {
+  if (given === undefined && signIn === undefined) {
     const stray = dependents.find((flag) => pick(flag) !== undefined);
     if (stray !== undefined) throw new ConfigError(`--${stray} needs --oauth-issuer (${setting('oauth-issuer').env})`);
     return undefined;
   }
+  const mode = given !== undefined ? '--oauth-issuer' : '--oauth-api-client-id';
   if (other.transport === 'stdio') {
-    throw new ConfigError(
-      '--oauth-issuer serves HTTP clients: choose --transport http, sse or http+sse (a stdio client is the local user)',
-    );
+    throw new ConfigError(`${mode} serves HTTP clients: choose --transport http, sse or http+sse (a stdio client is the local user)`);
   }
   if (other.authToken !== undefined) {
-    throw new ConfigError('--oauth-issuer and --auth-token (MCP_AUTH_TOKEN) exclude each other: choose one way to authenticate clients');
+    throw new ConfigError(`${mode} and --auth-token (MCP_AUTH_TOKEN) exclude each other: choose one way to authenticate clients`);
   }
+  if (given === undefined) return ownIssuer(pick, integer, other, signIn as SignInConfig);
+  const issuer = given;
   const local = isLoopback(other.host);
   const issuerUrl = absoluteUrl('oauth-issuer', issuer, false);
   // Forwarding the client's Authorization header would hand its MCP token to the API.
@@ -343,12 +361,7 @@ function readOAuth(
   }
   const clientId = pick('oauth-client-id');
   const clientSecret = pick('oauth-client-secret');
-  const scope = (flag: string): string => {
-    const value = pick(flag) ?? (setting(flag).default as string);
-    if (!SCOPE_TOKEN.test(value))
-      throw new ConfigError(`--${flag} must be one OAuth scope: printable ASCII without space, " or \\ (got "${value}")`);
-    return value;
-  };
+  const scope = (flag: string): string => oneScope(pick, flag);
   const tokenExchange = readTokenExchange(pick);
   if ((tokenCheck === 'introspection' || tokenExchange !== undefined) && (clientId === undefined || clientSecret === undefined)) {
     const why = tokenCheck === 'introspection' ? '--oauth-token-check introspection' : '--token-exchange';
@@ -378,6 +391,108 @@ function readOAuth(
     introspectionCacheMs: integer('oauth-introspection-cache-ms', 0, 3_600_000),
     ...(tokenExchange !== undefined ? { tokenExchange } : {}),
     ...(identityHeader !== undefined ? { identityHeader } : {}),
+    ...(signIn !== undefined ? { signIn } : {}),
+  };
+}
+
+/**
+ * The server as the MCP clients' authorization server (--oauth-api-client-id without
+ * --oauth-issuer): its issuer is its public URL, which the API's callback also hangs from.
+ */
+function ownIssuer(
+  pick: (flag: string) => string | undefined,
+  integer: (flag: string, min: number, max: number) => number,
+  other: { host: string; authFromHeaders: { header: string }[] },
+  signIn: SignInConfig,
+): OAuthConfig {
+  const publicUrl = pick('public-url');
+  if (publicUrl === undefined) {
+    throw new ConfigError(
+      `--oauth-api-client-id needs --public-url (${setting('public-url').env}): the URL clients reach this server at; the API's callback is <public-url>/oauth/callback`,
+    );
+  }
+  for (const flag of ['oauth-token-check', 'token-exchange', 'token-exchange-audience', 'token-exchange-scope', 'oauth-audience']) {
+    if (pick(flag) !== undefined) {
+      throw new ConfigError(`--${flag} is for tokens of another authorization server (--oauth-issuer): this server checks its own`);
+    }
+  }
+  if (other.authFromHeaders.some((m) => m.header === 'authorization')) {
+    throw new ConfigError(
+      "--auth-from-headers cannot map Authorization with --oauth-api-client-id: the caller's token is for this server, never for the API",
+    );
+  }
+  const url = absoluteUrl('public-url', publicUrl, isLoopback(other.host)).replace(/\/+$/, '');
+  const scopePrefix = pick('oauth-scope-prefix');
+  const identityHeader = pick('upstream-identity-header');
+  return {
+    issuer: url,
+    publicUrl: url,
+    audiences: [],
+    tokenCheck: 'self',
+    readScope: oneScope(pick, 'oauth-read-scope'),
+    writeScope: oneScope(pick, 'oauth-write-scope'),
+    ...(scopePrefix !== undefined ? { scopePrefix } : {}),
+    introspectionCacheMs: integer('oauth-introspection-cache-ms', 0, 3_600_000),
+    ...(identityHeader !== undefined ? { identityHeader } : {}),
+    signIn,
+  };
+}
+
+function oneScope(pick: (flag: string) => string | undefined, flag: string): string {
+  const value = pick(flag) ?? (setting(flag).default as string);
+  if (!SCOPE_TOKEN.test(value))
+    throw new ConfigError(`--${flag} must be one OAuth scope: printable ASCII without space, " or \\ (got "${value}")`);
+  return value;
+}
+
+/** The API's OAuth app and the token store; undefined without --oauth-api-client-id. */
+function readSignIn(pick: (flag: string) => string | undefined, list: (flag: string) => string[]): SignInConfig | undefined {
+  const clientId = pick('oauth-api-client-id');
+  // The two secrets are not in the list: an environment may hold them for every server it runs.
+  const dependents = [
+    'oauth-api-authorization-url',
+    'oauth-api-token-url',
+    'oauth-api-scopes',
+    'oauth-api-client-auth',
+    'token-store',
+    'data-dir',
+  ];
+  if (clientId === undefined) {
+    const stray = dependents.find((flag) => pick(flag) !== undefined);
+    if (stray !== undefined) throw new ConfigError(`--${stray} needs --oauth-api-client-id (${setting('oauth-api-client-id').env})`);
+    return undefined;
+  }
+  const clientSecret = pick('oauth-api-client-secret');
+  if (clientSecret === undefined) {
+    throw new ConfigError(`--oauth-api-client-id needs the app's secret: set ${setting('oauth-api-client-secret').env}`);
+  }
+  const keys = pick('token-store-key');
+  if (keys === undefined) {
+    throw new ConfigError(
+      `--oauth-api-client-id needs ${setting('token-store-key').env}: the key that seals users' API tokens at rest (openssl rand -base64 32)`,
+    );
+  }
+  const clientAuth = pick('oauth-api-client-auth') ?? 'post';
+  if (clientAuth !== 'post' && clientAuth !== 'basic') {
+    throw new ConfigError(`--oauth-api-client-auth must be post or basic (got "${clientAuth}")`);
+  }
+  const location = pick('token-store') ?? 'file';
+  if (location !== 'file' && !/^rediss?:\/\/[^\s]+$/.test(location)) {
+    throw new ConfigError('--token-store must be file or a redis:// or rediss:// URL');
+  }
+  const scopes = pick('oauth-api-scopes') === undefined ? undefined : list('oauth-api-scopes');
+  const bad = scopes?.find((scope) => !SCOPE_TOKEN.test(scope));
+  if (bad !== undefined) throw new ConfigError(`--oauth-api-scopes: "${bad}" is not an OAuth scope`);
+  const authorizationUrl = pick('oauth-api-authorization-url');
+  const tokenUrl = pick('oauth-api-token-url');
+  return {
+    clientId,
+    clientSecret,
+    ...(authorizationUrl !== undefined ? { authorizationUrl: absoluteUrl('oauth-api-authorization-url', authorizationUrl, false) } : {}),
+    ...(tokenUrl !== undefined ? { tokenUrl: absoluteUrl('oauth-api-token-url', tokenUrl, false) } : {}),
+    ...(scopes !== undefined ? { scopes } : {}),
+    clientAuth,
+    store: { location, dataDir: pick('data-dir') ?? '.mcp-data', keys },
   };
 }
 

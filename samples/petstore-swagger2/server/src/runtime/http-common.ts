@@ -81,6 +81,7 @@ export function requestSteps(
   return [
     healthCheck(() => drain.isDraining),
     ...(oauth ? [oauth.metadata] : []),
+    ...(oauth?.authorization ? [oauth.authorization] : []),
     cors(config.corsOrigins),
     hostOriginGuard(config),
     oauth ? oauth.gate : bearerAuth(config.authToken),

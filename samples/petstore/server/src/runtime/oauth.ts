@@ -22,6 +22,7 @@ import { hostnameOf } from './http-guard.js';
 import type { HttpStep } from './http-pipeline.js';
 import type { Logger } from './log.js';
 import { discoverAuthorizationServer } from './oauth-discovery.js';
+import type { AuthorizationServer } from './oauth-server.js';
 import { introspectionVerifier, jwtVerifier, type VerifierFor } from './oauth-verify.js';
 import { callTarget, type ScopePolicy } from './scopes.js';
 import type { ToolSpec, ToolTable } from '../contract/table.js';
@@ -40,6 +41,8 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
 export interface ResourceServerSteps {
   /** The metadata documents: answered before the Host/Origin guard, for any origin (they are public). */
   metadata: HttpStep;
+  /** This server's own authorization endpoints (--oauth-api-client-id without --oauth-issuer), before the guard too. */
+  authorization?: HttpStep;
   /** The token check: sets `req.auth` or answers 401. */
   gate: HttpStep;
   /** After the body: a tool call needs its tool's scopes, or answers 403. */
@@ -55,8 +58,9 @@ export async function resourceServer(
   log: Logger,
 ): Promise<ResourceServerSteps> {
   const oauth = config.oauth;
-  const metadata = await discoverAuthorizationServer(oauth.issuer);
-  const verifierFor = verifierOf(oauth, metadata);
+  const own = oauth.tokenCheck === 'self' ? await ownAuthorizationServer(config, served, log) : undefined;
+  const metadata = own?.metadata ?? (await discoverAuthorizationServer(oauth.issuer));
+  const verifierFor = own?.verifierFor ?? verifierOf(oauth, metadata);
   const resourceOf = resourceLocator(config);
   const documents = new Map<string, OAuthProtectedResourceMetadata>();
   const document = (resource: string) => {
@@ -75,11 +79,12 @@ export async function resourceServer(
   };
   // Fails at start, not at the first request, on an issuer the SDK will not publish.
   if (oauth.publicUrl !== undefined) document(oauth.publicUrl);
-  log.notice(`OAuth resource server: tokens from ${metadata.issuer}, checked by ${oauth.tokenCheck}`);
+  if (own === undefined) log.notice(`OAuth resource server: tokens from ${metadata.issuer}, checked by ${oauth.tokenCheck}`);
   const byName = new Map<string, ToolSpec>(served.table.tools.map((t) => [t.name, t]));
   const names = scopeNames(oauth.scopePrefix);
   return {
     metadata: metadataStep(resourceOf, document, metadata),
+    ...(own !== undefined ? { authorization: own.endpoints } : {}),
     gate: gateStep(resourceOf, oauth, verifierFor, served.policy, names, log),
     scopes: scopeStep(resourceOf, served.policy, byName, names),
   };
@@ -100,6 +105,15 @@ function scopeNames(prefix: string | undefined): ScopeNames {
     advertised: (scopes) => scopes.map((s) => `${prefix}${s}`),
     held: (scopes) => scopes.map((s) => (s.startsWith(prefix) ? s.slice(prefix.length) : s)),
   };
+}
+
+/** The authorization server in this process (oauth-server.ts, loaded only then). */
+async function ownAuthorizationServer(
+  config: ServerConfig & { oauth: OAuthConfig },
+  served: { table: ToolTable; policy: ScopePolicy },
+  log: Logger,
+): Promise<AuthorizationServer> {
+  return (await import('./oauth-server.js')).authorizationServer(config, served, log);
 }
 
 function verifierOf(oauth: OAuthConfig, metadata: AuthorizationServerMetadata): VerifierFor {
@@ -156,7 +170,8 @@ function metadataStep(
   return ({ req, res, url }) => {
     const path = url.pathname;
     const ours = path === METADATA_PATH || path.startsWith(`${METADATA_PATH}/`);
-    if (!ours && path !== AS_METADATA_PATH) return true;
+    // RFC 8414 §3.1: an issuer with a path has its metadata at the path-inserted URL.
+    if (!ours && path !== AS_METADATA_PATH && !path.startsWith(`${AS_METADATA_PATH}/`)) return true;
     const resource = resourceOf(req);
     if (resource === undefined) return true; // the guard answers
     if (req.method === 'OPTIONS') return publicAnswer(res, 204, undefined);

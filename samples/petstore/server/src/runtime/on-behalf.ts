@@ -30,11 +30,11 @@ export interface OnBehalf {
   /** What the call of `tool` by `caller` adds to its request, or why it cannot go (one line for the client). */
   prepare(tool: ToolSpec, caller: AuthInfo, given: RequestCredentials, signal: AbortSignal): Promise<Delegated | { problem: string }>;
   /** The API answered 401 to an exchanged token: the next call exchanges anew. */
-  forget(caller: AuthInfo): void;
+  forget(caller: AuthInfo): void | Promise<void>;
 }
 
-export function createOnBehalf(table: ToolTable, oauth: OAuthConfig, timeoutMs: number, log: Logger): OnBehalf {
-  const exchanger = exchangerOf(oauth, timeoutMs, log);
+export async function createOnBehalf(table: ToolTable, oauth: OAuthConfig, timeoutMs: number, log: Logger): Promise<OnBehalf> {
+  const exchanger = await exchangerOf(table, oauth, timeoutMs, log);
   const bearer = new Set(
     Object.entries(table.auth)
       .filter(([, s]) => s.type === 'oauth2' || (s.type === 'http' && s.scheme.toLowerCase() === 'bearer'))
@@ -72,7 +72,10 @@ export function createOnBehalf(table: ToolTable, oauth: OAuthConfig, timeoutMs: 
   };
 }
 
-function exchangerOf(oauth: OAuthConfig, timeoutMs: number, log: Logger): TokenExchanger | undefined {
+/** The API token of the caller: exchanged for theirs, or the one they signed in at the API with. */
+async function exchangerOf(table: ToolTable, oauth: OAuthConfig, timeoutMs: number, log: Logger): Promise<TokenExchanger | undefined> {
+  const signIn = oauth.signIn;
+  if (signIn !== undefined) return (await import('./oauth-accounts.js')).accountsOf(oauth, signIn, table, log);
   const wanted = oauth.tokenExchange;
   if (wanted === undefined) return undefined;
   // config.ts refuses --token-exchange without the client's id and secret.

@@ -42,7 +42,7 @@ export interface TokenExchanger {
   /** An access token for the API on behalf of `caller`; throws a TokenExchangeError (one line, no secret). */
   tokenFor(caller: AuthInfo, signal: AbortSignal): Promise<string>;
   /** Drops the cached token of `caller` (the API refused it): the next call exchanges anew. */
-  forget(caller: AuthInfo): void;
+  forget(caller: AuthInfo): void | Promise<void>;
 }
 
 /** Why no token for the API: a message fit for the client, naming neither token nor secret. */

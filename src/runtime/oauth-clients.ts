@@ -1,0 +1,240 @@
+// The MCP clients this authorization server knows: those named by a client ID metadata
+// document (an https URL the client publishes, the registration MCP 2025-11-25 recommends) and
+// those registered dynamically (RFC 7591). A redirect URI must match one the client declared,
+// exactly, but for the port of a loopback one (RFC 8252 §7.3).
+
+import { createHash, randomBytes } from 'node:crypto';
+import { get as httpsGet } from 'node:https';
+import { publicOnlyLookup } from '../contract/addresses.js';
+import type { TokenStore } from './token-store.js';
+
+export interface Client {
+  clientId: string;
+  /** As the consent page shows it: the client's own name, or its metadata document's host. */
+  name: string;
+  redirectUris: string[];
+  /** SHA-256 of the secret of a confidential registered client; unset for public clients. */
+  secretHash?: string;
+  authMethod: 'none' | 'client_secret_post' | 'client_secret_basic';
+  /** Where the client comes from, for the consent page: its metadata document's host, or "registered here". */
+  origin: string;
+}
+
+export interface Clients {
+  /** The client, or why it is unknown (a line for the user's browser, never a redirect). */
+  find(clientId: string): Promise<Client | { problem: string }>;
+  /** RFC 7591: the registration answer (201) or error (400). */
+  register(metadata: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+}
+
+const REGISTERED_TTL_MS = 180 * 24 * 3_600_000;
+const DOCUMENT_TIMEOUT_MS = 5_000;
+/** The draft's own advice: a metadata document is small. */
+const MAX_DOCUMENT_BYTES = 5_120;
+const DOCUMENT_CACHE_MS = 3_600_000;
+const MAX_CACHED_DOCUMENTS = 1_000;
+const MAX_REDIRECT_URIS = 20;
+const MAX_NAME = 100;
+/** Schemes no redirect may use: they would run code or read files in the user's browser. */
+const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'filesystem:']);
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
+
+export function createClients(store: TokenStore, options: { allowInternalDocuments: boolean }): Clients {
+  const documents = new Map<string, { client: Client | { problem: string }; until: number }>();
+  return {
+    async find(clientId) {
+      if (!clientId.startsWith('https://')) return (await store.get<Client>(`client:${clientId}`)) ?? { problem: 'unknown client_id' };
+      const cached = documents.get(clientId);
+      if (cached !== undefined && cached.until > Date.now()) return cached.client;
+      const client = await clientOfDocument(clientId, options.allowInternalDocuments);
+      if (documents.size >= MAX_CACHED_DOCUMENTS) documents.delete(documents.keys().next().value as string);
+      // A failure is remembered briefly only, so that a fixed document works soon.
+      documents.set(clientId, { client, until: Date.now() + ('problem' in client ? 10_000 : DOCUMENT_CACHE_MS) });
+      return client;
+    },
+    async register(metadata) {
+      const checked = registration(metadata);
+      if ('error' in checked) return { status: 400, body: checked };
+      const clientId = `mcp_${randomBytes(16).toString('base64url')}`;
+      const secret = checked.authMethod === 'none' ? undefined : randomBytes(32).toString('base64url');
+      const client: Client = {
+        clientId,
+        name: checked.name ?? 'an unnamed client',
+        redirectUris: checked.redirectUris,
+        authMethod: checked.authMethod,
+        origin: 'registered here',
+        ...(secret !== undefined ? { secretHash: hashOf(secret) } : {}),
+      };
+      await store.put(`client:${clientId}`, client, REGISTERED_TTL_MS);
+      return {
+        status: 201,
+        body: {
+          client_id: clientId,
+          client_id_issued_at: Math.floor(Date.now() / 1000),
+          ...(secret !== undefined ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
+          redirect_uris: client.redirectUris,
+          token_endpoint_auth_method: client.authMethod,
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          ...(checked.name !== undefined ? { client_name: checked.name } : {}),
+        },
+      };
+    },
+  };
+}
+
+export function hashOf(secret: string): string {
+  return createHash('sha256').update(secret).digest('base64url');
+}
+
+/** Exact match, or a loopback http redirect on another port (native apps pick a free port). */
+export function redirectAllowed(client: Client, redirectUri: string): boolean {
+  if (client.redirectUris.includes(redirectUri)) return true;
+  const asked = loopbackWithoutPort(redirectUri);
+  return asked !== undefined && client.redirectUris.some((uri) => loopbackWithoutPort(uri) === asked);
+}
+
+function loopbackWithoutPort(uri: string): string | undefined {
+  const url = parseUrl(uri);
+  if (url === null || url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  url.port = '';
+  return url.href;
+}
+
+/** A redirect URI a client may declare: https, http on loopback, or an app's own scheme; no fragment. */
+export function redirectUriProblem(uri: unknown): string | undefined {
+  if (typeof uri !== 'string' || uri.length > 2_000) return 'a redirect URI must be a string of at most 2000 characters';
+  const url = parseUrl(uri);
+  if (url === null) return `${JSON.stringify(uri)} is not an absolute URI`;
+  if (url.hash !== '' || uri.includes('#')) return `${uri} has a fragment`;
+  if (url.username !== '' || url.password !== '') return `${uri} carries credentials`;
+  if (FORBIDDEN_SCHEMES.has(url.protocol)) return `${url.protocol} redirect URIs are not allowed`;
+  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) return `${uri}: http only on loopback (127.0.0.1, [::1], localhost)`;
+  return undefined;
+}
+
+interface Registration {
+  redirectUris: string[];
+  name?: string;
+  authMethod: Client['authMethod'];
+}
+
+function registration(metadata: unknown): Registration | { error: string; error_description: string } {
+  const invalid = (field: string, why: string) => ({
+    error: field === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata',
+    error_description: `${field}: ${why}`,
+  });
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return invalid('body', 'a JSON object is expected');
+  const m = metadata as Record<string, unknown>;
+  const uris = m.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0 || uris.length > MAX_REDIRECT_URIS) {
+    return invalid('redirect_uris', `1 to ${MAX_REDIRECT_URIS} URIs are required`);
+  }
+  const problem = uris.map(redirectUriProblem).find((p) => p !== undefined);
+  if (problem !== undefined) return invalid('redirect_uris', problem);
+  // RFC 7591 §2: without a method, client_secret_basic.
+  const authMethod = m.token_endpoint_auth_method ?? 'client_secret_basic';
+  if (!AUTH_METHODS.includes(authMethod as Client['authMethod'])) {
+    return invalid('token_endpoint_auth_method', `one of ${AUTH_METHODS.join(', ')}`);
+  }
+  const unsupported = listProblem(m.grant_types, ['authorization_code', 'refresh_token']) ?? listProblem(m.response_types, ['code']);
+  if (unsupported !== undefined) return invalid('grant_types/response_types', unsupported);
+  const name = displayName(m.client_name);
+  return { redirectUris: uris as string[], authMethod: authMethod as Client['authMethod'], ...(name !== undefined ? { name } : {}) };
+}
+
+function listProblem(value: unknown, supported: string[]): string | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) return 'a list is expected';
+  const other = value.find((v) => !supported.includes(v as string));
+  return other === undefined ? undefined : `${JSON.stringify(other)} is not supported (only ${supported.join(', ')})`;
+}
+
+/** A client's name as the consent page may show it: one line of printable text, bounded. */
+function displayName(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const name = value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, '').trim();
+  return name === '' ? undefined : name.slice(0, MAX_NAME);
+}
+
+/** A client ID metadata document's URL: https, a path, no fragment, no credentials, no dot segments. */
+function documentUrlProblem(clientId: string): string | undefined {
+  const url = parseUrl(clientId);
+  if (url === null || url.protocol !== 'https:') return 'a client ID metadata document must be at an https URL';
+  if (url.pathname === '/' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    return 'a client ID metadata document URL needs a path and no fragment or credentials';
+  }
+  if (url.href !== clientId || /\/\.\.?(\/|$)/.test(clientId)) return 'a client ID metadata document URL must be in normal form';
+  return undefined;
+}
+
+async function clientOfDocument(clientId: string, allowInternal: boolean): Promise<Client | { problem: string }> {
+  const problem = documentUrlProblem(clientId);
+  if (problem !== undefined) return { problem };
+  let document: unknown;
+  try {
+    document = JSON.parse(await fetchDocument(new URL(clientId), allowInternal));
+  } catch (error) {
+    return { problem: `the client's metadata document could not be read: ${(error as Error).message}` };
+  }
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    return { problem: "the client's metadata document is not a JSON object" };
+  }
+  const d = document as Record<string, unknown>;
+  if (d.client_id !== clientId) return { problem: "the client's metadata document names another client_id" };
+  if (d.client_secret !== undefined || d.client_secret_expires_at !== undefined) {
+    return { problem: "the client's metadata document holds a client secret, which a public document may not" };
+  }
+  if ((d.token_endpoint_auth_method ?? 'none') !== 'none') {
+    return { problem: "the client's metadata document asks for a token endpoint authentication this server does not offer (only none)" };
+  }
+  const uris = d.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0 || uris.length > MAX_REDIRECT_URIS) {
+    return { problem: "the client's metadata document lists no redirect_uris" };
+  }
+  const bad = uris.map(redirectUriProblem).find((p) => p !== undefined);
+  if (bad !== undefined) return { problem: `the client's metadata document: ${bad}` };
+  const host = new URL(clientId).host;
+  return { clientId, name: displayName(d.client_name) ?? host, redirectUris: uris as string[], authMethod: 'none', origin: host };
+}
+
+/**
+ * GET over https without redirects, within a size and time limit; the name must resolve to a
+ * public address (an MCP client's URL must not make this server reach its own network), unless
+ * this server itself serves loopback only.
+ */
+function fetchDocument(url: URL, allowInternal: boolean): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const request = httpsGet(
+      url,
+      { headers: { accept: 'application/json' }, timeout: DOCUMENT_TIMEOUT_MS, ...(allowInternal ? {} : { lookup: publicOnlyLookup }) },
+      (response) => {
+        if (response.statusCode !== 200) {
+          response.resume();
+          return reject(new Error(`HTTP ${response.statusCode}`));
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_DOCUMENT_BYTES) request.destroy(new Error(`larger than ${MAX_DOCUMENT_BYTES} bytes`));
+          else chunks.push(chunk);
+        });
+        response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${DOCUMENT_TIMEOUT_MS} ms`)));
+    request.on('error', reject);
+  });
+}
+
+/** new URL without the throw (URL.parse is newer than Node 20.0). */
+function parseUrl(text: string): URL | null {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
