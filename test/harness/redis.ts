@@ -20,6 +20,8 @@ export interface RedisServer {
   /** redis://127.0.0.1:PORT */
   url: string;
   port: number;
+  /** The redis-server process (SIGSTOP it to make a Redis that stops answering). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -39,7 +41,7 @@ export async function startRedis(port?: number): Promise<RedisServer> {
     await stop();
     throw error;
   }
-  return { url: `redis://127.0.0.1:${port}`, port, stop };
+  return { url: `redis://127.0.0.1:${port}`, port, pid: child.pid!, stop };
 }
 
 /** Resolves when redis-server logs that it accepts connections. */

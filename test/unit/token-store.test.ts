@@ -3,7 +3,7 @@
 // One contract for both stores, then what each promises of its own: the file's bytes, rotation,
 // the folder lock and modes; Redis's replicas, credentials kept out of errors, reconnection.
 import { createHash, randomBytes } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -319,16 +319,44 @@ describe('the file store', () => {
 });
 
 describe('the Redis store', () => {
+  // in a child process: this file itself imports redis
+  const redisModulesLoadedBy = (location: string): number => {
+    const script = `
+      import { createRequire } from 'node:module';
+      const { openTokenStore } = await import(${JSON.stringify(new URL('../../src/runtime/token-store.ts', import.meta.url).href)});
+      const log = { debug() {}, info() {}, warn() {}, error() {}, notice() {} };
+      const options = { location: ${JSON.stringify(location)}, dataDir: ${JSON.stringify(freshFolder())}, keys: ${JSON.stringify(KEY)}, namespace: 'n' };
+      await (await openTokenStore(options, log).catch(() => undefined))?.close();
+      const loaded = Object.keys(createRequire(import.meta.url).cache).filter((path) => /node_modules\\/@?redis\\//.test(path));
+      process.stdout.write(String(loaded.length));`;
+    return Number(execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' }));
+  };
+
+  it('is loaded only when chosen: a file-store server never loads the redis package', async () => {
+    expect(redisModulesLoadedBy('file')).toBe(0);
+    expect(redisModulesLoadedBy(`redis://127.0.0.1:${await freePort()}`)).toBeGreaterThan(0);
+  });
+
   it('an unreachable Redis is a TokenStoreError naming host and port, never the password', async () => {
     const port = await freePort();
     const started = Date.now();
     const error = await open({ location: `redis://:secret@127.0.0.1:${port}` }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TokenStoreError);
-    expect((error as Error).message).toContain(`127.0.0.1:${port}`);
+    expect((error as Error).message).toContain(`127.0.0.1:${port} (ECONNREFUSED)`);
     expect((error as Error).message).not.toContain('secret');
     expect((error as Error).message).not.toContain('\n');
     expect(Date.now() - started).toBeLessThan(6_000);
   });
+
+  it.each(['redis://:secret@127.0.0.1/not-a-db', 'rediss://:secret@127.0.0.1:99999', 'redis://:secret@[bad'])(
+    'a Redis URL it cannot use (%s) is a TokenStoreError without the password',
+    async (location) => {
+      const error = await open({ location }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TokenStoreError);
+      expect((error as Error).message).toContain('Redis URL is not valid');
+      expect((error as Error).message).not.toContain('secret');
+    },
+  );
 
   it.skipIf(redisMissing)(redisTitle('two instances on one Redis share records, as replicas do'), async () => {
     const namespace = `replicas-${++folders}`;
@@ -358,6 +386,20 @@ describe('the Redis store', () => {
     } finally {
       raw.destroy();
     }
+  });
+
+  it.skipIf(redisMissing)(redisTitle('a Redis that stops answering fails the call after 5 s instead of hanging it'), async () => {
+    const store = await open({ location: redis!.url, namespace: `frozen-${++folders}` });
+    await store.put('k', 'v', 60_000);
+    process.kill(redis!.pid, 'SIGSTOP');
+    const started = Date.now();
+    try {
+      await expect(store.get('k')).rejects.toThrow('did not answer within 5000 ms');
+    } finally {
+      process.kill(redis!.pid, 'SIGCONT');
+    }
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    expect(await store.get('k')).toBe('v');
   });
 
   it.skipIf(redisMissing)(redisTitle('after a Redis restart: operations reject while it is down, then work again'), async () => {

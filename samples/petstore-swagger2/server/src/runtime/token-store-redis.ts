@@ -8,7 +8,10 @@ import { createClient } from 'redis';
 import type { Logger } from './log.js';
 
 const CONNECT_TIMEOUT_MS = 5_000;
-/** A Redis that stops answering fails a command (the caller answers 503) instead of hanging it. */
+/**
+ * A Redis that stops answering fails a command (the caller answers 503) instead of hanging it.
+ * node-redis's own command timeout covers only commands not yet sent, so each is bounded here.
+ */
 const COMMAND_TIMEOUT_MS = 5_000;
 const KEY_PREFIX = 'mcp-gen:';
 
@@ -18,13 +21,7 @@ type RedisClient = ReturnType<typeof createClient>;
 export async function openRedisBackend(url: string, log: Logger): Promise<RedisBackend> {
   const where = hostAndPort(url);
   const reconnects = new Reconnects(where, log);
-  const client = createClient({
-    url,
-    // while disconnected, commands fail at once rather than queue without bound
-    disableOfflineQueue: true,
-    commandOptions: { timeout: COMMAND_TIMEOUT_MS },
-    socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: reconnects.strategy },
-  });
+  const client = clientFor(url, reconnects);
   // Reconnects reports lost connections; without a listener an 'error' event would end the process
   client.on('error', (error: unknown) => log.debug(`token store: Redis at ${where}: ${reasonOf(error)}`));
   client.on('ready', reconnects.ready);
@@ -34,14 +31,30 @@ export async function openRedisBackend(url: string, log: Logger): Promise<RedisB
   return new RedisBackend(client);
 }
 
+const INVALID_URL = "the token store's Redis URL is not valid: redis[s]://[[user]:password@]host[:port][/db]";
+
 function hostAndPort(url: string): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error("the token store's Redis URL is not a valid URL");
+    throw new Error(INVALID_URL);
   }
   return `${parsed.hostname}:${parsed.port || '6379'}`;
+}
+
+function clientFor(url: string, reconnects: Reconnects): RedisClient {
+  try {
+    return createClient({
+      url,
+      // while disconnected, commands fail at once rather than queue without bound
+      disableOfflineQueue: true,
+      socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: reconnects.strategy },
+    });
+  } catch {
+    // node-redis's own message is not shown: it might quote the URL, password and all
+    throw new Error(INVALID_URL);
+  }
 }
 
 /** At start a failure is final (the server must not start without its store); once started, a backoff, logged. */
@@ -69,15 +82,24 @@ class Reconnects {
 }
 
 async function connect(client: RedisClient, where: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
-  });
   try {
-    await Promise.race([client.connect(), timeout]);
+    await within(CONNECT_TIMEOUT_MS, client.connect());
   } catch (error) {
     destroyQuietly(client);
     throw new Error(`cannot reach the token store's Redis at ${where} (${reasonOf(error)})`);
+  }
+}
+
+class NoAnswer extends Error {}
+
+/** The work's result, or a NoAnswer once `ms` have passed without one. */
+async function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NoAnswer(`the token store's Redis did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
   } finally {
     clearTimeout(timer);
   }
@@ -93,37 +115,41 @@ function destroyQuietly(client: RedisClient): void {
 
 /** A system error's code or a Redis error's first word (WRONGPASS, NOAUTH): never a message that might quote the URL. */
 function reasonOf(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code) return code;
+  if (error instanceof NoAnswer) return 'no answer';
+  const failure = error as { code?: unknown; originalError?: unknown } | undefined;
+  if (typeof failure?.code === 'string') return failure.code;
+  // node-redis wraps the socket's error when the reconnect strategy gives up
+  if (failure?.originalError) return reasonOf(failure.originalError);
   const message = error instanceof Error ? error.message : '';
-  return /^timed out after \d+ ms$/.test(message) ? message : (/^[A-Z]{3,}\b/.exec(message)?.[0] ?? 'connection failed');
+  return /^[A-Z]{3,}\b/.exec(message)?.[0] ?? 'connection failed';
 }
 
 class RedisBackend {
   constructor(private readonly client: RedisClient) {}
 
   async get(name: string): Promise<string | undefined> {
-    return (await this.client.get(KEY_PREFIX + name)) ?? undefined;
+    return (await within(COMMAND_TIMEOUT_MS, this.client.get(KEY_PREFIX + name))) ?? undefined;
   }
 
   async put(name: string, sealed: string, ttlMs: number): Promise<void> {
-    await this.client.set(KEY_PREFIX + name, sealed, { expiration: { type: 'PX', value: ttlMs } });
+    await within(COMMAND_TIMEOUT_MS, this.client.set(KEY_PREFIX + name, sealed, { expiration: { type: 'PX', value: ttlMs } }));
   }
 
   async putIfAbsent(name: string, sealed: string, ttlMs: number): Promise<boolean> {
-    const answer = await this.client.set(KEY_PREFIX + name, sealed, { expiration: { type: 'PX', value: ttlMs }, condition: 'NX' });
-    return answer === 'OK';
+    const options = { expiration: { type: 'PX', value: ttlMs }, condition: 'NX' } as const;
+    return (await within(COMMAND_TIMEOUT_MS, this.client.set(KEY_PREFIX + name, sealed, options))) === 'OK';
   }
 
+  /** GETDEL: atomic in Redis, so of two replicas taking one code only one gets it. */
   async take(name: string): Promise<string | undefined> {
-    return (await this.client.getDel(KEY_PREFIX + name)) ?? undefined;
+    return (await within(COMMAND_TIMEOUT_MS, this.client.getDel(KEY_PREFIX + name))) ?? undefined;
   }
 
   async delete(name: string): Promise<void> {
-    await this.client.del(KEY_PREFIX + name);
+    await within(COMMAND_TIMEOUT_MS, this.client.del(KEY_PREFIX + name));
   }
 
   async close(): Promise<void> {
-    if (this.client.isOpen) await this.client.close().catch(() => destroyQuietly(this.client));
+    if (this.client.isOpen) await within(COMMAND_TIMEOUT_MS, this.client.close()).catch(() => destroyQuietly(this.client));
   }
 }
