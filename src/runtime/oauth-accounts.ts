@@ -1,23 +1,38 @@
 // Each user's API account (--oauth-api-client-id): the token store, opened once per process and
-// shared by the authorization endpoints and the calls, and the API token a call of a given
-// caller uses, refreshed at the API before it expires. An API that no longer accepts the user's
-// sign-in ends the grant, so that the client's next request is answered 401 and signs in again.
+// shared by the sign-in endpoints and the calls, and the API token a call of a given caller
+// uses, refreshed at the API before it expires. The tokens hang off the caller's grant when
+// this server is the authorization server, or off a link to the caller's subject when another
+// one is (--oauth-issuer): a caller with no linked account gets a URL to link one. An API that
+// no longer accepts the user's sign-in ends the grant (the client's next request is 401) or
+// the link (the next call asks to link again).
 
+import { randomBytes } from 'node:crypto';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { OAuthConfig, SignInConfig } from './config.js';
 import type { Logger } from './log.js';
 import { apiOAuth, ApiSignInError, type ApiOAuth, type ApiTokens } from './oauth-api.js';
-import { grantOf, revokeGrant, saveGrant, type Grant } from './oauth-grants.js';
+import { grantOf, revokeGrant, saveGrant } from './oauth-grants.js';
 import { TokenExchangeError, type TokenExchanger } from './token-exchange.js';
 import { openTokenStore, type TokenStore } from './token-store.js';
 import type { ToolTable } from '../contract/table.js';
 
 /** An API token this close to its expiry is refreshed first. */
 const REFRESH_MARGIN_MS = 60_000;
+/** How long a link URL may wait to be opened. */
+const LINK_START_TTL_MS = 600_000;
+/** A linked account is kept this long after its last refresh. */
+const LINK_TTL_MS = 90 * 24 * 3_600_000;
+
+/** What a link URL stands for until it is used: whose account is being linked. */
+export interface LinkStart {
+  subject: string;
+}
 
 export interface Accounts extends TokenExchanger {
   store: TokenStore;
   api: ApiOAuth;
+  /** The caller's key for a linked account (link mode). */
+  linkKeyOf(subject: string): string;
 }
 
 const opened = new WeakMap<OAuthConfig, Promise<Accounts>>();
@@ -26,66 +41,127 @@ const opened = new WeakMap<OAuthConfig, Promise<Accounts>>();
 export function accountsOf(oauth: OAuthConfig, signIn: SignInConfig, table: ToolTable, log: Logger): Promise<Accounts> {
   let found = opened.get(oauth);
   if (found === undefined) {
-    found = openAccounts(signIn, table, log);
+    found = openAccounts(oauth, signIn, table, log);
     opened.set(oauth, found);
   }
   return found;
 }
 
-async function openAccounts(signIn: SignInConfig, table: ToolTable, log: Logger): Promise<Accounts> {
+/** Where one caller's API tokens are kept: their grant, or their link. */
+interface Holder {
+  /** Names the grant or link: one refresh at a time per key. */
+  key: string;
+  /** What the caller is told when the API ends the sign-in. */
+  ended: string;
+  read(): Promise<ApiTokens | undefined>;
+  write(tokens: ApiTokens): Promise<void>;
+  end(): Promise<void>;
+}
+
+async function openAccounts(oauth: OAuthConfig, signIn: SignInConfig, table: ToolTable, log: Logger): Promise<Accounts> {
   const api = apiOAuth(table, signIn);
   const store = await openTokenStore({ ...signIn.store, namespace: table.name }, log);
+  const apiName = table.title ?? table.name;
+  const linkKeyOf = (subject: string) => `link:${oauth.issuer}\u0000${subject}`;
+  const holderOf = (caller: AuthInfo): Holder | undefined => {
+    if (oauth.tokenCheck === 'self') {
+      const id = caller.extra?.grantId;
+      return typeof id === 'string' ? grantHolder(store, id) : undefined;
+    }
+    return linkHolder(store, linkKeyOf(subjectOf(caller)));
+  };
   const refreshing = new Map<string, Promise<ApiTokens>>();
-  const fresh = async (grant: Grant): Promise<ApiTokens> => {
-    const tokens = grant.api;
+  const fresh = async (holder: Holder, tokens: ApiTokens): Promise<ApiTokens> => {
     if (tokens.expiresAt === undefined || tokens.expiresAt - REFRESH_MARGIN_MS > Date.now()) return tokens;
-    let pending = refreshing.get(grant.id);
+    let pending = refreshing.get(holder.key);
     if (pending === undefined) {
-      pending = refreshApiTokens(store, api, grant, log).finally(() => refreshing.delete(grant.id));
-      refreshing.set(grant.id, pending);
+      pending = refreshApiTokens(api, holder, tokens, log).finally(() => refreshing.delete(holder.key));
+      refreshing.set(holder.key, pending);
     }
     return pending;
   };
   return {
     store,
     api,
+    linkKeyOf,
     async tokenFor(caller) {
-      const grant = await grantOfCaller(store, caller);
-      if (grant === undefined)
+      const holder = holderOf(caller);
+      const tokens = await holder?.read();
+      if (holder !== undefined && tokens !== undefined) return (await fresh(holder, tokens)).accessToken;
+      if (oauth.tokenCheck === 'self') {
         throw new TokenExchangeError('the sign-in at the API has ended: sign in again (the next request asks for it)');
-      return (await fresh(grant)).accessToken;
+      }
+      const subject = subjectOf(caller);
+      const id = randomBytes(24).toString('base64url');
+      await store.put(`linkstart:${id}`, { subject } satisfies LinkStart, LINK_START_TTL_MS);
+      const url = `${oauth.publicUrl}/oauth/link?id=${id}`;
+      const message = `Link your ${apiName} account: open ${url} and sign in there; the call goes on once it is linked`;
+      const linked = async () => (await store.get(linkKeyOf(subject))) !== undefined;
+      throw new TokenExchangeError(`link your ${apiName} account first: open ${url}, sign in there, then call again`, {
+        url,
+        message,
+        linked,
+      });
     },
     async forget(caller) {
-      // The API refused the token: it is refreshed on the next call, or the grant ends.
-      const grant = await grantOfCaller(store, caller);
-      if (grant !== undefined) await saveGrant(store, { ...grant, api: { ...grant.api, expiresAt: 0 } });
+      // The API refused the token: it is refreshed on the next call, or the grant or link ends.
+      const holder = holderOf(caller);
+      const tokens = await holder?.read();
+      if (holder !== undefined && tokens !== undefined) await holder.write({ ...tokens, expiresAt: 0 });
     },
   };
 }
 
-function grantOfCaller(store: TokenStore, caller: AuthInfo): Promise<Grant | undefined> {
-  const id = caller.extra?.grantId;
-  return typeof id === 'string' ? grantOf(store, id) : Promise.resolve(undefined);
+/** The caller as the authorization server names them: the token's subject, else its client. */
+export function subjectOf(caller: AuthInfo): string {
+  const subject = caller.extra?.subject;
+  return typeof subject === 'string' && subject !== '' ? subject : `client:${caller.clientId}`;
+}
+
+function grantHolder(store: TokenStore, id: string): Holder {
+  return {
+    key: `grant:${id}`,
+    ended: "the API no longer accepts this user's sign-in: sign in again (the next request asks for it)",
+    read: async () => (await grantOf(store, id))?.api,
+    async write(tokens) {
+      const grant = await grantOf(store, id);
+      if (grant !== undefined) await saveGrant(store, { ...grant, api: tokens });
+    },
+    end: () => revokeGrant(store, id),
+  };
+}
+
+function linkHolder(store: TokenStore, key: string): Holder {
+  return {
+    key,
+    ended: 'the API no longer accepts the linked account: call again to link it anew',
+    read: () => store.get<ApiTokens>(key),
+    write: (tokens) => store.put(key, tokens, LINK_TTL_MS),
+    end: () => store.delete(key),
+  };
+}
+
+export function saveLink(store: TokenStore, key: string, tokens: ApiTokens): Promise<void> {
+  return linkHolder(store, key).write(tokens);
 }
 
 /**
  * The API's refresh grant. A replica that refreshed first has stored newer tokens, which win; a
- * refusal ends the grant (the user signs in again).
+ * refusal ends the grant or link (the user signs in or links again).
  */
-async function refreshApiTokens(store: TokenStore, api: ApiOAuth, grant: Grant, log: Logger): Promise<ApiTokens> {
-  const refreshToken = grant.api.refreshToken;
+async function refreshApiTokens(api: ApiOAuth, holder: Holder, tokens: ApiTokens, log: Logger): Promise<ApiTokens> {
   try {
-    if (refreshToken === undefined) throw new ApiSignInError('the API gave no refresh token', true);
-    const tokens = await api.refresh(refreshToken);
-    await saveGrant(store, { ...grant, api: tokens });
-    return tokens;
+    if (tokens.refreshToken === undefined) throw new ApiSignInError('the API gave no refresh token', true);
+    const renewed = await api.refresh(tokens.refreshToken);
+    await holder.write(renewed);
+    return renewed;
   } catch (error) {
-    const now = await grantOf(store, grant.id);
-    if (now !== undefined && now.api.accessToken !== grant.api.accessToken) return now.api;
+    const now = await holder.read();
+    if (now !== undefined && now.accessToken !== tokens.accessToken) return now;
     if (error instanceof ApiSignInError && error.refused) {
-      await revokeGrant(store, grant.id);
-      log.info(`a user's API sign-in ended (${error.message}); their client signs in again`);
-      throw new TokenExchangeError("the API no longer accepts this user's sign-in: sign in again (the next request asks for it)");
+      await holder.end();
+      log.info(`a user's API sign-in ended (${error.message})`);
+      throw new TokenExchangeError(holder.ended);
     }
     throw new TokenExchangeError((error as Error).message);
   }

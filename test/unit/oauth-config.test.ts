@@ -87,7 +87,8 @@ describe('--oauth-api-client-id: each user signs in at the API', () => {
   });
 
   it('with --oauth-issuer it keeps that issuer and links API accounts', () => {
-    const oauth = config([...ISSUER, ...APP], APP_ENV).oauth;
+    const client = ['--oauth-client-id', 'mcp', '--oauth-client-secret', 's', '--public-url', 'https://mcp.example'];
+    const oauth = config([...ISSUER, ...APP, ...client], APP_ENV).oauth;
     expect(oauth?.tokenCheck).toBe('jwt');
     expect(oauth?.signIn?.clientId).toBe('app');
   });
@@ -130,6 +131,11 @@ describe('--oauth-api-client-id: each user signs in at the API', () => {
     [[...OWN, '--auth-token', 'tok'], APP_ENV, /--oauth-api-client-id and --auth-token \(MCP_AUTH_TOKEN\) exclude each other/],
     [[...OWN, '--auth-from-headers', 'Authorization=petstore_auth'], APP_ENV, /cannot map Authorization with --oauth-api-client-id/],
     [['--data-dir', '/tmp/x'], {}, /--data-dir needs --oauth-api-client-id \(MCP_OAUTH_API_CLIENT_ID\)/],
+    [
+      [...ISSUER, ...APP, '--public-url', 'https://mcp.example'],
+      APP_ENV,
+      /linking API accounts .* needs --public-url and this server's client/,
+    ],
   ])('%j %j is refused: %s', (args, env, message) => {
     expect(() => config(args, env)).toThrow(ConfigError);
     expect(() => config(args, env)).toThrow(message);
