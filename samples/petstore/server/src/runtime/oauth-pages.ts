@@ -72,7 +72,9 @@ export function sendPage(res: ServerResponse, status: number, html: string, form
     ].join('; '),
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    // Not no-referrer: with it browsers send `Origin: null` on the form's POST, which the
+    // consent endpoint's Origin check must refuse. same-origin still sends nothing elsewhere.
+    'referrer-policy': 'same-origin',
     'cache-control': 'no-store',
   });
   res.end(html);
