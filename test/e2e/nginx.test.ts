@@ -122,8 +122,8 @@ const sessionsOpened = (servers: RunningServer[], kind: 'SSE session' | 'session
   servers.reduce((n, s) => n + [...s.stderr().matchAll(new RegExp(`debug: ${kind} \\S+ opened`, 'g'))].length, 0);
 
 describe.skipIf(nginxMissing !== undefined)('behind nginx, with the configurations of docs/deploy.md', () => {
-  it('docs/deploy.md has exactly the configurations this file runs', () => {
-    expect([...documentedConfigs().keys()].sort()).toEqual(['address-hash', 'affinity', 'drain', 'stateless']);
+  it('docs/deploy.md has exactly the configurations this file and oauth-replicas.test.ts run', () => {
+    expect([...documentedConfigs().keys()].sort()).toEqual(['address-hash', 'affinity', 'drain', 'oauth-replicas', 'stateless']);
   });
 
   describe('stateless replicas', () => {
