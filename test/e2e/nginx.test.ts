@@ -3,8 +3,7 @@
 // proxy, the runtime pieces those recipes rely on (replica-prefixed session ids, the legacy SSE
 // stream's headers and keep-alive, the refusal of a session never initialised, readiness
 // going false while draining).
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,8 +12,8 @@ import type { Client } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport as V1Sse } from '@modelcontextprotocol/sdk/client/sse.js';
 import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
-import { freePort, stopChild } from '../../harness/process.js';
 import { Children, exitOf } from '../harness/children.js';
+import { documentedConfigs, nginxMissing, startNginx as startDocumented } from '../harness/nginx.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 't', SWAGGER_PETSTORE_API_KEY: 'k' };
@@ -24,21 +23,7 @@ type Replica = (typeof REPLICAS)[number];
 const KEEPALIVE_MS = 500;
 const READ_TIMEOUT = '2s';
 
-const NGINX = ['/usr/sbin/nginx', ...(process.env.PATH ?? '').split(':').map((d) => join(d, 'nginx'))].find((p) => existsSync(p));
-if (!NGINX)
-  console.log('nginx.test.ts: nginx is not installed (apt-get install nginx; .ci/run does it): the tests behind nginx are skipped');
-
-/** The ```nginx blocks of docs/deploy.md, by the scenario their first line names. */
-function documentedConfigs(): Map<string, string> {
-  const markdown = readFileSync(join(REPO, 'docs/deploy.md'), 'utf8');
-  const configs = new Map<string, string>();
-  for (const [, block] of markdown.matchAll(/^```nginx\n([\s\S]*?)^```$/gm)) {
-    const scenario = /^# mcp-gen test: (\S+)\n/.exec(block ?? '')?.[1];
-    if (scenario === undefined) throw new Error(`docs/deploy.md: an nginx block without "# mcp-gen test: <scenario>":\n${block}`);
-    configs.set(scenario, block as string);
-  }
-  return configs;
-}
+if (nginxMissing) console.log(`nginx.test.ts: ${nginxMissing}: the tests behind nginx are skipped`);
 
 let dir: string;
 let upstream: Upstream;
@@ -85,76 +70,15 @@ function replicasByPet(): Map<number, Set<string>> {
   return seen;
 }
 
-interface Nginx {
-  url: string;
-  stop(): Promise<void>;
-}
-
-/**
- * Runs a documented block as an unprivileged-path nginx: the replicas' addresses and the listen
- * port replaced by local ones, wrapped in an http {} whose paths are all in a scratch folder.
- */
-async function startNginx(scenario: string, replicas: Record<Replica, RunningServer>, edit = (conf: string) => conf): Promise<Nginx> {
-  const block = documentedConfigs().get(scenario);
-  if (block === undefined) throw new Error(`docs/deploy.md has no nginx block "# mcp-gen test: ${scenario}"`);
-  let conf = block;
-  for (const id of REPLICAS) {
-    const address = new URL(replicas[id].url).host;
-    expect(conf, `${scenario} names replica-${id}:3000`).toContain(`replica-${id}:3000`);
-    conf = conf.replaceAll(`replica-${id}:3000`, address);
-  }
-  expect(conf, `${scenario} listens on 8080`).toMatch(/^ {4}listen 8080;$/m);
-  // A port found free can be taken by another process before nginx binds it: then nginx
-  // exits, and the port answers without nginx's Server header. Try another one.
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const home = mkdtempSync(join(scratch, `${scenario}-`));
-    chmodSync(home, 0o755); // nginx's workers run as nobody when started by root
-    const path = (name: string) => join(home, name);
-    mkdirSync(path('logs'));
-    writeFileSync(
-      path('nginx.conf'),
-      [
-        'worker_processes 1;',
-        `pid ${path('nginx.pid')};`,
-        `error_log ${path('logs/error.log')} warn;`,
-        'events { worker_connections 1024; }',
-        'http {',
-        '  access_log off;',
-        ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${path(t)};`),
-        // Short, so that the test sees a stream outlive it (the docs' blocks keep the default, 60 s).
-        `  proxy_read_timeout ${READ_TIMEOUT};`,
-        edit(conf.replace(/^ {4}listen 8080;$/m, `    listen 127.0.0.1:${port};`)),
-        '}',
-        '',
-      ].join('\n'),
-    );
-    const child = spawn(NGINX as string, ['-p', home, '-c', path('nginx.conf'), '-e', path('logs/error.log'), '-g', 'daemon off;'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    children.track(child);
-    let stderr = '';
-    child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-    const url = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 10_000;
-    while (child.exitCode === null && Date.now() < deadline) {
-      const server = await fetch(`${url}/healthz`).then(
-        (r) => r.headers.get('server') ?? '',
-        () => '',
-      );
-      if (server.startsWith('nginx') && child.exitCode === null) {
-        return {
-          url,
-          stop: () => stopChild(child, 'SIGQUIT'),
-        };
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    child.kill('SIGKILL');
-    const log = `${stderr}${existsSync(path('logs/error.log')) ? readFileSync(path('logs/error.log'), 'utf8') : ''}`;
-    if (attempt === 3 || !/Address already in use/.test(log)) throw new Error(`nginx (${scenario}) did not start: ${log}`);
-  }
-}
+/** A documented block in front of the three replicas, with a read timeout short enough to outlive. */
+const startNginx = (scenario: string, replicas: Record<Replica, RunningServer>, edit?: (conf: string) => string) =>
+  startDocumented(scenario, Object.fromEntries(REPLICAS.map((id) => [id, new URL(replicas[id].url).host])), {
+    scratch,
+    children,
+    // Short, so that the test sees a stream outlive it (the docs' blocks keep the default, 60 s).
+    http: [`proxy_read_timeout ${READ_TIMEOUT};`],
+    ...(edit !== undefined ? { edit } : {}),
+  });
 
 const call = (client: Client | V1Client, petId: number) =>
   client instanceof V1Client
@@ -197,9 +121,9 @@ const closeAll = (clients: (Client | V1Client)[]) => Promise.allSettled(clients.
 const sessionsOpened = (servers: RunningServer[], kind: 'SSE session' | 'session') =>
   servers.reduce((n, s) => n + [...s.stderr().matchAll(new RegExp(`debug: ${kind} \\S+ opened`, 'g'))].length, 0);
 
-describe.skipIf(!NGINX)('behind nginx, with the configurations of docs/deploy.md', () => {
-  it('docs/deploy.md has exactly the configurations this file runs', () => {
-    expect([...documentedConfigs().keys()].sort()).toEqual(['address-hash', 'affinity', 'drain', 'stateless']);
+describe.skipIf(nginxMissing !== undefined)('behind nginx, with the configurations of docs/deploy.md', () => {
+  it('docs/deploy.md has exactly the configurations this file and oauth-replicas.test.ts run', () => {
+    expect([...documentedConfigs().keys()].sort()).toEqual(['address-hash', 'affinity', 'drain', 'oauth-replicas', 'stateless']);
   });
 
   describe('stateless replicas', () => {

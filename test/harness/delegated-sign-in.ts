@@ -2,8 +2,19 @@
 // authorization server (--oauth-api-client-id): open /authorize, answer the consent page (its
 // form, with the cookie it set), sign in at the API (oidc-provider, driven by its own signIn),
 // and come back through the server's callback to the client's redirect URI. Plain HTTP with a
-// cookie jar, so that each step can also be replayed or tampered with by the attack tests.
+// cookie jar, so that each step can also be replayed or tampered with by the attack tests. And
+// the SDK client's side: a provider that runs that sign-in when the SDK redirects.
+import {
+  Client,
+  UnauthorizedError,
+  type ClientOptions,
+  type OAuthClientProvider,
+  type SSEClientTransport,
+  type StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { AuthorizationServer } from './authorization-server.js';
+import { startUpstream } from './upstream.js';
 
 export interface Browser {
   cookies: Map<string, string>;
@@ -80,4 +91,121 @@ export async function delegatedSignIn(
   if (back.status !== 302 || location === null)
     throw new Error(`the callback answered ${back.status}: ${(await back.text()).slice(0, 300)}`);
   return new URL(location);
+}
+
+/** An OAuthClientProvider in memory, whose user signs in headlessly (delegatedSignIn) when the SDK redirects. */
+export function headlessLogin(as: AuthorizationServer, user: string, redirectUrl: string, options: { clientMetadataUrl?: string } = {}) {
+  let info: Parameters<NonNullable<OAuthClientProvider['saveClientInformation']>>[0] | undefined;
+  let tokens: Parameters<OAuthClientProvider['saveTokens']>[0] | undefined;
+  let verifier = '';
+  let pending: Promise<URL> | undefined;
+  let asked: URL | undefined;
+  const provider: OAuthClientProvider = {
+    redirectUrl,
+    clientMetadata: { redirect_uris: [redirectUrl], client_name: `e2e ${user}`, token_endpoint_auth_method: 'none' },
+    ...(options.clientMetadataUrl !== undefined ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
+    clientInformation: () => info,
+    saveClientInformation: (saved) => void (info = saved),
+    tokens: () => tokens,
+    saveTokens: (saved) => void (tokens = saved),
+    redirectToAuthorization: (url) => {
+      asked = url;
+      pending = delegatedSignIn(as, url, user);
+    },
+    saveCodeVerifier: (v) => void (verifier = v),
+    codeVerifier: () => verifier,
+  };
+  return {
+    provider,
+    /** The code the sign-in brought back to the client's redirect URI. */
+    async code() {
+      const back = await pending;
+      pending = undefined;
+      if (back === undefined) throw new Error('the client never redirected to sign in');
+      return { code: back.searchParams.get('code') as string, iss: back.searchParams.get('iss') ?? undefined, back };
+    },
+    tokens: () => tokens,
+    asked: () => asked,
+    clientId: () => info?.client_id,
+  };
+}
+
+export type HeadlessLogin = ReturnType<typeof headlessLogin>;
+
+/**
+ * A connected SDK client: the first connection is refused 401 and signs the user in (unless the
+ * login already holds tokens), the second one, on a new transport, carries the token.
+ */
+export async function connectSigningIn<T extends StreamableHTTPClientTransport | SSEClientTransport>(
+  name: string,
+  login: HeadlessLogin,
+  transport: () => T,
+  options: ClientOptions = {},
+): Promise<{ client: Client; transport: T }> {
+  let client = new Client({ name, version: '1.0.0' }, options);
+  const first = transport();
+  try {
+    await client.connect(first);
+    return { client, transport: first };
+  } catch (error) {
+    if (!(error instanceof UnauthorizedError)) throw error;
+  }
+  const { code, iss } = await login.code();
+  await first.finishAuth(code, iss);
+  client = new Client({ name, version: '1.0.0' }, options);
+  const second = transport();
+  await client.connect(second);
+  return { client, transport: second };
+}
+
+/**
+ * The API behind a server in this mode: a recording upstream that accepts only the JWTs `as`
+ * issued for `audience`, answering a pet named after the token's subject; a subject in `refused`
+ * gets 401 (the user revoked the app at the API).
+ */
+export async function startApiUpstream(as: AuthorizationServer, audience: string, refused: ReadonlySet<string> = new Set()) {
+  const keys = createRemoteJWKSet(new URL(`${as.issuer}/jwks`));
+  return startUpstream(async (req) => {
+    const token = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
+    try {
+      const { payload } = await jwtVerify(token ?? '', keys, { issuer: as.issuer, audience });
+      if (refused.has(String(payload.sub))) return { status: 401, body: '{"message":"Bad credentials"}' };
+      return { body: JSON.stringify([{ id: 1, name: `pet of ${payload.sub}`, photoUrls: [] }]) };
+    } catch {
+      return { status: 401, body: '{"message":"Bad credentials"}' };
+    }
+  });
+}
+
+/** A 2025-06-18 initialize with a bare bearer token at `mcpUrl`: its status says whether the token stands. */
+export function initializeWith(mcpUrl: string, token: string): Promise<Response> {
+  return fetch(mcpUrl, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  });
+}
+
+/** The flags that make a generated Petstore server send its users to `as` to sign in, as the API app `clientId`. */
+export function signInAtApiArgs(as: AuthorizationServer, clientId: string): string[] {
+  return [
+    '--oauth-api-client-id',
+    clientId,
+    '--oauth-api-authorization-url',
+    `${as.issuer}/auth`,
+    '--oauth-api-token-url',
+    `${as.issuer}/token`,
+    '--oauth-api-scopes',
+    'read:pets',
+  ];
 }
