@@ -18,6 +18,9 @@ import type { ToolTable } from '../contract/table.js';
 
 /** An API token this close to its expiry is refreshed first. */
 const REFRESH_MARGIN_MS = 60_000;
+/** Longest one refresh at the API may hold the others back (its token request times out at 10 s). */
+const REFRESH_LOCK_MS = 15_000;
+const REFRESH_POLL_MS = 200;
 /** How long a link URL may wait to be opened. */
 const LINK_START_TTL_MS = 600_000;
 /** A linked account is kept this long after its last refresh. */
@@ -75,7 +78,7 @@ async function openAccounts(oauth: OAuthConfig, signIn: SignInConfig, table: Too
     if (tokens.expiresAt === undefined || tokens.expiresAt - REFRESH_MARGIN_MS > Date.now()) return tokens;
     let pending = refreshing.get(holder.key);
     if (pending === undefined) {
-      pending = refreshApiTokens(api, holder, tokens, log).finally(() => refreshing.delete(holder.key));
+      pending = refreshOnce(store, api, holder, tokens, log).finally(() => refreshing.delete(holder.key));
       refreshing.set(holder.key, pending);
     }
     return pending;
@@ -143,6 +146,28 @@ function linkHolder(store: TokenStore, key: string): Holder {
 
 export function saveLink(store: TokenStore, key: string, tokens: ApiTokens): Promise<void> {
   return linkHolder(store, key).write(tokens);
+}
+
+/**
+ * One refresh across replicas: the store's lock lets one replica ask the API (which may rotate
+ * refresh tokens and take a second use for theft); the others wait for the tokens it saves.
+ */
+async function refreshOnce(store: TokenStore, api: ApiOAuth, holder: Holder, tokens: ApiTokens, log: Logger): Promise<ApiTokens> {
+  const lock = `refreshing:${holder.key}`;
+  if (await store.putIfAbsent(lock, true, REFRESH_LOCK_MS)) {
+    try {
+      return await refreshApiTokens(api, holder, tokens, log);
+    } finally {
+      await store.delete(lock);
+    }
+  }
+  for (const until = Date.now() + REFRESH_LOCK_MS; Date.now() < until;) {
+    await new Promise((resolve) => setTimeout(resolve, REFRESH_POLL_MS));
+    const now = await holder.read();
+    if (now === undefined) throw new TokenExchangeError(holder.ended);
+    if (now.accessToken !== tokens.accessToken) return now;
+  }
+  throw new TokenExchangeError('the API token is being refreshed by another replica that did not finish: call again');
 }
 
 /**

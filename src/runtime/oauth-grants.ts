@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { s256, type ApiTokens } from './oauth-api.js';
 import type { TokenStore } from './token-store.js';
 
-export const ACCESS_TTL_MS = 3_600_000;
-export const REFRESH_TTL_MS = 30 * 24 * 3_600_000;
+const ACCESS_TTL_MS = 3_600_000;
+const REFRESH_TTL_MS = 30 * 24 * 3_600_000;
 const CODE_TTL_MS = 60_000;
 /** A used code is remembered this long, so that its replay revokes what it gave. */
 const USED_CODE_TTL_MS = 600_000;

@@ -28,7 +28,7 @@ import {
   type AuthorizationRequest,
 } from './oauth-grants.js';
 import { cookie, cookieOf, PENDING_TTL_MS, readForm, readText, redirect, sameSecret, sendJson } from './oauth-http.js';
-import { consentHtml, errorHtml, formTargetOf, sendPage } from './oauth-pages.js';
+import { consentHtml, errorHtml, sendPage } from './oauth-pages.js';
 import type { VerifierFor } from './oauth-verify.js';
 import type { ScopePolicy } from './scopes.js';
 import type { ToolTable } from '../contract/table.js';
@@ -219,7 +219,6 @@ function sendConsent(
   const tools = table.tools
     .filter((tool) => policy.required(tool).every((scope) => request.scopes.includes(scope)))
     .map((tool) => tool.name);
-  const formTargets = [formTargetOf(context.accounts.api.origin), formTargetOf(request.redirectUri)];
   const page = consentHtml({
     apiName: table.title ?? table.name,
     clientName: client.name,
@@ -230,10 +229,9 @@ function sendConsent(
     signInHost: new URL(context.accounts.api.origin).host,
     requestId,
     csrf,
-    formTargets,
     action: `${context.issuer}${PATHS.consent}`,
   });
-  sendPage(res, 200, page, formTargets);
+  sendPage(res, 200, page);
 }
 
 /** POST from the consent page: this origin only, with the cookie the page set (CSRF). */

@@ -3,7 +3,7 @@
 // markup), the redirect URI, the tools, the scopes and the API's sign-in host; "Allow and sign in"
 // sends the browser to the API's own OAuth with the server's app, PKCE and state, and after the
 // API's sign-in the client receives a code (with its state and iss) that its PKCE verifier
-// redeems; "Deny" returns to the client with access_denied (the CSP form-action lets both go);
+// redeems; "Deny" returns to the client with access_denied;
 // another origin cannot frame the page, nor post its form, even with the page's own values.
 // oidc-provider on 127.0.0.1 plays the API's authorization server; small local servers play the
 // MCP client's redirect URI and the other origins.

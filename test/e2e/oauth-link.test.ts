@@ -7,13 +7,12 @@
 // the URL, and the call works after linking; a link opened by someone else links nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { buildProject, generateProject, REPO, startServer, TMP, type RunningServer } from '../../harness/project.js';
+import { freePort } from '../../harness/process.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
 import { Children } from '../harness/children.js';
 import { newBrowser } from '../harness/delegated-sign-in.js';
@@ -30,14 +29,6 @@ let upstream: Upstream;
 let server: RunningServer;
 let publicUrl: string;
 const children = new Children();
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 beforeAll(async () => {
   const data = join(TMP, `oauth-link-${process.pid}`);
@@ -203,23 +194,27 @@ describe('a user links their API account on first need', () => {
   it.each([
     ['2025-11-25 (elicitation/create, mode url)', undefined],
     ['2026-07-28 (input required)', '2026' as const],
-  ])('with URL elicitation, %s: the client is asked to open the link and the same call goes on', async (_label, era) => {
-    const user = era === '2026' ? 'dana' : 'carol';
-    const { client, elicited } = await connectAs(user, {
-      ...(era ? { era } : {}),
-      elicit: async (url) => ((await openLink(url, user, `${user}-at-api`)) === 200 ? 'accept' : 'decline'),
-    });
-    try {
-      const result = await findPets(client);
-      expect(result.isError, textOf(result)).toBeFalsy();
-      expect(textOf(result)).toContain(`pet of ${user}-at-api`);
-      expect(elicited).toHaveLength(1);
-      expect(elicited[0]).toMatchObject({ mode: 'url' });
-      expect(linkIn(elicited[0]?.url ?? '')).toBeDefined();
-    } finally {
-      await client.close();
-    }
-  }, 60_000);
+  ])(
+    'with URL elicitation, %s: the client is asked to open the link and the same call goes on',
+    async (_label, era) => {
+      const user = era === '2026' ? 'dana' : 'carol';
+      const { client, elicited } = await connectAs(user, {
+        ...(era ? { era } : {}),
+        elicit: async (url) => ((await openLink(url, user, `${user}-at-api`)) === 200 ? 'accept' : 'decline'),
+      });
+      try {
+        const result = await findPets(client);
+        expect(result.isError, textOf(result)).toBeFalsy();
+        expect(textOf(result)).toContain(`pet of ${user}-at-api`);
+        expect(elicited).toHaveLength(1);
+        expect(elicited[0]).toMatchObject({ mode: 'url' });
+        expect(linkIn(elicited[0]?.url ?? '')).toBeDefined();
+      } finally {
+        await client.close();
+      }
+    },
+    60_000,
+  );
 
   it('declined: the call ends with the tool error, nothing is sent upstream', async () => {
     const { client, elicited } = await connectAs('erin', { elicit: async () => 'decline' });

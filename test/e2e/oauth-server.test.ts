@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { buildProject, generateProject, REPO, startServer, TMP, type RunningServer } from '../../harness/project.js';
+import { freePort } from '../../harness/process.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
 import { Children } from '../harness/children.js';
 import {
@@ -50,14 +50,6 @@ let documentRequests = 0;
 /** Subjects whose API access the upstream refuses from now on (the user revoked the app at the API). */
 const revokedAtApi = new Set<string>();
 const children = new Children();
-
-async function freePort(): Promise<number> {
-  const probe: Server = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 function serverArgs(url: string, data: string): string[] {
   return [

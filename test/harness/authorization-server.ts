@@ -35,6 +35,8 @@ export interface AuthorizationServerOptions {
   userScopes?: Record<string, string[]>;
   /** Access token lifetime in seconds; default 3600. */
   accessTokenTtl?: number;
+  /** A refresh_token request waits this long before the provider answers it (a slow API under load). */
+  refreshDelayMs?: number;
   /** The resource of an authorization request that names none (an API's own OAuth, which knows nothing of RFC 8707). */
   defaultResource?: string;
 }
@@ -102,6 +104,8 @@ export interface AuthorizationServer {
   readonly jwksRequests: number;
   /** How many introspection requests (RFC 7662) arrived. */
   readonly introspectionRequests: number;
+  /** Token requests by grant_type, as they arrived (answered or refused). */
+  readonly tokenRequests: Readonly<Record<string, number>>;
   /** Every successful token exchange, in order. */
   readonly exchanges: Exchange[];
   close(): Promise<void>;
@@ -188,6 +192,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   let published = 1;
   let jwksRequests = 0;
   let introspectionRequests = 0;
+  const tokenRequests: Record<string, number> = {};
   const exchanges: Exchange[] = [];
   const revokedJtis = new Set<string>();
   const servedResources = new Map<string, string>();
@@ -278,6 +283,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       if (path === '/jwks') return serveJwks(res);
       if (path.startsWith('/interaction/')) return await completeInteraction(req, res);
       if (path === '/reg' && req.method === 'POST') await dropResourceScopes(req);
+      if (path === '/token' && req.method === 'POST') await countGrantType(req);
       if (path === '/token/introspection') introspectionRequests += 1;
       handle(req, res);
     } catch (error) {
@@ -311,6 +317,17 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       else delete body.scope;
     }
     (req as IncomingMessage & { body?: unknown }).body = body;
+  }
+
+  /** Counts token requests by grant type; the form is handed over parsed, as for /reg. */
+  async function countGrantType(req: IncomingMessage): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString()));
+    const type = form.grant_type ?? '';
+    tokenRequests[type] = (tokenRequests[type] ?? 0) + 1;
+    (req as IncomingMessage & { body?: unknown }).body = form;
+    if (type === 'refresh_token' && options.refreshDelayMs) await new Promise((resolve) => setTimeout(resolve, options.refreshDelayMs));
   }
 
   /** Served here rather than by the provider so that only published keys appear (and fetches are counted). */
@@ -525,6 +542,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     get introspectionRequests() {
       return introspectionRequests;
     },
+    tokenRequests,
     exchanges,
     close: () =>
       new Promise<void>((resolve) => {

@@ -9,7 +9,7 @@ import { REPO } from '../../harness/project.js';
 import { freePort, stopChild } from '../../harness/process.js';
 import type { Children } from './children.js';
 
-export const NGINX = ['/usr/sbin/nginx', ...(process.env.PATH ?? '').split(':').map((d) => join(d, 'nginx'))].find((p) => existsSync(p));
+const NGINX = ['/usr/sbin/nginx', ...(process.env.PATH ?? '').split(':').map((d) => join(d, 'nginx'))].find((p) => existsSync(p));
 
 /** Why nginx tests cannot run here, or undefined when they can. */
 export const nginxMissing: string | undefined = NGINX ? undefined : 'nginx is not installed (apt-get install nginx; .ci/run does it)';

@@ -8,6 +8,7 @@
 import type { AuthInfo, CallToolResult } from '@modelcontextprotocol/server';
 import type { ServerConfig } from './config.js';
 import { toolHooks, type Hooks, type OutgoingRequest } from './hooks-api.js';
+import { keepLink, markLinkRequired, type LinkRequired } from './links.js';
 import type { Logger } from './log.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
 import { createChecks } from './checks.js';
@@ -69,7 +70,9 @@ interface CallContext {
   caller: AuthInfo | undefined;
   secrets: string[];
 }
-const failure = (text: string): { failure: CallToolResult } => ({ failure: toolError(text) });
+const failure = (text: string, link?: LinkRequired): { failure: CallToolResult } => ({
+  failure: link === undefined ? toolError(text) : markLinkRequired(toolError(text), link),
+});
 
 export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Hooks, log: Logger): Executor {
   const schemas = toolSchemas(table);
@@ -89,7 +92,8 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       const call: CallContext = { credentials, caller: options.caller, secrets: [] };
       try {
         const outcome = await exchange(tool, args, signal, call);
-        if ('failure' in outcome) return { failure: redactor.result(outcome.failure, credentials, call.secrets) };
+        if ('failure' in outcome)
+          return { failure: keepLink(outcome.failure, redactor.result(outcome.failure, credentials, call.secrets)) };
         if (outcome.answer.status < 400) return outcome;
         return { refused: refusal(outcome.answer, (text) => redactor.text(text, credentials, call.secrets)) };
       } catch (error) {
@@ -100,7 +104,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       const call: CallContext = { credentials, caller: options.caller, secrets: [] };
       try {
         const outcome = await exchange(tool, args, signal, call);
-        if ('failure' in outcome) return redactor.result(outcome.failure, credentials, call.secrets);
+        if ('failure' in outcome) return keepLink(outcome.failure, redactor.result(outcome.failure, credentials, call.secrets));
         const result = toToolResult(outcome.answer, structureFor(tool, options.advertised !== false, checks.output));
         return result.isError ? redactor.result(result, credentials, call.secrets) : result;
       } catch (error) {
@@ -178,7 +182,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     if (onBehalf !== undefined && call.caller === undefined) return failure(`${tool.name}: no caller token to act on behalf of`);
     const delegated =
       call.caller !== undefined ? await (await onBehalf?.())?.prepare(tool, call.caller, call.credentials, signal) : undefined;
-    if (delegated !== undefined && 'problem' in delegated) return failure(delegated.problem);
+    if (delegated !== undefined && 'problem' in delegated) return failure(delegated.problem, delegated.link);
     if (delegated?.exchanged !== undefined) call.secrets.push(delegated.exchanged);
     const credentials = delegated?.credentials ?? call.credentials;
     const authenticated = await authenticate(auth, tool, built.request, credentials, signal, delegated?.preferred);

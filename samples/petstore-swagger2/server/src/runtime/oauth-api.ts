@@ -27,7 +27,7 @@ export class ApiSignInError extends Error {
 }
 
 export interface ApiOAuth {
-  /** The API's sign-in origin, for the consent page's form-action. */
+  /** The API's sign-in origin, named on the consent page. */
   readonly origin: string;
   /** Where to send the user, with this server's state and PKCE challenge. */
   signInUrl(state: string, challenge: string, callback: string): string;
@@ -37,6 +37,8 @@ export interface ApiOAuth {
 
 const TOKEN_TIMEOUT_MS = 10_000;
 const MAX_TOKEN_ANSWER_BYTES = 65_536;
+/** Answers that mean the user's code or refresh token is spent: RFC 6749's, and GitHub's own. */
+const REFUSED_GRANT = new Set(['invalid_grant', 'bad_verification_code', 'bad_refresh_token']);
 /** An OAuth error code as RFC 6749 allows it, so that it may be quoted. */
 const ERROR_CODE = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,100}$/;
 
@@ -68,6 +70,7 @@ export function apiOAuth(table: ToolTable, settings: SignInConfig): ApiOAuth {
   return {
     origin: new URL(authorizationUrl).origin,
     signInUrl(state, challenge, callback) {
+      // A query in the setting stays (Google's access_type=offline, for a refresh token).
       const url = new URL(authorizationUrl);
       url.searchParams.set('response_type', 'code');
       url.searchParams.set('client_id', settings.clientId);
@@ -135,8 +138,8 @@ async function tokensOf(response: Response, where: string): Promise<ApiTokens> {
   const answer = parseAnswer(text, response.headers.get('content-type') ?? '');
   const error = typeof answer.error === 'string' && ERROR_CODE.test(answer.error) ? answer.error : undefined;
   if (!response.ok || error !== undefined) {
-    // invalid_grant: the code or refresh token is no longer good; a 400/401 without a code too.
-    const refused = error === 'invalid_grant' || error === 'bad_verification_code' || response.status === 400 || response.status === 401;
+    // The code or refresh token is no longer good (GitHub answers 200 with its own codes); a 400/401 without a code too.
+    const refused = (error !== undefined && REFUSED_GRANT.has(error)) || response.status === 400 || response.status === 401;
     throw new ApiSignInError(`the API's token URL ${where} refused: ${error ?? `HTTP ${response.status}`}`, refused);
   }
   if (typeof answer.access_token !== 'string' || answer.access_token === '') {

@@ -5,7 +5,18 @@
 // objects, whatever the size of the API (McpServer.registerTool per tool would cost ~8 µs ×
 // tools per instance).
 
-import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type AuthInfo,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import { answerLinkRequired, linkRequiredOf } from './links.js';
 import { OperationIndex } from './dynamic.js';
 import { INVOKE, metaTools } from '../contract/meta-tools.js';
 import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
@@ -180,7 +191,13 @@ export function createServerFactory(
       if (!tool || !served(tool) || !visible(tool, auth))
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
       const outputSchema = listsOutputSchema(options.profile) ? executor.outputSchema(tool) : undefined;
-      return server.projectCallToolResult(await call(tool, args, outputSchema !== undefined), outputSchema);
+      const result = await call(tool, args, outputSchema !== undefined);
+      const link = linkRequiredOf(result);
+      if (link !== undefined) {
+        const again = async () => server.projectCallToolResult(await call(tool, args, outputSchema !== undefined), outputSchema);
+        return answerLinkRequired(link, result, ctx, clientCapabilitiesOf(server, ctx), again);
+      }
+      return server.projectCallToolResult(result, outputSchema);
     });
 
     /** How to reach an operation that is served but not listed: through its toolset or invoke_operation. */
@@ -218,4 +235,10 @@ function startsListed(table: ToolTable, mode: ToolMode, initialToolsets: string[
 export function toolsListedAtStart(table: ToolTable, mode: ToolMode, initialToolsets: string[]): number {
   const meta = mode === 'direct' ? 0 : metaTools(table).length;
   return meta + table.tools.filter(startsListed(table, mode, initialToolsets)).length;
+}
+
+/** The client's capabilities: per request (2026-07-28), or from initialize (2025 sessions). */
+function clientCapabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
 }

@@ -363,6 +363,14 @@ function readOAuth(
   const clientSecret = pick('oauth-client-secret');
   const scope = (flag: string): string => oneScope(pick, flag);
   const tokenExchange = readTokenExchange(pick);
+  if (signIn !== undefined && (publicUrl === undefined || clientId === undefined || clientSecret === undefined)) {
+    throw new ConfigError(
+      `linking API accounts (--oauth-api-client-id with --oauth-issuer) needs --public-url and this server's client at the authorization server (${setting('oauth-client-id').env}, ${setting('oauth-client-secret').env}): the person who opens a link signs in there first`,
+    );
+  }
+  if (signIn !== undefined && tokenExchange !== undefined) {
+    throw new ConfigError('--token-exchange and --oauth-api-client-id exclude each other: choose how calls get the API token');
+  }
   if ((tokenCheck === 'introspection' || tokenExchange !== undefined) && (clientId === undefined || clientSecret === undefined)) {
     const why = tokenCheck === 'introspection' ? '--oauth-token-check introspection' : '--token-exchange';
     throw new ConfigError(

@@ -140,10 +140,11 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       // `<replica>.<uuid>` lets a proxy route the session back to the replica that holds it.
       sessionIdGenerator: () => (config.replicaId === undefined ? randomUUID() : `${config.replicaId}.${randomUUID()}`),
       // A POST is answered with application/json rather than an SSE stream: this server sends
-      // nothing before a call's result (no progress, no request to the client mid-call), so
-      // a stream would carry the same one message in three socket writes (head, event, end)
-      // instead of one. Server-initiated messages still use the GET stream.
-      enableJsonResponse: true,
+      // nothing before a call's result, so a stream would carry the same one message in three
+      // socket writes (head, event, end) instead of one. Server-initiated messages still use
+      // the GET stream. Linking API accounts is the exception: a call may ask the client to
+      // open a link (URL elicitation), which travels on the call's own stream.
+      enableJsonResponse: !asksClientsMidCall(config),
       maxRequestBodySize: config.maxRequestBytes,
       keepAliveMs: config.sseKeepAliveMs,
       onsessioninitialized: (id) => {
@@ -176,4 +177,9 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       await Promise.allSettled([modern.close(), ...[...sessions.values()].map((s) => s.transport.close())]);
     },
   };
+}
+
+/** Whether a call may send the client a request before its result (linking an API account). */
+function asksClientsMidCall(config: ServerConfig): boolean {
+  return config.oauth?.signIn !== undefined && config.oauth.tokenCheck !== 'self';
 }

@@ -45,7 +45,7 @@ export function createClients(store: TokenStore, options: { allowInternalDocumen
   const documents = new Map<string, { client: Client | { problem: string }; until: number }>();
   return {
     async find(clientId) {
-      if (!clientId.startsWith('https://')) return (await store.get<Client>(`client:${clientId}`)) ?? { problem: 'unknown client_id' };
+      if (!clientId.startsWith('https://')) return registeredClient(store, clientId);
       const cached = documents.get(clientId);
       if (cached !== undefined && cached.until > Date.now()) return cached.client;
       const client = await clientOfDocument(clientId, options.allowInternalDocuments);
@@ -85,6 +85,18 @@ export function createClients(store: TokenStore, options: { allowInternalDocumen
   };
 }
 
+/**
+ * A registered client, kept REGISTERED_TTL_MS after its last use: registration says its secret
+ * never expires, so a client in use never disappears.
+ */
+async function registeredClient(store: TokenStore, clientId: string): Promise<Client | { problem: string }> {
+  const client = await store.get<Client & { seen?: number }>(`client:${clientId}`);
+  if (client === undefined) return { problem: 'unknown client_id' };
+  if ((client.seen ?? 0) < Date.now() - 86_400_000)
+    await store.put(`client:${clientId}`, { ...client, seen: Date.now() }, REGISTERED_TTL_MS);
+  return client;
+}
+
 export function hashOf(secret: string): string {
   return createHash('sha256').update(secret).digest('base64url');
 }
@@ -104,7 +116,7 @@ function loopbackWithoutPort(uri: string): string | undefined {
 }
 
 /** A redirect URI a client may declare: https, http on loopback, or an app's own scheme; no fragment. */
-export function redirectUriProblem(uri: unknown): string | undefined {
+function redirectUriProblem(uri: unknown): string | undefined {
   if (typeof uri !== 'string' || uri.length > 2_000) return 'a redirect URI must be a string of at most 2000 characters';
   const url = parseUrl(uri);
   if (url === null) return `${JSON.stringify(uri)} is not an absolute URI`;

@@ -17,8 +17,6 @@ export interface ConsentPage {
   signInHost: string;
   requestId: string;
   csrf: string;
-  /** Where the form may lead: the API's sign-in (allow) and the client's redirect (deny). */
-  formTargets: string[];
   /** The consent form's action. */
   action: string;
 }
@@ -59,17 +57,13 @@ export function errorHtml(title: string, message: string): string {
   return document(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>`);
 }
 
-export function sendPage(res: ServerResponse, status: number, html: string, formTargets: string[] = []): void {
+export function sendPage(res: ServerResponse, status: number, html: string): void {
   res.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
-    // No script, no framing; the form goes here, then to the API's sign-in or the client.
-    'content-security-policy': [
-      "default-src 'none'",
-      "style-src 'unsafe-inline'",
-      `form-action 'self' ${formTargets.join(' ')}`.trim(),
-      "frame-ancestors 'none'",
-      "base-uri 'none'",
-    ].join('; '),
+    // No script, no framing. No form-action: browsers apply it to every redirect after the
+    // post, and an API's sign-in may hop to a login host of its own (Atlassian, company SSO);
+    // the page's one form, to this server, is written here with nothing a client can inject.
+    'content-security-policy': ["default-src 'none'", "style-src 'unsafe-inline'", "frame-ancestors 'none'", "base-uri 'none'"].join('; '),
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
     // Not no-referrer: with it browsers send `Origin: null` on the form's POST, which the
@@ -78,12 +72,6 @@ export function sendPage(res: ServerResponse, status: number, html: string, form
     'cache-control': 'no-store',
   });
   res.end(html);
-}
-
-/** The CSP source that lets a form lead to `uri`: its origin, or its scheme for an app's own scheme. */
-export function formTargetOf(uri: string): string {
-  const url = new URL(uri);
-  return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
 }
 
 function document(title: string, body: string): string {
@@ -96,6 +84,6 @@ ${body}
 `;
 }
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -6,7 +6,7 @@
 // 7009 revocation. The tokens it issues are opaque, kept in the token store, and checked by the
 // resource server's gate like any other (storeVerifier).
 
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostHeaderValidation } from '@modelcontextprotocol/node';
 import { OAuthError, OAuthErrorCode, type AuthorizationServerMetadata } from '@modelcontextprotocol/server';
@@ -28,13 +28,12 @@ import {
   saveGrant,
   type AuthorizationRequest,
 } from './oauth-grants.js';
-import { consentHtml, errorHtml, formTargetOf, sendPage } from './oauth-pages.js';
+import { cookie, cookieOf, PENDING_TTL_MS, readForm, readText, redirect, sameSecret, sendJson } from './oauth-http.js';
+import { consentHtml, errorHtml, sendPage } from './oauth-pages.js';
 import type { VerifierFor } from './oauth-verify.js';
 import type { ScopePolicy } from './scopes.js';
 import type { ToolTable } from '../contract/table.js';
 
-const PENDING_TTL_MS = 600_000;
-const MAX_FORM_BYTES = 16_384;
 const CONSENT_COOKIE = 'mcp_consent';
 const SIGN_IN_COOKIE = 'mcp_signin';
 /** RFC 7636 §4.2: a S256 challenge is 43 base64url characters. */
@@ -221,7 +220,6 @@ function sendConsent(
   const tools = table.tools
     .filter((tool) => policy.required(tool).every((scope) => request.scopes.includes(scope)))
     .map((tool) => tool.name);
-  const formTargets = [formTargetOf(context.accounts.api.origin), formTargetOf(request.redirectUri)];
   const page = consentHtml({
     apiName: table.title ?? table.name,
     clientName: client.name,
@@ -232,10 +230,9 @@ function sendConsent(
     signInHost: new URL(context.accounts.api.origin).host,
     requestId,
     csrf,
-    formTargets,
     action: `${context.issuer}${PATHS.consent}`,
   });
-  sendPage(res, 200, page, formTargets);
+  sendPage(res, 200, page);
 }
 
 /** POST from the consent page: this origin only, with the cookie the page set (CSRF). */
@@ -405,64 +402,12 @@ function redirectBack(
   redirect(res, url.href);
 }
 
-function redirect(res: ServerResponse, location: string): void {
-  res.writeHead(302, { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).end();
-}
-
 function tokenError(res: ServerResponse, status: number, error: string, description: string): void {
   sendJson(res, status, { error, error_description: description });
-}
-
-function sendJson(res: ServerResponse, status: number, body: object): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache' });
-  res.end(JSON.stringify(body));
 }
 
 /** One value of a query parameter; a repeated one counts as missing (RFC 6749 §3.1). */
 function single(q: URLSearchParams, name: string): string | undefined {
   const all = q.getAll(name);
   return all.length === 1 && all[0] !== '' ? all[0] : undefined;
-}
-
-async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
-  if (!/^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) return undefined;
-  const text = await readText(req);
-  return text === undefined ? undefined : new URLSearchParams(text);
-}
-
-async function readText(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function cookie(
-  name: string,
-  value: string,
-  path: string,
-  sameSite: 'Strict' | 'Lax',
-  secure: boolean,
-  maxAge = PENDING_TTL_MS / 1000,
-): string {
-  return `${name}=${value}; Path=${path}; Max-Age=${maxAge}; HttpOnly; SameSite=${sameSite}${secure ? '; Secure' : ''}`;
-}
-
-function cookieOf(req: IncomingMessage, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [key, ...rest] = part.trim().split('=');
-    if (key === name) return rest.join('=');
-  }
-  return undefined;
-}
-
-function sameSecret(a: string | null | undefined, b: string): boolean {
-  if (a === null || a === undefined) return false;
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -41,7 +41,7 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
 export interface ResourceServerSteps {
   /** The metadata documents: answered before the Host/Origin guard, for any origin (they are public). */
   metadata: HttpStep;
-  /** This server's own authorization endpoints (--oauth-api-client-id without --oauth-issuer), before the guard too. */
+  /** The sign-in endpoints (--oauth-api-client-id): this server's own authorization server, or the links of API accounts; before the guard too. */
   authorization?: HttpStep;
   /** The token check: sets `req.auth` or answers 401. */
   gate: HttpStep;
@@ -61,6 +61,7 @@ export async function resourceServer(
   const own = oauth.tokenCheck === 'self' ? await ownAuthorizationServer(config, served, log) : undefined;
   const metadata = own?.metadata ?? (await discoverAuthorizationServer(oauth.issuer));
   const verifierFor = own?.verifierFor ?? verifierOf(oauth, metadata);
+  const links = own === undefined && oauth.signIn !== undefined ? await linkSteps(config, metadata, served.table, log) : undefined;
   const resourceOf = resourceLocator(config);
   const documents = new Map<string, OAuthProtectedResourceMetadata>();
   const document = (resource: string) => {
@@ -85,6 +86,7 @@ export async function resourceServer(
   return {
     metadata: metadataStep(resourceOf, document, metadata),
     ...(own !== undefined ? { authorization: own.endpoints } : {}),
+    ...(links !== undefined ? { authorization: links } : {}),
     gate: gateStep(resourceOf, oauth, verifierFor, served.policy, names, log),
     scopes: scopeStep(resourceOf, served.policy, byName, names),
   };
@@ -114,6 +116,16 @@ async function ownAuthorizationServer(
   log: Logger,
 ): Promise<AuthorizationServer> {
   return (await import('./oauth-server.js')).authorizationServer(config, served, log);
+}
+
+/** The link endpoints of API accounts, with another authorization server (oauth-link.ts, loaded only then). */
+async function linkSteps(
+  config: ServerConfig & { oauth: OAuthConfig },
+  metadata: AuthorizationServerMetadata,
+  table: ToolTable,
+  log: Logger,
+): Promise<HttpStep> {
+  return (await import('./oauth-link.js')).linkEndpoints(config, metadata, table, log);
 }
 
 function verifierOf(oauth: OAuthConfig, metadata: AuthorizationServerMetadata): VerifierFor {

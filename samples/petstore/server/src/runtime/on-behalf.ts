@@ -9,6 +9,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { RequestCredentials } from './auth.js';
 import type { OAuthConfig } from './config.js';
+import type { LinkRequired } from './links.js';
 import type { Logger } from './log.js';
 import { createTokenExchanger, TokenExchangeError, type TokenExchanger } from './token-exchange.js';
 import { badCredential } from './upstream.js';
@@ -28,7 +29,12 @@ interface Delegated {
 
 export interface OnBehalf {
   /** What the call of `tool` by `caller` adds to its request, or why it cannot go (one line for the client). */
-  prepare(tool: ToolSpec, caller: AuthInfo, given: RequestCredentials, signal: AbortSignal): Promise<Delegated | { problem: string }>;
+  prepare(
+    tool: ToolSpec,
+    caller: AuthInfo,
+    given: RequestCredentials,
+    signal: AbortSignal,
+  ): Promise<Delegated | { problem: string; link?: LinkRequired }>;
   /** The API answered 401 to an exchanged token: the next call exchanges anew. */
   forget(caller: AuthInfo): void | Promise<void>;
 }
@@ -57,7 +63,8 @@ export async function createOnBehalf(table: ToolTable, oauth: OAuthConfig, timeo
       try {
         exchanged = await (exchanger as TokenExchanger).tokenFor(caller, signal);
       } catch (error) {
-        if (error instanceof TokenExchangeError) return { problem: `${tool.name}: ${error.message}` };
+        if (error instanceof TokenExchangeError)
+          return { problem: `${tool.name}: ${error.message}`, ...(error.link ? { link: error.link } : {}) };
         if (signal.aborted)
           return { problem: `${tool.name}: token exchange stopped (${(signal.reason as Error)?.message ?? 'cancelled'})` };
         throw error;

@@ -10,6 +10,7 @@ import type { AuthInfo, AuthorizationServerMetadata } from '@modelcontextprotoco
 import { clientSecretBasic, MAX_TOKEN_RESPONSE_BYTES } from './auth.js';
 import type { TokenExchangeKind } from './config.js';
 import type { Logger } from './log.js';
+import type { LinkRequired } from './links.js';
 import { discoverAuthorizationServer } from './oauth-discovery.js';
 import { badCredential, fromWebResponse, readLimited, redact } from './upstream.js';
 
@@ -46,7 +47,15 @@ export interface TokenExchanger {
 }
 
 /** Why no token for the API: a message fit for the client, naming neither token nor secret. */
-export class TokenExchangeError extends Error {}
+export class TokenExchangeError extends Error {
+  constructor(
+    message: string,
+    /** Set when linking the caller's API account would let the call go. */
+    readonly link?: LinkRequired,
+  ) {
+    super(message);
+  }
+}
 
 interface Issued {
   token: string;
