@@ -5,103 +5,35 @@
 // mcp-remote over stdio, as such a host would; nothing of the flow is done for it, except the
 // user's part in the browser.
 //
-// The browser is made headless through a documented hook: mcp-remote opens the URL with the
-// `open` package, which on Linux runs its bundled xdg-open; without a desktop session (the child
-// gets no DISPLAY or XDG_CURRENT_DESKTOP) that script runs $BROWSER with the URL. BROWSER here is
-// test/fixtures/mcp-remote/browser.mjs, which posts the URL to this file; the test signs dana in
-// at the authorization server and then, as the browser would, follows the redirect to
-// mcp-remote's callback. mcp-remote keeps its client registration and tokens in
-// MCP_REMOTE_CONFIG_DIR, a folder of this run, never in ~/.mcp-auth.
-//
-// mcp-remote is installed like the Inspector in inspector.test.ts: pinned by
-// test/fixtures/mcp-remote/package.json, into test/.tmp/_mcp-remote, never into the root.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// The bridge's install, its headless browser (the BROWSER hook) and its config folder are those of
+// test/harness/mcp-remote.ts; the test signs dana in at the authorization server and then, as the
+// browser would, follows the redirect to mcp-remote's callback.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { decodeJwt } from 'jose';
-import { buildProject, generateProject, REPO, startServer, TMP, withLock, type RunningServer } from '../../harness/project.js';
+import { buildProject, generateProject, REPO, startServer, TMP, type RunningServer } from '../../harness/project.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
 import { Children } from '../harness/children.js';
+import {
+  installMcpRemote,
+  mcpRemoteFile,
+  mcpRemoteStore,
+  mcpRemoteTransport,
+  startUrlCatcher,
+  type UrlCatcher,
+} from '../harness/mcp-remote.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
-
-const FIXTURE = join(REPO, 'test/fixtures/mcp-remote/package.json');
-const BROWSER = join(REPO, 'test/fixtures/mcp-remote/browser.mjs');
-const DIR = join(TMP, '_mcp-remote');
-const PACKAGE = join(DIR, 'node_modules/mcp-remote');
-const BIN = join(PACKAGE, 'dist/proxy.js');
-const pinned = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { dependencies: Record<string, string> };
 
 const READ = 'mcp:read';
 const WRITE = 'mcp:write';
-
-async function installMcpRemote(): Promise<void> {
-  const wanted = readFileSync(FIXTURE, 'utf8');
-  await withLock(`${DIR}.lock`, () => {
-    const manifest = join(DIR, 'package.json');
-    if (existsSync(manifest) && readFileSync(manifest, 'utf8') === wanted && existsSync(BIN)) return;
-    rmSync(DIR, { recursive: true, force: true });
-    mkdirSync(DIR, { recursive: true });
-    writeFileSync(manifest, wanted);
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: DIR, stdio: 'inherit' });
-  });
-  const installed = (JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as { version: string }).version;
-  if (installed !== pinned.dependencies['mcp-remote'])
-    throw new Error(`mcp-remote ${installed} installed, ${pinned.dependencies['mcp-remote']} pinned`);
-}
-
-/** Where the browser script posts each URL mcp-remote opens; next() waits for the following one. */
-interface Browser {
-  url: string;
-  opened: string[];
-  next(timeoutMs: number): Promise<string>;
-  close(): Promise<void>;
-}
-
-async function startBrowser(): Promise<Browser> {
-  const opened: string[] = [];
-  const waiting: ((url: string) => void)[] = [];
-  let taken = 0;
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      opened.push(body);
-      res.end();
-      const waiter = waiting.shift();
-      if (waiter) {
-        taken += 1;
-        waiter(body);
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    opened,
-    next: (timeoutMs) => {
-      if (opened.length > taken) return Promise.resolve(opened[taken++] as string);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no browser opened within ${timeoutMs} ms`)), timeoutMs);
-        waiting.push((url) => {
-          clearTimeout(timer);
-          resolve(url);
-        });
-      });
-    },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 let dir: string;
 let upstream: Upstream;
 let as: AuthorizationServer;
 let server: RunningServer;
-let browser: Browser;
+let browser: UrlCatcher;
 /** mcp-remote's MCP_REMOTE_CONFIG_DIR (and HOME), shared by the runs of this file. */
 let configDir: string;
 let resource: string;
@@ -122,7 +54,7 @@ beforeAll(async () => {
   children.track(server.process);
   resource = `${server.url}/`;
   as.addResource(resource, [READ, WRITE]);
-  browser = await startBrowser();
+  browser = await startUrlCatcher();
   configDir = mkdtempSync(join(TMP, 'mcp-remote-auth-'));
 }, 300_000);
 
@@ -134,33 +66,11 @@ afterAll(async () => {
   if (configDir) rmSync(configDir, { recursive: true, force: true });
 });
 
-/** The SDK client's stdio transport to `node mcp-remote <server>/mcp --transport http-only`, its stderr kept. */
-function mcpRemote(): { transport: StdioClientTransport; stderr: () => string } {
-  // xdg-open runs $BROWSER unquoted, split at spaces and colons: node and the script must have neither
-  for (const path of [process.execPath, BROWSER]) if (/[\s:]/.test(path)) throw new Error(`cannot pass ${path} in BROWSER`);
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, `${server.url}/mcp`, '--transport', 'http-only', '--auth-timeout', '60'],
-    env: {
-      HOME: configDir,
-      MCP_REMOTE_CONFIG_DIR: configDir,
-      BROWSER: `${process.execPath} ${BROWSER}`,
-      MCP_REMOTE_TEST_HANDOFF: browser.url,
-    },
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return { transport, stderr: () => stderr };
-}
+/** The SDK client's stdio transport to mcp-remote in front of the server, its stderr kept. */
+const mcpRemote = () => mcpRemoteTransport(`${server.url}/mcp`, configDir, browser);
 
 /** What mcp-remote stored for the server: its one tokens file under MCP_REMOTE_CONFIG_DIR. */
-function storedTokens(): { access_token: string; refresh_token?: string } {
-  const store = join(configDir, 'mcp-remote-v1');
-  const files = readdirSync(store).filter((f) => f.endsWith('_tokens.json'));
-  expect(files).toHaveLength(1);
-  return JSON.parse(readFileSync(join(store, files[0] as string), 'utf8')) as { access_token: string };
-}
+const storedTokens = () => mcpRemoteFile<{ access_token: string; refresh_token?: string }>(configDir, 'tokens.json');
 
 const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name).sort();
 const textOf = (result: Awaited<ReturnType<Client['callTool']>>) =>
@@ -204,11 +114,7 @@ describe.skipIf(process.platform !== 'linux')('mcp-remote signs dana in headless
 
       // what it stored, in MCP_REMOTE_CONFIG_DIR only: the registration and dana's tokens
       expect(readdirSync(configDir).sort()).toEqual(['mcp-remote-v1']);
-      expect(
-        readdirSync(join(configDir, 'mcp-remote-v1'))
-          .map((f) => f.replace(/^[0-9a-f]+_/, ''))
-          .sort(),
-      ).toEqual(['client_info.json', 'tokens.json']);
+      expect(mcpRemoteStore(configDir).files).toEqual(['client_info.json', 'tokens.json']);
       const stored = storedTokens();
       expect(stored.refresh_token).toBeTruthy();
       const token = stored.access_token;
