@@ -3,42 +3,18 @@
 // remote refs) and reports each finding on stderr. Generated servers under the default
 // `portable` profile must give it nothing to report, on Petstore and on all of GitHub's
 // 1,223 operations; `--client-profile full` is the control that shows the lint bites.
-// The Inspector needs Node >= 22 while this repository runs on Node 20: like the conformance
-// test, this one installs it with the npm package `node` (a Node 22 binary) into its own
-// folder, test/.tmp/_inspector, from test/fixtures/inspector/package.json.
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// The Inspector needs Node >= 22 while this repository runs on Node 20: test/harness/inspector.ts
+// installs both into test/.tmp/_inspector.
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildProject, generateProject, REPO, TMP, withLock } from '../../harness/project.js';
+import { buildProject, generateProject, REPO } from '../../harness/project.js';
+import { INSPECTOR_DIR, installInspector, LAUNCHER, NODE22 } from '../harness/inspector.js';
 import { GITHUB_SPEC } from '../../harness/corpus-check.js';
 import type { ToolTable } from '../../src/contract/table.js';
 
-const FIXTURE = join(REPO, 'test/fixtures/inspector/package.json');
-const DIR = join(TMP, '_inspector');
-const NODE22 = join(DIR, 'node_modules/node/bin/node');
-const LAUNCHER = join(DIR, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
-const pinned = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { dependencies: Record<string, string> };
-
-async function installInspector(): Promise<void> {
-  const wanted = readFileSync(FIXTURE, 'utf8');
-  await withLock(`${DIR}.lock`, () => {
-    const manifest = join(DIR, 'package.json');
-    if (existsSync(manifest) && readFileSync(manifest, 'utf8') === wanted && existsSync(NODE22) && existsSync(LAUNCHER)) return;
-    rmSync(DIR, { recursive: true, force: true });
-    mkdirSync(DIR, { recursive: true });
-    writeFileSync(manifest, wanted);
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: DIR, stdio: 'inherit' });
-  });
-  const version = existsSync(NODE22) ? execFileSync(NODE22, ['--version'], { encoding: 'utf8' }).trim() : 'missing';
-  if (version !== `v${pinned.dependencies.node}`)
-    throw new Error(`${NODE22} is ${version}, not v${pinned.dependencies.node}: did the \`node\` package's preinstall script run?`);
-  const installed = (
-    JSON.parse(readFileSync(join(DIR, 'node_modules/@modelcontextprotocol/inspector/package.json'), 'utf8')) as { version: string }
-  ).version;
-  if (installed !== pinned.dependencies['@modelcontextprotocol/inspector'])
-    throw new Error(`inspector ${installed} installed, ${pinned.dependencies['@modelcontextprotocol/inspector']} pinned`);
-}
+const DIR = INSPECTOR_DIR;
 
 interface Lint {
   exitCode: number;

@@ -85,6 +85,13 @@ export async function startUrlCatcher(): Promise<UrlCatcher> {
   };
 }
 
+/** The environment that makes `open` (xdg-open without a desktop) hand the URLs it opens to `catcher`. */
+export function browserEnv(catcher: UrlCatcher): Record<string, string> {
+  // xdg-open runs $BROWSER unquoted, split at spaces and colons: node and the script must have neither
+  for (const path of [process.execPath, BROWSER]) if (/[\s:]/.test(path)) throw new Error(`cannot pass ${path} in BROWSER`);
+  return { BROWSER: `${process.execPath} ${BROWSER}`, MCP_REMOTE_TEST_HANDOFF: catcher.url };
+}
+
 /**
  * The SDK client's stdio transport to `node mcp-remote <mcpUrl> --transport http-only`, its
  * stderr kept; `configDir` is its MCP_REMOTE_CONFIG_DIR (and HOME), the URLs it opens go to `catcher`.
@@ -95,16 +102,13 @@ export function mcpRemoteTransport(
   catcher: UrlCatcher,
   extraArgs: string[] = [],
 ): { transport: StdioClientTransport; stderr: () => string } {
-  // xdg-open runs $BROWSER unquoted, split at spaces and colons: node and the script must have neither
-  for (const path of [process.execPath, BROWSER]) if (/[\s:]/.test(path)) throw new Error(`cannot pass ${path} in BROWSER`);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, mcpUrl, '--transport', 'http-only', '--auth-timeout', '60', ...extraArgs],
     env: {
       HOME: configDir,
       MCP_REMOTE_CONFIG_DIR: configDir,
-      BROWSER: `${process.execPath} ${BROWSER}`,
-      MCP_REMOTE_TEST_HANDOFF: catcher.url,
+      ...browserEnv(catcher),
     },
     stderr: 'pipe',
   });
