@@ -9,6 +9,12 @@
 // the URL mcp-remote opens is our /authorize, and delegatedSignIn takes it through the consent
 // form, the sign-in at the API and our callback to the 302 to mcp-remote's loopback callback,
 // which the test then GETs as the browser would.
+//
+// The official MCP Inspector's CLI (Node 22, test/harness/inspector.ts) runs the same flow
+// without a TTY when MCP_AUTO_OPEN_ENABLED=true: it opens the URL through the same `open` and
+// BROWSER hook, on its loopback callback at MCP_OAUTH_CALLBACK_URL; with no keychain here it
+// keeps its tokens only in memory unless MCP_INSPECTOR_SECRET_STORE=file.
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -20,7 +26,9 @@ import { freePort } from '../../harness/process.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
 import { Children } from '../harness/children.js';
 import { delegatedSignIn, signInAtApiArgs, startApiUpstream } from '../harness/delegated-sign-in.js';
+import { installInspector, LAUNCHER, NODE22 } from '../harness/inspector.js';
 import {
+  browserEnv,
   installMcpRemote,
   mcpRemoteFile,
   mcpRemoteStore,
@@ -46,6 +54,7 @@ const children = new Children();
 
 beforeAll(async () => {
   await installMcpRemote();
+  await installInspector();
   as = await startAuthorizationServer({
     format: 'jwt',
     resources: { [API]: { scopes: ['read:pets', 'write:pets'] } },
@@ -253,4 +262,81 @@ describe.skipIf(process.platform !== 'linux')('mcp-remote signs in through the s
       rmSync(bobDir, { recursive: true, force: true });
     }
   }, 120_000);
+});
+
+interface InspectorRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `inspector --cli --server-url <server>/mcp --transport http <args>` on Node 22, its OAuth state in `home`. */
+function inspectorCli(home: string, callbackPort: number, args: string[]): Promise<InspectorRun> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      NODE22,
+      [LAUNCHER, '--cli', '--server-url', `${serverUrl}/mcp`, '--transport', 'http', ...args],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: home,
+          NO_COLOR: '1',
+          // no keychain on these machines: its OAuth state in HOME/.mcp-inspector, so that a second run finds it
+          MCP_INSPECTOR_SECRET_STORE: 'file',
+          // no TTY here: without this the CLI refuses interactive OAuth (and names --stored-auth-only)
+          MCP_AUTO_OPEN_ENABLED: 'true',
+          // its loopback callback, off its fixed default port 6276
+          MCP_OAUTH_CALLBACK_URL: `http://127.0.0.1:${callbackPort}/oauth/callback`,
+          ...browserEnv(browser),
+        },
+        timeout: 90_000,
+      },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') return reject(new Error(`the inspector did not run (${error.message}):\n${stderr}`));
+        resolve({ exitCode: error ? (error.code as number) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The pets of a `tools/call findPetsByStatus` the Inspector printed as JSON on stdout. */
+const petsOf = (run: InspectorRun) =>
+  ((JSON.parse(run.stdout) as { structuredContent?: { result?: { name: string }[] } }).structuredContent?.result ?? []).map((p) => p.name);
+
+describe.skipIf(process.platform !== 'linux')("the MCP Inspector's CLI signs in through the server too", () => {
+  it('carol: tools/call through the sign-in (dynamic registration), then again from its stored tokens without a browser', async () => {
+    const home = mkdtempSync(join(TMP, 'inspector-as-'));
+    const callbackPort = await freePort();
+    const call = ['--method', 'tools/call', '--tool-name', 'findPetsByStatus', '--tool-args-json', '{"status":["available"]}'];
+    try {
+      const running = inspectorCli(home, callbackPort, call);
+      const opened = new URL(await browser.next(60_000));
+      expect(`${opened.origin}${opened.pathname}`).toBe(`${serverUrl}/authorize`);
+      expect(opened.searchParams.get('redirect_uri')).toBe(`http://127.0.0.1:${callbackPort}/oauth/callback`);
+      // RFC 7591 at our /register, like mcp-remote (a metadata document only with --client-metadata-url)
+      expect(opened.searchParams.get('client_id')).toMatch(/^mcp_/);
+      expect(opened.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(opened.searchParams.get('resource')).toBe(`${serverUrl}/`);
+      const back = await delegatedSignIn(as, opened, 'carol');
+      expect(back.searchParams.get('iss')).toBe(serverUrl);
+      const landed = await fetch(back);
+      expect(landed.status).toBe(200);
+      const first = await running;
+      expect(first.exitCode, first.stderr).toBe(0);
+      expect(first.stderr).toContain('Authorization complete.');
+      expect(petsOf(first)).toEqual(['pet of carol']);
+      expect(lastApiToken()?.claims).toMatchObject({ iss: as.issuer, aud: API, sub: 'carol' });
+
+      const openedBefore = browser.opened.length;
+      const before = upstream.requests.length;
+      const again = await inspectorCli(home, callbackPort, [...call, '--stored-auth-only']);
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(browser.opened).toHaveLength(openedBefore);
+      expect(petsOf(again)).toEqual(['pet of carol']);
+      expect(upstream.requests.length).toBe(before + 1);
+      expect(lastApiToken()?.claims.sub).toBe('carol');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 240_000);
 });
