@@ -40,6 +40,8 @@ let client: Upstream;
 let redirectUri: string;
 /** Another origin: its page (what `otherPage` holds) frames the consent page or posts its form. */
 let other: Upstream;
+/** The API's sign-in URL: on another origin, it sends the browser on to the fixture, as a login host of its own would. */
+let signInHop: Upstream;
 let otherPage = '';
 let clientId: string;
 let browser: Browser;
@@ -86,6 +88,7 @@ describe.skipIf(UNAVAILABLE !== undefined)(`the consent page in a real Chromium$
     client = await startUpstream(() => html(CLIENT_PAGE));
     redirectUri = `${client.url}/callback`;
     other = await startUpstream(() => html(otherPage));
+    signInHop = await startUpstream((req) => ({ status: 302, headers: { location: `${as.issuer}/auth?${req.query}` } }));
     serverUrl = `http://127.0.0.1:${await freePort()}`;
     await as.registerClient({
       ...APP,
@@ -99,7 +102,7 @@ describe.skipIf(UNAVAILABLE !== undefined)(`the consent page in a real Chromium$
       port: new URL(serverUrl).port,
       'public-url': serverUrl,
       'oauth-api-client-id': APP.clientId,
-      'oauth-api-authorization-url': `${as.issuer}/auth`,
+      'oauth-api-authorization-url': `${signInHop.url}/login/oauth/authorize`,
       'oauth-api-token-url': `${as.issuer}/token`,
       'oauth-api-scopes': API_SCOPES,
       'data-dir': join(work, 'data'),
@@ -128,6 +131,7 @@ describe.skipIf(UNAVAILABLE !== undefined)(`the consent page in a real Chromium$
     await as?.close();
     await client?.close();
     await other?.close();
+    await signInHop?.close();
   });
 
   it('shows who asks, for what, and where the user signs in next; the screenshot is a real PNG of it', async () => {
@@ -143,7 +147,7 @@ describe.skipIf(UNAVAILABLE !== undefined)(`the consent page in a real Chromium$
     expect(text).toContain('findPetsByStatus');
     expect(text).toContain('addPet');
     expect(text).toMatch(/Scopes: mcp:read mcp:write/);
-    expect(text).toContain(`Next you sign in at ${new URL(as.issuer).host}`);
+    expect(text).toContain(`Next you sign in at ${new URL(signInHop.url).host}`);
     await expect(page.getByRole('button', { name: 'Allow and sign in' }).isVisible()).resolves.toBe(true);
     await expect(page.getByRole('button', { name: 'Deny' }).isVisible()).resolves.toBe(true);
 
@@ -164,8 +168,11 @@ describe.skipIf(UNAVAILABLE !== undefined)(`the consent page in a real Chromium$
     await page.goto(url);
     const toApi = page.waitForRequest((r) => r.url().startsWith(`${as.issuer}/auth?`));
     await page.getByRole('button', { name: 'Allow and sign in' }).click();
-    // The consent form's answer redirected the browser there.
-    expect((await toApi).redirectedFrom()?.url()).toBe(`${serverUrl}/oauth/consent`);
+    // The consent form's answer redirected the browser to the API's sign-in URL, which sent it on
+    // to another origin: nothing in the page's policy stops that second hop.
+    const hop = (await toApi).redirectedFrom();
+    expect(hop?.url()).toMatch(new RegExp(`^${signInHop.url}/login/oauth/authorize\\?`));
+    expect(hop?.redirectedFrom()?.url()).toBe(`${serverUrl}/oauth/consent`);
     const asked = new URL((await toApi).url()).searchParams;
     expect(asked.get('client_id')).toBe(APP.clientId);
     expect(asked.get('redirect_uri')).toBe(`${serverUrl}/oauth/callback`);
