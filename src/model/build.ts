@@ -34,6 +34,7 @@ import {
   type Operation,
 } from './operation.js';
 import { buildOutput, linkedOperations, linkSequences } from './responses.js';
+import { detectPagination, paginationSentence, withSentence } from './pagination.js';
 import { serverList } from './servers.js';
 import { oneLine } from './text.js';
 
@@ -152,6 +153,12 @@ function addOperation(run: ModelRun, operation: Operation): void {
   if (args.ignoredBody) report.droppedBodies.push(operation.label);
   const tool = toolOf(run, operation, verdict, name, args, refs);
   if (isPoorDescription(tool.description, operation.label)) report.poorDescriptions.push(`${operation.label} (${name})`);
+  // After the check above: the sentence on paging says nothing of what the operation does.
+  const pagination = detectPagination(run.ctx.doc, operation.op, args.params);
+  if (pagination) {
+    tool.pagination = pagination;
+    tool.description = withSentence(tool.description, paginationSentence(pagination), options.maxDescriptionLength);
+  }
   const route = routeKind(operation, options.routes, options.resources, args.params);
   if (route.kind === 'exclude') {
     run.names.release(name);

@@ -23,6 +23,7 @@ describe('readConfig', () => {
       port: 3000,
       timeoutMs: 30_000,
       maxResponseBytes: 262_144,
+      maxAnswerBytes: 65_536,
       logLevel: 'info',
       clientProfile: 'portable',
       toolsets: [],

@@ -37,6 +37,7 @@ const SAMPLE: Record<string, string> = {
   'base-url': 'https://x.example',
   timeout: '1234',
   'max-response-bytes': '999',
+  'max-answer-bytes': '997',
   'max-request-bytes': '998',
   'allowed-hosts': 'h.example',
   'allowed-origins': 'https://o.example',
