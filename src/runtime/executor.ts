@@ -105,7 +105,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       try {
         const outcome = await exchange(tool, args, signal, call);
         if ('failure' in outcome) return keepLink(outcome.failure, redactor.result(outcome.failure, credentials, call.secrets));
-        const budget = config.maxAnswerBytes > 0 ? answerBudget(tool, args, config.maxAnswerBytes) : undefined;
+        const budget = answerBudget(tool, args, config.maxAnswerBytes);
         const result = toToolResult(outcome.answer, structureFor(tool, options.advertised !== false, checks.output), budget);
         return result.isError ? redactor.result(result, credentials, call.secrets) : result;
       } catch (error) {

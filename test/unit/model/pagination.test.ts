@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { loadSpec } from '../../../src/parse/load.js';
 import { buildModel } from '../../../src/model/build.js';
 import { withSentence } from '../../../src/model/pagination.js';
+import { compactDescription } from '../../../src/contract/profiles.js';
 import type { ToolSpec } from '../../../src/contract/table.js';
 import { GITHUB_SPEC } from '../../../harness/corpus-check.js';
 import { REPO } from '../../../harness/project.js';
@@ -93,5 +94,12 @@ describe('the description', () => {
   it('withSentence: unchanged when the sentence cannot fit', () => {
     expect(withSentence('short', 'Paginated: x.', 100)).toBe('short\n\nPaginated: x.');
     expect(withSentence('short', 'Paginated: a long sentence that does not fit.', 30)).toBe('short');
+  });
+
+  it('compact profiles list the first paragraph and the sentence on paging, within 300 characters', () => {
+    const listed = compactDescription(tool('github', 'issues/list-for-repo').description);
+    expect(listed.length).toBeLessThanOrEqual(300);
+    expect(listed).toMatch(/^List repository issues .*Paginated: when there are more results/);
+    expect(compactDescription('One.\n\nTwo.')).toBe('One.');
   });
 });

@@ -62,6 +62,21 @@ export function firstParagraph(text: string, max = DESCRIPTION_CHARS): string {
   return `${atWord.length > max / 2 ? atWord : cut}…`;
 }
 
+/** The last paragraph mcp-gen adds to a paginated tool's description (src/model/pagination.ts). */
+const PAGING = /\n\n(Paginated: [^\n]*)$/;
+
+/**
+ * A description as compact profiles list it: its first paragraph, and the sentence on paging
+ * when there is one (an agent cannot fetch the rest of a list without it).
+ */
+export function compactDescription(text: string): string {
+  const paging = PAGING.exec(text);
+  if (paging?.[1] === undefined) return firstParagraph(text);
+  const sentence = paging[1];
+  const head = firstParagraph(text.slice(0, paging.index), DESCRIPTION_CHARS - sentence.length - 1);
+  return head ? `${head} ${sentence}` : sentence;
+}
+
 /**
  * The listing of a table under a profile. `full` uses the generated listing (`fullInput` /
  * `fullOutput`: the schemas with their `$defs`, large ones in part).
@@ -88,7 +103,7 @@ export function createLister(
     const { outputSchema, ...rest } = tool;
     const listed: ListedTool = {
       ...rest,
-      description: firstParagraph(tool.description),
+      description: compactDescription(tool.description),
       inputSchema: toProfile(tool.inputSchema, profile, true),
     };
     if (outputSchema && listsOutputSchema(profile))

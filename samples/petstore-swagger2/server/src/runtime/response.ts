@@ -5,6 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isTextual, mediaKind } from '../contract/media.js';
 import { NO_JSON, NOTHING, plainStructure, StructureProblem, toolError, type Structurer } from './output.js';
+import { fitJson, fitText, withNulls, type AnswerBudget } from './answer-budget.js';
 
 export interface UpstreamAnswer {
   status: number;
@@ -16,6 +17,8 @@ export interface UpstreamAnswer {
   truncated: boolean;
   /** Declared length, when the upstream sent one. */
   declaredLength?: number;
+  /** The RFC 8288 Link header, when the upstream sent one (where the next page is). */
+  link?: string;
   /** `METHOD url-without-query`, for messages (a query string can carry secrets). */
   label: string;
   /** URL of the request without its query, used as the URI of binary resources. */
@@ -45,7 +48,11 @@ export function errorExcerpt(answer: UpstreamAnswer): string {
   return excerpt ? excerpt + more : '';
 }
 
-export function toToolResult(answer: UpstreamAnswer, structure: Structurer = plainStructure): CallToolResult {
+/**
+ * `budget`: --max-answer-bytes and what the tool knows of its pages; a good answer over it is
+ * cut (answer-budget.ts), with a note in a text block of its own and in `_meta`.
+ */
+export function toToolResult(answer: UpstreamAnswer, structure: Structurer = plainStructure, budget?: AnswerBudget): CallToolResult {
   const media = answer.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
   const statusLine = `HTTP ${answer.status}${answer.statusText ? ' ' + answer.statusText : ''}`;
   if (answer.status >= 400) {
@@ -61,12 +68,36 @@ export function toToolResult(answer: UpstreamAnswer, structure: Structurer = pla
     }
     return { content: [{ type: 'text', text }], structuredContent: structured };
   };
+  /**
+   * A JSON answer within the budget. What was kept must still be what the outputSchema
+   * promises: placeholders become null (every loosened response schema accepts null) when the
+   * strings do not fit it; an answer that fits neither way goes as text alone.
+   */
+  const budgeted = (text: string, value: unknown, budget: AnswerBudget): CallToolResult => {
+    const fitted = fitJson(text, value, budget, answer.link);
+    if (fitted.note === undefined) return withStructure(fitted.text, fitted.value);
+    const noted = (result: CallToolResult): CallToolResult => ({
+      ...result,
+      content: [...result.content, { type: 'text', text: fitted.note ?? '' }],
+      _meta: { ...result._meta, 'mcp-gen/answer': { note: fitted.note, ...fitted.meta } },
+    });
+    const first = withStructure(fitted.text, fitted.value);
+    if (!first.isError) return noted(first);
+    if (fitted.text === text) return first; // nothing cut: the answer itself does not fit the schema
+    if (fitted.placeholders.length > 0) {
+      const nulled = withNulls(fitted.value, fitted.placeholders);
+      const second = withStructure(JSON.stringify(nulled), nulled);
+      if (!second.isError) return noted(second);
+    }
+    return noted({ content: [{ type: 'text', text: fitted.text }] });
+  };
   if (answer.bytes.length === 0) return withStructure(`${statusLine}: success, empty body`, NOTHING);
   const kind = mediaKind(media);
   // No Content-Type at all: most likely text (often JSON without a label), shown as is.
   if (media === '' || isTextual(kind)) {
     const text = decoder.decode(answer.bytes);
-    if (answer.truncated) return withStructure(text + truncationNote(answer), NOTHING);
+    const maxBytes = budget?.maxBytes ?? 0;
+    if (answer.truncated) return withStructure(fitText(text, maxBytes) + truncationNote(answer), NOTHING);
     if (kind === 'json' || (media === '' && /^\s*[[{]/.test(text))) {
       let value: unknown = NO_JSON;
       try {
@@ -74,9 +105,10 @@ export function toToolResult(answer: UpstreamAnswer, structure: Structurer = pla
       } catch {
         // not JSON after all: passed on as text
       }
-      return withStructure(text, value);
+      if (value !== NO_JSON && budget !== undefined) return budgeted(text, value, budget);
+      return withStructure(fitText(text, maxBytes), value);
     }
-    return withStructure(text, NO_JSON);
+    return withStructure(fitText(text, maxBytes), NO_JSON);
   }
   if (answer.truncated) {
     return withStructure(

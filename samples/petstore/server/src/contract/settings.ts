@@ -91,6 +91,19 @@ export const SETTINGS: readonly Setting[] = [
   { flag: 'timeout', value: 'MS', env: 'API_TIMEOUT_MS', default: '30000', help: 'upstream request timeout' },
   { flag: 'max-response-bytes', value: 'N', env: 'MCP_MAX_RESPONSE_BYTES', default: '262144', help: 'cut upstream bodies above N bytes' },
   {
+    flag: 'max-answer-bytes',
+    value: 'N',
+    env: 'MCP_MAX_ANSWER_BYTES',
+    default: '65536',
+    help: "cut a good answer's text to N bytes for the model, JSON kept valid (0 = no limit)",
+    more: [
+      'a list keeps its first items whole, with a note naming the next page;',
+      'an object gives up its largest values for placeholders. 64 KiB is about',
+      '16,000 tokens, under the 25,000 a client such as Claude Code accepts',
+      'from one tool call. --max-response-bytes limits what is read upstream.',
+    ],
+  },
+  {
     flag: 'max-request-bytes',
     value: 'N',
     env: 'MCP_MAX_REQUEST_BYTES',

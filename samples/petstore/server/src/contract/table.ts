@@ -115,7 +115,29 @@ export interface ToolSpec {
   asTool?: false;
   /** Tools the spec's response links lead to (OpenAPI Link Objects): common next calls. */
   then?: string[];
+  /** How the operation pages its answers, as the spec shows it (mcp-gen's src/model/pagination.ts). */
+  pagination?: Pagination;
 }
+
+/**
+ * How an operation pages a long list, read from its spec. Parameter names (`param`,
+ * `sizeParam`) are tool arguments. When an answer is cut to --max-answer-bytes, the runtime
+ * tells the agent how to get the rest from this and the actual answer.
+ */
+export type Pagination =
+  /** RFC 8288 `Link` response header with rel="next" (GitHub); `sizeParam` sets the page size when there is one. */
+  | { style: 'link-header'; sizeParam?: string }
+  /**
+   * The next page's cursor goes in `param`; it is in the answer at `next`, a dotted path in
+   * which `-1` is an array's last item (`data.-1.id`: Stripe's `starting_after` is the last
+   * item's id), or a URL whose query carries it (`links.next`). `hasMore`: the boolean that
+   * says there is a next page.
+   */
+  | { style: 'cursor'; param: string; next: string; hasMore?: string; sizeParam?: string }
+  /** Page numbers: `param` = 2, 3, …; `sizeParam` sets the page size. */
+  | { style: 'page'; param: string; sizeParam?: string }
+  /** `param` = the number of items already seen; `sizeParam` sets the page size. */
+  | { style: 'offset'; param: string; sizeParam?: string };
 
 /** A prompt with arguments; `{{name}}` in the template is replaced by the argument's value, nothing else. */
 export interface PromptSpec {

@@ -24,6 +24,11 @@ export interface ServerConfig {
   timeoutMs: number;
   /** Largest upstream body passed on to the client, in bytes; more is cut with a note. */
   maxResponseBytes: number;
+  /**
+   * Most bytes of a good answer's text (and structuredContent, the same value) sent to the
+   * model; a JSON answer over it is cut where JSON stays valid (answer-budget.ts); 0 = no limit.
+   */
+  maxAnswerBytes: number;
   /** Largest MCP request body accepted over HTTP, in bytes (413 above). */
   maxRequestBytes: number;
   /** Host names accepted in the Host header (DNS-rebinding protection); empty = loopback only. */
@@ -277,6 +282,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     ...(baseUrl !== undefined ? { baseUrl: baseUrl.replace(/\/+$/, '') } : {}),
     timeoutMs: integer('timeout', 1, 86_400_000),
     maxResponseBytes: integer('max-response-bytes', 1, 2 ** 31),
+    maxAnswerBytes: integer('max-answer-bytes', 0, 2 ** 31),
     maxRequestBytes: integer('max-request-bytes', 1, 2 ** 31),
     allowedHosts: list('allowed-hosts'),
     allowedOrigins: list('allowed-origins'),

@@ -21,6 +21,7 @@ export async function readAnswer(
 ): Promise<UpstreamAnswer> {
   const { bytes, truncated } = await readLimited(response, maxBytes);
   const declared = Number(response.header('content-length'));
+  const link = response.header('link');
   return {
     status: response.status,
     statusText: response.statusText,
@@ -28,6 +29,7 @@ export async function readAnswer(
     bytes,
     truncated,
     ...(Number.isFinite(declared) && declared > 0 ? { declaredLength: declared } : {}),
+    ...(link ? { link } : {}),
     label: named.label,
     uri: named.uri,
   };

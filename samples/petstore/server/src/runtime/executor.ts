@@ -22,6 +22,7 @@ import { afterResponse, type AfterResponse } from './response-hooks.js';
 import { createRedactor, refusal, structureFor } from './shape.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../contract/table.js';
 import { toolSchemas } from './tool-schemas.js';
+import type { AnswerBudget } from './answer-budget.js';
 import { credentialPlaces, sendFollowingRedirects } from './upstream.js';
 
 export interface Executor {
@@ -105,7 +106,8 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       try {
         const outcome = await exchange(tool, args, signal, call);
         if ('failure' in outcome) return keepLink(outcome.failure, redactor.result(outcome.failure, credentials, call.secrets));
-        const result = toToolResult(outcome.answer, structureFor(tool, options.advertised !== false, checks.output));
+        const budget = answerBudget(tool, args, config.maxAnswerBytes);
+        const result = toToolResult(outcome.answer, structureFor(tool, options.advertised !== false, checks.output), budget);
         return result.isError ? redactor.result(result, credentials, call.secrets) : result;
       } catch (error) {
         // A failure inside a call is the tool's failure (isError), never the connection's.
@@ -192,6 +194,11 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     const request = hooks.beforeRequest ? ((await hooks.beforeRequest(built.request)) ?? built.request) : built.request;
     return { request, usedTokenFetch: authenticated.usedTokenFetch, exchanged: delegated?.exchanged !== undefined };
   }
+}
+
+/** What a call's answer may cost the model, and how the tool pages (for the note on what was cut). */
+function answerBudget(tool: ToolSpec, args: Record<string, unknown>, maxBytes: number): AnswerBudget {
+  return { maxBytes, params: tool.http.params, args, ...(tool.pagination ? { pagination: tool.pagination } : {}) };
 }
 
 /**
