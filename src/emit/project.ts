@@ -65,6 +65,7 @@ const packageVersions = (() => {
     ajv: exact('ajv'),
     ajvFormats: exact('ajv-formats'),
     jose: exact('jose'),
+    quickjs: exact('quickjs-emscripten'),
     re2js: exact('re2js'),
     redis: exact('redis'),
   };
