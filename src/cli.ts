@@ -77,7 +77,7 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
     const kb = (n: number) => `${Math.ceil(n / 1024)} KB`;
     const listed = `${serving.listed.tools} tool${serving.listed.tools === 1 ? '' : 's'} in ${kb(serving.listed.bytes)}`;
     print(
-      `  tools/list: ${serving.mode} by default, ${listed} (${serving.reason}); start with --tools direct|toolsets|dynamic to change it`,
+      `  tools/list: ${serving.mode} by default, ${listed} (${serving.reason}); start with --tools direct|toolsets|dynamic|code to change it`,
     );
     if (serving.toolsets.length > 1) {
       const shown = [...serving.toolsets].sort((a, b) => b.tools - a.tools || a.name.localeCompare(b.name));

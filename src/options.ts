@@ -173,7 +173,7 @@ const CHECKS: Record<(typeof KEYS)[keyof typeof KEYS], (value: unknown, at: stri
     if (!(Number.isInteger(value) && (value as number) > 0)) throw new OptionsError(`${at} must be a whole number above 0`);
   },
   mode: (value, at) => {
-    if (!TOOL_MODES.includes(value as ToolModeOption)) throw new OptionsError(`${at} must be auto, direct, toolsets or dynamic`);
+    if (!TOOL_MODES.includes(value as ToolModeOption)) throw new OptionsError(`${at} must be auto, direct, toolsets, dynamic or code`);
   },
   prompts: (value, at) => {
     if (!Array.isArray(value)) throw new OptionsError(`${at} must be a list of { name, description, arguments, template }`);

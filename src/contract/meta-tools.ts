@@ -5,6 +5,10 @@ import type { ListedTool } from './profiles.js';
 import type { ToolTable } from './table.js';
 
 export const SEARCH = 'search_operations';
+export const SEARCH_API = 'search_api';
+export const EXECUTE = 'execute';
+/** The longest program execute takes. */
+const PROGRAM_MAX_CHARS = 20_000;
 export const DESCRIBE = 'describe_operation';
 export const INVOKE = 'invoke_operation';
 
@@ -65,6 +69,56 @@ export function metaTools(table: ToolTable): ListedTool[] {
           },
         },
         required: ['name'],
+        additionalProperties: false,
+      },
+      annotations: { openWorldHint: true },
+    },
+  ];
+}
+
+/**
+ * Code mode's two tools: search_api answers operations as TypeScript declarations of `api`;
+ * execute runs a short program against `api` in a sandbox and answers only what it returns.
+ */
+export function codeTools(table: ToolTable): ListedTool[] {
+  const api = table.title ?? table.name;
+  return [
+    {
+      name: SEARCH_API,
+      title: `Search the ${api} API`,
+      description: `Find operations of the ${api} API (${table.tools.length} in all) by words; answers them as TypeScript declarations of the \`api\` object that ${EXECUTE} programs call.`,
+      inputSchema: {
+        type: 'object',
+        properties: {
+          query: {
+            type: 'string',
+            maxLength: QUERY_MAX_CHARS,
+            description: `Words to look for in names, paths, summaries and tags, e.g. "list repository issues" (at most ${QUERY_MAX_WORDS} distinct words).`,
+          },
+          limit: { type: 'integer', minimum: 1, maximum: 30, default: 8, description: 'Most operations to return.' },
+        },
+        required: ['query'],
+        additionalProperties: false,
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    {
+      name: EXECUTE,
+      title: `Run a program against the ${api} API`,
+      description:
+        `Runs the body of an async JavaScript function that receives \`api\` (one async method per operation, as ${SEARCH_API} declares them, e.g. \`const items = await api.someOperation({ id: 1 })\`) and returns a JSON value. ` +
+        'Call several operations, filter and join their answers, and return only what is needed; console.log output comes back beside the result. ' +
+        'No network, files, timers or modules: api is the only way out. Makes real HTTP requests.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          code: {
+            type: 'string',
+            maxLength: PROGRAM_MAX_CHARS,
+            description: 'The function body, e.g. `const r = await api.getThing({ id: 1 }); return r.name;`',
+          },
+        },
+        required: ['code'],
         additionalProperties: false,
       },
       annotations: { openWorldHint: true },

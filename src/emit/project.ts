@@ -185,6 +185,7 @@ function servingView(model: ServerModel) {
     direct: 'as one tool per operation',
     toolsets: 'in toolsets the agent enables as it needs them',
     dynamic: 'behind three tools that search, describe and invoke them',
+    code: 'behind two tools: search_api declares them in TypeScript, and execute runs a short program that calls them in a sandbox',
   };
   return {
     mode: serving.mode,

@@ -61,8 +61,8 @@ export interface ScopeRule extends OperationCriteria {
 export type ResourcePreset = 'none' | 'get';
 export const RESOURCE_PRESETS: ResourcePreset[] = ['none', 'get'];
 
-export type ToolModeOption = 'auto' | 'direct' | 'toolsets' | 'dynamic';
-export const TOOL_MODES: ToolModeOption[] = ['auto', 'direct', 'toolsets', 'dynamic'];
+export type ToolModeOption = 'auto' | 'direct' | 'toolsets' | 'dynamic' | 'code';
+export const TOOL_MODES: ToolModeOption[] = ['auto', 'direct', 'toolsets', 'dynamic', 'code'];
 
 /** Everything optional; MODEL_DEFAULTS fills what is not given. */
 export interface ModelOptions extends Selection {

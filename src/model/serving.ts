@@ -6,15 +6,16 @@
 //   toolsets  else, list_toolsets/enable_toolset, when every toolset fits on its own (a request
 //             without a session gets search/describe/invoke instead: every transport serves it);
 //   dynamic   else, search/describe/invoke: three tools whatever the API's size.
+// Code mode (search_api and execute, a program in a sandbox) is chosen with --tools code only.
 // The mode is only a default: the server can be started in any of them (--tools).
 
 import { createLister, type ListedTool } from '../contract/profiles.js';
-import { metaTools } from '../contract/meta-tools.js';
+import { codeTools, metaTools } from '../contract/meta-tools.js';
 import type { ToolSpec, ToolTable } from '../contract/table.js';
 import { toolsetMetaTools, toolsetOf } from '../contract/toolsets.js';
 import type { ModelOptions, ToolModeOption } from './model-options.js';
 
-type ServedMode = 'direct' | 'toolsets' | 'dynamic';
+type ServedMode = 'direct' | 'toolsets' | 'dynamic' | 'code';
 
 export type ServingBudget = Required<Pick<ModelOptions, 'maxTools' | 'listBudgetKb'>>;
 
@@ -57,6 +58,7 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
   const pinnedTools = table.tools.filter((t) => pinnedNames.has(t.name));
   const toolsetMeta = toolsetMetaTools(table).map(lister.adapt);
   const dynamicMeta = metaTools(table).map(lister.adapt);
+  const codeMeta = codeTools(table).map(lister.adapt);
 
   const groups = new Map<string, ToolSpec[]>();
   for (const tool of table.tools) {
@@ -78,7 +80,9 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
       ? direct
       : mode === 'toolsets'
         ? { tools: toolsetMeta.length + pinnedTools.length, bytes: sum(pinnedTools, toolsetMeta) }
-        : { tools: dynamicMeta.length + pinnedTools.length, bytes: sum(pinnedTools, dynamicMeta) };
+        : mode === 'code'
+          ? { tools: codeMeta.length + pinnedTools.length, bytes: sum(pinnedTools, codeMeta) }
+          : { tools: dynamicMeta.length + pinnedTools.length, bytes: sum(pinnedTools, dynamicMeta) };
   const budgetBytes = budget.listBudgetKb * 1024;
   const fits = (list: { tools: number; bytes: number }) => list.tools <= budget.maxTools && list.bytes <= budgetBytes;
   const kb = (n: number) => `${Math.ceil(n / 1024)} KB`;

@@ -95,6 +95,7 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
     profile: config.clientProfile,
     initialToolsets,
     hooks,
+    codeLimits: config.codeLimits,
     ...(policy ? { access: policy } : {}),
   });
   const listed = toolsListedAtStart(table, mode, initialToolsets);

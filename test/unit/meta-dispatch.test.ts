@@ -12,7 +12,11 @@ import type { ToolTable } from '../../src/contract/table.js';
 
 const petstore = JSON.parse(readFileSync(new URL('../../samples/petstore/server/tools.json', import.meta.url), 'utf8')) as ToolTable;
 const text = (result: CallToolResult) => result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-const noRequest: MetaRequest = { invoke: () => Promise.reject(new Error('no operation is called here')), visible: () => true };
+const noRequest: MetaRequest = {
+  invoke: () => Promise.reject(new Error('no operation is called here')),
+  visible: () => true,
+  signal: new AbortController().signal,
+};
 
 /** A session that lists the tools of its enabled toolsets, and counts list_changed notices. */
 function session(enabled: string[], toolCap = 128): ToolsetSession & { changes: number } {
@@ -36,6 +40,8 @@ const operations: MetaTools['operations'] = {
     inputSchema: (t) => t.inputSchema,
     checkArguments: async () => undefined,
     index: () => new OperationIndex(petstore.tools),
+    outputSchema: (t) => t.output?.schema,
+    codeLimits: { memoryBytes: 64 << 20, timeMs: 5_000, maxCalls: 50, maxResultBytes: 1 << 18, maxLogBytes: 1 << 14 },
   },
 };
 

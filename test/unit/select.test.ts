@@ -148,7 +148,7 @@ describe('options and the config file', () => {
     ['an unknown key', { file: 'b1.yaml', text: 'bogus: 1\n', message: /"bogus" is not an option/ }],
     ['a wrong type', { file: 'b2.json', text: '{"readOnly": "yes"}', message: /"readOnly" must be true or false/ }],
     ['a list of non-strings', { file: 'b3.yaml', text: 'includeTags: [1, 2]\n', message: /"includeTags" must be a list of strings/ }],
-    ['a bad tool mode', { file: 'b4.yaml', text: 'toolMode: lazy\n', message: /must be auto, direct, toolsets or dynamic/ }],
+    ['a bad tool mode', { file: 'b4.yaml', text: 'toolMode: lazy\n', message: /must be auto, direct, toolsets, dynamic or code/ }],
     ['a bad override', { file: 'b5.yaml', text: 'tools:\n  x: { rename: y }\n', message: /tools.*"x"\.rename/ }],
     ['invalid YAML', { file: 'b6.yaml', text: 'a: [\n', message: /b6\.yaml:/ }],
     ['not an object', { file: 'b7.json', text: '[1]', message: /must be an object/ }],

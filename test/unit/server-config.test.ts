@@ -45,7 +45,7 @@ describe('readConfig', () => {
     [['--port', '70000'], '--port must be a whole number from 0 to 65535 (got "70000")'],
     [['--timeout', '1.5'], '--timeout must be a whole number from 1 to 86400000 (got "1.5")'],
     [['--log-level', 'loud'], '--log-level must be debug, info, warn, error or silent (got "loud")'],
-    [['--tools', 'all'], '--tools must be direct, toolsets or dynamic (got "all")'],
+    [['--tools', 'all'], '--tools must be direct, toolsets, dynamic or code (got "all")'],
     [['--client-profile', 'claude'], '--client-profile must be portable, openai-strict, gemini, full (got "claude")'],
     [['--dynamic-toolsets', '--tools', 'dynamic'], '--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools dynamic'],
     [['--auth-from-headers', 'no-equals'], '--auth-from-headers takes Header=scheme pairs (got "no-equals")'],

@@ -12,7 +12,7 @@ const TRANSPORT_NAMES = ['stdio', 'http', 'sse', 'http+sse'] as const;
 export type TransportName = (typeof TRANSPORT_NAMES)[number];
 const isTransportName = (name: string): name is TransportName => (TRANSPORT_NAMES as readonly string[]).includes(name);
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
-export type ToolMode = 'direct' | 'toolsets' | 'dynamic';
+export type ToolMode = 'direct' | 'toolsets' | 'dynamic' | 'code';
 
 export interface ServerConfig {
   transport: TransportName;
@@ -48,6 +48,8 @@ export interface ServerConfig {
   readOnly: boolean;
   /** What tools/list shows; unset: the mode chosen at generation (see ToolTable.serve). */
   toolMode?: ToolMode;
+  /** Code mode's sandbox: memory, CPU time, api calls and result size of one execute. */
+  codeLimits: { memoryBytes: number; timeMs: number; maxCalls: number; maxResultBytes: number; maxLogBytes: number };
   /** How listed schemas are adapted to the client (profiles.ts). */
   clientProfile: ClientProfile;
   /** Serve every Streamable HTTP request on its own (no sessions): any replica can answer. */
@@ -191,8 +193,8 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
   }
   const dynamicToolsets = on('dynamic-toolsets');
   const toolMode = pick('tools') ?? (dynamicToolsets ? 'toolsets' : undefined);
-  if (toolMode !== undefined && toolMode !== 'direct' && toolMode !== 'toolsets' && toolMode !== 'dynamic') {
-    throw new ConfigError(`--tools must be direct, toolsets or dynamic (got "${toolMode}")`);
+  if (toolMode !== undefined && !['direct', 'toolsets', 'dynamic', 'code'].includes(toolMode)) {
+    throw new ConfigError(`--tools must be direct, toolsets, dynamic or code (got "${toolMode}")`);
   }
   if (dynamicToolsets && toolMode !== 'toolsets')
     throw new ConfigError(`--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools ${toolMode}`);
@@ -293,6 +295,13 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     toolsets: list('toolsets'),
     readOnly: on('read-only'),
     ...(toolMode !== undefined ? { toolMode: toolMode as ToolMode } : {}),
+    codeLimits: {
+      memoryBytes: integer('code-memory-mb', 8, 4_096) * 1_048_576,
+      timeMs: integer('code-time-ms', 10, 600_000),
+      maxCalls: integer('code-max-calls', 1, 10_000),
+      maxResultBytes: integer('code-max-result-bytes', 1, 2 ** 28),
+      maxLogBytes: 16_384,
+    },
     clientProfile: clientProfile as ClientProfile,
     stateless: on('stateless'),
     ...(replicaId !== undefined ? { replicaId } : {}),

@@ -5,10 +5,11 @@
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { callMetaTool, type MetaContext } from './dynamic.js';
-import { INVOKE, SEARCH } from '../contract/meta-tools.js';
+import { EXECUTE, INVOKE, SEARCH, SEARCH_API } from '../contract/meta-tools.js';
 import { toolError } from './output.js';
 import type { ListedTool } from '../contract/profiles.js';
-import type { ToolSpec, ToolTable } from '../contract/table.js';
+import type { SandboxLimits } from './sandbox.js';
+import type { JsonSchema, ToolSpec, ToolTable } from '../contract/table.js';
 import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSizes } from '../contract/toolsets.js';
 
 /** What one meta-tool call may use of the request it came in: invoke_operation calls an operation with it. */
@@ -17,6 +18,8 @@ export interface MetaRequest {
   invoke(tool: ToolSpec, args: Record<string, unknown>): Promise<CallToolResult>;
   /** Whether the caller may see and call an operation (its token's scopes). */
   visible(tool: ToolSpec): boolean;
+  /** The request's cancellation: code mode's program stops with it. */
+  signal: AbortSignal;
 }
 
 export type MetaCall = (args: Record<string, unknown>, request: MetaRequest) => Promise<CallToolResult>;
@@ -39,9 +42,15 @@ export interface ToolsetSession {
 export interface MetaTools {
   /** Toolsets mode: a session, or `sessionless` for a request that cannot keep enabled toolsets. */
   toolsets?: ToolsetSession | 'sessionless';
-  /** Dynamic mode's tools with what their calls need, but the request. */
-  operations?: { tools: ListedTool[]; context: Omit<MetaContext, 'invoke' | 'visible'> };
+  /** Dynamic or code mode's tools with what their calls need, but the request. */
+  operations?: { tools: ListedTool[]; context: OperationsContext };
 }
+
+/** What dynamic and code mode's tools need of the server, whatever the request. */
+type OperationsContext = Omit<MetaContext, 'invoke' | 'visible'> & {
+  outputSchema(tool: ToolSpec): JsonSchema | undefined;
+  codeLimits: SandboxLimits;
+};
 
 /** Every meta-tool this server instance answers, by name. */
 export function metaCalls(served: MetaTools): ReadonlyMap<string, MetaCall> {
@@ -55,8 +64,16 @@ export function metaCalls(served: MetaTools): ReadonlyMap<string, MetaCall> {
   }
   if (served.operations) {
     const { tools, context } = served.operations;
-    for (const tool of tools)
-      calls.set(tool.name, (args, request) => callMetaTool(tool, args, { ...context, invoke: request.invoke, visible: request.visible }));
+    for (const tool of tools) {
+      const code = tool.name === SEARCH_API || tool.name === EXECUTE;
+      calls.set(tool.name, async (args, request) => {
+        const full = { ...context, invoke: request.invoke, visible: request.visible };
+        if (!code) return callMetaTool(tool, args, full);
+        // Code mode's module (and, on the first execute, the sandbox) load only when used.
+        const { callCodeTool } = await import('./code-mode.js');
+        return callCodeTool(tool, args, { ...full, limits: context.codeLimits, signal: request.signal });
+      });
+    }
   }
   return calls;
 }

@@ -38,7 +38,7 @@ export interface ToolTable {
    * `tools` whatever the mode, so any mode can be chosen at start. `pinned` tools are listed
    * in every mode. Chosen at generation to keep tools/list within what clients accept.
    */
-  serve?: { mode: 'toolsets' | 'dynamic'; pinned: string[] };
+  serve?: { mode: 'toolsets' | 'dynamic' | 'code'; pinned: string[] };
   /** Security schemes by their name in the spec; secrets come from the named variables. */
   auth: Record<string, AuthSchemeSpec>;
   /**

@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { answerLinkRequired, linkRequiredOf } from './links.js';
 import { OperationIndex } from './dynamic.js';
-import { INVOKE, metaTools } from '../contract/meta-tools.js';
+import { codeTools, EXECUTE, INVOKE, metaTools } from '../contract/meta-tools.js';
 import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
 import { toolError } from './output.js';
 import { offers, serveResources } from './resources.js';
@@ -27,7 +27,7 @@ import type { Hooks } from './hooks-api.js';
 import type { ScopePolicy } from './scopes.js';
 import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
-import type { ToolMode } from './config.js';
+import type { ServerConfig, ToolMode } from './config.js';
 import { createLister, listsOutputSchema, type ClientProfile, type ListedTool } from '../contract/profiles.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../contract/table.js';
 import { ENABLE_TOOLSET, toolsetMetaTools, toolsetOf } from '../contract/toolsets.js';
@@ -70,7 +70,18 @@ export interface ServerOptions {
   hooks?: Hooks;
   /** Set when the server is an OAuth resource server: a caller sees and calls only what its token's scopes allow. */
   access?: ScopePolicy;
+  /** Code mode's sandbox limits (the --code-* settings). */
+  codeLimits?: ServerConfig['codeLimits'];
 }
+
+/** The --code-* defaults, for a server made without settings (tests, mcp-gen serve reads them). */
+const DEFAULT_CODE_LIMITS: ServerConfig['codeLimits'] = {
+  memoryBytes: 64 * 1_048_576,
+  timeMs: 5_000,
+  maxCalls: 50,
+  maxResultBytes: 262_144,
+  maxLogBytes: 16_384,
+};
 
 /** Listings by the scope set that sees them: a few sets (read, read and write) serve every caller. */
 const MAX_SCOPE_LISTINGS = 64;
@@ -93,7 +104,7 @@ export function createServerFactory(
   const metaListed = (tools: ListedTool[]) => tools.map((t) => lister.adapt(t) as Tool);
   const toolsetTools = options.mode === 'toolsets' ? metaListed(toolsetMetaTools(table)) : undefined;
   // Toolsets mode serves a request without a session as dynamic mode does: it could not keep enabled toolsets.
-  const operationMetaTools = options.mode === 'direct' ? undefined : metaTools(table);
+  const operationMetaTools = options.mode === 'direct' ? undefined : options.mode === 'code' ? codeTools(table) : metaTools(table);
   const dynamicTools = operationMetaTools && metaListed(operationMetaTools);
   const listedFromStart = startsListed(table, options.mode, options.initialToolsets);
   let fixedList: Tool[] | undefined;
@@ -107,6 +118,8 @@ export function createServerFactory(
     inputSchema: (t: ToolSpec) => executor.inputSchema(t),
     checkArguments: (schema: JsonSchema, given: Record<string, unknown>) => executor.checkArguments(schema, given),
     index: () => (index ??= new OperationIndex(table.tools)),
+    outputSchema: (t: ToolSpec) => executor.outputSchema(t),
+    codeLimits: options.codeLimits ?? DEFAULT_CODE_LIMITS,
   };
   let fixedStarts: number[] | undefined;
   let sessionless: ReadonlyMap<string, MetaCall> | undefined;
@@ -184,6 +197,7 @@ export function createServerFactory(
         return meta(args, {
           invoke: async (t, given) => server.projectCallToolResult(await call(t, given, false), undefined),
           visible: (t) => visible(t, auth),
+          signal: ctx.mcpReq.signal,
         });
       }
       const tool = byName.get(name);
@@ -204,7 +218,7 @@ export function createServerFactory(
     const reach = (tool: ToolSpec | undefined): string => {
       if (tool === undefined) return '';
       if (onDemand) return `; enable its toolset with ${ENABLE_TOOLSET} ${JSON.stringify({ toolset: toolsetOf(tool) })}`;
-      return operationCalls ? `; call it through ${INVOKE}` : '';
+      return operationCalls ? `; call it through ${options.mode === 'code' ? EXECUTE : INVOKE}` : '';
     };
 
     /** The toolsets of this session, as list_toolsets and enable_toolset see and change them. */
@@ -233,7 +247,7 @@ function startsListed(table: ToolTable, mode: ToolMode, initialToolsets: string[
 
 /** The longest tools/list before any toolset is enabled, in tools: what the start-up warning counts. */
 export function toolsListedAtStart(table: ToolTable, mode: ToolMode, initialToolsets: string[]): number {
-  const meta = mode === 'direct' ? 0 : metaTools(table).length;
+  const meta = mode === 'direct' ? 0 : mode === 'code' ? codeTools(table).length : metaTools(table).length;
   return meta + table.tools.filter(startsListed(table, mode, initialToolsets)).length;
 }
 
