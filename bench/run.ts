@@ -1,5 +1,5 @@
 // `npm run bench`: runs the measurements and writes docs/benchmarks.md and docs/benchmarks.svg.
-//   --only gen,build,start,calls,capacity,list,budget,rss,oauth   run these sections (the others are kept from the last run's results)
+//   --only gen,build,start,calls,capacity,list,budget,rss,oauth,tokens   run these sections (the others are kept from the last run's results)
 //   --quick                             a smoke run: fewer specs, repetitions and calls; writes to bench/.tmp/quick/
 //   --render                            measure nothing: rewrite the report from the last results (after editing bench/report/)
 import { cpus, totalmem } from 'node:os';
@@ -17,9 +17,10 @@ import { SECTIONS, type Results, type Section } from './lib/results.js';
 import { REPO, TMP, ensureDir, log } from './lib/util.js';
 import { runList } from './list.js';
 import { runOAuth } from './oauth.js';
-import { render } from './report/index.js';
+import { SELF_CONTAINED, render, spliceSections } from './report/index.js';
 import { runRss } from './rss.js';
 import { runStart } from './start.js';
+import { runTokens } from './tokens.js';
 
 const version = (file: string) => (JSON.parse(readFileSync(join(REPO, file), 'utf8')) as { version: string }).version;
 
@@ -38,10 +39,7 @@ async function main(): Promise<void> {
   const resultsFile = join(ensureDir(quick ? join(TMP, 'quick') : TMP), 'results.json');
   if (values.render) {
     if (!existsSync(resultsFile)) throw new Error(`no results to render: ${resultsFile} (run the benchmarks first)`);
-    const { markdown, svg } = render(JSON.parse(readFileSync(resultsFile, 'utf8')) as Results);
-    writeFileSync(join(outDir, 'benchmarks.md'), markdown);
-    writeFileSync(join(outDir, 'benchmarks.svg'), svg);
-    log(`rendered ${join(outDir, 'benchmarks.md')} from ${resultsFile}`);
+    log(`rendered from ${resultsFile}: ${writeReport(JSON.parse(readFileSync(resultsFile, 'utf8')) as Results, outDir, resultsFile)}`);
     return;
   }
   const previous: Partial<Results> =
@@ -88,6 +86,7 @@ async function main(): Promise<void> {
     budget: async () => void (results.budget = await runBudget()),
     rss: async () => void (results.rss = await runRss(options)),
     oauth: async () => void (results.oauth = await runOAuth(options)),
+    tokens: async () => void (results.tokens = await runTokens(options)),
   };
   for (const section of SECTIONS) {
     if (!only.includes(section)) continue;
@@ -101,10 +100,33 @@ async function main(): Promise<void> {
   results.meta.warnings = warnings;
   results.meta.totalSeconds = (performance.now() - started) / 1000;
   writeFileSync(resultsFile, JSON.stringify(results, null, 1));
+  log(`done in ${results.meta.totalSeconds.toFixed(0)} s: ${writeReport(results, outDir, resultsFile)}`);
+}
+
+/**
+ * Writes docs/benchmarks.md and the chart from the results. Sections with no results (neither
+ * measured now nor kept from an earlier run) would vanish from a full render: then only the
+ * self-contained sections that have results are rewritten in the existing report.
+ */
+function writeReport(results: Results, outDir: string, resultsFile: string): string {
   const { markdown, svg } = render(results);
-  writeFileSync(join(outDir, 'benchmarks.md'), markdown);
-  writeFileSync(join(outDir, 'benchmarks.svg'), svg);
-  log(`done in ${results.meta.totalSeconds.toFixed(0)} s: ${join(outDir, 'benchmarks.md')}`);
+  const report = join(outDir, 'benchmarks.md');
+  const missing = SECTIONS.filter((s) => results[s] === undefined);
+  if (missing.length === 0) {
+    writeFileSync(report, markdown);
+    writeFileSync(join(outDir, 'benchmarks.svg'), svg);
+    return report;
+  }
+  const present = SECTIONS.filter((s) => results[s] !== undefined);
+  const alone = present.filter((s) => SELF_CONTAINED[s] !== undefined);
+  const written = alone.length > 0 && existsSync(report);
+  if (written) writeFileSync(report, spliceSections(readFileSync(report, 'utf8'), markdown, alone));
+  const unwritten = present.filter((s) => SELF_CONTAINED[s] === undefined);
+  return (
+    `no results for ${missing.join(', ')} in ${resultsFile}: ` +
+    (written ? `rewrote only the ${alone.join(', ')} part of ${report}` : `${report} left as it was`) +
+    (unwritten.length ? `; ${unwritten.join(', ')} kept in ${resultsFile} only (rendered after a full run)` : '')
+  );
 }
 
 main().catch((error: unknown) => {

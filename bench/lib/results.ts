@@ -1,7 +1,7 @@
 // The shape of bench/.tmp/results.json: what each section measures, what run.ts stores and
 // what the report reads. Sections and the report import these types from here only.
 
-export const SECTIONS = ['gen', 'build', 'start', 'calls', 'capacity', 'list', 'budget', 'rss', 'oauth'] as const;
+export const SECTIONS = ['gen', 'build', 'start', 'calls', 'capacity', 'list', 'budget', 'rss', 'oauth', 'tokens'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface Results {
@@ -35,6 +35,7 @@ export interface Results {
   budget?: BudgetRow[];
   rss?: RssResult;
   oauth?: OAuthResult;
+  tokens?: TokensResult;
 }
 
 // ── the specs (bench/lib/fixtures.ts)
@@ -354,4 +355,53 @@ export interface OAuthResult {
   /** The built project's modules: whether http-common.js loads oauth.js with import(), and the OAuth modules (oauth*.js, jose) reachable from dist/main.js by static imports. */
   lazy: { dynamicImport: boolean; staticOAuth: string[] };
   jose: string;
+}
+
+// ── 10. bytes that reach the model per multi-call task, by tool mode (bench/tokens.ts)
+
+/** The modes a generated server is started in (`--tools`). */
+export const TOKEN_MODES = ['direct', 'dynamic', 'code'] as const;
+export type TokenMode = (typeof TOKEN_MODES)[number];
+
+/** One tools/call as the model sees it. */
+export interface TokenCall {
+  tool: string;
+  /** UTF-8 bytes of the JSON of `{ name, arguments }`: what the model writes. */
+  argBytes: number;
+  /** UTF-8 bytes of the result's text content, joined: what the model reads. */
+  resultBytes: number;
+  /** The answer was cut by --max-answer-bytes (its text says so). */
+  cut?: boolean;
+}
+
+export interface TokenCell {
+  /** tools/list (the JSON of its `tools` array) counted into the total: 0 for direct, whose listing is reported apart. */
+  listingBytes: number;
+  calls: TokenCall[];
+  /** listingBytes + every call's argBytes and resultBytes. */
+  total: number;
+  /** The task's answer, as the mode produced it, equals the one computed from the upstream's data. */
+  correct: boolean;
+  error?: string;
+}
+
+export interface TokenTask {
+  key: string;
+  label: string;
+  api: string;
+  /** Upstream API calls the task needs. */
+  apiCalls: number;
+  cells: Partial<Record<TokenMode, TokenCell>>;
+}
+
+export interface TokensResult {
+  /** --max-answer-bytes of every server (high, so that answers arrive whole). */
+  maxAnswerBytes: number;
+  tasks: TokenTask[];
+  /** The full tools/list of each API in each mode (all pages), JSON of the `tools` arrays, bytes. */
+  listings: Record<string, Partial<Record<TokenMode, { tools: number; bytes: number }>>>;
+  /** Bytes of the upstream's answers in each task (what the API sent, summed). */
+  upstreamBytes: Record<string, number>;
+  /** One call against one API call, the same upstream: median latency, ms. */
+  latency: { calls: number; rows: { label: string; runs: number[]; median: number; errors: number }[] };
 }

@@ -1,7 +1,7 @@
 // docs/benchmarks.md and docs/benchmarks.svg from the measured results: the targets of
 // issue #16 first, then why each missed one is missed, then one part per section (each in
 // its own module here). Every number comes from the results; absent sections are skipped.
-import type { Results } from '../lib/results.js';
+import type { Results, Section } from '../lib/results.js';
 import { budgetSection } from './budget.js';
 import { buildSection, buildTarget, whyBuild } from './build.js';
 import { callsSection, sessionTarget, stdioCpuTarget, whySessions, whyStdioCpu } from './calls.js';
@@ -13,6 +13,7 @@ import { listSection, listTargets, whyList } from './list.js';
 import { oauthSection } from './oauth.js';
 import { rssSection, rssTarget, whyRss } from './rss.js';
 import { startSection, startTarget, whyStart } from './start.js';
+import { tokensSection } from './tokens.js';
 
 /** The targets of #16, in the issue's order. */
 function targets(r: Results): Target[] {
@@ -89,11 +90,12 @@ export function render(r: Results): { markdown: string; svg: string } {
     ...budgetSection(r),
     ...rssSection(r),
     ...oauthSection(r),
+    ...tokensSection(r),
     '## Running it',
     '',
     '```sh',
     'npm run bench                              # everything (about a quarter of an hour on 2 cores); writes this file and benchmarks.svg',
-    'npm run bench -- --only capacity,rss       # some sections (gen, build, start, calls, capacity, list, budget, rss, oauth); the others are kept from bench/.tmp/results.json',
+    'npm run bench -- --only capacity,rss       # some sections (gen, build, start, calls, capacity, list, budget, rss, oauth, tokens); the others are kept from bench/.tmp/results.json',
     'npm run bench -- --quick                   # smoke run: fewer specs, repetitions and calls; writes bench/.tmp/quick/',
     'npm run bench -- --render                  # measure nothing: rewrite this file from bench/.tmp/results.json',
     '```',
@@ -108,4 +110,37 @@ export function render(r: Results): { markdown: string; svg: string } {
 function whyListParagraphs(r: Results): string[] {
   const lines = whyList(r);
   return lines.length ? ['### Why the GitHub tools/list is larger than openapi-mcp-generator’s', '', ...lines.flatMap((p) => [p, ''])] : [];
+}
+
+/** Report sections that stand alone (no row in the targets above, no chart): their heading's start. */
+export const SELF_CONTAINED: Partial<Record<Section, string>> = { tokens: '## 10. ' };
+const RUNNING = '## Running it';
+
+/** The block of `markdown` from the heading that starts with `start` to the next `## ` heading. */
+function block(markdown: string, start: string): { from: number; to: number } | undefined {
+  const from = markdown.startsWith(start) ? 0 : markdown.indexOf(`\n${start}`) + 1;
+  if (from === 0 && !markdown.startsWith(start)) return undefined;
+  const next = markdown.indexOf('\n## ', from + 1);
+  return { from, to: next < 0 ? markdown.length : next + 1 };
+}
+
+/**
+ * When the other sections' results are not at hand (no bench/.tmp/results.json), a run of
+ * self-contained sections rewrites only their own parts of the existing report (and the
+ * "Running it" part, which names the sections), leaving the rest as the last full run wrote it.
+ */
+export function spliceSections(existing: string, rendered: string, sections: Section[]): string {
+  let out = existing;
+  for (const start of [...sections.map((s) => SELF_CONTAINED[s] as string), RUNNING]) {
+    const fresh = block(rendered, start);
+    if (!fresh) continue;
+    const text = rendered.slice(fresh.from, fresh.to);
+    const old = block(out, start);
+    if (old) out = out.slice(0, old.from) + text + out.slice(old.to);
+    else {
+      const before = block(out, RUNNING);
+      out = before ? out.slice(0, before.from) + text + out.slice(before.from) : `${out.trimEnd()}\n\n${text}`;
+    }
+  }
+  return out;
 }
