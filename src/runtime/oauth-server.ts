@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostHeaderValidation } from '@modelcontextprotocol/node';
 import { OAuthError, OAuthErrorCode, type AuthorizationServerMetadata } from '@modelcontextprotocol/server';
 import { isLoopback, type OAuthConfig, type ServerConfig, type SignInConfig } from './config.js';
-import { hostnameOf } from './http-guard.js';
+import { ownHostNames } from './http-guard.js';
 import type { HttpStep } from './http-pipeline.js';
 import type { Logger } from './log.js';
 import { accountsOf, type Accounts } from './oauth-accounts.js';
@@ -37,7 +37,6 @@ const CONSENT_COOKIE = 'mcp_consent';
 const SIGN_IN_COOKIE = 'mcp_signin';
 /** RFC 7636 §4.2: a S256 challenge is 43 base64url characters. */
 const CHALLENGE = /^[A-Za-z0-9\-_]{43}$/;
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
 export const PATHS = {
   authorize: '/authorize',
@@ -86,7 +85,7 @@ export async function authorizationServer(
   return {
     metadata: metadataOf(issuer, served.policy),
     verifierFor: storeVerifier(accounts),
-    endpoints: endpointsStep(context, [...LOOPBACK_NAMES, hostnameOf(issuer), ...config.allowedHosts.map(hostnameOf)]),
+    endpoints: endpointsStep(context, ownHostNames(issuer, config.allowedHosts)),
   };
 }
 

@@ -160,11 +160,12 @@ describe('a user links their API account on first need', () => {
   it('without URL elicitation: a tool error names the link; once linked, the call works with that account', async () => {
     const { client } = await connectAs('alice');
     try {
+      const before = upstream.requests.length;
       const first = await findPets(client);
       expect(first.isError).toBe(true);
       const url = linkIn(textOf(first));
       expect(url, textOf(first)).toBeDefined();
-      const before = upstream.requests.length;
+      // nothing went upstream without the user's API account
       expect(upstream.requests.length).toBe(before);
       expect(await openLink(url as string, 'alice', 'alice-at-api')).toBe(200);
       const second = await findPets(client);

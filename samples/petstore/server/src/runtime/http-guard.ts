@@ -6,7 +6,8 @@ import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/no
 import type { ServerConfig } from './config.js';
 import type { HttpStep } from './http-pipeline.js';
 
-const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
+/** The names of loopback a Host header may carry: always this server's. */
+export const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
 /**
  * Loopback names are always allowed; when bound to another interface the operator lists the
@@ -15,9 +16,9 @@ const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
 export function hostOriginGuard(config: Pick<ServerConfig, 'allowedHosts' | 'allowedOrigins' | 'corsOrigins' | 'oauth'>): HttpStep {
   // The public URL names this server as clients reach it: its host is this server's by definition.
   const publicHost = config.oauth?.publicUrl === undefined ? [] : [hostnameOf(config.oauth.publicUrl)];
-  const hosts = [...LOOPBACK, ...publicHost, ...config.allowedHosts.map(hostnameOf)];
+  const hosts = [...LOOPBACK_NAMES, ...publicHost, ...config.allowedHosts.map(hostnameOf)];
   const origins = [
-    ...LOOPBACK,
+    ...LOOPBACK_NAMES,
     ...publicHost,
     ...config.allowedOrigins.map(hostnameOf),
     ...config.allowedHosts.map(hostnameOf),
@@ -37,4 +38,9 @@ export function hostnameOf(entry: string): string {
   } catch {
     return entry;
   }
+}
+
+/** The Host names a request to this server may carry: loopback, the public URL's, --allowed-hosts. */
+export function ownHostNames(publicUrl: string | undefined, allowedHosts: readonly string[]): string[] {
+  return [...LOOPBACK_NAMES, ...(publicUrl === undefined ? [] : [hostnameOf(publicUrl)]), ...allowedHosts.map(hostnameOf)];
 }

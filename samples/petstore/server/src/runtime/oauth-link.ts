@@ -12,7 +12,7 @@ import type { AuthorizationServerMetadata } from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { clientSecretBasic } from './auth.js';
 import type { OAuthConfig, ServerConfig, SignInConfig } from './config.js';
-import { hostnameOf } from './http-guard.js';
+import { ownHostNames } from './http-guard.js';
 import type { HttpStep } from './http-pipeline.js';
 import type { Logger } from './log.js';
 import { accountsOf, saveLink, type Accounts, type LinkStart } from './oauth-accounts.js';
@@ -26,14 +26,15 @@ export const LINK_PATHS = { start: '/oauth/link', verified: '/oauth/link/callbac
 const LINK_COOKIE = 'mcp_link';
 const SIGN_IN_COOKIE = 'mcp_signin';
 const TOKEN_TIMEOUT_MS = 10_000;
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
 interface Context {
   publicUrl: string;
   apiName: string;
   secureCookies: boolean;
   accounts: Accounts;
-  company: AuthorizationServerMetadata & { jwks_uri?: string };
+  company: AuthorizationServerMetadata;
+  /** The company's keys, fetched on the first link and cached (jose), to check ID tokens with. */
+  keys: ReturnType<typeof createRemoteJWKSet> | undefined;
   client: { id: string; secret: string };
   log: Logger;
 }
@@ -54,11 +55,12 @@ export async function linkEndpoints(
     secureCookies: publicUrl.startsWith('https:'),
     accounts,
     company,
+    keys: jwksUriOf(company) === undefined ? undefined : createRemoteJWKSet(new URL(jwksUriOf(company) as string)),
     client: { id: oauth.clientId as string, secret: oauth.clientSecret as string },
     log,
   };
   log.notice(`API accounts are linked at ${publicUrl}${LINK_PATHS.start}; register ${publicUrl}${LINK_PATHS.callback} with the API`);
-  const checkHost = hostHeaderValidation([...LOOPBACK_NAMES, hostnameOf(publicUrl), ...config.allowedHosts.map(hostnameOf)]);
+  const checkHost = hostHeaderValidation(ownHostNames(publicUrl, config.allowedHosts));
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>> = {
     [LINK_PATHS.start]: (_req, res, url) => start(context, res, url),
     [LINK_PATHS.verified]: (req, res, url) => verified(context, req, res, url),
@@ -183,11 +185,17 @@ async function signedInSubject(context: Context, code: string, verifier: string,
       `the authorization server gave no ID token (${typeof answer.error === 'string' ? answer.error.slice(0, 100) : `HTTP ${response.status}`})`,
     );
   }
-  if (context.company.jwks_uri === undefined) throw new Error('the authorization server publishes no jwks_uri to check ID tokens with');
-  const { payload } = await jwtVerify(answer.id_token, createRemoteJWKSet(new URL(context.company.jwks_uri)), {
+  if (context.keys === undefined) throw new Error('the authorization server publishes no jwks_uri to check ID tokens with');
+  const { payload } = await jwtVerify(answer.id_token, context.keys, {
     issuer: context.company.issuer,
     audience: context.client.id,
   });
   if (payload.nonce !== nonce || typeof payload.sub !== 'string') throw new Error('the ID token is not for this sign-in');
   return payload.sub;
+}
+
+/** OpenID metadata names the JWKS; the SDK's union type declares it on one side only. */
+function jwksUriOf(metadata: AuthorizationServerMetadata): string | undefined {
+  const uri = (metadata as { jwks_uri?: unknown }).jwks_uri;
+  return typeof uri === 'string' ? uri : undefined;
 }

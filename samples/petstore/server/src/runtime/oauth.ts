@@ -18,7 +18,7 @@ import {
   type OAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/server';
 import { isLoopback, type OAuthConfig, type ServerConfig } from './config.js';
-import { hostnameOf } from './http-guard.js';
+import { ownHostNames } from './http-guard.js';
 import type { HttpStep } from './http-pipeline.js';
 import type { Logger } from './log.js';
 import { discoverAuthorizationServer } from './oauth-discovery.js';
@@ -36,7 +36,6 @@ const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
 const MAX_AUTHORIZATION_BYTES = 8_192;
 /** RFC 6750 §2.1: `Bearer` and one b64token. */
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
 export interface ResourceServerSteps {
   /** The metadata documents: answered before the Host/Origin guard, for any origin (they are public). */
@@ -146,7 +145,7 @@ function verifierOf(oauth: OAuthConfig, metadata: AuthorizationServerMetadata): 
 function resourceLocator(config: ServerConfig & { oauth: OAuthConfig }): (req: IncomingMessage) => string | undefined {
   const fixed = config.oauth.publicUrl;
   if (fixed !== undefined) return () => fixed;
-  const names = [...LOOPBACK_NAMES, ...config.allowedHosts.map(hostnameOf)];
+  const names = ownHostNames(undefined, config.allowedHosts);
   return (req) => {
     const host = req.headers.host;
     return validateHostHeader(host, names).ok ? `http://${host}` : undefined;
