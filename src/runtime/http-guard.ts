@@ -6,7 +6,7 @@ import type { ServerConfig } from './config.js';
 import type { HttpStep } from './http-pipeline.js';
 
 /** The names of loopback a Host header may carry: always this server's. */
-export const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
 /**
  * Loopback names are always allowed; when bound to another interface the operator lists the
