@@ -366,7 +366,9 @@ function renderReport(results: Result[], s: Settings, partial: boolean): string 
     `- Peak memory per spec (RSS of the worker during the check, after a forced GC, ok specs; includes ~150 MB of runtime and SDK): ` +
       `median ${quantile(rss, 0.5)} MB, p95 ${quantile(rss, 0.95)} MB, max ${quantile(rss, 1)} MB.`,
   );
-  const modes = ['direct', 'toolsets', 'dynamic'].map((m) => `${m} ${ok.filter((r) => r.outcome.defaultMode === m).length}`).join(', ');
+  const modes = ['direct', 'toolsets', 'code', 'dynamic']
+    .map((m) => `${m} ${ok.filter((r) => r.outcome.defaultMode === m).length}`)
+    .join(', ');
   const maxTools = Math.max(0, ...ok.map((r) => r.outcome.defaultTools));
   const maxBytes = Math.max(0, ...ok.map((r) => r.outcome.defaultBytes));
   out.push(

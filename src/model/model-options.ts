@@ -71,9 +71,9 @@ export interface ModelOptions extends Selection {
   /** Per operation (by operationId, or `METHOD /path`): a new name, description or toolset, or exclude. */
   toolOverrides?: Record<string, ToolOverride>;
   /**
-   * What tools/list shows by default (switchable at start): direct, toolsets, dynamic, or
+   * What tools/list shows by default (switchable at start): direct, toolsets, dynamic, code, or
    * auto: direct when it fits maxTools and listBudgetKb, else toolsets when each toolset fits,
-   * else dynamic (serving.ts).
+   * else code when most operations answer typed JSON, else dynamic (serving.ts).
    */
   toolMode?: ToolModeOption;
   /** auto: most tools listed at once. */

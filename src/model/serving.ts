@@ -5,8 +5,12 @@
 //   direct    a tool per operation, when all of them fit;
 //   toolsets  else, list_toolsets/enable_toolset, when every toolset fits on its own (a request
 //             without a session gets search/describe/invoke instead: every transport serves it);
-//   dynamic   else, search/describe/invoke: three tools whatever the API's size.
-// Code mode (search_api and execute, a program in a sandbox) is chosen with --tools code only.
+//   code      else, search_api/execute: two tools whatever the API's size, the agent writing one
+//             program that calls several operations and returns only what it needs (measured in
+//             bench/tokens.ts: a fifth or less of direct mode's bytes on multi-call tasks, and
+//             less than dynamic mode's on each), when most operations answer typed JSON, which
+//             is what a program filters;
+//   dynamic   else, search/describe/invoke: three tools, each answer reaching the agent whole.
 // The mode is only a default: the server can be started in any of them (--tools).
 
 import { createLister, type ListedTool } from '../contract/profiles.js';
@@ -108,5 +112,15 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
           .slice(0, 3)
           .map((t) => `${t.name}: ${t.tools} tools, ${kb(t.bytes)}`)
           .join('; ')}${tooBig.length > 3 ? '; …' : ''}) would not fit on ${tooBig.length === 1 ? 'its' : 'their'} own`;
-  return report('dynamic', `${allOverBudget}, and ${why}: the agent searches the operations and calls them through three tools`);
+  const typed = table.tools.filter((t) => t.output !== undefined).length;
+  if (typed * 2 >= table.tools.length) {
+    return report(
+      'code',
+      `${allOverBudget}, and ${why}; ${typed} of ${table.tools.length} operations answer typed JSON, so the agent searches the API's types and runs one program that calls several operations and returns only what it needs, through two tools`,
+    );
+  }
+  return report(
+    'dynamic',
+    `${allOverBudget}, and ${why}; only ${typed} of ${table.tools.length} operations answer typed JSON (too few for programs to filter), so the agent searches the operations and calls them through three tools`,
+  );
 }

@@ -62,7 +62,7 @@ describe.each(Object.keys(SPECS))('%s with default options', (name) => {
     expect(table.tools.length).toBeGreaterThan(CLIENT_TOOL_CAP); // the point: an API too big to list whole
     expect(listed.tools.length).toBeLessThanOrEqual(CLIENT_TOOL_CAP);
     expect(bytes).toBeLessThanOrEqual(BUDGET_BYTES);
-    expect(table.serve?.mode).toMatch(/^(toolsets|dynamic)$/);
+    expect(table.serve?.mode).toMatch(/^(toolsets|code|dynamic)$/);
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
     expect(readme).toContain(`By default its \`tools/list\` shows them`);
     expect(readme).toMatch(

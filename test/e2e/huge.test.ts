@@ -49,14 +49,14 @@ describe(`a spec of ${OPERATIONS.toLocaleString('en')} operations`, () => {
     expect(Number(listed?.[2])).toBeGreaterThan(8);
   }, 240_000);
 
-  it('by default too, where it is served dynamically: far over the budget, with toolsets of 400 tools', () => {
-    const out = join(scratch, 'dynamic');
+  it('by default too, where it is served in code mode: far over the budget, with toolsets of 400 tools, answering typed JSON', () => {
+    const out = join(scratch, 'code');
     const r = generate(out);
     expect([r.code, r.signal]).toEqual([0, null]);
     const table = toolsIn(out);
-    expect(table.serve?.mode).toBe('dynamic');
+    expect(table.serve?.mode).toBe('code');
     expect(r.stdout).toMatch(
-      /tools\/list: dynamic by default, 3 tools in 2 KB \(20000 tools in \d+ KB are over the budget of 128 tools and 100 KB, and 50 toolsets/,
+      /tools\/list: code by default, 2 tools in \d KB \(20000 tools in \d+ KB are over the budget of 128 tools and 100 KB, and 50 toolsets .*; \d+ of 20000 operations answer typed JSON/,
     );
     expect(table.tools).toHaveLength(OPERATIONS);
     expect(r.stdout).not.toMatch(/warning: tools\/list/);

@@ -1198,6 +1198,41 @@ describe('report warnings', () => {
   });
 });
 
+describe('--tools auto chooses code mode', () => {
+  // 150 operations with nothing to group them by (one toolset): over the budget by count alone
+  const json: JsonObject = {
+    description: 'ok',
+    content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' } } } } },
+  };
+  const png: JsonObject = { description: 'ok', content: { 'image/png': {} } };
+  const paths = (typed: number): JsonObject =>
+    Object.fromEntries(
+      Array.from({ length: 150 }, (_, i) => [
+        `/items/${i}`,
+        {
+          get: {
+            operationId: `getItem${i}`,
+            tags: ['items'],
+            responses: { '200': i < typed ? json : png },
+          },
+        },
+      ]),
+    );
+  it('where no toolset fits and most operations answer typed JSON, saying why', () => {
+    const m = model(spec(paths(75)));
+    expect(m.table.serve).toEqual({ mode: 'code', pinned: [] });
+    expect(m.report.serving?.reason).toMatch(
+      /^150 tools in \d+ KB are over the budget of 128 tools and 100 KB, and the API has a single toolset; 75 of 150 operations answer typed JSON, so the agent searches the API's types and runs one program/,
+    );
+    expect(m.report.serving?.listed.tools).toBe(2);
+  });
+  it('but dynamic mode when most answers are not JSON a program could filter', () => {
+    const m = model(spec(paths(74)));
+    expect(m.table.serve).toEqual({ mode: 'dynamic', pinned: [] });
+    expect(m.report.serving?.reason).toMatch(/; only 74 of 150 operations answer typed JSON \(too few for programs to filter\)/);
+  });
+});
+
 describe('table identity', () => {
   const cases: [string, { given: JsonObject; want: { name: string; version: string; title?: string } }][] = [
     [
