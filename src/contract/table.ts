@@ -216,8 +216,8 @@ export interface HttpSpec {
   body?: BodySpec;
   /**
    * The operation's `Idempotency-Key` header parameter, its name as the spec spells it (matched
-   * without regard to case; an entry of `params`). The server then fills it with a new key
-   * when the caller gives none, and retries a POST or PATCH with that same key.
+   * without regard to case; an entry of `params`). On a POST or PATCH the server fills it with
+   * a new key when the caller gives none, and retries the request with that same key.
    */
   idempotencyKey?: string;
 }

@@ -28,6 +28,8 @@ export const BACKOFF = { baseMs: 250, capMs: 10_000 } as const;
 
 /** RFC 9110 §9.2.2. */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+/** Methods retried only with an Idempotency-Key. */
+const KEYED_METHODS = new Set(['POST', 'PATCH']);
 /** Too many requests, and a gateway or the service saying the failure is passing (RFC 6585 §4, RFC 9110 §15.6). */
 const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
 /**
@@ -76,7 +78,7 @@ export function mayRetry(tool: ToolSpec, request: Pick<OutgoingRequest, 'method'
   const method = request.method.toUpperCase();
   if (IDEMPOTENT.has(method)) return true;
   const key = tool.http.idempotencyKey;
-  return (method === 'POST' || method === 'PATCH') && key !== undefined && getHeader(request.headers, key) !== undefined;
+  return KEYED_METHODS.has(method) && key !== undefined && getHeader(request.headers, key) !== undefined;
 }
 
 type Outcome = { response: UpstreamResponse } | { error: unknown };
@@ -187,10 +189,14 @@ export function withNote(result: CallToolResult, note: string | undefined): Call
   return note === undefined ? result : { ...result, content: [...result.content, { type: 'text', text: note }] };
 }
 
-/** Sets the tool's declared Idempotency-Key argument to a new UUID unless the agent (or its beforeRequest hook) gave one. */
+/**
+ * Sets a POST's or PATCH's declared Idempotency-Key argument to a new UUID unless the agent (or
+ * its beforeRequest hook) gave one. Other methods are retried without it: some APIs (Svix)
+ * declare the header on every operation, and a GET gains nothing from a key.
+ */
 function withIdempotencyKey(tool: ToolSpec, args: Record<string, unknown>): Record<string, unknown> {
   const name = tool.http.idempotencyKey?.toLowerCase();
-  if (name === undefined) return args;
+  if (name === undefined || !KEYED_METHODS.has(tool.http.method.toUpperCase())) return args;
   const param = tool.http.params.find((p) => p.in === 'header' && p.name.toLowerCase() === name);
   if (param === undefined || (args[param.arg] !== undefined && args[param.arg] !== null)) return args;
   const out = { ...args };

@@ -3,7 +3,7 @@
 // requests may be sent twice, the FIFO of request slots and the rate's spacing. The whole,
 // through a generated server, is test/e2e/retries.test.ts.
 import { describe, expect, it } from 'vitest';
-import { backoffMs, BACKOFF, mayRetry, retryAfterMs } from '../../src/runtime/retry.js';
+import { backoffMs, BACKOFF, createSending, mayRetry, retryAfterMs } from '../../src/runtime/retry.js';
 import { createPacer, PacingError, duration, sleep } from '../../src/runtime/pacing.js';
 import { createLogger } from '../../src/runtime/log.js';
 import type { UpstreamResponse } from '../../src/runtime/upstream.js';
@@ -67,6 +67,35 @@ describe('which requests may be sent again', () => {
 });
 
 const quiet = createLogger('test', 'silent');
+
+describe('the Idempotency-Key a POST or PATCH is retried with', () => {
+  const keyedTool = (method: string) =>
+    ({
+      name: 't',
+      http: {
+        method,
+        path: '/x',
+        params: [{ arg: 'Idempotency-Key', name: 'Idempotency-Key', in: 'header', style: 'simple', explode: false, required: false }],
+        idempotencyKey: 'Idempotency-Key',
+      },
+    }) as unknown as ToolSpec;
+  const sending = createSending({ retries: 2, maxConcurrent: 8 }, quiet);
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  it('is made once per call when the agent gave none (or null), a new one for each call', () => {
+    const first = sending.keyed(keyedTool('POST'), { body: {} });
+    expect(first['Idempotency-Key']).toMatch(UUID);
+    expect(sending.keyed(keyedTool('PATCH'), { 'Idempotency-Key': null })['Idempotency-Key']).toMatch(UUID);
+    expect(sending.keyed(keyedTool('POST'), { body: {} })['Idempotency-Key']).not.toBe(first['Idempotency-Key']);
+  });
+
+  it("is the agent's (or its beforeRequest hook's) when given; none is made for other methods, nor without retries", () => {
+    expect(sending.keyed(keyedTool('POST'), { 'Idempotency-Key': 'mine' })).toEqual({ 'Idempotency-Key': 'mine' });
+    expect(sending.keyed(keyedTool('GET'), {})).toEqual({});
+    expect(sending.keyed(keyedTool('PUT'), {})).toEqual({});
+    expect(createSending({ retries: 0, maxConcurrent: 8 }, quiet).keyed(keyedTool('POST'), {})).toEqual({});
+  });
+});
 
 /** A response whose body is two chunks, and which says when it was discarded. */
 function response(): UpstreamResponse & { discarded: boolean } {
