@@ -58,7 +58,7 @@ export function buildParameters(
 
 /**
  * The operation's Idempotency-Key header parameter (draft-ietf-httpapi-idempotency-key-header),
- * its name as the spec spells it: Stripe writes `Idempotency-Key`, Svix `idempotency-key`.
+ * its name as the spec spells it: Mastodon's spec writes `Idempotency-Key`, Svix's `idempotency-key`.
  */
 export function idempotencyKeyOf(params: ParamSpec[]): string | undefined {
   return params.find((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')?.name;
