@@ -107,6 +107,32 @@ export const SETTINGS: readonly Setting[] = [
   { flag: 'host', value: 'H', env: 'HOST', default: '127.0.0.1', help: 'interface to bind' },
   { flag: 'base-url', value: 'URL', env: 'API_BASE_URL', default: 'from the spec', help: 'upstream API base URL' },
   { flag: 'timeout', value: 'MS', env: 'API_TIMEOUT_MS', default: '30000', help: 'upstream request timeout' },
+  {
+    flag: 'retries',
+    value: 'N',
+    env: 'API_RETRIES',
+    default: '2',
+    help: 'send a request again up to N times after a connection failure, 429, 502, 503 or 504 (0 = never)',
+    more: [
+      'GET, HEAD, PUT, DELETE and OPTIONS; POST and PATCH only when the operation',
+      'declares an Idempotency-Key header (the same key on every try). Waits',
+      'follow Retry-After, else a jittered backoff from 250 ms, within --timeout',
+    ],
+  },
+  {
+    flag: 'max-concurrent-requests',
+    value: 'N',
+    env: 'API_MAX_CONCURRENT_REQUESTS',
+    default: '8',
+    help: 'most requests in flight to one API origin; the others wait their turn within --timeout',
+  },
+  {
+    flag: 'rate-limit',
+    value: 'N',
+    env: 'API_RATE_LIMIT',
+    default: 'off',
+    help: 'most requests per second to one API origin, spaced evenly (e.g. 5, or 0.5 for one every 2 s)',
+  },
   { flag: 'max-response-bytes', value: 'N', env: 'MCP_MAX_RESPONSE_BYTES', default: '262144', help: 'cut upstream bodies above N bytes' },
   {
     flag: 'max-answer-bytes',

@@ -214,6 +214,12 @@ export interface HttpSpec {
   /** Where each non-body argument goes in the request. */
   params: ParamSpec[];
   body?: BodySpec;
+  /**
+   * The operation's `Idempotency-Key` header parameter, its name as the spec spells it (matched
+   * without regard to case; an entry of `params`). On a POST or PATCH the server fills it with
+   * a new key when the caller gives none, and retries the request with that same key.
+   */
+  idempotencyKey?: string;
 }
 
 export interface ParamSpec {

@@ -36,6 +36,7 @@ import {
 import { buildOutput, linkedOperations, linkSequences } from './responses.js';
 import { detectPagination, paginationSentence, withSentence } from './pagination.js';
 import { serverList } from './servers.js';
+import { idempotencyKeyOf } from './parameters.js';
 import { oneLine } from './text.js';
 
 /** The meta-tools' names (dynamic.ts, toolsets.ts): operations never take them, so any mode can be served. */
@@ -194,6 +195,7 @@ function toolOf(
   const { options, ctx } = run;
   const { op, item, label, method, path, operationId, tags } = operation;
   const opServers = serverList(op.servers ?? item.servers, run.spec.source);
+  const idempotencyKey = idempotencyKeyOf(args.params);
   const tool: ToolSpec = {
     name,
     ...(operationId ? { operationId } : {}),
@@ -209,6 +211,7 @@ function toolOf(
       params: args.params,
       ...(args.body ? { body: args.body } : {}),
       ...(opServers.length ? { servers: opServers } : {}),
+      ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
     },
   };
   const security = securityFor(op, ctx.doc, run.auth.schemes);

@@ -21,6 +21,8 @@ export interface ServerConfig {
   baseUrl?: string;
   /** Upstream request timeout in milliseconds. */
   timeoutMs: number;
+  /** Retries of a failed request (retry.ts) and the pace of requests to each API origin (pacing.ts). */
+  sending: { retries: number; maxConcurrent: number; ratePerSecond?: number };
   /** Largest upstream body passed on to the client, in bytes; more is cut with a note. */
   maxResponseBytes: number;
   /**
@@ -282,6 +284,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     port: integer('port', 0, 65535),
     ...(baseUrl !== undefined ? { baseUrl: baseUrl.replace(/\/+$/, '') } : {}),
     timeoutMs: integer('timeout', 1, 86_400_000),
+    sending: readSending(pick, integer),
     maxResponseBytes: integer('max-response-bytes', 1, 2 ** 31),
     maxAnswerBytes: integer('max-answer-bytes', 0, 2 ** 31),
     maxRequestBytes: integer('max-request-bytes', 1, 2 ** 31),
@@ -318,6 +321,22 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     allowUnauthenticated,
     ...(oauth !== undefined ? { oauth } : {}),
   };
+}
+
+/** --retries, --max-concurrent-requests and --rate-limit (a positive number, fractions allowed: 0.5 is one every 2 s). */
+function readSending(
+  pick: (flag: string) => string | undefined,
+  integer: (flag: string, min: number, max: number) => number,
+): ServerConfig['sending'] {
+  const retries = integer('retries', 0, 10);
+  const maxConcurrent = integer('max-concurrent-requests', 1, 10_000);
+  const rate = pick('rate-limit')?.trim();
+  if (rate === undefined || rate === 'off') return { retries, maxConcurrent };
+  const ratePerSecond = Number(rate);
+  if (!/^\d*\.?\d+$/.test(rate) || ratePerSecond <= 0 || ratePerSecond > 100_000) {
+    throw new ConfigError(`--rate-limit must be off or a number of requests per second above 0, at most 100000 (got "${rate}")`);
+  }
+  return { retries, maxConcurrent, ratePerSecond };
 }
 
 /** RFC 6749 scope-token: printable ASCII but space, `"` and `\`. */
