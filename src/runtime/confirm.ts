@@ -19,7 +19,7 @@ import {
 import type { RequestCredentials } from './auth.js';
 import type { ConfirmSetting } from './config.js';
 import { toolError } from './output.js';
-import type { ToolSpec } from '../contract/table.js';
+import type { ToolSpec, ToolTable } from '../contract/table.js';
 
 /** Whether a call of `tool` waits for the user's yes: its own `confirm` first, else the setting. */
 export function needsConfirmation(tool: ToolSpec, setting: ConfirmSetting): boolean {
@@ -27,6 +27,11 @@ export function needsConfirmation(tool: ToolSpec, setting: ConfirmSetting): bool
   if (setting === 'destructive') return tool.annotations.destructiveHint === true;
   if (setting === 'writes') return tool.annotations.readOnlyHint !== true;
   return false;
+}
+
+/** Whether any call of the table may wait for the user's yes: 2025 sessions then answer calls on a stream, where the question travels. */
+export function mayConfirm(table: ToolTable, setting: ConfirmSetting): boolean {
+  return table.tools.some((tool) => needsConfirmation(tool, setting));
 }
 
 /** Argument names whose values are shown as `***`: what looks like a credential is never in a question. */

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { credentialProblem } from './auth.js';
 import { ConfigError, readConfig, USAGE, type ServerConfig, type ToolMode, type TransportName } from './config.js';
-import { createConfirmations, type Confirmations } from './confirm.js';
+import { createConfirmations, mayConfirm, type Confirmations } from './confirm.js';
 import { createExecutor } from './executor.js';
 import type { Hooks } from './hooks-api.js';
 import type { Served } from './http-common.js';
@@ -119,8 +119,8 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
 
 type Start<T> = (factory: ServerFactory, config: ServerConfig, log: Logger, served: Served) => Promise<T>;
 
-const streamableHttp: Start<HttpEndpoints> = async (factory, config, log) =>
-  (await import('./http.js')).streamableEndpoints(factory, config, log);
+const streamableHttp: Start<HttpEndpoints> = async (factory, config, log, served) =>
+  (await import('./http.js')).streamableEndpoints(factory, config, log, mayConfirm(served.table, config.confirm));
 /** Legacy HTTP+SSE (protocol 2024-11-05), all in sse.ts: the deprecated server-legacy package loads only with it. */
 const legacySse: Start<HttpEndpoints> = async (factory, config, log) => (await import('./sse.js')).sseEndpoints(factory, config, log);
 
