@@ -3,7 +3,7 @@
 // query and a short body, bounded, with no credential in it.
 import { describe, expect, it } from 'vitest';
 import { describeRequest, needsConfirmation } from '../../src/runtime/confirm.js';
-import type { ConfirmSetting } from '../../src/runtime/config.js';
+import { readConfig, type ConfirmSetting, type ServerConfig } from '../../src/runtime/config.js';
 import type { ParamSpec, ToolSpec } from '../../src/contract/table.js';
 
 function tool(method: string, more: Partial<ToolSpec> = {}): ToolSpec {
@@ -48,6 +48,17 @@ const param = (arg: string, where: ParamSpec['in'], name = arg): ParamSpec => ({
   style: where === 'query' ? 'form' : 'simple',
   explode: where === 'query',
   required: where === 'path',
+});
+
+describe('--confirm', () => {
+  it('is none by default, so that clients which cannot be asked keep working', () => {
+    expect((readConfig([], {}) as ServerConfig).confirm).toBe('none');
+    expect((readConfig([], { MCP_CONFIRM: 'destructive' }) as ServerConfig).confirm).toBe('destructive');
+  });
+
+  it('refuses another value with one line naming the setting', () => {
+    expect(() => readConfig(['--confirm', 'deletes'], {})).toThrow(/^--confirm must be none, destructive or writes \(got "deletes"\)$/);
+  });
 });
 
 describe('the request the question shows', () => {
