@@ -154,7 +154,8 @@ export function createConfirmations(
         throw new Error(
           `${tool.name} needs the user's confirmation, which a program cannot ask for on this connection ` +
             `(only a 2025-era session whose client declares form elicitation can be asked mid-program): nothing was sent ` +
-            `(${request.split('\n')[0]}). Call it as a tool, outside a program, where the user can be asked; or ${howToAllow(tool)}.`,
+            `(${request.split('\n')[0]}). Outside a program the user can be asked: code mode lists an operation as a tool of its own ` +
+            `when it is generated with --direct-tools; or, to allow such calls without asking, ${howToAllow(tool)}.`,
         );
       }
       if (!saidYes(answer)) throw new Error(refused(tool, request, answer.action));
