@@ -1,6 +1,7 @@
 // Confirmations (--confirm, an operation's own `confirm`): a generated server asks the official
 // SDK client, by form elicitation, before a call that needs the user's yes, on both protocol
-// eras (input-required for 2026-07-28, elicitation/create for 2025-11-25), and the recording
+// eras (input-required for 2026-07-28, elicitation/create for 2025-11-25 over stdio, a Streamable
+// HTTP session and legacy HTTP+SSE), and the recording
 // upstream shows that nothing is sent unless the user accepts. A client that cannot be asked
 // gets a tool error; invoke_operation asks as a tool call does; a code-mode program asks on a
 // 2025 session and otherwise stops with an error; the question never shows the API key.
@@ -73,7 +74,7 @@ beforeAll(async () => {
   dir = generateProject(spec, 'e2e-confirm', ['--resources', 'get']);
   await buildProject(dir);
   const args = ['--base-url', upstream.url, '--confirm', 'destructive'];
-  http = await startServer(dir, 'http', args, ENV);
+  http = await startServer(dir, 'http+sse', args, ENV);
   children.track(http.process);
   stateless = await startServer(dir, 'http', [...args, '--stateless'], ENV);
   children.track(stateless.process);
@@ -88,7 +89,8 @@ afterAll(async () => {
 beforeEach(() => upstream.clear());
 
 type Answer = 'accept' | 'decline' | 'cancel';
-type Where = 'stdio' | 'http' | 'stateless';
+/** stdio; Streamable HTTP with sessions for 2025 clients, or under --stateless; legacy HTTP+SSE beside it. */
+type Where = 'stdio' | 'http' | 'stateless' | 'sse';
 
 /** An SDK client; with `answer`, it takes form elicitation, answers so and keeps each question's message in `asked`. */
 async function client(
@@ -117,7 +119,9 @@ async function client(
             ...(options.tools ? ['--tools', options.tools] : []),
           ],
         })
-      : await connect('http', (where === 'http' ? http : stateless).url, common);
+      : where === 'sse'
+        ? await connect('sse', http.url, common)
+        : await connect('http', (where === 'http' ? http : stateless).url, common);
   clients.push(made);
   return made;
 }
@@ -130,6 +134,7 @@ const ERAS: [string, Where, boolean][] = [
   ['stdio, 2025-11-25 (elicitation/create)', 'stdio', false],
   ['Streamable HTTP, 2026-07-28 (input-required)', 'http', true],
   ['Streamable HTTP, a 2025-11-25 session (elicitation/create)', 'http', false],
+  ['legacy HTTP+SSE (elicitation/create)', 'sse', false],
 ];
 
 describe('--confirm destructive, with a client that takes form elicitation', () => {
