@@ -1,10 +1,10 @@
 // Confirmations (--confirm, an operation's own `confirm`): a generated server asks the official
 // SDK client, by form elicitation, before a call that needs the user's yes, on both protocol
-// eras (input-required for 2026-07-28, elicitation/create for 2025-11-25 over stdio, a Streamable
-// HTTP session and legacy HTTP+SSE), and the recording
-// upstream shows that nothing is sent unless the user accepts. A client that cannot be asked
-// gets a tool error; invoke_operation asks as a tool call does; a code-mode program asks on a
-// 2025 session and otherwise stops with an error; the question never shows the API key.
+// eras (input-required for 2026-07-28; elicitation/create for 2025-11-25 over stdio, a Streamable
+// HTTP session and legacy HTTP+SSE), and the recording upstream shows that nothing is sent
+// unless the user accepts. A client that cannot be asked gets a tool error; invoke_operation asks
+// as a tool call does; a code-mode program asks on a 2025 session and otherwise stops with an
+// error; the question never shows the API key.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
