@@ -7,6 +7,8 @@
 // the user's own, and answers for them.
 
 import {
+  CLIENT_CAPABILITIES_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
   inputRequired,
   inputResponse,
   isInputRequiredResult,
@@ -144,23 +146,31 @@ export function createConfirmations(
       const request = requestOf(tool, args, asking);
       let answer: { action: string; content?: Record<string, unknown> };
       try {
-        if (!asksForms(asking.capabilities)) throw new Error('no form elicitation');
-        // Throws on a 2026-07-28 request, which has no server-to-client requests.
+        if (!asksForms(asking.capabilities)) throw new Error('the client declares no form elicitation');
+        if (modernRequest(asking.ctx)) throw new Error('a 2026-07-28 request carries no server-to-client request');
         answer = await asking.ctx.mcpReq.elicitInput(
           { mode: 'form', message: question(tool, request), requestedSchema: REQUESTED_SCHEMA },
           { timeout: PROGRAM_WAIT_MS, signal: asking.ctx.mcpReq.signal },
         );
-      } catch {
+      } catch (error) {
+        // Said, since a question that was sent may also have timed out or been cancelled.
+        const why = String((error as Error)?.message ?? error).slice(0, 200);
         throw new Error(
-          `${tool.name} needs the user's confirmation, which a program cannot ask for on this connection ` +
-            `(only a 2025-era session whose client declares form elicitation can be asked mid-program): nothing was sent ` +
-            `(${request.split('\n')[0]}). Outside a program the user can be asked: code mode lists an operation as a tool of its own ` +
-            `when it is generated with --direct-tools; or, to allow such calls without asking, ${howToAllow(tool)}.`,
+          `${tool.name} needs the user's confirmation, which a program cannot ask for here (${why}; only a 2025-era session ` +
+            `whose client declares form elicitation can be asked mid-program): nothing was sent (${request.split('\n')[0]}). ` +
+            `Outside a program the user can be asked: code mode lists an operation as a tool of its own when it is generated ` +
+            `with --direct-tools; or, to allow such calls without asking, ${howToAllow(tool)}.`,
         );
       }
       if (!saidYes(answer)) throw new Error(refused(tool, request, answer.action));
     },
   };
+}
+
+/** A 2026-07-28 request, by its envelope: it has no server-to-client requests (elicitInput would throw). */
+function modernRequest(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return envelope?.[PROTOCOL_VERSION_META_KEY] !== undefined || envelope?.[CLIENT_CAPABILITIES_META_KEY] !== undefined;
 }
 
 /** Form elicitation: `elicitation: {}` counts (the rule before modes), `{ url }` alone does not. */

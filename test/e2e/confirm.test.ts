@@ -251,14 +251,14 @@ describe('no way around the question', () => {
   const execute = (c: Client) => c.callTool({ name: 'execute', arguments: { code: PROGRAM } });
 
   it.each([
-    ['2026-07-28, which has no server-to-client request', true, 'accept'],
-    ['2025-11-25 without elicitation', false, undefined],
-  ] as const)('a code-mode program on %s: its api call throws, and the DELETE is not sent', async (_label, negotiate, answer) => {
+    ['2026-07-28, which has no server-to-client request', true, 'accept', 'a 2026-07-28 request carries no server-to-client request'],
+    ['2025-11-25 without elicitation', false, undefined, 'the client declares no form elicitation'],
+  ] as const)('a code-mode program on %s: its api call throws, and the DELETE is not sent', async (_label, negotiate, answer, why) => {
     const asked: string[] = [];
     const c = await client('stdio', { negotiate, tools: 'code', asked, ...(answer ? { answer } : {}) });
     const result = await execute(c);
     expect(result.isError).toBe(true);
-    expect(text(result)).toContain("deletePet needs the user's confirmation, which a program cannot ask for on this connection");
+    expect(text(result)).toContain(`deletePet needs the user's confirmation, which a program cannot ask for here (${why};`);
     expect(text(result)).toContain('DELETE /pets/9');
     expect(asked).toEqual([]);
     // The program's GET before it went; the DELETE did not.
