@@ -132,8 +132,8 @@ export function createConfirmations(
       if (answer.kind === 'elicit') return saidYes(answer) ? undefined : toolError(refused(tool, request, answer.action));
       if (!asksForms(asking.capabilities)) {
         return toolError(
-          `${tool.name} needs the user's confirmation, and this client cannot be asked (it declares no form elicitation, ` +
-            `or this request cannot carry a question): nothing was sent. It would have sent:\n${request}\n` +
+          `${tool.name} needs the user's confirmation, and this client cannot be asked (${whyNotAsked(asking.capabilities)}): ` +
+            `nothing was sent. It would have sent:\n${request}\n` +
             `To allow such calls without asking, ${howToAllow(tool)}.`,
         );
       }
@@ -171,6 +171,13 @@ export function createConfirmations(
 function modernRequest(ctx: ServerContext): boolean {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   return envelope?.[PROTOCOL_VERSION_META_KEY] !== undefined || envelope?.[CLIENT_CAPABILITIES_META_KEY] !== undefined;
+}
+
+/** Why a client cannot be asked: no capabilities at all means a request without its initialize (a 2025 request without a session). */
+function whyNotAsked(capabilities: ClientCapabilities | undefined): string {
+  return capabilities === undefined
+    ? 'a 2025-era request without a session, as under --stateless, cannot carry a question'
+    : 'it declares no form elicitation';
 }
 
 /** Form elicitation: `elicitation: {}` counts (the rule before modes), `{ url }` alone does not. */

@@ -206,17 +206,24 @@ describe('--confirm destructive, with a client that takes form elicitation', () 
 
 describe('a client that cannot be asked', () => {
   it.each([
-    ['stdio, 2025-11-25, no elicitation', 'stdio', false, false],
-    ['Streamable HTTP, 2026-07-28, no elicitation', 'http', true, false],
-    ['Streamable HTTP under --stateless, 2025-11-25 with elicitation: a request without a session cannot ask', 'stateless', false, true],
+    ['stdio, 2025-11-25, no elicitation', 'stdio', false, false, 'it declares no form elicitation'],
+    ['Streamable HTTP, 2026-07-28, no elicitation', 'http', true, false, 'it declares no form elicitation'],
+    [
+      'Streamable HTTP under --stateless, 2025-11-25 with elicitation: a request without a session cannot ask',
+      'stateless',
+      false,
+      true,
+      'a 2025-era request without a session, as under --stateless, cannot carry a question',
+    ],
   ] as const)(
     '%s: a tool error says what would have been sent and how to allow it; nothing is sent',
-    async (_label, where, negotiate, elicits) => {
+    async (_label, where, negotiate, elicits, why) => {
       const asked: string[] = [];
       const c = await client(where, { negotiate, ...(elicits ? { answer: 'accept' as const, asked } : {}) });
       const result = await deletePet(c);
       expect(result.isError).toBe(true);
-      expect(text(result)).toMatch(/^deletePet needs the user's confirmation, and this client cannot be asked/);
+      expect(text(result)).toContain(`deletePet needs the user's confirmation, and this client cannot be asked (${why}): nothing was sent`);
+      expect(text(result).startsWith('deletePet needs')).toBe(true);
       expect(text(result)).toContain('DELETE /pets/42?reason=sold, key ***');
       expect(text(result)).toContain('--confirm none');
       expect(text(result)).not.toContain(KEY);
