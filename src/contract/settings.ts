@@ -64,6 +64,18 @@ export const SETTINGS: readonly Setting[] = [
   },
   { flag: 'toolsets', value: 'a,b', env: 'MCP_TOOLSETS', default: 'all', help: 'serve only these toolsets (--help lists them) or all' },
   { flag: 'read-only', env: 'MCP_READ_ONLY', help: 'serve only read-only tools (GET and HEAD)' },
+  {
+    flag: 'confirm',
+    value: 'WHICH',
+    env: 'MCP_CONFIRM',
+    default: 'none',
+    help: "calls that wait for the user's yes: none, destructive (DELETE and the operations marked so) or writes (every tool not read-only)",
+    more: [
+      'The client is asked through the protocol (form elicitation); one',
+      'that cannot be asked gets a tool error, and nothing is sent. An',
+      "operation's `confirm: true|false` (config file or x-mcp) wins.",
+    ],
+  },
   { flag: 'dynamic-toolsets', env: 'MCP_DYNAMIC_TOOLSETS', help: 'the same as --tools toolsets' },
   {
     flag: 'client-profile',

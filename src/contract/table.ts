@@ -116,6 +116,12 @@ export interface ToolSpec {
   then?: string[];
   /** How the operation pages its answers, as the spec shows it (mcp-gen's src/model/pagination.ts). */
   pagination?: Pagination;
+  /**
+   * Whether a call needs the user's yes before it is sent, whatever --confirm says: true, always
+   * ask; false, never. From the config file's toolOverrides or the spec's `x-mcp`. Absent: as
+   * --confirm decides (runtime/confirm.ts).
+   */
+  confirm?: boolean;
 }
 
 /**

@@ -218,6 +218,7 @@ function toolOf(
   if (security) tool.security = security;
   const output = buildOutput(ctx.doc, ctx.converter, op);
   if (output) tool.output = output;
+  if (verdict.confirm !== undefined) tool.confirm = verdict.confirm;
   const title = titleOf(op);
   if (title) {
     tool.title = title;

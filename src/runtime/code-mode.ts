@@ -77,7 +77,8 @@ async function callOperation(ctx: CodeContext, name: string, args: unknown): Pro
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
     throw new Error(`api.${name} takes one object of arguments`);
   }
-  const result = await ctx.invoke(tool, (args ?? {}) as Record<string, unknown>);
+  // A program cannot return a question halfway: one that needs the user's yes asks now or throws (confirm.ts).
+  const result = await ctx.invoke(tool, (args ?? {}) as Record<string, unknown>, true);
   const text = (result.content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
   if (result.isError) throw new Error(text.slice(0, 2_000));
   const structured = result.structuredContent as Record<string, unknown> | undefined;

@@ -12,6 +12,9 @@ export type TransportName = (typeof TRANSPORT_NAMES)[number];
 const isTransportName = (name: string): name is TransportName => (TRANSPORT_NAMES as readonly string[]).includes(name);
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export type ToolMode = 'direct' | 'toolsets' | 'dynamic' | 'code';
+/** Which calls wait for the user's yes (confirm.ts): none, DELETE and the marked ones, or every write. */
+const CONFIRM_SETTINGS = ['none', 'destructive', 'writes'] as const;
+export type ConfirmSetting = (typeof CONFIRM_SETTINGS)[number];
 
 export interface ServerConfig {
   transport: TransportName;
@@ -49,6 +52,8 @@ export interface ServerConfig {
   readOnly: boolean;
   /** What tools/list shows; unset: the mode chosen at generation (see ToolTable.serve). */
   toolMode?: ToolMode;
+  /** Which calls wait for the user's yes (--confirm); an operation's own `confirm` in tools.json wins. */
+  confirm: ConfirmSetting;
   /** Code mode's sandbox: memory, CPU time, api calls and result size of one execute. */
   codeLimits: { memoryBytes: number; timeMs: number; maxCalls: number; maxResultBytes: number; maxLogBytes: number };
   /** How listed schemas are adapted to the client (profiles.ts). */
@@ -199,6 +204,9 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
   }
   if (dynamicToolsets && toolMode !== 'toolsets')
     throw new ConfigError(`--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools ${toolMode}`);
+  const confirm = pick('confirm') ?? 'none';
+  if (!(CONFIRM_SETTINGS as readonly string[]).includes(confirm))
+    throw new ConfigError(`--confirm must be none, destructive or writes (got "${confirm}")`);
   const clientProfile = pick('client-profile') ?? 'portable';
   if (!(CLIENT_PROFILES as readonly string[]).includes(clientProfile)) {
     throw new ConfigError(`--client-profile must be ${CLIENT_PROFILES.join(', ')} (got "${clientProfile}")`);
@@ -297,6 +305,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     toolsets: list('toolsets'),
     readOnly: on('read-only'),
     ...(toolMode !== undefined ? { toolMode: toolMode as ToolMode } : {}),
+    confirm: confirm as ConfirmSetting,
     codeLimits: {
       memoryBytes: integer('code-memory-mb', 8, 4_096) * 1_048_576,
       timeMs: integer('code-time-ms', 10, 600_000),

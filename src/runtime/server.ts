@@ -16,6 +16,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { answerLinkRequired, linkRequiredOf } from './links.js';
+import { confirmedInvoke, createConfirmations, questionOf, type Asking, type Confirmations } from './confirm.js';
 import { OperationIndex } from './dynamic.js';
 import { codeTools, EXECUTE, INVOKE, metaTools } from '../contract/meta-tools.js';
 import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
@@ -71,6 +72,8 @@ export interface ServerOptions {
   access?: ScopePolicy;
   /** Code mode's sandbox limits (the --code-* settings). */
   codeLimits?: ServerConfig['codeLimits'];
+  /** Which calls wait for the user's yes (--confirm, confirm.ts); unset: only those tools.json marks. */
+  confirmations?: Confirmations;
 }
 
 /** The --code-* defaults, for a server made without settings (tests, mcp-gen serve reads them). */
@@ -106,6 +109,7 @@ export function createServerFactory(
   const operationMetaTools = options.mode === 'direct' ? undefined : options.mode === 'code' ? codeTools(table) : metaTools(table);
   const dynamicTools = operationMetaTools && metaListed(operationMetaTools);
   const listedFromStart = startsListed(table, options.mode, options.initialToolsets);
+  const confirmations = options.confirmations ?? createConfirmations('none', (text) => text);
   let fixedList: Tool[] | undefined;
   /** The listing nothing changes: direct and dynamic mode, and toolsets mode without a session. */
   const fixed = (): Tool[] => (fixedList ??= [...(dynamicTools ?? []), ...table.tools.filter(listedFromStart).map(listed)]);
@@ -164,7 +168,7 @@ export function createServerFactory(
         ...(table.instructions ? { instructions: table.instructions } : {}),
       },
     );
-    serveResources(server, whole, executor, options.hooks ?? {}, readCredentials, visible);
+    serveResources(server, whole, executor, options.hooks ?? {}, readCredentials, visible, confirmations.needed);
     server.setRequestHandler('tools/list', (request, ctx) => {
       // The fixed listing serves every caller alike unless scopes decide what each sees.
       const auth = options.access ? ctx.http?.authInfo : undefined;
@@ -190,19 +194,26 @@ export function createServerFactory(
         executor
           .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised, caller: auth })
           .catch((error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`));
+      const asking = (): Asking => ({
+        ctx,
+        capabilities: clientCapabilitiesOf(server, ctx),
+        credentials: readCredentials(ctx.http?.req?.headers),
+      });
       const meta = metaCalls.get(name);
       if (meta) {
         // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
-        return meta(args, {
-          invoke: async (t, given) => server.projectCallToolResult(await call(t, given, false), undefined),
-          visible: (t) => visible(t, auth),
-          signal: ctx.mcpReq.signal,
-        });
+        const invoke = confirmedInvoke(confirmations, asking, async (t, given) =>
+          server.projectCallToolResult(await call(t, given, false), undefined),
+        );
+        const result = await meta(args, { invoke, visible: (t) => visible(t, auth), signal: ctx.mcpReq.signal });
+        return questionOf(result) ?? result;
       }
       const tool = byName.get(name);
       // HTTP answers a tool outside the token's scopes with 403 before this (oauth.ts); here it is unknown.
       if (!tool || !served(tool) || !visible(tool, auth))
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
+      const asked = await confirmations.before(tool, args, asking());
+      if (asked !== undefined) return asked;
       const outputSchema = listsOutputSchema(options.profile) ? executor.outputSchema(tool) : undefined;
       const result = await call(tool, args, outputSchema !== undefined);
       const link = linkRequiredOf(result);

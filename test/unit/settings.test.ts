@@ -78,6 +78,7 @@ const SAMPLE: Record<string, string> = {
   'code-time-ms': '2000',
   'code-max-calls': '7',
   'code-max-result-bytes': '1000',
+  confirm: 'writes',
   'oauth-api-client-id': 'app',
   'oauth-api-client-secret': 'app-secret',
   'oauth-api-authorization-url': 'https://api.example/authorize',
