@@ -10,6 +10,7 @@ import {
   ProtocolErrorCode,
   Server,
   type AuthInfo,
+  type CallToolRequest,
   type CallToolResult,
   type ClientCapabilities,
   type ServerContext,
@@ -20,6 +21,7 @@ import { OperationIndex } from './dynamic.js';
 import { codeTools, EXECUTE, INVOKE, metaTools } from '../contract/meta-tools.js';
 import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
 import { toolError } from './output.js';
+import { callObserver, observed, type CallObserver } from './observe.js';
 import { offers, serveResources } from './resources.js';
 import { LIST_PAGE_BYTES, page, pageStarts } from './pages.js';
 import type { Hooks } from './hooks-api.js';
@@ -71,6 +73,8 @@ export interface ServerOptions {
   access?: ScopePolicy;
   /** Code mode's sandbox limits (the --code-* settings). */
   codeLimits?: ServerConfig['codeLimits'];
+  /** Spans and the call log (observe.ts); without one, only an incoming traceparent is forwarded. */
+  observer?: CallObserver;
 }
 
 /** The --code-* defaults, for a server made without settings (tests, mcp-gen serve reads them). */
@@ -110,6 +114,7 @@ export function createServerFactory(
   /** The listing nothing changes: direct and dynamic mode, and toolsets mode without a session. */
   const fixed = (): Tool[] => (fixedList ??= [...(dynamicTools ?? []), ...table.tools.filter(listedFromStart).map(listed)]);
   let index: OperationIndex | undefined;
+  const observer = options.observer ?? callObserver({ logCalls: false });
   /** What the dynamic meta-tools need of the server, whatever the request. */
   const operations = {
     table,
@@ -181,7 +186,7 @@ export function createServerFactory(
       return page(tools, request.params?.cursor, (fixedStarts ??= pageStarts(tools, maxBytes)));
     });
     const metaCalls = onDemand ? metaCallsOf({ toolsets: toolsetSession(enabled, served) }) : sessionlessMetaCalls();
-    server.setRequestHandler('tools/call', async (request, ctx) => {
+    const callTool = async (request: CallToolRequest, ctx: ServerContext) => {
       const { name } = request.params;
       const auth = ctx.http?.authInfo;
       const args = request.params.arguments ?? {};
@@ -211,7 +216,9 @@ export function createServerFactory(
         return answerLinkRequired(link, result, ctx, clientCapabilitiesOf(server, ctx), again);
       }
       return server.projectCallToolResult(result, outputSchema);
-    });
+    };
+    const known = (name: string) => byName.has(name) || metaCalls.has(name);
+    server.setRequestHandler('tools/call', observed(observer, server, known, callTool));
 
     /** How to reach an operation that is served but not listed: through its toolset or invoke_operation. */
     const reach = (tool: ToolSpec | undefined): string => {
