@@ -33,7 +33,7 @@ export interface ToolCallFacts {
 }
 
 /** One upstream attempt: the route template, not the URL that carries the arguments. */
-export interface AttemptFacts {
+interface AttemptFacts {
   method: string;
   url: string;
   route: string | undefined;

@@ -251,6 +251,44 @@ describe('traces over OTLP/HTTP', () => {
     60_000,
   );
 
+  it('legacy SSE: the parent comes from the traceparent header of the POST that carried the call', async () => {
+    const server = await startServer(dir, 'sse', SERVER_ARGS(), tracingEnv());
+    children.track(server.process);
+    const given = parent();
+    const client = await connect('sse', server.url, { headers: { traceparent: given.traceparent } });
+    clients.push(client);
+    const result = await client.callTool({ name: 'getPet', arguments: { petId: 'rex' } });
+    expect(result.isError).toBeFalsy();
+    const spans = await traceSpans(given.traceId, 2);
+    expect(spans.find((s) => s.kind === SERVER_KIND)).toMatchObject({ name: 'tools/call getPet', parentSpanId: given.spanId });
+    await server.stop();
+  }, 60_000);
+
+  it('--log-calls with tracing: the line names the trace of the spans, a new one when the call brought none', async () => {
+    const client = await stdioClient({ env: tracingEnv(), args: ['--log-calls'] });
+    const stderr = (client.transport as StdioClientTransport).stderr!;
+    let text = '';
+    stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    await client.callTool({ name: 'getPet', arguments: { petId: 'rex' } });
+    const deadline = Date.now() + 10_000;
+    while (!text.includes('"event":"tools/call"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    const line = JSON.parse(text.split('\n').find((l) => l.includes('"event":"tools/call"'))!) as { traceId: string };
+    expect(line.traceId).toMatch(/^[0-9a-f]{32}$/);
+    const spans = await traceSpans(line.traceId, 2);
+    expect(spans.map((s) => s.kind).sort()).toEqual([SERVER_KIND, CLIENT_KIND]);
+    expect(spans.find((s) => s.kind === SERVER_KIND)!.parentSpanId ?? '').toBe('');
+  }, 60_000);
+
+  it('spans still buffered are exported when the client closes the server (stdin ends)', async () => {
+    const client = await stdioClient({ env: { ...tracingEnv(), OTEL_BSP_SCHEDULE_DELAY: '600000' } });
+    const given = parent();
+    await client.callTool({ name: 'getPet', arguments: { petId: 'rex' }, _meta: { traceparent: given.traceparent } });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(jsonSpans().filter((s) => s.traceId === given.traceId)).toEqual([]); // held by the ten-minute batch
+    await client.close();
+    expect((await traceSpans(given.traceId, 2)).length).toBe(2);
+  }, 60_000);
+
   it('protobuf is the default protocol (the OTel specification default)', async () => {
     const { OTEL_EXPORTER_OTLP_PROTOCOL: _json, ...env } = tracingEnv();
     const client = await stdioClient({ env });

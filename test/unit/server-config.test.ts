@@ -30,9 +30,16 @@ describe('readConfig', () => {
       readOnly: false,
       stateless: false,
       allowUnauthenticated: false,
+      logCalls: false,
     });
     expect(config([]).toolMode).toBeUndefined();
     expect(config([]).baseUrl).toBeUndefined();
+  });
+
+  it('--log-calls, or MCP_LOG_CALLS=1, turns the JSON call log on', () => {
+    expect(config(['--log-calls']).logCalls).toBe(true);
+    expect(readConfig([], { MCP_LOG_CALLS: '1' })).toMatchObject({ logCalls: true });
+    expect(readConfig([], { MCP_LOG_CALLS: '0' })).toMatchObject({ logCalls: false });
   });
 
   it('--help', () => {
