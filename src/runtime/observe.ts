@@ -44,6 +44,9 @@ interface CallRecord {
   incoming?: TraceHeaders;
   traceId?: string;
   attempts: Attempt[];
+  /** Time spent waiting between attempts (Retry-After, backoff). */
+  waitedMs?: number;
+  tracing?: Tracing;
 }
 
 interface Scope {
@@ -66,7 +69,11 @@ export function callObserver(options: { tracing?: Tracing; logCalls: boolean; wr
   return {
     async call(facts, incoming, run) {
       if (tracing === undefined && !logCalls && incoming === undefined) return run();
-      const record: CallRecord = { attempts: [], ...(incoming ? { incoming, traceId: incoming.traceparent.slice(3, 35) } : {}) };
+      const record: CallRecord = {
+        attempts: [],
+        ...(incoming ? { incoming, traceId: incoming.traceparent.slice(3, 35) } : {}),
+        ...(tracing ? { tracing } : {}),
+      };
       const started = performance.now();
       const scoped = () => scopes.run({ call: record }, run);
       let failed = true;
@@ -91,7 +98,8 @@ export function callObserver(options: { tracing?: Tracing; logCalls: boolean; wr
     operation(tool, run) {
       const current = scopes.getStore();
       if (current === undefined && tracing === undefined) return run();
-      return scopes.run({ call: current?.call ?? { attempts: [] }, operation: { route: tool.http.path, sent: 0 } }, run);
+      const call = current?.call ?? { attempts: [], ...(tracing ? { tracing } : {}) };
+      return scopes.run({ call, operation: { route: tool.http.path, sent: 0 } }, run);
     },
     sender(send) {
       return async (request, signal) => {
@@ -138,6 +146,17 @@ export async function createObserver(
     });
   }
   return callObserver({ ...(activeTracing ? { tracing: activeTracing } : {}), logCalls: config.logCalls });
+}
+
+/**
+ * For a retry loop: a wait before the next attempt (`reason`: why, e.g. `retry-after` or
+ * `backoff`), an event on the call's span and summed as `waitedMs` in its log line.
+ */
+export function noteWait(ms: number, reason: string): void {
+  const call = scopes.getStore()?.call;
+  if (call === undefined) return;
+  call.waitedMs = (call.waitedMs ?? 0) + ms;
+  call.tracing?.event('retry.wait', { 'retry.wait_ms': Math.round(ms), 'retry.reason': reason });
 }
 
 /** Exports the spans still buffered, before the process exits (at most 2 s). */
@@ -235,6 +254,7 @@ function callLine(tool: string, failed: boolean, ms: number, record: CallRecord)
     upstream,
     attempts: record.attempts.length,
     retries: record.attempts.filter((a) => a.resend > 0).length,
+    ...(record.waitedMs ? { waitedMs: Math.round(record.waitedMs) } : {}),
     ...(record.traceId ? { traceId: record.traceId } : {}),
   };
   return `${JSON.stringify(line)}\n`;

@@ -51,6 +51,8 @@ export interface Tracing {
   ): Promise<T>;
   /** Runs one upstream attempt as a CLIENT span under the active one; `send` gets the traceparent to put on the request. */
   attempt<R extends { status: number }>(facts: AttemptFacts, send: (headers: TraceHeaders) => Promise<R>): Promise<R>;
+  /** An event on the active span (a retry's wait). */
+  event(name: string, attributes: Record<string, string | number>): void;
   /** Exports what is buffered (at exit), waiting at most `ms`. */
   flush(ms: number): Promise<void>;
 }
@@ -114,6 +116,9 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
           return response;
         });
       return settle(span, answered, (response) => (response.status >= 400 ? String(response.status) : undefined), failureCode);
+    },
+    event(name, attributes) {
+      trace.getActiveSpan()?.addEvent(name, attributes);
     },
     async flush(ms) {
       let timer: NodeJS.Timeout | undefined;

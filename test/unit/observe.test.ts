@@ -4,7 +4,7 @@
 // each attempt carries, and the --log-calls line. The sender stands in for the upstream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { callObserver, incomingTrace, type CallObserver } from '../../src/runtime/observe.js';
+import { callObserver, incomingTrace, noteWait, type CallObserver } from '../../src/runtime/observe.js';
 import { startTracing, type Tracing } from '../../src/runtime/telemetry.js';
 import type { OutgoingRequest } from '../../src/runtime/hooks-api.js';
 import type { UpstreamResponse } from '../../src/runtime/upstream.js';
@@ -177,6 +177,24 @@ describe('with tracing', () => {
     expect(JSON.stringify(all.map((s) => s.attributes))).not.toMatch(/secret|hidden/);
     // the log line names the trace the spans are in
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ traceId: call.spanContext().traceId, attempts: 2, retries: 1 });
+  });
+
+  it('a wait between attempts (noteWait, for the retry loop) is an event on the call span and waitedMs in the log line', async () => {
+    exporter.reset();
+    const api = upstream(429, 200);
+    const send = observer.sender(api.send);
+    await observer.call(facts, undefined, () =>
+      observer.operation(tool('/pets/{id}'), async () => {
+        await send(request(), signal);
+        noteWait(250, 'retry-after');
+        return send(request(), signal);
+      }),
+    );
+    const call = (await spans()).find((s) => s.name === 'tools/call getPet')!;
+    expect(call.events.map((e) => [e.name, e.attributes])).toEqual([
+      ['retry.wait', { 'retry.wait_ms': 250, 'retry.reason': 'retry-after' }],
+    ]);
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ attempts: 2, retries: 1, waitedMs: 250 });
   });
 
   it('a call without a parent starts a trace; a failed request records its error code, never its message', async () => {
