@@ -50,7 +50,7 @@ export interface Tracing {
     failed: (value: T) => boolean,
   ): Promise<T>;
   /** Runs one upstream attempt as a CLIENT span under the active one; `send` gets the traceparent to put on the request. */
-  attempt<R extends { status: number }>(facts: AttemptFacts, send: (headers: TraceHeaders) => Promise<R>): Promise<R>;
+  attempt<R extends { status: number }>(facts: AttemptFacts, send: (headers: TraceHeaders | undefined) => Promise<R>): Promise<R>;
   /** An event on the active span (a retry's wait). */
   event(name: string, attributes: Record<string, string | number>): void;
   /** Exports what is buffered (at exit), waiting at most `ms`. */
@@ -105,10 +105,10 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
       const spanContext = trace.setSpan(context.active(), span);
       const carrier: Record<string, string> = {};
       propagation.inject(spanContext, carrier);
-      const headers: TraceHeaders = {
-        traceparent: carrier.traceparent ?? '',
-        ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}),
-      };
+      // Nothing to inject only for an invalid span context: then the request goes as it is.
+      const headers: TraceHeaders | undefined = carrier.traceparent
+        ? { traceparent: carrier.traceparent, ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}) }
+        : undefined;
       const answered = context
         .with(spanContext, () => send(headers))
         .then((response) => {
