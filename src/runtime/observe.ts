@@ -69,26 +69,11 @@ export function callObserver(options: { tracing?: Tracing; logCalls: boolean; wr
   return {
     async call(facts, incoming, run) {
       if (tracing === undefined && !logCalls && incoming === undefined) return run();
-      const record: CallRecord = {
-        attempts: [],
-        ...(incoming ? { incoming, traceId: incoming.traceparent.slice(3, 35) } : {}),
-        ...(tracing ? { tracing } : {}),
-      };
+      const record = newRecord(incoming, tracing);
       const started = performance.now();
-      const scoped = () => scopes.run({ call: record }, run);
       let failed = true;
       try {
-        const value = tracing
-          ? await tracing.toolCall(
-              facts,
-              incoming,
-              (traceId) => {
-                record.traceId = traceId;
-                return scoped();
-              },
-              isToolError,
-            )
-          : await scoped();
+        const value = await inScope(facts, record, run);
         failed = isToolError(value);
         return value;
       } finally {
@@ -105,14 +90,7 @@ export function callObserver(options: { tracing?: Tracing; logCalls: boolean; wr
       return async (request, signal) => {
         const current = scopes.getStore();
         if (current === undefined && tracing === undefined) return send(request, signal);
-        const attempt: Attempt = {
-          method: request.method,
-          route: current?.operation?.route,
-          status: null,
-          resend: current?.operation?.sent ?? 0,
-        };
-        if (current?.operation) current.operation.sent++;
-        current?.call.attempts.push(attempt);
+        const attempt = countAttempt(current, request.method);
         const go = (trace: TraceHeaders | undefined) => send(trace === undefined ? request : withTrace(request, trace), signal);
         try {
           const facts = { method: request.method, url: request.url, route: attempt.route, resendCount: attempt.resend };
@@ -126,6 +104,35 @@ export function callObserver(options: { tracing?: Tracing; logCalls: boolean; wr
       };
     },
   };
+}
+
+function newRecord(incoming: TraceHeaders | undefined, tracing: Tracing | undefined): CallRecord {
+  return {
+    attempts: [],
+    // the trace the call belongs to, for the log line, until its own span says it
+    ...(incoming ? { incoming, traceId: incoming.traceparent.slice(3, 35) } : {}),
+    ...(tracing ? { tracing } : {}),
+  };
+}
+
+/** The call run in its scope, inside its span when tracing. */
+function inScope<T>(facts: ToolCallFacts, record: CallRecord, run: () => Promise<T>): Promise<T> {
+  const scoped = () => scopes.run({ call: record }, run);
+  if (record.tracing === undefined) return scoped();
+  const traced = (traceId: string) => {
+    record.traceId = traceId;
+    return scoped();
+  };
+  return record.tracing.toolCall(facts, record.incoming, traced, isToolError);
+}
+
+/** A new attempt of the current operation, counted in its call. */
+function countAttempt(current: Scope | undefined, method: string): Attempt {
+  const operation = current?.operation;
+  const attempt: Attempt = { method, route: operation?.route, status: null, resend: operation?.sent ?? 0 };
+  if (operation) operation.sent++;
+  current?.call.attempts.push(attempt);
+  return attempt;
 }
 
 /** The observer of a server: tracing when an OTLP endpoint is set, the call log with --log-calls. */
