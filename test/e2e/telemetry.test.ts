@@ -1,10 +1,10 @@
 // Traces and the call log of a generated server, end to end: a real OTLP/HTTP receiver in the
 // test decodes what the server exports (JSON.parse for http/json), the official SDK client calls
-// tools over stdio (the parent in `_meta.traceparent`, SEP-414) and Streamable HTTP (the parent
-// in the HTTP traceparent header, both protocol eras), and the recording upstream shows the
-// traceparent each request carried. Tracing off loads no OpenTelemetry module (a resolve hook
-// in the server process records every module it loads) yet forwards an incoming traceparent;
-// --log-calls writes one JSON line per call on stderr.
+// tools over stdio (the parent in `_meta.traceparent`, SEP-414), Streamable HTTP (both protocol
+// eras) and legacy SSE (the parent in the HTTP traceparent header), and the recording upstream
+// shows the traceparent each request carried. Tracing off loads no OpenTelemetry module (a
+// resolve hook in the server process records every module it loads) yet forwards an incoming
+// traceparent; --log-calls writes one JSON line per call on stderr.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -287,6 +287,27 @@ describe('traces over OTLP/HTTP', () => {
     expect(jsonSpans().filter((s) => s.traceId === given.traceId)).toEqual([]); // held by the ten-minute batch
     await client.close();
     expect((await traceSpans(given.traceId, 2)).length).toBe(2);
+  }, 60_000);
+
+  it('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT alone is enough, taken as the full URL', async () => {
+    const { OTEL_EXPORTER_OTLP_ENDPOINT: base, ...rest } = tracingEnv();
+    const client = await stdioClient({ env: { ...rest, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${base}/v1/traces` } });
+    const given = parent();
+    await client.callTool({ name: 'getPet', arguments: { petId: 'rex' }, _meta: { traceparent: given.traceparent } });
+    expect((await traceSpans(given.traceId, 2)).length).toBe(2);
+  }, 60_000);
+
+  it('gRPC, which this server cannot send, turns tracing off with one line saying so', async () => {
+    const client = await stdioClient({ env: { ...tracingEnv(), OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' } });
+    let text = '';
+    (client.transport as StdioClientTransport).stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const given = parent();
+    upstream.clear();
+    await client.callTool({ name: 'getPet', arguments: { petId: 'rex' }, _meta: { traceparent: given.traceparent } });
+    expect(upstream.requests[0]!.headers.traceparent).toBe(given.traceparent); // forwarded as with tracing off
+    await client.close();
+    expect(text).toMatch(/OTEL_EXPORTER_OTLP_PROTOCOL=grpc: this server sends http\/protobuf or http\/json only; traces are off/);
+    expect(jsonSpans().filter((s) => s.traceId === given.traceId)).toEqual([]);
   }, 60_000);
 
   it('protobuf is the default protocol (the OTel specification default)', async () => {
