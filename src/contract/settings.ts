@@ -176,6 +176,12 @@ export const SETTINGS: readonly Setting[] = [
   { flag: 'allowed-origins', value: 'a,b', env: 'MCP_ALLOWED_ORIGINS', default: 'loopback only', help: 'extra Origins accepted over HTTP' },
   { flag: 'log-level', value: 'L', env: 'LOG_LEVEL', default: 'info', help: 'debug | info | warn | error | silent; logs go to stderr' },
   {
+    flag: 'log-calls',
+    env: 'MCP_LOG_CALLS',
+    help: 'one JSON line per tool call on stderr: tool, outcome, duration, upstream statuses, attempts, trace id',
+    more: ['never an argument value, a header or a body; written whatever --log-level says'],
+  },
+  {
     flag: 'header',
     value: '"Name: value"',
     multiple: true,

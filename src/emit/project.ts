@@ -68,6 +68,13 @@ const packageVersions = (() => {
     quickjs: exact('quickjs-emscripten'),
     re2js: exact('re2js'),
     redis: exact('redis'),
+    otelApi: exact('@opentelemetry/api'),
+    otelContext: exact('@opentelemetry/context-async-hooks'),
+    otelCore: exact('@opentelemetry/core'),
+    otelHttpExporter: exact('@opentelemetry/exporter-trace-otlp-http'),
+    otelProtoExporter: exact('@opentelemetry/exporter-trace-otlp-proto'),
+    otelResources: exact('@opentelemetry/resources'),
+    otelTraceBase: exact('@opentelemetry/sdk-trace-base'),
   };
 })();
 

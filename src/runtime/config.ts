@@ -40,6 +40,8 @@ export interface ServerConfig {
   /** Origins accepted in the Origin header; empty = loopback origins only. */
   allowedOrigins: string[];
   logLevel: LogLevel;
+  /** One JSON line per tools/call on stderr (observe.ts): tool, outcome, duration, upstream statuses, attempts. */
+  logCalls: boolean;
   /** Bearer token MCP clients must send over HTTP; unset = no check. */
   authToken?: string;
   /** Per-request upstream credentials: MCP client HTTP header → security scheme name. */
@@ -299,6 +301,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     allowedHosts: list('allowed-hosts'),
     allowedOrigins: list('allowed-origins'),
     logLevel: logLevel as LogLevel,
+    logCalls: on('log-calls'),
     ...(authToken !== undefined ? { authToken } : {}),
     authFromHeaders,
     staticHeaders,

@@ -9,6 +9,7 @@ import type { ServerConfig } from './config.js';
 import { toolHooks, type Hooks, type OutgoingRequest } from './hooks-api.js';
 import { keepLink, markLinkRequired, type LinkRequired } from './links.js';
 import type { Logger } from './log.js';
+import { callObserver, type CallObserver } from './observe.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
 import { createChecks } from './checks.js';
 import { deadline, networkFailure, readAnswer, requestLabel } from './exchange.js';
@@ -76,12 +77,18 @@ const failure = (text: string, link?: LinkRequired): { failure: CallToolResult }
   failure: link === undefined ? toolError(text) : markLinkRequired(toolError(text), link),
 });
 
-export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Hooks, log: Logger): Executor {
+export function createExecutor(
+  table: ToolTable,
+  config: ServerConfig,
+  hooks: Hooks,
+  log: Logger,
+  observer: CallObserver = callObserver({ logCalls: false }),
+): Executor {
   const schemas = toolSchemas(table);
   const checks = createChecks(table, schemas, log);
   const auth = new Authenticator(table, process.env, log, config.timeoutMs);
   const defaultBase = apiBase(table, config.baseUrl);
-  const send = upstreamSender(table, config);
+  const send = observer.sender(upstreamSender(table, config));
   const sending = createSending(config.sending, log);
   const redactor = createRedactor(table, process.env, config.staticHeaders);
   const onBehalf = onBehalfOf(table, config, log);
@@ -94,7 +101,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     async read(tool, args, signal, credentials = NO_CREDENTIALS, options = {}) {
       const call: CallContext = { credentials, caller: options.caller, secrets: [] };
       try {
-        const outcome = await exchange(tool, args, signal, call);
+        const outcome = await observer.operation(tool, () => exchange(tool, args, signal, call));
         if ('failure' in outcome)
           return { failure: keepLink(outcome.failure, redactor.result(outcome.failure, credentials, call.secrets)) };
         if (outcome.answer.status < 400) return outcome;
@@ -106,7 +113,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     async call(tool, args, signal, credentials = NO_CREDENTIALS, options = {}) {
       const call: CallContext = { credentials, caller: options.caller, secrets: [] };
       try {
-        const outcome = await exchange(tool, args, signal, call);
+        const outcome = await observer.operation(tool, () => exchange(tool, args, signal, call));
         if ('failure' in outcome) return keepLink(outcome.failure, redactor.result(outcome.failure, credentials, call.secrets));
         const budget = answerBudget(tool, args, config.maxAnswerBytes);
         const result = toToolResult(outcome.answer, structureFor(tool, options.advertised !== false, checks.output), budget);

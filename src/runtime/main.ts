@@ -11,6 +11,7 @@ import type { Hooks } from './hooks-api.js';
 import type { Served } from './http-common.js';
 import type { HttpEndpoints } from './http-endpoints.js';
 import { createLogger, type Logger } from './log.js';
+import { createObserver } from './observe.js';
 import { scopePolicy } from './scopes.js';
 import { createRedactor } from './shape.js';
 import { createServerFactory, credentialReader, toolsListedAtStart, type ServerFactory } from './server.js';
@@ -92,13 +93,16 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
   }
   const initialToolsets = config.toolsets.includes('all') ? [...toolsetSizes(table).keys()] : wanted;
   const policy = config.oauth && scopePolicy(table, config.oauth);
-  const factory = createServerFactory(table, createExecutor(table, config, hooks, log), credentialReader(config.authFromHeaders), {
+  const observer = await createObserver(table, config, log);
+  const executor = createExecutor(table, config, hooks, log, observer);
+  const factory = createServerFactory(table, executor, credentialReader(config.authFromHeaders), {
     mode,
     profile: config.clientProfile,
     initialToolsets,
     hooks,
     codeLimits: config.codeLimits,
     confirmations: confirmationsOf(table, config),
+    observer,
     ...(policy ? { access: policy } : {}),
   });
   const listed = toolsListedAtStart(table, mode, initialToolsets);

@@ -4,6 +4,7 @@
 // limit and ends with the client's cancellation.
 
 import type { Logger } from './log.js';
+import { noteWait } from './observe.js';
 import type { UpstreamResponse } from './upstream.js';
 
 export interface PacingLimits {
@@ -109,6 +110,7 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
       log.info(
         `${name}: waiting ${Math.round(at - now)} ms for the rate limit (--rate-limit ${limits.ratePerSecond} per second to ${origin})`,
       );
+      noteWait(at - now, 'rate-limit');
       await sleep(at - now, signal);
     }
   }

@@ -11,6 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { OutgoingRequest } from './hooks-api.js';
 import type { Logger } from './log.js';
 import { createPacer, duration, sleep, type CallPace, type PacingLimits } from './pacing.js';
+import { noteWait } from './observe.js';
 import { getHeader } from './request.js';
 import type { UpstreamResponse } from './upstream.js';
 import type { ToolSpec } from '../contract/table.js';
@@ -170,6 +171,7 @@ export function createSending(settings: { retries: number } & PacingLimits, log:
     }
     const asked = wait.asked ? ' (Retry-After)' : '';
     log.info(`${call.name}: try ${attempt} of ${allowed} got ${reason}; trying again in ${Math.round(wait.ms)} ms${asked}`);
+    noteWait(wait.ms, wait.asked ? 'retry-after' : 'backoff');
     return { waitMs: wait.ms };
   }
 }

@@ -10,6 +10,7 @@ import {
   ProtocolErrorCode,
   Server,
   type AuthInfo,
+  type CallToolRequest,
   type CallToolResult,
   type ClientCapabilities,
   type ServerContext,
@@ -21,6 +22,7 @@ import { OperationIndex } from './dynamic.js';
 import { codeTools, EXECUTE, INVOKE, metaTools } from '../contract/meta-tools.js';
 import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
 import { toolError } from './output.js';
+import { callObserver, observed, type CallObserver } from './observe.js';
 import { offers, serveResources } from './resources.js';
 import { LIST_PAGE_BYTES, page, pageStarts } from './pages.js';
 import type { Hooks } from './hooks-api.js';
@@ -74,6 +76,8 @@ export interface ServerOptions {
   codeLimits?: ServerConfig['codeLimits'];
   /** Which calls wait for the user's yes (--confirm, confirm.ts); unset: only those tools.json marks. */
   confirmations?: Confirmations;
+  /** Spans and the call log (observe.ts); without one, only an incoming traceparent is forwarded. */
+  observer?: CallObserver;
 }
 
 /** The --code-* defaults, for a server made without settings (tests, mcp-gen serve reads them). */
@@ -114,6 +118,7 @@ export function createServerFactory(
   /** The listing nothing changes: direct and dynamic mode, and toolsets mode without a session. */
   const fixed = (): Tool[] => (fixedList ??= [...(dynamicTools ?? []), ...table.tools.filter(listedFromStart).map(listed)]);
   let index: OperationIndex | undefined;
+  const observer = options.observer ?? callObserver({ logCalls: false });
   /** What the dynamic meta-tools need of the server, whatever the request. */
   const operations = {
     table,
@@ -185,7 +190,7 @@ export function createServerFactory(
       return page(tools, request.params?.cursor, (fixedStarts ??= pageStarts(tools, maxBytes)));
     });
     const metaCalls = onDemand ? metaCallsOf({ toolsets: toolsetSession(enabled, served) }) : sessionlessMetaCalls();
-    server.setRequestHandler('tools/call', async (request, ctx) => {
+    const callTool = async (request: CallToolRequest, ctx: ServerContext) => {
       const { name } = request.params;
       const auth = ctx.http?.authInfo;
       const args = request.params.arguments ?? {};
@@ -222,7 +227,9 @@ export function createServerFactory(
         return answerLinkRequired(link, result, ctx, clientCapabilitiesOf(server, ctx), again);
       }
       return server.projectCallToolResult(result, outputSchema);
-    });
+    };
+    const known = (name: string) => byName.has(name) || metaCalls.has(name);
+    server.setRequestHandler('tools/call', observed(observer, server, known, callTool));
 
     /** How to reach an operation that is served but not listed: through its toolset or invoke_operation. */
     const reach = (tool: ToolSpec | undefined): string => {

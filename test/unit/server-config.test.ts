@@ -30,6 +30,7 @@ describe('readConfig', () => {
       readOnly: false,
       stateless: false,
       allowUnauthenticated: false,
+      logCalls: false,
     });
     expect(config([]).toolMode).toBeUndefined();
     expect(config([]).baseUrl).toBeUndefined();
@@ -43,6 +44,12 @@ describe('readConfig', () => {
     });
     expect(config(['--rate-limit', '0.5']).sending.ratePerSecond).toBe(0.5);
     expect(config([], { API_RATE_LIMIT: '20' }).sending.ratePerSecond).toBe(20);
+  });
+
+  it('--log-calls, or MCP_LOG_CALLS=1, turns the JSON call log on', () => {
+    expect(config(['--log-calls']).logCalls).toBe(true);
+    expect(readConfig([], { MCP_LOG_CALLS: '1' })).toMatchObject({ logCalls: true });
+    expect(readConfig([], { MCP_LOG_CALLS: '0' })).toMatchObject({ logCalls: false });
   });
 
   it('--help', () => {
