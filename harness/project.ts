@@ -111,9 +111,9 @@ export function startServer(
   return startNode([join(dir, 'dist/main.js'), '--transport', transport, '--port', '0', ...args], dir, env);
 }
 
-/** Starts `node <argv>` (a server given --port 0) and waits for the address it reports. */
-export function startNode(argv: string[], cwd: string, env: Record<string, string> = {}): Promise<RunningServer> {
-  const child = spawn('node', argv, {
+/** Starts `node <argv>` (a server given --port 0; `node`: another Node binary) and waits for the address it reports. */
+export function startNode(argv: string[], cwd: string, env: Record<string, string> = {}, node = 'node'): Promise<RunningServer> {
+  const child = spawn(node, argv, {
     cwd,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -154,6 +154,8 @@ export async function connect(
     headers?: Record<string, string>;
     /** stdio: run `node <argv>` instead of the project's dist/main.js (`target` is then the working folder). */
     argv?: string[];
+    /** stdio: this Node binary instead of the `node` on PATH. */
+    node?: string;
     /** Answers form elicitations (the client then declares them), on either protocol era. */
     elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>;
   } = {},
@@ -171,7 +173,7 @@ export async function connect(
   const transport =
     kind === 'stdio'
       ? new StdioClientTransport({
-          command: 'node',
+          command: options.node ?? 'node',
           args: options.argv ?? [join(target, 'dist/main.js'), ...(options.args ?? [])],
           cwd: target,
           env: { PATH: process.env.PATH ?? '', ...options.env },
