@@ -19,6 +19,8 @@ interface ManifestInput {
   /** The spec's absolute server URL, when it has one. */
   defaultBaseUrl: string | undefined;
   description: string;
+  /** The spec's logo (https); `npm run bundle` fetches it as the bundle's icon when it is a PNG. */
+  logoUrl: string | undefined;
 }
 
 interface UserConfigField {
@@ -102,5 +104,6 @@ export function bundleManifest(input: ManifestInput): Record<string, unknown> {
     keywords: ['api', 'openapi', 'mcp-gen'],
     compatibility: { platforms: ['darwin', 'win32', 'linux'], runtimes: { node: '>=20.0.0' } },
     user_config: userConfig,
+    ...(input.logoUrl !== undefined ? { _meta: { 'mcp-gen': { icon_url: input.logoUrl } } } : {}),
   };
 }

@@ -303,6 +303,7 @@ export function installTarget(model: Pick<ServerModel, 'table'>): InstallTarget 
 
 function manifestOf(model: ServerModel, description: string, defaultBaseUrl: string | undefined) {
   return bundleManifest({
+    logoUrl: model.report.logoUrl,
     table: model.table,
     mode: model.table.serve?.mode ?? 'direct',
     credentials: credentialRows(model).map((r) => ({ variable: r.variable, what: r.what })),

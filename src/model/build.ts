@@ -58,6 +58,8 @@ export interface ModelReport {
   droppedBodies: string[];
   /** How many operations became resources and resource templates. */
   resources: { static: number; templates: number };
+  /** The API's logo (`info.x-logo.url`, an https URL; APIs.guru adds one), for the Claude Desktop bundle's icon. */
+  logoUrl?: string;
 }
 
 export interface ServerModel {
@@ -81,7 +83,21 @@ export function buildModel(spec: LoadedSpec, given: ModelOptions): ServerModel {
   const table = tableOf(run);
   addPrompts(table, options, spec.doc, run.report.warnings);
   chooseListing(table, pinnedTools(run.tools, options.directTools), run.report, options);
+  const logoUrl = logoOf(infoOf(spec.doc));
+  if (logoUrl !== undefined) run.report.logoUrl = logoUrl;
   return { table, report: run.report };
+}
+
+/** `info.x-logo.url` when it is an https URL of a sane length; anything else is no logo. */
+function logoOf(info: JsonObject): string | undefined {
+  const logo = info['x-logo'];
+  const url = isObject(logo) ? logo.url : undefined;
+  if (typeof url !== 'string' || url.length > 2048) return undefined;
+  try {
+    return new URL(url).protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What one buildModel run carries from operation to operation. */

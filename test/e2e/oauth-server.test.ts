@@ -6,7 +6,6 @@
 // transport and both protocol eras; two users never cross; a restart keeps them signed in; and
 // every attack of the issue fails closed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -29,6 +28,7 @@ import {
   startApiUpstream,
 } from '../harness/delegated-sign-in.js';
 import type { Upstream } from '../harness/upstream.js';
+import { selfSignedCertificate } from '../harness/tls.js';
 
 /** The API as its authorization server names it: the audience of the API tokens. */
 const API = 'https://api.petstore.test/';
@@ -73,35 +73,6 @@ function serverEnv(): Record<string, string> {
     // the test's client ID metadata documents are served over https with a certificate of its own
     NODE_EXTRA_CA_CERTS: cert.path,
   };
-}
-
-function selfSignedCertificate(folder: string) {
-  const key = join(folder, 'key.pem');
-  const path = join(folder, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-keyout',
-      key,
-      '-out',
-      path,
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'pipe' },
-  );
-  return { key: readFileSync(key, 'utf8'), cert: readFileSync(path, 'utf8'), path };
 }
 
 beforeAll(async () => {

@@ -4,9 +4,12 @@
 // Desktop starts it: the manifest's command and environment), and the README's one-liners run
 // in real clients' CLIs (Claude Code, Gemini CLI, Codex), each checked by the official SDK client
 // or the client itself against a recording upstream.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -14,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, generateProject, REPO } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 import { installPinned } from '../harness/pinned-tools.js';
+import { selfSignedCertificate } from '../harness/tls.js';
 
 const SPEC = join(REPO, 'samples/petstore/openapi.json');
 const PACKAGE = 'swagger-petstore-mcp';
@@ -24,8 +28,28 @@ let dir: string;
 let upstream: Upstream;
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-packaging-'));
 
+// The API's logo, served over https by the test (a self-signed certificate the bundle script's
+// Node is told to trust): `npm run bundle` makes it the bundle's icon.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+let logo: { url: string; ca: string; close(): void };
+
+async function serveLogo(): Promise<typeof logo> {
+  const tls = selfSignedCertificate(scratch);
+  const server = createHttpsServer({ key: tls.key, cert: tls.cert }, (_req, res) => {
+    res.writeHead(200, { 'content-type': 'image/png' });
+    res.end(PNG);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/logo.png`, ca: tls.path, close: () => server.close() };
+}
+
 beforeAll(async () => {
-  dir = generateProject(SPEC, 'e2e-packaging');
+  logo = await serveLogo();
+  const spec = JSON.parse(readFileSync(SPEC, 'utf8')) as { info: Record<string, unknown> };
+  spec.info['x-logo'] = { url: logo.url };
+  mkdirSync(join(scratch, 'spec'));
+  writeFileSync(join(scratch, 'spec/openapi.json'), JSON.stringify(spec));
+  dir = generateProject(join(scratch, 'spec/openapi.json'), 'e2e-packaging');
   await buildProject(dir);
   upstream = await startUpstream((req) => ({
     body: JSON.stringify({ id: Number(req.path.split('/').pop()), name: 'Rex', photoUrls: [] }),
@@ -33,6 +57,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+  logo?.close();
   await upstream?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
@@ -96,10 +121,11 @@ describe('the Claude Desktop extension bundle (npm run bundle)', () => {
   // the project's own pinned packer, as `npm run bundle` uses it
   const mcpb = () => join(dir, 'node_modules/.bin/mcpb');
 
-  beforeAll(() => {
+  beforeAll(async () => {
     // a secret the user keeps beside the project: it must never travel in the bundle
     writeFileSync(join(dir, '.env'), `${KEY_VARIABLE}=${SECRET}\n`);
-    execFileSync('npm', ['run', 'bundle', '--silent'], { cwd: dir, stdio: 'pipe' });
+    // not execFileSync: this process serves the logo meanwhile
+    await promisify(execFile)('npm', ['run', 'bundle', '--silent'], { cwd: dir, env: { ...process.env, NODE_EXTRA_CA_CERTS: logo.ca } });
     bundle = join(dir, `${PACKAGE}.mcpb`);
     unpacked = join(scratch, 'unpacked');
     execFileSync(mcpb(), ['unpack', bundle, unpacked], { stdio: 'pipe' });
@@ -119,6 +145,13 @@ describe('the Claude Desktop extension bundle (npm run bundle)', () => {
     expect(manifest.user_config[KEY_VARIABLE.toLowerCase()]).toMatchObject({ type: 'string', sensitive: true });
     expect(manifest.tools).toHaveLength(20);
     expect(manifest.compatibility.runtimes.node).toBe('>=20.0.0');
+  });
+
+  it("has the API's logo (the spec's x-logo, a PNG) as its icon, and the packed manifest validates with it", () => {
+    const manifest = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8')) as { icon?: string };
+    expect(manifest.icon).toBe('icon.png');
+    expect(readFileSync(join(unpacked, 'icon.png')).equals(PNG)).toBe(true);
+    expect(execFileSync(mcpb(), ['validate', unpacked], { encoding: 'utf8' })).toMatch(/passes/);
   });
 
   it('holds the built server and production dependencies only: no .env, no sources, no compiler', () => {
