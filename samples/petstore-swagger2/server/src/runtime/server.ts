@@ -11,16 +11,19 @@ import {
   ProtocolErrorCode,
   Server,
   type AuthInfo,
+  type CallToolRequest,
   type CallToolResult,
   type ClientCapabilities,
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import { answerLinkRequired, linkRequiredOf } from './links.js';
+import { confirmedInvoke, createConfirmations, questionOf, type Asking, type Confirmations } from './confirm.js';
 import { OperationIndex } from './dynamic.js';
 import { codeTools, EXECUTE, INVOKE, metaTools } from '../contract/meta-tools.js';
 import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
 import { toolError } from './output.js';
+import { callObserver, observed, type CallObserver } from './observe.js';
 import { offers, serveResources } from './resources.js';
 import { LIST_PAGE_BYTES, page, pageStarts } from './pages.js';
 import type { Hooks } from './hooks-api.js';
@@ -72,6 +75,10 @@ export interface ServerOptions {
   access?: ScopePolicy;
   /** Code mode's sandbox limits (the --code-* settings). */
   codeLimits?: ServerConfig['codeLimits'];
+  /** Which calls wait for the user's yes (--confirm, confirm.ts); unset: only those tools.json marks. */
+  confirmations?: Confirmations;
+  /** Spans and the call log (observe.ts); without one, only an incoming traceparent is forwarded. */
+  observer?: CallObserver;
 }
 
 /** The --code-* defaults, for a server made without settings (tests, mcp-gen serve reads them). */
@@ -107,10 +114,12 @@ export function createServerFactory(
   const operationMetaTools = options.mode === 'direct' ? undefined : options.mode === 'code' ? codeTools(table) : metaTools(table);
   const dynamicTools = operationMetaTools && metaListed(operationMetaTools);
   const listedFromStart = startsListed(table, options.mode, options.initialToolsets);
+  const confirmations = options.confirmations ?? createConfirmations('none', (text) => text);
   let fixedList: Tool[] | undefined;
   /** The listing nothing changes: direct and dynamic mode, and toolsets mode without a session. */
   const fixed = (): Tool[] => (fixedList ??= [...(dynamicTools ?? []), ...table.tools.filter(listedFromStart).map(listed)]);
   let index: OperationIndex | undefined;
+  const observer = options.observer ?? callObserver({ logCalls: false });
   /** What the dynamic meta-tools need of the server, whatever the request. */
   const operations = {
     table,
@@ -165,7 +174,7 @@ export function createServerFactory(
         ...(table.instructions ? { instructions: table.instructions } : {}),
       },
     );
-    serveResources(server, whole, executor, options.hooks ?? {}, readCredentials, visible);
+    serveResources(server, whole, executor, options.hooks ?? {}, readCredentials, visible, confirmations.needed);
     server.setRequestHandler('tools/list', (request, ctx) => {
       // The fixed listing serves every caller alike unless scopes decide what each sees.
       const auth = options.access ? ctx.http?.authInfo : undefined;
@@ -182,7 +191,7 @@ export function createServerFactory(
       return page(tools, request.params?.cursor, (fixedStarts ??= pageStarts(tools, maxBytes)));
     });
     const metaCalls = onDemand ? metaCallsOf({ toolsets: toolsetSession(enabled, served) }) : sessionlessMetaCalls();
-    server.setRequestHandler('tools/call', async (request, ctx) => {
+    const callTool = async (request: CallToolRequest, ctx: ServerContext) => {
       const { name } = request.params;
       const auth = ctx.http?.authInfo;
       const args = request.params.arguments ?? {};
@@ -191,19 +200,26 @@ export function createServerFactory(
         executor
           .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised, caller: auth })
           .catch((error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`));
+      const asking = (): Asking => ({
+        ctx,
+        capabilities: clientCapabilitiesOf(server, ctx),
+        credentials: readCredentials(ctx.http?.req?.headers),
+      });
       const meta = metaCalls.get(name);
       if (meta) {
         // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
-        return meta(args, {
-          invoke: async (t, given) => server.projectCallToolResult(await call(t, given, false), undefined),
-          visible: (t) => visible(t, auth),
-          signal: ctx.mcpReq.signal,
-        });
+        const invoke = confirmedInvoke(confirmations, asking, async (t, given) =>
+          server.projectCallToolResult(await call(t, given, false), undefined),
+        );
+        const result = await meta(args, { invoke, visible: (t) => visible(t, auth), signal: ctx.mcpReq.signal });
+        return questionOf(result) ?? result;
       }
       const tool = byName.get(name);
       // HTTP answers a tool outside the token's scopes with 403 before this (oauth.ts); here it is unknown.
       if (!tool || !served(tool) || !visible(tool, auth))
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
+      const asked = await confirmations.before(tool, args, asking());
+      if (asked !== undefined) return asked;
       const outputSchema = listsOutputSchema(options.profile) ? executor.outputSchema(tool) : undefined;
       const result = await call(tool, args, outputSchema !== undefined);
       const link = linkRequiredOf(result);
@@ -212,7 +228,9 @@ export function createServerFactory(
         return answerLinkRequired(link, result, ctx, clientCapabilitiesOf(server, ctx), again);
       }
       return server.projectCallToolResult(result, outputSchema);
-    });
+    };
+    const known = (name: string) => byName.has(name) || metaCalls.has(name);
+    server.setRequestHandler('tools/call', observed(observer, server, known, callTool));
 
     /** How to reach an operation that is served but not listed: through its toolset or invoke_operation. */
     const reach = (tool: ToolSpec | undefined): string => {

@@ -44,7 +44,8 @@ function era(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | 'reject
   }).kind;
 }
 
-export function streamableEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger): HttpEndpoints {
+/** `confirms`: some call may wait for the user's yes (confirm.ts), asked on the call's own stream. */
+export function streamableEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger, confirms = false): HttpEndpoints {
   // One instance per request: nothing it holds outlasts the request.
   const modern = createMcpHandler(() => factory('request'), {
     legacy: config.stateless ? 'stateless' : 'reject',
@@ -142,9 +143,9 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       // A POST is answered with application/json rather than an SSE stream: this server sends
       // nothing before a call's result, so a stream would carry the same one message in three
       // socket writes (head, event, end) instead of one. Server-initiated messages still use
-      // the GET stream. Linking API accounts is the exception: a call may ask the client to
-      // open a link (URL elicitation), which travels on the call's own stream.
-      enableJsonResponse: !asksClientsMidCall(config),
+      // the GET stream. Linking API accounts and confirmations are the exceptions: a call may
+      // ask the client to open a link or to confirm (elicitation), which travels on the call's own stream.
+      enableJsonResponse: !confirms && !asksClientsMidCall(config),
       maxRequestBodySize: config.maxRequestBytes,
       keepAliveMs: config.sseKeepAliveMs,
       onsessioninitialized: (id) => {

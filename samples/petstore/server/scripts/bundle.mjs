@@ -1,0 +1,55 @@
+// npm run bundle: writes <name>.mcpb, the Claude Desktop extension bundle of this server, with the
+// official packer (@anthropic-ai/mcpb). The bundle holds the built server, tools.json, the manifest
+// and the production dependencies only, installed afresh in a staging folder: never .env, src/ or
+// development packages. The API's logo (the spec's x-logo, an https URL) becomes the bundle's icon
+// when it is a PNG of at most 1 MB; otherwise the bundle has none.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const { name } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const out = join(root, `${name}.mcpb`);
+const stage = mkdtempSync(join(tmpdir(), 'mcpb-'));
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const run = (args, cwd) => execFileSync(npm, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'], shell: process.platform === 'win32' });
+
+try {
+  if (!existsSync(join(root, 'dist/main.js'))) throw new Error('dist/main.js is missing: run npm run build first');
+  for (const file of ['manifest.json', 'package.json', 'package-lock.json', 'tools.json', 'README.md', 'dist']) {
+    if (existsSync(join(root, file))) cpSync(join(root, file), join(stage, file), { recursive: true });
+  }
+  await addIcon(join(stage, 'manifest.json'), join(stage, 'icon.png'));
+  const install = existsSync(join(stage, 'package-lock.json')) ? 'ci' : 'install';
+  run([install, '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], stage);
+  run(['exec', '--no', '--', 'mcpb', 'pack', stage, out], root);
+  console.log(`wrote ${out}`);
+} catch (error) {
+  console.error(`bundle: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  rmSync(stage, { recursive: true, force: true });
+}
+
+async function addIcon(manifestPath, iconPath) {
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  const url = manifest._meta?.['mcp-gen']?.icon_url;
+  if (typeof url !== 'string' || !url.startsWith('https://')) return;
+  const png = await fetchPng(url).catch(() => undefined);
+  if (png === undefined) {
+    console.log(`bundle: no icon (the logo at ${url} could not be fetched as a PNG of at most 1 MB)`);
+    return;
+  }
+  writeFileSync(iconPath, png);
+  writeFileSync(manifestPath, JSON.stringify({ ...manifest, icon: 'icon.png' }, null, 2));
+}
+
+async function fetchPng(url) {
+  const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
+  const length = Number(response.headers.get('content-length') ?? 0);
+  if (!response.ok || !response.url.startsWith('https://') || length > 1024 * 1024) return undefined;
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return bytes.length <= 1024 * 1024 && bytes.subarray(0, 8).equals(signature) ? bytes : undefined;
+}
