@@ -3,7 +3,7 @@
 // under --check, 2 bad usage, 70 internal error.
 
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { GENERATOR_VERSION } from './version.js';
 import { formatWarning } from './warnings.js';
 import { credentialSummary } from './model/auth.js';
@@ -98,10 +98,11 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   print(
     `  node dist/main.js --transport http${needsBase ? ' --base-url https://your.api' : ''}   # Streamable HTTP on http://127.0.0.1:3000/mcp (stdio is the default)`,
   );
-  const claudeCode = clientInstalls(installTarget({ table })).find((i) => i.client === 'Claude Code');
+  const entry = resolve(outDir, 'dist/main.js');
+  const claudeCode = clientInstalls({ ...installTarget({ table }), entry }).find((i) => i.client === 'Claude Code');
   if (claudeCode)
     print(
-      `  ${claudeCode.text}   # Claude Code, once published (npm publish); every client's one-liner and npm run bundle (Claude Desktop) in the README`,
+      `  ${claudeCode.text}   # Claude Code; every client's one-liner (npx, once published) and npm run bundle (Claude Desktop) in the README`,
     );
 }
 

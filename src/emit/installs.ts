@@ -14,6 +14,8 @@ export interface InstallTarget {
   variables: string[];
   /** Where the Streamable HTTP endpoint listens when started with `--transport http`. */
   httpUrl: string;
+  /** Run this built entry point (`node <path>`) instead of the published package (the generation summary's lines). */
+  entry?: string;
 }
 
 export interface ClientInstall {
@@ -28,8 +30,8 @@ export interface ClientInstall {
 /** The stdio launch every client gets: the command, its arguments and the credentials' placeholders. */
 function stdioLaunch(target: InstallTarget): { command: string; args: string[]; env: Record<string, string> } {
   return {
-    command: 'npx',
-    args: ['-y', target.packageName],
+    command: target.entry === undefined ? 'npx' : 'node',
+    args: target.entry === undefined ? ['-y', target.packageName] : [target.entry],
     env: Object.fromEntries(target.variables.map((v) => [v, placeholder(v)])),
   };
 }

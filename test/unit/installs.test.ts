@@ -94,6 +94,19 @@ describe('one-line installs', () => {
     expect(JSON.parse(install.text)).toEqual({ mcpServers: { 'acme-billing': stdioServer } });
   });
 
+  it("the generation summary's line runs the build where it is, a path with spaces kept one word", () => {
+    const local = clientInstalls({ ...target, variables: [], entry: "/home/me/my api's mcp/dist/main.js" });
+    expect(argvOf(local[0]?.text ?? '')).toEqual([
+      'claude',
+      'mcp',
+      'add',
+      'acme-billing',
+      '--',
+      'node',
+      "/home/me/my api's mcp/dist/main.js",
+    ]);
+  });
+
   it('no variables: no env at all, and nothing but names in any snippet', () => {
     const bare = clientInstalls({ ...target, variables: [] });
     expect(JSON.parse(bare.find((i) => i.client === 'Windsurf')?.text ?? '')).toEqual({
