@@ -12,6 +12,7 @@ import { jsonRpcError } from './http-answer.js';
 import type { HttpEndpoints } from './http-endpoints.js';
 import { claimSession, identityOf, releaseSession } from './http-sessions.js';
 import type { Logger } from './log.js';
+import type { ToolTable } from '../contract/table.js';
 import type { ServerFactory } from './server.js';
 
 interface Session {
@@ -43,7 +44,7 @@ function era(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | 'reject
   }).kind;
 }
 
-export function streamableEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger): HttpEndpoints {
+export function streamableEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger, table?: ToolTable): HttpEndpoints {
   // One instance per request: nothing it holds outlasts the request.
   const modern = createMcpHandler(() => factory('request'), {
     legacy: config.stateless ? 'stateless' : 'reject',
@@ -142,8 +143,9 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       // nothing before a call's result, so a stream would carry the same one message in three
       // socket writes (head, event, end) instead of one. Server-initiated messages still use
       // the GET stream. Linking API accounts is the exception: a call may ask the client to
-      // open a link (URL elicitation), which travels on the call's own stream.
-      enableJsonResponse: !asksClientsMidCall(config),
+      // open a link (URL elicitation), which travels on the call's own stream; and so is following
+      // a long-running operation, whose progress notifications travel there too.
+      enableJsonResponse: !asksClientsMidCall(config) && !followsOperations(table),
       maxRequestBodySize: config.maxRequestBytes,
       keepAliveMs: config.sseKeepAliveMs,
       onsessioninitialized: (id) => {
@@ -182,3 +184,6 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
 function asksClientsMidCall(config: ServerConfig): boolean {
   return config.oauth?.signIn !== undefined && config.oauth.tokenCheck !== 'self';
 }
+
+/** Whether a call may wait on a long-running operation, telling its progress as it goes. */
+const followsOperations = (table: ToolTable | undefined): boolean => table?.tools.some((t) => t.longRunning !== undefined) ?? false;

@@ -116,8 +116,8 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
 
 type Start<T> = (factory: ServerFactory, config: ServerConfig, log: Logger, served: Served) => Promise<T>;
 
-const streamableHttp: Start<HttpEndpoints> = async (factory, config, log) =>
-  (await import('./http.js')).streamableEndpoints(factory, config, log);
+const streamableHttp: Start<HttpEndpoints> = async (factory, config, log, served) =>
+  (await import('./http.js')).streamableEndpoints(factory, config, log, served.table);
 /** Legacy HTTP+SSE (protocol 2024-11-05), all in sse.ts: the deprecated server-legacy package loads only with it. */
 const legacySse: Start<HttpEndpoints> = async (factory, config, log) => (await import('./sse.js')).sseEndpoints(factory, config, log);
 

@@ -17,7 +17,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { answerLinkRequired, linkRequiredOf } from './links.js';
 import { OperationIndex } from './dynamic.js';
-import { codeTools, EXECUTE, INVOKE, metaTools } from '../contract/meta-tools.js';
+import { codeTools, EXECUTE, INVOKE, metaTools, OPERATION_STATUS, operationTools } from '../contract/meta-tools.js';
+import { progressOf } from './long-running.js';
 import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
 import { toolError } from './output.js';
 import { offers, serveResources } from './resources.js';
@@ -104,11 +105,13 @@ export function createServerFactory(
   const toolsetTools = options.mode === 'toolsets' ? metaListed(toolsetMetaTools(table)) : undefined;
   // Toolsets mode serves a request without a session as dynamic mode does: it could not keep enabled toolsets.
   const operationMetaTools = options.mode === 'direct' ? undefined : options.mode === 'code' ? codeTools(table) : metaTools(table);
-  const dynamicTools = operationMetaTools && metaListed(operationMetaTools);
+  // get_operation_status joins whatever the mode lists when an operation is long-running.
+  const statusTools = metaListed(operationTools(table));
+  const dynamicTools = [...(operationMetaTools ? metaListed(operationMetaTools) : []), ...statusTools];
   const listedFromStart = startsListed(table, options.mode, options.initialToolsets);
   let fixedList: Tool[] | undefined;
   /** The listing nothing changes: direct and dynamic mode, and toolsets mode without a session. */
-  const fixed = (): Tool[] => (fixedList ??= [...(dynamicTools ?? []), ...table.tools.filter(listedFromStart).map(listed)]);
+  const fixed = (): Tool[] => (fixedList ??= [...dynamicTools, ...table.tools.filter(listedFromStart).map(listed)]);
   let index: OperationIndex | undefined;
   /** What the dynamic meta-tools need of the server, whatever the request. */
   const operations = {
@@ -138,7 +141,7 @@ export function createServerFactory(
     const key = (options.access?.supported ?? []).filter((s) => auth.scopes.includes(s)).join(' ');
     const made = scoped.get(key);
     if (made !== undefined) return made;
-    const tools = [...(dynamicTools ?? []), ...table.tools.filter((t) => listedFromStart(t) && visible(t, auth)).map(listed)];
+    const tools = [...dynamicTools, ...table.tools.filter((t) => listedFromStart(t) && visible(t, auth)).map(listed)];
     const listing = { tools, starts: pageStarts(tools, maxBytes) };
     if (scoped.size < MAX_SCOPE_LISTINGS) scoped.set(key, listing);
     return listing;
@@ -170,7 +173,7 @@ export function createServerFactory(
       const auth = options.access ? ctx.http?.authInfo : undefined;
       const maxBytes = options.listPageBytes ?? LIST_PAGE_BYTES;
       if (onDemand) {
-        const tools = [...toolsetTools, ...table.tools.filter((t) => served(t) && visible(t, auth)).map(listed)];
+        const tools = [...toolsetTools, ...statusTools, ...table.tools.filter((t) => served(t) && visible(t, auth)).map(listed)];
         return page(tools, request.params?.cursor, pageStarts(tools, maxBytes));
       }
       if (auth !== undefined) {
@@ -185,11 +188,18 @@ export function createServerFactory(
       const { name } = request.params;
       const auth = ctx.http?.authInfo;
       const args = request.params.arguments ?? {};
+      const progress = progressOf(ctx);
       // A failure inside a call is the tool's failure (isError), never the connection's.
       const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean): Promise<CallToolResult> =>
         executor
-          .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised, caller: auth })
+          .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised, caller: auth, progress })
           .catch((error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`));
+      if (name === OPERATION_STATUS && statusTools.length > 0) {
+        const handle = typeof args.handle === 'string' ? args.handle : '';
+        const credentials = readCredentials(ctx.http?.req?.headers);
+        const result = await executor.resume(handle, ctx.mcpReq.signal, credentials, { caller: auth, progress });
+        return server.projectCallToolResult(result, undefined);
+      }
       const meta = metaCalls.get(name);
       if (meta) {
         // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
@@ -246,7 +256,7 @@ function startsListed(table: ToolTable, mode: ToolMode, initialToolsets: string[
 
 /** The longest tools/list before any toolset is enabled, in tools: what the start-up warning counts. */
 export function toolsListedAtStart(table: ToolTable, mode: ToolMode, initialToolsets: string[]): number {
-  const meta = mode === 'direct' ? 0 : mode === 'code' ? codeTools(table).length : metaTools(table).length;
+  const meta = (mode === 'direct' ? 0 : mode === 'code' ? codeTools(table).length : metaTools(table).length) + operationTools(table).length;
   return meta + table.tools.filter(startsListed(table, mode, initialToolsets)).length;
 }
 

@@ -36,6 +36,7 @@ const SAMPLE: Record<string, string> = {
   host: '127.0.0.2',
   'base-url': 'https://x.example',
   timeout: '1234',
+  'operation-wait': '4321',
   'max-response-bytes': '999',
   'max-answer-bytes': '997',
   'max-request-bytes': '998',
