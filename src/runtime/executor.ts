@@ -41,7 +41,7 @@ export interface Executor {
     args: Record<string, unknown>,
     signal: AbortSignal,
     credentials?: RequestCredentials,
-    options?: { advertised?: boolean; caller?: AuthInfo; progress?: Progress },
+    options?: { advertised?: boolean; caller?: AuthInfo; progress?: Progress; operationWaitMs?: number },
   ): Promise<CallToolResult>;
   /** get_operation_status: the operation a call left running, followed again by its handle (long-running.ts). */
   resume(
@@ -123,7 +123,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
         if ('failure' in outcome) return keepLink(outcome.failure, redactor.result(outcome.failure, credentials, call.secrets));
         const advertised = options.advertised !== false;
         const result = tool.longRunning
-          ? await longRunning.follow(tool, outcome.answer, args, { signal, call, advertised, progress: options.progress })
+          ? await longRunning.follow(tool, outcome.answer, args, { signal, call, advertised, ...followOptions(options) })
           : shape(tool, outcome.answer, args, advertised);
         return result.isError ? redactor.result(result, credentials, call.secrets) : result;
       } catch (error) {
@@ -266,6 +266,14 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     const sent = hooks.beforeRequest ? ((await hooks.beforeRequest(request)) ?? request) : request;
     return { request: sent, usedTokenFetch: authenticated.usedTokenFetch, exchanged: delegated?.exchanged !== undefined };
   }
+}
+
+/** The caller's choices for following an operation: progress, and a wait other than --operation-wait. */
+function followOptions(options: { progress?: Progress; operationWaitMs?: number }): { progress?: Progress; waitMs?: number } {
+  return {
+    ...(options.progress ? { progress: options.progress } : {}),
+    ...(options.operationWaitMs !== undefined ? { waitMs: options.operationWaitMs } : {}),
+  };
 }
 
 /** What a call's answer may cost the model, and how the tool pages (for the note on what was cut). */

@@ -17,7 +17,7 @@ import type { FinalStateVia, ToolSpec, ToolTable } from '../contract/table.js';
 import { toolError } from './output.js';
 
 /** What the first answer's headers say about where the operation goes on (kept server-side, never shown). */
-export interface OperationHeaders {
+interface OperationHeaders {
   /** Azure-AsyncOperation or Operation-Location: a status monitor whose body says how it goes. */
   monitor?: string;
   /** Location: polled while it answers 202 when there is no monitor; else where the result may be. */
@@ -103,6 +103,8 @@ interface FollowOptions<C> {
   /** Whether the tool's outputSchema was listed for this call (a pending answer then has to be an error, or fit it). */
   advertised: boolean;
   progress?: Progress;
+  /** How long this call may wait, when not --operation-wait (a task waits as long as it is kept). */
+  waitMs?: number;
 }
 
 /**
@@ -130,7 +132,7 @@ export function longRunningCalls<C extends { caller: AuthInfo | undefined; crede
   });
 
   async function settle(tool: ToolSpec, tracking: Tracking, options: FollowOptions<C>): Promise<CallToolResult> {
-    const followed = await followOperation(tool, tracking, callIo(options.call), { waitMs, ...options });
+    const followed = await followOperation(tool, tracking, callIo(options.call), { ...options, waitMs: options.waitMs ?? waitMs });
     if ('failure' in followed) return followed.failure;
     if ('failed' in followed) return toolError(`${tool.name}: the operation ended without success: ${followed.failed}`);
     if ('answer' in followed) return io.shape(tool, followed.answer, tracking.args, options.advertised);
@@ -411,7 +413,7 @@ const cancelled = (tool: ToolSpec): CallToolResult =>
   toolError(`${tool.name}: cancelled by the client while waiting for the operation to finish`);
 
 /** Whose operation a handle is: the OAuth caller and the credentials the client sent, as a digest. */
-function ownerOf(caller: AuthInfo | undefined, credentials: RequestCredentials): string {
+export function ownerOf(caller: AuthInfo | undefined, credentials: RequestCredentials): string {
   const subject = caller?.extra?.subject;
   const who = caller === undefined ? '' : typeof subject === 'string' ? `sub:${subject}` : `client:${caller.clientId}`;
   const hash = createHash('sha256').update(who);

@@ -18,7 +18,8 @@ import {
 import { answerLinkRequired, linkRequiredOf } from './links.js';
 import { OperationIndex } from './dynamic.js';
 import { codeTools, EXECUTE, INVOKE, metaTools, OPERATION_STATUS, operationTools } from '../contract/meta-tools.js';
-import { progressOf } from './long-running.js';
+import { ownerOf, progressOf } from './long-running.js';
+import { TASK_CAPABILITIES, TaskStore, taskRequested, withTaskSupport } from './tasks.js';
 import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
 import { toolError } from './output.js';
 import { offers, serveResources } from './resources.js';
@@ -100,7 +101,9 @@ export function createServerFactory(
   const extras = offers(whole);
   const byName = new Map<string, ToolSpec>(table.tools.map((t) => [t.name, t]));
   const lister = createLister(table, options.profile, { input: (t) => executor.inputSchema(t), output: (t) => executor.outputSchema(t) });
-  const listed = (t: ToolSpec): Tool => lister.tool(t) as Tool;
+  // Long-running calls can be tasks for the 2025-era clients that ask (tasks.ts), in every instance of this process.
+  const tasks = table.tools.some((t) => t.longRunning !== undefined) ? new TaskStore() : undefined;
+  const listed = (t: ToolSpec): Tool => (tasks ? withTaskSupport(lister.tool(t) as Tool, t) : (lister.tool(t) as Tool));
   const metaListed = (tools: ListedTool[]) => tools.map((t) => lister.adapt(t) as Tool);
   const toolsetTools = options.mode === 'toolsets' ? metaListed(toolsetMetaTools(table)) : undefined;
   // Toolsets mode serves a request without a session as dynamic mode does: it could not keep enabled toolsets.
@@ -163,11 +166,13 @@ export function createServerFactory(
           resources: {},
           ...(extras.prompts ? { prompts: {} } : {}),
           ...(extras.completions ? { completions: {} } : {}),
+          ...(tasks ? TASK_CAPABILITIES : {}),
         },
         ...(table.instructions ? { instructions: table.instructions } : {}),
       },
     );
     serveResources(server, whole, executor, options.hooks ?? {}, readCredentials, visible);
+    tasks?.serve(server, (ctx) => ownerOf(ctx.http?.authInfo, readCredentials(ctx.http?.req?.headers)));
     server.setRequestHandler('tools/list', (request, ctx) => {
       // The fixed listing serves every caller alike unless scopes decide what each sees.
       const auth = options.access ? ctx.http?.authInfo : undefined;
@@ -214,6 +219,14 @@ export function createServerFactory(
       if (!tool || !served(tool) || !visible(tool, auth))
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
       const outputSchema = listsOutputSchema(options.profile) ? executor.outputSchema(tool) : undefined;
+      const task = tool.longRunning ? taskRequested(request.params) : undefined;
+      if (tasks && task) {
+        const credentials = readCredentials(ctx.http?.req?.headers);
+        return tasks.start(ownerOf(auth, credentials), task.ttl, async (signal, operationWaitMs) => {
+          const options = { advertised: outputSchema !== undefined, caller: auth, operationWaitMs };
+          return server.projectCallToolResult(await executor.call(tool, args, signal, credentials, options), outputSchema);
+        });
+      }
       const result = await call(tool, args, outputSchema !== undefined);
       const link = linkRequiredOf(result);
       if (link !== undefined) {

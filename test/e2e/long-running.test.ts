@@ -3,11 +3,13 @@
 // answers 202 and finishes after a number of status checks it counts: a status monitor
 // (Operation-Location, with Retry-After), a 202 polled at its Location, a Google-style
 // Operation; progress notifications while the server polls; a handle past the wait, which
-// get_operation_status takes; and a status URL on another origin, which gets no credentials.
+// get_operation_status takes; a status URL on another origin, which gets no credentials; and
+// the call as a task (2025-11-25 Tasks) for a client that asks, through the ext-tasks client.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
+import { createTaskSessionFromClient, resultFromTaskOutcome, toolDeclarationFromMcpTool } from '@modelcontextprotocol/ext-tasks/client';
 import { buildProject, connect, generateProject, startServer, TMP, type RunningServer } from '../../harness/project.js';
 import { Children } from '../harness/children.js';
 import { startUpstream, type Answer, type Recorded, type Upstream } from '../harness/upstream.js';
@@ -254,6 +256,70 @@ describe.each(KINDS)('over %s', (kind) => {
     expect(upstream.requests.map((r) => [r.method, r.path, r.headers['x-api-key']])).toEqual([['POST', '/elsewhere', KEY]]);
     expect(foreign.requests).toHaveLength(1);
     expect(foreign.requests[0]?.headers['x-api-key']).toBeUndefined();
+  }, 60_000);
+});
+
+describe.each(['stdio', 'http 2025'] as const)('as a task, over %s (2025-11-25 Tasks, the ext-tasks client)', (kind) => {
+  it('the call answers a task at once; the client follows it with tasks/get and fetches the result with tasks/result', async () => {
+    const c = await client(kind);
+    const { tools } = await c.listTools();
+    const listed = tools.find((t) => t.name === 'startJob');
+    expect(listed?.execution?.taskSupport).toBe('optional');
+    expect(tools.find((t) => t.name === 'get_operation_status')?.execution).toBeUndefined();
+    const session = createTaskSessionFromClient(c, { endpointId: `e2e-${kind}` });
+    try {
+      const id = `op${nextId + 1}`;
+      const execution = await session.callTool(
+        'startJob',
+        { tag: 'task' },
+        { task: { preference: 'require' }, declaration: toolDeclarationFromMcpTool(listed as never) },
+      );
+      // The task came back before the operation was done (it needs three status checks a second apart).
+      expect(execution.kind).toBe('task');
+      expect(checks.get(id)?.length ?? 0).toBeLessThan(3);
+      const { outcome } = await execution.settle();
+      expect(outcome.status).toBe('completed');
+      const result = resultFromTaskOutcome(outcome) as Awaited<ReturnType<Client['callTool']>>;
+      expect(JSON.parse(text(result))).toEqual({ status: 'Succeeded', result: { id, rows: 42 } });
+      expect(checks.get(id)).toHaveLength(3);
+    } finally {
+      await session.close();
+    }
+  }, 60_000);
+
+  it('a cancelled task stops its polling', async () => {
+    const c = await client(kind);
+    const { tools } = await c.listTools();
+    const session = createTaskSessionFromClient(c, { endpointId: `e2e-cancel-${kind}` });
+    try {
+      const declaration = toolDeclarationFromMcpTool(tools.find((t) => t.name === 'startJob') as never);
+      const id = `op${nextId + 1}`;
+      const execution = await session.callTool('startJob', {}, { task: { preference: 'require' }, declaration });
+      while (!left.has(id)) await new Promise((r) => setTimeout(r, 20));
+      left.set(id, undefined);
+      await execution.cancel();
+      const seen = checks.get(id)?.length ?? 0;
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(checks.get(id)?.length).toBe(seen);
+    } finally {
+      await session.close();
+    }
+  }, 60_000);
+});
+
+describe('a 2026-07-28 client, to which the tasks extension is not offered', () => {
+  it('gets the result of an ordinary call from the ext-tasks client', async () => {
+    const c = await client('http 2026');
+    const session = createTaskSessionFromClient(c, { endpointId: 'e2e-2026' });
+    try {
+      const execution = await session.callTool('startExport', {}, { task: { preference: 'prefer' } });
+      expect(execution.kind).toBe('immediate');
+      const { outcome } = await execution.settle();
+      const result = resultFromTaskOutcome(outcome) as Awaited<ReturnType<Client['callTool']>>;
+      expect(JSON.parse(text(result))).toMatchObject({ export: lastOperation() });
+    } finally {
+      await session.close();
+    }
   }, 60_000);
 });
 

@@ -1,0 +1,153 @@
+// Long-running calls as tasks (MCP 2025-11-25 Tasks, SEP-1686) for 2025-era clients that ask
+// for one: a tools/call with `task` answers at once with the task, the call goes on in this
+// process (following its operation for as long as the task is kept), and the client fetches
+// its state with tasks/get and its result with tasks/result, lists its tasks and cancels one.
+// The SDK v2 server (2.4.0) has no task runtime: its typed surface leaves the task methods
+// out, so they are registered here with their own schemas, which it allows for this purpose.
+// 2026-07-28's tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) is a different
+// wire and is not served: its clients get the call's answer or a handle, as without tasks.
+
+import { randomBytes } from 'node:crypto';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  RELATED_TASK_META_KEY,
+  type CallToolResult,
+  type Server,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import type { ToolSpec } from '../contract/table.js';
+
+/** How long a task and its result are kept when the client names no ttl, and at most. */
+const DEFAULT_TTL_MS = 3_600_000;
+const MAX_TTL_MS = 86_400_000;
+/** Tasks kept at most: the oldest go first. */
+const MAX_TASKS = 1_000;
+/** How often a client is told to ask (2025-11-25 `pollInterval`). */
+const POLL_INTERVAL_MS = 1_000;
+
+type Status = 'working' | 'completed' | 'failed' | 'cancelled';
+
+interface TaskRecord {
+  owner: string;
+  taskId: string;
+  status: Status;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttl: number;
+  expires: number;
+  result: Promise<CallToolResult>;
+  cancel: AbortController;
+}
+
+/** Capabilities a server with long-running tools adds: task-augmented tools/call, tasks/list and tasks/cancel. */
+export const TASK_CAPABILITIES = { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } };
+
+/** The listed tool, with `execution.taskSupport: optional` when it is long-running. */
+export function withTaskSupport(listed: Tool, tool: ToolSpec): Tool {
+  return tool.longRunning === undefined ? listed : { ...listed, execution: { ...listed.execution, taskSupport: 'optional' } };
+}
+
+/** The `task` of a task-augmented tools/call (2025-11-25 `TaskMetadata`), when the client asked for one. */
+export function taskRequested(params: object): { ttl?: number } | undefined {
+  const task = (params as { task?: unknown }).task;
+  return typeof task === 'object' && task !== null && !Array.isArray(task) ? (task as { ttl?: number }) : undefined;
+}
+
+/** A task's state as the protocol shows it (2025-11-25 `Task`). */
+function wire(record: TaskRecord) {
+  return {
+    taskId: record.taskId,
+    status: record.status,
+    createdAt: record.createdAt,
+    lastUpdatedAt: record.lastUpdatedAt,
+    ttl: record.ttl,
+    pollInterval: POLL_INTERVAL_MS,
+  };
+}
+
+/** The tasks of this process, each its owner's only (the caller's identity and credentials, as handles are). */
+export class TaskStore {
+  private readonly tasks = new Map<string, TaskRecord>();
+
+  /**
+   * Starts `run` (which answers the call's result as the client gets it) as a task and answers the CreateTaskResult. `content: []` beside `task`: the SDK
+   * checks a tools/call answer as a CallToolResult, and an extra field is allowed in a result.
+   */
+  start(owner: string, ttlAsked: number | undefined, run: (signal: AbortSignal, waitMs: number) => Promise<CallToolResult>) {
+    this.sweep();
+    const ttl = Math.min(Math.max(typeof ttlAsked === 'number' && ttlAsked > 0 ? ttlAsked : DEFAULT_TTL_MS, 1_000), MAX_TTL_MS);
+    const now = new Date().toISOString();
+    const cancel = new AbortController();
+    const record: TaskRecord = {
+      owner,
+      taskId: `task_${randomBytes(18).toString('base64url')}`,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttl,
+      expires: Date.now() + ttl,
+      cancel,
+      result: Promise.resolve({ content: [] }),
+    };
+    record.result = run(cancel.signal, ttl)
+      .catch((error: unknown): CallToolResult => ({
+        content: [{ type: 'text', text: `failed: ${(error as Error)?.message ?? String(error)}` }],
+        isError: true,
+      }))
+      .then((result) => {
+        if (record.status === 'working') this.update(record, result.isError ? 'failed' : 'completed');
+        return result;
+      });
+    this.tasks.set(record.taskId, record);
+    while (this.tasks.size > MAX_TASKS) this.tasks.delete(this.tasks.keys().next().value as string);
+    return { task: wire(record), content: [] };
+  }
+
+  /** Registers tasks/get, tasks/result, tasks/list and tasks/cancel on a server instance. */
+  serve(server: Server, ownerOf: (ctx: ServerContext) => string): void {
+    const any = { '~standard': { version: 1 as const, vendor: 'mcp-gen', validate: (value: unknown) => ({ value }) } };
+    const schemas = { params: any, result: any };
+    const idOf = (params: unknown) =>
+      typeof (params as { taskId?: unknown })?.taskId === 'string' ? (params as { taskId: string }).taskId : '';
+    server.setRequestHandler('tasks/get', schemas, async (params, ctx) => wire(this.find(idOf(params), ownerOf(ctx))));
+    server.setRequestHandler('tasks/result', schemas, async (params, ctx) => {
+      const record = this.find(idOf(params), ownerOf(ctx));
+      const result = await record.result;
+      return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId: record.taskId } } };
+    });
+    server.setRequestHandler('tasks/list', schemas, async (_params, ctx) => {
+      this.sweep();
+      const owner = ownerOf(ctx);
+      return { tasks: [...this.tasks.values()].filter((t) => t.owner === owner).map(wire) };
+    });
+    server.setRequestHandler('tasks/cancel', schemas, async (params, ctx) => {
+      const record = this.find(idOf(params), ownerOf(ctx));
+      if (record.status !== 'working')
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${record.taskId} has already ended (${record.status})`);
+      this.update(record, 'cancelled');
+      record.cancel.abort();
+      return wire(record);
+    });
+  }
+
+  private find(taskId: string, owner: string): TaskRecord {
+    this.sweep();
+    const record = this.tasks.get(taskId);
+    if (record === undefined || record.owner !== owner)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No task ${JSON.stringify(taskId.slice(0, 64))}`);
+    return record;
+  }
+
+  private update(record: TaskRecord, status: Status): void {
+    record.status = status;
+    record.lastUpdatedAt = new Date().toISOString();
+    record.expires = Date.now() + record.ttl;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [id, record] of this.tasks) if (record.status !== 'working' && record.expires <= now) this.tasks.delete(id);
+  }
+}
