@@ -159,17 +159,18 @@ function addOperation(run: ModelRun, operation: Operation): void {
   if (args.ignoredBody) report.droppedBodies.push(operation.label);
   const tool = toolOf(run, operation, verdict, name, args, refs);
   if (isPoorDescription(tool.description, operation.label)) report.poorDescriptions.push(`${operation.label} (${name})`);
-  // After the check above: the sentence on paging says nothing of what the operation does.
-  const pagination = detectPagination(run.ctx.doc, operation.op, args.params);
-  if (pagination) {
-    tool.pagination = pagination;
-    tool.description = withSentence(tool.description, paginationSentence(pagination), options.maxDescriptionLength);
-  }
+  // Before the sentence on paging, which compact listings keep at the end (profiles.ts).
   const longRunning = detectLongRunning(run.ctx.doc, operation);
   if (longRunning) {
     tool.longRunning = longRunning.longRunning;
     if (longRunning.statusLink) run.statusLinks.set(tool, longRunning.statusLink);
     tool.description = withSentence(tool.description, LONG_RUNNING_SENTENCE, options.maxDescriptionLength);
+  }
+  // After the check above: the sentence on paging says nothing of what the operation does.
+  const pagination = detectPagination(run.ctx.doc, operation.op, args.params);
+  if (pagination) {
+    tool.pagination = pagination;
+    tool.description = withSentence(tool.description, paginationSentence(pagination), options.maxDescriptionLength);
   }
   const route = routeKind(operation, options.routes, options.resources, args.params);
   if (route.kind === 'exclude') {

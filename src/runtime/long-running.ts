@@ -230,6 +230,9 @@ function startTracking(tool: ToolSpec, answer: TrackedAnswer, args: Record<strin
     const args = linkArguments(spec.statusTool.args, answer);
     return args === undefined ? undefined : { ...base, poll: { kind: 'tool', tool: spec.statusTool.name, args } };
   }
+  // A GET answered 202 without a status URL ("still computing, ask again", as GitHub's statistics do) is asked again.
+  if (answer.status === 202 && /^(GET|HEAD)$/i.test(base.method))
+    return { ...base, poll: { kind: 'url', url: base.requestUrl, monitor: false } };
   const operation = jsonOf(answer);
   if (spec.operation !== undefined && isRecord(operation) && operation.done !== true && typeof operation.name === 'string') {
     return {

@@ -162,6 +162,15 @@ describe('operations that end badly, or elsewhere', () => {
     expect(JSON.parse(text(bare))).toEqual({ queued: true });
   });
 
+  it('a GET answered 202 without a status URL (a statistic still being computed) is asked again until it answers', async () => {
+    const t = tool('stats', 'GET', {});
+    const url = `${API}/stats?period=week`;
+    const { steps, asked, options } = setUp([t], { [url]: [answer(202, undefined, now), answer(200, [{ week: 1 }])] });
+    const result = await steps.follow(t, answer(202, undefined, now, { method: 'GET', url }), {}, options());
+    expect(asked).toEqual([url, url]);
+    expect(JSON.parse(text(result))).toEqual([{ week: 1 }]);
+  });
+
   it("a linked status operation is called with the 202 answer's values until its status says done", async () => {
     const start = tool('startJob', 'POST', { statusTool: { name: 'getJob', args: { jobId: '$response.body#/id', view: 'full' } } });
     const status = tool('getJob', 'GET');
