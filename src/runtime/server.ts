@@ -219,10 +219,14 @@ export function createServerFactory(
       if (!tool || !served(tool) || !visible(tool, auth))
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
       const outputSchema = listsOutputSchema(options.profile) ? executor.outputSchema(tool) : undefined;
-      const task = tool.longRunning ? taskRequested(request.params) : undefined;
+      // The tasks extension is asked for per request (2026-07-28's envelope), never by a 2025 session's initialize.
+      const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+      const task = tool.longRunning
+        ? taskRequested(request.params, envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
+        : undefined;
       if (tasks && task) {
         const credentials = readCredentials(ctx.http?.req?.headers);
-        return tasks.start(ownerOf(auth, credentials), task.ttl, async (signal, operationWaitMs) => {
+        return tasks.start(ownerOf(auth, credentials), task, async (signal, operationWaitMs) => {
           const options = { advertised: outputSchema !== undefined, caller: auth, operationWaitMs };
           return server.projectCallToolResult(await executor.call(tool, args, signal, credentials, options), outputSchema);
         });

@@ -1,11 +1,11 @@
-// Long-running calls as tasks (MCP 2025-11-25 Tasks, SEP-1686) for 2025-era clients that ask
-// for one: a tools/call with `task` answers at once with the task, the call goes on in this
-// process (following its operation for as long as the task is kept), and the client fetches
-// its state with tasks/get and its result with tasks/result, lists its tasks and cancels one.
+// Long-running calls as tasks, for the clients that ask: a 2025-11-25 client by a tools/call
+// with `task` (SEP-1686), a 2026-07-28 client by declaring the tasks extension
+// (`io.modelcontextprotocol/tasks`, SEP-2663) in the request's capabilities. The call answers
+// at once with the task; the call goes on in this process (following its operation for as long
+// as the task is kept), and the client reads its state with tasks/get (2026-07-28: the result
+// comes with it) or fetches its result with tasks/result (2025-11-25), and cancels it.
 // The SDK v2 server (2.4.0) has no task runtime: its typed surface leaves the task methods
 // out, so they are registered here with their own schemas, which it allows for this purpose.
-// 2026-07-28's tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) is a different
-// wire and is not served: its clients get the call's answer or a handle, as without tasks.
 
 import { randomBytes } from 'node:crypto';
 import {
@@ -13,6 +13,7 @@ import {
   ProtocolErrorCode,
   RELATED_TASK_META_KEY,
   type CallToolResult,
+  type ClientCapabilities,
   type Server,
   type ServerContext,
   type Tool,
@@ -29,8 +30,12 @@ const POLL_INTERVAL_MS = 1_000;
 
 type Status = 'working' | 'completed' | 'failed' | 'cancelled';
 
+/** Which wire the task speaks: 2025-11-25's (`v1`) or 2026-07-28's extension (`v2`). */
+type Generation = 'v1' | 'v2';
+
 interface TaskRecord {
   owner: string;
+  generation: Generation;
   taskId: string;
   status: Status;
   createdAt: string;
@@ -38,24 +43,60 @@ interface TaskRecord {
   ttl: number;
   expires: number;
   result: Promise<CallToolResult>;
+  /** The result once the call has ended (2026-07-28's tasks/get carries it). */
+  settled?: CallToolResult;
   cancel: AbortController;
 }
 
+/** The tasks extension's name (SEP-2663), in capabilities' `extensions`. */
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
 /** Capabilities a server with long-running tools adds: task-augmented tools/call, tasks/list and tasks/cancel. */
-export const TASK_CAPABILITIES = { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } };
+export const TASK_CAPABILITIES = {
+  tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} },
+  extensions: { [TASKS_EXTENSION]: {} },
+};
 
 /** The listed tool, with `execution.taskSupport: optional` when it is long-running. */
 export function withTaskSupport(listed: Tool, tool: ToolSpec): Tool {
   return tool.longRunning === undefined ? listed : { ...listed, execution: { ...listed.execution, taskSupport: 'optional' } };
 }
 
-/** The `task` of a task-augmented tools/call (2025-11-25 `TaskMetadata`), when the client asked for one. */
-export function taskRequested(params: object): { ttl?: number } | undefined {
+/**
+ * Whether the client asked for a task, and on which wire: 2025-11-25's `task` (`TaskMetadata`,
+ * with its ttl) in the tools/call, or the tasks extension in a 2026-07-28 request's capabilities.
+ */
+export function taskRequested(
+  params: object,
+  capabilities: ClientCapabilities | undefined,
+): { generation: Generation; ttl?: number } | undefined {
   const task = (params as { task?: unknown }).task;
-  return typeof task === 'object' && task !== null && !Array.isArray(task) ? (task as { ttl?: number }) : undefined;
+  if (typeof task === 'object' && task !== null && !Array.isArray(task)) {
+    const ttl = (task as { ttl?: unknown }).ttl;
+    return { generation: 'v1', ...(typeof ttl === 'number' ? { ttl } : {}) };
+  }
+  const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+  return extensions !== undefined && Object.hasOwn(extensions, TASKS_EXTENSION) ? { generation: 'v2' } : undefined;
 }
 
-/** A task's state as the protocol shows it (2025-11-25 `Task`). */
+/** A task's state as 2026-07-28's extension shows it (`DetailedTask`): the result with it once completed. */
+function wireV2(record: TaskRecord) {
+  const base = {
+    taskId: record.taskId,
+    status: record.status === 'failed' ? 'completed' : record.status,
+    createdAt: record.createdAt,
+    lastUpdatedAt: record.lastUpdatedAt,
+    ttlMs: record.ttl,
+    pollIntervalMs: POLL_INTERVAL_MS,
+  };
+  // A tool's own failure is a result (isError), as a call's would be: `failed` is for a request that could not run.
+  // The result inside is a complete CallToolResult of 2026-07-28, discriminator included.
+  return record.settled !== undefined && record.status !== 'cancelled'
+    ? { ...base, result: { ...record.settled, resultType: 'complete' } }
+    : base;
+}
+
+/** A task's state as 2025-11-25 shows it (`Task`). */
 function wire(record: TaskRecord) {
   return {
     taskId: record.taskId,
@@ -75,13 +116,19 @@ export class TaskStore {
    * Starts `run` (which answers the call's result as the client gets it) as a task and answers the CreateTaskResult. `content: []` beside `task`: the SDK
    * checks a tools/call answer as a CallToolResult, and an extra field is allowed in a result.
    */
-  start(owner: string, ttlAsked: number | undefined, run: (signal: AbortSignal, waitMs: number) => Promise<CallToolResult>) {
+  start(
+    owner: string,
+    asked: { generation: Generation; ttl?: number },
+    run: (signal: AbortSignal, waitMs: number) => Promise<CallToolResult>,
+  ): CallToolResult {
+    const ttlAsked = asked.ttl;
     this.sweep();
     const ttl = Math.min(Math.max(typeof ttlAsked === 'number' && ttlAsked > 0 ? ttlAsked : DEFAULT_TTL_MS, 1_000), MAX_TTL_MS);
     const now = new Date().toISOString();
     const cancel = new AbortController();
     const record: TaskRecord = {
       owner,
+      generation: asked.generation,
       taskId: `task_${randomBytes(18).toString('base64url')}`,
       status: 'working',
       createdAt: now,
@@ -97,11 +144,14 @@ export class TaskStore {
         isError: true,
       }))
       .then((result) => {
+        record.settled = result;
         if (record.status === 'working') this.update(record, result.isError ? 'failed' : 'completed');
         return result;
       });
     this.tasks.set(record.taskId, record);
     while (this.tasks.size > MAX_TASKS) this.tasks.delete(this.tasks.keys().next().value as string);
+    // 2026-07-28: a CreateTaskResult is the task itself, marked `resultType: task`, which the SDK passes on for tools/call.
+    if (record.generation === 'v2') return { ...wireV2(record), resultType: 'task', content: [] };
     return { task: wire(record), content: [] };
   }
 
@@ -111,7 +161,10 @@ export class TaskStore {
     const schemas = { params: any, result: any };
     const idOf = (params: unknown) =>
       typeof (params as { taskId?: unknown })?.taskId === 'string' ? (params as { taskId: string }).taskId : '';
-    server.setRequestHandler('tasks/get', schemas, async (params, ctx) => wire(this.find(idOf(params), ownerOf(ctx))));
+    server.setRequestHandler('tasks/get', schemas, async (params, ctx) => {
+      const record = this.find(idOf(params), ownerOf(ctx));
+      return record.generation === 'v2' ? wireV2(record) : wire(record);
+    });
     server.setRequestHandler('tasks/result', schemas, async (params, ctx) => {
       const record = this.find(idOf(params), ownerOf(ctx));
       const result = await record.result;
@@ -128,7 +181,7 @@ export class TaskStore {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${record.taskId} has already ended (${record.status})`);
       this.update(record, 'cancelled');
       record.cancel.abort();
-      return wire(record);
+      return record.generation === 'v2' ? {} : wire(record);
     });
   }
 
