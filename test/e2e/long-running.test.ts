@@ -265,6 +265,25 @@ describe.each(KINDS)('over %s', (kind) => {
   }, 60_000);
 });
 
+/**
+ * startJob called as a task: the task comes back before the operation is done (it needs three
+ * status checks a second apart), and settles with the operation's result.
+ */
+async function expectJobTask(
+  session: ReturnType<typeof createTaskSessionFromClient>,
+  options: { declaration?: ReturnType<typeof toolDeclarationFromMcpTool> },
+): Promise<void> {
+  const id = `op${nextId + 1}`;
+  const execution = await session.callTool('startJob', { tag: 'task' }, { task: { preference: 'require' }, ...options });
+  expect(execution.kind).toBe('task');
+  expect(checks.get(id)?.length ?? 0).toBeLessThan(3);
+  const { outcome } = await execution.settle();
+  expect(outcome.status).toBe('completed');
+  const result = resultFromTaskOutcome(outcome) as Awaited<ReturnType<Client['callTool']>>;
+  expect(JSON.parse(text(result))).toEqual({ status: 'Succeeded', result: { id, rows: 42 } });
+  expect(checks.get(id)).toHaveLength(3);
+}
+
 describe.each(['stdio', 'http 2025'] as const)('as a task, over %s (2025-11-25 Tasks, the ext-tasks client)', (kind) => {
   it('the call answers a task at once; the client follows it with tasks/get and fetches the result with tasks/result', async () => {
     const c = await client(kind);
@@ -274,20 +293,7 @@ describe.each(['stdio', 'http 2025'] as const)('as a task, over %s (2025-11-25 T
     expect(tools.find((t) => t.name === 'get_operation_status')?.execution).toBeUndefined();
     const session = createTaskSessionFromClient(c, { endpointId: `e2e-${kind}` });
     try {
-      const id = `op${nextId + 1}`;
-      const execution = await session.callTool(
-        'startJob',
-        { tag: 'task' },
-        { task: { preference: 'require' }, declaration: toolDeclarationFromMcpTool(listed as never) },
-      );
-      // The task came back before the operation was done (it needs three status checks a second apart).
-      expect(execution.kind).toBe('task');
-      expect(checks.get(id)?.length ?? 0).toBeLessThan(3);
-      const { outcome } = await execution.settle();
-      expect(outcome.status).toBe('completed');
-      const result = resultFromTaskOutcome(outcome) as Awaited<ReturnType<Client['callTool']>>;
-      expect(JSON.parse(text(result))).toEqual({ status: 'Succeeded', result: { id, rows: 42 } });
-      expect(checks.get(id)).toHaveLength(3);
+      await expectJobTask(session, { declaration: toolDeclarationFromMcpTool(listed as never) });
     } finally {
       await session.close();
     }
@@ -353,15 +359,7 @@ describe('as a task, over http 2026 (the tasks extension, SEP-2663, the ext-task
       v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo: { name: 'e2e', version: '1' }, clientCapabilities: {} },
     });
     try {
-      const id = `op${nextId + 1}`;
-      const execution = await session.callTool('startJob', { tag: 'v2' }, { task: { preference: 'require' } });
-      expect(execution.kind).toBe('task');
-      expect(checks.get(id)?.length ?? 0).toBeLessThan(3);
-      const { outcome } = await execution.settle();
-      expect(outcome.status).toBe('completed');
-      const result = resultFromTaskOutcome(outcome) as Awaited<ReturnType<Client['callTool']>>;
-      expect(JSON.parse(text(result))).toEqual({ status: 'Succeeded', result: { id, rows: 42 } });
-      expect(checks.get(id)).toHaveLength(3);
+      await expectJobTask(session, {});
     } finally {
       await session.close();
     }
