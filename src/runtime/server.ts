@@ -226,10 +226,11 @@ export function createServerFactory(
         : undefined;
       if (tasks && task) {
         const credentials = readCredentials(ctx.http?.req?.headers);
-        return tasks.start(ownerOf(auth, credentials), task, async (signal, operationWaitMs) => {
+        const started = tasks.start(ownerOf(auth, credentials), task, async (signal, operationWaitMs) => {
           const options = { advertised: outputSchema !== undefined, caller: auth, operationWaitMs };
           return server.projectCallToolResult(await executor.call(tool, args, signal, credentials, options), outputSchema);
         });
+        if (started) return started;
       }
       const result = await call(tool, args, outputSchema !== undefined);
       const link = linkRequiredOf(result);

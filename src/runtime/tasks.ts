@@ -25,6 +25,8 @@ const DEFAULT_TTL_MS = 3_600_000;
 const MAX_TTL_MS = 86_400_000;
 /** Tasks kept at most: the oldest go first. */
 const MAX_TASKS = 1_000;
+/** Tasks one caller may have running at once: each polls the API until it ends. */
+const MAX_WORKING_PER_OWNER = 20;
 /** How often a client is told to ask (2025-11-25 `pollInterval`). */
 const POLL_INTERVAL_MS = 1_000;
 
@@ -113,16 +115,20 @@ export class TaskStore {
   private readonly tasks = new Map<string, TaskRecord>();
 
   /**
-   * Starts `run` (which answers the call's result as the client gets it) as a task and answers the CreateTaskResult. `content: []` beside `task`: the SDK
+   * Starts `run` (which answers the call's result as the client gets it) as a task, unless the
+   * owner has too many running (undefined: then the call is answered as a plain one) and answers the CreateTaskResult. `content: []` beside `task`: the SDK
    * checks a tools/call answer as a CallToolResult, and an extra field is allowed in a result.
    */
   start(
     owner: string,
     asked: { generation: Generation; ttl?: number },
     run: (signal: AbortSignal, waitMs: number) => Promise<CallToolResult>,
-  ): CallToolResult {
+  ): CallToolResult | undefined {
     const ttlAsked = asked.ttl;
     this.sweep();
+    // A task is an offer (the call may be answered as it is): a caller with many running gets the plain call.
+    if ([...this.tasks.values()].filter((t) => t.owner === owner && t.status === 'working').length >= MAX_WORKING_PER_OWNER)
+      return undefined;
     const ttl = Math.min(Math.max(typeof ttlAsked === 'number' && ttlAsked > 0 ? ttlAsked : DEFAULT_TTL_MS, 1_000), MAX_TTL_MS);
     const now = new Date().toISOString();
     const cancel = new AbortController();
