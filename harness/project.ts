@@ -5,7 +5,13 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { stopChild } from './process.js';
 
@@ -148,9 +154,19 @@ export async function connect(
     headers?: Record<string, string>;
     /** stdio: run `node <argv>` instead of the project's dist/main.js (`target` is then the working folder). */
     argv?: string[];
+    /** Answers form elicitations (the client then declares them), on either protocol era. */
+    elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>;
   } = {},
 ): Promise<Client> {
-  const client = new Client({ name: 'mcp-gen-e2e', version: '1.0.0' }, options.negotiate ? { versionNegotiation: { mode: 'auto' } } : {});
+  const client = new Client(
+    { name: 'mcp-gen-e2e', version: '1.0.0' },
+    {
+      ...(options.negotiate ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+      ...(options.elicit ? { capabilities: { elicitation: { form: {} } } } : {}),
+    },
+  );
+  const elicit = options.elicit;
+  if (elicit) client.setRequestHandler('elicitation/create', (request) => elicit(request.params));
   const requestInit = options.headers ? { requestInit: { headers: options.headers } } : {};
   const transport =
     kind === 'stdio'

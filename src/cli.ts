@@ -7,6 +7,8 @@ import { relative } from 'node:path';
 import { GENERATOR_VERSION } from './version.js';
 import { formatWarning } from './warnings.js';
 import { credentialSummary } from './model/auth.js';
+import { installTarget } from './emit/project.js';
+import { clientInstalls } from './emit/installs.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
 import { optionsFromCommandLine, withModelOptions, type CliFlags } from './flags.js';
@@ -96,6 +98,11 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   print(
     `  node dist/main.js --transport http${needsBase ? ' --base-url https://your.api' : ''}   # Streamable HTTP on http://127.0.0.1:3000/mcp (stdio is the default)`,
   );
+  const claudeCode = clientInstalls(installTarget({ table })).find((i) => i.client === 'Claude Code');
+  if (claudeCode)
+    print(
+      `  ${claudeCode.text}   # Claude Code, once published (npm publish); every client's one-liner and npm run bundle (Claude Desktop) in the README`,
+    );
 }
 
 /** `mcp-gen diff <old> <new> [--fail-on breaking|any] [--json]`. */

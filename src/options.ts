@@ -250,12 +250,15 @@ function checkToolsets(value: unknown, at: string): void {
 }
 
 function checkOverrides(value: unknown, at: string): void {
-  if (!isPlainObject(value)) throw new OptionsError(`${at} must map operations to { name, description, exclude }`);
+  if (!isPlainObject(value)) throw new OptionsError(`${at} must map operations to { name, description, toolset, exclude, confirm }`);
   for (const [op, override] of Object.entries(value)) {
     if (typeof override !== 'object' || override === null) throw new OptionsError(`${at}."${op}" must be an object`);
     for (const [k, v] of Object.entries(override)) {
-      if (k === 'exclude' ? typeof v !== 'boolean' : !(k === 'name' || k === 'description' || k === 'toolset') || typeof v !== 'string') {
-        throw new OptionsError(`${at}."${op}".${k}: expected name (string), description (string), toolset (string) or exclude (boolean)`);
+      const flag = k === 'exclude' || k === 'confirm';
+      if (flag ? typeof v !== 'boolean' : !(k === 'name' || k === 'description' || k === 'toolset') || typeof v !== 'string') {
+        throw new OptionsError(
+          `${at}."${op}".${k}: expected name (string), description (string), toolset (string), exclude (boolean) or confirm (boolean)`,
+        );
       }
       if (k === 'toolset' && toolsetName(v as string) === '')
         throw new OptionsError(`${at}."${op}".toolset: a toolset name needs a letter or digit`);

@@ -64,6 +64,18 @@ export const SETTINGS: readonly Setting[] = [
   },
   { flag: 'toolsets', value: 'a,b', env: 'MCP_TOOLSETS', default: 'all', help: 'serve only these toolsets (--help lists them) or all' },
   { flag: 'read-only', env: 'MCP_READ_ONLY', help: 'serve only read-only tools (GET and HEAD)' },
+  {
+    flag: 'confirm',
+    value: 'WHICH',
+    env: 'MCP_CONFIRM',
+    default: 'none',
+    help: "calls that wait for the user's yes: none, destructive (DELETE and the operations marked so) or writes (every tool not read-only)",
+    more: [
+      'The client is asked through the protocol (form elicitation); one',
+      'that cannot be asked gets a tool error, and nothing is sent. An',
+      "operation's `confirm: true|false` (config file or x-mcp) wins.",
+    ],
+  },
   { flag: 'dynamic-toolsets', env: 'MCP_DYNAMIC_TOOLSETS', help: 'the same as --tools toolsets' },
   {
     flag: 'client-profile',
@@ -115,6 +127,32 @@ export const SETTINGS: readonly Setting[] = [
     help: 'how long a call follows a long-running operation before answering a handle (0: at once)',
     more: ['get_operation_status takes the handle and waits as long again; each status', 'request has --timeout of its own.'],
   },
+  {
+    flag: 'retries',
+    value: 'N',
+    env: 'API_RETRIES',
+    default: '2',
+    help: 'send a request again up to N times after a connection failure, 429, 502, 503 or 504 (0 = never)',
+    more: [
+      'GET, HEAD, PUT, DELETE and OPTIONS; POST and PATCH only when the operation',
+      'declares an Idempotency-Key header (the same key on every try). Waits',
+      'follow Retry-After, else a jittered backoff from 250 ms, within --timeout',
+    ],
+  },
+  {
+    flag: 'max-concurrent-requests',
+    value: 'N',
+    env: 'API_MAX_CONCURRENT_REQUESTS',
+    default: '8',
+    help: 'most requests in flight to one API origin; the others wait their turn within --timeout',
+  },
+  {
+    flag: 'rate-limit',
+    value: 'N',
+    env: 'API_RATE_LIMIT',
+    default: 'off',
+    help: 'most requests per second to one API origin, spaced evenly (e.g. 5, or 0.5 for one every 2 s)',
+  },
   { flag: 'max-response-bytes', value: 'N', env: 'MCP_MAX_RESPONSE_BYTES', default: '262144', help: 'cut upstream bodies above N bytes' },
   {
     flag: 'max-answer-bytes',
@@ -145,6 +183,12 @@ export const SETTINGS: readonly Setting[] = [
   },
   { flag: 'allowed-origins', value: 'a,b', env: 'MCP_ALLOWED_ORIGINS', default: 'loopback only', help: 'extra Origins accepted over HTTP' },
   { flag: 'log-level', value: 'L', env: 'LOG_LEVEL', default: 'info', help: 'debug | info | warn | error | silent; logs go to stderr' },
+  {
+    flag: 'log-calls',
+    env: 'MCP_LOG_CALLS',
+    help: 'one JSON line per tool call on stderr: tool, outcome, duration, upstream statuses, attempts, trace id',
+    more: ['never an argument value, a header or a body; written whatever --log-level says'],
+  },
   {
     flag: 'header',
     value: '"Name: value"',

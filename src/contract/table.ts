@@ -116,6 +116,12 @@ export interface ToolSpec {
   then?: string[];
   /** How the operation pages its answers, as the spec shows it (mcp-gen's src/model/pagination.ts). */
   pagination?: Pagination;
+  /**
+   * Whether a call needs the user's yes before it is sent, whatever --confirm says: true, always
+   * ask; false, never. From the config file's toolOverrides or the spec's `x-mcp`. Absent: as
+   * --confirm decides (runtime/confirm.ts).
+   */
+  confirm?: boolean;
   /** The operation may finish after its answer (mcp-gen's src/model/long-running.ts): the server follows it. */
   longRunning?: LongRunning;
 }
@@ -236,6 +242,12 @@ export interface HttpSpec {
   /** Where each non-body argument goes in the request. */
   params: ParamSpec[];
   body?: BodySpec;
+  /**
+   * The operation's `Idempotency-Key` header parameter, its name as the spec spells it (matched
+   * without regard to case; an entry of `params`). On a POST or PATCH the server fills it with
+   * a new key when the caller gives none, and retries the request with that same key.
+   */
+  idempotencyKey?: string;
 }
 
 export interface ParamSpec {

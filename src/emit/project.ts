@@ -10,6 +10,8 @@ import { GENERATOR_VERSION, OWN_PACKAGE } from '../version.js';
 import { envText, flagText, SETTINGS } from '../contract/settings.js';
 import type { ServerModel } from '../model/build.js';
 import { resolveDefaultServer } from './servers.js';
+import { bundleManifest } from './bundle-manifest.js';
+import { clientInstalls, type InstallTarget } from './installs.js';
 
 export interface GeneratedFile {
   path: string;
@@ -68,6 +70,14 @@ const packageVersions = (() => {
     quickjs: exact('quickjs-emscripten'),
     re2js: exact('re2js'),
     redis: exact('redis'),
+    otelApi: exact('@opentelemetry/api'),
+    otelContext: exact('@opentelemetry/context-async-hooks'),
+    otelCore: exact('@opentelemetry/core'),
+    otelHttpExporter: exact('@opentelemetry/exporter-trace-otlp-http'),
+    otelProtoExporter: exact('@opentelemetry/exporter-trace-otlp-proto'),
+    otelResources: exact('@opentelemetry/resources'),
+    otelTraceBase: exact('@opentelemetry/sdk-trace-base'),
+    mcpb: exact('@anthropic-ai/mcpb'),
   };
 })();
 
@@ -119,7 +129,7 @@ function exampleCredential(model: ServerModel): { exampleScheme: string; example
 }
 
 /** One row per environment variable that carries a secret, for the README and .env.example. */
-function credentialRows(model: ServerModel) {
+function credentialRows(model: Pick<ServerModel, 'table'>) {
   const rows: { variable: string; scheme: string; what: string }[] = [];
   const uses = (name: string) => model.table.tools.filter((t) => t.security?.some((alt) => name in alt)).length;
   for (const [name, scheme] of Object.entries(model.table.auth)) {
@@ -280,6 +290,27 @@ export function jsonBytes(value: unknown, levels: number): Buffer {
   return Buffer.concat(parts);
 }
 
+/** What the one-line installs name: the package, its server key and the variables it needs (names only). */
+export function installTarget(model: Pick<ServerModel, 'table'>): InstallTarget {
+  const needsBase = resolveDefaultServer(model.table.servers) === undefined;
+  return {
+    key: model.table.name.replace(/-mcp$/, ''),
+    packageName: model.table.name,
+    variables: [...credentialRows(model).map((r) => r.variable), ...(needsBase ? ['API_BASE_URL'] : [])],
+    httpUrl: 'http://127.0.0.1:3000/mcp',
+  };
+}
+
+function manifestOf(model: ServerModel, description: string, defaultBaseUrl: string | undefined) {
+  return bundleManifest({
+    table: model.table,
+    mode: model.table.serve?.mode ?? 'direct',
+    credentials: credentialRows(model).map((r) => ({ variable: r.variable, what: r.what })),
+    defaultBaseUrl,
+    description,
+  });
+}
+
 export function emitProject(model: ServerModel, options: EmitOptions): GeneratedFile[] {
   const { table } = model;
   const defaultBaseUrl = resolveDefaultServer(table.servers);
@@ -305,6 +336,8 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
     credentials: credentialRows(model),
     hasCredentials: Object.keys(table.auth).length > 0,
     settings: settingRows(model, defaultBaseUrl ?? ''),
+    installs: clientInstalls(installTarget(model)).map((i) => ({ ...i, fence: i.kind === 'link' ? 'text' : i.kind })),
+    installVariables: installTarget(model).variables.length > 0,
     // our own slug of the package name: safe in Markdown
     scheme: table.scheme ?? 'api',
     resourceCount: table.tools.filter((t) => t.resource !== undefined).length,
@@ -324,6 +357,12 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
     { path: 'tools.json', contents: jsonBytes(table, 2), owner: 'generated' },
     { path: 'src/main.ts', contents: readFileSync(TEMPLATES + 'project/src/main.ts', 'utf8'), owner: 'generated' },
     { path: 'src/hooks.ts', contents: readFileSync(TEMPLATES + 'project/src/hooks.ts', 'utf8'), owner: 'user' },
+    { path: 'scripts/bundle.mjs', contents: readFileSync(TEMPLATES + 'project/scripts/bundle.mjs', 'utf8'), owner: 'generated' },
+    {
+      path: 'manifest.json',
+      contents: `${JSON.stringify(manifestOf(model, view.description, defaultBaseUrl), null, 2)}\n`,
+      owner: 'generated',
+    },
   ];
   if (options.toolTypes !== undefined) files.push({ path: 'src/tool-types.ts', contents: options.toolTypes, owner: 'generated' });
   for (const folder of SHIPPED_SOURCE) files.push(...verbatimSources(folder));

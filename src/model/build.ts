@@ -38,6 +38,7 @@ import { buildOutput, linkedOperations, linkSequences } from './responses.js';
 import { detectPagination, paginationSentence, withSentence } from './pagination.js';
 import { detectLongRunning, LONG_RUNNING_SENTENCE, nameStatusTools, type StatusLink } from './long-running.js';
 import { serverList } from './servers.js';
+import { idempotencyKeyOf } from './parameters.js';
 import { oneLine } from './text.js';
 
 /** The meta-tools' names (dynamic.ts, toolsets.ts): operations never take them, so any mode can be served. */
@@ -207,6 +208,7 @@ function toolOf(
   const { options, ctx } = run;
   const { op, item, label, method, path, operationId, tags } = operation;
   const opServers = serverList(op.servers ?? item.servers, run.spec.source);
+  const idempotencyKey = idempotencyKeyOf(args.params);
   const tool: ToolSpec = {
     name,
     ...(operationId ? { operationId } : {}),
@@ -222,12 +224,14 @@ function toolOf(
       params: args.params,
       ...(args.body ? { body: args.body } : {}),
       ...(opServers.length ? { servers: opServers } : {}),
+      ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
     },
   };
   const security = securityFor(op, ctx.doc, run.auth.schemes);
   if (security) tool.security = security;
   const output = buildOutput(ctx.doc, ctx.converter, op);
   if (output) tool.output = output;
+  if (verdict.confirm !== undefined) tool.confirm = verdict.confirm;
   const title = titleOf(op);
   if (title) {
     tool.title = title;

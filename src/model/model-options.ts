@@ -29,6 +29,8 @@ export interface ToolOverride {
   exclude?: boolean;
   /** The toolset this operation belongs to. */
   toolset?: string;
+  /** true: a call always needs the user's yes first; false: never (over the server's --confirm). */
+  confirm?: boolean;
 }
 
 /** Operations that make up a toolset: any tag, path glob or operationId glob matches. */
@@ -68,7 +70,7 @@ export const TOOL_MODES: ToolModeOption[] = ['auto', 'direct', 'toolsets', 'dyna
 export interface ModelOptions extends Selection {
   /** Longest tool description kept, in characters. */
   maxDescriptionLength?: number;
-  /** Per operation (by operationId, or `METHOD /path`): a new name, description or toolset, or exclude. */
+  /** Per operation (by operationId, or `METHOD /path`): a new name, description or toolset, exclude, or confirm. */
   toolOverrides?: Record<string, ToolOverride>;
   /**
    * What tools/list shows by default (switchable at start): direct, toolsets, dynamic, code, or

@@ -56,6 +56,14 @@ export function buildParameters(
   return out;
 }
 
+/**
+ * The operation's Idempotency-Key header parameter (draft-ietf-httpapi-idempotency-key-header),
+ * its name as the spec spells it: Mastodon's spec writes `Idempotency-Key`, Svix's `idempotency-key`.
+ */
+export function idempotencyKeyOf(params: ParamSpec[]): string | undefined {
+  return params.find((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')?.name;
+}
+
 /** Path-level parameters apply unless the operation redefines the same name + location; unsendable ones are left out. */
 function declaredParameters(ctx: SpecContext, place: OperationPlace, item: JsonObject, op: JsonObject): Map<string, Declared> {
   const { where } = place;

@@ -14,10 +14,12 @@ export type Verdict =
       toolset?: string;
       /** The toolset named by the spec's `x-mcp` (operation, else path item). */
       specToolset?: string;
+      /** Whether a call needs the user's yes (ToolSpec.confirm): the config file's, else x-mcp's. */
+      confirm?: boolean;
     }
   | { keep: false; reason: string };
 
-/** `x-mcp: false`, or `{ exclude, name, description, toolset }`. */
+/** `x-mcp: false`, or `{ exclude, name, description, toolset, confirm }`. */
 function xMcp(node: Json | undefined): ToolOverride | undefined {
   const value = node;
   if (value === false) return { exclude: true };
@@ -28,6 +30,7 @@ function xMcp(node: Json | undefined): ToolOverride | undefined {
   if (typeof value.name === 'string') out.name = value.name;
   if (typeof value.description === 'string') out.description = value.description;
   if (typeof value.toolset === 'string') out.toolset = value.toolset;
+  if (typeof value.confirm === 'boolean') out.confirm = value.confirm;
   return out;
 }
 
@@ -61,11 +64,14 @@ export function selectOperation(ref: OperationRef, selection: Selection, overrid
   const description = configured?.description ?? fromSpec[2]?.description;
   const toolset = configured?.toolset;
   const specToolset = fromSpec[2]?.toolset ?? fromSpec[1]?.toolset;
+  // Like exclude: the operation's x-mcp over its path's over the root's, the config file over all.
+  const confirm = configured?.confirm ?? fromSpec[2]?.confirm ?? fromSpec[1]?.confirm ?? fromSpec[0]?.confirm;
   return {
     keep: true,
     ...(name !== undefined ? { name } : {}),
     ...(description !== undefined ? { description } : {}),
     ...(toolset !== undefined ? { toolset } : {}),
     ...(specToolset !== undefined ? { specToolset } : {}),
+    ...(confirm !== undefined ? { confirm } : {}),
   };
 }

@@ -4,6 +4,7 @@
 // invoke_operation makes it: the operation must be served and visible to the caller, and its
 // arguments, credentials, hooks, limits and redaction are the executor's.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { declarationOf } from './declarations.js';
 import { queryWords, type MetaContext } from './dynamic.js';
@@ -55,7 +56,9 @@ async function execute(ctx: CodeContext, code: string): Promise<CallToolResult> 
     code,
     {
       names: ctx.table.tools.filter((tool) => ctx.visible(tool)).map((tool) => tool.name),
-      call: (name, args) => callOperation(ctx, name, args),
+      // Bound to this call's async context: the worker's messages arrive outside it, and the
+      // operations' spans and log entries belong to this execute.
+      call: AsyncLocalStorage.bind((name: string, args: unknown) => callOperation(ctx, name, args)),
     },
     ctx.limits,
     ctx.signal,
@@ -77,7 +80,8 @@ async function callOperation(ctx: CodeContext, name: string, args: unknown): Pro
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
     throw new Error(`api.${name} takes one object of arguments`);
   }
-  const result = await ctx.invoke(tool, (args ?? {}) as Record<string, unknown>);
+  // A program cannot return a question halfway: one that needs the user's yes asks now or throws (confirm.ts).
+  const result = await ctx.invoke(tool, (args ?? {}) as Record<string, unknown>, true);
   const text = (result.content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
   if (result.isError) throw new Error(text.slice(0, 2_000));
   const structured = result.structuredContent as Record<string, unknown> | undefined;

@@ -12,6 +12,9 @@ export type TransportName = (typeof TRANSPORT_NAMES)[number];
 const isTransportName = (name: string): name is TransportName => (TRANSPORT_NAMES as readonly string[]).includes(name);
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export type ToolMode = 'direct' | 'toolsets' | 'dynamic' | 'code';
+/** Which calls wait for the user's yes (confirm.ts): none, DELETE and the marked ones, or every write. */
+const CONFIRM_SETTINGS = ['none', 'destructive', 'writes'] as const;
+export type ConfirmSetting = (typeof CONFIRM_SETTINGS)[number];
 
 export interface ServerConfig {
   transport: TransportName;
@@ -23,6 +26,8 @@ export interface ServerConfig {
   timeoutMs: number;
   /** How long a call follows a long-running operation before answering a handle (long-running.ts). */
   operationWaitMs: number;
+  /** Retries of a failed request (retry.ts) and the pace of requests to each API origin (pacing.ts). */
+  sending: { retries: number; maxConcurrent: number; ratePerSecond?: number };
   /** Largest upstream body passed on to the client, in bytes; more is cut with a note. */
   maxResponseBytes: number;
   /**
@@ -37,6 +42,8 @@ export interface ServerConfig {
   /** Origins accepted in the Origin header; empty = loopback origins only. */
   allowedOrigins: string[];
   logLevel: LogLevel;
+  /** One JSON line per tools/call on stderr (observe.ts): tool, outcome, duration, upstream statuses, attempts. */
+  logCalls: boolean;
   /** Bearer token MCP clients must send over HTTP; unset = no check. */
   authToken?: string;
   /** Per-request upstream credentials: MCP client HTTP header → security scheme name. */
@@ -49,6 +56,8 @@ export interface ServerConfig {
   readOnly: boolean;
   /** What tools/list shows; unset: the mode chosen at generation (see ToolTable.serve). */
   toolMode?: ToolMode;
+  /** Which calls wait for the user's yes (--confirm); an operation's own `confirm` in tools.json wins. */
+  confirm: ConfirmSetting;
   /** Code mode's sandbox: memory, CPU time, api calls and result size of one execute. */
   codeLimits: { memoryBytes: number; timeMs: number; maxCalls: number; maxResultBytes: number; maxLogBytes: number };
   /** How listed schemas are adapted to the client (profiles.ts). */
@@ -199,6 +208,9 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
   }
   if (dynamicToolsets && toolMode !== 'toolsets')
     throw new ConfigError(`--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools ${toolMode}`);
+  const confirm = pick('confirm') ?? 'none';
+  if (!(CONFIRM_SETTINGS as readonly string[]).includes(confirm))
+    throw new ConfigError(`--confirm must be none, destructive or writes (got "${confirm}")`);
   const clientProfile = pick('client-profile') ?? 'portable';
   if (!(CLIENT_PROFILES as readonly string[]).includes(clientProfile)) {
     throw new ConfigError(`--client-profile must be ${CLIENT_PROFILES.join(', ')} (got "${clientProfile}")`);
@@ -285,18 +297,21 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     ...(baseUrl !== undefined ? { baseUrl: baseUrl.replace(/\/+$/, '') } : {}),
     timeoutMs: integer('timeout', 1, 86_400_000),
     operationWaitMs: integer('operation-wait', 0, 86_400_000),
+    sending: readSending(pick, integer),
     maxResponseBytes: integer('max-response-bytes', 1, 2 ** 31),
     maxAnswerBytes: integer('max-answer-bytes', 0, 2 ** 31),
     maxRequestBytes: integer('max-request-bytes', 1, 2 ** 31),
     allowedHosts: list('allowed-hosts'),
     allowedOrigins: list('allowed-origins'),
     logLevel: logLevel as LogLevel,
+    logCalls: on('log-calls'),
     ...(authToken !== undefined ? { authToken } : {}),
     authFromHeaders,
     staticHeaders,
     toolsets: list('toolsets'),
     readOnly: on('read-only'),
     ...(toolMode !== undefined ? { toolMode: toolMode as ToolMode } : {}),
+    confirm: confirm as ConfirmSetting,
     codeLimits: {
       memoryBytes: integer('code-memory-mb', 8, 4_096) * 1_048_576,
       timeMs: integer('code-time-ms', 10, 600_000),
@@ -321,6 +336,22 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     allowUnauthenticated,
     ...(oauth !== undefined ? { oauth } : {}),
   };
+}
+
+/** --retries, --max-concurrent-requests and --rate-limit (a positive number, fractions allowed: 0.5 is one every 2 s). */
+function readSending(
+  pick: (flag: string) => string | undefined,
+  integer: (flag: string, min: number, max: number) => number,
+): ServerConfig['sending'] {
+  const retries = integer('retries', 0, 10);
+  const maxConcurrent = integer('max-concurrent-requests', 1, 10_000);
+  const rate = pick('rate-limit')?.trim();
+  if (rate === undefined || rate === 'off') return { retries, maxConcurrent };
+  const ratePerSecond = Number(rate);
+  if (!/^\d*\.?\d+$/.test(rate) || ratePerSecond <= 0 || ratePerSecond > 100_000) {
+    throw new ConfigError(`--rate-limit must be off or a number of requests per second above 0, at most 100000 (got "${rate}")`);
+  }
+  return { retries, maxConcurrent, ratePerSecond };
 }
 
 /** RFC 6749 scope-token: printable ASCII but space, `"` and `\`. */

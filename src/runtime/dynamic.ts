@@ -156,8 +156,8 @@ export interface MetaContext {
   inputSchema(tool: ToolSpec): JsonSchema;
   /** Checks arguments against a schema with the executor's validator: why they do not fit, or undefined. */
   checkArguments(schema: JsonSchema, args: Record<string, unknown>): Promise<string | undefined>;
-  /** Calls an operation for invoke_operation (its outputSchema is not advertised there). */
-  invoke(tool: ToolSpec, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** Calls an operation for invoke_operation (its outputSchema is not advertised there); `inProgram`: for a code-mode program. */
+  invoke(tool: ToolSpec, args: Record<string, unknown>, inProgram?: boolean): Promise<CallToolResult>;
   /** Whether the caller may see and call an operation (its token's scopes); the others are as if absent. */
   visible(tool: ToolSpec): boolean;
   /** The search index, built on first use. */

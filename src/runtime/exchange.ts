@@ -39,8 +39,9 @@ export async function readAnswer(
  * one timer: AbortSignal.any over AbortSignal.timeout makes three signals per call and keeps
  * its timer alive after the answer. `done` clears the timer once the answer is read.
  */
-export function deadline(cancel: AbortSignal, ms: number): { signal: AbortSignal; timedOut(): boolean; done(): void } {
+export function deadline(cancel: AbortSignal, ms: number): { signal: AbortSignal; endsAt: number; timedOut(): boolean; done(): void } {
   const controller = new AbortController();
+  const endsAt = Date.now() + ms;
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -51,6 +52,7 @@ export function deadline(cancel: AbortSignal, ms: number): { signal: AbortSignal
   else cancel.addEventListener('abort', onCancel, { once: true });
   return {
     signal: controller.signal,
+    endsAt,
     timedOut: () => timedOut,
     done() {
       clearTimeout(timer);
@@ -59,8 +61,10 @@ export function deadline(cancel: AbortSignal, ms: number): { signal: AbortSignal
   };
 }
 
-/** Why no answer came: the time limit, the client, a redirect refused, an internal address, or the network. */
+/** Why no answer came: the pacing, the time limit, the client, a redirect refused, an internal address, or the network. */
 export function networkFailure(error: unknown, label: string, timedOut: boolean, signal: AbortSignal, timeoutMs: number): string {
+  // pacing.ts's PacingError, which says why better than the time limit it ran into
+  if ((error as { code?: string }).code === 'EPACING') return `${label}: not sent: ${(error as Error).message}`;
   if (timedOut) return `${label}: no answer within ${timeoutMs} ms (timeout; raise it with --timeout)`;
   if (signal.aborted) return `${label}: cancelled by the client`;
   if (error instanceof RedirectError) return `${label}: not followed: ${error.message}`;
@@ -72,4 +76,11 @@ export function networkFailure(error: unknown, label: string, timedOut: boolean,
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const reason = cause?.code ?? (error as { code?: string }).code ?? cause?.message ?? (error as Error).message ?? String(error);
   return `${label}: request failed (${reason})`;
+}
+
+/** ECONNREFUSED, TimeoutError, AbortError…: what made a request fail, without the message (it names the URL). */
+export function failureCode(error: unknown): string {
+  const failure = error as { code?: unknown; name?: string; cause?: { code?: unknown } } | undefined;
+  const code = failure?.cause?.code ?? failure?.code;
+  return typeof code === 'string' ? code : (failure?.name ?? 'Error');
 }

@@ -9,6 +9,7 @@ import type { ServerConfig } from './config.js';
 import { toolHooks, type Hooks, type OutgoingRequest } from './hooks-api.js';
 import { keepLink, markLinkRequired, type LinkRequired } from './links.js';
 import type { Logger } from './log.js';
+import { callObserver, type CallObserver } from './observe.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
 import { createChecks } from './checks.js';
 import { deadline, networkFailure, readAnswer, requestLabel } from './exchange.js';
@@ -25,6 +26,7 @@ import { toolSchemas } from './tool-schemas.js';
 import type { AnswerBudget } from './answer-budget.js';
 import { credentialPlaces, sendFollowingRedirects } from './upstream.js';
 import { longRunningCalls, tracked, type Progress, type TrackedAnswer } from './long-running.js';
+import { createSending, withNote, type CallAttempts } from './retry.js';
 
 export interface Executor {
   /** The tool's inputSchema as listed, with the shared `$defs` it references attached. */
@@ -67,7 +69,8 @@ export interface Executor {
 
 const NO_CREDENTIALS: RequestCredentials = new Map();
 
-type Exchanged = { answer: TrackedAnswer } | { failure: CallToolResult };
+/** `note`: what the retries have to say about an error answer (retry.ts). */
+type Exchanged = { answer: TrackedAnswer; note?: string } | { failure: CallToolResult };
 /**
  * A request ready to send; whether a token was fetched for it, and whether a token was
  * exchanged for its caller (a 401 is then worth one fresh try).
@@ -83,12 +86,19 @@ const failure = (text: string, link?: LinkRequired): { failure: CallToolResult }
   failure: link === undefined ? toolError(text) : markLinkRequired(toolError(text), link),
 });
 
-export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Hooks, log: Logger): Executor {
+export function createExecutor(
+  table: ToolTable,
+  config: ServerConfig,
+  hooks: Hooks,
+  log: Logger,
+  observer: CallObserver = callObserver({ logCalls: false }),
+): Executor {
   const schemas = toolSchemas(table);
   const checks = createChecks(table, schemas, log);
   const auth = new Authenticator(table, process.env, log, config.timeoutMs);
   const defaultBase = apiBase(table, config.baseUrl);
-  const send = upstreamSender(table, config);
+  const send = observer.sender(upstreamSender(table, config));
+  const sending = createSending(config.sending, log);
   const redactor = createRedactor(table, process.env, config.staticHeaders);
   const onBehalf = onBehalfOf(table, config, log);
   const thrown = (tool: ToolSpec, error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`);
@@ -107,7 +117,7 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     async read(tool, args, signal, credentials = NO_CREDENTIALS, options = {}) {
       const call: CallContext = { credentials, caller: options.caller, secrets: [] };
       try {
-        const outcome = await exchange(tool, args, signal, call);
+        const outcome = await observer.operation(tool, () => exchange(tool, args, signal, call));
         if ('failure' in outcome)
           return { failure: keepLink(outcome.failure, redactor.result(outcome.failure, credentials, call.secrets)) };
         if (outcome.answer.status < 400) return outcome;
@@ -119,13 +129,13 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     async call(tool, args, signal, credentials = NO_CREDENTIALS, options = {}) {
       const call: CallContext = { credentials, caller: options.caller, secrets: [] };
       try {
-        const outcome = await exchange(tool, args, signal, call);
+        const outcome = await observer.operation(tool, () => exchange(tool, args, signal, call));
         if ('failure' in outcome) return keepLink(outcome.failure, redactor.result(outcome.failure, credentials, call.secrets));
         const advertised = options.advertised !== false;
         const result = tool.longRunning
           ? await longRunning.follow(tool, outcome.answer, args, { signal, call, advertised, ...followOptions(options) })
           : shape(tool, outcome.answer, args, advertised);
-        return result.isError ? redactor.result(result, credentials, call.secrets) : result;
+        return result.isError ? redactor.result(withNote(result, outcome.note), credentials, call.secrets) : result;
       } catch (error) {
         // A failure inside a call is the tool's failure (isError), never the connection's.
         return redactor.result(thrown(tool, error), credentials, call.secrets);
@@ -161,11 +171,11 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     if ('problem' in target) return failure(target.problem);
     const request: OutgoingRequest = { tool: tool.name, method: 'GET', url, headers: { accept: 'application/json' } };
     if (new URL(url).origin !== new URL(target.base).origin) {
-      return sendPrepared(async () => ({ request, usedTokenFetch: false, exchanged: false }), call, signal, [hooks.afterResponse]);
+      return sendPrepared(tool, async () => ({ request, usedTokenFetch: false, exchanged: false }), call, signal, [hooks.afterResponse]);
     }
     for (const [name, value] of config.staticHeaders) setHeader(request.headers, name, value);
     const prepare = (limit: AbortSignal) => authorize(tool, { ...request, headers: { ...request.headers } }, call, limit);
-    return sendPrepared(prepare, call, signal, [hooks.afterResponse]);
+    return sendPrepared(tool, prepare, call, signal, [hooks.afterResponse]);
   }
 
   /** The request a call of `tool` makes, sent: the upstream's answer, or the tool error that stopped it. */
@@ -173,10 +183,11 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
     const checked = await checks.arguments(tool, given);
     if ('problem' in checked) return failure(`Invalid arguments for ${tool.name}: ${checked.problem}`);
     const own = toolHooks(hooks, tool.name);
-    const args = own?.beforeRequest ? ((await own.beforeRequest(checked.args)) ?? checked.args) : checked.args;
+    const hooked = own?.beforeRequest ? ((await own.beforeRequest(checked.args)) ?? checked.args) : checked.args;
+    const args = sending.keyed(tool, hooked);
     const target = upstreamBase(tool, config.baseUrl, defaultBase);
     if ('problem' in target) return failure(target.problem);
-    return sendPrepared((limit) => prepareRequest(tool, args, target.base, call, limit), call, signal, [
+    return sendPrepared(tool, (limit) => prepareRequest(tool, args, target.base, call, limit), call, signal, [
       own?.afterResponse,
       hooks.afterResponse,
     ]);
@@ -184,12 +195,14 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
 
   /** Prepares and sends a request within the call's time limit: the answer, or the tool error that stopped it. */
   async function sendPrepared(
+    tool: ToolSpec,
     prepareWithin: (limit: AbortSignal) => Promise<Prepared | { failure: CallToolResult }>,
     call: CallContext,
     signal: AbortSignal,
     hooksAfter: (AfterResponse | undefined)[],
   ): Promise<Exchanged> {
     const limit = deadline(signal, config.timeoutMs);
+    const attempts = sending.forCall(tool, limit);
     try {
       // Built afresh for a retry: a fetched token may have been refreshed in between.
       const prepare = () => prepareWithin(limit.signal);
@@ -197,25 +210,30 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       if ('failure' in prepared) return prepared;
       const named = requestLabel(prepared.request);
       try {
-        return await transmit(prepared, prepare, call, limit.signal, hooksAfter, named);
+        return await transmit(prepared, prepare, call, attempts, hooksAfter, named);
       } catch (error) {
         return failure(networkFailure(error, named.label, limit.timedOut(), signal, config.timeoutMs));
       }
     } finally {
+      attempts.done();
       limit.done();
     }
   }
 
-  /** Sends the request (once more with a fresh token after a 401), lets the afterResponse hooks see the answer, and reads it. */
+  /**
+   * Sends the request (retried as retry.ts allows; once more with a fresh token after a 401), lets
+   * the afterResponse hooks see the answer, and reads it.
+   */
   async function transmit(
     prepared: Prepared,
     prepare: () => Promise<Prepared | { failure: CallToolResult }>,
     call: CallContext,
-    signal: AbortSignal,
+    attempts: CallAttempts,
     hooksAfter: (AfterResponse | undefined)[],
     named: { label: string; uri: string },
   ): Promise<Exchanged> {
-    let response = await send(prepared.request, signal);
+    let sent = await attempts.send(prepared.request, send);
+    let response = sent.response;
     if (response.status === 401 && (prepared.usedTokenFetch || prepared.exchanged)) {
       // RFC 6750 §3.1: the token may have been revoked or expired early; one fresh try.
       response.discard();
@@ -224,12 +242,14 @@ export function createExecutor(table: ToolTable, config: ServerConfig, hooks: Ho
       const again = await prepare();
       if ('failure' in again) return again;
       prepared = again;
-      response = await send(prepared.request, signal);
+      sent = await attempts.send(prepared.request, send);
+      response = sent.response;
     }
     response = await afterResponse(response, prepared.request, hooksAfter);
-    const answer = await readAnswer(response, named, config.maxResponseBytes);
+    const read = await readAnswer(response, named, config.maxResponseBytes);
     log.debug(`${named.label} → ${response.status}`);
-    return { answer: tracked(answer, response, prepared.request, credentialQuery) };
+    const answer = tracked(read, response, prepared.request, credentialQuery);
+    return sent.note === undefined ? { answer } : { answer, note: sent.note };
   }
 
   /** The request built and authorized; or the tool error that stops it. */

@@ -9,6 +9,7 @@ import type { ServerConfig } from './config.js';
 import { jsonRpcError } from './http-answer.js';
 import type { HttpEndpoints } from './http-endpoints.js';
 import type { Logger } from './log.js';
+import { flushTelemetry } from './observe.js';
 
 type DrainSettings = Pick<ServerConfig, 'drainDelayMs' | 'shutdownGraceMs'>;
 
@@ -26,7 +27,8 @@ export class Drain {
   constructor(
     private readonly settings: DrainSettings,
     private readonly log: Logger,
-    private readonly exit: (code: number) => void = (code) => process.exit(code),
+    // The spans still buffered go to the collector first (a tracing server only, at most 2 s).
+    private readonly exit: (code: number) => void = (code) => void flushTelemetry().finally(() => process.exit(code)),
   ) {}
 
   get isDraining(): boolean {

@@ -12,7 +12,6 @@ import { jsonRpcError } from './http-answer.js';
 import type { HttpEndpoints } from './http-endpoints.js';
 import { claimSession, identityOf, releaseSession } from './http-sessions.js';
 import type { Logger } from './log.js';
-import type { ToolTable } from '../contract/table.js';
 import type { ServerFactory } from './server.js';
 
 interface Session {
@@ -44,7 +43,11 @@ function era(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | 'reject
   }).kind;
 }
 
-export function streamableEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger, table?: ToolTable): HttpEndpoints {
+/**
+ * `midCall`: some call may send the client something before its result, on the call's own stream:
+ * a question (confirm.ts) or progress while it follows a long-running operation (long-running.ts).
+ */
+export function streamableEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger, midCall = false): HttpEndpoints {
   // One instance per request: nothing it holds outlasts the request.
   const modern = createMcpHandler(() => factory('request'), {
     legacy: config.stateless ? 'stateless' : 'reject',
@@ -142,10 +145,10 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       // A POST is answered with application/json rather than an SSE stream: this server sends
       // nothing before a call's result, so a stream would carry the same one message in three
       // socket writes (head, event, end) instead of one. Server-initiated messages still use
-      // the GET stream. Linking API accounts is the exception: a call may ask the client to
-      // open a link (URL elicitation), which travels on the call's own stream; and so is following
-      // a long-running operation, whose progress notifications travel there too.
-      enableJsonResponse: !asksClientsMidCall(config) && !followsOperations(table),
+      // the GET stream. Linking API accounts, confirmations and long-running operations are the
+      // exceptions: a call may ask the client to open a link or to confirm (elicitation), or tell
+      // its progress, which travels on the call's own stream.
+      enableJsonResponse: !midCall && !asksClientsMidCall(config),
       maxRequestBodySize: config.maxRequestBytes,
       keepAliveMs: config.sseKeepAliveMs,
       onsessioninitialized: (id) => {
@@ -184,6 +187,3 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
 function asksClientsMidCall(config: ServerConfig): boolean {
   return config.oauth?.signIn !== undefined && config.oauth.tokenCheck !== 'self';
 }
-
-/** Whether a call may wait on a long-running operation, telling its progress as it goes. */
-const followsOperations = (table: ToolTable | undefined): boolean => table?.tools.some((t) => t.longRunning !== undefined) ?? false;

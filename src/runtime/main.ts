@@ -5,12 +5,16 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { credentialProblem } from './auth.js';
 import { ConfigError, readConfig, USAGE, type ServerConfig, type ToolMode, type TransportName } from './config.js';
+import { createConfirmations, mayConfirm, type Confirmations } from './confirm.js';
 import { createExecutor } from './executor.js';
+import { followsOperations } from './long-running.js';
 import type { Hooks } from './hooks-api.js';
 import type { Served } from './http-common.js';
 import type { HttpEndpoints } from './http-endpoints.js';
 import { createLogger, type Logger } from './log.js';
+import { createObserver } from './observe.js';
 import { scopePolicy } from './scopes.js';
+import { createRedactor } from './shape.js';
 import { createServerFactory, credentialReader, toolsListedAtStart, type ServerFactory } from './server.js';
 import type { ToolTable } from '../contract/table.js';
 import { servedTable, ToolsetError, toolsetSizes } from '../contract/toolsets.js';
@@ -90,12 +94,16 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
   }
   const initialToolsets = config.toolsets.includes('all') ? [...toolsetSizes(table).keys()] : wanted;
   const policy = config.oauth && scopePolicy(table, config.oauth);
-  const factory = createServerFactory(table, createExecutor(table, config, hooks, log), credentialReader(config.authFromHeaders), {
+  const observer = await createObserver(table, config, log);
+  const executor = createExecutor(table, config, hooks, log, observer);
+  const factory = createServerFactory(table, executor, credentialReader(config.authFromHeaders), {
     mode,
     profile: config.clientProfile,
     initialToolsets,
     hooks,
     codeLimits: config.codeLimits,
+    confirmations: confirmationsOf(table, config),
+    observer,
     ...(policy ? { access: policy } : {}),
   });
   const listed = toolsListedAtStart(table, mode, initialToolsets);
@@ -117,7 +125,12 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
 type Start<T> = (factory: ServerFactory, config: ServerConfig, log: Logger, served: Served) => Promise<T>;
 
 const streamableHttp: Start<HttpEndpoints> = async (factory, config, log, served) =>
-  (await import('./http.js')).streamableEndpoints(factory, config, log, served.table);
+  (await import('./http.js')).streamableEndpoints(
+    factory,
+    config,
+    log,
+    mayConfirm(served.table, config.confirm) || followsOperations(served.table),
+  );
 /** Legacy HTTP+SSE (protocol 2024-11-05), all in sse.ts: the deprecated server-legacy package loads only with it. */
 const legacySse: Start<HttpEndpoints> = async (factory, config, log) => (await import('./sse.js')).sseEndpoints(factory, config, log);
 
@@ -146,6 +159,12 @@ const TRANSPORTS: Record<TransportName, Start<void>> = {
  * Credentials in a URL are never sent (upstream.ts refuses the request, as fetch does), and
  * the refusal quotes the URL with its password: refuse it once at start, without quoting it.
  */
+/** --confirm, with the questions cleared of the secrets the executor's answers are cleared of. */
+function confirmationsOf(table: ToolTable, config: ServerConfig): Confirmations {
+  const redactor = createRedactor(table, process.env, config.staticHeaders);
+  return createConfirmations(config.confirm, (text, credentials) => redactor.text(text, credentials));
+}
+
 function baseUrlProblem(baseUrl: string | undefined): string | undefined {
   if (baseUrl === undefined || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(baseUrl)) return undefined;
   return "--base-url (API_BASE_URL) must not carry a user name or password: set the credentials of the API's security scheme instead";

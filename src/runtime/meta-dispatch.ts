@@ -3,6 +3,7 @@
 // maps each meta-tool's name to its call, so that tools/call dispatches all of them one way.
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Invoke } from './confirm.js';
 import { callMetaTool, type MetaContext } from './dynamic.js';
 import { EXECUTE, INVOKE, SEARCH, SEARCH_API } from '../contract/meta-tools.js';
 import { toolError } from './output.js';
@@ -13,8 +14,11 @@ import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSizes } from '../contract/toolset
 
 /** What one meta-tool call may use of the request it came in: invoke_operation calls an operation with it. */
 export interface MetaRequest {
-  /** Calls an operation, its answer held to no outputSchema (none is advertised for it here). */
-  invoke(tool: ToolSpec, args: Record<string, unknown>): Promise<CallToolResult>;
+  /**
+   * Calls an operation, its answer held to no outputSchema (none is advertised for it here),
+   * once the user said yes where it needs that (confirm.ts); `inProgram`: from a code-mode program.
+   */
+  invoke: Invoke;
   /** Whether the caller may see and call an operation (its token's scopes). */
   visible(tool: ToolSpec): boolean;
   /** The request's cancellation: code mode's program stops with it. */

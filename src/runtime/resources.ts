@@ -181,6 +181,8 @@ export function serveResources(
   credentialsOf: (headers: Headers | undefined) => RequestCredentials,
   /** Whether the caller's token allows the operation behind a resource (OAuth scopes); unset: all do. */
   visible: (tool: ToolSpec, auth: AuthInfo | undefined) => boolean = () => true,
+  /** Whether the operation waits for the user's yes (confirm.ts): a read cannot ask, so it is refused. */
+  needsConfirmation: (tool: ToolSpec) => boolean = () => false,
 ): void {
   const { fixed, templates, docs, listed, hasPrompts, completions, prompts } = prepared(table);
 
@@ -210,6 +212,12 @@ export function serveResources(
     }
     // An operation the caller's scopes do not allow is as absent as an unknown one.
     if (!tool || !args || !visible(tool, ctx.http?.authInfo)) throw new ResourceNotFoundError(uri);
+    if (needsConfirmation(tool)) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `${uri} is read by ${tool.name}, which needs the user's confirmation: a read does not ask, so nothing was sent; call the tool ${tool.name} instead, which asks`,
+      );
+    }
     const outcome = await executor.read(tool, args, ctx.mcpReq.signal, credentialsOf(ctx.http?.req?.headers), {
       caller: ctx.http?.authInfo,
     });

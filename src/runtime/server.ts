@@ -10,18 +10,21 @@ import {
   ProtocolErrorCode,
   Server,
   type AuthInfo,
+  type CallToolRequest,
   type CallToolResult,
   type ClientCapabilities,
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
 import { answerLinkRequired, linkRequiredOf } from './links.js';
+import { confirmedInvoke, createConfirmations, questionOf, type Asking, type Confirmations } from './confirm.js';
 import { OperationIndex } from './dynamic.js';
 import { codeTools, EXECUTE, INVOKE, metaTools, OPERATION_STATUS, operationTools } from '../contract/meta-tools.js';
 import { ownerOf, progressOf } from './long-running.js';
 import { TASK_CAPABILITIES, TaskStore, taskRequested, withTaskSupport } from './tasks.js';
 import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
 import { toolError } from './output.js';
+import { callObserver, observed, type CallObserver } from './observe.js';
 import { offers, serveResources } from './resources.js';
 import { LIST_PAGE_BYTES, page, pageStarts } from './pages.js';
 import type { Hooks } from './hooks-api.js';
@@ -73,6 +76,10 @@ export interface ServerOptions {
   access?: ScopePolicy;
   /** Code mode's sandbox limits (the --code-* settings). */
   codeLimits?: ServerConfig['codeLimits'];
+  /** Which calls wait for the user's yes (--confirm, confirm.ts); unset: only those tools.json marks. */
+  confirmations?: Confirmations;
+  /** Spans and the call log (observe.ts); without one, only an incoming traceparent is forwarded. */
+  observer?: CallObserver;
 }
 
 /** The --code-* defaults, for a server made without settings (tests, mcp-gen serve reads them). */
@@ -112,10 +119,12 @@ export function createServerFactory(
   const statusTools = metaListed(operationTools(table));
   const dynamicTools = [...(operationMetaTools ? metaListed(operationMetaTools) : []), ...statusTools];
   const listedFromStart = startsListed(table, options.mode, options.initialToolsets);
+  const confirmations = options.confirmations ?? createConfirmations('none', (text) => text);
   let fixedList: Tool[] | undefined;
   /** The listing nothing changes: direct and dynamic mode, and toolsets mode without a session. */
   const fixed = (): Tool[] => (fixedList ??= [...dynamicTools, ...table.tools.filter(listedFromStart).map(listed)]);
   let index: OperationIndex | undefined;
+  const observer = options.observer ?? callObserver({ logCalls: false });
   /** What the dynamic meta-tools need of the server, whatever the request. */
   const operations = {
     table,
@@ -171,7 +180,7 @@ export function createServerFactory(
         ...(table.instructions ? { instructions: table.instructions } : {}),
       },
     );
-    serveResources(server, whole, executor, options.hooks ?? {}, readCredentials, visible);
+    serveResources(server, whole, executor, options.hooks ?? {}, readCredentials, visible, confirmations.needed);
     tasks?.serve(server, (ctx) => ownerOf(ctx.http?.authInfo, readCredentials(ctx.http?.req?.headers)));
     server.setRequestHandler('tools/list', (request, ctx) => {
       // The fixed listing serves every caller alike unless scopes decide what each sees.
@@ -189,7 +198,7 @@ export function createServerFactory(
       return page(tools, request.params?.cursor, (fixedStarts ??= pageStarts(tools, maxBytes)));
     });
     const metaCalls = onDemand ? metaCallsOf({ toolsets: toolsetSession(enabled, served) }) : sessionlessMetaCalls();
-    server.setRequestHandler('tools/call', async (request, ctx) => {
+    const callTool = async (request: CallToolRequest, ctx: ServerContext) => {
       const { name } = request.params;
       const auth = ctx.http?.authInfo;
       const args = request.params.arguments ?? {};
@@ -205,19 +214,26 @@ export function createServerFactory(
         const result = await executor.resume(handle, ctx.mcpReq.signal, credentials, { caller: auth, progress });
         return server.projectCallToolResult(result, undefined);
       }
+      const asking = (): Asking => ({
+        ctx,
+        capabilities: clientCapabilitiesOf(server, ctx),
+        credentials: readCredentials(ctx.http?.req?.headers),
+      });
       const meta = metaCalls.get(name);
       if (meta) {
         // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
-        return meta(args, {
-          invoke: async (t, given) => server.projectCallToolResult(await call(t, given, false), undefined),
-          visible: (t) => visible(t, auth),
-          signal: ctx.mcpReq.signal,
-        });
+        const invoke = confirmedInvoke(confirmations, asking, async (t, given) =>
+          server.projectCallToolResult(await call(t, given, false), undefined),
+        );
+        const result = await meta(args, { invoke, visible: (t) => visible(t, auth), signal: ctx.mcpReq.signal });
+        return questionOf(result) ?? result;
       }
       const tool = byName.get(name);
       // HTTP answers a tool outside the token's scopes with 403 before this (oauth.ts); here it is unknown.
       if (!tool || !served(tool) || !visible(tool, auth))
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
+      const asked = await confirmations.before(tool, args, asking());
+      if (asked !== undefined) return asked;
       const outputSchema = listsOutputSchema(options.profile) ? executor.outputSchema(tool) : undefined;
       // The tasks extension is asked for per request (2026-07-28's envelope), never by a 2025 session's initialize.
       const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
@@ -239,7 +255,9 @@ export function createServerFactory(
         return answerLinkRequired(link, result, ctx, clientCapabilitiesOf(server, ctx), again);
       }
       return server.projectCallToolResult(result, outputSchema);
-    });
+    };
+    const known = (name: string) => byName.has(name) || metaCalls.has(name) || (name === OPERATION_STATUS && statusTools.length > 0);
+    server.setRequestHandler('tools/call', observed(observer, server, known, callTool));
 
     /** How to reach an operation that is served but not listed: through its toolset or invoke_operation. */
     const reach = (tool: ToolSpec | undefined): string => {

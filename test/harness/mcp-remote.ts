@@ -11,33 +11,24 @@
 // mcp-remote's loopback callback. mcp-remote keeps its client registration and tokens in
 // MCP_REMOTE_CONFIG_DIR, a folder of the test run, never in ~/.mcp-auth.
 //
-// mcp-remote is installed like the Inspector in inspector.test.ts: pinned by
+// mcp-remote is installed like the Inspector (pinned-tools.ts): pinned by
 // test/fixtures/mcp-remote/package.json, into test/.tmp/_mcp-remote, never into the root.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { REPO, TMP, withLock } from '../../harness/project.js';
+import { REPO, TMP } from '../../harness/project.js';
+import { installPinned, pinnedVersions } from './pinned-tools.js';
 
-const FIXTURE = join(REPO, 'test/fixtures/mcp-remote/package.json');
 const BROWSER = join(REPO, 'test/fixtures/mcp-remote/browser.mjs');
 const DIR = join(TMP, '_mcp-remote');
 const PACKAGE = join(DIR, 'node_modules/mcp-remote');
 const BIN = join(PACKAGE, 'dist/proxy.js');
 
 export async function installMcpRemote(): Promise<void> {
-  const wanted = readFileSync(FIXTURE, 'utf8');
-  const pinned = (JSON.parse(wanted) as { dependencies: Record<string, string> }).dependencies['mcp-remote'];
-  await withLock(`${DIR}.lock`, () => {
-    const manifest = join(DIR, 'package.json');
-    if (existsSync(manifest) && readFileSync(manifest, 'utf8') === wanted && existsSync(BIN)) return;
-    rmSync(DIR, { recursive: true, force: true });
-    mkdirSync(DIR, { recursive: true });
-    writeFileSync(manifest, wanted);
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: DIR, stdio: 'inherit' });
-  });
+  const pinned = pinnedVersions('mcp-remote')['mcp-remote'];
+  await installPinned('mcp-remote', () => existsSync(BIN));
   const installed = (JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as { version: string }).version;
   if (installed !== pinned) throw new Error(`mcp-remote ${installed} installed, ${pinned} pinned`);
 }

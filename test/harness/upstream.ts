@@ -20,6 +20,8 @@ export interface Answer {
   body?: string | Buffer;
   /** Wait this long before answering (for timeouts). */
   delayMs?: number;
+  /** Close the connection instead of answering, as an upstream that crashed mid-request does. */
+  reset?: boolean;
 }
 
 export interface Upstream {
@@ -51,6 +53,7 @@ export async function startUpstream(respond?: (req: Recorded) => Answer | Promis
       ).then(async (answer) => {
         if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
         if (res.destroyed) return;
+        if (answer.reset) return void req.socket.destroy();
         res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
         res.end(answer.body ?? '');
       });

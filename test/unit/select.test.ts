@@ -120,6 +120,28 @@ describe('overrides and x-mcp', () => {
     expect(names({}, { 'admin/users': { exclude: false } }, d)).toContain('admin_users');
   });
 
+  it('confirm: x-mcp on the root, a path item or an operation (nearest wins), the config file over all', () => {
+    const d = doc({ 'x-mcp': { confirm: true } });
+    const paths = d.paths as Record<string, JsonObject>;
+    (paths['/pets/{id}'] as JsonObject)['x-mcp'] = { confirm: false };
+    ((paths['/pets/{id}'] as JsonObject).delete as JsonObject)['x-mcp'] = { confirm: true };
+    const m = buildModel(
+      { doc: d, specVersion: '3.0.3', source: 's.yaml', warnings: [] },
+      { maxDescriptionLength: 1000, toolOverrides: { 'GET /admin/users': { confirm: false } } },
+    );
+    expect(Object.fromEntries(m.table.tools.map((t) => [t.name, t.confirm]))).toEqual({
+      pets_list: true,
+      pets_create: true,
+      pets_get: false,
+      pets_delete: true,
+      admin_users: false,
+    });
+    // Without any, the tool has no `confirm`: --confirm decides at run time.
+    expect(
+      buildModel({ doc: doc(), specVersion: '3.0.3', source: 's.yaml', warnings: [] }, {}).table.tools.every((t) => !('confirm' in t)),
+    ).toBe(true);
+  });
+
   it('reports tools whose descriptions say little', () => {
     const m = buildModel({ doc: doc(), specVersion: '3.0.3', source: 's.yaml', warnings: [] }, { maxDescriptionLength: 1000 });
     // no summary at all; 'Get one pet' (three words) is short but says enough
@@ -150,6 +172,10 @@ describe('options and the config file', () => {
     ['a list of non-strings', { file: 'b3.yaml', text: 'includeTags: [1, 2]\n', message: /"includeTags" must be a list of strings/ }],
     ['a bad tool mode', { file: 'b4.yaml', text: 'toolMode: lazy\n', message: /must be auto, direct, toolsets, dynamic or code/ }],
     ['a bad override', { file: 'b5.yaml', text: 'tools:\n  x: { rename: y }\n', message: /tools.*"x"\.rename/ }],
+    [
+      'a confirm that is no boolean',
+      { file: 'b8.yaml', text: 'toolOverrides:\n  x: { confirm: "yes" }\n', message: /"x"\.confirm: expected .*confirm \(boolean\)/ },
+    ],
     ['invalid YAML', { file: 'b6.yaml', text: 'a: [\n', message: /b6\.yaml:/ }],
     ['not an object', { file: 'b7.json', text: '[1]', message: /must be an object/ }],
   ];

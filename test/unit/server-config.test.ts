@@ -30,9 +30,26 @@ describe('readConfig', () => {
       readOnly: false,
       stateless: false,
       allowUnauthenticated: false,
+      logCalls: false,
     });
     expect(config([]).toolMode).toBeUndefined();
     expect(config([]).baseUrl).toBeUndefined();
+  });
+
+  it('retries and pacing: 2 retries (3 tries in all), 8 requests in flight per API origin, no rate limit, unless told', () => {
+    expect(config([]).sending).toEqual({ retries: 2, maxConcurrent: 8 });
+    expect(config(['--retries', '0', '--max-concurrent-requests', '1', '--rate-limit', 'off']).sending).toEqual({
+      retries: 0,
+      maxConcurrent: 1,
+    });
+    expect(config(['--rate-limit', '0.5']).sending.ratePerSecond).toBe(0.5);
+    expect(config([], { API_RATE_LIMIT: '20' }).sending.ratePerSecond).toBe(20);
+  });
+
+  it('--log-calls, or MCP_LOG_CALLS=1, turns the JSON call log on', () => {
+    expect(config(['--log-calls']).logCalls).toBe(true);
+    expect(readConfig([], { MCP_LOG_CALLS: '1' })).toMatchObject({ logCalls: true });
+    expect(readConfig([], { MCP_LOG_CALLS: '0' })).toMatchObject({ logCalls: false });
   });
 
   it('--help', () => {
@@ -45,6 +62,12 @@ describe('readConfig', () => {
     [['--port', '70000'], '--port must be a whole number from 0 to 65535 (got "70000")'],
     [['--timeout', '1.5'], '--timeout must be a whole number from 1 to 86400000 (got "1.5")'],
     [['--log-level', 'loud'], '--log-level must be debug, info, warn, error or silent (got "loud")'],
+    [['--retries=-1'], '--retries must be a whole number from 0 to 10 (got "-1")'],
+    [['--retries', '11'], '--retries must be a whole number from 0 to 10 (got "11")'],
+    [['--max-concurrent-requests', '0'], '--max-concurrent-requests must be a whole number from 1 to 10000 (got "0")'],
+    [['--rate-limit', '0'], '--rate-limit must be off or a number of requests per second above 0, at most 100000 (got "0")'],
+    [['--rate-limit', '5/s'], '--rate-limit must be off or a number of requests per second above 0, at most 100000 (got "5/s")'],
+    [['--rate-limit', '1e3'], '--rate-limit must be off or a number of requests per second above 0, at most 100000 (got "1e3")'],
     [['--tools', 'all'], '--tools must be direct, toolsets, dynamic or code (got "all")'],
     [['--client-profile', 'claude'], '--client-profile must be portable, openai-strict, gemini, full (got "claude")'],
     [['--dynamic-toolsets', '--tools', 'dynamic'], '--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools dynamic'],

@@ -217,3 +217,23 @@ describe('unknown parameter styles', () => {
     expect(m.report.warnings.filter((w) => w.code === 'unknown-style')).toEqual(want.warnings);
   });
 });
+
+describe('the Idempotency-Key header (retried POSTs and PATCHes)', () => {
+  const key = (name: string, method = 'post') => ({
+    [method]: { operationId: `${method}Thing`, parameters: [{ name, in: 'header', schema: { type: 'string' } }], responses: {} },
+  });
+  it('is marked on the tool by its name as the spec spells it, whatever its case', () => {
+    const m = buildModel(
+      spec({
+        '/charges': key('Idempotency-Key'),
+        '/messages': key('idempotency-key'),
+        '/items': key('X-Idempotency-Token', 'patch'),
+      }),
+      { maxDescriptionLength: 1000 },
+    );
+    const marks = Object.fromEntries(m.table.tools.map((t) => [t.http.path, t.http.idempotencyKey]));
+    expect(marks).toEqual({ '/charges': 'Idempotency-Key', '/messages': 'idempotency-key', '/items': undefined });
+    // still an argument the agent may give
+    expect(m.table.tools[0]?.http.params).toMatchObject([{ name: 'Idempotency-Key', in: 'header' }]);
+  });
+});

@@ -1,0 +1,235 @@
+// Calls that wait for the user's yes before anything is sent (--confirm, and an operation's own
+// `confirm` in tools.json). The question shows the request that would be made, never a secret,
+// and goes through the protocol as links.ts's does: an input-required answer, which the SDK
+// turns into a 2026-07-28 input-required result or, on a 2025 session, an elicitation/create
+// (form mode). A client that cannot be asked gets a tool error saying what would have been sent
+// and how to allow it. The confirmation guards against the model, not the client: the client is
+// the user's own, and answers for them.
+
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  inputRequired,
+  inputResponse,
+  isInputRequiredResult,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ElicitRequestFormParams,
+  type InputRequiredResult,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { RequestCredentials } from './auth.js';
+import type { ConfirmSetting } from './config.js';
+import { toolError } from './output.js';
+import type { ToolSpec, ToolTable } from '../contract/table.js';
+
+/** Whether a call of `tool` waits for the user's yes: its own `confirm` first, else the setting. */
+export function needsConfirmation(tool: ToolSpec, setting: ConfirmSetting): boolean {
+  if (tool.confirm !== undefined) return tool.confirm;
+  if (setting === 'destructive') return tool.annotations.destructiveHint === true;
+  if (setting === 'writes') return tool.annotations.readOnlyHint !== true;
+  return false;
+}
+
+/** Whether any call of the table may wait for the user's yes: 2025 sessions then answer calls on a stream, where the question travels. */
+export function mayConfirm(table: ToolTable, setting: ConfirmSetting): boolean {
+  return table.tools.some((tool) => needsConfirmation(tool, setting));
+}
+
+/** Argument names whose values are shown as `***`: what looks like a credential is never in a question. */
+const SECRET_NAME = /pass(word|phrase)?|secret|token|api[-_]?key|auth|credential|session|cookie|signature|private/i;
+const VALUE_CHARS = 80;
+const BODY_CHARS = 300;
+const MESSAGE_CHARS = 1_000;
+
+/** A value on one line, within `max` characters, with the known secrets taken out before it is cut. */
+function shown(value: unknown, max: number, redact: (text: string) => string): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value, maskSecrets) ?? String(value));
+  // Redacted before the cut: a cut secret would no longer be recognised.
+  const flat = redact(text).replace(/[\x00-\x1f\x7f]+/g, ' ');
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** JSON.stringify replacer: the values of credential-like keys, at any depth, as `***`. */
+function maskSecrets(key: string, value: unknown): unknown {
+  return key !== '' && SECRET_NAME.test(key) && value !== undefined && value !== null ? '***' : value;
+}
+
+/**
+ * The request a call would make, as a person reads it: method, path with its arguments filled,
+ * query arguments and a short body. Credentials and static headers are never arguments, so never
+ * here; credential-like arguments show `***`, and `redact` takes out the secrets in use.
+ */
+export function describeRequest(tool: ToolSpec, args: Record<string, unknown>, redact: (text: string) => string): string {
+  const given = (arg: string) => Object.hasOwn(args, arg) && args[arg] !== undefined && args[arg] !== null;
+  const value = (arg: string, max: number) => (SECRET_NAME.test(arg) ? '***' : shown(args[arg], max, redact));
+  const path = tool.http.path.replace(/\{([^}]+)\}/g, (whole, name: string) => {
+    const param = tool.http.params.find((p) => p.in === 'path' && p.name === name);
+    return param !== undefined && given(param.arg) ? encodeURIComponent(value(param.arg, VALUE_CHARS)) : whole;
+  });
+  const query = tool.http.params
+    .filter((p) => p.in === 'query' && given(p.arg))
+    .map((p) => `${p.name}=${SECRET_NAME.test(p.name) ? '***' : value(p.arg, VALUE_CHARS)}`);
+  const lines = [`${tool.http.method} ${path}${query.length ? `?${query.join('&')}` : ''}`];
+  const body = tool.http.body?.arg;
+  if (body !== undefined && given(body)) lines.push(`body: ${shown(args[body], BODY_CHARS, redact)}`);
+  const text = lines.join('\n');
+  return text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS - 1)}…` : text;
+}
+
+/** What a question needs of the request it came in. */
+export interface Asking {
+  ctx: ServerContext;
+  /** The client's capabilities: per request (2026-07-28) or from initialize (2025 sessions). */
+  capabilities: ClientCapabilities | undefined;
+  /** The caller's own credentials (--auth-from-headers), taken out of the question too. */
+  credentials: RequestCredentials;
+}
+
+export interface Confirmations {
+  /** Whether a call of `tool` waits for the user's yes. */
+  needed(tool: ToolSpec): boolean;
+  /**
+   * Before a tools/call or an invoke_operation: undefined when the call may go (no question, or
+   * the user said yes); else what to answer instead: the question, or why nothing was sent.
+   */
+  before(tool: ToolSpec, args: Record<string, unknown>, asking: Asking): Promise<CallToolResult | InputRequiredResult | undefined>;
+  /**
+   * Before an api call of a code-mode program, which cannot return a question halfway: asks the
+   * client directly where the connection allows it (a 2025 session); resolves on yes, else
+   * throws an Error the program sees, nothing sent.
+   */
+  inProgram(tool: ToolSpec, args: Record<string, unknown>, asking: Asking): Promise<void>;
+}
+
+/** The key of the question in inputRequests and, on the way back, inputResponses. */
+const KEY = 'confirm';
+/** How long a program waits for the user's answer (the SDK's own default for a 2025 question). */
+const PROGRAM_WAIT_MS = 600_000;
+const REQUESTED_SCHEMA: ElicitRequestFormParams['requestedSchema'] = {
+  type: 'object',
+  properties: { confirm: { type: 'boolean', title: 'Send this request', description: 'Tick to let the request go to the API' } },
+  required: ['confirm'],
+};
+
+export function createConfirmations(
+  setting: ConfirmSetting,
+  redact: (text: string, credentials: RequestCredentials) => string,
+): Confirmations {
+  const needed = (tool: ToolSpec) => needsConfirmation(tool, setting);
+  const requestOf = (tool: ToolSpec, args: Record<string, unknown>, asking: Asking) =>
+    describeRequest(tool, args, (text) => redact(text, asking.credentials));
+  const howToAllow = (tool: ToolSpec) =>
+    tool.confirm === true
+      ? `set "confirm": false for this operation in the mcp-gen config file (toolOverrides) and generate again`
+      : `start the server with --confirm none (MCP_CONFIRM), or set "confirm": false for this operation in the mcp-gen config file (toolOverrides) and generate again`;
+  return {
+    needed,
+    async before(tool, args, asking) {
+      if (!needed(tool)) return undefined;
+      const request = requestOf(tool, args, asking);
+      const answer = inputResponse(asking.ctx.mcpReq.inputResponses, KEY);
+      if (answer.kind === 'elicit') return saidYes(answer) ? undefined : toolError(refused(tool, request, answer.action));
+      if (!asksForms(asking.capabilities)) {
+        return toolError(
+          `${tool.name} needs the user's confirmation, and this client cannot be asked (${whyNotAsked(asking.capabilities)}): ` +
+            `nothing was sent. It would have sent:\n${request}\n` +
+            `To allow such calls without asking, ${howToAllow(tool)}.`,
+        );
+      }
+      return inputRequired({
+        inputRequests: { [KEY]: inputRequired.elicit({ message: question(tool, request), requestedSchema: REQUESTED_SCHEMA }) },
+      });
+    },
+    async inProgram(tool, args, asking) {
+      if (!needed(tool)) return;
+      const request = requestOf(tool, args, asking);
+      let answer: { action: string; content?: Record<string, unknown> };
+      try {
+        if (!asksForms(asking.capabilities)) throw new Error('the client declares no form elicitation');
+        if (modernRequest(asking.ctx)) throw new Error('a 2026-07-28 request carries no server-to-client request');
+        answer = await asking.ctx.mcpReq.elicitInput(
+          { mode: 'form', message: question(tool, request), requestedSchema: REQUESTED_SCHEMA },
+          { timeout: PROGRAM_WAIT_MS, signal: asking.ctx.mcpReq.signal },
+        );
+      } catch (error) {
+        // Said, since a question that was sent may also have timed out or been cancelled.
+        const why = String((error as Error)?.message ?? error).slice(0, 200);
+        throw new Error(
+          `${tool.name} needs the user's confirmation, which a program cannot ask for here (${why}; only a 2025-era session ` +
+            `whose client declares form elicitation can be asked mid-program): nothing was sent (${request.split('\n')[0]}). ` +
+            `Outside a program the user can be asked: code mode lists an operation as a tool of its own when it is generated ` +
+            `with --direct-tools; or, to allow such calls without asking, ${howToAllow(tool)}.`,
+        );
+      }
+      if (!saidYes(answer)) throw new Error(refused(tool, request, answer.action));
+    },
+  };
+}
+
+/** A 2026-07-28 request, by its envelope: it has no server-to-client requests (elicitInput would throw). */
+function modernRequest(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return envelope?.[PROTOCOL_VERSION_META_KEY] !== undefined || envelope?.[CLIENT_CAPABILITIES_META_KEY] !== undefined;
+}
+
+/** Why a client cannot be asked: no capabilities at all means a request without its initialize (a 2025 request without a session). */
+function whyNotAsked(capabilities: ClientCapabilities | undefined): string {
+  return capabilities === undefined
+    ? 'a 2025-era request without a session, as under --stateless, cannot carry a question'
+    : 'it declares no form elicitation';
+}
+
+/** Form elicitation: `elicitation: {}` counts (the rule before modes), `{ url }` alone does not. */
+function asksForms(capabilities: ClientCapabilities | undefined): boolean {
+  const elicitation = capabilities?.elicitation;
+  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+}
+
+/** Accepted with the box ticked: an accept without it is no yes. */
+function saidYes(answer: { action: string; content?: Record<string, unknown> }): boolean {
+  return answer.action === 'accept' && answer.content?.confirm === true;
+}
+
+function question(tool: ToolSpec, request: string): string {
+  return `${tool.name} would send this request to the API:\n${request}\nSend it?`;
+}
+
+function refused(tool: ToolSpec, request: string, action: string): string {
+  const why = action === 'cancel' ? 'The user dismissed the question' : 'The user declined';
+  return `${why}: ${tool.name} was not called and nothing was sent (${request.split('\n')[0]}). Do not try again unless the user asks.`;
+}
+
+/** How a meta-tool reaches an operation: `inProgram` for a code-mode program's api call. */
+export type Invoke = (tool: ToolSpec, args: Record<string, unknown>, inProgram?: boolean) => Promise<CallToolResult>;
+
+/**
+ * invoke_operation's and a program's way to an operation, through the same question as a
+ * tools/call, so that no mode gets around it. A question travels out of invoke_operation as a
+ * stand-in result, which questionOf() turns back.
+ */
+export function confirmedInvoke(confirmations: Confirmations, asking: () => Asking, invoke: Invoke): Invoke {
+  return async (tool, args, inProgram = false) => {
+    if (inProgram) await confirmations.inProgram(tool, args, asking());
+    else {
+      const asked = await confirmations.before(tool, args, asking());
+      if (asked !== undefined) return carried(asked);
+    }
+    return invoke(tool, args);
+  };
+}
+
+/** Results that stand for a question, where only a CallToolResult can travel (invoke_operation). */
+const questions = new WeakMap<CallToolResult, InputRequiredResult>();
+
+function carried(asked: CallToolResult | InputRequiredResult): CallToolResult {
+  if (!isInputRequiredResult(asked)) return asked;
+  const standIn = toolError('This call waits for the user to confirm it.');
+  questions.set(standIn, asked);
+  return standIn;
+}
+
+/** The question a stand-in carries, for the tools/call handler to answer with. */
+export function questionOf(result: CallToolResult): InputRequiredResult | undefined {
+  return questions.get(result);
+}

@@ -1,0 +1,223 @@
+// A generated project as its users ship it: the npm package (npm pack, installed from the tarball
+// into an empty folder elsewhere, its bin run over stdio), the Claude Desktop extension bundle
+// (npm run bundle with the official packer, validated, unpacked and started the way Claude
+// Desktop starts it: the manifest's command and environment), and the README's one-liners run
+// in real clients' CLIs (Claude Code, Gemini CLI, Codex), each checked by the official SDK client
+// or the client itself against a recording upstream.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildProject, generateProject, REPO } from '../../harness/project.js';
+import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { installPinned } from '../harness/pinned-tools.js';
+
+const SPEC = join(REPO, 'samples/petstore/openapi.json');
+const PACKAGE = 'swagger-petstore-mcp';
+const KEY_VARIABLE = 'SWAGGER_PETSTORE_API_KEY';
+const SECRET = 'sk-packaging-test-never-bundled';
+
+let dir: string;
+let upstream: Upstream;
+const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-packaging-'));
+
+beforeAll(async () => {
+  dir = generateProject(SPEC, 'e2e-packaging');
+  await buildProject(dir);
+  upstream = await startUpstream((req) => ({
+    body: JSON.stringify({ id: Number(req.path.split('/').pop()), name: 'Rex', photoUrls: [] }),
+  }));
+}, 300_000);
+
+afterAll(async () => {
+  await upstream?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Connects the official SDK client to `command args` over stdio, calls getPetById and closes. */
+async function listAndCall(command: string, args: string[], env: Record<string, string>, cwd: string) {
+  const client = new Client({ name: 'mcp-gen-packaging', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command, args, env: { PATH: process.env.PATH ?? '', ...env }, cwd, stderr: 'pipe' }));
+  try {
+    const { tools } = await client.listTools();
+    upstream.clear();
+    const result = await client.callTool({ name: 'getPetById', arguments: { petId: 7 } });
+    return { tools: tools.map((t) => t.name), result, requests: [...upstream.requests] };
+  } finally {
+    await client.close();
+  }
+}
+
+const filesUnder = (root: string): string[] =>
+  readdirSync(root, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(root, e.name)) : [join(root, e.name)]));
+
+describe('the npm package', () => {
+  it('is publishable as is: bin with a shebang, files, prepublishOnly building, engines, and a README that starts with npx', () => {
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(pkg.private).toBeUndefined();
+    expect(pkg.bin).toEqual({ [PACKAGE]: 'dist/main.js' });
+    expect(readFileSync(join(dir, 'dist/main.js'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+    expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'tools.json', 'README.md']));
+    expect((pkg.scripts as Record<string, string>).prepublishOnly).toBe('npm run build');
+    expect(pkg.engines).toEqual({ node: '>=20' });
+    const head = readFileSync(join(dir, 'README.md'), 'utf8').split('\n').slice(0, 10).join('\n');
+    expect(head).toContain(`npx -y ${PACKAGE}`);
+  });
+
+  it('packs with npm pack, installs from the tarball into an empty folder, and its bin serves over stdio', async () => {
+    const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: dir, encoding: 'utf8' }).trim();
+    const tarball = join(scratch, packed.split('\n').pop() as string);
+    const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
+    expect(listing).toContain('package/dist/main.js');
+    expect(listing).toContain('package/tools.json');
+    expect(listing).not.toMatch(/package\/src\/|package\/\.env/);
+    const user = join(scratch, 'user');
+    mkdirSync(user);
+    writeFileSync(join(user, 'package.json'), '{"name":"someone-else","private":true}');
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], {
+      cwd: user,
+      stdio: 'pipe',
+    });
+    const bin = join(user, 'node_modules/.bin', PACKAGE);
+    expect(existsSync(bin)).toBe(true);
+    const { tools, result, requests } = await listAndCall(bin, [], { API_BASE_URL: upstream.url, [KEY_VARIABLE]: 'k-1' }, user);
+    expect(tools).toHaveLength(20);
+    expect(result.isError).toBeFalsy();
+    expect(requests.map((r) => [r.method, r.path, r.headers.api_key])).toEqual([['GET', '/pet/7', 'k-1']]);
+  }, 300_000);
+});
+
+describe('the Claude Desktop extension bundle (npm run bundle)', () => {
+  let bundle: string;
+  let unpacked: string;
+  // the project's own pinned packer, as `npm run bundle` uses it
+  const mcpb = () => join(dir, 'node_modules/.bin/mcpb');
+
+  beforeAll(() => {
+    // a secret the user keeps beside the project: it must never travel in the bundle
+    writeFileSync(join(dir, '.env'), `${KEY_VARIABLE}=${SECRET}\n`);
+    execFileSync('npm', ['run', 'bundle', '--silent'], { cwd: dir, stdio: 'pipe' });
+    bundle = join(dir, `${PACKAGE}.mcpb`);
+    unpacked = join(scratch, 'unpacked');
+    execFileSync(mcpb(), ['unpack', bundle, unpacked], { stdio: 'pipe' });
+  }, 300_000);
+
+  it("has a manifest the official validator accepts: each credential a sensitive user_config field, mapped to the server's variable", () => {
+    const out = execFileSync(mcpb(), ['validate', join(dir, 'manifest.json')], { encoding: 'utf8' });
+    expect(out).toMatch(/passes/);
+    const manifest = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8')) as {
+      server: { entry_point: string; mcp_config: { command: string; args: string[]; env: Record<string, string> } };
+      user_config: Record<string, { sensitive?: boolean; type: string }>;
+      tools: { name: string }[];
+      compatibility: { runtimes: { node: string } };
+    };
+    expect(manifest.server.entry_point).toBe('dist/main.js');
+    expect(manifest.server.mcp_config.env[KEY_VARIABLE]).toBe(`\${user_config.${KEY_VARIABLE.toLowerCase()}}`);
+    expect(manifest.user_config[KEY_VARIABLE.toLowerCase()]).toMatchObject({ type: 'string', sensitive: true });
+    expect(manifest.tools).toHaveLength(20);
+    expect(manifest.compatibility.runtimes.node).toBe('>=20.0.0');
+  });
+
+  it('holds the built server and production dependencies only: no .env, no sources, no compiler', () => {
+    const files = filesUnder(unpacked);
+    expect(files.some((f) => f.endsWith('/dist/main.js'))).toBe(true);
+    expect(existsSync(join(unpacked, 'node_modules/@modelcontextprotocol/server/package.json'))).toBe(true);
+    expect(existsSync(join(unpacked, 'node_modules/typescript'))).toBe(false);
+    expect(existsSync(join(unpacked, 'src'))).toBe(false);
+    expect(existsSync(join(unpacked, '.env'))).toBe(false);
+    const leaking = files.filter((f) => statSync(f).size < 50_000_000 && readFileSync(f).includes(SECRET));
+    expect(leaking).toEqual([]);
+  });
+
+  it("starts as Claude Desktop starts it (the manifest's command, ${__dirname}, user_config in the environment) and answers", async () => {
+    const manifest = JSON.parse(readFileSync(join(unpacked, 'manifest.json'), 'utf8')) as {
+      server: { mcp_config: { command: string; args: string[]; env: Record<string, string> } };
+      user_config: Record<string, { default?: unknown }>;
+    };
+    const answers: Record<string, string> = { [KEY_VARIABLE.toLowerCase()]: 'k-2', api_base_url: upstream.url };
+    const fill = (text: string) =>
+      text
+        .replaceAll('${__dirname}', unpacked)
+        .replace(/\$\{user_config\.([a-z0-9_]+)\}/g, (_, key: string) => answers[key] ?? String(manifest.user_config[key]?.default ?? ''));
+    const { command, args, env } = manifest.server.mcp_config;
+    const filled = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, fill(v)]));
+    const { tools, result, requests } = await listAndCall(command, args.map(fill), filled, scratch);
+    expect(tools).toHaveLength(20);
+    expect(result.isError).toBeFalsy();
+    expect(requests.map((r) => [r.method, r.path, r.headers.api_key])).toEqual([['GET', '/pet/7', 'k-2']]);
+  }, 60_000);
+});
+
+describe("the README's one-liners in real clients", () => {
+  let clients: string;
+  let home: string;
+  let readme: string;
+  const bin = (name: string) => join(clients, 'node_modules/.bin', name);
+
+  beforeAll(async () => {
+    clients = await installPinned('clients', (d) =>
+      ['claude', 'gemini', 'codex'].every((b) => existsSync(join(d, 'node_modules/.bin', b))),
+    );
+    home = mkdtempSync(join(scratch, 'home-'));
+    readme = readFileSync(join(dir, 'README.md'), 'utf8');
+  }, 600_000);
+
+  /** The README's snippet for `client` (the block under its bold name), made runnable here as the README says: the local build instead of the published package, values for the placeholders. */
+  function snippet(client: string): string {
+    const at = readme.indexOf(`**${client}** — `);
+    expect(at, `no ${client} install in the README`).toBeGreaterThanOrEqual(0);
+    const block = /```\w*\n([\s\S]*?)\n```/.exec(readme.slice(at))?.[1] ?? '';
+    const local = block.replaceAll(`npx -y ${PACKAGE}`, `node ${join(dir, 'dist/main.js')}`).replaceAll('"npx"', '"node"');
+    return local
+      .replaceAll('["-y","swagger-petstore-mcp"]', JSON.stringify([join(dir, 'dist/main.js')]))
+      .replaceAll(`[\n        "-y",\n        "${PACKAGE}"\n      ]`, JSON.stringify([join(dir, 'dist/main.js')]))
+      .replaceAll(`<${KEY_VARIABLE}>`, 'k-3')
+      .replace(/<SWAGGER_PETSTORE_AUTH_TOKEN>/g, 'token-3');
+  }
+  /** What the client printed, both streams (Gemini CLI writes its list to stderr). */
+  const run = (file: string, args: string[]) => {
+    const env = { PATH: process.env.PATH ?? '', HOME: home, NO_COLOR: '1' };
+    const r = spawnSync(file, args, { cwd: home, env, encoding: 'utf8', timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    return `${r.stdout}${r.stderr}`;
+  };
+
+  it("Claude Code: its `claude mcp add` line, then `claude mcp list`'s health check connects to the server", () => {
+    const line = snippet('Claude Code');
+    expect(line.startsWith('claude mcp add swagger-petstore ')).toBe(true);
+    execFileSync('bash', ['-c', `PATH="${join(clients, 'node_modules/.bin')}:$PATH" ${line}`], {
+      cwd: home,
+      env: { PATH: process.env.PATH ?? '', HOME: home },
+      stdio: 'pipe',
+    });
+    const listed = run(bin('claude'), ['mcp', 'list']);
+    expect(listed).toMatch(/swagger-petstore: node .*dist\/main\.js - ✔ Connected/);
+    const got = run(bin('claude'), ['mcp', 'get', 'swagger-petstore']);
+    expect(got).toContain(`${KEY_VARIABLE}=k-3`);
+  }, 180_000);
+
+  it('Gemini CLI: its settings.json block, then `gemini mcp list` connects to the server', () => {
+    const settings = JSON.parse(snippet('Gemini CLI')) as Record<string, unknown>;
+    mkdirSync(join(home, '.gemini'), { recursive: true });
+    // a scratch folder is not one the user trusted: Gemini CLI would leave the server disabled there
+    writeFileSync(join(home, '.gemini/settings.json'), JSON.stringify({ ...settings, security: { folderTrust: { enabled: false } } }));
+    expect(run(bin('gemini'), ['mcp', 'list'])).toMatch(/swagger-petstore: node .*dist\/main\.js \(stdio\) - Connected/);
+  }, 180_000);
+
+  it('Codex CLI: its `codex mcp add` line, then `codex mcp get --json` shows the server as the line gave it', () => {
+    execFileSync('bash', ['-c', `PATH="${join(clients, 'node_modules/.bin')}:$PATH" ${snippet('Codex CLI')}`], {
+      cwd: home,
+      env: { PATH: process.env.PATH ?? '', HOME: home },
+      stdio: 'pipe',
+    });
+    const printed = run(bin('codex'), ['mcp', 'get', 'swagger-petstore', '--json']);
+    const got = JSON.parse(printed.slice(printed.indexOf('{'), printed.lastIndexOf('}') + 1)) as {
+      transport: { type: string; command: string; args: string[]; env: Record<string, string> };
+    };
+    expect(got.transport).toMatchObject({ type: 'stdio', command: 'node', args: [join(dir, 'dist/main.js')] });
+    expect(got.transport.env[KEY_VARIABLE]).toBe('k-3');
+  }, 180_000);
+});
