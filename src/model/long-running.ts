@@ -97,7 +97,7 @@ function statusPathOf(path: string): string {
 }
 
 /** What the agent is told about such a tool: the call may end with a handle instead of the result. */
-export const LONG_RUNNING_SENTENCE = `Long-running: the server waits for the operation to finish; if it takes longer, the answer is a handle for ${OPERATION_STATUS}.`;
+export const LONG_RUNNING_SENTENCE = `Long-running: the server waits for it to finish, or answers a handle for ${OPERATION_STATUS}.`;
 
 /** Each status link's target as a tool name; a link to an operation that is not a tool is dropped. */
 export function nameStatusTools(tools: ToolSpec[], links: Map<ToolSpec, StatusLink>): void {

@@ -65,7 +65,6 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
   const toolsetMeta = [...toolsetMetaTools(table), ...statusMeta].map(lister.adapt);
   const dynamicMeta = [...metaTools(table), ...statusMeta].map(lister.adapt);
   const codeMeta = [...codeTools(table), ...statusMeta].map(lister.adapt);
-  const directMeta = statusMeta.map(lister.adapt);
 
   const groups = new Map<string, ToolSpec[]>();
   for (const tool of table.tools) {
@@ -81,7 +80,8 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
     bytes: sum([...pinnedTools, ...tools], toolsetMeta),
   }));
 
-  const direct = { tools: table.tools.length + directMeta.length, bytes: sum(table.tools, directMeta) };
+  // Operations only: the reasons speak of them; get_operation_status adds well under 1 KB.
+  const direct = { tools: table.tools.length, bytes: sum(table.tools, []) };
   const listedIn = (mode: ServedMode) =>
     mode === 'direct'
       ? direct

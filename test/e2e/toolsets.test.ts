@@ -85,7 +85,7 @@ describe('dynamic toolsets: the agent enables what it needs', () => {
       changed++;
     });
     const before = await client.listTools();
-    expect(before.tools.map((t) => t.name)).toEqual(['list_toolsets', 'enable_toolset']);
+    expect(before.tools.map((t) => t.name)).toEqual(['list_toolsets', 'enable_toolset', 'get_operation_status']);
     const hidden = await client
       .callTool({ name: 'issues_get', arguments: { owner: 'o', repo: 'r', issue_number: 1 } })
       .catch((e: Error) => e);
