@@ -15,6 +15,7 @@ import type { UpstreamResponse } from './upstream.js';
 import { OPERATION_STATUS } from '../contract/meta-tools.js';
 import type { FinalStateVia, ToolSpec, ToolTable } from '../contract/table.js';
 import { toolError } from './output.js';
+import { retryAfterMs as readRetryAfter } from './retry.js';
 
 /** What the first answer's headers say about where the operation goes on (kept server-side, never shown). */
 interface OperationHeaders {
@@ -190,18 +191,9 @@ function operationHeaders(response: Pick<UpstreamResponse, 'header' | 'status'>,
   };
   const monitor = resolve(response.header('azure-asyncoperation')) ?? resolve(response.header('operation-location'));
   const location = resolve(response.header('location'));
-  const retryAfterMs = retryAfter(response.header('retry-after'));
+  const retryAfterMs = readRetryAfter(response.header('retry-after'));
   if (monitor === undefined && location === undefined && retryAfterMs === undefined) return undefined;
   return { ...(monitor ? { monitor } : {}), ...(location ? { location } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-}
-
-/** Retry-After (RFC 9110 §10.2.3): seconds, or an HTTP date. */
-export function retryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1_000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /**

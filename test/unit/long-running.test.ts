@@ -1,11 +1,11 @@
 // Following long-running operations (src/runtime/long-running.ts) where the e2e test does not
 // go: Azure's final-state-via and its defaults, a failed status, a Google Operation's error,
-// a linked status operation called with arguments from the 202 answer, Retry-After's two
-// forms, and a handle that only its own caller can take. The executor's requests are stood in
-// for by a recording function that answers as each case says.
+// a linked status operation called with arguments from the 202 answer, and a handle that only
+// its own caller can take. The executor's requests are stood in for by a recording function
+// that answers as each case says.
 import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { longRunningCalls, retryAfter, type ExecutorIo, type TrackedAnswer } from '../../src/runtime/long-running.js';
+import { longRunningCalls, type ExecutorIo, type TrackedAnswer } from '../../src/runtime/long-running.js';
 import type { LongRunning, ToolSpec, ToolTable } from '../../src/contract/table.js';
 
 const API = 'https://api.example.com';
@@ -225,16 +225,5 @@ describe('handles', () => {
     );
     expect(first.isError).toBe(true);
     expect(text(first)).toMatch(/still running .* get_operation_status/);
-  });
-});
-
-describe('Retry-After (RFC 9110 §10.2.3)', () => {
-  it('seconds, an HTTP date, and neither', () => {
-    const now = Date.parse('Wed, 21 Oct 2026 07:28:00 GMT');
-    expect(retryAfter('3', now)).toBe(3_000);
-    expect(retryAfter('Wed, 21 Oct 2026 07:28:05 GMT', now)).toBe(5_000);
-    expect(retryAfter('Wed, 21 Oct 2026 07:27:00 GMT', now)).toBe(0);
-    expect(retryAfter('soon', now)).toBeUndefined();
-    expect(retryAfter(null, now)).toBeUndefined();
   });
 });
