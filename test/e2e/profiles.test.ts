@@ -92,8 +92,8 @@ describe.each<Profile>(['portable', 'openai-strict', 'gemini'])('GitHub under --
 
   it('accepts what a client fills from the listed schema alone, and makes the request', async () => {
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
-    // every 10th tool: 123 calls, from every toolset's part of the alphabet
-    const sample = listed.tools.filter((_, i) => i % 10 === 0);
+    // every 10th operation (get_operation_status is no operation): 123 calls, from every toolset's part of the alphabet
+    const sample = listed.tools.filter((t) => t.name !== 'get_operation_status').filter((_, i) => i % 10 === 0);
     const refused: string[] = [];
     let called = 0;
     for (const tool of sample) {
