@@ -342,6 +342,7 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
     // our own slug of the package name: safe in Markdown
     scheme: table.scheme ?? 'api',
     resourceCount: table.tools.filter((t) => t.resource !== undefined).length,
+    longRunningCount: table.tools.filter((t) => t.longRunning !== undefined).length,
     ...exampleCredential(model),
   };
 

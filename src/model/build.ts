@@ -20,6 +20,7 @@ import { resourceFor, resourceScheme, routeKind, withExamples } from './routes.j
 import { readPrompts } from './prompts.js';
 import { scopesFor, unusedScopeRules, type ScopeRuleUse } from './scopes.js';
 import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetOf } from '../contract/toolsets.js';
+import { OPERATION_STATUS } from '../contract/meta-tools.js';
 import type { OperationPlace, SpecContext } from './context.js';
 import {
   annotationsFor,
@@ -35,12 +36,13 @@ import {
 } from './operation.js';
 import { buildOutput, linkedOperations, linkSequences } from './responses.js';
 import { detectPagination, paginationSentence, withSentence } from './pagination.js';
+import { detectLongRunning, LONG_RUNNING_SENTENCE, nameStatusTools, type StatusLink } from './long-running.js';
 import { serverList } from './servers.js';
 import { idempotencyKeyOf } from './parameters.js';
 import { oneLine } from './text.js';
 
 /** The meta-tools' names (dynamic.ts, toolsets.ts): operations never take them, so any mode can be served. */
-const META_TOOLS = ['search_operations', 'describe_operation', 'invoke_operation', LIST_TOOLSETS, ENABLE_TOOLSET];
+const META_TOOLS = ['search_operations', 'describe_operation', 'invoke_operation', LIST_TOOLSETS, ENABLE_TOOLSET, OPERATION_STATUS];
 
 export interface ModelReport {
   skipped: { operation: string; reason: string }[];
@@ -79,6 +81,7 @@ export function buildModel(spec: LoadedSpec, given: ModelOptions): ServerModel {
   const run = startRun(spec, options);
   for (const operation of operationsOf(spec.doc)) addOperation(run, operation);
   linkSequences(run.tools, run.linkTargets);
+  nameStatusTools(run.tools, run.statusLinks);
   warnAboutTheWhole(run);
   const table = tableOf(run);
   addPrompts(table, options, spec.doc, run.report.warnings);
@@ -111,6 +114,8 @@ interface ModelRun {
   tools: ToolSpec[];
   /** Each tool's Link Object targets, made into `then` once every tool has its name. */
   linkTargets: Map<ToolSpec, string[]>;
+  /** Each long-running tool's link to its status operation, named once every tool has its name. */
+  statusLinks: Map<ToolSpec, StatusLink>;
   rootServers: ServerSpec[];
   packageName: string;
   auth: ReturnType<typeof buildAuth>;
@@ -145,6 +150,7 @@ function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
     names: new NameScope(META_TOOLS),
     tools: [],
     linkTargets: new Map(),
+    statusLinks: new Map(),
     rootServers,
     packageName,
     auth,
@@ -170,6 +176,13 @@ function addOperation(run: ModelRun, operation: Operation): void {
   if (args.ignoredBody) report.droppedBodies.push(operation.label);
   const tool = toolOf(run, operation, verdict, name, args, refs);
   if (isPoorDescription(tool.description, operation.label)) report.poorDescriptions.push(`${operation.label} (${name})`);
+  // Before the sentence on paging, which compact listings keep at the end (profiles.ts).
+  const longRunning = detectLongRunning(run.ctx.doc, operation);
+  if (longRunning) {
+    tool.longRunning = longRunning.longRunning;
+    if (longRunning.statusLink) run.statusLinks.set(tool, longRunning.statusLink);
+    tool.description = withSentence(tool.description, LONG_RUNNING_SENTENCE, options.maxDescriptionLength);
+  }
   // After the check above: the sentence on paging says nothing of what the operation does.
   const pagination = detectPagination(run.ctx.doc, operation.op, args.params);
   if (pagination) {

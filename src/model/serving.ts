@@ -14,7 +14,7 @@
 // The mode is only a default: the server can be started in any of them (--tools).
 
 import { createLister, type ListedTool } from '../contract/profiles.js';
-import { codeTools, metaTools } from '../contract/meta-tools.js';
+import { codeTools, metaTools, operationTools } from '../contract/meta-tools.js';
 import type { ToolSpec, ToolTable } from '../contract/table.js';
 import { toolsetMetaTools, toolsetOf } from '../contract/toolsets.js';
 import type { ModelOptions, ToolModeOption } from './model-options.js';
@@ -60,9 +60,11 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
   };
   const pinnedNames = new Set(pinned);
   const pinnedTools = table.tools.filter((t) => pinnedNames.has(t.name));
-  const toolsetMeta = toolsetMetaTools(table).map(lister.adapt);
-  const dynamicMeta = metaTools(table).map(lister.adapt);
-  const codeMeta = codeTools(table).map(lister.adapt);
+  // get_operation_status is listed in every mode when an operation is long-running.
+  const statusMeta = operationTools(table);
+  const toolsetMeta = [...toolsetMetaTools(table), ...statusMeta].map(lister.adapt);
+  const dynamicMeta = [...metaTools(table), ...statusMeta].map(lister.adapt);
+  const codeMeta = [...codeTools(table), ...statusMeta].map(lister.adapt);
 
   const groups = new Map<string, ToolSpec[]>();
   for (const tool of table.tools) {
@@ -78,6 +80,7 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
     bytes: sum([...pinnedTools, ...tools], toolsetMeta),
   }));
 
+  // Operations only: the reasons speak of them; get_operation_status adds well under 1 KB.
   const direct = { tools: table.tools.length, bytes: sum(table.tools, []) };
   const listedIn = (mode: ServedMode) =>
     mode === 'direct'

@@ -11,6 +11,7 @@ import { buildProject, connect, generateProject, REPO } from '../../harness/proj
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 import { GITHUB_SPEC, kubernetesSpec } from '../../harness/corpus-check.js';
 import type { ToolTable } from '../../src/contract/table.js';
+import { operationTools } from '../../src/contract/meta-tools.js';
 import { CLIENT_TOOL_CAP } from '../../src/contract/limits.js';
 
 const BUDGET_BYTES = 100 * 1024;
@@ -91,10 +92,10 @@ describe.each(Object.keys(SPECS))('%s with default options', (name) => {
   it('--tools direct lists every operation, in fewer bytes under the portable profile than in full', async () => {
     const { client: portable, table } = await open(name, ['--tools', 'direct']);
     const compact = await portable.listTools();
-    expect(compact.tools).toHaveLength(table.tools.length);
+    expect(compact.tools).toHaveLength(table.tools.length + operationTools(table).length);
     const { client: full } = await open(name, ['--tools', 'direct', '--client-profile', 'full']);
     const whole = await full.listTools();
-    expect(whole.tools).toHaveLength(table.tools.length);
+    expect(whole.tools).toHaveLength(table.tools.length + operationTools(table).length);
     const compactBytes = Buffer.byteLength(JSON.stringify(compact));
     const wholeBytes = Buffer.byteLength(JSON.stringify(whole));
     expect(compactBytes).toBeLessThan(wholeBytes);

@@ -13,6 +13,7 @@ import { buildProject, generateProject, REPO } from '../../harness/project.js';
 import { INSPECTOR_DIR, installInspector, LAUNCHER, NODE22 } from '../harness/inspector.js';
 import { GITHUB_SPEC } from '../../harness/corpus-check.js';
 import type { ToolTable } from '../../src/contract/table.js';
+import { operationTools } from '../../src/contract/meta-tools.js';
 
 const DIR = INSPECTOR_DIR;
 
@@ -82,7 +83,7 @@ describe('inspector --cli --strict on the portable profile (the default)', () =>
     expect(r.findings, r.stderr).toEqual([]);
     expect(r.summary).toBeUndefined(); // printed only when there is a finding
     expect(r.exitCode).toBe(0);
-    expect(r.tools).toBe(table.tools.length);
+    expect(r.tools).toBe(table.tools.length + operationTools(table).length);
   }, 200_000);
 
   it("GitHub's 1,223 operations listed with --tools direct: nothing to report", async () => {
@@ -91,7 +92,7 @@ describe('inspector --cli --strict on the portable profile (the default)', () =>
     expect(r.findings.slice(0, 5), r.stderr.slice(0, 2000)).toEqual([]);
     expect(r.summary).toBeUndefined();
     expect(r.exitCode).toBe(0);
-    expect(r.tools).toBe(table.tools.length);
+    expect(r.tools).toBe(table.tools.length + operationTools(table).length);
   }, 200_000);
 
   it('GitHub with default options (its default mode): nothing to report either', async () => {

@@ -13,6 +13,7 @@ import { startUpstream, type Upstream } from '../harness/upstream.js';
 import { GITHUB_SPEC } from '../../harness/corpus-check.js';
 import { profileViolations, type Profile } from '../../harness/profile-rules.js';
 import type { ToolTable } from '../../src/contract/table.js';
+import { operationTools } from '../../src/contract/meta-tools.js';
 
 type Schema = Record<string, unknown>;
 let upstream: Upstream;
@@ -84,15 +85,15 @@ describe.each<Profile>(['portable', 'openai-strict', 'gemini'])('GitHub under --
   }, 120_000);
 
   it("lists every operation, and every listed tool keeps the profile's rules", () => {
-    expect(listed.tools).toHaveLength(table.tools.length);
+    expect(listed.tools).toHaveLength(table.tools.length + operationTools(table).length);
     const violations = listed.tools.flatMap((t) => profileViolations(t as never, profile));
     expect(violations.slice(0, 10)).toEqual([]);
   });
 
   it('accepts what a client fills from the listed schema alone, and makes the request', async () => {
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
-    // every 10th tool: 123 calls, from every toolset's part of the alphabet
-    const sample = listed.tools.filter((_, i) => i % 10 === 0);
+    // every 10th operation (get_operation_status is no operation): 123 calls, from every toolset's part of the alphabet
+    const sample = listed.tools.filter((t) => t.name !== 'get_operation_status').filter((_, i) => i % 10 === 0);
     const refused: string[] = [];
     let called = 0;
     for (const tool of sample) {
@@ -114,7 +115,7 @@ describe('the full profile', () => {
     const client = await connect('stdio', dir, { args: ['--base-url', upstream.url, '--client-profile', 'full'] });
     clients.push(client);
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(table.tools.length);
+    expect(tools).toHaveLength(table.tools.length + operationTools(table).length);
     expect(tools.some((t) => '$defs' in t.inputSchema)).toBe(true);
     expect(tools.some((t) => JSON.stringify(t.outputSchema ?? {}).includes('"type":["string","null"]'))).toBe(true);
   }, 120_000);

@@ -85,7 +85,7 @@ describe('dynamic toolsets: the agent enables what it needs', () => {
       changed++;
     });
     const before = await client.listTools();
-    expect(before.tools.map((t) => t.name)).toEqual(['list_toolsets', 'enable_toolset']);
+    expect(before.tools.map((t) => t.name)).toEqual(['list_toolsets', 'enable_toolset', 'get_operation_status']);
     const hidden = await client
       .callTool({ name: 'issues_get', arguments: { owner: 'o', repo: 'r', issue_number: 1 } })
       .catch((e: Error) => e);
@@ -101,7 +101,7 @@ describe('dynamic toolsets: the agent enables what it needs', () => {
     for (let i = 0; i < 50 && changed === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(changed).toBe(1);
     const after = await client.listTools();
-    expect(after.tools).toHaveLength(2 + issues);
+    expect(after.tools).toHaveLength(3 + issues);
     upstream.clear();
     const result = await client.callTool({ name: 'issues_get', arguments: { owner: 'octo', repo: 'hello', issue_number: 3 } });
     expect(result.isError).toBeFalsy();
@@ -124,7 +124,7 @@ describe('dynamic toolsets: the agent enables what it needs', () => {
       .split('\n')
       .filter((line) => line.includes('refuse more than 128'));
     expect(warnings).toEqual([
-      `[${table.name}] warn: listing ${three + 3} tools: VS Code, Copilot and the OpenAI API refuse more than 128; enable fewer toolsets from the start (--toolsets), or generate with fewer --direct-tools`,
+      `[${table.name}] warn: listing ${three + 4} tools: VS Code, Copilot and the OpenAI API refuse more than 128; enable fewer toolsets from the start (--toolsets), or generate with fewer --direct-tools`,
     ]);
     expect(started('issues')).not.toMatch(/refuse more than 128/);
   });
@@ -133,6 +133,6 @@ describe('dynamic toolsets: the agent enables what it needs', () => {
     const client = await open(['--dynamic-toolsets', '--toolsets', 'pulls']);
     const { tools } = await client.listTools();
     const pulls = table.tools.filter((t) => t.tags?.[0] === 'pulls').map((t) => t.name);
-    expect(tools.map((t) => t.name)).toEqual(['list_toolsets', 'enable_toolset', ...pulls]);
+    expect(tools.map((t) => t.name)).toEqual(['list_toolsets', 'enable_toolset', 'get_operation_status', ...pulls]);
   });
 });

@@ -36,6 +36,7 @@ const SAMPLE: Record<string, string> = {
   host: '127.0.0.2',
   'base-url': 'https://x.example',
   timeout: '1234',
+  'operation-wait': '4321',
   retries: '4',
   'max-concurrent-requests': '3',
   'rate-limit': '0.5',
