@@ -12,6 +12,7 @@ export const EXECUTE = 'execute';
 const PROGRAM_MAX_CHARS = 20_000;
 export const DESCRIBE = 'describe_operation';
 export const INVOKE = 'invoke_operation';
+export const OPERATION_STATUS = 'get_operation_status';
 
 /** The longest query search_operations takes, and the most distinct words it searches for. */
 export const QUERY_MAX_CHARS = 1_000;
@@ -123,6 +124,30 @@ export function codeTools(table: ToolTable): ListedTool[] {
         additionalProperties: false,
       },
       annotations: { openWorldHint: true },
+    },
+  ];
+}
+
+/**
+ * The tool that follows a long-running operation past a call's wait, by the handle that call
+ * answered; listed only when the table has a long-running operation.
+ */
+export function operationTools(table: ToolTable): ListedTool[] {
+  if (!table.tools.some((t) => t.longRunning !== undefined)) return [];
+  return [
+    {
+      name: OPERATION_STATUS,
+      title: 'Status of a long-running operation',
+      description:
+        'Waits for an operation that a call left running (its answer gave a handle) and answers its result once it has finished, ' +
+        'or says that it is still running, with the handle to ask again.',
+      inputSchema: {
+        type: 'object',
+        properties: { handle: { type: 'string', maxLength: 128, description: 'The handle the call answered.' } },
+        required: ['handle'],
+        additionalProperties: false,
+      },
+      annotations: { readOnlyHint: true, openWorldHint: true },
     },
   ];
 }

@@ -123,6 +123,28 @@ export interface ToolSpec {
    * --confirm decides (runtime/confirm.ts).
    */
   confirm?: boolean;
+  /** The operation may finish after its answer (mcp-gen's src/model/long-running.ts): the server follows it. */
+  longRunning?: LongRunning;
+}
+
+/** Azure's `final-state-via`: where an operation's result is read once its status says it succeeded. */
+export type FinalStateVia = 'azure-async-operation' | 'location' | 'operation-location' | 'original-uri';
+
+/**
+ * How the server follows an operation that finishes after its answer, until it ends or the
+ * call's wait (--operation-wait) is over. A 202 answer's status URL (Azure-AsyncOperation, else
+ * Operation-Location, else Location) is polled with GET whatever else is set here.
+ */
+export interface LongRunning {
+  /** Azure's x-ms-long-running-operation-options; absent: the status answer, or the original URL for PUT and PATCH. */
+  finalStateVia?: FinalStateVia;
+  /** The answer is a Google-style Operation (`name`, `done`): polled at `statusPath`, `{name}` standing for its name. */
+  operation?: { statusPath: string };
+  /**
+   * The status operation a Link Object of the 202 answer leads to; `args`: argument → runtime
+   * expression (`$response.body#/id`, `$response.header.X`) or constant.
+   */
+  statusTool?: { name: string; args: Record<string, string> };
 }
 
 /**

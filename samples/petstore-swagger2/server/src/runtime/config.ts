@@ -25,6 +25,8 @@ export interface ServerConfig {
   baseUrl?: string;
   /** Upstream request timeout in milliseconds. */
   timeoutMs: number;
+  /** How long a call follows a long-running operation before answering a handle (long-running.ts). */
+  operationWaitMs: number;
   /** Retries of a failed request (retry.ts) and the pace of requests to each API origin (pacing.ts). */
   sending: { retries: number; maxConcurrent: number; ratePerSecond?: number };
   /** Largest upstream body passed on to the client, in bytes; more is cut with a note. */
@@ -295,6 +297,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     port: integer('port', 0, 65535),
     ...(baseUrl !== undefined ? { baseUrl: baseUrl.replace(/\/+$/, '') } : {}),
     timeoutMs: integer('timeout', 1, 86_400_000),
+    operationWaitMs: integer('operation-wait', 0, 86_400_000),
     sending: readSending(pick, integer),
     maxResponseBytes: integer('max-response-bytes', 1, 2 ** 31),
     maxAnswerBytes: integer('max-answer-bytes', 0, 2 ** 31),

@@ -44,8 +44,11 @@ function era(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | 'reject
   }).kind;
 }
 
-/** `confirms`: some call may wait for the user's yes (confirm.ts), asked on the call's own stream. */
-export function streamableEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger, confirms = false): HttpEndpoints {
+/**
+ * `midCall`: some call may send the client something before its result, on the call's own stream:
+ * a question (confirm.ts) or progress while it follows a long-running operation (long-running.ts).
+ */
+export function streamableEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger, midCall = false): HttpEndpoints {
   // One instance per request: nothing it holds outlasts the request.
   const modern = createMcpHandler(() => factory('request'), {
     legacy: config.stateless ? 'stateless' : 'reject',
@@ -143,9 +146,10 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       // A POST is answered with application/json rather than an SSE stream: this server sends
       // nothing before a call's result, so a stream would carry the same one message in three
       // socket writes (head, event, end) instead of one. Server-initiated messages still use
-      // the GET stream. Linking API accounts and confirmations are the exceptions: a call may
-      // ask the client to open a link or to confirm (elicitation), which travels on the call's own stream.
-      enableJsonResponse: !confirms && !asksClientsMidCall(config),
+      // the GET stream. Linking API accounts, confirmations and long-running operations are the
+      // exceptions: a call may ask the client to open a link or to confirm (elicitation), or tell
+      // its progress, which travels on the call's own stream.
+      enableJsonResponse: !midCall && !asksClientsMidCall(config),
       maxRequestBodySize: config.maxRequestBytes,
       keepAliveMs: config.sseKeepAliveMs,
       onsessioninitialized: (id) => {

@@ -20,7 +20,9 @@ import {
 import { answerLinkRequired, linkRequiredOf } from './links.js';
 import { confirmedInvoke, createConfirmations, questionOf, type Asking, type Confirmations } from './confirm.js';
 import { OperationIndex } from './dynamic.js';
-import { codeTools, EXECUTE, INVOKE, metaTools } from '../contract/meta-tools.js';
+import { codeTools, EXECUTE, INVOKE, metaTools, OPERATION_STATUS, operationTools } from '../contract/meta-tools.js';
+import { ownerOf, progressOf } from './long-running.js';
+import { TASK_CAPABILITIES, TaskStore, taskRequested, withTaskSupport } from './tasks.js';
 import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
 import { toolError } from './output.js';
 import { callObserver, observed, type CallObserver } from './observe.js';
@@ -107,17 +109,21 @@ export function createServerFactory(
   const extras = offers(whole);
   const byName = new Map<string, ToolSpec>(table.tools.map((t) => [t.name, t]));
   const lister = createLister(table, options.profile, { input: (t) => executor.inputSchema(t), output: (t) => executor.outputSchema(t) });
-  const listed = (t: ToolSpec): Tool => lister.tool(t) as Tool;
+  // Long-running calls can be tasks for the 2025-era clients that ask (tasks.ts), in every instance of this process.
+  const tasks = table.tools.some((t) => t.longRunning !== undefined) ? new TaskStore() : undefined;
+  const listed = (t: ToolSpec): Tool => (tasks ? withTaskSupport(lister.tool(t) as Tool, t) : (lister.tool(t) as Tool));
   const metaListed = (tools: ListedTool[]) => tools.map((t) => lister.adapt(t) as Tool);
   const toolsetTools = options.mode === 'toolsets' ? metaListed(toolsetMetaTools(table)) : undefined;
   // Toolsets mode serves a request without a session as dynamic mode does: it could not keep enabled toolsets.
   const operationMetaTools = options.mode === 'direct' ? undefined : options.mode === 'code' ? codeTools(table) : metaTools(table);
-  const dynamicTools = operationMetaTools && metaListed(operationMetaTools);
+  // get_operation_status joins whatever the mode lists when an operation is long-running.
+  const statusTools = metaListed(operationTools(table));
+  const dynamicTools = [...(operationMetaTools ? metaListed(operationMetaTools) : []), ...statusTools];
   const listedFromStart = startsListed(table, options.mode, options.initialToolsets);
   const confirmations = options.confirmations ?? createConfirmations('none', (text) => text);
   let fixedList: Tool[] | undefined;
   /** The listing nothing changes: direct and dynamic mode, and toolsets mode without a session. */
-  const fixed = (): Tool[] => (fixedList ??= [...(dynamicTools ?? []), ...table.tools.filter(listedFromStart).map(listed)]);
+  const fixed = (): Tool[] => (fixedList ??= [...dynamicTools, ...table.tools.filter(listedFromStart).map(listed)]);
   let index: OperationIndex | undefined;
   const observer = options.observer ?? callObserver({ logCalls: false });
   /** What the dynamic meta-tools need of the server, whatever the request. */
@@ -148,7 +154,7 @@ export function createServerFactory(
     const key = (options.access?.supported ?? []).filter((s) => auth.scopes.includes(s)).join(' ');
     const made = scoped.get(key);
     if (made !== undefined) return made;
-    const tools = [...(dynamicTools ?? []), ...table.tools.filter((t) => listedFromStart(t) && visible(t, auth)).map(listed)];
+    const tools = [...dynamicTools, ...table.tools.filter((t) => listedFromStart(t) && visible(t, auth)).map(listed)];
     const listing = { tools, starts: pageStarts(tools, maxBytes) };
     if (scoped.size < MAX_SCOPE_LISTINGS) scoped.set(key, listing);
     return listing;
@@ -170,17 +176,19 @@ export function createServerFactory(
           resources: {},
           ...(extras.prompts ? { prompts: {} } : {}),
           ...(extras.completions ? { completions: {} } : {}),
+          ...(tasks ? TASK_CAPABILITIES : {}),
         },
         ...(table.instructions ? { instructions: table.instructions } : {}),
       },
     );
     serveResources(server, whole, executor, options.hooks ?? {}, readCredentials, visible, confirmations.needed);
+    tasks?.serve(server, (ctx) => ownerOf(ctx.http?.authInfo, readCredentials(ctx.http?.req?.headers)));
     server.setRequestHandler('tools/list', (request, ctx) => {
       // The fixed listing serves every caller alike unless scopes decide what each sees.
       const auth = options.access ? ctx.http?.authInfo : undefined;
       const maxBytes = options.listPageBytes ?? LIST_PAGE_BYTES;
       if (onDemand) {
-        const tools = [...toolsetTools, ...table.tools.filter((t) => served(t) && visible(t, auth)).map(listed)];
+        const tools = [...toolsetTools, ...statusTools, ...table.tools.filter((t) => served(t) && visible(t, auth)).map(listed)];
         return page(tools, request.params?.cursor, pageStarts(tools, maxBytes));
       }
       if (auth !== undefined) {
@@ -195,11 +203,18 @@ export function createServerFactory(
       const { name } = request.params;
       const auth = ctx.http?.authInfo;
       const args = request.params.arguments ?? {};
+      const progress = progressOf(ctx);
       // A failure inside a call is the tool's failure (isError), never the connection's.
       const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean): Promise<CallToolResult> =>
         executor
-          .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised, caller: auth })
+          .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised, caller: auth, progress })
           .catch((error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`));
+      if (name === OPERATION_STATUS && statusTools.length > 0) {
+        const handle = typeof args.handle === 'string' ? args.handle : '';
+        const credentials = readCredentials(ctx.http?.req?.headers);
+        const result = await executor.resume(handle, ctx.mcpReq.signal, credentials, { caller: auth, progress });
+        return server.projectCallToolResult(result, undefined);
+      }
       const asking = (): Asking => ({
         ctx,
         capabilities: clientCapabilitiesOf(server, ctx),
@@ -221,6 +236,19 @@ export function createServerFactory(
       const asked = await confirmations.before(tool, args, asking());
       if (asked !== undefined) return asked;
       const outputSchema = listsOutputSchema(options.profile) ? executor.outputSchema(tool) : undefined;
+      // The tasks extension is asked for per request (2026-07-28's envelope), never by a 2025 session's initialize.
+      const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+      const task = tool.longRunning
+        ? taskRequested(request.params, envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
+        : undefined;
+      if (tasks && task) {
+        const credentials = readCredentials(ctx.http?.req?.headers);
+        const started = tasks.start(ownerOf(auth, credentials), task, async (signal, operationWaitMs) => {
+          const options = { advertised: outputSchema !== undefined, caller: auth, operationWaitMs };
+          return server.projectCallToolResult(await executor.call(tool, args, signal, credentials, options), outputSchema);
+        });
+        if (started) return started;
+      }
       const result = await call(tool, args, outputSchema !== undefined);
       const link = linkRequiredOf(result);
       if (link !== undefined) {
@@ -229,7 +257,7 @@ export function createServerFactory(
       }
       return server.projectCallToolResult(result, outputSchema);
     };
-    const known = (name: string) => byName.has(name) || metaCalls.has(name);
+    const known = (name: string) => byName.has(name) || metaCalls.has(name) || (name === OPERATION_STATUS && statusTools.length > 0);
     server.setRequestHandler('tools/call', observed(observer, server, known, callTool));
 
     /** How to reach an operation that is served but not listed: through its toolset or invoke_operation. */
@@ -265,7 +293,7 @@ function startsListed(table: ToolTable, mode: ToolMode, initialToolsets: string[
 
 /** The longest tools/list before any toolset is enabled, in tools: what the start-up warning counts. */
 export function toolsListedAtStart(table: ToolTable, mode: ToolMode, initialToolsets: string[]): number {
-  const meta = mode === 'direct' ? 0 : mode === 'code' ? codeTools(table).length : metaTools(table).length;
+  const meta = (mode === 'direct' ? 0 : mode === 'code' ? codeTools(table).length : metaTools(table).length) + operationTools(table).length;
   return meta + table.tools.filter(startsListed(table, mode, initialToolsets)).length;
 }
 

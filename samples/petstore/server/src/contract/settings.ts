@@ -121,6 +121,14 @@ export const SETTINGS: readonly Setting[] = [
   { flag: 'base-url', value: 'URL', env: 'API_BASE_URL', default: 'from the spec', help: 'upstream API base URL' },
   { flag: 'timeout', value: 'MS', env: 'API_TIMEOUT_MS', default: '30000', help: 'upstream request timeout' },
   {
+    flag: 'operation-wait',
+    value: 'MS',
+    env: 'API_OPERATION_WAIT_MS',
+    default: '30000',
+    help: 'how long a call follows a long-running operation before answering a handle (0: at once)',
+    more: ['get_operation_status takes the handle and waits as long again; each status', 'request has --timeout of its own.'],
+  },
+  {
     flag: 'retries',
     value: 'N',
     env: 'API_RETRIES',

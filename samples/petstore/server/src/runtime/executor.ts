@@ -22,9 +22,11 @@ import { toToolResult, type UpstreamAnswer, type UpstreamRefusal } from './respo
 import { afterResponse, type AfterResponse } from './response-hooks.js';
 import { createRedactor, refusal, structureFor } from './shape.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../contract/table.js';
+import { OPERATION_STATUS } from '../contract/meta-tools.js';
 import { toolSchemas } from './tool-schemas.js';
 import type { AnswerBudget } from './answer-budget.js';
 import { credentialPlaces, sendFollowingRedirects } from './upstream.js';
+import { longRunningCalls, tracked, type Progress, type TrackedAnswer } from './long-running.js';
 import { createSending, withNote, type CallAttempts } from './retry.js';
 
 export interface Executor {
@@ -42,7 +44,14 @@ export interface Executor {
     args: Record<string, unknown>,
     signal: AbortSignal,
     credentials?: RequestCredentials,
-    options?: { advertised?: boolean; caller?: AuthInfo },
+    options?: { advertised?: boolean; caller?: AuthInfo; progress?: Progress; operationWaitMs?: number },
+  ): Promise<CallToolResult>;
+  /** get_operation_status: the operation a call left running, followed again by its handle (long-running.ts). */
+  resume(
+    handle: string,
+    signal: AbortSignal,
+    credentials?: RequestCredentials,
+    options?: { caller?: AuthInfo; progress?: Progress },
   ): Promise<CallToolResult>;
   /**
    * The upstream answer to the request a call would make, for resources/read: a successful
@@ -62,7 +71,7 @@ export interface Executor {
 const NO_CREDENTIALS: RequestCredentials = new Map();
 
 /** `note`: what the retries have to say about an error answer (retry.ts). */
-type Exchanged = { answer: UpstreamAnswer; note?: string } | { failure: CallToolResult };
+type Exchanged = { answer: TrackedAnswer; note?: string } | { failure: CallToolResult };
 /**
  * A request ready to send; whether a token was fetched for it, and whether a token was
  * exchanged for its caller (a 401 is then worth one fresh try).
@@ -94,6 +103,13 @@ export function createExecutor(
   const redactor = createRedactor(table, process.env, config.staticHeaders);
   const onBehalf = onBehalfOf(table, config, log);
   const thrown = (tool: ToolSpec, error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`);
+  const credentialQuery = credentialPlaces(table).query;
+  const longRunning = longRunningCalls<CallContext>(table, config.operationWaitMs, {
+    get: (tool, url, signal, call) => getStatus(tool, url, signal, call),
+    base: (tool) => upstreamBase(tool, config.baseUrl, defaultBase),
+    call: (tool, args, signal, call) => exchange(tool, args, signal, call),
+    shape: (tool, answer, args, advertised) => shape(tool, answer, args, advertised),
+  });
 
   return {
     inputSchema: schemas.listedInput,
@@ -116,15 +132,52 @@ export function createExecutor(
       try {
         const outcome = await observer.operation(tool, () => exchange(tool, args, signal, call));
         if ('failure' in outcome) return keepLink(outcome.failure, redactor.result(outcome.failure, credentials, call.secrets));
-        const budget = answerBudget(tool, args, config.maxAnswerBytes);
-        const result = toToolResult(outcome.answer, structureFor(tool, options.advertised !== false, checks.output), budget);
+        const advertised = options.advertised !== false;
+        const result = tool.longRunning
+          ? await longRunning.follow(tool, outcome.answer, args, { signal, call, advertised, ...followOptions(options) })
+          : shape(tool, outcome.answer, args, advertised);
         return result.isError ? redactor.result(withNote(result, outcome.note), credentials, call.secrets) : result;
       } catch (error) {
         // A failure inside a call is the tool's failure (isError), never the connection's.
         return redactor.result(thrown(tool, error), credentials, call.secrets);
       }
     },
+    async resume(handle, signal, credentials = NO_CREDENTIALS, options = {}) {
+      const call: CallContext = { credentials, caller: options.caller, secrets: [] };
+      try {
+        const result = await longRunning.resume(handle, { signal, call, advertised: false, progress: options.progress });
+        return result.isError ? redactor.result(result, credentials, call.secrets) : result;
+      } catch (error) {
+        return redactor.result(
+          toolError(`${OPERATION_STATUS} failed: ${(error as Error)?.message ?? String(error)}`),
+          credentials,
+          call.secrets,
+        );
+      }
+    },
   };
+
+  /** A good or failed upstream answer as the tool's result. */
+  function shape(tool: ToolSpec, answer: UpstreamAnswer, args: Record<string, unknown>, advertised: boolean): CallToolResult {
+    return toToolResult(answer, structureFor(tool, advertised, checks.output), answerBudget(tool, args, config.maxAnswerBytes));
+  }
+
+  /**
+   * A status request of a long-running operation: a GET of `url` as `tool`'s own request when
+   * it is on the tool's origin; elsewhere without credentials, static headers or hooks, which
+   * are for the API's origin only.
+   */
+  async function getStatus(tool: ToolSpec, url: string, signal: AbortSignal, call: CallContext): Promise<Exchanged> {
+    const target = upstreamBase(tool, config.baseUrl, defaultBase);
+    if ('problem' in target) return failure(target.problem);
+    const request: OutgoingRequest = { tool: tool.name, method: 'GET', url, headers: { accept: 'application/json' } };
+    if (new URL(url).origin !== new URL(target.base).origin) {
+      return sendPrepared(tool, async () => ({ request, usedTokenFetch: false, exchanged: false }), call, signal, [hooks.afterResponse]);
+    }
+    for (const [name, value] of config.staticHeaders) setHeader(request.headers, name, value);
+    const prepare = (limit: AbortSignal) => authorize(tool, { ...request, headers: { ...request.headers } }, call, limit);
+    return sendPrepared(tool, prepare, call, signal, [hooks.afterResponse]);
+  }
 
   /** The request a call of `tool` makes, sent: the upstream's answer, or the tool error that stopped it. */
   async function exchange(tool: ToolSpec, given: Record<string, unknown>, signal: AbortSignal, call: CallContext): Promise<Exchanged> {
@@ -135,16 +188,30 @@ export function createExecutor(
     const args = sending.keyed(tool, hooked);
     const target = upstreamBase(tool, config.baseUrl, defaultBase);
     if ('problem' in target) return failure(target.problem);
+    return sendPrepared(tool, (limit) => prepareRequest(tool, args, target.base, call, limit), call, signal, [
+      own?.afterResponse,
+      hooks.afterResponse,
+    ]);
+  }
+
+  /** Prepares and sends a request within the call's time limit: the answer, or the tool error that stopped it. */
+  async function sendPrepared(
+    tool: ToolSpec,
+    prepareWithin: (limit: AbortSignal) => Promise<Prepared | { failure: CallToolResult }>,
+    call: CallContext,
+    signal: AbortSignal,
+    hooksAfter: (AfterResponse | undefined)[],
+  ): Promise<Exchanged> {
     const limit = deadline(signal, config.timeoutMs);
     const attempts = sending.forCall(tool, limit);
     try {
       // Built afresh for a retry: a fetched token may have been refreshed in between.
-      const prepare = () => prepareRequest(tool, args, target.base, call, limit.signal);
+      const prepare = () => prepareWithin(limit.signal);
       const prepared = await prepare();
       if ('failure' in prepared) return prepared;
       const named = requestLabel(prepared.request);
       try {
-        return await transmit(prepared, prepare, call, attempts, [own?.afterResponse, hooks.afterResponse], named);
+        return await transmit(prepared, prepare, call, attempts, hooksAfter, named);
       } catch (error) {
         return failure(networkFailure(error, named.label, limit.timedOut(), signal, config.timeoutMs));
       }
@@ -180,15 +247,13 @@ export function createExecutor(
       response = sent.response;
     }
     response = await afterResponse(response, prepared.request, hooksAfter);
-    const answer = await readAnswer(response, named, config.maxResponseBytes);
+    const read = await readAnswer(response, named, config.maxResponseBytes);
     log.debug(`${named.label} → ${response.status}`);
+    const answer = tracked(read, response, prepared.request, credentialQuery);
     return sent.note === undefined ? { answer } : { answer, note: sent.note };
   }
 
-  /**
-   * The request built, authenticated (for its caller, with OAuth) and passed through the global
-   * beforeRequest hook; or the tool error that stops it.
-   */
+  /** The request built and authorized; or the tool error that stops it. */
   async function prepareRequest(
     tool: ToolSpec,
     args: Record<string, unknown>,
@@ -198,6 +263,16 @@ export function createExecutor(
   ): Promise<Prepared | { failure: CallToolResult }> {
     const built = buildOutgoing(tool, args, base, config.staticHeaders);
     if ('problem' in built) return failure(`Invalid arguments for ${tool.name}: ${built.problem}`);
+    return authorize(tool, built.request, call, signal);
+  }
+
+  /** The request authenticated (for its caller, with OAuth) and passed through the global beforeRequest hook; or the tool error that stops it. */
+  async function authorize(
+    tool: ToolSpec,
+    request: OutgoingRequest,
+    call: CallContext,
+    signal: AbortSignal,
+  ): Promise<Prepared | { failure: CallToolResult }> {
     // Behind the OAuth gate every call has its caller; without one, the server's own credentials must not stand in.
     if (onBehalf !== undefined && call.caller === undefined) return failure(`${tool.name}: no caller token to act on behalf of`);
     const delegated =
@@ -205,13 +280,21 @@ export function createExecutor(
     if (delegated !== undefined && 'problem' in delegated) return failure(delegated.problem, delegated.link);
     if (delegated?.exchanged !== undefined) call.secrets.push(delegated.exchanged);
     const credentials = delegated?.credentials ?? call.credentials;
-    const authenticated = await authenticate(auth, tool, built.request, credentials, signal, delegated?.preferred);
+    const authenticated = await authenticate(auth, tool, request, credentials, signal, delegated?.preferred);
     if ('problem' in authenticated) return failure(authenticated.problem);
     // Over the tool's own arguments and schemes: the caller's identity is not the model's to choose.
-    for (const [name, value] of delegated?.headers ?? []) setHeader(built.request.headers, name, value);
-    const request = hooks.beforeRequest ? ((await hooks.beforeRequest(built.request)) ?? built.request) : built.request;
-    return { request, usedTokenFetch: authenticated.usedTokenFetch, exchanged: delegated?.exchanged !== undefined };
+    for (const [name, value] of delegated?.headers ?? []) setHeader(request.headers, name, value);
+    const sent = hooks.beforeRequest ? ((await hooks.beforeRequest(request)) ?? request) : request;
+    return { request: sent, usedTokenFetch: authenticated.usedTokenFetch, exchanged: delegated?.exchanged !== undefined };
   }
+}
+
+/** The caller's choices for following an operation: progress, and a wait other than --operation-wait. */
+function followOptions(options: { progress?: Progress; operationWaitMs?: number }): { progress?: Progress; waitMs?: number } {
+  return {
+    ...(options.progress ? { progress: options.progress } : {}),
+    ...(options.operationWaitMs !== undefined ? { waitMs: options.operationWaitMs } : {}),
+  };
 }
 
 /** What a call's answer may cost the model, and how the tool pages (for the note on what was cut). */

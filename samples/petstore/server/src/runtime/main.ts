@@ -8,6 +8,7 @@ import { credentialProblem } from './auth.js';
 import { ConfigError, readConfig, USAGE, type ServerConfig, type ToolMode, type TransportName } from './config.js';
 import { createConfirmations, mayConfirm, type Confirmations } from './confirm.js';
 import { createExecutor } from './executor.js';
+import { followsOperations } from './long-running.js';
 import type { Hooks } from './hooks-api.js';
 import type { Served } from './http-common.js';
 import type { HttpEndpoints } from './http-endpoints.js';
@@ -125,7 +126,12 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
 type Start<T> = (factory: ServerFactory, config: ServerConfig, log: Logger, served: Served) => Promise<T>;
 
 const streamableHttp: Start<HttpEndpoints> = async (factory, config, log, served) =>
-  (await import('./http.js')).streamableEndpoints(factory, config, log, mayConfirm(served.table, config.confirm));
+  (await import('./http.js')).streamableEndpoints(
+    factory,
+    config,
+    log,
+    mayConfirm(served.table, config.confirm) || followsOperations(served.table),
+  );
 /** Legacy HTTP+SSE (protocol 2024-11-05), all in sse.ts: the deprecated server-legacy package loads only with it. */
 const legacySse: Start<HttpEndpoints> = async (factory, config, log) => (await import('./sse.js')).sseEndpoints(factory, config, log);
 
