@@ -158,7 +158,22 @@ describe('a spec with hostile text everywhere', () => {
     };
     expect(pkg.name).toMatch(/^[a-z0-9][a-z0-9._-]*$/);
     expect(pkg.scripts.build).toBe('tsc -p tsconfig.json');
-    expect(Object.keys(pkg.scripts).sort()).toEqual(['build', 'start', 'start:http', 'start:sse']);
+    expect(Object.keys(pkg.scripts).sort()).toEqual(['build', 'bundle', 'prepublishOnly', 'start', 'start:http', 'start:sse']);
+    expect(pkg.scripts.bundle).toBe('npm run build && node scripts/bundle.mjs');
+  });
+
+  it("keeps the bundle's manifest.json valid JSON, its command fixed and the spec text only as data", () => {
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+      server: { entry_point: string; mcp_config: { command: string; args: string[]; env: Record<string, string> } };
+      user_config: Record<string, unknown>;
+    };
+    expect(manifest.server.entry_point).toBe('dist/main.js');
+    expect(manifest.server.mcp_config.command).toBe('node');
+    expect(manifest.server.mcp_config.args).toEqual(['${__dirname}/dist/main.js']);
+    for (const [variable, value] of Object.entries(manifest.server.mcp_config.env)) {
+      expect(variable).toMatch(/^[A-Z][A-Z0-9_]*$/);
+      expect(value).toBe(`\${user_config.${variable.toLowerCase()}}`);
+    }
   });
 
   it('writes no spec line break into .env.example: every line is a comment, blank or NAME=', () => {
