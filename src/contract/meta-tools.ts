@@ -17,6 +17,12 @@ export const OPERATION_STATUS = 'get_operation_status';
 export const QUERY_MAX_CHARS = 1_000;
 export const QUERY_MAX_WORDS = 32;
 
+/** The words both searches (search_operations, search_api) take. */
+const QUERY_ARGUMENT = {
+  type: 'string',
+  maxLength: QUERY_MAX_CHARS,
+  description: `Words to look for in names, paths, summaries and tags, e.g. "list repository issues" (at most ${QUERY_MAX_WORDS} distinct words).`,
+};
 /** Bounded, so that an unknown name quoted back in the error stays short. */
 const OPERATION_NAME = { type: 'string', maxLength: 128, description: 'Operation name.' };
 
@@ -30,11 +36,7 @@ export function metaTools(table: ToolTable): ListedTool[] {
       inputSchema: {
         type: 'object',
         properties: {
-          query: {
-            type: 'string',
-            maxLength: QUERY_MAX_CHARS,
-            description: `Words to look for in names, paths, summaries and tags, e.g. "list repository issues" (at most ${QUERY_MAX_WORDS} distinct words).`,
-          },
+          query: QUERY_ARGUMENT,
           tag: { type: 'string', maxLength: 200, description: 'Only operations with this tag.' },
           limit: { type: 'integer', minimum: 1, maximum: 50, default: 10, description: 'Most results to return.' },
         },
@@ -91,11 +93,7 @@ export function codeTools(table: ToolTable): ListedTool[] {
       inputSchema: {
         type: 'object',
         properties: {
-          query: {
-            type: 'string',
-            maxLength: QUERY_MAX_CHARS,
-            description: `Words to look for in names, paths, summaries and tags, e.g. "list repository issues" (at most ${QUERY_MAX_WORDS} distinct words).`,
-          },
+          query: QUERY_ARGUMENT,
           limit: { type: 'integer', minimum: 1, maximum: 30, default: 8, description: 'Most operations to return.' },
         },
         required: ['query'],

@@ -316,6 +316,7 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
   const { table } = model;
   const defaultBaseUrl = resolveDefaultServer(table.servers);
   const title = mdInline(table.title ?? table.name, 120) || table.name;
+  const install = installTarget(model);
   const view = {
     packageName: table.name,
     serverKey: table.name.replace(/-mcp$/, ''),
@@ -337,8 +338,8 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
     credentials: credentialRows(model),
     hasCredentials: Object.keys(table.auth).length > 0,
     settings: settingRows(model, defaultBaseUrl ?? ''),
-    installs: clientInstalls(installTarget(model)).map((i) => ({ ...i, fence: i.kind === 'link' ? 'text' : i.kind })),
-    installVariables: installTarget(model).variables.length > 0,
+    installs: clientInstalls(install).map((i) => ({ ...i, fence: i.kind === 'link' ? 'text' : i.kind })),
+    installVariables: install.variables.length > 0,
     // our own slug of the package name: safe in Markdown
     scheme: table.scheme ?? 'api',
     resourceCount: table.tools.filter((t) => t.resource !== undefined).length,
