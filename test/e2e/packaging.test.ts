@@ -203,12 +203,19 @@ describe("the README's one-liners in real clients", () => {
     const at = readme.indexOf(`**${client}** — `);
     expect(at, `no ${client} install in the README`).toBeGreaterThanOrEqual(0);
     const block = /```\w*\n([\s\S]*?)\n```/.exec(readme.slice(at))?.[1] ?? '';
-    const local = block.replaceAll(`npx -y ${PACKAGE}`, `node ${join(dir, 'dist/main.js')}`).replaceAll('"npx"', '"node"');
-    return local
-      .replaceAll('["-y","swagger-petstore-mcp"]', JSON.stringify([join(dir, 'dist/main.js')]))
-      .replaceAll(`[\n        "-y",\n        "${PACKAGE}"\n      ]`, JSON.stringify([join(dir, 'dist/main.js')]))
+    return block
+      .replaceAll(`npx -y ${PACKAGE}`, `node ${join(dir, 'dist/main.js')}`)
       .replaceAll(`<${KEY_VARIABLE}>`, 'k-3')
-      .replace(/<SWAGGER_PETSTORE_AUTH_TOKEN>/g, 'token-3');
+      .replaceAll('<SWAGGER_PETSTORE_AUTH_TOKEN>', 'token-3');
+  }
+  /** A JSON block's servers, each run from the local build instead of the published package (as the README says). */
+  function localServers(block: string): Record<string, unknown> {
+    const parsed = JSON.parse(block) as { mcpServers: Record<string, { command: string; args: string[] }> };
+    for (const server of Object.values(parsed.mcpServers)) {
+      expect([server.command, ...server.args]).toEqual(['npx', '-y', PACKAGE]);
+      Object.assign(server, { command: 'node', args: [join(dir, 'dist/main.js')] });
+    }
+    return parsed;
   }
   /** What the client printed, both streams (Gemini CLI writes its list to stderr). */
   const run = (file: string, args: string[]) => {
@@ -233,7 +240,7 @@ describe("the README's one-liners in real clients", () => {
   }, 180_000);
 
   it('Gemini CLI: its settings.json block, then `gemini mcp list` connects to the server', () => {
-    const settings = JSON.parse(snippet('Gemini CLI')) as Record<string, unknown>;
+    const settings = localServers(snippet('Gemini CLI'));
     mkdirSync(join(home, '.gemini'), { recursive: true });
     // a scratch folder is not one the user trusted: Gemini CLI would leave the server disabled there
     writeFileSync(join(home, '.gemini/settings.json'), JSON.stringify({ ...settings, security: { folderTrust: { enabled: false } } }));
