@@ -3,7 +3,7 @@
 
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import yaml from 'js-yaml';
+import { jsYaml } from './parse/yaml.js';
 import { OptionsError } from './errors.js';
 import { toolsetSlug as toolsetName } from './contract/toolsets.js';
 import { isScopeToken } from './model/scopes.js';
@@ -102,7 +102,7 @@ export function readConfigFile(path: string): UserOptions {
   }
   let data: unknown;
   try {
-    data = path.endsWith('.json') ? JSON.parse(text) : yaml.load(text);
+    data = path.endsWith('.json') ? JSON.parse(text) : jsYaml().load(text);
   } catch (error) {
     throw new OptionsError(`config file ${path}: ${(error as Error).message.split('\n')[0]}`);
   }

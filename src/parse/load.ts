@@ -1,9 +1,10 @@
 // Parse stage: read a spec (file or URL, YAML or JSON), resolve external $refs into one
 // document, and hand back a single dialect (OpenAPI 3.x shape) to everything after.
 
-import { readFileSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
-import SwaggerParser from '@apidevtools/swagger-parser';
+import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { extname, resolve as resolvePath } from 'node:path';
+import type SwaggerParser from '@apidevtools/swagger-parser';
 import { SpecError } from '../errors.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { getAt, isObject, parsePointer, type JsonObject } from './pointer.js';
@@ -28,6 +29,10 @@ export interface LoadOptions {
 }
 
 const isUrl = (s: string) => /^https?:\/\//i.test(s);
+
+// swagger-parser is CommonJS and takes ~130 ms to load: loaded only when a spec needs it.
+const require = createRequire(import.meta.url);
+const swaggerParser = () => new (require('@apidevtools/swagger-parser') as typeof SwaggerParser)();
 
 /**
  * True when bundle() is needed: some `$ref` points outside the document, or an internal
@@ -60,20 +65,57 @@ function needsBundle(root: unknown): boolean {
   return external;
 }
 
+/**
+ * The common case without swagger-parser: a local .json/.yaml file whose $refs are all internal
+ * and whose version swagger-parser accepts. It reads and parses exactly as swagger-parser's
+ * parse() does with our hooks; anything else (undefined) takes the full path, which gives the
+ * established messages for every problem.
+ */
+async function readPlainLocalSpec(source: string, guard: SourceGuard): Promise<unknown> {
+  const as = isUrl(source) ? undefined : PARSED_AS[extname(source).toLowerCase()];
+  if (!as) return undefined;
+  const path = resolvePath(source);
+  let root: unknown;
+  try {
+    if (statSync(path).size > MAX_PLAIN_BYTES) return undefined;
+    root = await guard.parse({ url: path, data: readFileSync(path) }, as);
+  } catch {
+    guard.refused = undefined;
+    return undefined;
+  }
+  return isObject(root) && versionAccepted(root) && !needsBundle(root) ? root : undefined;
+}
+
+/** The parser swagger-parser tries first for a root document, by its extension. */
+const PARSED_AS: Record<string, 'json' | 'yaml'> = { '.json': 'json', '.yaml': 'yaml', '.yml': 'yaml' };
+/** Below SourceGuard's size limit: larger files take the full path, which refuses them by name. */
+const MAX_PLAIN_BYTES = 32 * 1024 * 1024;
+const SWAGGER_PARSER_VERSIONS = ['3.0.0', '3.0.1', '3.0.2', '3.0.3', '3.0.4', '3.1.0', '3.1.1', '3.1.2'];
+
+/** What swagger-parser's parse() lets through without an error. */
+function versionAccepted(root: JsonObject): boolean {
+  if (isObject(root.info) && typeof root.info.version === 'number') return false;
+  if (root.swagger !== undefined) return root.swagger === '2.0';
+  return root.paths !== undefined && typeof root.openapi === 'string' && SWAGGER_PARSER_VERSIONS.includes(root.openapi);
+}
+
+async function readWithSwaggerParser(source: string, guard: SourceGuard): Promise<unknown> {
+  const parserOptions = {
+    ...guard.parserOptions(),
+    // validation is ours (below); swagger-parser's schema validation costs ~0.4 s per spec
+    validate: { schema: false, spec: false },
+  } as SwaggerParser.Options;
+  // bundle() only resolves external $refs for us, and costs 85% of generating GitHub's spec
+  // (it grows with the square of the refs): skip it when every $ref is internal.
+  const parsed: unknown = await swaggerParser().parse(source, parserOptions);
+  return needsBundle(parsed) ? await swaggerParser().bundle(source, parserOptions) : parsed;
+}
+
 export async function loadSpec(source: string, options: LoadOptions = {}): Promise<LoadedSpec> {
-  const parser = new SwaggerParser();
   const guard = new SourceGuard({ source, allowRemoteRefs: options.allowRemoteRefs ?? false, allowRefDirs: options.allowRefDirs ?? [] });
   let bundled: unknown;
   try {
-    const parserOptions = {
-      ...guard.parserOptions(),
-      // validation is ours (below); swagger-parser's schema validation costs ~0.4 s per spec
-      validate: { schema: false, spec: false },
-    } as SwaggerParser.Options;
-    // bundle() only resolves external $refs for us, and costs 85% of generating GitHub's spec
-    // (it grows with the square of the refs): skip it when every $ref is internal.
-    bundled = await parser.parse(source, parserOptions);
-    if (needsBundle(bundled)) bundled = await new SwaggerParser().bundle(source, parserOptions);
+    bundled = (await readPlainLocalSpec(source, guard)) ?? (await readWithSwaggerParser(source, guard));
   } catch (error) {
     if (guard.refused) throw guard.refused;
     if (error instanceof SpecError) throw error;

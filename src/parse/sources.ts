@@ -14,8 +14,9 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { dirname, relative, resolve as resolvePath, sep, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import yaml from 'js-yaml';
+import type { LoadOptions as YamlLoadOptions } from 'js-yaml';
 import { SpecError } from '../errors.js';
+import { jsYaml } from './yaml.js';
 import { jsonDeeperThan } from '../contract/limits.js';
 import { ipLiteral, isInternalAddress, publicOnlyLookup } from '../contract/addresses.js';
 
@@ -182,13 +183,16 @@ export class SourceGuard {
     if (as === 'json' && jsonDeeperThan(text, MAX_DOCUMENT_DEPTH)) {
       throw this.refuse(`${this.shownName(file.url)} is nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
     }
+    const yaml = as === 'yaml' ? jsYaml() : undefined;
     let value: unknown;
     try {
       // js-yaml stops at 100 levels unless told: YAML gets the same depth as JSON
       value =
-        as === 'json' ? JSON.parse(text) : yaml.load(text, { schema: yaml.JSON_SCHEMA, maxDepth: MAX_DOCUMENT_DEPTH } as yaml.LoadOptions);
+        yaml === undefined
+          ? JSON.parse(text)
+          : yaml.load(text, { schema: yaml.JSON_SCHEMA, maxDepth: MAX_DOCUMENT_DEPTH } as YamlLoadOptions);
     } catch (error) {
-      if (error instanceof yaml.YAMLException && error.reason.startsWith('nesting exceeded maxDepth'))
+      if (yaml && error instanceof yaml.YAMLException && error.reason.startsWith('nesting exceeded maxDepth'))
         throw this.refuse(`${this.shownName(file.url)} is nested deeper than ${MAX_DOCUMENT_DEPTH} levels`);
       if (error instanceof RangeError)
         throw this.refuse(`${this.shownName(file.url)} is nested too deeply to parse (more than ${MAX_DOCUMENT_DEPTH} levels are refused)`);

@@ -1,7 +1,11 @@
 // loadSpec (src/parse/load.ts): every way a spec can be unusable gives one SpecError whose
 // `where` names the place (file:line:column for syntax, a JSON pointer for content), and
 // the ways it can be usable load.
+import { execFileSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { buildCli, REPO } from '../../harness/project.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { JsonSchemaType } from '@modelcontextprotocol/server';
 import { SpecError } from '../../src/errors.js';
@@ -135,5 +139,36 @@ describe('specs that load', () => {
     expect(spec.specVersion).toBe('3.0.0');
     expect(spec.source).toBe(source);
     expect(Object.keys(spec.doc.paths as JsonObject)).toHaveLength(14);
+  });
+});
+
+describe('the plain path: a local spec whose $refs are all internal is read without swagger-parser', () => {
+  const sample = (path: string) => new URL(`../../samples/${path}`, import.meta.url).pathname;
+
+  it.each([
+    ['JSON', sample('petstore/openapi.json')],
+    ['YAML (Swagger 2.0, before conversion)', sample('petstore-swagger2/openapi.yaml')],
+    ['YAML (3.1)', fixture('long-running.yaml')],
+  ])('%s: the same document as swagger-parser parses', async (_, source) => {
+    const ours = await loadSpec(source);
+    const theirs = (await new SwaggerParser().parse(source)) as unknown as JsonObject;
+    if (theirs.swagger === undefined) expect(ours.doc).toEqual(theirs);
+    else expect(ours.specVersion).toBe(theirs.swagger);
+  });
+
+  it('swagger-parser and js-yaml are not loaded for a local JSON spec; swagger-parser is for external $refs', () => {
+    buildCli();
+    const loadedFor = (source: string) => {
+      const script = [
+        `import { createRequire } from 'node:module';`,
+        `const { loadSpec } = await import(${JSON.stringify(pathToFileURL(`${REPO}/dist/src/parse/load.js`).href)});`,
+        `await loadSpec(${JSON.stringify(source)});`,
+        `const cache = Object.keys(createRequire(import.meta.url).cache);`,
+        `console.log(JSON.stringify(['swagger-parser', 'js-yaml'].filter((name) => cache.some((f) => f.includes('/' + name + '/')))));`,
+      ].join('\n');
+      return JSON.parse(execFileSync('node', ['--input-type=module', '-e', script], { cwd: REPO, encoding: 'utf8' })) as string[];
+    };
+    expect(loadedFor(sample('petstore/openapi.json'))).toEqual([]);
+    expect(loadedFor(fixture('external/main.yaml'))).toEqual(['swagger-parser', 'js-yaml']);
   });
 });
