@@ -2,7 +2,7 @@
 
 import { basename, resolve } from 'node:path';
 import { buildModel, type ModelReport, type ServerModel } from './model/build.js';
-import { emitProject, type GeneratedFile } from './emit/project.js';
+import { emitProject, withToolTypes, type GeneratedFile } from './emit/project.js';
 import { GENERATOR_VERSION } from './version.js';
 import { startToolTypesPrinter } from './emit/types-worker.js';
 import { loadSpec } from './parse/load.js';
@@ -31,8 +31,9 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
   const { resolved, model } = modelled;
   const outDir = resolve(resolved.out ?? model.table.name);
   const specName = /^https?:\/\//i.test(resolved.spec) ? resolved.spec : basename(resolved.spec);
-  const toolTypes = await printer.print(model.table);
-  const files = emitProject(model, { specName, dirName: basename(outDir), toolTypes });
+  // the worker prints src/tool-types.ts while this thread emits the rest
+  const printing = printer.print(model.table);
+  const files = withToolTypes(emitProject(model, { specName, dirName: basename(outDir) }), await printing);
   const plan = writeProject(outDir, files, {
     force: resolved.force,
     check: resolved.check,

@@ -26,8 +26,6 @@ export interface EmitOptions {
   specName: string;
   /** Folder name of the output, for the client configuration examples. */
   dirName: string;
-  /** src/tool-types.ts (emitToolTypes in types.ts: async, since it loads ts-morph); generate always gives it. */
-  toolTypes?: string;
 }
 
 const TEMPLATES = locateTemplates();
@@ -366,10 +364,16 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
       owner: 'generated',
     },
   ];
-  if (options.toolTypes !== undefined) files.push({ path: 'src/tool-types.ts', contents: options.toolTypes, owner: 'generated' });
   for (const folder of SHIPPED_SOURCE) files.push(...verbatimSources(folder));
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return files.sort(byPath);
 }
+
+/** The project's files with src/tool-types.ts among them: the compiler prints it (types.ts) while emitProject runs. */
+export function withToolTypes(files: GeneratedFile[], toolTypes: string): GeneratedFile[] {
+  return [...files, { path: 'src/tool-types.ts', contents: toolTypes, owner: 'generated' as const }].sort(byPath);
+}
+
+const byPath = (a: GeneratedFile, b: GeneratedFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
 /** The server's code, copied verbatim: the runtime and the contract it shares with the generator. */
 function verbatimSources(folder: string): GeneratedFile[] {

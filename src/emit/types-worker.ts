@@ -3,9 +3,9 @@
 // the main thread it came on top of them. Here it overlaps them on another core, and the
 // per-spec TypeScript is still built by the compiler's factory and printer (types.ts).
 
-import { createRequire } from 'node:module';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import type { ToolTable } from '../contract/table.js';
+import { tsMorph } from './compiler.js';
 import { emitToolTypes } from './types.js';
 
 /** What emitToolTypes reads of the table: sent to the worker by structured clone. */
@@ -62,8 +62,8 @@ export function startToolTypesPrinter(): ToolTypesPrinter {
 
 if (!isMainThread && parentPort) {
   const port = parentPort;
-  // Load the compiler now, before the table comes (emitToolTypes then finds it in require's cache).
-  createRequire(import.meta.url)('ts-morph');
+  // Load the compiler now, before the table comes (emitToolTypes then finds it loaded).
+  tsMorph();
   port.once('message', (input: TypesInput) => {
     emitToolTypes(input as ToolTable).then(
       (text) => port.postMessage({ text }),
