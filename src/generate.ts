@@ -7,7 +7,7 @@ import { GENERATOR_VERSION } from './version.js';
 import { startToolTypesPrinter } from './emit/types-worker.js';
 import { loadSpec } from './parse/load.js';
 import { screenUpstreams } from './model/upstreams.js';
-import { writeProject, type WritePlan } from './write/write.js';
+import { previousOutput, writeProject, type WritePlan } from './write/write.js';
 import type { ToolTable } from './contract/table.js';
 import { resolveOptions, type ResolvedOptions, type UserOptions } from './options.js';
 
@@ -31,17 +31,30 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
   const { resolved, model } = modelled;
   const outDir = resolve(resolved.out ?? model.table.name);
   const specName = /^https?:\/\//i.test(resolved.spec) ? resolved.spec : basename(resolved.spec);
+  const generator = `mcp-gen@${GENERATOR_VERSION}`;
   // the worker prints src/tool-types.ts while this thread emits the rest
   const printing = printer.print(model.table);
-  const files = withToolTypes(emitProject(model, { specName, dirName: basename(outDir) }), await printing);
+  const emitted = emitProject(model, { specName, dirName: basename(outDir) });
+  const unchanged = unchangedToolTypes(outDir, emitted, generator);
+  if (unchanged !== undefined) {
+    printing.catch(() => undefined); // stopped: its answer is not needed
+    printer.cancel();
+  }
+  const files = withToolTypes(emitted, unchanged ?? (await printing));
   const plan = writeProject(outDir, files, {
     force: resolved.force,
     check: resolved.check,
     dryRun: resolved.dryRun,
-    generator: `mcp-gen@${GENERATOR_VERSION}`,
+    generator,
     specName,
   });
   return { outDir, table: model.table, report: model.report, files, plan };
+}
+
+/** The previous run's src/tool-types.ts when it printed it from the same tools.json: printing it again would give the same text. */
+function unchangedToolTypes(outDir: string, files: GeneratedFile[], generator: string): string | undefined {
+  const table = files.find((f) => f.path === 'tools.json');
+  return table && previousOutput(outDir, 'src/tool-types.ts', table, generator);
 }
 
 /**

@@ -141,6 +141,26 @@ export function writeProject(outDir: string, files: GeneratedFile[], options: Wr
 }
 
 /**
+ * A generated file as the previous run wrote it, when that run's generator was this one and it
+ * wrote `input` as it is now (so the file would come out the same) and nobody edited it since.
+ */
+export function previousOutput(outDir: string, path: string, input: GeneratedFile, generator: string): string | undefined {
+  const root = outputRoot(outDir);
+  const manifestText = root === undefined ? undefined : readInside(root, MANIFEST)?.toString('utf8');
+  if (root === undefined || manifestText === undefined) return undefined;
+  let recorded: Partial<Manifest>;
+  try {
+    recorded = JSON.parse(manifestText) as Partial<Manifest>;
+  } catch {
+    return undefined;
+  }
+  const hashes = recorded.files ?? {};
+  if (recorded.generator !== generator || hashes[input.path] !== sha256(input.contents)) return undefined;
+  const previous = readInside(root, path);
+  return previous !== undefined && hashes[path] === sha256(previous) ? previous.toString('utf8') : undefined;
+}
+
+/**
  * The real output folder, or undefined when it does not exist yet. The user named it, so a
  * link there is followed once; everything below it is then held to the no-links rule.
  */

@@ -1,6 +1,7 @@
 // The compiler's code cache (src/emit/compiler.ts), through the built CLI: kept in the user's
 // own cache folder, private to them, used by the next run without changing a byte of output,
-// survived when damaged, and never written when Node's switch turns it off.
+// survived when damaged, and never written when Node's switch turns it off. And the compiler
+// not needed at all when regenerating from the same tool table (generate.ts).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,11 +14,11 @@ const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-compile-cache-'));
 const cacheHome = join(scratch, 'cache-home');
 const cacheDir = join(cacheHome, 'mcp-gen', 'compile-cache');
 
-/** Generates the petstore with XDG_CACHE_HOME in the scratch folder; answers src/tool-types.ts. */
-function generate(label: string, env: Record<string, string> = {}): string {
+/** Generates `spec` with XDG_CACHE_HOME in the scratch folder; answers src/tool-types.ts. */
+function generate(label: string, env: Record<string, string> = {}, spec = PETSTORE, home = cacheHome): string {
   const out = join(scratch, label);
-  const run = spawnSync(process.execPath, [join(REPO, 'bin/mcp-gen.js'), PETSTORE, '--out', out, '--force', '-q'], {
-    env: { ...process.env, XDG_CACHE_HOME: cacheHome, ...env },
+  const run = spawnSync(process.execPath, [join(REPO, 'bin/mcp-gen.js'), spec, '--out', out, '--force', '-q'], {
+    env: { ...process.env, XDG_CACHE_HOME: home, ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -26,11 +27,12 @@ function generate(label: string, env: Record<string, string> = {}): string {
   return readFileSync(join(out, 'src/tool-types.ts'), 'utf8');
 }
 
-const cacheFiles = () => {
+/** mcp-gen's own cache files (Node 22+ keeps its module cache in a versioned folder beside them). */
+const cacheFiles = (dir = cacheDir) => {
   try {
-    return readdirSync(cacheDir)
-      .filter((f) => !f.endsWith('.tmp'))
-      .map((f) => join(cacheDir, f));
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.v8cache'))
+      .map((f) => join(dir, f));
   } catch {
     return [];
   }
@@ -64,5 +66,26 @@ describe('the compiler code cache', () => {
     for (const file of cacheFiles()) writeFileSync(file, Buffer.alloc(4096, 7));
     expect(generate('damaged')).toBe(before);
     for (const file of cacheFiles()) expect(statSync(file).size).toBeGreaterThan(100_000);
+  });
+});
+
+describe('regenerating', () => {
+  it('from an unchanged tool table keeps src/tool-types.ts without printing it; a changed spec prints it anew', () => {
+    const home = join(scratch, 'regenerating-home');
+    const first = generate('regenerated', {}, PETSTORE, home);
+    rmSync(join(home, 'mcp-gen'), { recursive: true, force: true });
+    expect(generate('regenerated', {}, PETSTORE, home)).toBe(first);
+    // the printer saves the compiler's cache after printing: nothing printed, nothing saved
+    expect(cacheFiles(join(home, 'mcp-gen', 'compile-cache'))).toEqual([]);
+
+    const spec = JSON.parse(readFileSync(PETSTORE, 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+    const [path, item] = Object.entries(spec.paths)[0] as [string, Record<string, { operationId?: string }>];
+    const [method, operation] = Object.entries(item).find(([, op]) => op.operationId) as [string, { operationId: string }];
+    spec.paths[path] = { ...item, [method]: { ...operation, operationId: 'renamedForTheTest' } };
+    const changed = join(scratch, 'changed.json');
+    writeFileSync(changed, JSON.stringify(spec));
+    const reprinted = generate('regenerated', {}, changed, home);
+    expect(reprinted).toContain('renamedForTheTest');
+    expect(reprinted).not.toBe(first);
   });
 });
