@@ -51,8 +51,13 @@ export interface Spec {
 
 // ── 1. generation (bench/gen.ts)
 
-/** floor = dereference(); parse = the same process reading and parsing the file only. */
-export const GEN_VARIANTS = ['floor', 'parse', 'mcp-gen', 'omg'] as const;
+/**
+ * floor = dereference(); parse = the same process reading and parsing the file only; mcp-gen
+ * with the compiler's code cache from its previous runs (src/emit/compiler.ts); mcp-gen-first
+ * without it (a machine's first run); mcp-gen-regen into the folder of its previous run (the
+ * same tool table: tool-types.ts kept).
+ */
+export const GEN_VARIANTS = ['floor', 'parse', 'mcp-gen', 'mcp-gen-first', 'mcp-gen-regen', 'omg'] as const;
 type GenVariant = (typeof GEN_VARIANTS)[number];
 
 interface GenCell {
