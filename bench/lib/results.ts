@@ -301,6 +301,9 @@ export interface RssRow {
   floorMb: number;
   mcpGenMs: number;
   floorMs: number;
+  /** Peak RSS of parsing and modelling alone, and of the compiler printing tool-types.ts from the table alone, MB. */
+  modelMb?: number;
+  typesMb?: number;
   error?: string;
 }
 
