@@ -34,33 +34,28 @@ interface TypeContext {
 export async function emitToolTypes(table: ToolTable): Promise<string> {
   const { ts } = tsMorph();
   const context: TypeContext = { ts, defs: table.defs, cyclic: eagerCycles(table.defs) };
-  const statements = [
-    argumentsInterface(context, table.tools),
-    resultsInterface(context, table.tools),
-    toolNameAlias(ts),
-    defsInterface(context),
-  ];
-  const text = HEADER + '\n' + printed(ts, statements) + '\n';
+  const print = printer(ts);
+  const text = [
+    printedInterface(context, print, 'ToolArguments', argumentMembers(context, table.tools)),
+    printedInterface(context, print, 'ToolResults', resultMembers(context, table.tools)),
+    print(toolNameAlias(ts)),
+    printedInterface(context, print, 'Defs', defMembers(context)),
+  ].join('\n\n');
   saveCompilerCache();
-  return text;
+  return HEADER + '\n' + text + '\n';
 }
 
+/** A member's name and its type, built only when it is printed. */
+type Member = [name: string, type: () => TypeNode];
+
 /** `ToolArguments`: each tool's arguments, by tool name. */
-function argumentsInterface(context: TypeContext, tools: Tool[]): Statement {
-  return exportedInterface(
-    context.ts,
-    'ToolArguments',
-    tools.map((t) => [t.name, typeOf(context, t.inputSchema, 0)]),
-  );
+function* argumentMembers(context: TypeContext, tools: Tool[]): Iterable<Member> {
+  for (const t of tools) yield [t.name, () => typeOf(context, t.inputSchema, 0)];
 }
 
 /** `ToolResults`: each tool's JSON result where the spec documents one, else `unknown`. */
-function resultsInterface(context: TypeContext, tools: Tool[]): Statement {
-  return exportedInterface(
-    context.ts,
-    'ToolResults',
-    tools.map((t) => [t.name, resultType(context, t)]),
-  );
+function* resultMembers(context: TypeContext, tools: Tool[]): Iterable<Member> {
+  for (const t of tools) yield [t.name, () => resultType(context, t)];
 }
 
 /** A wrapped output (a result that is not an object) documents the answer under `result`. */
@@ -82,31 +77,40 @@ function toolNameAlias(ts: Ts): Statement {
 }
 
 /** `Defs`: the shared schemas that `Defs["key"]` names. */
-function defsInterface(context: TypeContext): Statement {
-  return exportedInterface(
-    context.ts,
-    'Defs',
-    Object.entries(context.defs).map(([key, def]) => [key, typeOf(context, def, 0, context.cyclic.has(key))]),
-  );
+function* defMembers(context: TypeContext): Iterable<Member> {
+  for (const [key, def] of Object.entries(context.defs)) yield [key, () => typeOf(context, def, 0, context.cyclic.has(key))];
 }
 
-function exportedInterface(ts: Ts, id: string, members: [string, TypeNode][]): Statement {
-  const f = ts.factory;
-  return f.createInterfaceDeclaration(
-    [f.createModifier(ts.SyntaxKind.ExportKeyword)],
-    id,
-    undefined,
-    undefined,
-    members.map(([key, type]) => f.createPropertySignature(undefined, propertyName(ts, key), undefined, type)),
-  );
-}
+type Print = (node: import('ts-morph').ts.Node) => string;
 
-/** The statements as the compiler's printer writes them, a blank line apart. */
-function printed(ts: Ts, statements: Statement[]): string {
+/** The compiler's printer, for one node at a time. */
+function printer(ts: Ts): Print {
   const file = ts.createSourceFile('tool-types.ts', '', ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
-  const printer = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed });
-  return statements.map((s) => printer.printNode(ts.EmitHint.Unspecified, s, file)).join('\n\n');
+  const p = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed });
+  return (node) => p.printNode(ts.EmitHint.Unspecified, node, file);
 }
+
+/**
+ * An exported interface as the printer writes it, printed one member at a time so that each
+ * member's syntax nodes can go once printed (all of a large table's at once held ~50 MB more):
+ * the printer's own braces around its members, each indented as the printer indents them.
+ */
+function printedInterface(context: TypeContext, print: Print, id: string, members: Iterable<Member>): string {
+  const { ts } = context;
+  const f = ts.factory;
+  const empty = print(f.createInterfaceDeclaration([f.createModifier(ts.SyntaxKind.ExportKeyword)], id, undefined, undefined, []));
+  const printedMembers: string[] = [];
+  for (const [name, type] of members) {
+    const member = f.createPropertySignature(undefined, propertyName(ts, name), undefined, type());
+    printedMembers.push(print(member).replace(/^/gm, INDENT));
+  }
+  if (!printedMembers.length) return empty;
+  const close = empty.lastIndexOf('}');
+  return `${empty.slice(0, close)}${printedMembers.join('\n')}\n${empty.slice(close)}`;
+}
+
+/** The printer's indentation of an interface's members. */
+const INDENT = '    ';
 
 /** `inCycle`: typing a def that is on an eager cycle, where eager refs to such defs become `unknown`. */
 function typeOf(context: TypeContext, schema: unknown, depth: number, inCycle = false): TypeNode {
