@@ -22,9 +22,12 @@ export interface GenerateResult {
 export async function generate(options: UserOptions): Promise<GenerateResult> {
   const printer = startToolTypesPrinter();
   let modelled: Awaited<ReturnType<typeof modelFromOptions>>;
+  // the worker prints src/tool-types.ts from the tools while this thread decides the listing and emits the rest
+  let printing: Promise<string> | undefined;
   try {
-    modelled = await modelFromOptions(options, 'generate');
+    modelled = await modelFromOptions(options, 'generate', (table) => (printing = printer.print(table)));
   } catch (error) {
+    (printing as Promise<string> | undefined)?.catch(() => undefined); // stopped: the spec's error is the answer
     printer.cancel();
     throw error;
   }
@@ -32,8 +35,7 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
   const outDir = resolve(resolved.out ?? model.table.name);
   const specName = /^https?:\/\//i.test(resolved.spec) ? resolved.spec : basename(resolved.spec);
   const generator = `mcp-gen@${GENERATOR_VERSION}`;
-  // the worker prints src/tool-types.ts while this thread emits the rest
-  const printing = printer.print(model.table);
+  printing ??= printer.print(model.table);
   const emitted = emitProject(model, { specName, dirName: basename(outDir) });
   const unchanged = unchangedToolTypes(outDir, emitted, generator);
   if (unchanged !== undefined) {
@@ -64,12 +66,13 @@ function unchangedToolTypes(outDir: string, files: GeneratedFile[], generator: s
 export async function modelFromOptions(
   options: UserOptions,
   use: 'generate' | 'serve',
+  onToolsBuilt?: (table: ToolTable) => void,
 ): Promise<{ resolved: ResolvedOptions; model: ServerModel }> {
   const resolved = resolveOptions({}, options);
   const fromUrl = /^https?:\/\//i.test(resolved.spec);
   const spec = await loadSpec(resolved.spec, { allowRemoteRefs: resolved.allowRemoteRefs, allowRefDirs: resolved.allowRefDir });
   const publicServers = await screenUpstreams(spec, resolved.allowInternalServers);
-  const model = buildModel(spec, { ...resolved, titleNamesCredentials: use === 'generate' && !fromUrl });
+  const model = buildModel(spec, { ...resolved, titleNamesCredentials: use === 'generate' && !fromUrl }, onToolsBuilt);
   if (publicServers) model.table.publicServers = publicServers;
   return { resolved, model };
 }

@@ -76,7 +76,11 @@ export interface ServerModel {
  */
 const TRACE_SKIPPED = 'TRACE echoes the request back, and the server would add credentials to it (RFC 9110 §9.3.8)';
 
-export function buildModel(spec: LoadedSpec, given: ModelOptions): ServerModel {
+/**
+ * `onToolsBuilt` is given the table as soon as its tools and shared schemas are final (prompts,
+ * the listing and the serving mode are decided after it), for work that needs only those.
+ */
+export function buildModel(spec: LoadedSpec, given: ModelOptions, onToolsBuilt?: (table: ToolTable) => void): ServerModel {
   const options = withModelDefaults(given);
   const run = startRun(spec, options);
   for (const operation of operationsOf(spec.doc)) addOperation(run, operation);
@@ -84,6 +88,7 @@ export function buildModel(spec: LoadedSpec, given: ModelOptions): ServerModel {
   nameStatusTools(run.tools, run.statusLinks);
   warnAboutTheWhole(run);
   const table = tableOf(run);
+  onToolsBuilt?.(table);
   addPrompts(table, options, spec.doc, run.report.warnings);
   chooseListing(table, pinnedTools(run.tools, options.directTools), run.report, options);
   const logoUrl = logoOf(infoOf(spec.doc));
