@@ -307,11 +307,12 @@ export interface RssResult {
 
 // ── 9. the OAuth resource server (bench/oauth.ts)
 
-/** How the HTTP server checks the client: `--auth-token` (a static bearer token) or `--oauth-issuer` (a JWT by the issuer's JWKS). */
-export const OAUTH_MODES = ['static token', 'oauth jwt'] as const;
+/** How the HTTP server checks the client: not at all, `--auth-token` (a static bearer token) or `--oauth-issuer` (a JWT by the issuer's JWKS). */
+export const OAUTH_MODES = ['no auth', 'static token', 'oauth jwt'] as const;
 export type OAuthMode = (typeof OAUTH_MODES)[number];
 
-interface OAuthCallCell {
+/** Sequential calls of one kind, in rounds (bench/lib/util.ts `sequentialCalls`). */
+export interface LatencyCell {
   /** Per repetition: the median and the mean of the N sequential calls' latencies, ms, and the server's CPU per call, ms. */
   runs: { median: number; mean: number; serverCpu: number }[];
   /** Medians over the repetitions, ms. */
@@ -335,7 +336,7 @@ interface OAuthStartCell {
 export interface OAuthResult {
   calls: number;
   reps: number;
-  cells: Partial<Record<OAuthMode, OAuthCallCell>>;
+  cells: Partial<Record<OAuthMode, LatencyCell>>;
   unavailable: Partial<Record<OAuthMode, string>>;
   /** JWKS documents the authorization server served to the --oauth-issuer server over all its calls (1: the keys stayed cached). */
   jwksFetches: number;
@@ -405,3 +406,4 @@ export interface TokensResult {
   /** One call against one API call, the same upstream: median latency, ms. */
   latency: { calls: number; rows: { label: string; runs: number[]; median: number; errors: number }[] };
 }
+
