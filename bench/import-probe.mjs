@@ -1,0 +1,14 @@
+// What importing some modules costs once their own imports are loaded (bench/features.ts):
+// `node import-probe.mjs '<json>'`, where the JSON is { preload: [...], timed: [...] }, each a
+// bare specifier or an absolute path. Copied into a generated project, so that bare specifiers
+// resolve from its node_modules. Prints the milliseconds the timed imports took, one after the
+// other, in this fresh process.
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+
+const { preload, timed } = JSON.parse(process.argv[2] ?? '{}');
+const specifier = (s) => (s.startsWith('/') ? pathToFileURL(s).href : s);
+for (const s of preload) await import(specifier(s));
+const t0 = performance.now();
+for (const s of timed) await import(specifier(s));
+process.stdout.write(`${performance.now() - t0}\n`);
