@@ -1,7 +1,8 @@
 // 11. The new features' costs (#30), each beside the call it adds to, on the generated Petstore
 // server against the local upstream, through the official SDK client: a confirmed DELETE
 // (`--confirm destructive`, the client accepting the form elicitation) against the same DELETE
-// with confirmations off, over stdio, a 2025 Streamable HTTP session and 2026-07-28; and a call
+// with confirmations off, over stdio, a 2025 Streamable HTTP session and 2026-07-28 (and, on
+// that session, a call that needs no confirmation, on both servers); and a call
 // the upstream answers 503 once (`Retry-After: 0`) against a plain call. The two other features
 // of the issue are measured by their own sections and reported beside these: the cached JWT
 // check by section 9 (oauth.ts), one execute with one api call by section 10 (tokens.ts). Then,
@@ -96,36 +97,54 @@ async function setUp(main: string, project: string, upstream: Upstream): Promise
     }
   };
 
-  const plainStdio = await stdio(base);
-  await pair('confirm stdio', async () => {
-    const asking = accepting();
-    const confirming = await stdio(confirm, asking.elicit);
-    return {
-      base: { call: toolCall(plainStdio.client, 'deletePet', deletePet), pid: plainStdio.pid },
-      feature: { call: toolCall(confirming.client, 'deletePet', deletePet), pid: confirming.pid },
-      asked: asking.asked,
-    };
-  });
-  const [plainHttp, confirmHttp] = [await http(base), await http(confirm)];
-  for (const [name, negotiate] of [
-    ['confirm http', false],
-    ['confirm http 2026-07-28', true],
-  ] as const) {
-    await pair(name, async () => {
+  // A server that fails to start stops the ones started before it.
+  try {
+    const plainStdio = await stdio(base);
+    await pair('confirm stdio', async () => {
       const asking = accepting();
-      const plain = await httpClient(plainHttp, { negotiate });
-      const confirming = await httpClient(confirmHttp, { negotiate, elicit: asking.elicit });
+      const confirming = await stdio(confirm, asking.elicit);
       return {
-        base: { call: toolCall(plain.client, 'deletePet', deletePet), pid: plain.pid },
+        base: { call: toolCall(plainStdio.client, 'deletePet', deletePet), pid: plainStdio.pid },
         feature: { call: toolCall(confirming.client, 'deletePet', deletePet), pid: confirming.pid },
         asked: asking.asked,
       };
     });
+    const [plainHttp, confirmHttp] = [await http(base), await http(confirm)];
+    for (const [name, negotiate] of [
+      ['confirm http', false],
+      ['confirm http 2026-07-28', true],
+    ] as const) {
+      await pair(name, async () => {
+        const asking = accepting();
+        const plain = await httpClient(plainHttp, { negotiate });
+        const confirming = await httpClient(confirmHttp, { negotiate, elicit: asking.elicit });
+        return {
+          base: { call: toolCall(plain.client, 'deletePet', deletePet), pid: plain.pid },
+          feature: { call: toolCall(confirming.client, 'deletePet', deletePet), pid: confirming.pid },
+          asked: asking.asked,
+        };
+      });
+    }
+    // Confirmations on cost even the calls that ask nothing: a 2025 session's calls are then
+    // answered on an SSE stream (where a question could travel), not as one JSON body.
+    await pair('confirm http, no question', async () => {
+      const asking = accepting();
+      const plain = await httpClient(plainHttp, {});
+      const confirming = await httpClient(confirmHttp, { elicit: asking.elicit });
+      return {
+        base: { call: toolCall(plain.client, 'getPetById', { petId: 1 }), pid: plain.pid },
+        feature: { call: toolCall(confirming.client, 'getPetById', { petId: 1 }), pid: confirming.pid },
+        asked: asking.asked,
+      };
+    });
+    await pair('retry stdio', async () => ({
+      base: { call: toolCall(plainStdio.client, 'getPetById', { petId: 1 }), pid: plainStdio.pid },
+      feature: { call: toolCall(plainStdio.client, 'getPetById', { petId: FLAKY_PET }), pid: plainStdio.pid },
+    }));
+  } catch (error) {
+    await setup.close();
+    throw error;
   }
-  await pair('retry stdio', async () => ({
-    base: { call: toolCall(plainStdio.client, 'getPetById', { petId: 1 }), pid: plainStdio.pid },
-    feature: { call: toolCall(plainStdio.client, 'getPetById', { petId: FLAKY_PET }), pid: plainStdio.pid },
-  }));
   return setup;
 }
 

@@ -411,7 +411,13 @@ export interface TokensResult {
 // ── 11. the new features' costs (bench/features.ts)
 
 /** The calls measured there, each against the same call without its feature. */
-export const FEATURE_PAIRS = ['confirm stdio', 'confirm http', 'confirm http 2026-07-28', 'retry stdio'] as const;
+export const FEATURE_PAIRS = [
+  'confirm stdio',
+  'confirm http',
+  'confirm http 2026-07-28',
+  'confirm http, no question',
+  'retry stdio',
+] as const;
 export type FeaturePair = (typeof FEATURE_PAIRS)[number];
 
 interface FeaturePairCells {

@@ -57,26 +57,42 @@ function codeRow(r: Results): Row | undefined {
   };
 }
 
-const PAIR_TEXT: Record<FeaturePair, Omit<Row, 'ms' | 'cpu' | 'source'>> = {
+/** Each pair's row, and what its `events` count (the questions answered, or the retries received) should be. */
+const PAIR_TEXT: Record<FeaturePair, Omit<Row, 'ms' | 'cpu' | 'source'> & { events: string; expect: 'one each' | 'none' }> = {
   'confirm stdio': {
     feature: 'confirmation, stdio (2025-11-25: `elicitation/create`)',
     base: '`deletePet`, confirmations off',
     with: 'the same with `--confirm destructive`, the client accepting',
+    events: 'questions the client answered',
+    expect: 'one each',
   },
   'confirm http': {
     feature: 'confirmation, Streamable HTTP, a 2025-11-25 session (`elicitation/create`)',
     base: '`deletePet`, confirmations off',
     with: 'the same with `--confirm destructive`, the client accepting',
+    events: 'questions the client answered',
+    expect: 'one each',
   },
   'confirm http 2026-07-28': {
     feature: 'confirmation, Streamable HTTP, 2026-07-28 (input-required)',
     base: '`deletePet`, confirmations off',
     with: 'the same with `--confirm destructive`, the client accepting and sending the call again',
+    events: 'questions the client answered',
+    expect: 'one each',
+  },
+  'confirm http, no question': {
+    feature: 'confirmations on, a call that asks nothing (Streamable HTTP, a 2025-11-25 session)',
+    base: '`getPetById`, confirmations off',
+    with: 'the same on the `--confirm destructive` server (its 2025 sessions answer calls on an SSE stream)',
+    events: 'questions the client answered',
+    expect: 'none',
   },
   'retry stdio': {
     feature: 'a retried call (stdio)',
     base: '`getPetById`, the upstream answering at once',
     with: 'the same call, the upstream answering 503 with `Retry-After: 0` first',
+    events: 'retries the upstream received',
+    expect: 'one each',
   },
 };
 
@@ -87,9 +103,12 @@ function pairRows(r: Results): Row[] {
     const cells = f.pairs[name];
     if (!cells) return [];
     const cpu = (c: LatencyCell) => c.serverCpu;
+    const { feature, base, with: w } = PAIR_TEXT[name];
     return [
       {
-        ...PAIR_TEXT[name],
+        feature,
+        base,
+        with: w,
         ms: [cells.base.median, cells.feature.median] as [number, number],
         cpu: [cpu(cells.base), cpu(cells.feature)] as [number, number],
         source: `here, ${int(f.calls)} calls × ${f.reps} rounds`,
@@ -106,8 +125,10 @@ function checks(r: Results): string {
     const c = f.pairs[name];
     if (!c) return [];
     const errors = c.base.errors + c.feature.errors;
-    const what = name.startsWith('retry') ? 'retries the upstream received' : 'questions the client answered';
-    return [`${name}: ${int(c.events)} ${what} for ${int(c.featureCalls)} calls with the feature, ${int(errors)} errors`];
+    const { events, expect } = PAIR_TEXT[name];
+    return [
+      `${name}: ${int(c.events)} ${events} for ${int(c.featureCalls)} calls with the feature (${expect} expected), ${int(errors)} errors`,
+    ];
   });
   const missing = Object.entries(f.unavailable).map(([name, why]) => `${name}: not measured (${why})`);
   return [...parts, ...missing].join('; ');
@@ -209,7 +230,7 @@ export function featuresSection(r: Results): string[] {
     '',
     `What each call did (checked): ${checks(r)}.`,
     '',
-    "A confirmation's extra round trip: over stdio and a 2025 session the server sends `elicitation/create` to the client in the middle of the call and waits for the answer (on HTTP, the call's answer then comes on an SSE stream, which carries the question too); under 2026-07-28 the first `tools/call` is answered with an input-required result and the client sends the call again with the answer, so the call crosses the wire twice.",
+    "A confirmation's extra round trip: over stdio and a 2025 session the server sends `elicitation/create` to the client in the middle of the call and waits for the answer (on HTTP, a 2025 session's calls are then all answered on an SSE stream, which can carry the question: the row of the call that asks nothing is that stream's cost alone); under 2026-07-28 the first `tools/call` is answered with an input-required result and the client sends the call again with the answer, so the call crosses the wire twice.",
     '',
     ...retryParagraph(r),
     ...loadedSection(r),
