@@ -139,11 +139,13 @@ function retryParagraph(r: Results): string[] {
   const f = r.features;
   const c = f?.pairs['retry stdio'];
   if (!f || !c) return [];
-  const added = c.feature.median - c.base.median;
+  // The upstream's gap is a mean over the retries: it is set against the difference of the means.
+  const added = c.feature.mean - c.base.mean;
   const gap = f.retry.gapMs;
+  const cpu = c.feature.serverCpu - c.base.serverCpu;
   return [
-    `**The retried call:** ${dms2(added)} against the plain call. The policy's deliberate wait is ${ms2(f.retry.policyWaitMs)}: \`Retry-After: 0\` asks for none, and the runtime follows Retry-After when the API sends it (\`src/runtime/retry.ts\`; without it the wait would be a jittered backoff anywhere from 0 to ${msf(f.retry.backoffBaseMs)}, ${msf(f.retry.backoffBaseMs / 2)} on average, before the second try). ` +
-      `So all of it is overhead. The server's turnaround between the tries, as the upstream saw it (its 503 written → the retry arrived), was ${ms2(gap)} on average over ${int(f.retry.retries)} retries: reading the 503, discarding it, the zero-length timer, the pacing slot, and the second request on its way; the rest, ${ms2(added - gap)}, is the first try's way to the upstream and its answer there. ` +
+    `**The retried call** adds ${dms2(c.feature.median - c.base.median)} to the plain call (medians; ${dms2(added)} between the means), and ${dms2(cpu)} of server CPU. The policy's deliberate wait is ${ms2(f.retry.policyWaitMs)}: \`Retry-After: 0\` asks for none, and the runtime follows Retry-After when the API sends it (\`src/runtime/retry.ts\`; without it the wait would be a jittered backoff anywhere from 0 to ${msf(f.retry.backoffBaseMs)}, ${msf(f.retry.backoffBaseMs / 2)} on average). ` +
+      `So all of it is overhead. The server's turnaround between the tries, as the upstream saw it (its 503 written → the retry arrived), was ${ms2(gap)} on average over ${int(f.retry.retries)} retries: reading the 503 and discarding it, the timer of the zero wait (Node runs a 0 ms timer after 1 ms), the pacing slot, and the retry's way to the upstream; the rest of the mean difference, ${ms2(added - gap)}, is the first try's way to the upstream and its answer there. ` +
       reuse(f.retry),
     '',
   ];
