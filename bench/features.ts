@@ -13,6 +13,7 @@ import { readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { connect, startNode, startServer, type RunningServer } from '../harness/project.js';
+import { SETTINGS } from '../src/contract/settings.js';
 import { BACKOFF, retryAfterMs } from '../src/runtime/retry.js';
 import { stdioClient, type Elicit } from './lib/clients.js';
 import { mcpGenProject, placeIn } from './lib/fixtures.js';
@@ -213,6 +214,8 @@ const FEATURE_MODULES: Record<string, RegExp> = {
 const isFeature = (name: string) => Object.values(FEATURE_MODULES).some((pattern) => pattern.test(name));
 
 const LOAD_LOG = join(BENCH, 'load-log.mjs');
+/** The settings that turn the features on, whose defaults the report quotes. */
+const FEATURE_SETTINGS = ['confirm', 'retries', 'max-concurrent-requests', 'rate-limit'];
 
 /** The modules a server started with the load hook had loaded when `ask` returned. */
 async function loadedBy(
@@ -304,8 +307,13 @@ function importCost(project: string, loaded: LoadedModules | undefined, reps: nu
   const input = JSON.stringify({ preload: [...preload], timed });
   const runs: number[] = [];
   for (let i = 0; i < reps; i++) runs.push(Number(execFileSync(process.execPath, [probe, input], { cwd: project, encoding: 'utf8' })));
+  // Which of the server's other modules import each feature module statically (why it loads).
+  const all = staticImports(join(dist, 'main.js')).files;
+  const short = (f: string) => f.slice(dist.length + 1);
+  const importedBy = Object.fromEntries(files.map((f) => [short(f), all.filter((o) => importsOf(o).files.includes(f)).map(short)]));
   return {
-    modules: timed.map((f) => f.slice(dist.length + 1)),
+    modules: timed.map(short),
+    importedBy,
     bytes: timed.reduce((n, f) => n + statSync(f).size, 0),
     runs,
     ms: median(runs),
@@ -337,6 +345,7 @@ export async function runFeatures(options: { quick: boolean }): Promise<Features
     unavailable: setup.unavailable,
     retry: { policyWaitMs: retryAfterMs('0') ?? NaN, backoffBaseMs: BACKOFF.baseMs, ...measured.retry },
     loaded,
+    defaults: Object.fromEntries(FEATURE_SETTINGS.map((flag) => [flag, SETTINGS.find((s) => s.flag === flag)?.default ?? 'off'])),
     ...(cost ? { importCost: cost } : {}),
   };
 }

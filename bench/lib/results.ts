@@ -458,6 +458,15 @@ export interface FeaturesResult {
   };
   /** A plain server over stdio and Streamable HTTP, then a control with code mode and traces on (the hook sees what loads lazily). */
   loaded: LoadedModules[];
+  /** The defaults of the features' settings, by flag (`retries`: '2'), when measured. */
+  defaults?: Record<string, string>;
   /** The feature modules a plain server loads: importing them after their own imports, in fresh processes. */
-  importCost?: { modules: string[]; bytes: number; runs: number[]; ms: number };
+  importCost?: {
+    modules: string[];
+    /** Each feature module the server loads, and the server's other modules that import it statically. */
+    importedBy?: Record<string, string[]>;
+    bytes: number;
+    runs: number[];
+    ms: number;
+  };
 }

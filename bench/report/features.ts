@@ -159,6 +159,9 @@ function reuse(retry: { retries: number; connections: number }): string {
   return `The upstream accepted ${int(retry.connections)} new TCP connections for the ${int(retry.retries)} retries: the runtime's \`discard()\` of the 503 (\`src/runtime/upstream.ts\`) destroys its socket even when the body is complete, so the retry opens a connection of its own — on loopback a fraction of a millisecond, against a remote API over TLS a handshake more.`;
 }
 
+/** The modules that import a feature module, in parentheses. */
+const importers = (by: string[] | undefined) => (by?.length ? ` (imported by ${by.map((m) => `\`${m}\``).join(', ')})` : '');
+
 /** Each feature's modules as found in one server's list, or "none". */
 function loadedCell(l: LoadedModules, feature: string): string {
   if (l.error) return `failed: ${l.error}`;
@@ -190,8 +193,14 @@ function loadedSection(r: Results): string[] {
     return lines;
   }
   lines.push(
-    `**Loaded with every feature off:** ${loadedAnyway.map((m) => `\`${m}\``).join(', ')} — imported statically (by \`main.js\`, \`server.js\` or \`executor.js\`), so every start loads them. ` +
-      'Retries and pacing are on by default (`--retries 2`, `--max-concurrent-requests 8`), so theirs is the default call path; the others wait for a flag, a client that asks or an operation that needs them. ' +
+    `**Loaded with every feature off:** ${loadedAnyway.map((m) => `\`${m}\`${importers(cost?.importedBy?.[m])}`).join(', ')}: imported statically, so every start loads them. ` +
+      (f.defaults
+        ? `The defaults: ${Object.entries(f.defaults)
+            .map(([flag, value]) => `\`--${flag} ${value}\``)
+            .join(
+              ', ',
+            )}; retries are on unless \`--retries 0\`, so theirs is the default call path; the others wait for a flag, a client that asks or an operation that needs them. `
+        : '') +
       (cost
         ? `Importing ${cost.modules.map((m) => `\`${m}\``).join(', ')} (${int(cost.bytes)} bytes of JavaScript) after their own imports, which any server loads, takes ${ms2(cost.ms)} (median of ${cost.runs.length} fresh processes, \`bench/import-probe.mjs\`)` +
           (start !== undefined ? `, against ${msf(start)} for the whole cold start of this server (section 3).` : '.')
