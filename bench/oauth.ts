@@ -1,19 +1,21 @@
 // 9. The OAuth resource server (--oauth-issuer): what checking a JWT on every request costs
-// against the static bearer check (--auth-token), per call and at start, with a real
-// authorization server (oidc-provider, test/harness/authorization-server.ts) on loopback.
+// against the static bearer check (--auth-token) and against no check at all, per call and at
+// start, with a real authorization server (oidc-provider, test/harness/authorization-server.ts)
+// on loopback. The features section (11) reports the JWT check beside the unchecked call.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { connect, startNode, startServer, type RunningServer } from '../harness/project.js';
-import { cpuMs, freePort } from '../harness/process.js';
+import { freePort } from '../harness/process.js';
 import { discoverAuthorizationServer } from '../src/runtime/oauth-discovery.js';
 import { jwtVerifier } from '../src/runtime/oauth-verify.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../test/harness/authorization-server.js';
 import { mcpGenProject } from './lib/fixtures.js';
+import { staticImports } from './lib/modules.js';
 import { OAUTH_MODES, type OAuthMode, type OAuthResult } from './lib/results.js';
 import { startUpstream } from './lib/upstream.js';
-import { interleave, log, median } from './lib/util.js';
+import { interleave, latencyCell, log, median, sequentialCalls } from './lib/util.js';
 
 const SCOPES = ['mcp:read', 'mcp:write'];
 
@@ -34,26 +36,6 @@ const cpuMsOf = (cpu: NodeJS.CpuUsage): number => (cpu.user + cpu.system) / 1000
 async function tokenFor(as: AuthorizationServer, url: string): Promise<string> {
   as.addResource(resourceOf(url), SCOPES);
   return as.issueToken({ user: 'alice', scopes: SCOPES, resource: resourceOf(url) });
-}
-
-/** The modules dist/main.js reaches through static imports: the project's own files, and the packages by name. */
-function staticImports(entry: string): { files: string[]; packages: Set<string> } {
-  const files = new Set<string>();
-  const packages = new Set<string>();
-  const pattern = /^\s*(?:import|export)\s+(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
-  const visit = (file: string) => {
-    if (files.has(file) || !existsSync(file)) return;
-    files.add(file);
-    const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(pattern)) {
-      const spec = match[1] as string;
-      if (spec.startsWith('.')) visit(resolve(dirname(file), spec));
-      else if (!spec.startsWith('node:'))
-        packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] as string));
-    }
-  };
-  visit(entry);
-  return { files: [...files], packages };
 }
 
 function lazyCheck(project: string): OAuthResult['lazy'] {
@@ -79,6 +61,7 @@ export async function runOAuth(options: { quick: boolean }): Promise<OAuthResult
   const staticToken = randomBytes(24).toString('base64url');
   const main = join(petstore, 'dist/main.js');
   const modeArgs: Record<OAuthMode, string[]> = {
+    'no auth': [],
     'static token': ['--auth-token', staticToken],
     'oauth jwt': ['--oauth-issuer', as.issuer],
   };
@@ -89,6 +72,7 @@ export async function runOAuth(options: { quick: boolean }): Promise<OAuthResult
   for (const mode of OAUTH_MODES) {
     try {
       const server = await startServer(petstore, 'http', ['--base-url', upstream.url, ...modeArgs[mode]], env);
+      // The unchecked server gets the static token's header too (it ignores it): every mode sends the same bytes.
       const token = mode === 'oauth jwt' ? await tokenFor(as, server.url) : staticToken;
       const client = await connect('http', server.url, { headers: { authorization: `Bearer ${token}` } });
       servers[mode] = { server, client, token };
@@ -106,34 +90,14 @@ export async function runOAuth(options: { quick: boolean }): Promise<OAuthResult
   log(`oauth: ${reps} × ${n} sequential tools/call × ${modes.join(', ')}`);
   const runs = await interleave(reps, modes, async (mode) => {
     const { server, client } = servers[mode] as NonNullable<(typeof servers)[OAuthMode]>;
-    const pid = server.process.pid as number;
-    const latencies: number[] = [];
-    let errors = 0;
-    const cpu0 = cpuMs(pid);
-    const started = performance.now();
-    for (let i = 0; i < n; i++) {
-      const t0 = performance.now();
-      try {
-        if (!okText(await client.callTool({ name: 'getPetById', arguments: { petId: 1 } }))) errors++;
-      } catch {
-        errors++;
-      }
-      latencies.push(performance.now() - t0);
-    }
-    const ms = performance.now() - started;
-    return { median: median(latencies), mean: ms / n, serverCpu: (cpuMs(pid) - cpu0) / n, errors };
+    return sequentialCalls(
+      n,
+      async () => okText(await client.callTool({ name: 'getPetById', arguments: { petId: 1 } })),
+      server.process.pid as number,
+    );
   });
   const cells: OAuthResult['cells'] = {};
-  for (const mode of modes) {
-    const list = runs[mode];
-    cells[mode] = {
-      runs: list.map(({ median: m, mean, serverCpu }) => ({ median: m, mean, serverCpu })),
-      median: median(list.map((r) => r.median)),
-      mean: median(list.map((r) => r.mean)),
-      serverCpu: median(list.map((r) => r.serverCpu)),
-      errors: list.reduce((a, r) => a + r.errors, 0),
-    };
-  }
+  for (const mode of modes) cells[mode] = latencyCell(runs[mode]);
   const jwksFetches = as.jwksRequests;
 
   // ── the JWT check alone, in this process: the lower bound of what the server adds per request

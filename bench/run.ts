@@ -1,5 +1,5 @@
 // `npm run bench`: runs the measurements and writes docs/benchmarks.md and docs/benchmarks.svg.
-//   --only gen,build,start,calls,capacity,list,budget,rss,oauth,tokens   run these sections (the others are kept from the last run's results)
+//   --only gen,build,start,calls,capacity,list,budget,rss,oauth,tokens,features   run these sections (the others are kept from the last run's results)
 //   --quick                             a smoke run: fewer specs, repetitions and calls; writes to bench/.tmp/quick/
 //   --render                            measure nothing: rewrite the report from the last results (after editing bench/report/)
 import { cpus, totalmem } from 'node:os';
@@ -11,6 +11,7 @@ import { runBudget } from './budget.js';
 import { runBuildBench } from './build.js';
 import { runCalls } from './calls.js';
 import { runCapacity } from './capacity.js';
+import { runFeatures } from './features.js';
 import { runGen } from './gen.js';
 import { omgDepVersions, omgVersion } from './lib/fixtures.js';
 import { SECTIONS, type Results, type Section } from './lib/results.js';
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
     rss: async () => void (results.rss = await runRss(options)),
     oauth: async () => void (results.oauth = await runOAuth(options)),
     tokens: async () => void (results.tokens = await runTokens(options)),
+    features: async () => void (results.features = await runFeatures(options)),
   };
   for (const section of SECTIONS) {
     if (!only.includes(section)) continue;

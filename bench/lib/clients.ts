@@ -2,7 +2,7 @@
 // throughput measure), and a raw JSON-RPC stdio session that sees the exact bytes on the
 // wire (what the tools/list size measures, with no 10 MiB client limit in the way).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { stopChild } from '../../harness/process.js';
 
@@ -13,6 +13,9 @@ export interface ServerCommand {
   cwd?: string;
 }
 
+/** Answers form elicitations: the client then declares them. */
+export type Elicit = (params: ElicitRequest['params']) => Promise<ElicitResult>;
+
 const baseEnv = (env: Record<string, string> = {}) => ({ PATH: process.env.PATH ?? '', ...env });
 
 /**
@@ -20,8 +23,9 @@ const baseEnv = (env: Record<string, string> = {}) => ({ PATH: process.env.PATH 
  * `notifications/initialized` sent), i.e. what a client waits before it can use the server.
  * stderr is discarded: a server that logs every call must not block on a full pipe.
  */
-export async function stdioClient(server: ServerCommand): Promise<{ client: Client; ms: number; pid: number }> {
-  const client = new Client({ name: 'mcp-gen-bench', version: '1.0.0' });
+export async function stdioClient(server: ServerCommand, elicit?: Elicit): Promise<{ client: Client; ms: number; pid: number }> {
+  const client = new Client({ name: 'mcp-gen-bench', version: '1.0.0' }, elicit ? { capabilities: { elicitation: { form: {} } } } : {});
+  if (elicit) client.setRequestHandler('elicitation/create', (request) => elicit(request.params));
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: server.args,

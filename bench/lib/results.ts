@@ -1,7 +1,7 @@
 // The shape of bench/.tmp/results.json: what each section measures, what run.ts stores and
 // what the report reads. Sections and the report import these types from here only.
 
-export const SECTIONS = ['gen', 'build', 'start', 'calls', 'capacity', 'list', 'budget', 'rss', 'oauth', 'tokens'] as const;
+export const SECTIONS = ['gen', 'build', 'start', 'calls', 'capacity', 'list', 'budget', 'rss', 'oauth', 'tokens', 'features'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface Results {
@@ -36,6 +36,7 @@ export interface Results {
   rss?: RssResult;
   oauth?: OAuthResult;
   tokens?: TokensResult;
+  features?: FeaturesResult;
 }
 
 // ── the specs (bench/lib/fixtures.ts)
@@ -315,11 +316,12 @@ export interface RssResult {
 
 // ── 9. the OAuth resource server (bench/oauth.ts)
 
-/** How the HTTP server checks the client: `--auth-token` (a static bearer token) or `--oauth-issuer` (a JWT by the issuer's JWKS). */
-export const OAUTH_MODES = ['static token', 'oauth jwt'] as const;
+/** How the HTTP server checks the client: not at all, `--auth-token` (a static bearer token) or `--oauth-issuer` (a JWT by the issuer's JWKS). */
+export const OAUTH_MODES = ['no auth', 'static token', 'oauth jwt'] as const;
 export type OAuthMode = (typeof OAUTH_MODES)[number];
 
-interface OAuthCallCell {
+/** Sequential calls of one kind, in rounds (bench/lib/util.ts `sequentialCalls`). */
+export interface LatencyCell {
   /** Per repetition: the median and the mean of the N sequential calls' latencies, ms, and the server's CPU per call, ms. */
   runs: { median: number; mean: number; serverCpu: number }[];
   /** Medians over the repetitions, ms. */
@@ -343,7 +345,7 @@ interface OAuthStartCell {
 export interface OAuthResult {
   calls: number;
   reps: number;
-  cells: Partial<Record<OAuthMode, OAuthCallCell>>;
+  cells: Partial<Record<OAuthMode, LatencyCell>>;
   unavailable: Partial<Record<OAuthMode, string>>;
   /** JWKS documents the authorization server served to the --oauth-issuer server over all its calls (1: the keys stayed cached). */
   jwksFetches: number;
@@ -412,4 +414,67 @@ export interface TokensResult {
   upstreamBytes: Record<string, number>;
   /** One call against one API call, the same upstream: median latency, ms. */
   latency: { calls: number; rows: { label: string; runs: number[]; median: number; errors: number }[] };
+}
+
+// ── 11. the new features' costs (bench/features.ts)
+
+/** The calls measured there, each against the same call without its feature. */
+export const FEATURE_PAIRS = [
+  'confirm stdio',
+  'confirm http',
+  'confirm http 2026-07-28',
+  'confirm http, no question',
+  'retry stdio',
+] as const;
+export type FeaturePair = (typeof FEATURE_PAIRS)[number];
+
+interface FeaturePairCells {
+  base: LatencyCell;
+  feature: LatencyCell;
+  /** Confirmations: the questions the client answered over the feature's calls (one each); retries: the retries the upstream received. */
+  events: number;
+  /** The feature's calls, warm-up included: what `events` should equal. */
+  featureCalls: number;
+}
+
+/** The modules a server had loaded when its first call was answered (a module hook, bench/load-log.mjs). */
+export interface LoadedModules {
+  /** How the server was started and what was asked of it. */
+  server: string;
+  /** Every module loaded: the project's files (`runtime/x.js`) and the packages by name, in load order. */
+  modules: string[];
+  /** Of those, each feature's modules (an empty list: none of it loaded). */
+  features: Record<string, string[]>;
+  error?: string;
+}
+
+export interface FeaturesResult {
+  calls: number;
+  reps: number;
+  /** Calls of each kind before the rounds. */
+  warmUp: number;
+  pairs: Partial<Record<FeaturePair, FeaturePairCells>>;
+  unavailable: Partial<Record<FeaturePair, string>>;
+  /** The retried call: the wait the policy chooses for `Retry-After: 0`, and the server's turnaround between the tries as the upstream saw it (its 503 written → the retry arrived; mean over the retries, ms). */
+  retry: {
+    policyWaitMs: number;
+    backoffBaseMs: number;
+    retries: number;
+    gapMs: number;
+    /** TCP connections the upstream accepted during the retried calls' rounds: 0 when each retry reuses its first try's. */
+    connections: number;
+  };
+  /** A plain server over stdio and Streamable HTTP, then a control with code mode and traces on (the hook sees what loads lazily). */
+  loaded: LoadedModules[];
+  /** The defaults of the features' settings, by flag (`retries`: '2'), when measured. */
+  defaults?: Record<string, string>;
+  /** The feature modules a plain server loads: importing them after their own imports, in fresh processes. */
+  importCost?: {
+    modules: string[];
+    /** Each feature module the server loads, and the server's other modules that import it statically. */
+    importedBy?: Record<string, string[]>;
+    bytes: number;
+    runs: number[];
+    ms: number;
+  };
 }

@@ -10,6 +10,8 @@ export interface Upstream {
   child: ChildProcess;
   /** Requests served and TCP connections accepted so far. */
   counts(): Promise<{ served: number; connections: number }>;
+  /** Retries of `GET /pet/503` since the last asking, and their summed gap from the 503 to the retry's arrival, ms. */
+  retries(): Promise<{ retries: number; gapMs: number }>;
   stop(): Promise<void>;
 }
 
@@ -20,18 +22,26 @@ export async function startUpstream(): Promise<Upstream> {
     lines.once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the upstream exited with ${code}`)));
   });
-  const counts = () =>
-    new Promise<{ served: number; connections: number }>((resolve) => {
+  /** The two numbers the upstream prints in answer to `command`. */
+  const ask = (command: string) =>
+    new Promise<[number, number]>((resolve) => {
       lines.once('line', (line) => {
-        const [served, connections] = line.split(' ').map(Number);
-        resolve({ served: served ?? NaN, connections: connections ?? NaN });
+        const [a, b] = line.split(' ').map(Number);
+        resolve([a ?? NaN, b ?? NaN]);
       });
-      child.stdin?.write('count\n');
+      child.stdin?.write(`${command}\n`);
     });
   return {
     url,
     child,
-    counts,
+    counts: async () => {
+      const [served, connections] = await ask('count');
+      return { served, connections };
+    },
+    retries: async () => {
+      const [retries, gapMs] = await ask('retries');
+      return { retries, gapMs };
+    },
     stop: async () => {
       child.stdin?.end();
       await stopChild(child);

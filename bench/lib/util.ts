@@ -3,6 +3,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuMs } from '../../harness/process.js';
+import type { LatencyCell } from './results.js';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const BENCH = join(REPO, 'bench');
@@ -63,6 +65,43 @@ export async function drive(n: number, concurrency: number, call: () => Promise<
   const started = performance.now();
   await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
   return { ms: performance.now() - started, errors };
+}
+
+/** One round of `sequentialCalls`. */
+export type LatencyRun = LatencyCell['runs'][number] & { errors: number };
+
+/**
+ * `n` calls one after the other: the median and the mean of their latencies, ms, and the server
+ * process's CPU per call (from /proc, in 10 ms steps: hence many calls). A call that throws or
+ * returns false is an error.
+ */
+export async function sequentialCalls(n: number, call: () => Promise<boolean>, pid: number): Promise<LatencyRun> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const cpu0 = cpuMs(pid);
+  const started = performance.now();
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    try {
+      if (!(await call())) errors++;
+    } catch {
+      errors++;
+    }
+    latencies.push(performance.now() - t0);
+  }
+  const ms = performance.now() - started;
+  return { median: median(latencies), mean: ms / n, serverCpu: (cpuMs(pid) - cpu0) / n, errors };
+}
+
+/** A cell from its rounds of `sequentialCalls`: medians over the rounds, errors summed. */
+export function latencyCell(list: LatencyRun[]): LatencyCell {
+  return {
+    runs: list.map(({ median: m, mean, serverCpu }) => ({ median: m, mean, serverCpu })),
+    median: median(list.map((r) => r.median)),
+    mean: median(list.map((r) => r.mean)),
+    serverCpu: median(list.map((r) => r.serverCpu)),
+    errors: list.reduce((a, r) => a + r.errors, 0),
+  };
 }
 
 export interface LoadRun {

@@ -7,6 +7,7 @@ import { buildSection, buildTarget, whyBuild } from './build.js';
 import { callsSection, sessionTarget, stdioCpuTarget, whySessions, whyStdioCpu } from './calls.js';
 import { capacitySection, capacityTargets, whyCapacity } from './capacity.js';
 import { chart } from './chart.js';
+import { featuresSection } from './features.js';
 import { int, table, verdict, type Target } from './format.js';
 import { genSection, genTargets, genVersusOmg, whyGeneration } from './gen.js';
 import { listSection, listTargets, whyList } from './list.js';
@@ -91,11 +92,12 @@ export function render(r: Results): { markdown: string; svg: string } {
     ...rssSection(r),
     ...oauthSection(r),
     ...tokensSection(r),
+    ...featuresSection(r),
     '## Running it',
     '',
     '```sh',
     'npm run bench                              # everything (about a quarter of an hour on 2 cores); writes this file and benchmarks.svg',
-    'npm run bench -- --only capacity,rss       # some sections (gen, build, start, calls, capacity, list, budget, rss, oauth, tokens); the others are kept from bench/.tmp/results.json',
+    'npm run bench -- --only capacity,rss       # some sections (gen, build, start, calls, capacity, list, budget, rss, oauth, tokens, features); the others are kept from bench/.tmp/results.json',
     'npm run bench -- --quick                   # smoke run: fewer specs, repetitions and calls; writes bench/.tmp/quick/',
     'npm run bench -- --render                  # measure nothing: rewrite this file from bench/.tmp/results.json',
     '```',
@@ -113,7 +115,7 @@ function whyListParagraphs(r: Results): string[] {
 }
 
 /** Report sections that stand alone (no row in the targets above, no chart): their heading's start. */
-export const SELF_CONTAINED: Partial<Record<Section, string>> = { tokens: '## 10. ' };
+export const SELF_CONTAINED: Partial<Record<Section, string>> = { tokens: '## 10. ', features: '## 11. ' };
 const RUNNING = '## Running it';
 
 /** The block of `markdown` from the heading that starts with `start` to the next `## ` heading. */

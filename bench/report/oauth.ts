@@ -1,6 +1,6 @@
 // Section 9, the OAuth resource server: the JWT check per call against the static bearer
 // check, the JWT verification alone, the cold start with each, and that OAuth loads lazily.
-import type { Results } from '../lib/results.js';
+import { OAUTH_MODES, type OAuthMode, type Results } from '../lib/results.js';
 import { int, msf, table, x } from './format.js';
 
 /** Microseconds, from milliseconds. */
@@ -14,14 +14,23 @@ const range = (runs: number[]) => {
   return finite.length ? `${msf(Math.min(...finite))} – ${msf(Math.max(...finite))}` : 'n/a';
 };
 
+/** How each server checks the client, for the tables: long (per call) and short (cold start). */
+const LABELS: Record<OAuthMode, [string, string]> = {
+  'no auth': ['nothing (no check)', 'nothing'],
+  'static token': ['`--auth-token` (static bearer token)', '`--auth-token`'],
+  'oauth jwt': ['`--oauth-issuer` (JWT, keys cached)', '`--oauth-issuer`'],
+};
+
 export function oauthSection(r: Results): string[] {
   const o = r.oauth;
   if (!o) return [];
   const a = o.cells['static token'];
   const b = o.cells['oauth jwt'];
-  const callRows = (['static token', 'oauth jwt'] as const).map((mode) => {
+  // Results from before the unchecked server was measured have no such row.
+  const measured = OAUTH_MODES.filter((mode) => mode !== 'no auth' || o.cells[mode] || o.start.cells[mode]);
+  const callRows = measured.map((mode) => {
     const c = o.cells[mode];
-    const label = mode === 'static token' ? '`--auth-token` (static bearer token)' : '`--oauth-issuer` (JWT, keys cached)';
+    const label = LABELS[mode][0];
     if (!c) return [label, `not measured: ${o.unavailable[mode] ?? 'unavailable'}`, '', '', ''];
     return [label, us(c.median), us(c.mean), us(c.serverCpu), int(c.errors)];
   });
@@ -29,7 +38,7 @@ export function oauthSection(r: Results): string[] {
     '## 9. OAuth resource server',
     '',
     `A generated server started with \`--transport http --oauth-issuer <issuer>\` discovers the authorization server at start and checks every request's \`Authorization: Bearer <JWT>\` against the issuer's JWKS (jose, keys cached); here the issuer is a real authorization server (oidc-provider, \`test/harness/authorization-server.ts\`) on loopback, in the bench process. ` +
-      `Per call: ${int(o.calls)} sequential \`tools/call getPetById\` (Petstore, local upstream) over Streamable HTTP through the official SDK client, the token in \`requestInit.headers\`, against the same project started with \`--auth-token\` and with \`--oauth-issuer\`, ${o.reps} interleaved rounds; latency is the median of the calls of a round, server CPU from /proc/<pid>/stat, medians over the rounds.`,
+      `Per call: ${int(o.calls)} sequential \`tools/call getPetById\` (Petstore, local upstream) over Streamable HTTP through the official SDK client, the token in \`requestInit.headers\`, against the same project started with no check${o.cells['no auth'] ? '' : ' (not in these results)'}, with \`--auth-token\` and with \`--oauth-issuer\`, ${o.reps} interleaved rounds; latency is the median of the calls of a round, server CPU from /proc/<pid>/stat, medians over the rounds.`,
     '',
     table(['server checks the client with', 'median per call', 'mean per call', 'server CPU per call', 'errors'], callRows),
     '',
@@ -53,9 +62,9 @@ export function oauthSection(r: Results): string[] {
   );
   const sa = o.start.cells['static token'];
   const sb = o.start.cells['oauth jwt'];
-  const startRows = (['static token', 'oauth jwt'] as const).map((mode) => {
+  const startRows = measured.map((mode) => {
     const c = o.start.cells[mode];
-    const label = mode === 'static token' ? '`--auth-token`' : '`--oauth-issuer`';
+    const label = LABELS[mode][1];
     if (!c) return [label, 'n/a', 'n/a', 'n/a'];
     if (c.error) return [label, `failed: ${c.error}`, '', ''];
     return [label, msf(c.listenMs), msf(c.ms), range(c.runs)];

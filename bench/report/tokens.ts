@@ -115,7 +115,7 @@ export function tokensSection(r: Pick<Results, 'tokens' | 'meta'>): string[] {
   if (l.rows.length) {
     const base = l.rows.find((row) => row.label.startsWith('direct'));
     lines.push(
-      `What one \`execute\` costs in time: the first task's request (\`issues_list-for-repo\`, ${int(t.upstreamBytes['bug-titles'] ?? NaN)} bytes from the upstream) as one direct tool call, one \`invoke_operation\`, one \`execute\` whose program makes that one api call and returns the titles, and one \`execute\` that makes no api call (\`return 1\`: the sandbox's own cost); ${int(l.calls)} sequential calls each, interleaved, after 5 warm-up calls, on the servers above (the sandbox is loaded by then).`,
+      `What one \`execute\` costs in time: the first task's request (\`issues_list-for-repo\`, ${int(t.upstreamBytes['bug-titles'] ?? NaN)} bytes from the upstream) as one direct tool call, one \`invoke_operation\`, one \`execute\` whose program makes that one api call and returns the titles, and one \`execute\` that makes no api call (\`return 1\`: the sandbox's own cost); ${int(l.calls)} sequential calls each, interleaved, after 5 warm-up calls, on the servers above (the sandbox is loaded by then). Section 11 sets the execute beside the direct call with the other new features' costs.`,
       '',
       table(
         ['call', 'median latency', 'against the direct call', 'errors'],
