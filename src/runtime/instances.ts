@@ -81,6 +81,7 @@ export function serverFactory(summary: TableSummary, mode: ToolMode, served: Laz
 
 /** Requests an instance answers without the table: the others wait for it. */
 const WITHOUT_TABLE = new Set(['initialize', 'ping', 'server/discover', 'logging/setLevel']);
+const needsTable = (message: JSONRPCMessage) => isJSONRPCRequest(message) && !WITHOUT_TABLE.has(message.method);
 
 /**
  * Until `attach` has run, the requests that need the table (and every message after the first
@@ -93,27 +94,23 @@ function holdUntilAttached(server: Server, name: string, attach: () => Promise<v
     const deliver = transport.onmessage; // the SDK's dispatch, set by connect
     let held: [JSONRPCMessage, MessageExtraInfo | undefined][] | undefined;
     let attached = false;
+    const release = () => {
+      attached = true;
+      for (const [message, extra] of held ?? []) deliver?.(message, extra);
+      held = undefined;
+    };
+    const fail = (error: unknown) => {
+      // Nothing could be served: fail as a start-up failure does.
+      process.stderr.write(`${name}: ${(error as Error)?.message ?? String(error)}\n`);
+      process.exit(1);
+    };
     transport.onmessage = (message, extra) => {
-      if (attached || (held === undefined && !(isJSONRPCRequest(message) && !WITHOUT_TABLE.has(message.method)))) {
+      if (attached || (held === undefined && !needsTable(message))) {
         deliver?.(message, extra);
         return;
       }
-      if (held === undefined) {
-        held = [];
-        attach().then(
-          () => {
-            attached = true;
-            for (const [m, e] of held ?? []) deliver?.(m, e);
-            held = undefined;
-          },
-          (error: unknown) => {
-            // Nothing could be served: fail as a start-up failure does.
-            process.stderr.write(`${name}: ${(error as Error)?.message ?? String(error)}\n`);
-            process.exit(1);
-          },
-        );
-      }
-      held.push([message, extra]);
+      if (held === undefined) attach().then(release, fail);
+      (held ??= []).push([message, extra]);
     };
   };
 }
