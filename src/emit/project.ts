@@ -1,6 +1,7 @@
 // Emit stage: ServerModel → the files of the generated project, in memory.
-// Per-spec data goes into tools.json as data; the server's code is copied verbatim from
-// src/runtime and src/contract; text files are Handlebars templates fed by the view built here.
+// Per-spec data goes into tools.json (and tools-summary.json) as data; the server's code is
+// copied verbatim from src/runtime and src/contract; text files are Handlebars templates fed by
+// the view built here.
 // Every spec string that reaches a template passes through one of the sanitisers below.
 
 import { readFileSync, readdirSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
 import { GENERATOR_VERSION, OWN_PACKAGE } from '../version.js';
 import { envText, flagText, SETTINGS } from '../contract/settings.js';
+import { summarize } from '../contract/summary.js';
 import type { ServerModel } from '../model/build.js';
 import { resolveDefaultServer } from './servers.js';
 import { bundleManifest } from './bundle-manifest.js';
@@ -353,8 +355,10 @@ export function emitProject(model: ServerModel, options: EmitOptions): Generated
     { path: '.gitignore', contents: readFileSync(TEMPLATES + 'project/gitignore', 'utf8'), owner: 'generated' },
     { path: '.dockerignore', contents: readFileSync(TEMPLATES + 'project/dockerignore', 'utf8'), owner: 'generated' },
     { path: 'Dockerfile', contents: readFileSync(TEMPLATES + 'project/Dockerfile', 'utf8'), owner: 'generated' },
-    // compact: the server parses it at every start (GitHub: 3.3 MB instead of 4.5 MB)
+    // compact: the server parses it on its first request for the table (GitHub: 3.3 MB instead of 4.5 MB)
     { path: 'tools.json', contents: jsonBytes(table, 2), owner: 'generated' },
+    // what the server needs before that: its settings checks and its answer to initialize
+    { path: 'tools-summary.json', contents: `${JSON.stringify(summarize(table))}\n`, owner: 'generated' },
     { path: 'src/main.ts', contents: readFileSync(TEMPLATES + 'project/src/main.ts', 'utf8'), owner: 'generated' },
     { path: 'src/hooks.ts', contents: readFileSync(TEMPLATES + 'project/src/hooks.ts', 'utf8'), owner: 'user' },
     { path: 'scripts/bundle.mjs', contents: readFileSync(TEMPLATES + 'project/scripts/bundle.mjs', 'utf8'), owner: 'generated' },

@@ -1,36 +1,36 @@
-// Start-up: read options, load the tool table, start the one transport asked for. Each
-// transport module is imported only when chosen (the SDK's modules are costly to load).
+// Start-up: read options and the tool table's summary, start the one transport asked for.
+// Each transport module is imported only when chosen (the SDK's modules are costly to load);
+// the tool table, and the modules that serve it (service.ts), on first need: stdio answers
+// initialize without them, HTTP loads them before it listens.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { credentialProblem } from './auth.js';
 import { ConfigError, readConfig, USAGE, type ServerConfig, type ToolMode, type TransportName } from './config.js';
-import { createConfirmations, mayConfirm, type Confirmations } from './confirm.js';
-import { createExecutor } from './executor.js';
-import { followsOperations } from './long-running.js';
 import type { Hooks } from './hooks-api.js';
-import type { Served } from './http-common.js';
 import type { HttpEndpoints } from './http-endpoints.js';
+import { Lazy, serverFactory, type ServerFactory } from './instances.js';
 import { createLogger, type Logger } from './log.js';
-import { createObserver } from './observe.js';
-import { scopePolicy } from './scopes.js';
-import { createRedactor } from './shape.js';
-import { createServerFactory, credentialReader, toolsListedAtStart, type ServerFactory } from './server.js';
+import type { Service } from './service.js';
+import { summarize, type TableSummary } from '../contract/summary.js';
 import type { ToolTable } from '../contract/table.js';
-import { servedTable, ToolsetError, toolsetSizes } from '../contract/toolsets.js';
-import { CLIENT_TOOL_CAP } from '../contract/limits.js';
+import { checkToolsets, ToolsetError } from '../contract/toolsets.js';
+import { badCredential } from '../contract/headers.js';
 
-/** A generated server's start: its tools.json, and the .env beside it. */
+/** A generated server's start: its tools.json (read on first need), the summary beside it, and the .env there. */
 export async function run<Args extends object>(tableUrl: URL, hooks: Hooks<Args>, argv = process.argv.slice(2)): Promise<void> {
-  let table: ToolTable;
+  const summary = readJson<TableSummary>(new URL('tools-summary.json', tableUrl), 'the tool table summary');
+  loadEnvFile(fileURLToPath(new URL('.env', tableUrl)));
+  await serve(summary, () => readJson<ToolTable>(tableUrl, 'the tool table'), hooks as Hooks, argv);
+}
+
+/** A file mcp-gen wrote beside the server; without it nothing can be served. */
+function readJson<T>(url: URL, what: string): T {
   try {
-    table = JSON.parse(readFileSync(tableUrl, 'utf8')) as ToolTable;
+    return JSON.parse(readFileSync(url, 'utf8')) as T;
   } catch (error) {
-    process.stderr.write(`cannot read the tool table ${tableUrl.pathname}: ${(error as Error).message}\n`);
+    process.stderr.write(`cannot read ${what} ${url.pathname}: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  loadEnvFile(fileURLToPath(new URL('.env', tableUrl)));
-  await serveTable(table, hooks as Hooks, argv);
 }
 
 /** Variables from a .env file, if there is one; variables already set win (Node's own rule). */
@@ -43,103 +43,90 @@ export function loadEnvFile(path: string): void {
 }
 
 /**
- * Serve a tool table with the options in argv (and the environment): a generated server's
- * tools.json, or one that `mcp-gen serve` built in memory from a spec.
+ * Serve a tool table with the options in argv (and the environment): one that `mcp-gen serve`
+ * built in memory from a spec.
  */
 export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[]): Promise<void> {
+  await serve(summarize(table), () => table, hooks, argv);
+}
+
+/** Serve the table `load` gives, from what its summary says; `load` is called on first need. */
+async function serve(summary: TableSummary, load: () => ToolTable, hooks: Hooks, argv: string[]): Promise<void> {
   let config;
   try {
     config = readConfig(argv, process.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${table.name}: ${error.message}\nRun with --help to see the options.\n`);
+    process.stderr.write(`${summary.name}: ${error.message}\nRun with --help to see the options.\n`);
     process.exit(2);
   }
   if (config === 'help') {
-    const toolsets = [...toolsetSizes(table)].map(([name, n]) => `${name} (${n})`).join(', ');
-    const mode = table.serve?.mode ?? 'direct';
+    const toolsets = summary.toolsets.map(([name, n]) => `${name} (${n})`).join(', ');
+    const tools = summary.toolsets.reduce((sum, [, n]) => sum + n, 0);
     process.stdout.write(
-      `${table.title ?? table.name} — MCP server (${table.tools.length} tools; tools/list shows them ${mode} by default)\n\n${USAGE}\n\nToolsets: ${toolsets}\n`,
+      `${summary.title ?? summary.name} — MCP server (${tools} tools; tools/list shows them ${summary.mode ?? 'direct'} by default)\n\n${USAGE}\n\nToolsets: ${toolsets}\n`,
     );
     return;
   }
   // --toolsets alone means "these tools, listed": direct; otherwise the mode chosen at generation.
-  const wanted = config.toolsets.filter((t) => t !== 'all');
-  const mode: ToolMode = config.toolMode ?? (config.toolsets.length ? 'direct' : (table.serve?.mode ?? 'direct'));
-  try {
-    const chosen = servedTable(table, config); // checks the toolset names in every mode
-    // With toolsets on demand every toolset stays available; --toolsets only says which start enabled.
-    table = mode === 'toolsets' ? servedTable(table, { toolsets: [], readOnly: config.readOnly }) : chosen;
-  } catch (error) {
-    if (!(error instanceof ToolsetError)) throw error;
-    process.stderr.write(`${table.name}: ${error.message}\n`);
-    process.exit(2);
-  }
-  const unusable = credentialProblem(table, process.env) ?? baseUrlProblem(config.baseUrl);
+  const mode: ToolMode = config.toolMode ?? (config.toolsets.length ? 'direct' : (summary.mode ?? 'direct'));
+  const unusable = startProblem(summary, config);
   if (unusable) {
-    process.stderr.write(`${table.name}: ${unusable}\n`);
+    process.stderr.write(`${summary.name}: ${unusable}\n`);
     process.exit(2);
   }
-  const log = createLogger(table.name, config.logLevel);
+  const log = createLogger(summary.name, config.logLevel);
   // A tool call must never take the server down; report and carry on.
   process.on('unhandledRejection', (error) => log.error(`unhandled: ${(error as Error)?.message ?? String(error)}`));
 
-  for (const { header, scheme } of config.authFromHeaders) {
-    if (!table.auth[scheme]) {
-      process.stderr.write(
-        `${table.name}: --auth-from-headers maps ${header} to "${scheme}", which is not a security scheme of this API (known: ${Object.keys(table.auth).join(', ') || 'none'})\n`,
-      );
-      process.exit(2);
-    }
-  }
-  const initialToolsets = config.toolsets.includes('all') ? [...toolsetSizes(table).keys()] : wanted;
-  const policy = config.oauth && scopePolicy(table, config.oauth);
-  const observer = await createObserver(table, config, log);
-  const executor = createExecutor(table, config, hooks, log, observer);
-  const factory = createServerFactory(table, executor, credentialReader(config.authFromHeaders), {
-    mode,
-    profile: config.clientProfile,
-    initialToolsets,
-    hooks,
-    codeLimits: config.codeLimits,
-    confirmations: confirmationsOf(table, config),
-    observer,
-    ...(policy ? { access: policy } : {}),
-  });
-  const listed = toolsListedAtStart(table, mode, initialToolsets);
-  if (listed > CLIENT_TOOL_CAP) {
-    const fewer =
-      mode === 'direct'
-        ? 'choose --toolsets, or --tools toolsets or dynamic'
-        : `${mode === 'toolsets' ? 'enable fewer toolsets from the start (--toolsets), or ' : ''}generate with fewer --direct-tools`;
-    log.warn(`listing ${listed} tools: VS Code, Copilot and the OpenAI API refuse more than ${CLIENT_TOOL_CAP}; ${fewer}`);
-  }
+  const initialToolsets = config.toolsets.includes('all')
+    ? summary.toolsets.map(([name]) => name)
+    : config.toolsets.filter((t) => t !== 'all');
+  const choices = { mode, initialToolsets, offers: summary.offers };
+  const service = new Lazy(async () => (await import('./service.js')).createService(load(), config, hooks, log, choices));
+  const factory = serverFactory(summary, mode, service);
   try {
-    await TRANSPORTS[config.transport](factory, config, log, { table, ...(policy ? { policy } : {}) });
+    await TRANSPORTS[config.transport](factory, config, log, service);
   } catch (error) {
-    process.stderr.write(`${table.name}: ${(error as Error).message}\n`);
+    process.stderr.write(`${summary.name}: ${(error as Error).message}\n`);
     process.exit(1);
   }
 }
 
-type Start<T> = (factory: ServerFactory, config: ServerConfig, log: Logger, served: Served) => Promise<T>;
+/** Why the server cannot start with these settings, checked before anything is served. */
+function startProblem(summary: TableSummary, config: ServerConfig): string | undefined {
+  try {
+    checkToolsets(summary.toolsets, config.toolsets);
+  } catch (error) {
+    if (!(error instanceof ToolsetError)) throw error;
+    return error.message;
+  }
+  const unusable = credentialProblem(summary, process.env) ?? baseUrlProblem(config.baseUrl);
+  if (unusable) return unusable;
+  const unknown = config.authFromHeaders.find(({ scheme }) => !summary.auth[scheme]);
+  if (unknown === undefined) return undefined;
+  const known = Object.keys(summary.auth).join(', ') || 'none';
+  return `--auth-from-headers maps ${unknown.header} to "${unknown.scheme}", which is not a security scheme of this API (known: ${known})`;
+}
 
-const streamableHttp: Start<HttpEndpoints> = async (factory, config, log, served) =>
-  (await import('./http.js')).streamableEndpoints(
-    factory,
-    config,
-    log,
-    mayConfirm(served.table, config.confirm) || followsOperations(served.table),
-  );
+type Start<T> = (factory: ServerFactory, config: ServerConfig, log: Logger, service: Lazy<Service>) => Promise<T>;
+type Endpoints = (factory: ServerFactory, config: ServerConfig, log: Logger, service: Service) => Promise<HttpEndpoints>;
+
+const streamableHttp: Endpoints = async (factory, config, log, service) =>
+  (await import('./http.js')).streamableEndpoints(factory, config, log, service.midCall);
 /** Legacy HTTP+SSE (protocol 2024-11-05), all in sse.ts: the deprecated server-legacy package loads only with it. */
-const legacySse: Start<HttpEndpoints> = async (factory, config, log) => (await import('./sse.js')).sseEndpoints(factory, config, log);
+const legacySse: Endpoints = async (factory, config, log) => (await import('./sse.js')).sseEndpoints(factory, config, log);
 
-/** One HTTP listener serving these endpoints, each set created in the order given. */
-function overHttp(...endpointSets: Start<HttpEndpoints>[]): Start<void> {
-  return async (factory, config, log, served) => {
+/**
+ * One HTTP listener serving these endpoints, each set created in the order given. The table is
+ * loaded first: a server that listens (and says it is ready) answers every request at once.
+ */
+function overHttp(...endpointSets: Endpoints[]): Start<void> {
+  return async (factory, config, log, lazy) => {
+    const service = await lazy.get();
     const endpoints: HttpEndpoints[] = [];
-    for (const create of endpointSets) endpoints.push(await create(factory, config, log, served));
-    await (await import('./http-common.js')).listen(config, log, endpoints, served);
+    for (const create of endpointSets) endpoints.push(await create(factory, config, log, service));
+    await (await import('./http-common.js')).listen(config, log, endpoints, service);
   };
 }
 
@@ -156,15 +143,28 @@ const TRANSPORTS: Record<TransportName, Start<void>> = {
 };
 
 /**
+ * The first credential variable set to something that cannot be sent, as a message that names
+ * the variable and never its value (checked at start-up, so that no call fails with fetch's
+ * own refusal, which quotes the value).
+ */
+export function credentialProblem(table: Pick<ToolTable, 'auth'>, env: NodeJS.ProcessEnv): string | undefined {
+  for (const scheme of Object.values(table.auth)) {
+    for (const [part, variable] of Object.entries(scheme.env) as [string, string][]) {
+      const value = env[variable];
+      if (value === undefined || value === '') continue;
+      // Sent as a header value as it is; the rest is percent- or base64-encoded first.
+      const inHeader = (scheme.type === 'apiKey' && scheme.in === 'header') || part === 'token';
+      const problem = badCredential(value, inHeader);
+      if (problem) return `${variable} ${problem}; fix the variable`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * Credentials in a URL are never sent (upstream.ts refuses the request, as fetch does), and
  * the refusal quotes the URL with its password: refuse it once at start, without quoting it.
  */
-/** --confirm, with the questions cleared of the secrets the executor's answers are cleared of. */
-function confirmationsOf(table: ToolTable, config: ServerConfig): Confirmations {
-  const redactor = createRedactor(table, process.env, config.staticHeaders);
-  return createConfirmations(config.confirm, (text, credentials) => redactor.text(text, credentials));
-}
-
 function baseUrlProblem(baseUrl: string | undefined): string | undefined {
   if (baseUrl === undefined || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(baseUrl)) return undefined;
   return "--base-url (API_BASE_URL) must not carry a user name or password: set the credentials of the API's security scheme instead";

@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO, startServer, TMP, type RunningServer } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { summarize } from '../../src/contract/summary.js';
+import type { ToolTable } from '../../src/contract/table.js';
 
 const S = {
   key: 'SENTINEL-KEY-9f8e7d',
@@ -269,7 +271,7 @@ describe('headers the HTTP client owns (Host, Transfer-Encoding, …) and names 
     writeFileSync(file, JSON.stringify(owned));
     ownedDir = generateProject(file, 'e2e-owned-headers');
     await buildProject(ownedDir);
-    // A hand-edited tools.json puts the schemes back: the running server must still refuse them.
+    // A hand-edited tools.json (and its summary) puts the schemes back: the running server must still refuse them.
     const tablePath = join(ownedDir, 'tools.json');
     const table = JSON.parse(readFileSync(tablePath, 'utf8')) as {
       auth: Record<string, Record<string, unknown>>;
@@ -285,6 +287,7 @@ describe('headers the HTTP client owns (Host, Transfer-Encoding, …) and names 
       if (tool.name === 'fine') tool.security = [{ oddScheme: [] }];
     }
     writeFileSync(tablePath, JSON.stringify(table));
+    writeFileSync(join(ownedDir, 'tools-summary.json'), JSON.stringify(summarize(table as unknown as ToolTable)));
     server = await startServer(
       ownedDir,
       'http',

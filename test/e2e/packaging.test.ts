@@ -85,7 +85,7 @@ describe('the npm package', () => {
     expect(pkg.private).toBeUndefined();
     expect(pkg.bin).toEqual({ [PACKAGE]: 'dist/main.js' });
     expect(readFileSync(join(dir, 'dist/main.js'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
-    expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'tools.json', 'README.md']));
+    expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'tools.json', 'tools-summary.json', 'README.md']));
     expect((pkg.scripts as Record<string, string>).prepublishOnly).toBe('npm run build');
     expect(pkg.engines).toEqual({ node: '>=20' });
     const head = readFileSync(join(dir, 'README.md'), 'utf8').split('\n').slice(0, 10).join('\n');
@@ -98,6 +98,7 @@ describe('the npm package', () => {
     const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
     expect(listing).toContain('package/dist/main.js');
     expect(listing).toContain('package/tools.json');
+    expect(listing).toContain('package/tools-summary.json');
     expect(listing).not.toMatch(/package\/src\/|package\/\.env/);
     const user = join(scratch, 'user');
     mkdirSync(user);

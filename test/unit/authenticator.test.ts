@@ -5,7 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Authenticator, credentialProblem, MAX_TOKEN_RESPONSE_BYTES, type AuthRequest } from '../../src/runtime/auth.js';
+import { Authenticator, MAX_TOKEN_RESPONSE_BYTES, type AuthRequest } from '../../src/runtime/auth.js';
+import { credentialProblem } from '../../src/runtime/main.js';
 import { createLogger } from '../../src/runtime/log.js';
 import type { AuthSchemeSpec, SecurityRequirement, ToolSpec, ToolTable } from '../../src/contract/table.js';
 
