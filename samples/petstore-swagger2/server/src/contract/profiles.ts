@@ -139,20 +139,37 @@ const BOOLEAN_SETTINGS = new Set(['additionalProperties', 'unevaluatedProperties
 
 const isSchema = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** A copy of `node` with each subschema replaced by `map(child, keyword)`; `undefined` drops it. */
-function mapChildren(node: JsonSchema, map: (child: unknown, keyword: string) => unknown): JsonSchema {
+/** The shape of each subschema keyword's value (`items` may also be a draft-04 list). */
+const SHAPE = new Map<string, 'map' | 'list' | 'one'>([
+  ...MAP_KEYS.map((k) => [k, 'map'] as const),
+  ...LIST_KEYS.map((k) => [k, 'list'] as const),
+  ...ONE_KEYS.map((k) => [k, 'one'] as const),
+]);
+
+/**
+ * A copy of `node` with each value first passed through `keep(value, key)` (`undefined` drops
+ * it), then each subschema replaced by `map(child, keyword)` (`undefined` drops it).
+ */
+function mapChildren(
+  node: JsonSchema,
+  map: (child: unknown, keyword: string) => unknown,
+  keep: (value: unknown, key: string) => unknown = (value) => value,
+): JsonSchema {
   const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (MAP_KEYS.includes(key) && isSchema(value)) {
+  for (const key in node) {
+    const value = keep(node[key], key);
+    if (value === undefined) continue;
+    const shape = SHAPE.get(key);
+    if (shape === 'map' && isSchema(value)) {
       const mapped: JsonSchema = {};
-      for (const [name, child] of Object.entries(value)) {
-        const m = map(child, key);
+      for (const name in value) {
+        const m = map(value[name], key);
         if (m !== undefined) mapped[name] = m;
       }
       out[key] = mapped;
-    } else if ((LIST_KEYS.includes(key) || key === 'items') && Array.isArray(value)) {
+    } else if ((shape === 'list' || key === 'items') && Array.isArray(value)) {
       out[key] = value.map((child) => map(child, key)).filter((m) => m !== undefined);
-    } else if (ONE_KEYS.includes(key) && (isSchema(value) || typeof value === 'boolean')) {
+    } else if (shape === 'one' && (isSchema(value) || typeof value === 'boolean')) {
       const m = map(value, key);
       if (m !== undefined) out[key] = m;
     } else out[key] = value;
@@ -287,11 +304,28 @@ const typeList = (node: JsonSchema): string[] | undefined =>
 /** Descriptions cut, noise dropped, vendor keys dropped: what every compact profile starts from. */
 function compact(node: JsonSchema): JsonSchema {
   const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (DROPPED.has(key) || key.startsWith('x-')) continue;
-    out[key] = key === 'description' && typeof value === 'string' ? firstParagraph(value) : value;
+  for (const key in node) {
+    const value = compactValue(node[key], key);
+    if (value !== undefined) out[key] = value;
   }
   return out;
+}
+
+/** A value as compact() keeps it: undefined when dropped. */
+function compactValue(value: unknown, key: string): unknown {
+  if (DROPPED.has(key) || key.startsWith('x-')) return undefined;
+  return key === 'description' && typeof value === 'string' ? cutDescription(value) : value;
+}
+
+/** firstParagraph of a schema description, once per text: expanded shared schemas repeat theirs in every tool. */
+const cutDescriptions = new Map<string, string>();
+function cutDescription(text: string): string {
+  let cut = cutDescriptions.get(text);
+  if (cut === undefined) {
+    if (cutDescriptions.size >= 50_000) cutDescriptions.clear(); // bounded: a server lists many tables' worth at most once
+    cutDescriptions.set(text, (cut = firstParagraph(text)));
+  }
+  return cut;
 }
 
 /** `schema` (the whole listed input or output schema) as `profile` lists it. */
@@ -338,8 +372,8 @@ function portable(node: unknown, keyword: string | undefined): unknown {
     return node ? ANY_PORTABLE() : { not: {} };
   }
   if (!isSchema(node)) return node;
-  const { $defs: _defs, definitions: _definitions, ...own } = node;
-  let out = mapChildren(compact(own), (child, key) => portable(child, key));
+  // compact() and the children mapped in one copy; $defs are inlined by then
+  let out = mapChildren(node, portable, (value, key) => (key === '$defs' || key === 'definitions' ? undefined : compactValue(value, key)));
   const types = typeList(out);
   if (types && Array.isArray(out.type)) {
     const { type: _type, ...rest } = out;

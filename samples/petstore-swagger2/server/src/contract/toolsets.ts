@@ -44,17 +44,22 @@ export function toolsetSizes(table: ToolTable): Map<string, number> {
 
 export class ToolsetError extends Error {}
 
+/** Throws when a toolset asked for is not one of `known` (names with their number of tools). */
+export function checkToolsets(known: Iterable<[name: string, tools: number]>, wanted: string[]): void {
+  const sizes = new Map(known);
+  const unknown = wanted.filter((t) => t !== 'all' && !sizes.has(t));
+  if (unknown.length) {
+    throw new ToolsetError(
+      `--toolsets: no toolset ${unknown.map((t) => JSON.stringify(t)).join(', ')} (known: ${[...sizes].map(([name, n]) => `${name} (${n})`).join(', ')})`,
+    );
+  }
+}
+
 /** The table as served: only the chosen toolsets ([] or `all`: every one), only read-only tools if asked. */
 export function servedTable(table: ToolTable, choice: { toolsets: string[]; readOnly: boolean }): ToolTable {
   const wanted = choice.toolsets.filter((t) => t !== 'all');
   if (wanted.length === 0 && !choice.readOnly) return table;
-  const known = toolsetSizes(table);
-  const unknown = wanted.filter((t) => !known.has(t));
-  if (unknown.length) {
-    throw new ToolsetError(
-      `--toolsets: no toolset ${unknown.map((t) => JSON.stringify(t)).join(', ')} (known: ${[...known].map(([name, n]) => `${name} (${n})`).join(', ')})`,
-    );
-  }
+  checkToolsets(toolsetSizes(table), wanted);
   const tools = table.tools.filter(
     (t) => (wanted.length === 0 || wanted.includes(toolsetOf(t))) && (!choice.readOnly || t.annotations.readOnlyHint === true),
   );

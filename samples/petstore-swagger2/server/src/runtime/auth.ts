@@ -5,7 +5,7 @@
 
 import type { Logger } from './log.js';
 import { encodeValue, getHeader, setHeader } from './request.js';
-import { badCredential, fromWebResponse, readLimited } from './upstream.js';
+import { fromWebResponse, readLimited } from './upstream.js';
 import { ownValue, type AuthSchemeSpec, type SecurityRequirement, type ToolSpec, type ToolTable } from '../contract/table.js';
 
 export interface AuthRequest {
@@ -240,25 +240,6 @@ export class Authenticator {
     this.log.debug(`fetched an access token from ${where}`);
     return { token: parsed.access_token, expiresAt: Date.now() + Math.max(0, lifetime - EXPIRY_MARGIN_MS) };
   }
-}
-
-/**
- * The first credential variable set to something that cannot be sent, as a message that names
- * the variable and never its value (checked at start-up, so that no call fails with fetch's
- * own refusal, which quotes the value).
- */
-export function credentialProblem(table: ToolTable, env: NodeJS.ProcessEnv): string | undefined {
-  for (const scheme of Object.values(table.auth)) {
-    for (const [part, variable] of Object.entries(scheme.env) as [string, string][]) {
-      const value = env[variable];
-      if (value === undefined || value === '') continue;
-      // Sent as a header value as it is; the rest is percent- or base64-encoded first.
-      const inHeader = (scheme.type === 'apiKey' && scheme.in === 'header') || part === 'token';
-      const problem = badCredential(value, inHeader);
-      if (problem) return `${variable} ${problem}; fix the variable`;
-    }
-  }
-  return undefined;
 }
 
 /** A client may pass `Bearer abc` where `abc` is meant. */

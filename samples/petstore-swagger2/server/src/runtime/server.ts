@@ -3,13 +3,13 @@
 // the mode and client profile chosen at start), and tools/call goes to a meta-tool by the
 // dispatch table of meta-tools.ts or to the executor. Per-connection cost is a few small
 // objects, whatever the size of the API (McpServer.registerTool per tool would cost ~8 µs ×
-// tools per instance).
+// tools per instance). The instances themselves are made in instances.ts, without the table.
 
 import {
   CLIENT_CAPABILITIES_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
-  Server,
+  type Server,
   type AuthInfo,
   type CallToolRequest,
   type CallToolResult,
@@ -22,11 +22,11 @@ import { confirmedInvoke, createConfirmations, questionOf, type Asking, type Con
 import { OperationIndex } from './dynamic.js';
 import { codeTools, EXECUTE, INVOKE, metaTools, OPERATION_STATUS, operationTools } from '../contract/meta-tools.js';
 import { ownerOf, progressOf } from './long-running.js';
-import { TASK_CAPABILITIES, TaskStore, taskRequested, withTaskSupport } from './tasks.js';
+import { TaskStore, taskRequested, withTaskSupport } from './tasks.js';
 import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
 import { toolError } from './output.js';
 import { callObserver, observed, type CallObserver } from './observe.js';
-import { offers, serveResources } from './resources.js';
+import { serveResources } from './resources.js';
 import { LIST_PAGE_BYTES, page, pageStarts } from './pages.js';
 import type { Hooks } from './hooks-api.js';
 import type { ScopePolicy } from './scopes.js';
@@ -37,15 +37,10 @@ import { createLister, listsOutputSchema, type ClientProfile, type ListedTool } 
 import type { JsonSchema, ToolSpec, ToolTable } from '../contract/table.js';
 import { ENABLE_TOOLSET, toolsetMetaTools, toolsetOf } from '../contract/toolsets.js';
 import { CLIENT_TOOL_CAP } from '../contract/limits.js';
+import { summarize, type Offers } from '../contract/summary.js';
+import { Lazy, serverFactory, type Attach, type ServerFactory } from './instances.js';
 
-/**
- * What one server instance serves: a `session` (stdio, legacy SSE, a 2025-era Streamable HTTP
- * session), where state such as enabled toolsets lasts from one request to the next, or a
- * single `request` (2026-07-28, or any request under --stateless), where nothing outlasts it.
- */
-export type Serving = 'session' | 'request';
-
-export type ServerFactory = (serving?: Serving) => Server;
+export type { Serving, ServerFactory } from './instances.js';
 
 /** Reads per-request credentials from the MCP client's HTTP headers, as the operator mapped them. */
 export type CredentialReader = (headers: Headers | undefined) => RequestCredentials;
@@ -95,22 +90,40 @@ const DEFAULT_CODE_LIMITS: ServerConfig['codeLimits'] = {
 /** Listings by the scope set that sees them: a few sets (read, read and write) serve every caller. */
 const MAX_SCOPE_LISTINGS = 64;
 
+/** Server instances for a table at hand (tests; a generated server loads its table on first need, main.ts). */
 export function createServerFactory(
   whole: ToolTable,
   executor: Executor,
   readCredentials: CredentialReader = credentialReader([]),
   options: ServerOptions = { mode: 'direct', profile: 'portable', initialToolsets: [] },
 ): ServerFactory {
+  const summary = summarize(whole);
+  return serverFactory(
+    summary,
+    options.mode,
+    Lazy.of({ attach: attachHandlers(whole, executor, readCredentials, options, summary.offers) }),
+  );
+}
+
+/**
+ * The handlers of every instance, and what they share, made once per table. `offers`: what the
+ * instances advertise, decided on the whole table (summary.ts), which `whole` may be a part of.
+ */
+export function attachHandlers(
+  whole: ToolTable,
+  executor: Executor,
+  readCredentials: CredentialReader,
+  options: ServerOptions,
+  offers: Offers,
+): Attach {
   // Operations mapped to resources only are neither listed nor callable as tools.
   const table: ToolTable = whole.tools.every((t) => t.asTool !== false)
     ? whole
     : { ...whole, tools: whole.tools.filter((t) => t.asTool !== false) };
-  // Resources are always offered (the documentation); prompts and completions when there are some.
-  const extras = offers(whole);
   const byName = new Map<string, ToolSpec>(table.tools.map((t) => [t.name, t]));
   const lister = createLister(table, options.profile, { input: (t) => executor.inputSchema(t), output: (t) => executor.outputSchema(t) });
   // Long-running calls can be tasks for the 2025-era clients that ask (tasks.ts), in every instance of this process.
-  const tasks = table.tools.some((t) => t.longRunning !== undefined) ? new TaskStore() : undefined;
+  const tasks = offers.tasks ? new TaskStore() : undefined;
   const listed = (t: ToolSpec): Tool => (tasks ? withTaskSupport(lister.tool(t) as Tool, t) : (lister.tool(t) as Tool));
   const metaListed = (tools: ListedTool[]) => tools.map((t) => lister.adapt(t) as Tool);
   const toolsetTools = options.mode === 'toolsets' ? metaListed(toolsetMetaTools(table)) : undefined;
@@ -160,28 +173,13 @@ export function createServerFactory(
     return listing;
   };
 
-  return (serving = 'session') => {
+  return (server, serving) => {
     const onDemand = toolsetTools !== undefined && serving === 'session';
     const operationCalls = operationMetaTools !== undefined && !onDemand;
     // Toolsets this session has enabled (toolsets mode only): one server per session.
     const enabled = new Set(options.initialToolsets);
     const served = (tool: ToolSpec) => listedFromStart(tool) || (onDemand && enabled.has(toolsetOf(tool)));
-    const server = new Server(
-      { name: table.name, version: table.version, ...(table.title ? { title: table.title } : {}) },
-      {
-        capabilities: {
-          tools: onDemand ? { listChanged: true } : {},
-          logging: {},
-          // advertised only when there is something to offer
-          resources: {},
-          ...(extras.prompts ? { prompts: {} } : {}),
-          ...(extras.completions ? { completions: {} } : {}),
-          ...(tasks ? TASK_CAPABILITIES : {}),
-        },
-        ...(table.instructions ? { instructions: table.instructions } : {}),
-      },
-    );
-    serveResources(server, whole, executor, options.hooks ?? {}, readCredentials, visible, confirmations.needed);
+    serveResources(server, whole, offers, executor, options.hooks ?? {}, readCredentials, visible, confirmations.needed);
     tasks?.serve(server, (ctx) => ownerOf(ctx.http?.authInfo, readCredentials(ctx.http?.req?.headers)));
     server.setRequestHandler('tools/list', (request, ctx) => {
       // The fixed listing serves every caller alike unless scopes decide what each sees.
@@ -278,8 +276,6 @@ export function createServerFactory(
         listChanged: () => server.sendToolListChanged(),
       };
     }
-
-    return server;
   };
 }
 

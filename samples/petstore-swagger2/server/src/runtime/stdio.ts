@@ -3,7 +3,6 @@
 
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Logger } from './log.js';
-import { flushTelemetry } from './observe.js';
 import type { ServerFactory } from './server.js';
 
 export async function startStdio(factory: ServerFactory, log: Logger): Promise<void> {
@@ -19,7 +18,9 @@ export async function startStdio(factory: ServerFactory, log: Logger): Promise<v
     },
   });
   // The client closing our stdin ends the session: exit even if upstream sockets linger.
-  // The spans still buffered go to the collector first (a tracing server only, at most 2 s).
-  process.stdin.once('end', () => void flushTelemetry().finally(() => setTimeout(() => process.exit(0), 100).unref()));
+  // The spans still buffered go to the collector first (a tracing server only, at most 2 s);
+  // observe.ts is loaded with the tool table, not before initialize.
+  const flush = async () => (await import('./observe.js')).flushTelemetry();
+  process.stdin.once('end', () => void flush().finally(() => setTimeout(() => process.exit(0), 100).unref()));
   log.info('serving MCP over stdio');
 }

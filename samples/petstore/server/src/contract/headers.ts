@@ -50,6 +50,17 @@ export function headerValueProblem(value: string): string | undefined {
 }
 
 /**
+ * Why a credential value cannot be sent, if it cannot: control characters (a line break would
+ * end the header, and fetch's refusal quotes the value), and for header use anything beyond
+ * the field-value characters of RFC 9110 §5.5 (visible ASCII, space, tab, obs-text).
+ */
+export function badCredential(value: string, inHeader: boolean): string | undefined {
+  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return 'contains a line break or control character';
+  if (inHeader && /[^\x09\x20-\x7e\x80-\xff]/.test(value)) return 'contains characters an HTTP header cannot carry';
+  return undefined;
+}
+
+/**
  * The first header of a finished request that cannot be sent, as a message naming the header
  * and never its value (a credential, often): security schemes and static headers are checked
  * here, so that a hand-edited tools.json or a client's header gives an error, not a request.

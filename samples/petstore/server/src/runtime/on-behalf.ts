@@ -12,7 +12,7 @@ import type { OAuthConfig } from './config.js';
 import type { LinkRequired } from './links.js';
 import type { Logger } from './log.js';
 import { createTokenExchanger, TokenExchangeError, type TokenExchanger } from './token-exchange.js';
-import { badCredential } from './upstream.js';
+import { badCredential } from '../contract/headers.js';
 import type { ToolSpec, ToolTable } from '../contract/table.js';
 
 /** What a call sends for its caller, beyond what it builds itself. */

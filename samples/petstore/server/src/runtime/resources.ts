@@ -19,14 +19,8 @@ import { isTextual, mediaKind } from '../contract/media.js';
 import { ownValue, type JsonSchema, type ToolSpec, type ToolTable } from '../contract/table.js';
 import type { RequestCredentials } from './auth.js';
 import { docResources, docText, fill, guides, type Guide } from './guide.js';
-import { toolsetSizes } from '../contract/toolsets.js';
+import type { Offers } from '../contract/summary.js';
 import { page } from './pages.js';
-
-/** What serveResources offers besides tools: for the capabilities. */
-export function offers(table: ToolTable): { prompts: boolean; completions: boolean } {
-  const { hasPrompts, completions } = prepared(table);
-  return { prompts: hasPrompts, completions };
-}
 
 /**
  * What the resource, prompt and completion handlers need of a table, worked out once per table
@@ -38,8 +32,6 @@ interface Prepared {
   templates: Compiled[];
   docs: ReturnType<typeof docResources>;
   listed: { uri: string; name: string }[];
-  hasPrompts: boolean;
-  completions: boolean;
   prompts(): Guide[];
 }
 const preparedTables = new WeakMap<ToolTable, Prepared>();
@@ -50,16 +42,13 @@ function prepared(table: ToolTable): Prepared {
   const fixed = tools.filter((t) => t.resource?.uri !== undefined);
   const templates = tools.map(compile).filter((c): c is Compiled => c !== undefined);
   const docs = docResources(table);
-  const declared = table.prompts ?? [];
   let prompts: Guide[] | undefined;
   const made: Prepared = {
     fixed,
     templates,
     docs,
     listed: [...docs.map(({ toolset: _toolset, ...d }) => d), ...fixed.map((t) => ({ uri: t.resource?.uri as string, ...describe(t) }))],
-    // guides() gives a prompt per toolset plus the declared ones; only declared ones take arguments.
-    hasPrompts: declared.length > 0 || toolsetSizes(table).size > 0,
-    completions: templates.length > 0 || declared.some((p) => (p.arguments ?? []).length > 0),
+    // guides() gives a prompt per toolset plus the declared ones
     prompts: () => (prompts ??= guides(table)),
   };
   preparedTables.set(table, made);
@@ -170,13 +159,12 @@ function readError(uri: string, refused: UpstreamRefusal): ProtocolError {
   return new ProtocolError(code, `${lead}: ${upstream}`, { uri, status, excerpt });
 }
 
-/**
- * Adds the resource handlers to a server that advertises the `resources` and `completions`
- * capabilities (server.ts does, when the table has resources).
- */
+/** Adds the resource, prompt and completion handlers to a server that advertises them (instances.ts). */
 export function serveResources(
   server: Server,
   table: ToolTable,
+  /** What the server advertises (summary.ts): prompts and completions are answered when it does. */
+  offers: Pick<Offers, 'prompts' | 'completions'>,
   executor: Executor,
   hooks: Hooks,
   credentialsOf: (headers: Headers | undefined) => RequestCredentials,
@@ -185,7 +173,7 @@ export function serveResources(
   /** Whether the operation waits for the user's yes (confirm.ts): a read cannot ask, so it is refused. */
   needsConfirmation: (tool: ToolSpec) => boolean = () => false,
 ): void {
-  const { fixed, templates, docs, listed, hasPrompts, completions, prompts } = prepared(table);
+  const { fixed, templates, docs, listed, prompts } = prepared(table);
 
   server.setRequestHandler('resources/list', (request, ctx) => {
     const auth = ctx.http?.authInfo;
@@ -236,7 +224,7 @@ export function serveResources(
     }
     return { contents: [contentsOf(uri, answer.contentType, answer.bytes)] };
   });
-  if (hasPrompts) {
+  if (offers.prompts) {
     server.setRequestHandler('prompts/list', () => ({
       prompts: prompts().map(({ template: _template, enums: _enums, ...p }) => p),
     }));
@@ -252,7 +240,7 @@ export function serveResources(
       };
     });
   }
-  if (!completions) return;
+  if (!offers.completions) return;
   server.setRequestHandler('completion/complete', async (request, ctx) => {
     const { ref, argument } = request.params;
     const values = new Set<string>();

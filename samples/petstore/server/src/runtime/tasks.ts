@@ -20,6 +20,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { ToolSpec } from '../contract/table.js';
+import { TASKS_EXTENSION } from './instances.js';
 
 /** How long a task and its result are kept when the client names no ttl, and at most. */
 const DEFAULT_TTL_MS = 3_600_000;
@@ -50,15 +51,6 @@ interface TaskRecord {
   settled?: CallToolResult;
   cancel: AbortController;
 }
-
-/** The tasks extension's name (SEP-2663), in capabilities' `extensions`. */
-const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-
-/** Capabilities a server with long-running tools adds: task-augmented tools/call, tasks/list and tasks/cancel. */
-export const TASK_CAPABILITIES = {
-  tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} },
-  extensions: { [TASKS_EXTENSION]: {} },
-};
 
 /** The listed tool, with `execution.taskSupport: optional` when it is long-running. */
 export function withTaskSupport(listed: Tool, tool: ToolSpec): Tool {

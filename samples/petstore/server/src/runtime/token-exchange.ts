@@ -12,7 +12,8 @@ import type { TokenExchangeKind } from './config.js';
 import type { Logger } from './log.js';
 import type { LinkRequired } from './links.js';
 import { discoverAuthorizationServer } from './oauth-discovery.js';
-import { badCredential, fromWebResponse, readLimited, redact } from './upstream.js';
+import { fromWebResponse, readLimited, redact } from './upstream.js';
+import { badCredential } from '../contract/headers.js';
 
 const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';

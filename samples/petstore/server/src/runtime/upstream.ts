@@ -341,14 +341,3 @@ export function redact(text: string, secrets: Iterable<string>): string {
   for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('***');
   return out;
 }
-
-/**
- * Why a credential value cannot be sent, if it cannot: control characters (a line break would
- * end the header, and fetch's refusal quotes the value), and for header use anything beyond
- * the field-value characters of RFC 9110 §5.5 (visible ASCII, space, tab, obs-text).
- */
-export function badCredential(value: string, inHeader: boolean): string | undefined {
-  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return 'contains a line break or control character';
-  if (inHeader && /[^\x09\x20-\x7e\x80-\xff]/.test(value)) return 'contains characters an HTTP header cannot carry';
-  return undefined;
-}
