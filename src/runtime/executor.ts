@@ -25,7 +25,7 @@ import { OPERATION_STATUS } from '../contract/meta-tools.js';
 import { toolSchemas } from './tool-schemas.js';
 import type { AnswerBudget } from './answer-budget.js';
 import { credentialPlaces, sendFollowingRedirects } from './upstream.js';
-import { longRunningCalls, tracked, type Progress, type TrackedAnswer } from './long-running.js';
+import { followsOperations, longRunningCalls, tracked, type Progress, type TrackedAnswer } from './long-running.js';
 import { createSending, withNote, type CallAttempts } from './retry.js';
 
 export interface Executor {
@@ -103,6 +103,8 @@ export function createExecutor(
   const onBehalf = onBehalfOf(table, config, log);
   const thrown = (tool: ToolSpec, error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`);
   const credentialQuery = credentialPlaces(table).query;
+  // What following an operation needs of an answer (its request, its operation headers), only where one may be followed.
+  const tracks = followsOperations(table);
   const longRunning = longRunningCalls<CallContext>(table, config.operationWaitMs, {
     get: (tool, url, signal, call) => getStatus(tool, url, signal, call),
     base: (tool) => upstreamBase(tool, config.baseUrl, defaultBase),
@@ -248,7 +250,7 @@ export function createExecutor(
     response = await afterResponse(response, prepared.request, hooksAfter);
     const read = await readAnswer(response, named, config.maxResponseBytes);
     log.debug(`${named.label} → ${response.status}`);
-    const answer = tracked(read, response, prepared.request, credentialQuery);
+    const answer = tracks ? tracked(read, response, prepared.request, credentialQuery) : read;
     return sent.note === undefined ? { answer } : { answer, note: sent.note };
   }
 

@@ -3,6 +3,7 @@
 // and with --rate-limit N, requests spaced 1/N s apart. Every wait is bounded by the call's time
 // limit and ends with the client's cancellation.
 
+import { Readable } from 'node:stream';
 import type { Logger } from './log.js';
 import { noteWait } from './observe.js';
 import type { UpstreamResponse } from './upstream.js';
@@ -63,12 +64,12 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
     else if (--own.taken === 0) slots.delete(origin);
   }
 
-  /** A slot of `origin`, now or after the ones queued before; given up when the call's signal aborts. */
-  function acquire(origin: string, signal: AbortSignal, name: string): Promise<void> {
+  /** A slot of `origin`, now (undefined) or after the ones queued before; given up when the call's signal aborts. */
+  function acquire(origin: string, signal: AbortSignal, name: string): Promise<void> | undefined {
     const own = slotsOf(origin);
     if (own.taken < limits.maxConcurrent) {
       own.taken++;
-      return Promise.resolve();
+      return undefined;
     }
     log.info(
       `${name}: waiting for a request slot (${own.taken} in flight to ${origin}, ${own.queue.length} waiting; --max-concurrent-requests)`,
@@ -120,7 +121,9 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
       const held = new Set<() => void>();
       return {
         async send(origin, sendOne) {
-          await acquire(origin, signal, name);
+          // No wait, no turn of the event loop: the common case, a free slot and no rate limit.
+          const queued = acquire(origin, signal, name);
+          if (queued !== undefined) await queued;
           let freed = false;
           const free = () => {
             if (freed) return;
@@ -130,7 +133,7 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
           };
           held.add(free);
           try {
-            await spaced(origin, signal, endsAt, name);
+            if (interval !== 0) await spaced(origin, signal, endsAt, name);
             return holding(await sendOne(), free);
           } catch (error) {
             free();
@@ -152,6 +155,15 @@ function holding(response: UpstreamResponse, free: () => void): UpstreamResponse
     free();
     return response;
   }
+  const discard = () => {
+    response.discard();
+    free();
+  };
+  // node:http's body says when it ends or is destroyed: no wrapper in the way of reading it.
+  if (body instanceof Readable) {
+    body.once('end', free).once('close', free);
+    return { ...response, discard };
+  }
   return {
     ...response,
     body: (async function* () {
@@ -161,10 +173,7 @@ function holding(response: UpstreamResponse, free: () => void): UpstreamResponse
         free();
       }
     })(),
-    discard() {
-      response.discard();
-      free();
-    },
+    discard,
   };
 }
 
