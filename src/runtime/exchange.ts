@@ -3,6 +3,7 @@
 // model can act on.
 
 import type { UpstreamAnswer } from './response.js';
+import { CallLimit } from './call-limit.js';
 import { readLimited, RedirectError, type UpstreamResponse } from './upstream.js';
 
 /** How messages name a request: `METHOD url-without-query` (a query string can carry secrets), and that URL. */
@@ -35,80 +36,12 @@ export async function readAnswer(
 }
 
 /**
- * The call's time limit and the client's cancellation as one signal, from one controller:
- * AbortSignal.any over AbortSignal.timeout makes three signals per call and keeps its timer
- * alive after the answer. `done` ends the limit once the answer is read.
+ * The call's time limit and the client's cancellation as one: aborted at the limit with a
+ * TimeoutError, or with the client's reason. `done` ends it once the answer is read.
  */
-export function deadline(cancel: AbortSignal, ms: number): { signal: AbortSignal; endsAt: number; timedOut(): boolean; done(): void } {
-  const controller = new AbortController();
-  const endsAt = Date.now() + ms;
-  let timedOut = false;
-  const timer = expiries.add(ms, () => {
-    timedOut = true;
-    controller.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError'));
-  });
-  const onCancel = () => controller.abort(cancel.reason);
-  if (cancel.aborted) onCancel();
-  else cancel.addEventListener('abort', onCancel, { once: true });
-  return {
-    signal: controller.signal,
-    endsAt,
-    timedOut: () => timedOut,
-    done() {
-      timer.cancelled = true;
-      cancel.removeEventListener('abort', onCancel);
-    },
-  };
+export function deadline(cancel: AbortSignal, ms: number): CallLimit {
+  return new CallLimit(cancel, ms);
 }
-
-interface Expiry {
-  at: number;
-  fire: () => void;
-  cancelled: boolean;
-}
-
-/**
- * The calls' time limits, one queue and one timer per duration: a limit set and cleared with a
- * timer of its own on every call costs more CPU than the rest of the limit. Limits of one
- * duration expire in the order they were set, so each queue is in order, and its timer waits
- * for the first limit still running. The timer does not keep the process alive: a call in
- * flight has its socket for that.
- */
-class Expiries {
-  private readonly queues = new Map<number, { entries: Expiry[]; timer?: NodeJS.Timeout }>();
-
-  add(ms: number, fire: () => void): Expiry {
-    let queue = this.queues.get(ms);
-    if (queue === undefined) this.queues.set(ms, (queue = { entries: [] }));
-    const entry: Expiry = { at: performance.now() + ms, fire, cancelled: false };
-    // Ended limits leave the front as soon as the next one is set: a busy queue stays short.
-    while (queue.entries[0]?.cancelled) queue.entries.shift();
-    queue.entries.push(entry);
-    if (queue.timer === undefined) this.arm(ms, queue);
-    return entry;
-  }
-
-  private arm(ms: number, queue: { entries: Expiry[]; timer?: NodeJS.Timeout }): void {
-    while (queue.entries[0]?.cancelled) queue.entries.shift();
-    const first = queue.entries[0];
-    if (first === undefined) {
-      queue.timer = undefined;
-      return;
-    }
-    queue.timer = setTimeout(() => this.expire(ms, queue), Math.max(0, first.at - performance.now())).unref();
-  }
-
-  private expire(ms: number, queue: { entries: Expiry[]; timer?: NodeJS.Timeout }): void {
-    const now = performance.now();
-    for (let first = queue.entries[0]; first !== undefined && (first.cancelled || first.at <= now); first = queue.entries[0]) {
-      queue.entries.shift();
-      if (!first.cancelled) first.fire();
-    }
-    this.arm(ms, queue);
-  }
-}
-
-const expiries = new Expiries();
 
 /** Why no answer came: the pacing, the time limit, the client, a redirect refused, an internal address, or the network. */
 export function networkFailure(error: unknown, label: string, timedOut: boolean, signal: AbortSignal, timeoutMs: number): string {

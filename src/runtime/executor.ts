@@ -11,6 +11,7 @@ import { keepLink, markLinkRequired, type LinkRequired } from './links.js';
 import type { Logger } from './log.js';
 import { callObserver, type CallObserver } from './observe.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
+import { abortSignalOf, type Cancellation } from './call-limit.js';
 import { createChecks } from './checks.js';
 import { deadline, networkFailure, readAnswer, requestLabel } from './exchange.js';
 import { apiBase, authenticate, buildOutgoing, upstreamBase } from './outgoing.js';
@@ -176,7 +177,7 @@ export function createExecutor(
       return sendPrepared(tool, async () => ({ request, usedTokenFetch: false, exchanged: false }), call, signal, [hooks.afterResponse]);
     }
     for (const [name, value] of config.staticHeaders) setHeader(request.headers, name, value);
-    const prepare = (limit: AbortSignal) => authorize(tool, { ...request, headers: { ...request.headers } }, call, limit);
+    const prepare = (limit: Cancellation) => authorize(tool, { ...request, headers: { ...request.headers } }, call, limit);
     return sendPrepared(tool, prepare, call, signal, [hooks.afterResponse]);
   }
 
@@ -198,16 +199,17 @@ export function createExecutor(
   /** Prepares and sends a request within the call's time limit: the answer, or the tool error that stopped it. */
   async function sendPrepared(
     tool: ToolSpec,
-    prepareWithin: (limit: AbortSignal) => Promise<Prepared | { failure: CallToolResult }>,
+    prepareWithin: (limit: Cancellation) => Promise<Prepared | { failure: CallToolResult }>,
     call: CallContext,
     signal: AbortSignal,
     hooksAfter: (AfterResponse | undefined)[],
   ): Promise<Exchanged> {
     const limit = deadline(signal, config.timeoutMs);
-    const attempts = sending.forCall(tool, limit);
+    // The limit itself, not limit.signal: that would make the AbortSignal the limit avoids.
+    const attempts = sending.forCall(tool, { signal: limit, endsAt: limit.endsAt });
     try {
       // Built afresh for a retry: a fetched token may have been refreshed in between.
-      const prepare = () => prepareWithin(limit.signal);
+      const prepare = () => prepareWithin(limit);
       const prepared = await prepare();
       if ('failure' in prepared) return prepared;
       const named = requestLabel(prepared.request);
@@ -260,7 +262,7 @@ export function createExecutor(
     args: Record<string, unknown>,
     base: string,
     call: CallContext,
-    signal: AbortSignal,
+    signal: Cancellation,
   ): Promise<Prepared | { failure: CallToolResult }> {
     const built = buildOutgoing(tool, args, base, config.staticHeaders);
     if ('problem' in built) return failure(`Invalid arguments for ${tool.name}: ${built.problem}`);
@@ -272,12 +274,14 @@ export function createExecutor(
     tool: ToolSpec,
     request: OutgoingRequest,
     call: CallContext,
-    signal: AbortSignal,
+    signal: Cancellation,
   ): Promise<Prepared | { failure: CallToolResult }> {
     // Behind the OAuth gate every call has its caller; without one, the server's own credentials must not stand in.
     if (onBehalf !== undefined && call.caller === undefined) return failure(`${tool.name}: no caller token to act on behalf of`);
     const delegated =
-      call.caller !== undefined ? await (await onBehalf?.())?.prepare(tool, call.caller, call.credentials, signal) : undefined;
+      call.caller !== undefined
+        ? await (await onBehalf?.())?.prepare(tool, call.caller, call.credentials, abortSignalOf(signal))
+        : undefined;
     if (delegated !== undefined && 'problem' in delegated) return failure(delegated.problem, delegated.link);
     if (delegated?.exchanged !== undefined) call.secrets.push(delegated.exchanged);
     const credentials = delegated?.credentials ?? call.credentials;
@@ -327,5 +331,5 @@ function upstreamSender(table: ToolTable, config: ServerConfig) {
   // The caller's identity, like a static header, is for the API's origin only.
   if (config.oauth?.identityHeader !== undefined) places.headers.add(config.oauth.identityHeader.toLowerCase());
   const publicServers = config.baseUrl === undefined ? table.publicServers : undefined;
-  return (request: OutgoingRequest, signal: AbortSignal) => sendFollowingRedirects(request, signal, places, publicServers);
+  return (request: OutgoingRequest, signal: Cancellation) => sendFollowingRedirects(request, signal, places, publicServers);
 }

@@ -12,6 +12,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import type { Cancellation } from './call-limit.js';
 import type { ServerConfig } from './config.js';
 import { failureCode } from './exchange.js';
 import type { OutgoingRequest } from './hooks-api.js';
@@ -20,7 +21,7 @@ import type { OtlpProtocol, ToolCallFacts, TraceHeaders, Tracing } from './telem
 import type { UpstreamResponse } from './upstream.js';
 import type { ToolSpec, ToolTable } from '../contract/table.js';
 
-type Send = (request: OutgoingRequest, signal: AbortSignal) => Promise<UpstreamResponse>;
+type Send = (request: OutgoingRequest, signal: Cancellation) => Promise<UpstreamResponse>;
 
 export interface CallObserver {
   /** Runs one tools/call observed: its span, the trace context it came with, its log line. */

@@ -4,6 +4,7 @@
 // limit and ends with the client's cancellation.
 
 import { Readable } from 'node:stream';
+import type { Cancellation } from './call-limit.js';
 import type { Logger } from './log.js';
 import { noteWait } from './observe.js';
 import type { UpstreamResponse } from './upstream.js';
@@ -31,7 +32,7 @@ export interface CallPace {
 }
 
 export interface Pacer {
-  forCall(signal: AbortSignal, endsAt: number, name: string): CallPace;
+  forCall(signal: Cancellation, endsAt: number, name: string): CallPace;
 }
 
 interface Waiter {
@@ -65,7 +66,7 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
   }
 
   /** A slot of `origin`, now (undefined) or after the ones queued before; given up when the call's signal aborts. */
-  function acquire(origin: string, signal: AbortSignal, name: string): Promise<void> | undefined {
+  function acquire(origin: string, signal: Cancellation, name: string): Promise<void> | undefined {
     const own = slotsOf(origin);
     if (own.taken < limits.maxConcurrent) {
       own.taken++;
@@ -97,7 +98,7 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
   }
 
   /** Waits for the origin's next rate slot, or refuses at once when it comes after the call's end. */
-  async function spaced(origin: string, signal: AbortSignal, endsAt: number, name: string): Promise<void> {
+  async function spaced(origin: string, signal: Cancellation, endsAt: number, name: string): Promise<void> {
     if (interval === 0) return;
     const now = Date.now();
     const at = Math.max(now, nextFree.get(origin) ?? 0);
@@ -178,7 +179,7 @@ function holding(response: UpstreamResponse, free: () => void): UpstreamResponse
 }
 
 /** The deadline's own abort (exchange.ts), as against the client's cancellation. */
-function timedOut(signal: AbortSignal): boolean {
+function timedOut(signal: Cancellation): boolean {
   return (signal.reason as { name?: string } | undefined)?.name === 'TimeoutError';
 }
 
@@ -191,7 +192,7 @@ export function duration(ms: number): string {
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: Cancellation): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const onAbort = () => {

@@ -5,6 +5,7 @@
 
 import type { Agent, IncomingMessage, request as HttpRequest } from 'node:http';
 import { pipeline, Readable, type Duplex } from 'node:stream';
+import { abortSignalOf, type Cancellation } from './call-limit.js';
 import type { OutgoingRequest } from './hooks-api.js';
 import { getHeader } from './request.js';
 import type { ToolTable } from '../contract/table.js';
@@ -99,14 +100,16 @@ export async function sendOnce(
   method: string,
   headers: Record<string, string>,
   body: unknown,
-  signal: AbortSignal,
+  signal: Cancellation,
   publicOnly = false,
 ): Promise<UpstreamResponse> {
   const viaFetch = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
   if (publicOnly) await refuseInternal(url, viaFetch);
   if (viaFetch) {
     // FormData, Blob, a stream: only a hook sends these, and fetch knows how to frame them.
-    return fromWebResponse(await fetch(url, { method, headers, body: body as RequestInit['body'], signal, redirect: 'manual' }));
+    return fromWebResponse(
+      await fetch(url, { method, headers, body: body as RequestInit['body'], signal: abortSignalOf(signal), redirect: 'manual' }),
+    );
   }
   // As fetch does: credentials in the URL are refused, not sent as Basic auth (which node:http
   // would do); a credential belongs in a security scheme, which keeps it to its origin.
@@ -146,7 +149,7 @@ async function exchangeOnce(
   method: string,
   headers: Record<string, string>,
   payload: Uint8Array | undefined,
-  signal: AbortSignal,
+  signal: Cancellation,
   publicOnly: boolean,
 ): Promise<UpstreamResponse> {
   const client = clientFor(url.protocol, publicOnly);
@@ -280,7 +283,7 @@ export function toWebResponse(answer: UpstreamResponse): Response {
  */
 export async function sendFollowingRedirects(
   request: OutgoingRequest,
-  signal: AbortSignal,
+  signal: Cancellation,
   places: CredentialPlaces,
   publicServers?: ToolTable['publicServers'],
 ): Promise<UpstreamResponse> {
