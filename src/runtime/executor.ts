@@ -23,7 +23,7 @@ import { afterResponse, type AfterResponse } from './response-hooks.js';
 import { createRedactor, refusal, structureFor } from './shape.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../contract/table.js';
 import { OPERATION_STATUS } from '../contract/meta-tools.js';
-import { toolSchemas } from './tool-schemas.js';
+import { perTool, toolSchemas } from './tool-schemas.js';
 import type { AnswerBudget } from './answer-budget.js';
 import { credentialPlaces, sendFollowingRedirects } from './upstream.js';
 import { followsOperations, longRunningCalls, tracked, type Progress, type TrackedAnswer } from './long-running.js';
@@ -106,6 +106,7 @@ export function createExecutor(
   const credentialQuery = credentialPlaces(table).query;
   // What following an operation needs of an answer (its request, its operation headers), only where one may be followed.
   const tracks = followsOperations(table);
+  const advertisedStructure = perTool((tool) => structureFor(tool, true, checks.output));
   const longRunning = longRunningCalls<CallContext>(table, config.operationWaitMs, {
     get: (tool, url, signal, call) => getStatus(tool, url, signal, call),
     base: (tool) => upstreamBase(tool, config.baseUrl, defaultBase),
@@ -161,7 +162,8 @@ export function createExecutor(
 
   /** A good or failed upstream answer as the tool's result. */
   function shape(tool: ToolSpec, answer: UpstreamAnswer, args: Record<string, unknown>, advertised: boolean): CallToolResult {
-    return toToolResult(answer, structureFor(tool, advertised, checks.output), answerBudget(tool, args, config.maxAnswerBytes));
+    const structure = advertised ? advertisedStructure(tool) : structureFor(tool, false, checks.output);
+    return toToolResult(answer, structure, answerBudget(tool, args, config.maxAnswerBytes));
   }
 
   /**
@@ -249,7 +251,7 @@ export function createExecutor(
       sent = await attempts.send(prepared.request, send);
       response = sent.response;
     }
-    response = await afterResponse(response, prepared.request, hooksAfter);
+    if (hooksAfter.some((hook) => hook !== undefined)) response = await afterResponse(response, prepared.request, hooksAfter);
     const read = await readAnswer(response, named, config.maxResponseBytes);
     log.debug(`${named.label} → ${response.status}`);
     const answer = tracks ? tracked(read, response, prepared.request, credentialQuery) : read;

@@ -119,7 +119,8 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
 
   return {
     forCall(signal, endsAt, name) {
-      const held = new Set<() => void>();
+      // Made with the call's first slot: a call that never sends holds none.
+      let held: Set<() => void> | undefined;
       return {
         async send(origin, sendOne) {
           // No wait, no turn of the event loop: the common case, a free slot and no rate limit.
@@ -129,10 +130,10 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
           const free = () => {
             if (freed) return;
             freed = true;
-            held.delete(free);
+            held?.delete(free);
             release(origin);
           };
-          held.add(free);
+          (held ??= new Set()).add(free);
           try {
             if (interval !== 0) await spaced(origin, signal, endsAt, name);
             return holding(await sendOne(), free);
@@ -142,7 +143,7 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
           }
         },
         done() {
-          for (const free of [...held]) free();
+          if (held !== undefined) for (const free of [...held]) free();
         },
       };
     },

@@ -7,7 +7,6 @@ import type { Agent, IncomingMessage, request as HttpRequest } from 'node:http';
 import { pipeline, Readable, type Duplex } from 'node:stream';
 import { abortSignalOf, type Cancellation } from './call-limit.js';
 import type { OutgoingRequest } from './hooks-api.js';
-import { getHeader } from './request.js';
 import type { ToolTable } from '../contract/table.js';
 
 /** Redirect hops followed before giving up (browsers allow 20; an API needs one or two). */
@@ -116,9 +115,19 @@ export async function sendOnce(
   if (url.username || url.password) throw new TypeError(`a URL with a user name or password cannot be requested: ${url.href}`);
   const payload = body === undefined ? undefined : typeof body === 'string' ? Buffer.from(body) : body;
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() !== 'content-length') out[name] = value;
-  if (getHeader(out, 'accept-encoding') === undefined) out['accept-encoding'] = 'gzip, deflate, br';
-  if (getHeader(out, 'user-agent') === undefined) out['user-agent'] = 'node';
+  let hasEncoding = false;
+  let hasAgent = false;
+  // One pass over the headers (a call's hot path): copied but Content-Length, and fetch's defaults noted.
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    const lower = name.toLowerCase();
+    if (lower === 'content-length') continue;
+    hasEncoding ||= lower === 'accept-encoding';
+    hasAgent ||= lower === 'user-agent';
+    out[name] = headers[name] as string;
+  }
+  if (!hasEncoding) out['accept-encoding'] = 'gzip, deflate, br';
+  if (!hasAgent) out['user-agent'] = 'node';
   if (payload !== undefined || BODY_EXPECTED.has(method)) out['content-length'] = String(payload?.byteLength ?? 0);
   for (let attempt = 0; ; attempt++) {
     try {
@@ -273,6 +282,9 @@ export function toWebResponse(answer: UpstreamResponse): Response {
   return new Response(body, { status: answer.status, statusText: answer.statusText, headers });
 }
 
+/** The statuses that redirect (RFC 9110 §15.4): 301, 302, 303, 307, 308. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
 /**
  * A request with redirects followed by hand (RFC 9110 §15.4), never by the HTTP client: fetch's
  * own following strips only Authorization and Cookie on a new origin, so an apiKey header or
@@ -289,13 +301,15 @@ export async function sendFollowingRedirects(
 ): Promise<UpstreamResponse> {
   let url = new URL(request.url);
   let method = request.method;
-  let headers: Record<string, string> = { ...request.headers };
+  // Never changed in place (a hop that drops headers makes a new object): the request's own, uncopied.
+  let headers: Record<string, string> = request.headers;
   let body: unknown = request.body;
   for (let hop = 0; ; hop++) {
     const publicOnly = publicServers !== undefined && url.origin !== publicServers.trustedOrigin;
     const response = await sendOnce(url, method, headers, body, signal, publicOnly);
+    if (!REDIRECTS.has(response.status)) return response;
     const location = response.header('location');
-    if (![301, 302, 303, 307, 308].includes(response.status) || location === null) return response;
+    if (location === null) return response;
     response.discard();
     if (hop === MAX_REDIRECTS) throw new RedirectError(`more than ${MAX_REDIRECTS} redirects`);
     let next: URL;
@@ -319,17 +333,18 @@ export async function sendFollowingRedirects(
 }
 
 /** Reads at most `limit` bytes and stops the download there. */
-export async function readLimited(
-  response: Pick<UpstreamResponse, 'body'>,
-  limit: number,
-): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  if (!response.body) return { bytes: new Uint8Array(0), truncated: false };
+export function readLimited(response: Pick<UpstreamResponse, 'body'>, limit: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  if (!response.body) return Promise.resolve({ bytes: new Uint8Array(0), truncated: false });
   if (response.body instanceof Readable) return readStream(response.body, limit);
+  return readIterable(response.body, limit);
+}
+
+async function readIterable(body: AsyncIterable<Uint8Array>, limit: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   let truncated = false;
   // Leaving the loop early (break) ends the download: the stream is destroyed or cancelled.
-  for await (const value of response.body) {
+  for await (const value of body) {
     if (size + value.length > limit) {
       chunks.push(value.subarray(0, limit - size));
       size = limit;
