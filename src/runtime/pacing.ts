@@ -195,6 +195,7 @@ export function duration(ms: number): string {
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
 export function sleep(ms: number, signal: Cancellation): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason);
+  if (ms <= 0) return Promise.resolve(); // a timer of 0 ms still waits for the next turn of the loop (≥ 1 ms)
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);

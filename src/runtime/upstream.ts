@@ -211,11 +211,19 @@ function fromNodeResponse(res: IncomingMessage, method: string, codings: Record<
       ),
     body: stream,
     discard: () => {
-      stream?.destroy();
-      res.destroy();
+      // A body already received, or a small one, is read to its end so that the connection
+      // stays open for the next request (a retry's); a large or compressed one is cut off.
+      if (stream === res && (res.complete || Number(header(res, 'content-length') ?? Infinity) <= DRAINED_BYTES)) res.resume();
+      else {
+        stream?.destroy();
+        res.destroy();
+      }
     },
   };
 }
+
+/** Largest unread answer body read to its end on discard, to keep its connection. */
+const DRAINED_BYTES = 64 * 1024;
 
 /** Decoders by content-coding, with node:zlib loaded on the first request. */
 let decoding: Promise<Record<string, () => Duplex>> | undefined;

@@ -124,10 +124,12 @@ describe('over stdio, 2 retries by default', () => {
     expect(log()).not.toContain('rate-1');
   });
 
-  it('a GET answered 503 twice is tried a third time', async () => {
+  it('a GET answered 503 twice is tried a third time, on the same connection', async () => {
     script('/items/busy-2', busy(), busy());
     const result = await call(client, 'getItem', { id: 'busy-2' });
     expect(result.isError, textOf(result)).toBeFalsy();
+    // the 503s' bodies are read to their end, so the connection is kept for the next try
+    expect(new Set(triesOf('/items/busy-2').map((r) => r.clientPort)).size).toBe(1);
     expect(triesOf('/items/busy-2')).toHaveLength(3);
     expect(log()).toMatch(/getItem \(GET \/items\/\{id\}\): try 2 of 3 got HTTP 503; trying again in \d+ ms\n/);
   });

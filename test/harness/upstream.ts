@@ -12,6 +12,8 @@ export interface Recorded {
   /** Lower-cased names. */
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
+  /** The client's port: the same for requests that came on one kept-alive connection. */
+  clientPort: number;
 }
 
 export interface Answer {
@@ -46,6 +48,7 @@ export async function startUpstream(respond?: (req: Recorded) => Answer | Promis
         query: parsed.searchParams,
         headers: req.headers,
         body: Buffer.concat(chunks),
+        clientPort: req.socket.remotePort ?? 0,
       };
       requests.push(recorded);
       void Promise.resolve(
