@@ -37,6 +37,39 @@ function answeredWith(cap: CapacityResult, mode: CapacityMode): string {
   return Object.keys(cap.contentTypes[mode] ?? {}).join(' + ') || 'n/a';
 }
 
+/** #30: what each HTTP mode spends per call above the SDK floor's session transport, in the same run. */
+const HTTP_ABOVE_FLOOR_MS = 0.1;
+
+export function httpAboveFloorTargets(r: Results): Target[] {
+  const cap = r.capacity;
+  return SERVER_MODES.map((mode) => {
+    const target = `Server CPU per call above the SDK floor ≤ ${HTTP_ABOVE_FLOOR_MS} ms — ${SHORT[mode]}`;
+    const above = JUDGED.map((c) => (capacityCell(cap, mode, c)?.cpu.server ?? NaN) - (capacityCell(cap, 'floor', c)?.cpu.server ?? NaN));
+    if (above.some((a) => !Number.isFinite(a))) return notMeasured(target);
+    return {
+      target,
+      measured: JUDGED.map(
+        (c, i) =>
+          `${c === 1 ? 'sequential' : `${c} in flight`} ${msf(capacityCell(cap, mode, c)?.cpu.server ?? NaN, 2)} vs ${msf(capacityCell(cap, 'floor', c)?.cpu.server ?? NaN, 2)}: ${msf(above[i] as number, 2)} above`,
+      ).join('; '),
+      ratio: above.map((a) => x(a / HTTP_ABOVE_FLOOR_MS)).join(', ') + ' of the limit',
+      met: above.every((a) => a <= HTTP_ABOVE_FLOOR_MS),
+    };
+  });
+}
+
+/** Each HTTP mode's CPU per call above the floor, the larger of sequential and 8 in flight (for the paragraph on why). */
+export function httpAboveFloor(r: Results): { mode: string; above: number }[] {
+  return SERVER_MODES.map((mode) => ({
+    mode: SHORT[mode],
+    above: Math.max(
+      ...JUDGED.map(
+        (c) => (capacityCell(r.capacity, mode, c)?.cpu.server ?? NaN) - (capacityCell(r.capacity, 'floor', c)?.cpu.server ?? NaN),
+      ),
+    ),
+  })).filter((m) => Number.isFinite(m.above));
+}
+
 export function capacityTargets(r: Results): Target[] {
   const cap = r.capacity;
   return SERVER_MODES.map((mode) => {
