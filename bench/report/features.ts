@@ -145,7 +145,7 @@ function retryParagraph(r: Results): string[] {
   const cpu = c.feature.serverCpu - c.base.serverCpu;
   return [
     `**The retried call** adds ${dms2(c.feature.median - c.base.median)} to the plain call (medians; ${dms2(added)} between the means), and ${dms2(cpu)} of server CPU. The policy's deliberate wait is ${ms2(f.retry.policyWaitMs)}: \`Retry-After: 0\` asks for none, and the runtime follows Retry-After when the API sends it (\`src/runtime/retry.ts\`; without it the wait would be a jittered backoff anywhere from 0 to ${msf(f.retry.backoffBaseMs)}, ${msf(f.retry.backoffBaseMs / 2)} on average). ` +
-      `So all of it is overhead. The server's turnaround between the tries, as the upstream saw it (its 503 written → the retry arrived), was ${ms2(gap)} on average over ${int(f.retry.retries)} retries: reading the 503 and discarding it, the timer of the zero wait (Node runs a 0 ms timer after 1 ms), the pacing slot, and the retry's way to the upstream; the rest of the mean difference, ${ms2(added - gap)}, is the first try's way to the upstream and its answer there. ` +
+      `So all of it is overhead. The server's turnaround between the tries, as the upstream saw it (its 503 written → the retry arrived), was ${ms2(gap)} on average over ${int(f.retry.retries)} retries: reading the 503 to its end (which keeps the connection), the pacing slot, and the retry's way to the upstream (a zero wait sets no timer); the rest of the mean difference, ${ms2(added - gap)}, is the first try's way to the upstream and its answer there. ` +
       reuse(f.retry),
     '',
   ];
@@ -193,7 +193,7 @@ function loadedSection(r: Results): string[] {
     return lines;
   }
   lines.push(
-    `**Loaded with every feature off:** ${loadedAnyway.map((m) => `\`${m}\`${importers(cost?.importedBy?.[m])}`).join(', ')}: imported statically, so every start loads them. ` +
+    `**Loaded with every feature off:** ${loadedAnyway.map((m) => `\`${m}\`${importers(cost?.importedBy?.[m])}`).join(', ')}: imported statically by the call path, so every server loads them with its tool table — on the first request that needs the table, after \`initialize\` is answered, so not on cold start (section 3). ` +
       (f.defaults
         ? `The defaults: ${Object.entries(f.defaults)
             .map(([flag, value]) => `\`--${flag} ${value}\``)
