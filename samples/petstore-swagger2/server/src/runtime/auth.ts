@@ -3,6 +3,7 @@
 // the environment (or, when the operator maps them, from the MCP client's HTTP headers) and
 // never appear in a message: errors name the variable to set, not its value.
 
+import { abortSignalOf, type Cancellation } from './call-limit.js';
 import type { Logger } from './log.js';
 import { encodeValue, getHeader, setHeader } from './request.js';
 import { fromWebResponse, readLimited } from './upstream.js';
@@ -41,7 +42,7 @@ export class Authenticator {
     tool: ToolSpec,
     request: AuthRequest,
     given: RequestCredentials,
-    signal: AbortSignal,
+    signal: Cancellation,
     preferred?: ReadonlySet<string>,
   ): Promise<AuthOutcome> {
     if (!tool.security) return { ok: true, usedTokenFetch: false };
@@ -84,7 +85,7 @@ export class Authenticator {
             break;
           }
           try {
-            setHeader(request.headers, 'Authorization', `Bearer ${await this.fetchToken(name, scheme, scopes, signal)}`);
+            setHeader(request.headers, 'Authorization', `Bearer ${await this.fetchToken(name, scheme, scopes, abortSignalOf(signal))}`);
             usedTokenFetch = true;
           } catch (error) {
             return { ok: false, message: `${tool.name}: ${(error as Error).message}` };

@@ -86,6 +86,11 @@ export function createChecks(table: ToolTable, schemas: ToolSchemas, log: Logger
     return validate({ [body.arg]: value }) ? undefined : `${describeErrors(validate.errors ?? [])} (as ${media})`;
   };
 
+  const outputCheck = perTool((tool): OutputCheck => {
+    const validate = outputValidator(tool);
+    return Object.assign((value: unknown) => validate(value), { describe: () => describeErrors(validate.errors ?? [], 'field') });
+  });
+
   const metaValidators = new WeakMap<JsonSchema, Validate>();
   return {
     async arguments(tool, given) {
@@ -108,10 +113,7 @@ export function createChecks(table: ToolTable, schemas: ToolSchemas, log: Logger
       if (!validate) metaValidators.set(schema, (validate = ajv.compile(schema) as Validate));
       return validate(args) ? undefined : describeErrors(validate.errors ?? []);
     },
-    output(tool) {
-      const validate = outputValidator(tool);
-      return Object.assign((value: unknown) => validate(value), { describe: () => describeErrors(validate.errors ?? [], 'field') });
-    },
+    output: outputCheck,
   };
 }
 

@@ -12,6 +12,7 @@ import { keepLink, markLinkRequired, type LinkRequired } from './links.js';
 import type { Logger } from './log.js';
 import { callObserver, type CallObserver } from './observe.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
+import { abortSignalOf, type Cancellation } from './call-limit.js';
 import { createChecks } from './checks.js';
 import { deadline, networkFailure, readAnswer, requestLabel } from './exchange.js';
 import { apiBase, authenticate, buildOutgoing, upstreamBase } from './outgoing.js';
@@ -23,10 +24,10 @@ import { afterResponse, type AfterResponse } from './response-hooks.js';
 import { createRedactor, refusal, structureFor } from './shape.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../contract/table.js';
 import { OPERATION_STATUS } from '../contract/meta-tools.js';
-import { toolSchemas } from './tool-schemas.js';
+import { perTool, toolSchemas } from './tool-schemas.js';
 import type { AnswerBudget } from './answer-budget.js';
 import { credentialPlaces, sendFollowingRedirects } from './upstream.js';
-import { longRunningCalls, tracked, type Progress, type TrackedAnswer } from './long-running.js';
+import { followsOperations, longRunningCalls, tracked, type Progress, type TrackedAnswer } from './long-running.js';
 import { createSending, withNote, type CallAttempts } from './retry.js';
 
 export interface Executor {
@@ -104,6 +105,9 @@ export function createExecutor(
   const onBehalf = onBehalfOf(table, config, log);
   const thrown = (tool: ToolSpec, error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`);
   const credentialQuery = credentialPlaces(table).query;
+  // What following an operation needs of an answer (its request, its operation headers), only where one may be followed.
+  const tracks = followsOperations(table);
+  const advertisedStructure = perTool((tool) => structureFor(tool, true, checks.output));
   const longRunning = longRunningCalls<CallContext>(table, config.operationWaitMs, {
     get: (tool, url, signal, call) => getStatus(tool, url, signal, call),
     base: (tool) => upstreamBase(tool, config.baseUrl, defaultBase),
@@ -159,7 +163,8 @@ export function createExecutor(
 
   /** A good or failed upstream answer as the tool's result. */
   function shape(tool: ToolSpec, answer: UpstreamAnswer, args: Record<string, unknown>, advertised: boolean): CallToolResult {
-    return toToolResult(answer, structureFor(tool, advertised, checks.output), answerBudget(tool, args, config.maxAnswerBytes));
+    const structure = advertised ? advertisedStructure(tool) : structureFor(tool, false, checks.output);
+    return toToolResult(answer, structure, answerBudget(tool, args, config.maxAnswerBytes));
   }
 
   /**
@@ -175,7 +180,7 @@ export function createExecutor(
       return sendPrepared(tool, async () => ({ request, usedTokenFetch: false, exchanged: false }), call, signal, [hooks.afterResponse]);
     }
     for (const [name, value] of config.staticHeaders) setHeader(request.headers, name, value);
-    const prepare = (limit: AbortSignal) => authorize(tool, { ...request, headers: { ...request.headers } }, call, limit);
+    const prepare = (limit: Cancellation) => authorize(tool, { ...request, headers: { ...request.headers } }, call, limit);
     return sendPrepared(tool, prepare, call, signal, [hooks.afterResponse]);
   }
 
@@ -197,16 +202,17 @@ export function createExecutor(
   /** Prepares and sends a request within the call's time limit: the answer, or the tool error that stopped it. */
   async function sendPrepared(
     tool: ToolSpec,
-    prepareWithin: (limit: AbortSignal) => Promise<Prepared | { failure: CallToolResult }>,
+    prepareWithin: (limit: Cancellation) => Promise<Prepared | { failure: CallToolResult }>,
     call: CallContext,
     signal: AbortSignal,
     hooksAfter: (AfterResponse | undefined)[],
   ): Promise<Exchanged> {
     const limit = deadline(signal, config.timeoutMs);
-    const attempts = sending.forCall(tool, limit);
+    // The limit itself, not limit.signal: that would make the AbortSignal the limit avoids.
+    const attempts = sending.forCall(tool, { signal: limit, endsAt: limit.endsAt });
     try {
       // Built afresh for a retry: a fetched token may have been refreshed in between.
-      const prepare = () => prepareWithin(limit.signal);
+      const prepare = () => prepareWithin(limit);
       const prepared = await prepare();
       if ('failure' in prepared) return prepared;
       const named = requestLabel(prepared.request);
@@ -246,10 +252,10 @@ export function createExecutor(
       sent = await attempts.send(prepared.request, send);
       response = sent.response;
     }
-    response = await afterResponse(response, prepared.request, hooksAfter);
+    if (hooksAfter.some((hook) => hook !== undefined)) response = await afterResponse(response, prepared.request, hooksAfter);
     const read = await readAnswer(response, named, config.maxResponseBytes);
     log.debug(`${named.label} → ${response.status}`);
-    const answer = tracked(read, response, prepared.request, credentialQuery);
+    const answer = tracks ? tracked(read, response, prepared.request, credentialQuery) : read;
     return sent.note === undefined ? { answer } : { answer, note: sent.note };
   }
 
@@ -259,7 +265,7 @@ export function createExecutor(
     args: Record<string, unknown>,
     base: string,
     call: CallContext,
-    signal: AbortSignal,
+    signal: Cancellation,
   ): Promise<Prepared | { failure: CallToolResult }> {
     const built = buildOutgoing(tool, args, base, config.staticHeaders);
     if ('problem' in built) return failure(`Invalid arguments for ${tool.name}: ${built.problem}`);
@@ -271,12 +277,14 @@ export function createExecutor(
     tool: ToolSpec,
     request: OutgoingRequest,
     call: CallContext,
-    signal: AbortSignal,
+    signal: Cancellation,
   ): Promise<Prepared | { failure: CallToolResult }> {
     // Behind the OAuth gate every call has its caller; without one, the server's own credentials must not stand in.
     if (onBehalf !== undefined && call.caller === undefined) return failure(`${tool.name}: no caller token to act on behalf of`);
     const delegated =
-      call.caller !== undefined ? await (await onBehalf?.())?.prepare(tool, call.caller, call.credentials, signal) : undefined;
+      call.caller !== undefined
+        ? await (await onBehalf?.())?.prepare(tool, call.caller, call.credentials, abortSignalOf(signal))
+        : undefined;
     if (delegated !== undefined && 'problem' in delegated) return failure(delegated.problem, delegated.link);
     if (delegated?.exchanged !== undefined) call.secrets.push(delegated.exchanged);
     const credentials = delegated?.credentials ?? call.credentials;
@@ -326,5 +334,5 @@ function upstreamSender(table: ToolTable, config: ServerConfig) {
   // The caller's identity, like a static header, is for the API's origin only.
   if (config.oauth?.identityHeader !== undefined) places.headers.add(config.oauth.identityHeader.toLowerCase());
   const publicServers = config.baseUrl === undefined ? table.publicServers : undefined;
-  return (request: OutgoingRequest, signal: AbortSignal) => sendFollowingRedirects(request, signal, places, publicServers);
+  return (request: OutgoingRequest, signal: Cancellation) => sendFollowingRedirects(request, signal, places, publicServers);
 }

@@ -4,6 +4,7 @@
 // credentials of the tool's security schemes.
 
 import type { Authenticator, RequestCredentials } from './auth.js';
+import type { Cancellation } from './call-limit.js';
 import type { OutgoingRequest } from './hooks-api.js';
 import { buildRequest, getHeader, setHeader } from './request.js';
 import { ArgumentError } from '../contract/argument-error.js';
@@ -56,7 +57,7 @@ export async function authenticate(
   tool: ToolSpec,
   request: OutgoingRequest,
   credentials: RequestCredentials,
-  signal: AbortSignal,
+  signal: Cancellation,
   preferred?: ReadonlySet<string>,
 ): Promise<{ usedTokenFetch: boolean } | { problem: string }> {
   const outcome = await auth.apply(tool, request, credentials, signal, preferred);

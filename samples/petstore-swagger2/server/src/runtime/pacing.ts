@@ -4,6 +4,8 @@
 // and with --rate-limit N, requests spaced 1/N s apart. Every wait is bounded by the call's time
 // limit and ends with the client's cancellation.
 
+import { Readable } from 'node:stream';
+import type { Cancellation } from './call-limit.js';
 import type { Logger } from './log.js';
 import { noteWait } from './observe.js';
 import type { UpstreamResponse } from './upstream.js';
@@ -31,7 +33,7 @@ export interface CallPace {
 }
 
 export interface Pacer {
-  forCall(signal: AbortSignal, endsAt: number, name: string): CallPace;
+  forCall(signal: Cancellation, endsAt: number, name: string): CallPace;
 }
 
 interface Waiter {
@@ -64,12 +66,12 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
     else if (--own.taken === 0) slots.delete(origin);
   }
 
-  /** A slot of `origin`, now or after the ones queued before; given up when the call's signal aborts. */
-  function acquire(origin: string, signal: AbortSignal, name: string): Promise<void> {
+  /** A slot of `origin`, now (undefined) or after the ones queued before; given up when the call's signal aborts. */
+  function acquire(origin: string, signal: Cancellation, name: string): Promise<void> | undefined {
     const own = slotsOf(origin);
     if (own.taken < limits.maxConcurrent) {
       own.taken++;
-      return Promise.resolve();
+      return undefined;
     }
     log.info(
       `${name}: waiting for a request slot (${own.taken} in flight to ${origin}, ${own.queue.length} waiting; --max-concurrent-requests)`,
@@ -97,7 +99,7 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
   }
 
   /** Waits for the origin's next rate slot, or refuses at once when it comes after the call's end. */
-  async function spaced(origin: string, signal: AbortSignal, endsAt: number, name: string): Promise<void> {
+  async function spaced(origin: string, signal: Cancellation, endsAt: number, name: string): Promise<void> {
     if (interval === 0) return;
     const now = Date.now();
     const at = Math.max(now, nextFree.get(origin) ?? 0);
@@ -118,20 +120,23 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
 
   return {
     forCall(signal, endsAt, name) {
-      const held = new Set<() => void>();
+      // Made with the call's first slot: a call that never sends holds none.
+      let held: Set<() => void> | undefined;
       return {
         async send(origin, sendOne) {
-          await acquire(origin, signal, name);
+          // No wait, no turn of the event loop: the common case, a free slot and no rate limit.
+          const queued = acquire(origin, signal, name);
+          if (queued !== undefined) await queued;
           let freed = false;
           const free = () => {
             if (freed) return;
             freed = true;
-            held.delete(free);
+            held?.delete(free);
             release(origin);
           };
-          held.add(free);
+          (held ??= new Set()).add(free);
           try {
-            await spaced(origin, signal, endsAt, name);
+            if (interval !== 0) await spaced(origin, signal, endsAt, name);
             return holding(await sendOne(), free);
           } catch (error) {
             free();
@@ -139,7 +144,7 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
           }
         },
         done() {
-          for (const free of [...held]) free();
+          if (held !== undefined) for (const free of [...held]) free();
         },
       };
     },
@@ -153,6 +158,15 @@ function holding(response: UpstreamResponse, free: () => void): UpstreamResponse
     free();
     return response;
   }
+  const discard = () => {
+    response.discard();
+    free();
+  };
+  // node:http's body says when it ends or is destroyed: no wrapper in the way of reading it.
+  if (body instanceof Readable) {
+    body.once('end', free).once('close', free);
+    return { ...response, discard };
+  }
   return {
     ...response,
     body: (async function* () {
@@ -162,15 +176,12 @@ function holding(response: UpstreamResponse, free: () => void): UpstreamResponse
         free();
       }
     })(),
-    discard() {
-      response.discard();
-      free();
-    },
+    discard,
   };
 }
 
 /** The deadline's own abort (exchange.ts), as against the client's cancellation. */
-function timedOut(signal: AbortSignal): boolean {
+function timedOut(signal: Cancellation): boolean {
   return (signal.reason as { name?: string } | undefined)?.name === 'TimeoutError';
 }
 
@@ -183,8 +194,9 @@ export function duration(ms: number): string {
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: Cancellation): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason);
+  if (ms <= 0) return Promise.resolve(); // a timer of 0 ms still waits for the next turn of the loop (≥ 1 ms)
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);

@@ -60,44 +60,15 @@ export function toToolResult(answer: UpstreamAnswer, structure: Structurer = pla
     const head = `${statusLine} from ${answer.label}`;
     return toolError(excerpt ? `${head}\n${excerpt}` : head);
   }
-  const withStructure = (text: string, json: unknown): CallToolResult => {
-    const structured = structure(json);
-    if (structured === undefined) return { content: [{ type: 'text', text }] };
-    if (structured instanceof StructureProblem) {
-      return toolError(`${statusLine} from ${answer.label}, but ${structured.reason}:\n${text}`);
-    }
-    return { content: [{ type: 'text', text }], structuredContent: structured };
-  };
-  /**
-   * A JSON answer within the budget. What was kept must still be what the outputSchema
-   * promises: placeholders become null (every loosened response schema accepts null) when the
-   * strings do not fit it; an answer that fits neither way goes as text alone.
-   */
-  const budgeted = (text: string, value: unknown, budget: AnswerBudget): CallToolResult => {
-    const fitted = fitJson(text, value, budget, answer.link);
-    if (fitted.note === undefined) return withStructure(fitted.text, fitted.value);
-    const noted = (result: CallToolResult): CallToolResult => ({
-      ...result,
-      content: [...result.content, { type: 'text', text: fitted.note ?? '' }],
-      _meta: { ...result._meta, 'mcp-gen/answer': { note: fitted.note, ...fitted.meta } },
-    });
-    const first = withStructure(fitted.text, fitted.value);
-    if (!first.isError) return noted(first);
-    if (fitted.text === text) return first; // nothing cut: the answer itself does not fit the schema
-    if (fitted.placeholders.length > 0) {
-      const nulled = withNulls(fitted.value, fitted.placeholders);
-      const second = withStructure(JSON.stringify(nulled), nulled);
-      if (!second.isError) return noted(second);
-    }
-    return noted({ content: [{ type: 'text', text: fitted.text }] });
-  };
-  if (answer.bytes.length === 0) return withStructure(`${statusLine}: success, empty body`, NOTHING);
+  // What the helpers below need of this answer, in one object rather than closures made for each call.
+  const shaping: Shaping = { answer, statusLine, structure };
+  if (answer.bytes.length === 0) return shapeText(shaping, `${statusLine}: success, empty body`, NOTHING);
   const kind = mediaKind(media);
   // No Content-Type at all: most likely text (often JSON without a label), shown as is.
   if (media === '' || isTextual(kind)) {
     const text = decoder.decode(answer.bytes);
     const maxBytes = budget?.maxBytes ?? 0;
-    if (answer.truncated) return withStructure(fitText(text, maxBytes) + truncationNote(answer), NOTHING);
+    if (answer.truncated) return shapeText(shaping, fitText(text, maxBytes) + truncationNote(answer), NOTHING);
     if (kind === 'json' || (media === '' && /^\s*[[{]/.test(text))) {
       let value: unknown = NO_JSON;
       try {
@@ -105,13 +76,14 @@ export function toToolResult(answer: UpstreamAnswer, structure: Structurer = pla
       } catch {
         // not JSON after all: passed on as text
       }
-      if (value !== NO_JSON && budget !== undefined) return budgeted(text, value, budget);
-      return withStructure(fitText(text, maxBytes), value);
+      if (value !== NO_JSON && budget !== undefined) return budgeted(shaping, text, value, budget);
+      return shapeText(shaping, fitText(text, maxBytes), value);
     }
-    return withStructure(fitText(text, maxBytes), NO_JSON);
+    return shapeText(shaping, fitText(text, maxBytes), NO_JSON);
   }
   if (answer.truncated) {
-    return withStructure(
+    return shapeText(
+      shaping,
       `${answer.label} answered ${media} of ${answer.declaredLength ?? 'more than ' + answer.bytes.length} bytes, above --max-response-bytes; not returned.`,
       NOTHING,
     );
@@ -127,4 +99,45 @@ export function toToolResult(answer: UpstreamAnswer, structure: Structurer = pla
     return toolError(`${statusLine} from ${answer.label}, but ${structured.reason}`, binary);
   }
   return { content: [binary], ...(structured ? { structuredContent: structured } : {}) };
+}
+
+/** What shaping one good answer needs: the answer, its status line, and how its JSON is structured. */
+interface Shaping {
+  answer: UpstreamAnswer;
+  statusLine: string;
+  structure: Structurer;
+}
+
+/** A good answer's text, with its JSON as structuredContent when that is what the tool promises. */
+function shapeText({ answer, statusLine, structure }: Shaping, text: string, json: unknown): CallToolResult {
+  const value = structure(json);
+  if (value === undefined) return { content: [{ type: 'text', text }] };
+  if (value instanceof StructureProblem) {
+    return toolError(`${statusLine} from ${answer.label}, but ${value.reason}:\n${text}`);
+  }
+  return { content: [{ type: 'text', text }], structuredContent: value };
+}
+
+/**
+ * A JSON answer within the budget. What was kept must still be what the outputSchema
+ * promises: placeholders become null (every loosened response schema accepts null) when the
+ * strings do not fit it; an answer that fits neither way goes as text alone.
+ */
+function budgeted(shaping: Shaping, text: string, value: unknown, budget: AnswerBudget): CallToolResult {
+  const fitted = fitJson(text, value, budget, shaping.answer.link);
+  if (fitted.note === undefined) return shapeText(shaping, fitted.text, fitted.value);
+  const noted = (result: CallToolResult): CallToolResult => ({
+    ...result,
+    content: [...result.content, { type: 'text', text: fitted.note ?? '' }],
+    _meta: { ...result._meta, 'mcp-gen/answer': { note: fitted.note, ...fitted.meta } },
+  });
+  const first = shapeText(shaping, fitted.text, fitted.value);
+  if (!first.isError) return noted(first);
+  if (fitted.text === text) return first; // nothing cut: the answer itself does not fit the schema
+  if (fitted.placeholders.length > 0) {
+    const nulled = withNulls(fitted.value, fitted.placeholders);
+    const second = shapeText(shaping, JSON.stringify(nulled), nulled);
+    if (!second.isError) return noted(second);
+  }
+  return noted({ content: [{ type: 'text', text: fitted.text }] });
 }

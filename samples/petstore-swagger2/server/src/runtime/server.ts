@@ -45,8 +45,11 @@ export type { Serving, ServerFactory } from './instances.js';
 /** Reads per-request credentials from the MCP client's HTTP headers, as the operator mapped them. */
 export type CredentialReader = (headers: Headers | undefined) => RequestCredentials;
 
+/** What a call brings without --auth-from-headers: one empty map for all, as nothing writes to it. */
+const NO_CREDENTIALS: RequestCredentials = new Map();
+
 export function credentialReader(mapping: { header: string; scheme: string }[]): CredentialReader {
-  if (mapping.length === 0) return () => new Map();
+  if (mapping.length === 0) return () => NO_CREDENTIALS;
   return (headers) => {
     const found = new Map<string, string>();
     for (const { header, scheme } of mapping) {
@@ -231,8 +234,10 @@ export function attachHandlers(
       // HTTP answers a tool outside the token's scopes with 403 before this (oauth.ts); here it is unknown.
       if (!tool || !served(tool) || !visible(tool, auth))
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
-      const asked = await confirmations.before(tool, args, asking());
-      if (asked !== undefined) return asked;
+      if (confirmations.needed(tool)) {
+        const asked = await confirmations.before(tool, args, asking());
+        if (asked !== undefined) return asked;
+      }
       const outputSchema = listsOutputSchema(options.profile) ? executor.outputSchema(tool) : undefined;
       // The tasks extension is asked for per request (2026-07-28's envelope), never by a 2025 session's initialize.
       const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;

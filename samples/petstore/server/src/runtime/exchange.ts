@@ -4,6 +4,7 @@
 // model can act on.
 
 import type { UpstreamAnswer } from './response.js';
+import { CallLimit } from './call-limit.js';
 import { readLimited, RedirectError, type UpstreamResponse } from './upstream.js';
 
 /** How messages name a request: `METHOD url-without-query` (a query string can carry secrets), and that URL. */
@@ -36,30 +37,11 @@ export async function readAnswer(
 }
 
 /**
- * The call's time limit and the client's cancellation as one signal, from one controller and
- * one timer: AbortSignal.any over AbortSignal.timeout makes three signals per call and keeps
- * its timer alive after the answer. `done` clears the timer once the answer is read.
+ * The call's time limit and the client's cancellation as one: aborted at the limit with a
+ * TimeoutError, or with the client's reason. `done` ends it once the answer is read.
  */
-export function deadline(cancel: AbortSignal, ms: number): { signal: AbortSignal; endsAt: number; timedOut(): boolean; done(): void } {
-  const controller = new AbortController();
-  const endsAt = Date.now() + ms;
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError'));
-  }, ms);
-  const onCancel = () => controller.abort(cancel.reason);
-  if (cancel.aborted) onCancel();
-  else cancel.addEventListener('abort', onCancel, { once: true });
-  return {
-    signal: controller.signal,
-    endsAt,
-    timedOut: () => timedOut,
-    done() {
-      clearTimeout(timer);
-      cancel.removeEventListener('abort', onCancel);
-    },
-  };
+export function deadline(cancel: AbortSignal, ms: number): CallLimit {
+  return new CallLimit(cancel, ms);
 }
 
 /** Why no answer came: the pacing, the time limit, the client, a redirect refused, an internal address, or the network. */

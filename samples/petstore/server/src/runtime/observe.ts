@@ -13,6 +13,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import type { Cancellation } from './call-limit.js';
 import type { ServerConfig } from './config.js';
 import { failureCode } from './exchange.js';
 import type { OutgoingRequest } from './hooks-api.js';
@@ -21,9 +22,11 @@ import type { OtlpProtocol, ToolCallFacts, TraceHeaders, Tracing } from './telem
 import type { UpstreamResponse } from './upstream.js';
 import type { ToolSpec, ToolTable } from '../contract/table.js';
 
-type Send = (request: OutgoingRequest, signal: AbortSignal) => Promise<UpstreamResponse>;
+type Send = (request: OutgoingRequest, signal: Cancellation) => Promise<UpstreamResponse>;
 
 export interface CallObserver {
+  /** Whether calls are traced or logged; when not, only a call that brings a trace context is observed. */
+  readonly active: boolean;
   /** Runs one tools/call observed: its span, the trace context it came with, its log line. */
   call<T>(facts: ToolCallFacts, incoming: TraceHeaders | undefined, run: () => Promise<T>): Promise<T>;
   /** Runs the exchange of one operation (every attempt of its request) in its scope: its route and attempt count. */
@@ -67,19 +70,12 @@ let activeTracing: Tracing | undefined;
 export function callObserver(options: { tracing?: Tracing; logCalls: boolean; write?: (line: string) => void }): CallObserver {
   const { tracing, logCalls } = options;
   const write = options.write ?? ((line: string) => void process.stderr.write(line));
+  const active = tracing !== undefined || logCalls;
   return {
-    async call(facts, incoming, run) {
-      if (tracing === undefined && !logCalls && incoming === undefined) return run();
-      const record = newRecord(incoming, tracing);
-      const started = performance.now();
-      let failed = true;
-      try {
-        const value = await inScope(facts, record, run);
-        failed = isToolError(value);
-        return value;
-      } finally {
-        if (logCalls) write(callLine(facts.tool, failed, performance.now() - started, record));
-      }
+    active,
+    call(facts, incoming, run) {
+      if (!active && incoming === undefined) return run();
+      return observedCall(facts, incoming, run);
     },
     operation(tool, run) {
       const current = scopes.getStore();
@@ -88,23 +84,46 @@ export function callObserver(options: { tracing?: Tracing; logCalls: boolean; wr
       return scopes.run({ call, operation: { route: tool.http.path, sent: 0 } }, run);
     },
     sender(send) {
-      return async (request, signal) => {
+      return (request, signal) => {
         const current = scopes.getStore();
+        // Unobserved, the common case: the sender itself, without an async layer of its own.
         if (current === undefined && tracing === undefined) return send(request, signal);
-        const attempt = countAttempt(current, request.method);
-        const go = (trace: TraceHeaders | undefined) => send(trace === undefined ? request : withTrace(request, trace), signal);
-        try {
-          const facts = { method: request.method, url: request.url, route: attempt.route, resendCount: attempt.resend };
-          const response = tracing ? await tracing.attempt(facts, go) : await go(current?.call.incoming);
-          attempt.status = response.status;
-          return response;
-        } catch (error) {
-          attempt.error = failureCode(error);
-          throw error;
-        }
+        return observedAttempt(send, current, request, signal);
       };
     },
   };
+
+  async function observedCall<T>(facts: ToolCallFacts, incoming: TraceHeaders | undefined, run: () => Promise<T>): Promise<T> {
+    const record = newRecord(incoming, tracing);
+    const started = performance.now();
+    let failed = true;
+    try {
+      const value = await inScope(facts, record, run);
+      failed = isToolError(value);
+      return value;
+    } finally {
+      if (logCalls) write(callLine(facts.tool, failed, performance.now() - started, record));
+    }
+  }
+
+  async function observedAttempt(
+    send: Send,
+    current: Scope | undefined,
+    request: OutgoingRequest,
+    signal: Cancellation,
+  ): Promise<UpstreamResponse> {
+    const attempt = countAttempt(current, request.method);
+    const go = (trace: TraceHeaders | undefined) => send(trace === undefined ? request : withTrace(request, trace), signal);
+    try {
+      const facts = { method: request.method, url: request.url, route: attempt.route, resendCount: attempt.resend };
+      const response = tracing ? await tracing.attempt(facts, go) : await go(current?.call.incoming);
+      attempt.status = response.status;
+      return response;
+    } catch (error) {
+      attempt.error = failureCode(error);
+      throw error;
+    }
+  }
 }
 
 function newRecord(incoming: TraceHeaders | undefined, tracing: Tracing | undefined): CallRecord {
@@ -196,6 +215,9 @@ export function observed<Req extends { params: { name: string; _meta?: Record<st
   handler: (request: Req, ctx: ServerContext) => Promise<Res>,
 ): (request: Req, ctx: ServerContext) => Promise<Res> {
   return (request, ctx) => {
+    const incoming = incomingTrace(request.params._meta, ctx.http?.req?.headers);
+    // Nothing to trace, log or forward: the handler alone, without gathering the call's facts.
+    if (!observer.active && incoming === undefined) return handler(request, ctx);
     const facts: ToolCallFacts = {
       tool: request.params.name,
       known: known(request.params.name),
@@ -205,7 +227,7 @@ export function observed<Req extends { params: { name: string; _meta?: Record<st
     const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
     const version = envelope?.[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion();
     if (typeof version === 'string') facts.protocolVersion = version;
-    return observer.call(facts, incomingTrace(request.params._meta, ctx.http?.req?.headers), () => handler(request, ctx));
+    return observer.call(facts, incoming, () => handler(request, ctx));
   };
 }
 

@@ -345,15 +345,16 @@ function serializeCookie(param: ParamSpec, value: unknown): string[] {
 }
 
 export function getHeader(headers: Record<string, string>, name: string): string | undefined {
-  const key = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
-  return key === undefined ? undefined : headers[key];
+  const wanted = name.toLowerCase();
+  // for…in over own keys: no array of keys per look-up (several per call)
+  for (const key in headers) if (Object.hasOwn(headers, key) && key.toLowerCase() === wanted) return headers[key];
+  return undefined;
 }
 
 /** Set a header, replacing any existing one that differs only in case. */
 export function setHeader(headers: Record<string, string>, name: string, value: string): void {
-  for (const key of Object.keys(headers)) {
-    if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
-  }
+  const wanted = name.toLowerCase();
+  for (const key in headers) if (Object.hasOwn(headers, key) && key.toLowerCase() === wanted) delete headers[key];
   // defined, not assigned: a header may be named `__proto__`
   Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -9,6 +9,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Cancellation } from './call-limit.js';
 import type { OutgoingRequest } from './hooks-api.js';
 import type { Logger } from './log.js';
 import { createPacer, duration, sleep, type CallPace, type PacingLimits } from './pacing.js';
@@ -86,7 +87,7 @@ export function mayRetry(tool: ToolSpec, request: Pick<OutgoingRequest, 'method'
 type Outcome = { response: UpstreamResponse } | { error: unknown };
 
 /** Why this try is worth another: the status or the connection failure; undefined when it is not. */
-function retryReason(outcome: Outcome, signal: AbortSignal): string | undefined {
+function retryReason(outcome: Outcome, signal: Cancellation): string | undefined {
   if ('response' in outcome) return RETRIED_STATUSES.has(outcome.response.status) ? `HTTP ${outcome.response.status}` : undefined;
   if (signal.aborted) return undefined;
   const error = outcome.error as { code?: string; cause?: { code?: string } };
@@ -108,7 +109,7 @@ interface Sent {
 
 /** One call's tries: each request sent through `sendOne`, paced, and again while the API allows it. */
 export interface CallAttempts {
-  send(request: OutgoingRequest, sendOne: (request: OutgoingRequest, signal: AbortSignal) => Promise<UpstreamResponse>): Promise<Sent>;
+  send(request: OutgoingRequest, sendOne: (request: OutgoingRequest, signal: Cancellation) => Promise<UpstreamResponse>): Promise<Sent>;
   /** Frees what the call still holds of the pacing. */
   done(): void;
 }
@@ -116,7 +117,7 @@ export interface CallAttempts {
 export interface Sending {
   /** The tool's Idempotency-Key argument filled with a fresh key when the agent gave none: once per call, before the first try. */
   keyed(tool: ToolSpec, args: Record<string, unknown>): Record<string, unknown>;
-  forCall(tool: ToolSpec, limit: { signal: AbortSignal; endsAt: number }): CallAttempts;
+  forCall(tool: ToolSpec, limit: { signal: Cancellation; endsAt: number }): CallAttempts;
 }
 
 export function createSending(settings: { retries: number } & PacingLimits, log: Logger): Sending {
@@ -129,7 +130,7 @@ export function createSending(settings: { retries: number } & PacingLimits, log:
       const name = `${tool.name} (${tool.http.method} ${tool.http.path})`;
       const pace = pacer.forCall(limit.signal, limit.endsAt, name);
       return {
-        send: (request, sendOne) => tries(request, sendOne, { tool, name, pace, ...limit }),
+        send: (request, sendOne) => tries(request, sendOne, { tool, name, pace, signal: limit.signal, endsAt: limit.endsAt }),
         done: () => pace.done(),
       };
     },
@@ -137,7 +138,7 @@ export function createSending(settings: { retries: number } & PacingLimits, log:
 
   async function tries(
     request: OutgoingRequest,
-    sendOne: (request: OutgoingRequest, signal: AbortSignal) => Promise<UpstreamResponse>,
+    sendOne: (request: OutgoingRequest, signal: Cancellation) => Promise<UpstreamResponse>,
     call: TryContext,
   ): Promise<Sent> {
     const allowed = mayRetry(call.tool, request) ? policy.attempts : 1;
@@ -183,7 +184,7 @@ interface TryContext {
   /** The tool and its route template, for the log. */
   name: string;
   pace: CallPace;
-  signal: AbortSignal;
+  signal: Cancellation;
   endsAt: number;
 }
 

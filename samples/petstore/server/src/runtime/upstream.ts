@@ -5,9 +5,9 @@
 // read up to a limit; and every text that can reach a client is redacted first.
 
 import type { Agent, IncomingMessage, request as HttpRequest } from 'node:http';
-import { pipeline, type Duplex, type Readable } from 'node:stream';
+import { pipeline, Readable, type Duplex } from 'node:stream';
+import { abortSignalOf, type Cancellation } from './call-limit.js';
 import type { OutgoingRequest } from './hooks-api.js';
-import { getHeader } from './request.js';
 import type { ToolTable } from '../contract/table.js';
 
 /** Redirect hops followed before giving up (browsers allow 20; an API needs one or two). */
@@ -59,21 +59,26 @@ interface Client {
   agent: Agent;
 }
 const clients = new Map<string, Promise<Client>>();
+/** The same once loaded: a request then takes its client without waiting a turn of the event loop. */
+const loadedClients = new Map<string, Client>();
 // The address checks (node:dns) load with the first request that needs them: most servers never do.
 let addressChecks: Promise<typeof import('../contract/addresses.js')> | undefined;
 const addresses = () => (addressChecks ??= import('../contract/addresses.js'));
-function clientFor(protocol: string, publicOnly: boolean): Promise<Client> | undefined {
+function clientFor(protocol: string, publicOnly: boolean): Client | Promise<Client> | undefined {
   if (protocol !== 'http:' && protocol !== 'https:') return undefined;
   const key = publicOnly ? `${protocol} public` : protocol;
+  const loaded = loadedClients.get(key);
+  if (loaded) return loaded;
   let client = clients.get(key);
   if (!client) {
     const loading = protocol === 'https:' ? import('node:https') : import('node:http');
     // The lookup runs as each connection is made: the address checked is the address used.
     const lookup = publicOnly ? addresses().then((a) => ({ lookup: a.publicOnlyLookup })) : Promise.resolve({});
-    client = Promise.all([loading, lookup]).then(([m, options]) => ({
-      request: m.request as typeof HttpRequest,
-      agent: new m.Agent({ keepAlive: true, ...options }),
-    }));
+    client = Promise.all([loading, lookup]).then(([m, options]) => {
+      const made = { request: m.request as typeof HttpRequest, agent: new m.Agent({ keepAlive: true, ...options }) };
+      loadedClients.set(key, made);
+      return made;
+    });
     clients.set(key, client);
   }
   return client;
@@ -95,23 +100,35 @@ export async function sendOnce(
   method: string,
   headers: Record<string, string>,
   body: unknown,
-  signal: AbortSignal,
+  signal: Cancellation,
   publicOnly = false,
 ): Promise<UpstreamResponse> {
   const viaFetch = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
   if (publicOnly) await refuseInternal(url, viaFetch);
   if (viaFetch) {
     // FormData, Blob, a stream: only a hook sends these, and fetch knows how to frame them.
-    return fromWebResponse(await fetch(url, { method, headers, body: body as RequestInit['body'], signal, redirect: 'manual' }));
+    return fromWebResponse(
+      await fetch(url, { method, headers, body: body as RequestInit['body'], signal: abortSignalOf(signal), redirect: 'manual' }),
+    );
   }
   // As fetch does: credentials in the URL are refused, not sent as Basic auth (which node:http
   // would do); a credential belongs in a security scheme, which keeps it to its origin.
   if (url.username || url.password) throw new TypeError(`a URL with a user name or password cannot be requested: ${url.href}`);
   const payload = body === undefined ? undefined : typeof body === 'string' ? Buffer.from(body) : body;
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() !== 'content-length') out[name] = value;
-  if (getHeader(out, 'accept-encoding') === undefined) out['accept-encoding'] = 'gzip, deflate, br';
-  if (getHeader(out, 'user-agent') === undefined) out['user-agent'] = 'node';
+  let hasEncoding = false;
+  let hasAgent = false;
+  // One pass over the headers (a call's hot path): copied but Content-Length, and fetch's defaults noted.
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    const lower = name.toLowerCase();
+    if (lower === 'content-length') continue;
+    hasEncoding ||= lower === 'accept-encoding';
+    hasAgent ||= lower === 'user-agent';
+    out[name] = headers[name] as string;
+  }
+  if (!hasEncoding) out['accept-encoding'] = 'gzip, deflate, br';
+  if (!hasAgent) out['user-agent'] = 'node';
   if (payload !== undefined || BODY_EXPECTED.has(method)) out['content-length'] = String(payload?.byteLength ?? 0);
   for (let attempt = 0; ; attempt++) {
     try {
@@ -142,14 +159,21 @@ async function exchangeOnce(
   method: string,
   headers: Record<string, string>,
   payload: Uint8Array | undefined,
-  signal: AbortSignal,
+  signal: Cancellation,
   publicOnly: boolean,
 ): Promise<UpstreamResponse> {
   const client = clientFor(url.protocol, publicOnly);
   if (!client) throw new Error(`unsupported protocol ${url.protocol}`);
-  const [{ request, agent }, codings] = [await client, await decoders()];
+  const { request, agent } = client instanceof Promise ? await client : client;
+  const codings = loadedDecoders ?? (await decoders());
+  if (signal.aborted) throw abortError(signal.reason);
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers, agent, signal }, (res) => resolve(fromNodeResponse(res, method, codings)));
+    const req = request(url, { method, headers, agent }, (res) => resolve(fromNodeResponse(res, method, codings)));
+    // The signal as node:http's own `signal` option would use it (destroy with an AbortError,
+    // until the answer is read), without its stream bookkeeping, which costs more CPU than the rest of a small exchange.
+    const onAbort = () => req.destroy(abortError(signal.reason));
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.once('close', () => signal.removeEventListener('abort', onAbort));
     req.on('error', (error: Error & { reusedSocket?: boolean }) => {
       const code = (error as NodeJS.ErrnoException).code;
       if (req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) error.reusedSocket = true;
@@ -157,6 +181,11 @@ async function exchangeOnce(
     });
     req.end(payload);
   });
+}
+
+/** node:http's error for a request its signal aborted. */
+function abortError(reason: unknown): Error {
+  return Object.assign(new Error('The operation was aborted', { cause: reason }), { name: 'AbortError', code: 'ABORT_ERR' });
 }
 
 /** Statuses whose response has no content (RFC 9110 §15.3.6, §15.3.5, §15.4.5), as fetch treats them. */
@@ -183,24 +212,33 @@ function fromNodeResponse(res: IncomingMessage, method: string, codings: Record<
       ),
     body: stream,
     discard: () => {
-      stream?.destroy();
-      res.destroy();
+      // A body already received, or a small one, is read to its end so that the connection
+      // stays open for the next request (a retry's); a large or compressed one is cut off.
+      if (stream === res && (res.complete || Number(header(res, 'content-length') ?? Infinity) <= DRAINED_BYTES)) res.resume();
+      else {
+        stream?.destroy();
+        res.destroy();
+      }
     },
   };
 }
 
+/** Largest unread answer body read to its end on discard, to keep its connection. */
+const DRAINED_BYTES = 64 * 1024;
+
 /** Decoders by content-coding, with node:zlib loaded on the first request. */
 let decoding: Promise<Record<string, () => Duplex>> | undefined;
+let loadedDecoders: Record<string, () => Duplex> | undefined;
 const decoders = () =>
   (decoding ??= import('node:zlib').then(({ default: zlib }) => {
     const lenient = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
     const brotli = { flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH };
-    return {
+    return (loadedDecoders = {
       gzip: () => zlib.createGunzip(lenient),
       'x-gzip': () => zlib.createGunzip(lenient),
       deflate: () => zlib.createInflate(lenient),
       br: () => zlib.createBrotliDecompress(brotli),
-    };
+    });
   }));
 
 function header(res: IncomingMessage, name: string): string | null {
@@ -253,6 +291,9 @@ export function toWebResponse(answer: UpstreamResponse): Response {
   return new Response(body, { status: answer.status, statusText: answer.statusText, headers });
 }
 
+/** The statuses that redirect (RFC 9110 §15.4): 301, 302, 303, 307, 308. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
 /**
  * A request with redirects followed by hand (RFC 9110 §15.4), never by the HTTP client: fetch's
  * own following strips only Authorization and Cookie on a new origin, so an apiKey header or
@@ -263,19 +304,21 @@ export function toWebResponse(answer: UpstreamResponse): Response {
  */
 export async function sendFollowingRedirects(
   request: OutgoingRequest,
-  signal: AbortSignal,
+  signal: Cancellation,
   places: CredentialPlaces,
   publicServers?: ToolTable['publicServers'],
 ): Promise<UpstreamResponse> {
   let url = new URL(request.url);
   let method = request.method;
-  let headers: Record<string, string> = { ...request.headers };
+  // Never changed in place (a hop that drops headers makes a new object): the request's own, uncopied.
+  let headers: Record<string, string> = request.headers;
   let body: unknown = request.body;
   for (let hop = 0; ; hop++) {
     const publicOnly = publicServers !== undefined && url.origin !== publicServers.trustedOrigin;
     const response = await sendOnce(url, method, headers, body, signal, publicOnly);
+    if (!REDIRECTS.has(response.status)) return response;
     const location = response.header('location');
-    if (![301, 302, 303, 307, 308].includes(response.status) || location === null) return response;
+    if (location === null) return response;
     response.discard();
     if (hop === MAX_REDIRECTS) throw new RedirectError(`more than ${MAX_REDIRECTS} redirects`);
     let next: URL;
@@ -299,16 +342,18 @@ export async function sendFollowingRedirects(
 }
 
 /** Reads at most `limit` bytes and stops the download there. */
-export async function readLimited(
-  response: Pick<UpstreamResponse, 'body'>,
-  limit: number,
-): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  if (!response.body) return { bytes: new Uint8Array(0), truncated: false };
+export function readLimited(response: Pick<UpstreamResponse, 'body'>, limit: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  if (!response.body) return Promise.resolve({ bytes: new Uint8Array(0), truncated: false });
+  if (response.body instanceof Readable) return readStream(response.body, limit);
+  return readIterable(response.body, limit);
+}
+
+async function readIterable(body: AsyncIterable<Uint8Array>, limit: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   let truncated = false;
   // Leaving the loop early (break) ends the download: the stream is destroyed or cancelled.
-  for await (const value of response.body) {
+  for await (const value of body) {
     if (size + value.length > limit) {
       chunks.push(value.subarray(0, limit - size));
       size = limit;
@@ -318,6 +363,49 @@ export async function readLimited(
     chunks.push(value);
     size += value.length;
   }
+  return joined(chunks, size, truncated);
+}
+
+/**
+ * readLimited for a node:http body, by its events: what `for await` does (the same chunks, the
+ * same errors, the stream destroyed when cut), without the async iterator's bookkeeping.
+ */
+function readStream(stream: Readable, limit: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  if (stream.readableEnded) return Promise.resolve(joined([], 0, false));
+  if (stream.destroyed) return Promise.reject(stream.errored ?? prematureClose());
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const finish = (truncated: boolean) => {
+      stream.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      resolve(joined(chunks, size, truncated));
+    };
+    const onData = (value: Uint8Array) => {
+      if (size + value.length <= limit) {
+        chunks.push(value);
+        size += value.length;
+        return;
+      }
+      chunks.push(value.subarray(0, limit - size));
+      size = limit;
+      finish(true);
+      stream.destroy();
+    };
+    const onEnd = () => finish(false);
+    const onError = (error: Error) => {
+      stream.off('data', onData).off('end', onEnd).off('close', onClose);
+      reject(error);
+    };
+    // Closed with neither an end nor an error: what the async iterator calls a premature close.
+    const onClose = () => onError(prematureClose());
+    stream.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);
+  });
+}
+
+const prematureClose = () => Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+
+/** The chunks as one array (the only one, when there is one). */
+function joined(chunks: Uint8Array[], size: number, truncated: boolean): { bytes: Uint8Array; truncated: boolean } {
   if (chunks.length === 1 && !truncated) return { bytes: chunks[0] as Uint8Array, truncated };
   const bytes = new Uint8Array(size);
   let offset = 0;
