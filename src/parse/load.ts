@@ -66,12 +66,11 @@ function needsBundle(root: unknown): boolean {
 }
 
 /**
- * The common case without swagger-parser: a local .json/.yaml file whose $refs are all internal
- * and whose version swagger-parser accepts. It reads and parses exactly as swagger-parser's
- * parse() does with our hooks; anything else (undefined) takes the full path, which gives the
- * established messages for every problem.
+ * The common case without swagger-parser's parse(): a local .json/.yaml file whose version
+ * swagger-parser accepts, read and parsed exactly as its parse() does with our hooks. Anything
+ * else (undefined) takes swagger-parser's path, which gives the established messages for every problem.
  */
-async function readPlainLocalSpec(source: string, guard: SourceGuard): Promise<unknown> {
+async function readPlainLocalSpec(source: string, guard: SourceGuard): Promise<JsonObject | undefined> {
   const as = isUrl(source) ? undefined : PARSED_AS[extname(source).toLowerCase()];
   if (!as) return undefined;
   const path = resolvePath(source);
@@ -83,7 +82,7 @@ async function readPlainLocalSpec(source: string, guard: SourceGuard): Promise<u
     guard.refused = undefined;
     return undefined;
   }
-  return isObject(root) && versionAccepted(root) && !needsBundle(root) ? root : undefined;
+  return isObject(root) && versionAccepted(root) ? root : undefined;
 }
 
 /** The parser swagger-parser tries first for a root document, by its extension. */
@@ -99,7 +98,8 @@ function versionAccepted(root: JsonObject): boolean {
   return root.paths !== undefined && typeof root.openapi === 'string' && SWAGGER_PARSER_VERSIONS.includes(root.openapi);
 }
 
-async function readWithSwaggerParser(source: string, guard: SourceGuard): Promise<unknown> {
+/** The document with its external $refs brought in; swagger-parser reads it unless the plain path already has. */
+async function withExternalRefs(source: string, guard: SourceGuard, plain: JsonObject | undefined): Promise<unknown> {
   const parserOptions = {
     ...guard.parserOptions(),
     // validation is ours (below); swagger-parser's schema validation costs ~0.4 s per spec
@@ -107,7 +107,7 @@ async function readWithSwaggerParser(source: string, guard: SourceGuard): Promis
   } as SwaggerParser.Options;
   // bundle() only resolves external $refs for us, and costs 85% of generating GitHub's spec
   // (it grows with the square of the refs): skip it when every $ref is internal.
-  const parsed: unknown = await swaggerParser().parse(source, parserOptions);
+  const parsed: unknown = plain ?? (await swaggerParser().parse(source, parserOptions));
   return needsBundle(parsed) ? await swaggerParser().bundle(source, parserOptions) : parsed;
 }
 
@@ -115,7 +115,7 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
   const guard = new SourceGuard({ source, allowRemoteRefs: options.allowRemoteRefs ?? false, allowRefDirs: options.allowRefDirs ?? [] });
   let bundled: unknown;
   try {
-    bundled = (await readPlainLocalSpec(source, guard)) ?? (await readWithSwaggerParser(source, guard));
+    bundled = await withExternalRefs(source, guard, await readPlainLocalSpec(source, guard));
   } catch (error) {
     if (guard.refused) throw guard.refused;
     if (error instanceof SpecError) throw error;
