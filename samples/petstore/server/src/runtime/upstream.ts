@@ -58,17 +58,14 @@ interface Client {
   request: typeof HttpRequest;
   agent: Agent;
 }
-const clients = new Map<string, Promise<Client>>();
-/** The same once loaded: a request then takes its client without waiting a turn of the event loop. */
-const loadedClients = new Map<string, Client>();
+/** Per protocol: loading, then (replaced once loaded) the client itself, which a request takes without a turn of the event loop. */
+const clients = new Map<string, Client | Promise<Client>>();
 // The address checks (node:dns) load with the first request that needs them: most servers never do.
 let addressChecks: Promise<typeof import('../contract/addresses.js')> | undefined;
 const addresses = () => (addressChecks ??= import('../contract/addresses.js'));
 function clientFor(protocol: string, publicOnly: boolean): Client | Promise<Client> | undefined {
   if (protocol !== 'http:' && protocol !== 'https:') return undefined;
   const key = publicOnly ? `${protocol} public` : protocol;
-  const loaded = loadedClients.get(key);
-  if (loaded) return loaded;
   let client = clients.get(key);
   if (!client) {
     const loading = protocol === 'https:' ? import('node:https') : import('node:http');
@@ -76,7 +73,7 @@ function clientFor(protocol: string, publicOnly: boolean): Client | Promise<Clie
     const lookup = publicOnly ? addresses().then((a) => ({ lookup: a.publicOnlyLookup })) : Promise.resolve({});
     client = Promise.all([loading, lookup]).then(([m, options]) => {
       const made = { request: m.request as typeof HttpRequest, agent: new m.Agent({ keepAlive: true, ...options }) };
-      loadedClients.set(key, made);
+      clients.set(key, made);
       return made;
     });
     clients.set(key, client);
