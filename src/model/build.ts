@@ -117,6 +117,8 @@ interface ModelRun {
   /** Tool names taken so far (the meta-tools' from the start). */
   names: NameScope;
   tools: ToolSpec[];
+  /** The shared schemas the tools' inputs and outputs name directly: the table keeps what they reach. */
+  reached: Set<string>;
   /** Each tool's Link Object targets, made into `then` once every tool has its name. */
   linkTargets: Map<ToolSpec, string[]>;
   /** Each long-running tool's link to its status operation, named once every tool has its name. */
@@ -160,6 +162,7 @@ function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
     packageName,
     auth,
     scopeUse: { matched: new Set(), won: new Set() },
+    reached: new Set(),
   };
 }
 
@@ -237,7 +240,6 @@ function toolOf(
     ...(tags.length ? { tags } : {}),
     toolset: toolsetFor(verdict, options.toolsets, operation),
     inputSchema: args.inputSchema,
-    defs: ctx.converter.closure(refs),
     annotations: annotationsFor(method),
     http: {
       method: method.toUpperCase(),
@@ -250,7 +252,8 @@ function toolOf(
   };
   const security = securityFor(op, ctx.doc, run.auth.schemes);
   if (security) tool.security = security;
-  const output = buildOutput(ctx.doc, ctx.converter, op);
+  const output = buildOutput(ctx.doc, ctx.converter, op, refs);
+  for (const ref of refs) run.reached.add(ref);
   if (output) tool.output = output;
   if (verdict.confirm !== undefined) tool.confirm = verdict.confirm;
   const title = titleOf(op);
@@ -322,17 +325,17 @@ function tableOf(run: ModelRun): ToolTable {
     ...(typeof info.description === 'string' && info.description.trim() ? { description: info.description.trim().slice(0, 20_000) } : {}),
     scheme: resourceScheme(run.packageName),
     servers: run.rootServers,
-    defs: usedDefs(run.tools, run.ctx.converter.defs),
+    defs: usedDefs(run.reached, run.ctx.converter),
     auth: run.auth.schemes,
     tools: run.tools,
   };
 }
 
 /** The converted shared schemas that some tool's input or output reaches, by key. */
-function usedDefs(tools: ToolSpec[], converted: Record<string, JsonSchema>): Record<string, JsonSchema> {
+function usedDefs(reached: Set<string>, converter: SchemaConverter): Record<string, JsonSchema> {
   const defs: Record<string, JsonSchema> = {};
-  const used = new Set(tools.flatMap((t) => [...t.defs, ...(t.output?.defs ?? [])]));
-  for (const key of Object.keys(converted).sort()) if (used.has(key)) defs[key] = converted[key] as JsonSchema;
+  const used = new Set(converter.closure(reached));
+  for (const key of Object.keys(converter.defs).sort()) if (used.has(key)) defs[key] = converter.defs[key] as JsonSchema;
   return defs;
 }
 

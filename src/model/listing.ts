@@ -8,6 +8,7 @@
 // checking against the listed schema never refuses a valid value; the server itself still
 // checks arguments against the full schema and names the failing nested field.
 
+import { defGraph, directRefs } from '../contract/def-refs.js';
 import { stubSchema, type JsonSchema, type Listing, type ToolTable } from '../contract/table.js';
 
 export interface ListingBudget {
@@ -67,51 +68,35 @@ export function splitDefs(
   return { defs: [...full].sort(), stubs: [...stubs].sort() };
 }
 
-/** Refs a schema names directly (`#/$defs/<key>` → key). */
-function directRefs(schema: unknown): string[] {
-  const found = new Set<string>();
-  const stack: unknown[] = [schema];
-  while (stack.length) {
-    const node = stack.pop();
-    if (Array.isArray(node))
-      for (const item of node) stack.push(item); // not push(...node): a 500,000-value enum overflows the argument stack
-    else if (typeof node === 'object' && node !== null) {
-      for (const [key, value] of Object.entries(node)) {
-        if (key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')) found.add(value.slice('#/$defs/'.length));
-        else if (typeof value === 'object' && value !== null) stack.push(value);
-      }
-    }
-  }
-  return [...found];
-}
-
 /** Sets `listing` on every tool schema whose defs do not all fit, so that tools/list fits the budget. */
 export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LISTING_BUDGET): ListingReport {
   const defSizes = new Map(Object.entries(table.defs).map(([k, v]) => [k, size(v)]));
   const stubSizes = new Map(Object.entries(table.defs).map(([k, v]) => [k, size(stubSchema(v))]));
-  const depsOf = new Map<string, string[]>();
-  const deps = (key: string) => {
-    let found = depsOf.get(key);
-    if (!found) depsOf.set(key, (found = directRefs(table.defs[key])));
-    return found;
-  };
+  const graph = defGraph(table.defs);
+  const deps = graph.depsOf;
   const defSize = (key: string) => defSizes.get(key) ?? 0;
-  type Holder = { holder: { defs: string[]; listing?: Listing }; output: boolean; tool: string; rootRefs: string[]; refsKey: string };
+  type Holder = { holder: { listing?: Listing }; output: boolean; tool: string; rootRefs: string[]; refsKey: string };
   const holders = table.tools.flatMap((tool) => {
     const found: Holder[] = [];
     const add = (holder: Holder['holder'], root: JsonSchema, output: boolean) => {
       const rootRefs = directRefs(root);
-      found.push({ holder, output, tool: tool.name, rootRefs, refsKey: rootRefs.join(' ') });
+      if (rootRefs.length) found.push({ holder, output, tool: tool.name, rootRefs, refsKey: rootRefs.join(' ') });
     };
-    if (tool.defs.length) add(tool, tool.inputSchema, false);
-    if (tool.output?.defs.length) add(tool.output, tool.output.schema, true);
+    add(tool, tool.inputSchema, false);
+    if (tool.output) add(tool.output, tool.output.schema, true);
     return found;
   });
   const fixedBytes = table.tools.reduce(
     (n, t) => n + t.name.length + size(t.description) + size(t.inputSchema) + (t.output ? size(t.output.schema) : 0),
     0,
   );
-  const wholeBytes = holders.reduce((n, h) => n + h.holder.defs.reduce((m, k) => m + defSize(k), 0), fixedBytes);
+  const closureBytes = new Map<string, number>();
+  const wholeBytesOf = (h: Holder) => {
+    let bytes = closureBytes.get(h.refsKey);
+    if (bytes === undefined) closureBytes.set(h.refsKey, (bytes = graph.closure(h.rootRefs).reduce((m, k) => m + defSize(k), 0)));
+    return bytes;
+  };
+  const wholeBytes = holders.reduce((n, h) => n + wholeBytesOf(h), fixedBytes);
 
   type Split = { listing: Listing; bytes: number; spent: number };
   // Tools often name the same schemas (an error body, a list envelope): split each set once per budget.

@@ -10,9 +10,9 @@ import type { SchemaConverter } from './schema.js';
 /**
  * outputSchema from the first 2xx response with a JSON schema. MCP wants an object at the
  * root, so any other answer (array, string, or a schema that may be either) is wrapped as
- * `{ result }`.
+ * `{ result }`. The shared schemas it names are added to `refs`.
  */
-export function buildOutput(doc: JsonObject, converter: SchemaConverter, op: JsonObject): OutputSpec | undefined {
+export function buildOutput(doc: JsonObject, converter: SchemaConverter, op: JsonObject, refs: Set<string>): OutputSpec | undefined {
   const responses = isObject(op.responses) ? op.responses : {};
   const codes = Object.keys(responses)
     .filter((c) => /^2(\d\d|XX)$/i.test(c))
@@ -23,11 +23,10 @@ export function buildOutput(doc: JsonObject, converter: SchemaConverter, op: Jso
     const media = Object.keys(response.content).find((m) => mediaKind(m) === 'json');
     const entry = media ? response.content[media] : undefined;
     if (!isObject(entry) || entry.schema === undefined) continue;
-    const refs = new Set<string>();
     const schema = converter.convert(entry.schema, 'response', refs);
     const wrap = !isObjectRoot(schema, converter);
     const root: JsonSchema = wrap ? { type: 'object', properties: { result: schema } } : { ...schema, type: 'object' };
-    return { schema: root, defs: converter.closure(refs), wrap };
+    return { schema: root, wrap };
   }
   return undefined;
 }

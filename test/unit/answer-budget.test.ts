@@ -38,7 +38,7 @@ function structurer(schema: JsonSchema, wrap: boolean) {
   const ajv = new Ajv2020({ strict: false });
   const validate = ajv.compile(schema);
   const check = Object.assign((value: unknown) => validate(value), { describe: () => ajv.errorsText(validate.errors) }) as OutputCheck;
-  const output: OutputSpec = { schema, defs: [], wrap };
+  const output: OutputSpec = { schema, wrap };
   return { structure: advertisedStructure(output, () => check), validate };
 }
 

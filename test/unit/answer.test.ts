@@ -96,13 +96,13 @@ describe('structure', () => {
   });
 
   it("advertised: wrapped when the spec's answer is not an object, and checked", () => {
-    expect(advertisedStructure({ schema: {}, defs: [], wrap: true }, schemaCheck(true))([1])).toEqual({ result: [1] });
-    expect(advertisedStructure({ schema: {}, defs: [], wrap: false }, schemaCheck(true))(NOTHING)).toEqual({});
-    expect(advertisedStructure({ schema: {}, defs: [], wrap: true }, schemaCheck(true))(NOTHING)).toEqual({ result: null });
+    expect(advertisedStructure({ schema: {}, wrap: true }, schemaCheck(true))([1])).toEqual({ result: [1] });
+    expect(advertisedStructure({ schema: {}, wrap: false }, schemaCheck(true))(NOTHING)).toEqual({});
+    expect(advertisedStructure({ schema: {}, wrap: true }, schemaCheck(true))(NOTHING)).toEqual({ result: null });
   });
 
   it('advertised, but the answer does not keep the promise: a tool error that says which part and shows the answer', () => {
-    const structure = advertisedStructure({ schema: {}, defs: [], wrap: false }, schemaCheck(false));
+    const structure = advertisedStructure({ schema: {}, wrap: false }, schemaCheck(false));
     expect(structure({ id: 'x' })).toEqual(
       new StructureProblem('the answer does not match the spec\'s response schema (field "id" must be integer)'),
     );

@@ -21,7 +21,6 @@ const tool = (security?: SecurityRequirement[]): ToolSpec => ({
   name: 'op',
   description: '',
   inputSchema: { type: 'object' },
-  defs: [],
   annotations: {},
   http: { method: 'GET', path: '/', params: [] },
   ...(security ? { security } : {}),

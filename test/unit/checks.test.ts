@@ -34,7 +34,6 @@ const own: ToolTable = {
         required: ['id'],
         additionalProperties: false,
       },
-      defs: [],
       annotations: {},
       http: { method: 'GET', path: '/things', params: [] },
     },

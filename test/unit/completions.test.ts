@@ -29,7 +29,6 @@ const table: ToolTable = {
         required: ['owner'],
         additionalProperties: false,
       },
-      defs: [],
       annotations: { readOnlyHint: true },
       http: {
         method: 'GET',

@@ -17,7 +17,6 @@ function tool(method: string, more: Partial<ToolSpec> = {}): ToolSpec {
     name: `${method.toLowerCase()}Pet`,
     description: 'd',
     inputSchema: { type: 'object' },
-    defs: [],
     annotations,
     http: { method, path: '/pets', params: [] },
     ...more,

@@ -5,12 +5,17 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { declarationOf } from '../../src/runtime/declarations.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../../src/contract/table.js';
+import { defGraph } from '../../src/contract/def-refs.js';
 
 const petstore = JSON.parse(readFileSync(new URL('../../samples/petstore/server/tools.json', import.meta.url), 'utf8')) as ToolTable;
 const tool = (name: string) => petstore.tools.find((t) => t.name === name) as ToolSpec;
 /** The tool's output schema with the shared $defs attached, as the executor gives it. */
+const reach = defGraph(petstore.defs);
 const output = (t: ToolSpec): JsonSchema =>
-  ({ ...t.output?.schema, $defs: Object.fromEntries((t.output?.defs ?? []).map((d) => [d, petstore.defs?.[d]])) }) as JsonSchema;
+  ({
+    ...t.output?.schema,
+    $defs: Object.fromEntries(reach.reachedFrom(t.output?.schema ?? {}).map((d) => [d, petstore.defs?.[d]])),
+  }) as JsonSchema;
 
 describe('an operation as a method of api', () => {
   it('findPetsByStatus: a read-only method taking the enum array, answering Pets', () => {

@@ -14,6 +14,7 @@ import { loadSpec } from '../../src/parse/load.js';
 import { convertSwagger2 } from '../../src/parse/swagger2.js';
 import type { JsonObject } from '../../src/parse/pointer.js';
 import type { JsonSchema } from '../../src/contract/table.js';
+import { defGraph } from '../../src/contract/def-refs.js';
 
 const fixtures = new URL('../fixtures/', import.meta.url).pathname;
 const fixture = (name: string) => fixtures + name;
@@ -119,7 +120,8 @@ describe('specs that load', () => {
     expect(body).toMatchObject({ type: 'object', required: ['name'] });
     expect((body.properties as Record<string, JsonSchema>).tag).toEqual({ type: 'string', enum: ['cat', 'dog'] });
     // the recursive reference still validates through the tool's $defs
-    const schema = { ...addPet?.inputSchema, $defs: Object.fromEntries((addPet?.defs ?? []).map((k) => [k, m.table.defs[k]])) };
+    const reached = defGraph(m.table.defs).reachedFrom(addPet?.inputSchema ?? {});
+    const schema = { ...addPet?.inputSchema, $defs: Object.fromEntries(reached.map((k) => [k, m.table.defs[k]])) };
     const validate = new AjvJsonSchemaValidator().getValidator(schema as JsonSchemaType);
     expect(validate({ body: { name: 'Rex', tag: 'dog', parent: { name: 'Old Rex' } } }).valid).toBe(true);
     expect(validate({ body: { name: 'Rex', parent: { name: 'Old Rex', tag: 'fish' } } }).valid).toBe(false);

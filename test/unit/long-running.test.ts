@@ -28,7 +28,6 @@ const tool = (name: string, method: string, longRunning?: LongRunning): ToolSpec
   name,
   description: name,
   inputSchema: { type: 'object' },
-  defs: [],
   annotations: {},
   http: { method, path: `/${name}`, params: [] },
   ...(longRunning ? { longRunning } : {}),

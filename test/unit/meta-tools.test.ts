@@ -37,7 +37,6 @@ beforeAll(async () => {
         description: 'Get a pet by its id',
         tags: ['pets'],
         inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false },
-        defs: [],
         annotations: { readOnlyHint: true },
         http: {
           method: 'GET',

@@ -10,6 +10,7 @@ import type { ModelOptions } from '../../src/model/model-options.js';
 import { loadSpec, type LoadedSpec } from '../../src/parse/load.js';
 import type { JsonObject } from '../../src/parse/pointer.js';
 import type { JsonSchema, ToolSpec } from '../../src/contract/table.js';
+import { defGraph } from '../../src/contract/def-refs.js';
 
 // --- helpers -----------------------------------------------------------------------------
 
@@ -47,7 +48,8 @@ const draft07 = new Ajv({ strict: false });
 addFormats(draft07);
 const sdk = new AjvJsonSchemaValidator();
 function toolSchema(m: ServerModel, t: ToolSpec): JsonSchema {
-  return t.defs.length ? { ...t.inputSchema, $defs: Object.fromEntries(t.defs.map((k) => [k, m.table.defs[k]])) } : t.inputSchema;
+  const reached = defGraph(m.table.defs).reachedFrom(t.inputSchema);
+  return reached.length ? { ...t.inputSchema, $defs: Object.fromEntries(reached.map((k) => [k, m.table.defs[k]])) } : t.inputSchema;
 }
 
 // --- names --------------------------------------------------------------------------------
@@ -1008,9 +1010,15 @@ describe('inputSchema', () => {
     expect(m.table.tools[0]?.inputSchema).toEqual({ type: 'object', properties: {}, additionalProperties: false });
   });
 
-  it('lists, per tool, the defs it reaches (transitively)', () => {
-    expect(Object.fromEntries(m.table.tools.map((t) => [t.name, t.defs]))).toEqual({ none: [], both: ['Pet', 'Tag'], queryOnly: ['Tag'] });
-    expect(m.table.tools[1]?.output?.defs).toEqual(['Order.out']);
+  it('keeps the defs each tool reaches (transitively), and only those', () => {
+    const graph = defGraph(m.table.defs);
+    expect(Object.fromEntries(m.table.tools.map((t) => [t.name, graph.reachedFrom(t.inputSchema)]))).toEqual({
+      none: [],
+      both: ['Pet', 'Tag'],
+      queryOnly: ['Tag'],
+    });
+    expect(graph.reachedFrom(m.table.tools[1]?.output?.schema ?? {})).toEqual(['Order.out']);
+    expect(Object.keys(m.table.defs).sort()).toEqual(['Order.out', 'Pet', 'Tag']);
   });
 
   it('the table keeps only the defs some tool uses', () => {
@@ -1308,9 +1316,11 @@ describe('samples/petstore/openapi.json', () => {
     expect((props(upload).body?.properties as Record<string, JsonSchema>).file).toMatchObject({ type: 'object', required: ['content'] });
     const deleted = m.table.tools.filter((t) => t.annotations.destructiveHint).map((t) => t.name);
     expect(deleted).toEqual(['deletePet', 'deleteOrder', 'deleteUser']);
+    const graph = defGraph(m.table.defs);
     for (const t of m.table.tools) {
       expect(t.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
-      for (const key of [...t.defs, ...(t.output?.defs ?? [])]) expect(m.table.defs[key], `${t.name} → ${key}`).toBeDefined();
+      for (const key of [...graph.reachedFrom(t.inputSchema), ...graph.reachedFrom(t.output?.schema ?? {})])
+        expect(m.table.defs[key], `${t.name} → ${key}`).toBeDefined();
       const schema = toolSchema(m, t);
       expect(() => sdk.getValidator(schema as JsonSchemaType), t.name).not.toThrow();
     }

@@ -15,7 +15,6 @@ const tool = (i: number): ToolSpec => ({
   name: `tool_${i}`,
   description: `Tool number ${i}: ${'x'.repeat(200)}`,
   inputSchema: { type: 'object', properties: { id: { type: 'string' } }, additionalProperties: false },
-  defs: [],
   annotations: { readOnlyHint: true },
   http: { method: 'GET', path: `/t/${i}`, params: [] },
 });

@@ -49,7 +49,6 @@ beforeAll(async () => {
           properties: Object.fromEntries([...NAMES, 'protoHeader'].map((n) => [n, { type: 'string', examples: [`${n}-example`] }])),
           additionalProperties: false,
         },
-        defs: [],
         annotations: { readOnlyHint: true },
         http: {
           method: 'GET',

@@ -30,7 +30,6 @@ beforeAll(async () => {
         name: 'getThing',
         description: 'A thing',
         inputSchema: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'], additionalProperties: false },
-        defs: [],
         annotations: { readOnlyHint: true },
         http: {
           method: 'GET',

@@ -16,7 +16,6 @@ const op = (name: string, path: string, more: Partial<ToolSpec> = {}): ToolSpec 
   name,
   description: more.description ?? name,
   inputSchema: { type: 'object', properties: { id: { type: 'integer' } }, additionalProperties: false },
-  defs: [],
   annotations: {},
   http: { method: 'GET', path, params: [{ arg: 'id', name: 'id', in: 'query', style: 'form', explode: true, required: false }] },
   ...more,

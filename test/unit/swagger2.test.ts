@@ -7,6 +7,7 @@ import { loadSpec, type LoadedSpec } from '../../src/parse/load.js';
 import type { JsonObject } from '../../src/parse/pointer.js';
 import { convertSwagger2 } from '../../src/parse/swagger2.js';
 import type { JsonSchema } from '../../src/contract/table.js';
+import { defGraph } from '../../src/contract/def-refs.js';
 
 const fixture = (name: string) => new URL(`../fixtures/swagger2/${name}`, import.meta.url).pathname;
 const PETSTORE = new URL('../../node_modules/@readme/oas-examples/2.0/yaml/petstore.yaml', import.meta.url).pathname;
@@ -194,7 +195,7 @@ describe('the Swagger 2.0 Petstore', () => {
       mediaTypes: ['application/json', 'application/xml'],
       contentTypeArg: 'contentType',
     });
-    expect(byName.get('addPet')?.defs).toEqual(['Category', 'Pet', 'Tag']);
+    expect(defGraph(m.table.defs).reachedFrom(byName.get('addPet')?.inputSchema ?? {})).toEqual(['Category', 'Pet', 'Tag']);
     const upload = (byName.get('uploadFile')?.inputSchema.properties as Record<string, JsonSchema>).body;
     expect((upload?.properties as Record<string, JsonSchema>).file).toMatchObject({ type: 'object', required: ['content'] });
     expect(byName.get('updatePetWithForm')?.http.body?.mediaTypes).toEqual(['application/x-www-form-urlencoded']);

@@ -13,9 +13,7 @@ const table = (inputSchema: JsonSchema, defs: Record<string, JsonSchema> = {}): 
   servers: [],
   defs,
   auth: {},
-  tools: [
-    { name: 'op', description: 'd', inputSchema, defs: Object.keys(defs), annotations: {}, http: { method: 'GET', path: '/', params: [] } },
-  ],
+  tools: [{ name: 'op', description: 'd', inputSchema, annotations: {}, http: { method: 'GET', path: '/', params: [] } }],
 });
 const ref = (key: string): JsonSchema => ({ $ref: `#/$defs/${key}` });
 

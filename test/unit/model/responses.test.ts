@@ -8,7 +8,10 @@ import type { JsonSchema, OutputSpec, ToolSpec } from '../../../src/contract/tab
 const docWith = (components: JsonObject = {}): JsonObject => ({ openapi: '3.0.3', paths: {}, components });
 
 describe('buildOutput: the first 2xx JSON answer, wrapped unless it is an object', () => {
-  const cases: [string, { given: { responses: JsonObject; components?: JsonObject }; want: Partial<OutputSpec> | undefined }][] = [
+  const cases: [
+    string,
+    { given: { responses: JsonObject; components?: JsonObject }; want: (Partial<OutputSpec> & { refs?: string[] }) | undefined },
+  ][] = [
     ['no responses: no output', { given: { responses: {} }, want: undefined }],
     [
       'a 4xx answer alone: no output',
@@ -22,7 +25,7 @@ describe('buildOutput: the first 2xx JSON answer, wrapped unless it is an object
             '200': { content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'integer' } } } } } },
           },
         },
-        want: { wrap: false, schema: { type: 'object', properties: { id: { type: ['number', 'null'] } } }, defs: [] },
+        want: { wrap: false, schema: { type: 'object', properties: { id: { type: ['number', 'null'] } } }, refs: [] },
       },
     ],
     [
@@ -48,15 +51,18 @@ describe('buildOutput: the first 2xx JSON answer, wrapped unless it is an object
             schemas: { Pet: { type: 'object' } },
           },
         },
-        want: { wrap: false, schema: { $ref: '#/$defs/Pet.out', type: 'object' }, defs: ['Pet.out'] },
+        want: { wrap: false, schema: { $ref: '#/$defs/Pet.out', type: 'object' }, refs: ['Pet.out'] },
       },
     ],
   ];
   it.each(cases)('%s', (_name, { given, want }) => {
     const doc = docWith(given.components);
-    const got = buildOutput(doc, new SchemaConverter(doc, '3.0'), { responses: given.responses });
-    if (want === undefined) expect(got).toBeUndefined();
-    else expect(got).toMatchObject(want);
+    const named = new Set<string>();
+    const got = buildOutput(doc, new SchemaConverter(doc, '3.0'), { responses: given.responses }, named);
+    if (want === undefined) return expect(got).toBeUndefined();
+    const { refs, ...shape } = want;
+    expect(got).toMatchObject(shape);
+    if (refs) expect([...named]).toEqual(refs);
   });
 });
 
