@@ -87,11 +87,9 @@ export interface ToolSpec {
   tags?: string[];
   /** The toolset the tool belongs to (toolsets.ts); absent in tables written before toolsets. */
   toolset?: string;
-  /** `type: object`; may reference `#/$defs/<key>` for each key in `defs`. */
+  /** `type: object`; may reference `#/$defs/<key>` for keys of ToolTable.defs (what it reaches: def-refs.ts). */
   inputSchema: JsonSchema;
-  /** Keys of ToolTable.defs that inputSchema needs (transitively). */
-  defs: string[];
-  /** What tools/list shows of those defs when not all of them (see Listing). */
+  /** What tools/list shows of the defs inputSchema reaches when not all of them (see Listing). */
   listing?: Listing;
   annotations: ToolAnnotationsSpec;
   http: HttpSpec;
@@ -188,9 +186,8 @@ export interface ResourceSpec {
 }
 
 export interface OutputSpec {
-  /** `type: object`; may reference `#/$defs/<key>` for each key in `defs`. */
+  /** `type: object`; may reference `#/$defs/<key>` for keys of ToolTable.defs. */
   schema: JsonSchema;
-  defs: string[];
   listing?: Listing;
   /** The answer is not an object: structuredContent is `{ result: <answer> }`. */
   wrap: boolean;

@@ -80,7 +80,7 @@ export function createChecks(table: ToolTable, schemas: ToolSchemas, log: Logger
     const key = `${tool.name}\n${index}`;
     let validate = formValidators.get(key);
     if (!validate) {
-      validate = compile(tool, schemas.withDefs({ type: 'object', properties: { [body.arg]: form } }, tool.defs), `${media} body`);
+      validate = compile(tool, schemas.withReachedDefs({ type: 'object', properties: { [body.arg]: form } }), `${media} body`);
       formValidators.set(key, validate);
     }
     return validate({ [body.arg]: value }) ? undefined : `${describeErrors(validate.errors ?? [])} (as ${media})`;
