@@ -74,6 +74,12 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
   const stubSizes = new Map(Object.entries(table.defs).map(([k, v]) => [k, size(stubSchema(v))]));
   const graph = defGraph(table.defs);
   const deps = graph.depsOf;
+  const closureSizes = new Map<string, number>();
+  const closureBytes = (refsKey: string, roots: string[]) => {
+    let bytes = closureSizes.get(refsKey);
+    if (bytes === undefined) closureSizes.set(refsKey, (bytes = graph.reached(roots).reduce((m, k) => m + defSize(k), 0)));
+    return bytes;
+  };
   const defSize = (key: string) => defSizes.get(key) ?? 0;
   type Holder = { holder: { listing?: Listing }; output: boolean; tool: string; rootRefs: string[]; refsKey: string };
   const holders = table.tools.flatMap((tool) => {
@@ -90,13 +96,6 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
     (n, t) => n + t.name.length + size(t.description) + size(t.inputSchema) + (t.output ? size(t.output.schema) : 0),
     0,
   );
-  const closureBytes = new Map<string, number>();
-  const wholeBytesOf = (h: Holder) => {
-    let bytes = closureBytes.get(h.refsKey);
-    if (bytes === undefined) closureBytes.set(h.refsKey, (bytes = graph.closure(h.rootRefs).reduce((m, k) => m + defSize(k), 0)));
-    return bytes;
-  };
-  const wholeBytes = holders.reduce((n, h) => n + wholeBytesOf(h), fixedBytes);
 
   type Split = { listing: Listing; bytes: number; spent: number };
   // Tools often name the same schemas (an error body, a list envelope): split each set once per budget.
@@ -126,7 +125,7 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
   const LAST = 12;
   // An attempt only adds up bytes; the listings of the attempt that ends the search are set after it.
   let chosen: Split[] = [];
-  let listedBytes = wholeBytes;
+  let listedBytes = fixedBytes;
   for (let attempt = floorBytes > budget.totalBytes ? LAST : 0; attempt <= LAST; attempt++) {
     const scale = 2 ** -attempt;
     listedBytes = fixedBytes;
@@ -143,8 +142,11 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
     if (listedBytes <= budget.totalBytes) break;
   }
   const trimmed = new Set<string>();
+  let wholeBytes = fixedBytes;
   holders.forEach((h, i) => {
     const done = chosen[i] as Split;
+    // a split without stubs lists every def its schema reaches: only a trimmed one's closure is walked
+    wholeBytes += done.listing.stubs.length ? closureBytes(h.refsKey, h.rootRefs) : done.bytes;
     if (done.listing.stubs.length) {
       h.holder.listing = done.listing;
       trimmed.add(h.tool);

@@ -48,7 +48,6 @@ export class SchemaConverter {
   private readonly deps = new Map<string, Set<string>>();
   private readonly keyByPointer = new Map<string, string>();
   private readonly usedKeys = new Set<string>();
-  private readonly closures = new Map<string, string[]>();
 
   constructor(
     private readonly doc: JsonObject,
@@ -172,13 +171,9 @@ export class SchemaConverter {
     return out;
   }
 
-  /** Def keys reachable from `refs`, sorted, for a tool's `$defs`. */
+  /** Def keys reachable from `refs`, sorted: the shared schemas the table keeps. */
   closure(refs: Iterable<string>): string[] {
-    // Many operations reach the same schemas (an error body, a list envelope): walk once each.
-    const id = [...refs].sort().join('\n');
-    let known = this.closures.get(id);
-    if (!known) this.closures.set(id, (known = this.walk(refs)));
-    return [...known];
+    return this.walk(refs);
   }
 
   private walk(refs: Iterable<string>): string[] {
