@@ -4,9 +4,10 @@
 // the view built here.
 // Every spec string that reaches a template passes through one of the sanitisers below.
 
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import Handlebars from 'handlebars';
 import { GENERATOR_VERSION, OWN_PACKAGE } from '../version.js';
 import { envText, flagText, SETTINGS } from '../contract/settings.js';
 import { summarize } from '../contract/summary.js';
@@ -81,16 +82,49 @@ const packageVersions = (() => {
   };
 })();
 
-const hbs = Handlebars.create();
-hbs.registerHelper('json', (value: unknown) => JSON.stringify(value));
+const require = createRequire(import.meta.url);
+type Handlebars = typeof import('handlebars');
+/** A template as `npm run build` precompiled it (scripts/precompile-templates.js), with the hash of its text. */
+type Precompiled = Record<string, { sha256: string; spec: TemplateSpecification } | undefined>;
+
+/** The built CLI's precompiled templates (dist/templates.cjs); none when running from source. */
+function precompiledTemplates(): Precompiled {
+  try {
+    return require('../../templates.cjs') as Precompiled;
+  } catch {
+    return {};
+  }
+}
+
+/** A Handlebars environment with our one helper: the runtime alone for precompiled templates, the compiler otherwise. */
+function environment(module: string): Handlebars {
+  const hbs = (require(module) as Handlebars).create();
+  hbs.registerHelper('json', (value: unknown) => JSON.stringify(value));
+  return hbs;
+}
+
+let precompiled: Precompiled | undefined;
+let runtimeEnv: Handlebars | undefined;
+let compilerEnv: Handlebars | undefined;
 const compiled = new Map<string, HandlebarsTemplateDelegate>();
+
+/** The template's function: precompiled when built from this very text, else compiled here. */
+function templateFunction(template: string): HandlebarsTemplateDelegate {
+  const source = readFileSync(TEMPLATES + 'project/' + template, 'utf8');
+  precompiled ??= precompiledTemplates();
+  const built = precompiled[template];
+  if (built?.sha256 === createHash('sha256').update(source).digest('hex')) {
+    runtimeEnv ??= environment('handlebars/runtime');
+    return runtimeEnv.template(built.spec);
+  }
+  compilerEnv ??= environment('handlebars');
+  // strict: a missing value is an error, not an empty string; noEscape: sanitised in the view.
+  return compilerEnv.compile(source, { strict: true, noEscape: true });
+}
+
 function render(template: string, view: object): string {
   let fn = compiled.get(template);
-  if (!fn) {
-    // strict: a missing value is an error, not an empty string; noEscape: sanitised in the view.
-    fn = hbs.compile(readFileSync(TEMPLATES + 'project/' + template, 'utf8'), { strict: true, noEscape: true });
-    compiled.set(template, fn);
-  }
+  if (!fn) compiled.set(template, (fn = templateFunction(template)));
   return fn(view);
 }
 
