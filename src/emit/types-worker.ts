@@ -20,16 +20,33 @@ export interface ToolTypesPrinter {
   cancel(): void;
 }
 
+let prestarted: Worker | undefined;
+
 /**
- * Starts loading the compiler at once. From the built CLI it runs in a worker; from source
- * (tests under vitest, which Node's worker cannot load as .ts) in this thread.
+ * Starts the worker before the CLI's own modules load (bin/mcp-gen.js, for a generation), so
+ * that the compiler's load overlaps theirs; the next startToolTypesPrinter() takes it over.
+ */
+export function prestartToolTypesPrinter(): void {
+  prestarted ??= newWorker();
+}
+
+function newWorker(): Worker | undefined {
+  const worker = import.meta.url.endsWith('.js') ? new Worker(new URL(import.meta.url)) : undefined;
+  // It must not keep the process alive while the main thread reports a spec error.
+  worker?.unref();
+  worker?.on('error', () => undefined); // print() reports it; a cancelled worker's is moot
+  return worker;
+}
+
+/**
+ * Starts loading the compiler at once, or takes over the worker already loading it. From the
+ * built CLI it runs in a worker; from source (tests under vitest, which Node's worker cannot
+ * load as .ts) in this thread.
  */
 export function startToolTypesPrinter(): ToolTypesPrinter {
-  const worker = import.meta.url.endsWith('.js') ? new Worker(new URL(import.meta.url)) : undefined;
+  const worker = prestarted ?? newWorker();
+  prestarted = undefined;
   if (!worker) return { print: (table) => emitToolTypes(table), cancel: () => undefined };
-  // It must not keep the process alive while the main thread reports a spec error.
-  worker.unref();
-  worker.on('error', () => undefined); // print() reports it; a cancelled worker's is moot
   return {
     print(table) {
       if (table.tools.length + Object.keys(table.defs).length > MAX_CLONED) {
