@@ -7,7 +7,8 @@
 // of the issue are measured by their own sections and reported beside these: the cached JWT
 // check by section 9 (oauth.ts), one execute with one api call by section 10 (tokens.ts). Then,
 // with every feature off, which of their modules a server has loaded once its first call is
-// answered (a module hook), and what those that do load cost to import.
+// answered (a module hook; retries and pacing are the default call path, the others load only
+// with a table or settings that use them), and what those that do load cost to import.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -265,14 +266,15 @@ async function loadedModules(project: string, upstream: Upstream): Promise<Loade
       });
       return { ask: () => firstCall(client), close: async () => (await client.close(), await server.stop()) };
     }),
-    // The control: code mode and traces on, so the hook must see the sandbox and OpenTelemetry
-    // load (lazily, on the first execute and at start). The upstream takes the OTLP export too.
+    // The control: code mode, confirmations and traces on, so the hook must see the sandbox,
+    // confirm.js and OpenTelemetry load (lazily: on the first execute, with the table, at start).
+    // getPetById asks no confirmation. The upstream takes the OTLP export too.
     await loadedBy(
-      'control: stdio, --tools code and OTEL_EXPORTER_OTLP_ENDPOINT set: one execute with one api call',
+      'control: stdio, --tools code, --confirm destructive and OTEL_EXPORTER_OTLP_ENDPOINT set: one execute with one api call',
       dist,
       async (hook, env) => {
         const { client } = await stdioClient({
-          args: [...hook, main, '--base-url', upstream.url, '--tools', 'code'],
+          args: [...hook, main, '--base-url', upstream.url, '--tools', 'code', '--confirm', 'destructive'],
           env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: upstream.url },
         });
         const ask = async () => {

@@ -464,7 +464,7 @@ export interface FeaturesResult {
     /** TCP connections the upstream accepted during the retried calls' rounds: 0 when each retry reuses its first try's. */
     connections: number;
   };
-  /** A plain server over stdio and Streamable HTTP, then a control with code mode and traces on (the hook sees what loads lazily). */
+  /** A plain server over stdio and Streamable HTTP, then a control with code mode, confirmations and traces on (the hook sees what loads lazily). */
   loaded: LoadedModules[];
   /** The defaults of the features' settings, by flag (`retries`: '2'), when measured. */
   defaults?: Record<string, string>;

@@ -192,15 +192,18 @@ function loadedSection(r: Results): string[] {
     lines.push('With every feature off, none of their modules is loaded: the default start is unchanged by them.', '');
     return lines;
   }
+  // Retries and pacing are the default call path; any other feature's module here loads for nothing.
+  const onlyDefaultPath = loadedAnyway.every((m) => /^runtime\/(retry|pacing)\.js$/.test(m));
   lines.push(
     `**Loaded with every feature off:** ${loadedAnyway.map((m) => `\`${m}\`${importers(cost?.importedBy?.[m])}`).join(', ')}: imported statically by the call path, so every server loads them with its tool table — on the first request that needs the table, after \`initialize\` is answered, so not on cold start (section 3). ` +
       (f.defaults
         ? `The defaults: ${Object.entries(f.defaults)
             .map(([flag, value]) => `\`--${flag} ${value}\``)
-            .join(
-              ', ',
-            )}; retries are on unless \`--retries 0\`, so theirs is the default call path; the others wait for a flag, a client that asks or an operation that needs them. `
+            .join(', ')}; retries are on unless \`--retries 0\`, so theirs is the default call path. `
         : '') +
+      (onlyDefaultPath
+        ? "None of the other features' modules is loaded: they load with the table only when it or the settings use them (decided in `src/runtime/features.ts`), an account link's when a call needs one. "
+        : 'The others wait for a flag, a client that asks or an operation that needs them, yet every server loads them. ') +
       (cost
         ? `Importing ${cost.modules.map((m) => `\`${m}\``).join(', ')} (${int(cost.bytes)} bytes of JavaScript) after their own imports, which any server loads, takes ${ms2(cost.ms)} (median of ${cost.runs.length} fresh processes, \`bench/import-probe.mjs\`)` +
           (start !== undefined ? `, against ${msf(start)} for the whole cold start of this server (section 3).` : '.')

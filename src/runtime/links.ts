@@ -1,6 +1,7 @@
 // A call that cannot go until its caller links an API account (oauth-link.ts): the tool error
-// carries, out of band, where to link and how to tell when it is done, so that the tools/call
-// handler can ask the client to open the URL (URL-mode elicitation) instead of only saying so.
+// carries, out of band (link-mark.ts), where to link and how to tell when it is done, so that
+// the tools/call handler can ask the client to open the URL (URL-mode elicitation) instead of
+// only saying so. Loaded by that handler when a result carries the mark.
 
 import {
   inputRequired,
@@ -10,30 +11,7 @@ import {
   type InputRequiredResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-
-export interface LinkRequired {
-  url: string;
-  message: string;
-  /** Whether the caller's account is linked now. */
-  linked(): Promise<boolean>;
-}
-
-const required = new WeakMap<CallToolResult, LinkRequired>();
-
-export function markLinkRequired(result: CallToolResult, link: LinkRequired): CallToolResult {
-  required.set(result, link);
-  return result;
-}
-
-/** The same mark on the result made from `from` (redacted, projected). */
-export function keepLink(from: CallToolResult, to: CallToolResult): CallToolResult {
-  const link = required.get(from);
-  return link === undefined ? to : markLinkRequired(to, link);
-}
-
-export function linkRequiredOf(result: CallToolResult): LinkRequired | undefined {
-  return required.get(result);
-}
+import type { LinkRequired } from './link-mark.js';
 
 /** Longest a call waits for the user to finish linking, once they said they would. */
 const LINK_WAIT_MS = 180_000;

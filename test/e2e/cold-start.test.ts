@@ -3,13 +3,17 @@
 // they load on the first request that needs the table, and tools/list and tools/call work as
 // ever. Watched from inside the server's process by an --import hook, as a profile would see it:
 // every module resolved and every read of tools.json, up to the moment the first answer is written.
+// With each feature off, nothing of it is loaded even once the table is (#30): the modules of
+// confirmations, long-running operations, tasks and account links load only with a table or
+// settings that use them.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { buildProject, connect, generateProject } from '../../harness/project.js';
-import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { buildProject, connect, generateProject, REPO, startNode } from '../../harness/project.js';
+import { startUpstream, type Recorded, type Upstream } from '../harness/upstream.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-cold-start-'));
 const json = (schema: object) => ({ 'application/json': { schema } });
@@ -56,6 +60,13 @@ process.stdout.write = function (...args) {
 };
 `;
 
+/** The hook's lines in a server's stderr, without their prefix. */
+const watched = (stderr: string): string[] =>
+  stderr
+    .split('\n')
+    .filter((l) => l.startsWith('[cold-start] '))
+    .map((l) => l.slice('[cold-start] '.length));
+
 /** The runtime's modules (dist/runtime/<name>.js) and the packages (node_modules/<name>) among `urls`. */
 function loaded(lines: string[]): { runtime: Set<string>; packages: Set<string> } {
   const urls = lines.filter((l) => l.startsWith('load ')).map((l) => l.slice('load '.length));
@@ -100,11 +111,7 @@ describe('cold start over stdio', () => {
     expect(upstream.requests.map((r) => r.path)).toEqual(['/items/0b8c4a0e-9c1b-4f5e-8a57-2f1d3c4b5a69']);
     await client.close();
 
-    const lines = stderr
-      .join('')
-      .split('\n')
-      .filter((l) => l.startsWith('[cold-start] '))
-      .map((l) => l.slice('[cold-start] '.length));
+    const lines = watched(stderr.join(''));
     const answered = lines.indexOf('answered');
     expect(answered).toBeGreaterThan(0);
     const before = lines.slice(0, answered);
@@ -126,4 +133,132 @@ describe('cold start over stdio', () => {
     for (const name of ['jose', 'quickjs-emscripten', 'redis', '@opentelemetry/api', '@modelcontextprotocol/server-legacy'])
       expect(late.packages).not.toContain(name);
   });
+});
+
+// ── each feature's modules: none with the feature off, its own with it on
+
+/** The modules of the features that wait for a setting, an operation or a caller that needs them. */
+const FEATURES = ['confirm', 'long-running', 'tasks', 'links'];
+const PETSTORE_ENV = { SWAGGER_PETSTORE_API_KEY: 'k-cold', SWAGGER_PETSTORE_AUTH_TOKEN: 't-cold' };
+const JOBS = {
+  openapi: '3.0.3',
+  info: { title: 'Jobs', version: '1' },
+  servers: [{ url: 'https://jobs.example.com' }],
+  paths: {
+    '/jobs': {
+      post: {
+        operationId: 'startJob',
+        responses: { '202': { description: 'accepted', headers: { 'Operation-Location': { schema: { type: 'string' } } } } },
+      },
+    },
+  },
+};
+
+/** The pets and jobs the servers below call: a pet by id, its deletion, a job that has finished at its first status check. */
+function answer(req: Recorded) {
+  if (req.method === 'GET' && req.path === '/v2/pet/1') return { body: JSON.stringify({ id: 1, name: 'doggie', photoUrls: [] }) };
+  if (req.method === 'DELETE' && req.path === '/v2/pet/1') return { body: '{}' };
+  if (req.method === 'POST' && req.path === '/jobs')
+    return { status: 202, headers: { 'operation-location': `${apis.url}/status/j1`, 'retry-after': '0' } };
+  if (req.method === 'GET' && req.path === '/status/j1') return { body: JSON.stringify({ status: 'Succeeded', result: { rows: 42 } }) };
+  return { status: 404, body: JSON.stringify({ error: `no ${req.method} ${req.path}` }) };
+}
+
+let petstore: string;
+let jobs: string;
+let apis: Upstream;
+beforeAll(async () => {
+  apis = await startUpstream(answer);
+  const spec = join(scratch, 'jobs.json');
+  writeFileSync(spec, JSON.stringify(JOBS));
+  petstore = generateProject(`${REPO}samples/petstore/openapi.json`, 'e2e-cold-start-petstore');
+  jobs = generateProject(spec, 'e2e-cold-start-jobs');
+  await Promise.all([buildProject(petstore), buildProject(jobs)]);
+}, 300_000);
+afterAll(async () => apis?.close());
+
+/** A stdio server of `dir` watched by the hook, and the runtime modules it has loaded so far. */
+async function watchedStdio(dir: string, args: string[], env: Record<string, string>, options: Parameters<typeof connect>[2] = {}) {
+  const client = await connect('stdio', dir, { ...options, env, argv: ['--import', hook, join(dir, 'dist/main.js'), ...args] });
+  const stderr: string[] = [];
+  (client.transport as StdioClientTransport).stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+  return { client, runtime: () => loaded(watched(stderr.join(''))).runtime };
+}
+
+const text = (result: Awaited<ReturnType<Client['callTool']>>) =>
+  (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+
+/** tools/list and a GET through the executor: the table, the call path and what serves it are all loaded. */
+async function listAndCallGetPet(client: Client): Promise<void> {
+  await client.listTools();
+  const called = await client.callTool({ name: 'getPetById', arguments: { petId: 1 } });
+  expect(called.isError, text(called)).toBeFalsy();
+  expect(text(called)).toContain('doggie');
+}
+
+describe('with each feature off, nothing of it is loaded', () => {
+  it('over stdio: after tools/list and a tools/call on Petstore', async () => {
+    const { client, runtime } = await watchedStdio(petstore, ['--base-url', `${apis.url}/v2`], PETSTORE_ENV);
+    try {
+      await listAndCallGetPet(client);
+      const modules = runtime();
+      // the control: the call path is watched, so an absence means something
+      for (const module of ['executor', 'checks', 'retry', 'pacing', 'features', 'link-mark']) expect(modules).toContain(module);
+      for (const module of FEATURES) expect(modules).not.toContain(module);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('over Streamable HTTP: after tools/list and a tools/call on Petstore', async () => {
+    const main = join(petstore, 'dist/main.js');
+    const argv = ['--import', hook, main, '--transport', 'http', '--port', '0', '--base-url', `${apis.url}/v2`];
+    const server = await startNode(argv, petstore, PETSTORE_ENV);
+    try {
+      const client = await connect('http', server.url);
+      await listAndCallGetPet(client);
+      await client.close();
+      const modules = loaded(watched(server.stderr())).runtime;
+      for (const module of ['http', 'executor', 'retry', 'pacing', 'features', 'link-mark']) expect(modules).toContain(module);
+      for (const module of FEATURES) expect(modules).not.toContain(module);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+});
+
+describe('with a feature on, its module loads with the table, and it works', () => {
+  it('--confirm destructive: confirm, and the DELETE waits for the yes', async () => {
+    let asked = 0;
+    const elicit = async () => (asked++, { action: 'accept' as const, content: { confirm: true } });
+    const args = ['--base-url', `${apis.url}/v2`, '--confirm', 'destructive'];
+    const { client, runtime } = await watchedStdio(petstore, args, PETSTORE_ENV, { elicit });
+    try {
+      await listAndCallGetPet(client);
+      expect(asked).toBe(0);
+      expect(runtime()).toContain('confirm');
+      const deleted = await client.callTool({ name: 'deletePet', arguments: { petId: 1 } });
+      expect(deleted.isError, text(deleted)).toBeFalsy();
+      expect(asked).toBe(1);
+      for (const module of ['long-running', 'tasks', 'links']) expect(runtime()).not.toContain(module);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('a long-running operation: long-running and tasks, the tool offered as a task and its operation followed', async () => {
+    const { client, runtime } = await watchedStdio(jobs, ['--base-url', apis.url], {});
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === 'startJob')?.execution?.taskSupport).toBe('optional');
+      for (const module of ['long-running', 'tasks']) expect(runtime()).toContain(module);
+      const result = await client.callTool({ name: 'startJob', arguments: {} });
+      expect(result.isError, text(result)).toBeFalsy();
+      expect(JSON.parse(text(result))).toEqual({ status: 'Succeeded', result: { rows: 42 } });
+      expect(apis.requests.filter((r) => r.path === '/status/j1').map((r) => r.method)).toEqual(['GET']);
+      for (const module of ['confirm', 'links']) expect(runtime()).not.toContain(module);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });

@@ -2,7 +2,8 @@
 // and per-operation `confirm`, and the question's view of the request: method, filled path,
 // query and a short body, bounded, with no credential in it.
 import { describe, expect, it } from 'vitest';
-import { describeRequest, needsConfirmation } from '../../src/runtime/confirm.js';
+import { describeRequest } from '../../src/runtime/confirm.js';
+import { needsConfirmation } from '../../src/runtime/features.js';
 import { readConfig, type ConfirmSetting, type ServerConfig } from '../../src/runtime/config.js';
 import type { ParamSpec, ToolSpec } from '../../src/contract/table.js';
 
