@@ -5,7 +5,7 @@
 
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import type { ToolTable } from '../contract/table.js';
-import { tsMorph } from './compiler.js';
+import { compiler } from './compiler.js';
 import { emitToolTypes } from './types.js';
 
 /** What emitToolTypes reads of the table: sent to the worker by structured clone. */
@@ -63,7 +63,7 @@ export function startToolTypesPrinter(): ToolTypesPrinter {
 if (!isMainThread && parentPort) {
   const port = parentPort;
   // Load the compiler now, before the table comes (emitToolTypes then finds it loaded).
-  tsMorph();
+  compiler();
   port.once('message', (input: TypesInput) => {
     emitToolTypes(input as ToolTable).then(
       (text) => port.postMessage({ text }),
