@@ -6,10 +6,7 @@
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import type { ToolTable } from '../contract/table.js';
 import { compiler } from './compiler.js';
-import { emitToolTypes } from './types.js';
-
-/** What emitToolTypes reads of the table: sent to the worker by structured clone. */
-type TypesInput = Pick<ToolTable, 'defs'> & { tools: Pick<ToolTable['tools'][number], 'name' | 'inputSchema' | 'output'>[] };
+import { emitToolTypes, printedPart, type TypesInput } from './types.js';
 
 /** Tools and shared schemas above which the table is printed in this thread, not copied to the worker. */
 const MAX_CLONED = 5_000;
@@ -26,7 +23,7 @@ export interface ToolTypesPrinter {
  */
 export function startToolTypesPrinter(): ToolTypesPrinter {
   const worker = import.meta.url.endsWith('.js') ? new Worker(new URL(import.meta.url)) : undefined;
-  if (!worker) return { print: (table) => emitToolTypes(table), cancel: () => undefined };
+  if (!worker) return { print: (table) => emitToolTypes(printedPart(table)), cancel: () => undefined };
   // It must not keep the process alive while the main thread reports a spec error.
   worker.unref();
   worker.on('error', () => undefined); // print() reports it; a cancelled worker's is moot
@@ -38,10 +35,7 @@ export function startToolTypesPrinter(): ToolTypesPrinter {
         void worker.terminate();
         return emitToolTypes(table);
       }
-      const input: TypesInput = {
-        defs: table.defs,
-        tools: table.tools.map((t) => ({ name: t.name, inputSchema: t.inputSchema, ...(t.output ? { output: t.output } : {}) })),
-      };
+      const input = printedPart(table);
       worker.ref();
       return new Promise<string>((resolve, reject) => {
         worker.once('message', (message: { text?: string; error?: string }) => {
@@ -65,7 +59,7 @@ if (!isMainThread && parentPort) {
   // Load the compiler now, before the table comes (emitToolTypes then finds it loaded).
   compiler();
   port.once('message', (input: TypesInput) => {
-    emitToolTypes(input as ToolTable).then(
+    emitToolTypes(input).then(
       (text) => port.postMessage({ text }),
       (error: unknown) => port.postMessage({ error: (error as Error)?.message ?? String(error) }),
     );
