@@ -1,7 +1,7 @@
 // The pipeline in one call: parse → model → emit → write.
 
 import { basename, resolve } from 'node:path';
-import { buildModel, type ModelReport, type ServerModel } from './model/build.js';
+import { buildTools, decideListing, type BuiltTools, type ModelReport, type ServerModel } from './model/build.js';
 import { emitProject, withToolTypes, type GeneratedFile } from './emit/project.js';
 import { GENERATOR_VERSION } from './version.js';
 import { startToolTypesPrinter } from './emit/types-worker.js';
@@ -69,10 +69,19 @@ export async function modelFromOptions(
   onToolsBuilt?: (table: ToolTable) => void,
 ): Promise<{ resolved: ResolvedOptions; model: ServerModel }> {
   const resolved = resolveOptions({}, options);
+  const { built, publicServers } = await toolsFromSpec(resolved, use);
+  const model = decideListing(built, onToolsBuilt);
+  if (publicServers) model.table.publicServers = publicServers;
+  return { resolved, model };
+}
+
+/** The spec read and made into tools; the parsed document is not kept past it (see buildTools). */
+async function toolsFromSpec(
+  resolved: ResolvedOptions,
+  use: 'generate' | 'serve',
+): Promise<{ built: BuiltTools; publicServers: Awaited<ReturnType<typeof screenUpstreams>> }> {
   const fromUrl = /^https?:\/\//i.test(resolved.spec);
   const spec = await loadSpec(resolved.spec, { allowRemoteRefs: resolved.allowRemoteRefs, allowRefDirs: resolved.allowRefDir });
   const publicServers = await screenUpstreams(spec, resolved.allowInternalServers);
-  const model = buildModel(spec, { ...resolved, titleNamesCredentials: use === 'generate' && !fromUrl }, onToolsBuilt);
-  if (publicServers) model.table.publicServers = publicServers;
-  return { resolved, model };
+  return { built: buildTools(spec, { ...resolved, titleNamesCredentials: use === 'generate' && !fromUrl }), publicServers };
 }

@@ -1,7 +1,10 @@
-// Loads ts-morph, whose bundled TypeScript compiler is 9 MB of JavaScript: compiling it took
-// 0.3–0.8 s of every generation, more than parsing and modelling most specs. V8's code cache
-// for it is kept between runs in the user's cache folder: Node 22+ through its own module
-// compile cache, Node 20 (which has none) through a cache of that one file made here.
+// Loads the TypeScript compiler that ts-morph bundles (9 MB of JavaScript), and only it: the
+// printer and its node factory are all tool-types.ts needs, and ts-morph's own project API and
+// the text of TypeScript's lib files around it added ~20 MB to the process (~40 MB with their
+// code cache) and 0.1 s of loading. Compiling it took 0.3–0.8 s of every generation, more than
+// parsing and modelling most specs: V8's code cache for it is kept between runs in the user's
+// cache folder, Node 22+ through its own module compile cache, Node 20 (which has none)
+// through a cache of that one file made here.
 
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -10,19 +13,15 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
-type TsMorph = typeof import('ts-morph');
+/** The compiler's namespace, as ts-morph exports it (`ts`). */
+export type Ts = typeof import('ts-morph').ts;
 
 const require = createRequire(import.meta.url);
 
-/**
- * ts-morph's files worth a cache, each before the one that requires it: the compiler
- * (`./typescript` of @ts-morph/common, 9 MB) and ts-morph itself (1 MB). The common part
- * between them is mostly the text of TypeScript's lib files, quick to compile and large to cache.
- */
-function tsMorphFiles(): string[] {
-  const main = require.resolve('ts-morph');
-  const common = createRequire(main).resolve('@ts-morph/common');
-  return [join(dirname(common), 'typescript.js'), main];
+/** ts-morph's compiler: `./typescript` of @ts-morph/common, the module whose exports are ts-morph's `ts`. */
+function compilerFile(): string {
+  const common = createRequire(require.resolve('ts-morph')).resolve('@ts-morph/common');
+  return join(dirname(common), 'typescript.js');
 }
 
 /** Node 22's API, absent from Node 20's types. */
@@ -32,12 +31,12 @@ interface NodeCompileCache {
 }
 const nodeCache = Module as unknown as NodeCompileCache;
 
-let loaded: { tsMorph: TsMorph; saveCache: () => void } | undefined;
+let loaded: { ts: Ts; saveCache: () => void } | undefined;
 
-/** ts-morph, its compiler compiled from the cache when one is there. */
-export function tsMorph(): TsMorph {
+/** ts-morph's TypeScript compiler, compiled from the cache when one is there. */
+export function compiler(): Ts {
   loaded ??= load();
-  return loaded.tsMorph;
+  return loaded.ts;
 }
 
 /** Keeps what V8 compiled while the compiler ran (the printer's functions too) for the next run. */
@@ -55,11 +54,12 @@ export function useNodeCompileCache(): boolean {
   return dir !== undefined;
 }
 
-function load(): { tsMorph: TsMorph; saveCache: () => void } {
-  if (useNodeCompileCache()) return { tsMorph: require('ts-morph') as TsMorph, saveCache: () => nodeCache.flushCompileCache?.() };
+function load(): { ts: Ts; saveCache: () => void } {
+  const file = compilerFile();
+  if (useNodeCompileCache()) return { ts: require(file) as Ts, saveCache: () => nodeCache.flushCompileCache?.() };
   const dir = cacheFolder();
-  const savers = dir ? tsMorphFiles().map((file) => compileWithCache(file, dir)) : [];
-  return { tsMorph: require('ts-morph') as TsMorph, saveCache: () => savers.forEach((save) => save()) };
+  const save = dir ? compileWithCache(file, dir) : () => undefined;
+  return { ts: require(file) as Ts, saveCache: save };
 }
 
 /**

@@ -77,10 +77,28 @@ export interface ServerModel {
 const TRACE_SKIPPED = 'TRACE echoes the request back, and the server would add credentials to it (RFC 9110 §9.3.8)';
 
 /**
- * `onToolsBuilt` is given the table as soon as its tools and shared schemas are final (prompts,
- * the listing and the serving mode are decided after it), for work that needs only those.
+ * `onToolsBuilt` is given the table as soon as its tools and shared schemas are final (the
+ * listing and the serving mode are decided after it), for work that needs only those.
  */
 export function buildModel(spec: LoadedSpec, given: ModelOptions, onToolsBuilt?: (table: ToolTable) => void): ServerModel {
+  return decideListing(buildTools(spec, given), onToolsBuilt);
+}
+
+/** The table before its listing is decided, and what deciding it needs: no longer the spec. */
+export interface BuiltTools {
+  table: ToolTable;
+  report: ModelReport;
+  options: ResolvedModelOptions;
+  /** The tools --direct-tools names. */
+  pinned: string[];
+}
+
+/**
+ * Everything the table takes from the spec. Nothing it answers holds the parsed document, so
+ * a caller that lets go of `spec` lets the document be collected while the listing is decided
+ * (the model's longest step on large specs, beside the printing of tool-types.ts).
+ */
+export function buildTools(spec: LoadedSpec, given: ModelOptions): BuiltTools {
   const options = withModelDefaults(given);
   const run = startRun(spec, options);
   for (const operation of operationsOf(spec.doc)) addOperation(run, operation);
@@ -88,12 +106,18 @@ export function buildModel(spec: LoadedSpec, given: ModelOptions, onToolsBuilt?:
   nameStatusTools(run.tools, run.statusLinks);
   warnAboutTheWhole(run);
   const table = tableOf(run);
-  onToolsBuilt?.(table);
   addPrompts(table, options, spec.doc, run.report.warnings);
-  chooseListing(table, pinnedTools(run.tools, options.directTools), run.report, options);
   const logoUrl = logoOf(infoOf(spec.doc));
   if (logoUrl !== undefined) run.report.logoUrl = logoUrl;
-  return { table, report: run.report };
+  return { table, report: run.report, options, pinned: pinnedTools(run.tools, options.directTools) };
+}
+
+/** How much of the schemas tools/list shows and which mode serves it; `onToolsBuilt` as buildModel's. */
+export function decideListing(built: BuiltTools, onToolsBuilt?: (table: ToolTable) => void): ServerModel {
+  const { table, report } = built;
+  onToolsBuilt?.(table);
+  chooseListing(table, built.pinned, report, built.options);
+  return { table, report };
 }
 
 /** `info.x-logo.url` when it is an https URL of a sane length; anything else is no logo. */

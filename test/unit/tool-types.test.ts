@@ -2,7 +2,7 @@
 // cycles TypeScript cannot resolve broken to `unknown`, and the file type-checked on its own
 // with the corpus check's checker (harness/corpus-check.ts toolTypesProblem).
 import { describe, expect, it } from 'vitest';
-import { eagerCycles, eagerRefs, emitToolTypes, refKey } from '../../src/emit/types.js';
+import { eagerCycles, eagerRefs, emitToolTypes, printedPart, refKey } from '../../src/emit/types.js';
 import { toolTypesProblem } from '../../harness/corpus-check.js';
 import type { JsonSchema, ToolTable } from '../../src/contract/table.js';
 
@@ -72,6 +72,66 @@ describe('emitToolTypes', () => {
     const text = await emitToolTypes(table({ type: 'object', properties: { '"; process.exit(1); //': { enum: ['*/ x /*'] } } }));
     expect(toolTypesProblem(text)).toBeUndefined();
     expect(text).toContain('"\\"; process.exit(1); //"?: "*/ x /*";');
+  });
+});
+
+describe('printedPart: what the worker is sent', () => {
+  const shared: JsonSchema = { type: 'string', description: 'shared', format: 'date-time' };
+  const full = table(
+    {
+      type: 'object',
+      description: 'arguments',
+      properties: {
+        description: { type: 'string', description: 'a property named like a keyword', examples: ['x'] },
+        at: shared,
+        again: shared,
+        pick: {
+          oneOf: [
+            { const: 1, title: 'one' },
+            { enum: ['a', null], default: 'a' },
+          ],
+          discriminator: { propertyName: 'k' },
+        },
+        all: { allOf: [ref('Thing'), { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] }] },
+        list: { type: 'array', items: { anyOf: [ref('Thing'), { type: 'null' }] }, maxItems: 3 },
+        open: { type: 'object', additionalProperties: { type: 'number', 'x-unit': 'ms' } },
+      },
+      required: ['at'],
+      additionalProperties: false,
+    },
+    { Thing: { type: 'object', title: 'Thing', properties: { id: { type: 'string', pattern: '^x' } }, 'x-extra': { a: 1 } } },
+  );
+  full.tools[0]!.output = {
+    schema: { type: 'object', properties: { result: { type: 'array', items: ref('Thing') } } },
+    wrap: true,
+  };
+
+  it('prints the same file as the whole table', async () => {
+    expect(await emitToolTypes(printedPart(full))).toBe(await emitToolTypes(full));
+  });
+
+  it('keeps only the keywords printing reads, and property names whatever they are', () => {
+    const part = printedPart(full);
+    const text = JSON.stringify(part);
+    for (const dropped of [
+      'arguments',
+      'shared',
+      'date-time',
+      'examples',
+      'title',
+      'default',
+      'discriminator',
+      'minimum',
+      'maxItems',
+      'x-unit',
+      'pattern',
+      'x-extra',
+      '"listing"',
+    ])
+      expect(text).not.toContain(dropped);
+    const properties = part.tools[0]!.inputSchema.properties as Record<string, JsonSchema>;
+    expect(properties.description).toEqual({ type: 'string' });
+    expect(properties.at).toBe(properties.again); // shared objects stay shared
   });
 });
 
