@@ -346,42 +346,11 @@ function shallowWithin(schema: JsonSchema, budget: number): JsonSchema {
   const top: JsonSchema = { ...schema, type: 'object' };
   // a composition at the top is what strict clients reject first: such a schema goes shallow
   const composed = ['anyOf', 'oneOf', 'allOf', 'not', 'if'].some((k) => k in top);
-  if (!composed && jsonLengthWithin(top, budget)) return top;
+  if (!composed && JSON.stringify(top).length <= budget) return top;
   const properties = isSchema(schema.properties) ? schema.properties : undefined;
   const shallow: JsonSchema = { type: 'object' };
   if (properties) shallow.properties = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, typeOnly(v)]));
   return JSON.stringify(shallow).length <= budget * 4 ? shallow : { type: 'object' };
-}
-
-/**
- * `JSON.stringify(value).length <= limit`, without building the text: it stops as soon as the
- * count passes the limit (an answer's schema may be megabytes, the limit is one).
- */
-export function jsonLengthWithin(value: unknown, limit: number): boolean {
-  let length = 0;
-  const count = (node: unknown, inArray: boolean): boolean => {
-    if (typeof node === 'object' && node !== null && typeof (node as { toJSON?: unknown }).toJSON !== 'function') {
-      length += 2; // the brackets
-      let first = true;
-      if (Array.isArray(node)) {
-        for (const item of node) {
-          if (!first) length++;
-          first = false;
-          if (!count(item, true)) return false;
-        }
-      } else {
-        for (const key of Object.keys(node)) {
-          const member = (node as Record<string, unknown>)[key];
-          if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
-          length += (first ? 0 : 1) + (JSON.stringify(key) as string).length + 1;
-          first = false;
-          if (!count(member, false)) return false;
-        }
-      }
-    } else length += (JSON.stringify(node) ?? (inArray ? 'null' : '')).length;
-    return length <= limit;
-  };
-  return count(value, false);
 }
 
 /** A portable schema reduced to what type it has: `{type}`, an anyOf of `{type}`s, or any value. */
