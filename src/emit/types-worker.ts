@@ -5,7 +5,7 @@
 
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import type { ToolTable } from '../contract/table.js';
-import { jsonLengthWithin } from '../contract/profiles.js';
+import { jsonLengthWithin } from './json-length.js';
 import { compiler } from './compiler.js';
 import { emitToolTypes, printedPart, type TypesInput } from './types.js';
 
