@@ -4,7 +4,12 @@
 // --stateless, where every request is served on its own and any replica can answer it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  PROTOCOL_VERSION_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { randomUUID } from 'node:crypto';
 import type { ServerConfig } from './config.js';
@@ -26,10 +31,15 @@ interface Session {
 }
 
 /**
- * Which protocol era a POST belongs to, decided by the SDK's own classifier from the parsed
- * body and the standard headers, without building a web Request (isLegacyRequest would).
+ * Whether a POST is a 2025-era request, as the SDK's own classifier (createMcpHandler's) decides:
+ * from the body's shape where that alone decides it, else by the classifier itself, from the
+ * parsed body and the standard headers, without building a web Request (isLegacyRequest would).
  */
-function era(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | 'reject' {
+function isLegacy(req: IncomingMessage, body: unknown): boolean {
+  return obviousEra(req, body) ?? classified(req, body) === 'legacy';
+}
+
+function classified(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | 'reject' {
   const header = (name: string) => {
     const value = req.headers[name];
     return Array.isArray(value) ? value[0] : value;
@@ -42,6 +52,32 @@ function era(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | 'reject
     body,
   }).kind;
 }
+
+/** The members a JSON-RPC request or notification may have: the SDK's schemas of them are strict. */
+const MESSAGE_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/**
+ * The classifier's answer (legacy: true) for the two common shapes, at the cost of a few
+ * property reads rather than its schema checks; undefined for anything else. A message with a
+ * `method` and the 2026-07-28 `_meta` claim is never legacy (the classifier serves or rejects it
+ * as modern), unless it is `initialize`, whose claim must also be valid. A well-formed request or
+ * notification without `_meta` and with a 2025-era protocol version header, or none, is legacy.
+ */
+export function obviousEra(req: IncomingMessage, body: unknown): boolean | undefined {
+  if (!isPlainObject(body) || typeof body.method !== 'string') return undefined;
+  const params = body.params;
+  const meta = isPlainObject(params) ? params._meta : undefined;
+  if (isPlainObject(meta) && PROTOCOL_VERSION_META_KEY in meta) return body.method === 'initialize' ? undefined : false;
+  const version = req.headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version as string)) return undefined;
+  if (params !== undefined && (!isPlainObject(params) || params._meta !== undefined)) return undefined;
+  if (body.jsonrpc !== '2.0' || !('id' in body ? typeof body.id === 'string' || Number.isSafeInteger(body.id) : true)) return undefined;
+  for (const key in body) if (!MESSAGE_MEMBERS.has(key)) return undefined;
+  return true;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * `midCall`: some call may send the client something before its result, on the call's own stream:
@@ -104,7 +140,7 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, body: unknown): Promise<boolean> => {
     if (url.pathname !== '/mcp') return false;
     if (config.stateless) {
-      if (req.method === 'POST' && era(req, body) === 'legacy') await serveOnce(req, res, body);
+      if (req.method === 'POST' && isLegacy(req, body)) await serveOnce(req, res, body);
       else await serveModern(req, res, body);
       return true;
     }
@@ -131,7 +167,7 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       await serveModern(req, res);
       return true;
     }
-    if (era(req, body) !== 'legacy') {
+    if (!isLegacy(req, body)) {
       await serveModern(req, res, body);
       return true;
     }
