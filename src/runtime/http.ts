@@ -4,6 +4,7 @@
 // --stateless, where every request is served on its own and any replica can answer it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import {
   classifyInboundRequest,
   createMcpHandler,
@@ -91,7 +92,7 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
     keepAliveMs: config.sseKeepAliveMs,
     onerror: (error) => log.debug(`mcp: ${error.message}`),
   });
-  const serveModern = toNodeHandler(modern);
+  const serveModern = nodeHandler(modern);
   const sessions = new Map<string, Session>();
   const drop = (id: string) => {
     const session = sessions.get(id);
@@ -217,6 +218,88 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       await Promise.allSettled([modern.close(), ...[...sessions.values()].map((s) => s.transport.close())]);
     },
   };
+}
+
+type WebHandler = ReturnType<typeof createMcpHandler>;
+type NodeHandler = (req: IncomingMessage, res: ServerResponse, body?: unknown) => Promise<void>;
+
+/**
+ * The SDK's web-standard handler on node:http, as toNodeHandler serves it, for less CPU where
+ * the pipeline has parsed the body of a POST: the web Request goes without a body (it is given
+ * parsed, and the handler reads no other; its headers say what toWebRequest's would), and a
+ * JSON answer is written in one piece (one write, with its length) rather than read as a
+ * stream and sent chunked. Everything else, and whatever fails before the handler answers,
+ * goes to toNodeHandler, which does the same again and answers as it does.
+ */
+function nodeHandler(handler: WebHandler): NodeHandler {
+  const general = toNodeHandler(handler);
+  return async (req, res, body) => {
+    if (body === undefined || req.method !== 'POST') return general(req, res, body);
+    let finished = false;
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!finished) abort.abort();
+    });
+    if (res.destroyed) abort.abort();
+    let response: Response;
+    try {
+      const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
+      response = await handler.fetch(bodylessRequest(req, body, abort.signal), {
+        ...(authInfo !== undefined ? { authInfo } : {}),
+        parsedBody: body,
+      });
+    } catch {
+      return general(req, res, body);
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of response.headers) headers[name] = value;
+    if (response.body !== null && (headers['content-type'] ?? '').startsWith('application/json')) {
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      finished = true;
+      res.writeHead(response.status, headers).end(bytes);
+      return;
+    }
+    res.writeHead(response.status, headers);
+    await streamBody(response.body, res, abort.signal);
+    finished = true;
+    res.end();
+  };
+}
+
+/** The web Request toWebRequest makes of a POST with a parsed body, without the body itself. */
+function bodylessRequest(req: IncomingMessage, body: unknown, signal: AbortSignal): Request {
+  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+  const url = `http://${first(req.headers['host']) ?? first(req.headers[':authority']) ?? 'localhost'}${req.url ?? '/'}`;
+  const headers = new Headers();
+  for (const name in req.headers) {
+    const value = req.headers[name];
+    if (value === undefined || name.startsWith(':')) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  headers.delete('content-encoding');
+  headers.delete('transfer-encoding');
+  headers.set('content-length', String(Buffer.byteLength(JSON.stringify(body))));
+  return new Request(url, { method: 'POST', headers, signal });
+}
+
+/** An answer's body (an SSE stream) written as it comes, waiting for the socket to drain, until the client goes. */
+async function streamBody(body: ReadableStream<Uint8Array> | null, res: ServerResponse, gone: AbortSignal): Promise<void> {
+  if (body === null) return;
+  let drained: (() => void) | undefined;
+  res.on('drain', () => {
+    drained?.();
+    drained = undefined;
+  });
+  const closed = new Promise<void>((resolve) => gone.addEventListener('abort', () => resolve(), { once: true }));
+  try {
+    for await (const chunk of body) {
+      if (gone.aborted) break;
+      if (!res.write(chunk)) await Promise.race([new Promise<void>((resolve) => (drained = resolve)), closed]);
+    }
+  } catch {
+    // the stream failed or was cancelled: the answer ends here, as toNodeHandler ends it
+  }
 }
 
 /** Whether a call may send the client a request before its result (linking an API account). */
