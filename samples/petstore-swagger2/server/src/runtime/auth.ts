@@ -26,6 +26,7 @@ export const MAX_TOKEN_RESPONSE_BYTES = 65_536;
 
 export class Authenticator {
   private readonly tokens = new Map<string, Promise<{ token: string; expiresAt: number }>>();
+  private readonly values = new Map<string, string | undefined>();
 
   constructor(
     private readonly table: ToolTable,
@@ -102,10 +103,18 @@ export class Authenticator {
     this.tokens.clear();
   }
 
+  /**
+   * A credential variable's value, read once: the environment is settled at start-up (the
+   * redaction reads the same values once too), and each read of process.env costs a call into
+   * Node. Only fetched tokens change while the server runs, and they are not kept here.
+   */
   private value(variable: string | undefined): string | undefined {
     if (variable === undefined) return undefined;
+    if (this.values.has(variable)) return this.values.get(variable);
     const v = this.env[variable];
-    return v === undefined || v === '' ? undefined : v;
+    const value = v === undefined || v === '' ? undefined : v;
+    this.values.set(variable, value);
+    return value;
   }
 
   private satisfiable(alternative: SecurityRequirement, given: RequestCredentials): boolean {

@@ -22,20 +22,8 @@ import {
 import type { RequestCredentials } from './auth.js';
 import type { ConfirmSetting } from './config.js';
 import { toolError } from './output.js';
-import type { ToolSpec, ToolTable } from '../contract/table.js';
-
-/** Whether a call of `tool` waits for the user's yes: its own `confirm` first, else the setting. */
-export function needsConfirmation(tool: ToolSpec, setting: ConfirmSetting): boolean {
-  if (tool.confirm !== undefined) return tool.confirm;
-  if (setting === 'destructive') return tool.annotations.destructiveHint === true;
-  if (setting === 'writes') return tool.annotations.readOnlyHint !== true;
-  return false;
-}
-
-/** Whether any call of the table may wait for the user's yes: 2025 sessions then answer calls on a stream, where the question travels. */
-export function mayConfirm(table: ToolTable, setting: ConfirmSetting): boolean {
-  return table.tools.some((tool) => needsConfirmation(tool, setting));
-}
+import { needsConfirmation } from './features.js';
+import type { ToolSpec } from '../contract/table.js';
 
 /** Argument names whose values are shown as `***`: what looks like a credential is never in a question. */
 const SECRET_NAME = /pass(word|phrase)?|secret|token|api[-_]?key|auth|credential|session|cookie|signature|private/i;
@@ -101,6 +89,10 @@ export interface Confirmations {
    * throws an Error the program sees, nothing sent.
    */
   inProgram(tool: ToolSpec, args: Record<string, unknown>, asking: Asking): Promise<void>;
+  /** `invoke` through the same questions (confirmedInvoke): invoke_operation's and a program's way to an operation. */
+  guard(asking: () => Asking, invoke: Invoke): Invoke;
+  /** The question a result of a guarded invoke stands for (questionOf). */
+  questionOf(result: CallToolResult): InputRequiredResult | undefined;
 }
 
 /** The key of the question in inputRequests and, on the way back, inputResponses. */
@@ -124,8 +116,10 @@ export function createConfirmations(
     tool.confirm === true
       ? `set "confirm": false for this operation in the mcp-gen config file (toolOverrides) and generate again`
       : `start the server with --confirm none (MCP_CONFIRM), or set "confirm": false for this operation in the mcp-gen config file (toolOverrides) and generate again`;
-  return {
+  const confirmations: Confirmations = {
     needed,
+    guard: (asking, invoke) => confirmedInvoke(confirmations, asking, invoke),
+    questionOf,
     async before(tool, args, asking) {
       if (!needed(tool)) return undefined;
       const request = requestOf(tool, args, asking);
@@ -166,6 +160,7 @@ export function createConfirmations(
       if (!saidYes(answer)) throw new Error(refused(tool, request, answer.action));
     },
   };
+  return confirmations;
 }
 
 /** A 2026-07-28 request, by its envelope: it has no server-to-client requests (elicitInput would throw). */
@@ -209,7 +204,7 @@ export type Invoke = (tool: ToolSpec, args: Record<string, unknown>, inProgram?:
  * tools/call, so that no mode gets around it. A question travels out of invoke_operation as a
  * stand-in result, which questionOf() turns back.
  */
-export function confirmedInvoke(confirmations: Confirmations, asking: () => Asking, invoke: Invoke): Invoke {
+function confirmedInvoke(confirmations: Confirmations, asking: () => Asking, invoke: Invoke): Invoke {
   return async (tool, args, inProgram = false) => {
     if (inProgram) await confirmations.inProgram(tool, args, asking());
     else {
@@ -231,6 +226,6 @@ function carried(asked: CallToolResult | InputRequiredResult): CallToolResult {
 }
 
 /** The question a stand-in carries, for the tools/call handler to answer with. */
-export function questionOf(result: CallToolResult): InputRequiredResult | undefined {
+function questionOf(result: CallToolResult): InputRequiredResult | undefined {
   return questions.get(result);
 }

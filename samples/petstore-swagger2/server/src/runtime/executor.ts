@@ -8,7 +8,7 @@
 import type { AuthInfo, CallToolResult } from '@modelcontextprotocol/server';
 import type { ServerConfig } from './config.js';
 import { toolHooks, type Hooks, type OutgoingRequest } from './hooks-api.js';
-import { keepLink, markLinkRequired, type LinkRequired } from './links.js';
+import { keepLink, markLinkRequired, type LinkRequired } from './link-mark.js';
 import type { Logger } from './log.js';
 import { callObserver, type CallObserver } from './observe.js';
 import { Authenticator, type RequestCredentials } from './auth.js';
@@ -27,7 +27,9 @@ import { OPERATION_STATUS } from '../contract/meta-tools.js';
 import { perTool, toolSchemas } from './tool-schemas.js';
 import type { AnswerBudget } from './answer-budget.js';
 import { credentialPlaces, sendFollowingRedirects } from './upstream.js';
-import { followsOperations, longRunningCalls, tracked, type Progress, type TrackedAnswer } from './long-running.js';
+import { followsOperations } from './features.js';
+import { Lazy } from './instances.js';
+import type { Progress, TrackedAnswer } from './long-running.js';
 import { createSending, withNote, type CallAttempts } from './retry.js';
 
 export interface Executor {
@@ -108,11 +110,16 @@ export function createExecutor(
   // What following an operation needs of an answer (its request, its operation headers), only where one may be followed.
   const tracks = followsOperations(table);
   const advertisedStructure = perTool((tool) => structureFor(tool, true, checks.output));
-  const longRunning = longRunningCalls<CallContext>(table, config.operationWaitMs, {
-    get: (tool, url, signal, call) => getStatus(tool, url, signal, call),
-    base: (tool) => upstreamBase(tool, config.baseUrl, defaultBase),
-    call: (tool, args, signal, call) => exchange(tool, args, signal, call),
-    shape: (tool, answer, args, advertised) => shape(tool, answer, args, advertised),
+  // long-running.ts, loaded on first need: only a table with a long-running operation has one.
+  const following = new Lazy(async () => {
+    const { longRunningCalls, tracked } = await import('./long-running.js');
+    const calls = longRunningCalls<CallContext>(table, config.operationWaitMs, {
+      get: (tool, url, signal, call) => getStatus(tool, url, signal, call),
+      base: (tool) => upstreamBase(tool, config.baseUrl, defaultBase),
+      call: (tool, args, signal, call) => exchange(tool, args, signal, call),
+      shape: (tool, answer, args, advertised) => shape(tool, answer, args, advertised),
+    });
+    return { ...calls, tracked };
   });
 
   return {
@@ -138,7 +145,7 @@ export function createExecutor(
         if ('failure' in outcome) return keepLink(outcome.failure, redactor.result(outcome.failure, credentials, call.secrets));
         const advertised = options.advertised !== false;
         const result = tool.longRunning
-          ? await longRunning.follow(tool, outcome.answer, args, { signal, call, advertised, ...followOptions(options) })
+          ? await (await following.get()).follow(tool, outcome.answer, args, { signal, call, advertised, ...followOptions(options) })
           : shape(tool, outcome.answer, args, advertised);
         return result.isError ? redactor.result(withNote(result, outcome.note), credentials, call.secrets) : result;
       } catch (error) {
@@ -149,7 +156,7 @@ export function createExecutor(
     async resume(handle, signal, credentials = NO_CREDENTIALS, options = {}) {
       const call: CallContext = { credentials, caller: options.caller, secrets: [] };
       try {
-        const result = await longRunning.resume(handle, { signal, call, advertised: false, progress: options.progress });
+        const result = await (await following.get()).resume(handle, { signal, call, advertised: false, progress: options.progress });
         return result.isError ? redactor.result(result, credentials, call.secrets) : result;
       } catch (error) {
         return redactor.result(
@@ -255,7 +262,7 @@ export function createExecutor(
     if (hooksAfter.some((hook) => hook !== undefined)) response = await afterResponse(response, prepared.request, hooksAfter);
     const read = await readAnswer(response, named, config.maxResponseBytes);
     log.debug(`${named.label} → ${response.status}`);
-    const answer = tracks ? tracked(read, response, prepared.request, credentialQuery) : read;
+    const answer = tracks ? (following.value ?? (await following.get())).tracked(read, response, prepared.request, credentialQuery) : read;
     return sent.note === undefined ? { answer } : { answer, note: sent.note };
   }
 

@@ -5,7 +5,13 @@
 // --stateless, where every request is served on its own and any replica can answer it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/server';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  PROTOCOL_VERSION_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { randomUUID } from 'node:crypto';
 import type { ServerConfig } from './config.js';
@@ -27,10 +33,15 @@ interface Session {
 }
 
 /**
- * Which protocol era a POST belongs to, decided by the SDK's own classifier from the parsed
- * body and the standard headers, without building a web Request (isLegacyRequest would).
+ * Whether a POST is a 2025-era request, as the SDK's own classifier (createMcpHandler's) decides:
+ * from the body's shape where that alone decides it, else by the classifier itself, from the
+ * parsed body and the standard headers, without building a web Request (isLegacyRequest would).
  */
-function era(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | 'reject' {
+function isLegacy(req: IncomingMessage, body: unknown): boolean {
+  return obviousEra(req, body) ?? classified(req, body) === 'legacy';
+}
+
+function classified(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | 'reject' {
   const header = (name: string) => {
     const value = req.headers[name];
     return Array.isArray(value) ? value[0] : value;
@@ -44,6 +55,32 @@ function era(req: IncomingMessage, body: unknown): 'legacy' | 'modern' | 'reject
   }).kind;
 }
 
+/** The members a JSON-RPC request or notification may have: the SDK's schemas of them are strict. */
+const MESSAGE_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/**
+ * The classifier's answer (legacy: true) for the two common shapes, at the cost of a few
+ * property reads rather than its schema checks; undefined for anything else. A message with a
+ * `method` and the 2026-07-28 `_meta` claim is never legacy (the classifier serves or rejects it
+ * as modern), unless it is `initialize`, whose claim must also be valid. A well-formed request or
+ * notification without `_meta` and with a 2025-era protocol version header, or none, is legacy.
+ */
+export function obviousEra(req: IncomingMessage, body: unknown): boolean | undefined {
+  if (!isPlainObject(body) || typeof body.method !== 'string') return undefined;
+  const params = body.params;
+  const meta = isPlainObject(params) ? params._meta : undefined;
+  if (isPlainObject(meta) && PROTOCOL_VERSION_META_KEY in meta) return body.method === 'initialize' ? undefined : false;
+  const version = req.headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version as string)) return undefined;
+  if (params !== undefined && (!isPlainObject(params) || params._meta !== undefined)) return undefined;
+  if (body.jsonrpc !== '2.0' || !('id' in body ? typeof body.id === 'string' || Number.isSafeInteger(body.id) : true)) return undefined;
+  for (const key in body) if (!MESSAGE_MEMBERS.has(key)) return undefined;
+  return true;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /**
  * `midCall`: some call may send the client something before its result, on the call's own stream:
  * a question (confirm.ts) or progress while it follows a long-running operation (long-running.ts).
@@ -56,7 +93,7 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
     keepAliveMs: config.sseKeepAliveMs,
     onerror: (error) => log.debug(`mcp: ${error.message}`),
   });
-  const serveModern = toNodeHandler(modern);
+  const serveModern = nodeHandler(modern);
   const sessions = new Map<string, Session>();
   const drop = (id: string) => {
     const session = sessions.get(id);
@@ -105,7 +142,7 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, body: unknown): Promise<boolean> => {
     if (url.pathname !== '/mcp') return false;
     if (config.stateless) {
-      if (req.method === 'POST' && era(req, body) === 'legacy') await serveOnce(req, res, body);
+      if (req.method === 'POST' && isLegacy(req, body)) await serveOnce(req, res, body);
       else await serveModern(req, res, body);
       return true;
     }
@@ -132,7 +169,7 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       await serveModern(req, res);
       return true;
     }
-    if (era(req, body) !== 'legacy') {
+    if (!isLegacy(req, body)) {
       await serveModern(req, res, body);
       return true;
     }
@@ -182,6 +219,106 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
       await Promise.allSettled([modern.close(), ...[...sessions.values()].map((s) => s.transport.close())]);
     },
   };
+}
+
+type WebHandler = ReturnType<typeof createMcpHandler>;
+type NodeHandler = (req: IncomingMessage, res: ServerResponse, body?: unknown) => Promise<void>;
+
+/**
+ * The SDK's web-standard handler on node:http, as toNodeHandler serves it, for less CPU where
+ * the pipeline has parsed the body of a POST: the web Request goes without a body (it is given
+ * parsed, and the handler reads no other; its headers say what toWebRequest's would), and a
+ * JSON answer is written in one piece (one write, with its length) rather than read as a
+ * stream and sent chunked. Everything else, and whatever fails before the handler answers,
+ * goes to toNodeHandler, which does the same again and answers as it does.
+ */
+function nodeHandler(handler: WebHandler): NodeHandler {
+  const general = toNodeHandler(handler);
+  return async (req, res, body) => {
+    if (body === undefined || req.method !== 'POST') return general(req, res, body);
+    // Aborted when the client goes before its answer is written, as toNodeHandler's signal is.
+    let finished = false;
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!finished) gone.abort();
+    });
+    if (res.destroyed) gone.abort();
+    let response: Response;
+    try {
+      const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
+      const options = { ...(authInfo !== undefined ? { authInfo } : {}), parsedBody: body };
+      response = await handler.fetch(bodylessRequest(req, body, gone.signal), options);
+    } catch {
+      return general(req, res, body);
+    }
+    await writeAnswer(response, res, gone.signal);
+    finished = true;
+  };
+}
+
+/** The handler's Response on node:http: a JSON one in one write, a stream (SSE) as it comes. */
+async function writeAnswer(response: Response, res: ServerResponse, gone: AbortSignal): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  if (response.body !== null && (headers['content-type'] ?? '').startsWith('application/json')) {
+    const bytes = await wholeBody(response.body);
+    res.writeHead(response.status, headers).end(bytes);
+    return;
+  }
+  res.writeHead(response.status, headers);
+  await streamBody(response.body, res, gone);
+  res.end();
+}
+
+/** The web Request toWebRequest makes of a POST with a parsed body, without the body itself. */
+function bodylessRequest(req: IncomingMessage, body: unknown, signal: AbortSignal): Request {
+  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+  const url = `http://${first(req.headers['host']) ?? first(req.headers[':authority']) ?? 'localhost'}${req.url ?? '/'}`;
+  // A list, which the Request takes as it is, rather than a Headers object it would copy.
+  const headers: [string, string][] = [];
+  for (const name in req.headers) {
+    const value = req.headers[name];
+    if (value === undefined || name.startsWith(':') || BODY_HEADERS.has(name)) continue;
+    if (Array.isArray(value)) for (const item of value) headers.push([name, item]);
+    else headers.push([name, value]);
+  }
+  headers.push(['content-length', String(Buffer.byteLength(JSON.stringify(body)))]);
+  const request = new Request(url, { method: 'POST', headers });
+  // The signal the handler reads (an answer is abandoned when its client goes), set on the
+  // Request itself: given as an option, undici would tie its own signal to it with weak
+  // references and a finalizer, which cost more CPU than the rest of the conversion.
+  Object.defineProperty(request, 'signal', { value: signal });
+  return request;
+}
+
+/** What toWebRequest drops or sets anew when the body is given parsed. */
+const BODY_HEADERS = new Set(['content-encoding', 'transfer-encoding', 'content-length']);
+
+/** A body read to its end by its reader: less CPU than arrayBuffer() or async iteration (mostly one chunk). */
+async function wholeBody(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
+  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
+}
+
+/** An answer's body (an SSE stream) written as it comes, waiting for the socket to drain, until the client goes. */
+async function streamBody(body: ReadableStream<Uint8Array> | null, res: ServerResponse, gone: AbortSignal): Promise<void> {
+  if (body === null) return;
+  let drained: (() => void) | undefined;
+  res.on('drain', () => {
+    drained?.();
+    drained = undefined;
+  });
+  const closed = new Promise<void>((resolve) => gone.addEventListener('abort', () => resolve(), { once: true }));
+  try {
+    for await (const chunk of body) {
+      if (gone.aborted) break;
+      if (!res.write(chunk)) await Promise.race([new Promise<void>((resolve) => (drained = resolve)), closed]);
+    }
+  } catch {
+    // the stream failed or was cancelled: the answer ends here, as toNodeHandler ends it
+  }
 }
 
 /** Whether a call may send the client a request before its result (linking an API account). */

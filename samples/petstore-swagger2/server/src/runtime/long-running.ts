@@ -476,9 +476,6 @@ function pendingResult(
   return { content: [{ type: 'text', text }], _meta: meta, ...(needsStructure ? { isError: true } : {}) };
 }
 
-/** Whether some call of the table may follow an operation (and tell its progress on the call's own stream). */
-export const followsOperations = (table: ToolTable): boolean => table.tools.some((t) => t.longRunning !== undefined);
-
 /** Sends notifications/progress for the call when its client asked for them (a progressToken). */
 export function progressOf(ctx: ServerContext): Progress | undefined {
   const token = ctx.mcpReq._meta?.progressToken;

@@ -9,7 +9,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { RequestCredentials } from './auth.js';
 import type { OAuthConfig } from './config.js';
-import type { LinkRequired } from './links.js';
+import type { LinkRequired } from './link-mark.js';
 import type { Logger } from './log.js';
 import { createTokenExchanger, TokenExchangeError, type TokenExchanger } from './token-exchange.js';
 import { badCredential } from '../contract/headers.js';

@@ -17,12 +17,11 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
-import { answerLinkRequired, linkRequiredOf } from './links.js';
-import { confirmedInvoke, createConfirmations, questionOf, type Asking, type Confirmations } from './confirm.js';
+import { linkRequiredOf } from './link-mark.js';
+import type { Asking, Confirmations, Invoke } from './confirm.js';
 import { OperationIndex } from './dynamic.js';
+import { followsOperations, mayConfirm } from './features.js';
 import { codeTools, EXECUTE, INVOKE, metaTools, OPERATION_STATUS, operationTools } from '../contract/meta-tools.js';
-import { ownerOf, progressOf } from './long-running.js';
-import { TaskStore, taskRequested, withTaskSupport } from './tasks.js';
 import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
 import { toolError } from './output.js';
 import { callObserver, observed, type CallObserver } from './observe.js';
@@ -32,7 +31,7 @@ import type { Hooks } from './hooks-api.js';
 import type { ScopePolicy } from './scopes.js';
 import type { RequestCredentials } from './auth.js';
 import type { Executor } from './executor.js';
-import type { ServerConfig, ToolMode } from './config.js';
+import type { ConfirmSetting, ServerConfig, ToolMode } from './config.js';
 import { createLister, listsOutputSchema, type ClientProfile, type ListedTool } from '../contract/profiles.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../contract/table.js';
 import { ENABLE_TOOLSET, toolsetMetaTools, toolsetOf } from '../contract/toolsets.js';
@@ -75,8 +74,11 @@ export interface ServerOptions {
   access?: ScopePolicy;
   /** Code mode's sandbox limits (the --code-* settings). */
   codeLimits?: ServerConfig['codeLimits'];
-  /** Which calls wait for the user's yes (--confirm, confirm.ts); unset: only those tools.json marks. */
-  confirmations?: Confirmations;
+  /**
+   * Which calls wait for the user's yes (--confirm, confirm.ts; unset: only those tools.json
+   * marks), and how a question is cleared of the secrets the executor's answers are cleared of.
+   */
+  confirm?: { setting: ConfirmSetting; redact: (text: string, credentials: RequestCredentials) => string };
   /** Spans and the call log (observe.ts); without one, only an incoming traceparent is forwarded. */
   observer?: CallObserver;
 }
@@ -104,30 +106,32 @@ export function createServerFactory(
   return serverFactory(
     summary,
     options.mode,
-    Lazy.of({ attach: attachHandlers(whole, executor, readCredentials, options, summary.offers) }),
+    new Lazy(async () => ({ attach: await attachHandlers(whole, executor, readCredentials, options, summary.offers) })),
   );
 }
 
 /**
  * The handlers of every instance, and what they share, made once per table. `offers`: what the
  * instances advertise, decided on the whole table (summary.ts), which `whole` may be a part of.
+ * The modules of the features the table uses are loaded here, and only those.
  */
-export function attachHandlers(
+export async function attachHandlers(
   whole: ToolTable,
   executor: Executor,
   readCredentials: CredentialReader,
   options: ServerOptions,
   offers: Offers,
-): Attach {
+): Promise<Attach> {
   // Operations mapped to resources only are neither listed nor callable as tools.
   const table: ToolTable = whole.tools.every((t) => t.asTool !== false)
     ? whole
     : { ...whole, tools: whole.tools.filter((t) => t.asTool !== false) };
   const byName = new Map<string, ToolSpec>(table.tools.map((t) => [t.name, t]));
   const lister = createLister(table, options.profile, { input: (t) => executor.inputSchema(t), output: (t) => executor.outputSchema(t) });
-  // Long-running calls can be tasks for the 2025-era clients that ask (tasks.ts), in every instance of this process.
-  const tasks = offers.tasks ? new TaskStore() : undefined;
-  const listed = (t: ToolSpec): Tool => (tasks ? withTaskSupport(lister.tool(t) as Tool, t) : (lister.tool(t) as Tool));
+  // A call's progress is told while its operation is followed (long-running.ts, loaded for such a table only).
+  const following = followsOperations(table) ? await import('./long-running.js') : undefined;
+  const tasks = offers.tasks ? await taskSupport() : undefined;
+  const listed = (t: ToolSpec): Tool => (tasks ? tasks.listed(lister.tool(t) as Tool, t) : (lister.tool(t) as Tool));
   const metaListed = (tools: ListedTool[]) => tools.map((t) => lister.adapt(t) as Tool);
   const toolsetTools = options.mode === 'toolsets' ? metaListed(toolsetMetaTools(table)) : undefined;
   // Toolsets mode serves a request without a session as dynamic mode does: it could not keep enabled toolsets.
@@ -136,7 +140,7 @@ export function attachHandlers(
   const statusTools = metaListed(operationTools(table));
   const dynamicTools = [...(operationMetaTools ? metaListed(operationMetaTools) : []), ...statusTools];
   const listedFromStart = startsListed(table, options.mode, options.initialToolsets);
-  const confirmations = options.confirmations ?? createConfirmations('none', (text) => text);
+  const confirmations = await confirmationsOf(whole, options.confirm ?? { setting: 'none', redact: (text) => text });
   let fixedList: Tool[] | undefined;
   /** The listing nothing changes: direct and dynamic mode, and toolsets mode without a session. */
   const fixed = (): Tool[] => (fixedList ??= [...dynamicTools, ...table.tools.filter(listedFromStart).map(listed)]);
@@ -182,8 +186,8 @@ export function attachHandlers(
     // Toolsets this session has enabled (toolsets mode only): one server per session.
     const enabled = new Set(options.initialToolsets);
     const served = (tool: ToolSpec) => listedFromStart(tool) || (onDemand && enabled.has(toolsetOf(tool)));
-    serveResources(server, whole, offers, executor, options.hooks ?? {}, readCredentials, visible, confirmations.needed);
-    tasks?.serve(server, (ctx) => ownerOf(ctx.http?.authInfo, readCredentials(ctx.http?.req?.headers)));
+    serveResources(server, whole, offers, executor, options.hooks ?? {}, readCredentials, visible, confirmations?.needed);
+    if (tasks) tasks.store.serve(server, (ctx) => tasks.ownerOf(ctx.http?.authInfo, readCredentials(ctx.http?.req?.headers)));
     server.setRequestHandler('tools/list', (request, ctx) => {
       // The fixed listing serves every caller alike unless scopes decide what each sees.
       const auth = options.access ? ctx.http?.authInfo : undefined;
@@ -204,7 +208,7 @@ export function attachHandlers(
       const { name } = request.params;
       const auth = ctx.http?.authInfo;
       const args = request.params.arguments ?? {};
-      const progress = progressOf(ctx);
+      const progress = following?.progressOf(ctx);
       // A failure inside a call is the tool's failure (isError), never the connection's.
       const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean): Promise<CallToolResult> =>
         executor
@@ -224,29 +228,29 @@ export function attachHandlers(
       const meta = metaCalls.get(name);
       if (meta) {
         // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
-        const invoke = confirmedInvoke(confirmations, asking, async (t, given) =>
-          server.projectCallToolResult(await call(t, given, false), undefined),
-        );
-        const result = await meta(args, { invoke, visible: (t) => visible(t, auth), signal: ctx.mcpReq.signal });
-        return questionOf(result) ?? result;
+        const invoke: Invoke = async (t, given) => server.projectCallToolResult(await call(t, given, false), undefined);
+        const guarded = confirmations?.guard(asking, invoke) ?? invoke;
+        const result = await meta(args, { invoke: guarded, visible: (t) => visible(t, auth), signal: ctx.mcpReq.signal });
+        return confirmations?.questionOf(result) ?? result;
       }
       const tool = byName.get(name);
       // HTTP answers a tool outside the token's scopes with 403 before this (oauth.ts); here it is unknown.
       if (!tool || !served(tool) || !visible(tool, auth))
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
-      if (confirmations.needed(tool)) {
+      if (confirmations?.needed(tool)) {
         const asked = await confirmations.before(tool, args, asking());
         if (asked !== undefined) return asked;
       }
       const outputSchema = listsOutputSchema(options.profile) ? executor.outputSchema(tool) : undefined;
       // The tasks extension is asked for per request (2026-07-28's envelope), never by a 2025 session's initialize.
       const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-      const task = tool.longRunning
-        ? taskRequested(request.params, envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
-        : undefined;
+      const task =
+        tasks && tool.longRunning
+          ? tasks.requested(request.params, envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
+          : undefined;
       if (tasks && task) {
         const credentials = readCredentials(ctx.http?.req?.headers);
-        const started = tasks.start(ownerOf(auth, credentials), task, async (signal, operationWaitMs) => {
+        const started = tasks.store.start(tasks.ownerOf(auth, credentials), task, async (signal, operationWaitMs) => {
           const options = { advertised: outputSchema !== undefined, caller: auth, operationWaitMs };
           return server.projectCallToolResult(await executor.call(tool, args, signal, credentials, options), outputSchema);
         });
@@ -256,6 +260,7 @@ export function attachHandlers(
       const link = linkRequiredOf(result);
       if (link !== undefined) {
         const again = async () => server.projectCallToolResult(await call(tool, args, outputSchema !== undefined), outputSchema);
+        const { answerLinkRequired } = await import('./links.js');
         return answerLinkRequired(link, result, ctx, clientCapabilitiesOf(server, ctx), again);
       }
       return server.projectCallToolResult(result, outputSchema);
@@ -282,6 +287,21 @@ export function attachHandlers(
       };
     }
   };
+}
+
+/** Long-running calls as tasks for the clients that ask (tasks.ts, loaded only then): one store for every instance of this process. */
+async function taskSupport() {
+  const [{ TaskStore, taskRequested, withTaskSupport }, { ownerOf }] = await Promise.all([
+    import('./tasks.js'),
+    import('./long-running.js'),
+  ]);
+  return { store: new TaskStore(), requested: taskRequested, listed: withTaskSupport, ownerOf };
+}
+
+/** The table's confirmations (confirm.ts, loaded only then), when some call may wait for the user's yes. */
+async function confirmationsOf(whole: ToolTable, confirm: NonNullable<ServerOptions['confirm']>): Promise<Confirmations | undefined> {
+  if (!mayConfirm(whole, confirm.setting)) return undefined;
+  return (await import('./confirm.js')).createConfirmations(confirm.setting, confirm.redact);
 }
 
 /** Tools listed before any toolset is enabled: every one in direct mode, else the pinned ones and, in toolsets mode, those of the toolsets enabled from the start. */

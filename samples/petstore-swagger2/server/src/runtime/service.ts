@@ -4,12 +4,11 @@
 // first need, so that neither delays the answer to initialize.
 
 import type { ServerConfig, ToolMode } from './config.js';
-import { createConfirmations, mayConfirm, type Confirmations } from './confirm.js';
 import { createExecutor } from './executor.js';
+import { followsOperations, mayConfirm } from './features.js';
 import type { Hooks } from './hooks-api.js';
 import type { Attach } from './instances.js';
 import type { Logger } from './log.js';
-import { followsOperations } from './long-running.js';
 import { createObserver } from './observe.js';
 import { scopePolicy, type ScopePolicy } from './scopes.js';
 import { createRedactor } from './shape.js';
@@ -49,19 +48,14 @@ export async function createService(whole: ToolTable, config: ServerConfig, hook
     initialToolsets,
     hooks,
     codeLimits: config.codeLimits,
-    confirmations: confirmationsOf(table, config),
+    // A question is cleared of the secrets the executor's answers are cleared of.
+    confirm: { setting: config.confirm, redact: createRedactor(table, process.env, config.staticHeaders).text },
     observer,
     ...(policy ? { access: policy } : {}),
   };
-  const attach = attachHandlers(table, executor, credentialReader(config.authFromHeaders), options, choices.offers);
+  const attach = await attachHandlers(table, executor, credentialReader(config.authFromHeaders), options, choices.offers);
   warnIfListingTooLong(table, choices, log);
   return { table, ...(policy ? { policy } : {}), attach, midCall: mayConfirm(table, config.confirm) || followsOperations(table) };
-}
-
-/** --confirm, with the questions cleared of the secrets the executor's answers are cleared of. */
-function confirmationsOf(table: ToolTable, config: ServerConfig): Confirmations {
-  const redactor = createRedactor(table, process.env, config.staticHeaders);
-  return createConfirmations(config.confirm, (text, credentials) => redactor.text(text, credentials));
 }
 
 function warnIfListingTooLong(table: ToolTable, { mode, initialToolsets }: Choices, log: Logger): void {

@@ -31,6 +31,21 @@ export function credentialPlaces(table: ToolTable): CredentialPlaces {
   return { headers, query };
 }
 
+/** The parsed URL of each request, by request object: a call names, paces and sends its request by one parse of its URL. */
+const parsedUrls = new WeakMap<{ url: string }, { text: string; url: URL }>();
+
+/**
+ * `request.url` parsed, once per request and URL text (a hook or a credential in the query
+ * changes the text, and so the parse). The URL is shared: read it, never change it.
+ */
+export function urlOf(request: { url: string }): URL {
+  const known = parsedUrls.get(request);
+  if (known !== undefined && known.text === request.url) return known.url;
+  const url = new URL(request.url);
+  parsedUrls.set(request, { text: request.url, url });
+  return url;
+}
+
 export class RedirectError extends Error {}
 
 /**
@@ -305,7 +320,7 @@ export async function sendFollowingRedirects(
   places: CredentialPlaces,
   publicServers?: ToolTable['publicServers'],
 ): Promise<UpstreamResponse> {
-  let url = new URL(request.url);
+  let url = urlOf(request);
   let method = request.method;
   // Never changed in place (a hop that drops headers makes a new object): the request's own, uncopied.
   let headers: Record<string, string> = request.headers;

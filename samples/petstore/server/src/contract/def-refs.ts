@@ -32,6 +32,8 @@ export interface DefGraph {
   depsOf(key: string): string[];
   /** Every key reachable from `roots`, sorted; the same roots are walked once. */
   closure(roots: Iterable<string>): string[];
+  /** The same keys in no particular order, walked each time (for sums, where sorting would cost more than the walk). */
+  reached(roots: Iterable<string>): string[];
   /** Every key `schema` reaches, sorted. */
   reachedFrom(schema: JsonSchema): string[];
 }
@@ -45,7 +47,7 @@ export function defGraph(defs: Readonly<Record<string, JsonSchema>>): DefGraph {
     if (!found) deps.set(key, (found = Object.hasOwn(defs, key) ? directRefs(defs[key]) : []));
     return found;
   };
-  const walk = (roots: string[]): string[] => {
+  const walk = (roots: Iterable<string>): string[] => {
     const seen = new Set<string>();
     const stack = [...roots];
     while (stack.length) {
@@ -54,14 +56,14 @@ export function defGraph(defs: Readonly<Record<string, JsonSchema>>): DefGraph {
       seen.add(key);
       for (const dep of depsOf(key)) stack.push(dep);
     }
-    return [...seen].sort();
+    return [...seen];
   };
   const closure = (roots: Iterable<string>): string[] => {
     const sorted = [...new Set(roots)].sort();
     const id = sorted.join('\n');
     let known = closures.get(id);
-    if (!known) closures.set(id, (known = walk(sorted)));
+    if (!known) closures.set(id, (known = walk(sorted).sort()));
     return known;
   };
-  return { depsOf, closure, reachedFrom: (schema) => closure(directRefs(schema)) };
+  return { depsOf, closure, reached: walk, reachedFrom: (schema) => closure(directRefs(schema)) };
 }

@@ -5,11 +5,11 @@
 
 import type { UpstreamAnswer } from './response.js';
 import { CallLimit } from './call-limit.js';
-import { readLimited, RedirectError, type UpstreamResponse } from './upstream.js';
+import { readLimited, RedirectError, urlOf, type UpstreamResponse } from './upstream.js';
 
 /** How messages name a request: `METHOD url-without-query` (a query string can carry secrets), and that URL. */
 export function requestLabel(request: { method: string; url: string }): { label: string; uri: string } {
-  const target = new URL(request.url);
+  const target = urlOf(request);
   const uri = target.origin + target.pathname;
   return { label: `${request.method} ${uri}`, uri };
 }

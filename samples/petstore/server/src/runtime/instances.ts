@@ -43,13 +43,6 @@ export class Lazy<T> {
     this.#make = make;
   }
 
-  /** One made already. */
-  static of<T>(value: T): Lazy<T> {
-    const made = new Lazy<T>(() => Promise.resolve(value));
-    made.value = value;
-    return made;
-  }
-
   get(): Promise<T> {
     return (this.#making ??= this.#make().then((value) => (this.value = value)));
   }

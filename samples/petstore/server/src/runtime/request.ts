@@ -74,26 +74,10 @@ export function buildRequest(http: HttpSpec, args: Record<string, unknown>, base
     }
   }
 
-  // The template may carry a literal query (`/{Bucket}?uploads`, as in AWS specs) or a
-  // fragment (`/#X-Amz-Target=...`). A fragment is never sent over HTTP (RFC 3986 §3.5),
-  // so it is dropped; the literal query is kept and sent ahead of the parameters.
-  let template = http.path;
-  const hash = template.indexOf('#');
-  if (hash >= 0) template = template.slice(0, hash);
-  let fixedQuery = '';
-  const question = template.indexOf('?');
-  if (question >= 0) {
-    fixedQuery = template.slice(question + 1);
-    template = template.slice(0, question);
-  }
-  if (!template.startsWith('/')) template = `/${template}`;
-
-  const path = template
-    .split('/')
-    .map((segment) => expandSegment(segment, pathValues))
-    .join('/');
-  const queryString = [fixedQuery, ...query].filter((part) => part !== '').join('&');
-  const url = baseUrl.replace(/\/+$/, '') + path + (queryString ? `?${queryString}` : '');
+  const template = compiledPath(http.path);
+  const path = expandPath(template, pathValues);
+  const queryString = [template.fixedQuery, ...query].filter((part) => part !== '').join('&');
+  const url = withoutTrailingSlashes(baseUrl) + path + (queryString ? `?${queryString}` : '');
 
   if (cookies.length > 0) {
     const existing = getHeader(headers, 'cookie');
@@ -194,26 +178,95 @@ const URL_DELIMITERS: Partial<Record<ParamStyle, string>> = { spaceDelimited: '%
 // ---------------------------------------------------------------------------------------
 // Path (styles simple, label, matrix)
 
-function expandSegment(segment: string, values: Map<string, { param: ParamSpec; value: unknown }>): string {
-  const used: string[] = [];
-  const expanded = segment.replace(/\{([^{}]+)\}/g, (_whole, name: string) => {
+/**
+ * A path template split once, for every call of its operation: the literal query it carries,
+ * and each `/`-separated segment as its literal pieces and variable names, in order (a
+ * segment without variables is its text).
+ */
+interface PathTemplate {
+  segments: (string | SegmentParts)[];
+  fixedQuery: string;
+}
+
+/** A segment's pieces: `literals[i]` comes before `names[i]`; `literals` has one more, the tail. */
+interface SegmentParts {
+  literals: string[];
+  names: string[];
+}
+
+const templates = new Map<string, PathTemplate>();
+
+function compiledPath(path: string): PathTemplate {
+  let template = templates.get(path);
+  if (template === undefined) templates.set(path, (template = compilePath(path)));
+  return template;
+}
+
+function compilePath(path: string): PathTemplate {
+  // The template may carry a literal query (`/{Bucket}?uploads`, as in AWS specs) or a
+  // fragment (`/#X-Amz-Target=...`). A fragment is never sent over HTTP (RFC 3986 §3.5),
+  // so it is dropped; the literal query is kept and sent ahead of the parameters.
+  let template = path;
+  const hash = template.indexOf('#');
+  if (hash >= 0) template = template.slice(0, hash);
+  let fixedQuery = '';
+  const question = template.indexOf('?');
+  if (question >= 0) {
+    fixedQuery = template.slice(question + 1);
+    template = template.slice(0, question);
+  }
+  if (!template.startsWith('/')) template = `/${template}`;
+  return { segments: template.split('/').map(compileSegment), fixedQuery };
+}
+
+function compileSegment(segment: string): string | SegmentParts {
+  const literals: string[] = [];
+  const names: string[] = [];
+  const variable = /\{([^{}]+)\}/g;
+  let from = 0;
+  for (let match = variable.exec(segment); match !== null; match = variable.exec(segment)) {
+    literals.push(segment.slice(from, match.index));
+    names.push(match[1] as string);
+    from = match.index + match[0].length;
+  }
+  if (names.length === 0) return segment;
+  literals.push(segment.slice(from));
+  return { literals, names };
+}
+
+function expandPath(template: PathTemplate, values: Map<string, { param: ParamSpec; value: unknown }>): string {
+  let path = '';
+  for (let i = 0; i < template.segments.length; i++) {
+    const segment = template.segments[i] as string | SegmentParts;
+    if (i > 0) path += '/';
+    path += typeof segment === 'string' ? segment : expandSegment(segment, values);
+  }
+  return path;
+}
+
+function expandSegment(segment: SegmentParts, values: Map<string, { param: ParamSpec; value: unknown }>): string {
+  let expanded = segment.literals[0] as string;
+  for (let i = 0; i < segment.names.length; i++) {
+    const name = segment.names[i] as string;
     const entry = values.get(name);
     // A template variable without a parameter is a spec error; sending `{name}` literally
     // would silently hit the wrong resource.
     if (entry === undefined) throw new Error(`path template variable {${name}} has no path parameter`);
     if (entry.value === undefined) throw new ArgumentError(entry.param.arg, 'required path parameter is missing');
-    used.push(entry.param.arg);
-    return serializePath(entry.param, entry.value);
-  });
+    expanded += serializePath(entry.param, entry.value) + (segment.literals[i + 1] as string);
+  }
   // Percent-encoding cannot protect a dot-segment: the WHATWG URL parser that fetch uses
   // treats `.`, `%2E`, `..`, `.%2E`, `%2E%2E` alike and removes them (RFC 3986 §5.2.4),
   // letting a value climb out of its place in the path. No spelling reaches the server as
   // data, so refuse it.
-  if (used.length > 0 && /^(\.|%2e){1,2}$/i.test(expanded)) {
-    throw new ArgumentError(used[0] ?? '', `path value would form the segment "${expanded}", which URL parsers remove`);
+  if (/^(\.|%2e){1,2}$/i.test(expanded)) {
+    const first = values.get(segment.names[0] as string);
+    throw new ArgumentError(first?.param.arg ?? '', `path value would form the segment "${expanded}", which URL parsers remove`);
   }
   return expanded;
 }
+
+const withoutTrailingSlashes = (url: string) => (url.endsWith('/') ? url.replace(/\/+$/, '') : url);
 
 function serializePath(param: ParamSpec, value: unknown): string {
   const name = encodeValue(param.name);

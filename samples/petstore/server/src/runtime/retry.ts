@@ -15,7 +15,7 @@ import type { Logger } from './log.js';
 import { createPacer, duration, sleep, type CallPace, type PacingLimits } from './pacing.js';
 import { noteWait } from './observe.js';
 import { getHeader } from './request.js';
-import type { UpstreamResponse } from './upstream.js';
+import { urlOf, type UpstreamResponse } from './upstream.js';
 import type { ToolSpec } from '../contract/table.js';
 
 export interface RetryPolicy {
@@ -142,7 +142,7 @@ export function createSending(settings: { retries: number } & PacingLimits, log:
     call: TryContext,
   ): Promise<Sent> {
     const allowed = mayRetry(call.tool, request) ? policy.attempts : 1;
-    const origin = new URL(request.url).origin;
+    const origin = urlOf(request).origin;
     for (let attempt = 1; ; attempt++) {
       const outcome = await settle(() => call.pace.send(origin, () => sendOne(request, call.signal)));
       const next = afterTry(outcome, attempt, allowed, call);

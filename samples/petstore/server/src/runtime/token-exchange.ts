@@ -10,7 +10,7 @@ import type { AuthInfo, AuthorizationServerMetadata } from '@modelcontextprotoco
 import { clientSecretBasic, MAX_TOKEN_RESPONSE_BYTES } from './auth.js';
 import type { TokenExchangeKind } from './config.js';
 import type { Logger } from './log.js';
-import type { LinkRequired } from './links.js';
+import type { LinkRequired } from './link-mark.js';
 import { discoverAuthorizationServer } from './oauth-discovery.js';
 import { fromWebResponse, readLimited, redact } from './upstream.js';
 import { badCredential } from '../contract/headers.js';
