@@ -18,12 +18,13 @@ import { emitToolTypes, printedPart, type TypesInput } from './types.js';
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
 /**
- * The size, as JSON, of what printing reads above which it is printed in this thread rather than
- * copied to the worker: the copy costs its size again in the worker's heap (Microsoft Graph
- * v1.0: 7.6 MB, ~30 MB of peak), while a table of many small tools (10,000 operations: 4.4 MB)
- * gains a second of printing beside the model.
+ * The size of the tool table as JSON above which it is printed in this thread rather than what
+ * printing reads of it copied to the worker: the copy costs its size again in both threads
+ * (Microsoft Graph v1.0, 42 MB of table: ~30 MB more peak), while a table of many small tools
+ * (10,000 operations, 12 MB) gains a second of printing beside the model. Counted on the
+ * table itself, so that a table too large is never copied even in part.
  */
-const MAX_CLONED_JSON = 6 * 1024 * 1024;
+const MAX_CLONED_TABLE_JSON = 24 * 1024 * 1024;
 
 export interface ToolTypesPrinter {
   print(table: ToolTable): Promise<string>;
@@ -60,11 +61,11 @@ export function startToolTypesPrinter(): ToolTypesPrinter {
   if (!worker) return { print: (table) => emitToolTypes(printedPart(table)), cancel: () => undefined };
   return {
     print(table) {
-      const input = printedPart(table);
-      if (!jsonLengthWithin(input, MAX_CLONED_JSON)) {
+      if (!jsonLengthWithin(table, MAX_CLONED_TABLE_JSON)) {
         void worker.terminate();
-        return emitToolTypes(input);
+        return emitToolTypes(table);
       }
+      const input = printedPart(table);
       worker.ref();
       return new Promise<string>((resolve, reject) => {
         worker.once('message', (message: { text?: string; error?: string }) => {
