@@ -58,11 +58,14 @@ export async function runGen(options: { quick: boolean }): Promise<GenResult> {
   return { reps, rows, profiles };
 }
 
+/** The model stage's entry points: the tools built from the document, then the listing decided. */
+const MODEL_STAGE = ['buildModel', 'buildTools', 'decideListing'];
+
 const PARTS: Record<string, (frame: { functionName: string; url: string }) => boolean> = {
   'loading modules': (f) => f.url.startsWith('node:internal/modules/'),
   'parse (loadSpec)': (f) => f.functionName === 'loadSpec' && f.url.includes('/dist/src/parse/'),
   '… of which swagger-parser bundle()': (f) => f.functionName === 'bundle' && f.url.includes('json-schema-ref-parser/dist/lib/bundle.js'),
-  'mcp-gen model (buildModel)': (f) => f.functionName === 'buildModel' && f.url.includes('/dist/src/model/'),
+  'mcp-gen model (buildModel)': (f) => MODEL_STAGE.includes(f.functionName) && f.url.includes('/dist/src/model/'),
   'mcp-gen emit (emitProject)': (f) => f.functionName === 'emitProject' && f.url.includes('/dist/src/emit/'),
   'mcp-gen write (writeProject)': (f) => f.functionName === 'writeProject' && f.url.includes('/dist/src/write/'),
 };
