@@ -9,6 +9,7 @@ import { SpecError } from '../errors.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { getAt, isObject, parsePointer, type JsonObject } from './pointer.js';
 import { SourceGuard } from './sources.js';
+import { someRef } from '../contract/def-refs.js';
 import { convertSwagger2 } from './swagger2.js';
 
 export interface LoadedSpec {
@@ -40,29 +41,17 @@ const swaggerParser = () => new (require('@apidevtools/swagger-parser') as typeo
  */
 function needsBundle(root: unknown): boolean {
   const checked = new Set<string>();
-  const stack: unknown[] = [root];
   let external = false;
-  while (stack.length) {
-    const node = stack.pop();
-    if (Array.isArray(node))
-      for (const item of node) stack.push(item); // not push(...node): a 500,000-value enum overflows the argument stack
-    else if (typeof node === 'object' && node !== null) {
-      // for…in, not Object.entries: no array per object of a document with millions of them
-      for (const key in node) {
-        const value = (node as Record<string, unknown>)[key];
-        if (key === '$ref' && typeof value === 'string') {
-          if (!value.startsWith('#')) external = true;
-          else if (!checked.has(value)) {
-            checked.add(value);
-            const tokens = parsePointer(value);
-            // bundle() knows the lenient spellings (an unescaped `/` in a key) and the exact error
-            if (!tokens || getAt(root, tokens) === undefined) return true;
-          }
-        } else if (typeof value === 'object' && value !== null) stack.push(value);
-      }
+  const unresolved = someRef(root, (ref) => {
+    if (!ref.startsWith('#')) external = true;
+    else if (!checked.has(ref)) {
+      checked.add(ref);
+      const tokens = parsePointer(ref);
+      // bundle() knows the lenient spellings (an unescaped `/` in a key) and the exact error
+      return !tokens || getAt(root, tokens) === undefined;
     }
-  }
-  return external;
+  });
+  return unresolved || external;
 }
 
 /**

@@ -8,22 +8,33 @@ import type { JsonSchema } from './table.js';
 
 const DEFS_PREFIX = '#/$defs/';
 
-/** Refs a schema names directly (`#/$defs/<key>` → key), each once. */
-export function directRefs(schema: unknown): string[] {
-  const found = new Set<string>();
-  const stack: unknown[] = [schema];
+/**
+ * Calls `visit` with each `$ref` string in a JSON value, walked without recursion (a document
+ * may nest deeper than the call stack); stops, answering true, when `visit` answers true.
+ */
+export function someRef(root: unknown, visit: (ref: string) => boolean | void): boolean {
+  const stack: unknown[] = [root];
   while (stack.length) {
     const node = stack.pop();
     if (Array.isArray(node))
       for (const item of node) stack.push(item); // not push(...node): a 500,000-value enum overflows the argument stack
     else if (typeof node === 'object' && node !== null) {
+      // for…in, not Object.entries: no array per object of a document with millions of them
       for (const key in node) {
         const value = (node as Record<string, unknown>)[key];
-        if (key === '$ref' && typeof value === 'string' && value.startsWith(DEFS_PREFIX)) found.add(value.slice(DEFS_PREFIX.length));
-        else if (typeof value === 'object' && value !== null) stack.push(value);
+        if (key === '$ref' && typeof value === 'string') {
+          if (visit(value) === true) return true;
+        } else if (typeof value === 'object' && value !== null) stack.push(value);
       }
     }
   }
+  return false;
+}
+
+/** Refs a schema names directly (`#/$defs/<key>` → key), each once. */
+export function directRefs(schema: unknown): string[] {
+  const found = new Set<string>();
+  someRef(schema, (ref) => void (ref.startsWith(DEFS_PREFIX) && found.add(ref.slice(DEFS_PREFIX.length))));
   return [...found];
 }
 
