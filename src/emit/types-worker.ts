@@ -25,6 +25,8 @@ const WORKER_LIMITS = { maxYoungGenerationSizeMb: 12 };
  * table itself, so that a table too large is never copied even in part.
  */
 const MAX_CLONED_TABLE_JSON = 24 * 1024 * 1024;
+/** Tools and shared schemas under which a table is copied without counting its size (counting a large one costs ~0.1 s). */
+const SMALL_TABLE = 5_000;
 
 export interface ToolTypesPrinter {
   print(table: ToolTable): Promise<string>;
@@ -61,7 +63,7 @@ export function startToolTypesPrinter(): ToolTypesPrinter {
   if (!worker) return { print: (table) => emitToolTypes(printedPart(table)), cancel: () => undefined };
   return {
     print(table) {
-      if (!jsonLengthWithin(table, MAX_CLONED_TABLE_JSON)) {
+      if (table.tools.length + Object.keys(table.defs).length > SMALL_TABLE && !jsonLengthWithin(table, MAX_CLONED_TABLE_JSON)) {
         void worker.terminate();
         return emitToolTypes(table);
       }
