@@ -246,7 +246,7 @@ function nodeHandler(handler: WebHandler): NodeHandler {
     try {
       const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
       const options = { ...(authInfo !== undefined ? { authInfo } : {}), parsedBody: body };
-      response = await handler.fetch(bodylessRequest(req, body, gone.signal), options);
+      response = await handler.fetch(bodylessRequest(req, gone.signal), options);
     } catch {
       return general(req, res, body);
     }
@@ -261,6 +261,7 @@ async function writeAnswer(response: Response, res: ServerResponse, gone: AbortS
   for (const [name, value] of response.headers) headers[name] = value;
   if (response.body !== null && (headers['content-type'] ?? '').startsWith('application/json')) {
     const bytes = await wholeBody(response.body);
+    headers['content-length'] = String(bytes.byteLength); // set before writeHead, or node:http sends it chunked
     res.writeHead(response.status, headers).end(bytes);
     return;
   }
@@ -270,7 +271,7 @@ async function writeAnswer(response: Response, res: ServerResponse, gone: AbortS
 }
 
 /** The web Request toWebRequest makes of a POST with a parsed body, without the body itself. */
-function bodylessRequest(req: IncomingMessage, body: unknown, signal: AbortSignal): Request {
+function bodylessRequest(req: IncomingMessage, signal: AbortSignal): Request {
   const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
   const url = `http://${first(req.headers['host']) ?? first(req.headers[':authority']) ?? 'localhost'}${req.url ?? '/'}`;
   // A list, which the Request takes as it is, rather than a Headers object it would copy.
@@ -281,7 +282,6 @@ function bodylessRequest(req: IncomingMessage, body: unknown, signal: AbortSigna
     if (Array.isArray(value)) for (const item of value) headers.push([name, item]);
     else headers.push([name, value]);
   }
-  headers.push(['content-length', String(Buffer.byteLength(JSON.stringify(body)))]);
   const request = new Request(url, { method: 'POST', headers });
   // The signal the handler reads (an answer is abandoned when its client goes), set on the
   // Request itself: given as an option, undici would tie its own signal to it with weak
@@ -290,8 +290,11 @@ function bodylessRequest(req: IncomingMessage, body: unknown, signal: AbortSigna
   return request;
 }
 
-/** What toWebRequest drops or sets anew when the body is given parsed. */
-const BODY_HEADERS = new Set(['content-encoding', 'transfer-encoding', 'content-length']);
+/**
+ * What no longer describes a body handed over parsed. The client's Content-Length stays: it is
+ * the body's true size, already held to the limit, and the handler given a parsed body reads none.
+ */
+const BODY_HEADERS = new Set(['content-encoding', 'transfer-encoding']);
 
 /** A body read to its end by its reader: less CPU than arrayBuffer() or async iteration (mostly one chunk). */
 async function wholeBody(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {

@@ -274,6 +274,22 @@ describe('session limits', () => {
       clients.push(modern);
       expect((modern.transport as StreamableHTTPClientTransport).sessionId).toBeUndefined();
       expect((await call(modern, 3)).structuredContent).toEqual(pet(3));
+      // Raw, its JSON answer is written whole, with its length (not chunked).
+      const claim = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
+      const discovered = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { ...HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'server/discover', params: { _meta: claim } }),
+      });
+      const answer = Buffer.from(await discovered.arrayBuffer());
+      expect(discovered.status).toBe(200);
+      expect(discovered.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(discovered.headers.get('transfer-encoding')).toBeNull();
+      expect(discovered.headers.get('content-length')).toBe(String(answer.byteLength));
 
       // client.close() only aborts the client's streams (SDK 2.4.0 sends no DELETE): the slot stays taken...
       const aId = sessionOf(a);
