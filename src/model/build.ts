@@ -9,6 +9,7 @@ import { isObject, type JsonObject } from '../parse/pointer.js';
 import type { JsonSchema, PromptSpec, ServerSpec, ToolSpec, ToolTable } from '../contract/table.js';
 import { NameScope, packageNameFor } from './naming.js';
 import { SchemaConverter } from './schema.js';
+import { defGraph } from '../contract/def-refs.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
 import { buildAuth, credentialNaming, securityFor } from './auth.js';
 import { selectOperation, type Verdict } from './select.js';
@@ -358,7 +359,7 @@ function tableOf(run: ModelRun): ToolTable {
 /** The converted shared schemas that some tool's input or output reaches, by key. */
 function usedDefs(reached: Set<string>, converter: SchemaConverter): Record<string, JsonSchema> {
   const defs: Record<string, JsonSchema> = {};
-  const used = new Set(converter.closure(reached));
+  const used = new Set(defGraph(converter.defs).reached(reached));
   for (const key of Object.keys(converter.defs).sort()) if (used.has(key)) defs[key] = converter.defs[key] as JsonSchema;
   return defs;
 }

@@ -44,8 +44,6 @@ export const MAX_SCHEMA_NESTING = 256;
 export class SchemaConverter {
   /** Converted shared schemas by def key. */
   readonly defs: Record<string, JsonSchema> = {};
-  /** For each def key, the def keys its schema references directly. */
-  private readonly deps = new Map<string, Set<string>>();
   private readonly keyByPointer = new Map<string, string>();
   private readonly usedKeys = new Set<string>();
 
@@ -171,23 +169,6 @@ export class SchemaConverter {
     return out;
   }
 
-  /** Def keys reachable from `refs`, sorted: the shared schemas the table keeps. */
-  closure(refs: Iterable<string>): string[] {
-    return this.walk(refs);
-  }
-
-  private walk(refs: Iterable<string>): string[] {
-    const seen = new Set<string>();
-    const stack = [...refs];
-    while (stack.length) {
-      const key = stack.pop() as string;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      for (const dep of this.deps.get(key) ?? []) stack.push(dep);
-    }
-    return [...seen].sort();
-  }
-
   /** Returns the def key for a ref met `depth` levels into a schema, converting its target the first time (cycles: key first). */
   private defFor(ref: string, mode: SchemaMode, depth: number): string {
     const id = mode + ' ' + ref;
@@ -196,8 +177,6 @@ export class SchemaConverter {
     const tokens = parsePointer(ref);
     const key = this.uniqueKey(tokens ? nameFor(tokens) : 'External', mode);
     this.keyByPointer.set(id, key);
-    const deps = new Set<string>();
-    this.deps.set(key, deps);
     this.defs[key] = {}; // reserved so a cycle back to it resolves to the key
     const target = tokens ? getAt(this.doc, tokens) : undefined;
     const levels = depth + 1;
@@ -207,7 +186,7 @@ export class SchemaConverter {
     this.outer += levels;
     let converted: JsonSchema;
     try {
-      converted = target === undefined ? { description: `unresolved reference ${ref}` } : this.convert(target as Json, mode, deps);
+      converted = target === undefined ? { description: `unresolved reference ${ref}` } : this.convert(target as Json, mode, new Set());
     } finally {
       this.outer -= levels;
     }

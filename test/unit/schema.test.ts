@@ -8,6 +8,7 @@ import type { JsonSchemaType } from '@modelcontextprotocol/server';
 import { SchemaConverter, type SchemaExtras, type SchemaMode } from '../../src/model/schema.js';
 import type { Json, JsonObject } from '../../src/parse/pointer.js';
 import type { JsonSchema } from '../../src/contract/table.js';
+import { defGraph } from '../../src/contract/def-refs.js';
 
 // --- helpers -----------------------------------------------------------------------------
 
@@ -47,7 +48,7 @@ function run({ schema, mode = 'request', dialect = '3.0', extras }: Given) {
   const converter = new SchemaConverter(doc(), dialect, extras);
   const refs = new Set<string>();
   const out = converter.convert(schema, mode, refs);
-  const keys = converter.closure(refs);
+  const keys = defGraph(converter.defs).closure(refs);
   const defs = Object.fromEntries(keys.map((k) => [k, converter.defs[k] as JsonSchema]));
   return { converter, out, refs, defs, keys };
 }
@@ -527,7 +528,7 @@ describe('shared defs', () => {
   it.each(closures)('closure: %s', (_name, { given, want }) => {
     const converter = new SchemaConverter(doc(), '3.0');
     for (const name of given.convert) converter.convert({ $ref: `#/components/schemas/${name}` }, 'request', new Set());
-    expect(converter.closure(given.closureOf)).toEqual(want);
+    expect(defGraph(converter.defs).closure(given.closureOf)).toEqual(want);
   });
 
   it('records only direct refs in the refs set; closure adds the rest', () => {
