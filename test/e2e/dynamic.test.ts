@@ -2,10 +2,11 @@
 // and the meta-tools must find, describe and invoke `repos/get` against a local upstream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO, startServer } from '../../harness/project.js';
+import { buildProject, connect, generateProject, startServer } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { GITHUB_SPEC } from '../../harness/corpora.js';
 
-const GITHUB = `${REPO}node_modules/@octokit/openapi/generated/api.github.com.json`;
+const GITHUB = GITHUB_SPEC;
 let upstream: Upstream;
 let client: Client;
 let dir: string;

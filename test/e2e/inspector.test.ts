@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, generateProject, REPO } from '../../harness/project.js';
 import { INSPECTOR_DIR, installInspector, LAUNCHER, NODE22 } from '../harness/inspector.js';
-import { GITHUB_SPEC } from '../../harness/corpus-check.js';
+import { GITHUB_SPEC } from '../../harness/corpora.js';
 import type { ToolTable } from '../../src/contract/table.js';
 import { operationTools } from '../../src/contract/meta-tools.js';
 

@@ -10,7 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Client } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
-import { GITHUB_SPEC } from '../../harness/corpus-check.js';
+import { GITHUB_SPEC } from '../../harness/corpora.js';
 import { profileViolations, type Profile } from '../../harness/profile-rules.js';
 import type { ToolTable } from '../../src/contract/table.js';
 import { operationTools } from '../../src/contract/meta-tools.js';

@@ -8,7 +8,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { buildProject, connect, generateProject, REPO, startServer } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
-import { GITHUB_SPEC } from '../../harness/corpus-check.js';
+import { GITHUB_SPEC } from '../../harness/corpora.js';
 
 const PETSTORE = join(REPO, 'samples/petstore/openapi.json');
 const CREDENTIALS = { SWAGGER_PETSTORE_API_KEY: 'key-1', SWAGGER_PETSTORE_AUTH_TOKEN: 't' };

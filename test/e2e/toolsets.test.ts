@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { buildProject, connect, generateProject, REPO } from '../../harness/project.js';
+import { buildProject, connect, generateProject } from '../../harness/project.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 import type { ToolTable } from '../../src/contract/table.js';
+import { GITHUB_SPEC } from '../../harness/corpora.js';
 
-const GITHUB = `${REPO}node_modules/@octokit/openapi/generated/api.github.com.json`;
+const GITHUB = GITHUB_SPEC;
 let upstream: Upstream;
 let dir: string;
 let table: ToolTable;

