@@ -58,7 +58,7 @@ export function withModelOptions(command: Command, forServe = false): Command {
       .option('--read-only', 'only GET and HEAD operations')
       .option(
         '--tools <mode>',
-        'what tools/list shows by default (the server can be started in another): direct (a tool per operation), toolsets (the agent enables toolsets), dynamic (search/describe/invoke), code (search_api and execute: a program in a sandbox calls several operations), or auto: direct when it fits --max-tools and --list-budget, else toolsets when each fits, else dynamic (default: auto)',
+        'what tools/list shows by default (the server can be started in another): direct (a tool per operation), toolsets (the agent enables toolsets), dynamic (search/describe/invoke), code (search_api and execute: a program in a sandbox calls several operations), or auto: direct when it fits --max-tools and --list-budget, else toolsets when each fits, else code when most operations answer typed JSON, else dynamic (default: auto)',
         toolMode,
       );
   }

@@ -1,5 +1,5 @@
 // What a failed resources/read tells the client, by the upstream's status (the table in
-// README.md, "Route mapping"), through the official client: 404 and 410
+// docs/tools.md, "Route mapping"), through the official client: 404 and 410
 // are the protocol's resource-not-found, the others a JSON-RPC error with the status and a
 // bounded excerpt of the body, never a credential the body echoes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
