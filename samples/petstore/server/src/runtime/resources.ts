@@ -139,7 +139,7 @@ function contentsOf(uri: string, contentType: string, bytes: Uint8Array): ReadRe
 }
 
 /**
- * The JSON-RPC error for a read the upstream refused, by its status (README.md, "Route
+ * The JSON-RPC error for a read the upstream refused, by its status (docs/tools.md, "Route
  * mapping"): 404 and 410, the protocol's resource-not-found, whose data is the
  * URI alone so that clients recognise it; 400 and 422, invalid params; any other, an internal
  * error, worded for credentials on 401 and 403. The others' data: the URI, status and excerpt.
