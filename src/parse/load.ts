@@ -11,6 +11,7 @@ import { getAt, isObject, parsePointer, type JsonObject } from './pointer.js';
 import { SourceGuard } from './sources.js';
 import { someRef } from '../contract/def-refs.js';
 import { convertSwagger2 } from './swagger2.js';
+import { folderError, notOpenApiError, toSpecError } from './spec-errors.js';
 
 export interface LoadedSpec {
   /** OpenAPI 3.x-shaped document; internal `#/...` refs are kept (cycles stay finite). */
@@ -71,6 +72,8 @@ async function readPlainLocalSpec(source: string, guard: SourceGuard): Promise<J
     guard.refused = undefined;
     return undefined;
   }
+  const notOpenApi = notOpenApiError(root, source);
+  if (notOpenApi) throw notOpenApi;
   return isObject(root) && versionAccepted(root) ? root : undefined;
 }
 
@@ -101,6 +104,8 @@ async function withExternalRefs(source: string, guard: SourceGuard, plain: JsonO
 }
 
 export async function loadSpec(source: string, options: LoadOptions = {}): Promise<LoadedSpec> {
+  const folder = folderError(source);
+  if (folder) throw folder;
   const guard = new SourceGuard({ source, allowRemoteRefs: options.allowRemoteRefs ?? false, allowRefDirs: options.allowRefDirs ?? [] });
   let bundled: unknown;
   try {
@@ -135,17 +140,6 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
   return { doc, specVersion: declared, source, warnings };
 }
 
-/** The number a spec wrote as its version (`swagger: 1.2`), read back from the file for the message. */
-function declaredNumber(source: string, field: string): string | undefined {
-  if (isUrl(source)) return undefined;
-  try {
-    const head = readFileSync(source, 'utf8').slice(0, 4_096);
-    return new RegExp(`^\\s*"?${field}"?\\s*:\\s*([0-9.]+)`, 'm').exec(head)?.[1];
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * swagger-parser makes a spec URL's `/relative` server URLs absolute but drops the port
  * (`http://host:8080/openapi.json` + `/v1` → `http://host/v1`); put the port back.
@@ -168,59 +162,4 @@ function restorePorts(doc: JsonObject, source: string): void {
     fix(item.servers);
     for (const op of Object.values(item)) if (isObject(op)) fix(op.servers);
   }
-}
-
-/** One line that names the place: file:line:column for syntax errors, the $ref for broken refs. */
-function toSpecError(error: unknown, source: string): SpecError {
-  const e = error as { name?: string; message?: string; targetRef?: string; code?: string };
-  const message = String(e?.message ?? error);
-  if ((error instanceof RangeError || e?.name === 'RangeError') && /call stack/i.test(message)) {
-    // swagger-parser follows external $refs recursively: thousands, one inside another, overflow it
-    return new SpecError('its $refs nest too deeply to resolve (references one inside another, thousands deep)', source);
-  }
-  if (e?.name === 'MissingPointerError') {
-    const ref = e.targetRef ?? /"(#[^"]*)"/.exec(message)?.[1] ?? '?';
-    return new SpecError(`$ref ${JSON.stringify(ref)} points to nothing`, source);
-  }
-  if (e?.name === 'ParserError') {
-    const firstLine = message.split('\n')[0] ?? message;
-    const at = /\((\d+):(\d+)\)\s*$/.exec(firstLine);
-    const what = firstLine.replace(/^Error parsing [^:]*: /, '').replace(/\s*\(\d+:\d+\)\s*$/, '');
-    return new SpecError(`invalid YAML/JSON: ${what}`, at ? `${source}:${at[1]}:${at[2]}` : source);
-  }
-  if (e?.name === 'ResolverError') {
-    const firstLine = message.split('\n')[0] ?? message;
-    if (/ENOENT/.test(firstLine)) {
-      const file = /Error opening file (.*?):/.exec(firstLine)?.[1];
-      const missing = file !== undefined && !isUrl(source) && resolvePath(file) !== resolvePath(source);
-      return new SpecError(missing ? `referenced file not found: ${file}` : 'file not found', source);
-    }
-    return new SpecError(firstLine.replace(/^Error (downloading|opening file) /, 'cannot read '), source);
-  }
-  // swagger-parser checks the version field before anything else; say it our way, with the place.
-  const supported = 'mcp-gen reads Swagger 2.0 and OpenAPI 3.0.x / 3.1.x';
-  let m: RegExpExecArray | null;
-  if (/is not a valid (Openapi|Swagger) API definition/i.test(message)) {
-    return new SpecError('not a valid OpenAPI document: the top level must be an object', source);
-  }
-  if (/^Unsupported OpenAPI version: undefined\b/i.test(message)) {
-    return new SpecError('no "openapi" or "swagger" version field: not an OpenAPI document', source + '#/');
-  }
-  if ((m = /^Unsupported OpenAPI version: (.+?)\. /.exec(message))) {
-    return new SpecError(`unsupported version "${m[1]}": ${supported}`, source + '#/openapi');
-  }
-  if ((m = /^Unrecognized Swagger version: (.+?)\. /.exec(message))) {
-    return new SpecError(`unsupported version "${m[1]}": ${supported}`, source + '#/swagger');
-  }
-  if ((m = /^(Swagger|Openapi) version number must be a string/.exec(message))) {
-    const field = (m[1] as string).toLowerCase();
-    const given = declaredNumber(source, field);
-    return new SpecError(
-      `unsupported version${given ? ` ${given}` : ''}: "${field}" must be a string such as "${field === 'swagger' ? '2.0' : '3.1.0'}"; ${supported}`,
-      source + '#/' + field,
-    );
-  }
-  const remote = /^Unable to resolve \$ref pointer "(https?:[^"]*)"/.exec(message);
-  if (remote) return new SpecError(`$ref to a URL not followed: ${remote[1]} (pass --allow-remote-refs to fetch it)`, source);
-  return new SpecError((message.split('\n')[0] ?? message).slice(0, 300), source);
 }

@@ -37,7 +37,36 @@ describe('specs that cannot be used', () => {
     ],
     [
       'invalid JSON: file:line:column of the missing comma',
-      { given: 'bad/invalid.json', want: { message: /^invalid YAML\/JSON: .*comma/, where: ':3:37' } },
+      { given: 'bad/invalid.json', want: { message: /^invalid JSON: expected ',' or '}' after property value$/, where: ':3:37' } },
+    ],
+    [
+      'truncated JSON: said in JSON words, at the end where it was cut',
+      { given: 'bad/truncated.json', want: { message: /^invalid JSON: it ends before its last object or list is closed/, where: ':5:39' } },
+    ],
+    [
+      'an object that is no OpenAPI document: what it lacks, and what it has',
+      {
+        given: 'bad/hello.json',
+        want: {
+          message: /^not an OpenAPI document: no "openapi" or "swagger" version field \(its top-level keys are "hello"\)$/,
+          where: '#/',
+        },
+      },
+    ],
+    [
+      'OpenAPI 3.0 without paths: names the missing object',
+      { given: 'bad/no-paths.yaml', want: { message: /^no "paths" object: an OpenAPI 3.0 document needs one$/, where: '#/paths' } },
+    ],
+    [
+      'a folder: one line, no EISDIR',
+      { given: 'bad', want: { message: /^is a folder, not a spec file: give the path of the OpenAPI document/, where: '' } },
+    ],
+    [
+      'a folder holding openapi.yaml: suggests it',
+      {
+        given: 'bad/spec-folder',
+        want: { message: /^is a folder, not a spec file: did you mean .*spec-folder\/openapi\.yaml\?$/, where: '' },
+      },
     ],
     [
       'broken $ref: the message names the pointer',
@@ -50,7 +79,7 @@ describe('specs that cannot be used', () => {
     ['paths is not an object', { given: 'bad/paths-not-object.yaml', want: { message: /^"paths" must be an object$/, where: '#/paths' } }],
     [
       'the document is a list, not an object',
-      { given: 'bad/not-an-object.yaml', want: { message: /not a (valid|JSON\/YAML object)/i, where: '' } },
+      { given: 'bad/not-an-object.yaml', want: { message: /^not an OpenAPI document: its top level is a list, not an object/, where: '' } },
     ],
     [
       'a remote $ref is not followed by default (no network access), and named',
