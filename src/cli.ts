@@ -5,6 +5,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { relative, resolve } from 'node:path';
 import { GENERATOR_VERSION } from './version.js';
+import { nearest } from './contract/did-you-mean.js';
 import { formatWarning } from './warnings.js';
 import { credentialSummary } from './model/auth.js';
 import { installTarget } from './emit/project.js';
@@ -188,10 +189,24 @@ export async function main(argv: string[]): Promise<number> {
   });
 }
 
+/**
+ * The server's options never reach serve's option parser (split off first), so its "Did you
+ * mean" cannot know them: a mistyped one (--trasnport) gets the server option it resembles.
+ */
+function withServerSuggestion(text: string, serverOptions: string[]): string {
+  const unknown = /unknown option '(--[^'=]+)(=[^']*)?'/.exec(text);
+  if (!unknown || /Did you mean/i.test(text)) return text;
+  const suggestion = nearest(
+    unknown[1] as string,
+    serverOptions.map((name) => `--${name}`),
+  );
+  return suggestion ? text.replace(/\n?$/, `\n(Did you mean ${suggestion}?)\n`) : text;
+}
+
 /** `mcp-gen serve <spec> [generator options] [server options]`. */
 async function serveMain(argv: string[]): Promise<number> {
   // Loaded here, not at start: --version and generate do not need the runtime.
-  const { serveSpec, splitServeArgs, SERVER_USAGE } = await import('./serve.js');
+  const { serveSpec, splitServeArgs, SERVER_USAGE, SERVER_OPTIONS } = await import('./serve.js');
   const { model, server } = splitServeArgs(argv);
   const program = withModelOptions(
     new Command()
@@ -205,7 +220,11 @@ async function serveMain(argv: string[]): Promise<number> {
       `\nServer options: those of a generated server (--tools, --toolsets and --read-only choose the tools here).\n${SERVER_USAGE.replace(/^Options/, 'Server options')}\n\nA .env file in this folder is read; variables already set win. The API's credentials are read from\nMCPGEN_<SCHEME>_<PART> variables (e.g. MCPGEN_API_KEY), or with the prefix --env-prefix or --name gives;\nthe start-up lines name them.`,
     )
     .exitOverride()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text), writeOut: (text) => process.stderr.write(text) })
+    .configureOutput({
+      writeErr: (text) => process.stderr.write(text),
+      writeOut: (text) => process.stderr.write(text),
+      outputError: (text, write) => write(withServerSuggestion(text, Object.keys(SERVER_OPTIONS))),
+    })
     .showSuggestionAfterError(true);
   let flags: CliFlags;
   try {

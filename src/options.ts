@@ -7,6 +7,7 @@ import { jsYaml } from './parse/yaml.js';
 import { OptionsError } from './errors.js';
 import { toolsetSlug as toolsetName } from './contract/toolsets.js';
 import { isScopeToken } from './model/scopes.js';
+import { nearest } from './contract/did-you-mean.js';
 import {
   RESOURCE_PRESETS,
   ROUTE_KINDS,
@@ -149,7 +150,10 @@ export function checkOptions(data: unknown, where: string): UserOptions {
   for (const [key, value] of Object.entries(data)) {
     const kind = KEYS[key as keyof typeof KEYS];
     const at = `${where}: "${key}"`;
-    if (!kind) throw new OptionsError(`${at} is not an option (known: ${Object.keys(KEYS).join(', ')})`);
+    if (!kind) {
+      const typo = nearest(key, Object.keys(KEYS));
+      throw new OptionsError(`${at} is not an option${typo ? ` (did you mean "${typo}"?)` : ` (known: ${Object.keys(KEYS).join(', ')})`}`);
+    }
     CHECKS[kind](value, at);
   }
   return withOverridesUnderOneName(data as UserOptions & { [OVERRIDES_ALIAS]?: UserOptions['toolOverrides'] }, where);

@@ -10,7 +10,7 @@ import { formatWarning } from './warnings.js';
 import { credentialSummary } from './model/auth.js';
 import { SERVER_OPTIONS, USAGE as SERVER_USAGE } from './runtime/config.js';
 
-export { SERVER_USAGE };
+export { SERVER_OPTIONS, SERVER_USAGE };
 
 /**
  * Splits serve's arguments: the server's options (SERVER_OPTIONS, with their values) go to the

@@ -41,6 +41,7 @@ import { detectLongRunning, LONG_RUNNING_SENTENCE, nameStatusTools, type StatusL
 import { serverList } from './servers.js';
 import { idempotencyKeyOf } from './parameters.js';
 import { oneLine } from './text.js';
+import { didYouMean } from '../contract/did-you-mean.js';
 
 /** The meta-tools' names (dynamic.ts, toolsets.ts): operations never take them, so any mode can be served. */
 const META_TOOLS = ['search_operations', 'describe_operation', 'invoke_operation', LIST_TOOLSETS, ENABLE_TOOLSET, OPERATION_STATUS];
@@ -330,11 +331,14 @@ function warnAboutTheWhole({ report, tools, rootServers, options, scopeUse }: Mo
   if (!saidAlready && !rootServers.some((s) => /^https?:\/\//i.test(s.url)) && tools.some((t) => !t.http.servers)) {
     report.warnings.push(warning('no-base-url', 'the spec names no absolute server URL: start the server with --base-url or API_BASE_URL'));
   }
+  const operationIds = tools.flatMap((t) => (t.operationId === undefined ? [] : [t.operationId]));
   for (const key of Object.keys(options.toolOverrides)) {
-    if (!report.matchedOverrides.has(key))
+    if (!report.matchedOverrides.has(key)) {
+      const typo = didYouMean(key, operationIds, (id) => JSON.stringify(id));
       report.warnings.push(
-        warning('unmatched-override', `config "tools"."${key}" matches no operation (use an operationId or "METHOD /path")`),
+        warning('unmatched-override', `config "toolOverrides"."${key}" matches no operation${typo} (use an operationId or "METHOD /path")`),
       );
+    }
   }
   report.warnings.push(...unusedScopeRules(options.scopes, scopeUse));
 }

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { CLIENT_PROFILES, type ClientProfile } from '../contract/profiles.js';
 import { envText, flagText, setting, SETTINGS } from '../contract/settings.js';
 import { unsendableHeaderName } from '../contract/headers.js';
+import { didYouMean, nearest } from '../contract/did-you-mean.js';
 
 /** Every --transport value; main.ts's registry must have an entry for each (the compiler checks). */
 const TRANSPORT_NAMES = ['stdio', 'http', 'sse', 'http+sse'] as const;
@@ -165,13 +166,31 @@ export const SERVER_OPTIONS: Record<string, { type: 'string' | 'boolean'; multip
   help: { type: 'boolean', short: 'h' },
 };
 
+/** `--flag must be a, b or c (got "x")`, with the nearest allowed value when it looks like a typo. */
+function notOneOf(flag: string, allowed: readonly string[], got: string): string {
+  const list = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}` : (allowed[0] ?? '');
+  const typo = nearest(got, allowed);
+  return `--${flag} must be ${list} (got "${got}"${typo === undefined ? '' : `; did you mean "${typo}"?`})`;
+}
+
+/** parseArgs' complaint in one line; an unknown flag with the nearest known one. */
+function argumentError(error: Error & { code?: string }): string {
+  const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec(error.message);
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
+    const flag = unknown[1] as string;
+    const known = Object.keys(SERVER_OPTIONS).map((name) => `--${name}`);
+    return `unknown option ${flag}${didYouMean(flag.replace(/=.*$/, ''), known)}; --help lists the options`;
+  }
+  return error.message.split('\n')[0] ?? String(error);
+}
+
 export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     // Flags are string or boolean (or string[] when multiple), as SERVER_OPTIONS declares them.
     values = parseArgs({ args: argv, strict: true, allowPositionals: false, options: SERVER_OPTIONS }).values as typeof values;
   } catch (error) {
-    throw new ConfigError((error as Error).message.split('\n')[0] ?? String(error));
+    throw new ConfigError(argumentError(error as Error & { code?: string }));
   }
   if (values.help) return 'help';
   // The flag, else its variable (settings.ts), else undefined.
@@ -193,27 +212,24 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
   };
   const transport = pick('transport') ?? 'stdio';
   if (!isTransportName(transport)) {
-    throw new ConfigError(
-      `--transport must be ${TRANSPORT_NAMES.slice(0, -1).join(', ')} or ${TRANSPORT_NAMES.at(-1)} (got "${transport}")`,
-    );
+    throw new ConfigError(notOneOf('transport', TRANSPORT_NAMES, transport));
   }
   const logLevel = pick('log-level') ?? 'info';
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
-    throw new ConfigError(`--log-level must be debug, info, warn, error or silent (got "${logLevel}")`);
+    throw new ConfigError(notOneOf('log-level', ['debug', 'info', 'warn', 'error', 'silent'], logLevel));
   }
   const dynamicToolsets = on('dynamic-toolsets');
   const toolMode = pick('tools') ?? (dynamicToolsets ? 'toolsets' : undefined);
   if (toolMode !== undefined && !['direct', 'toolsets', 'dynamic', 'code'].includes(toolMode)) {
-    throw new ConfigError(`--tools must be direct, toolsets, dynamic or code (got "${toolMode}")`);
+    throw new ConfigError(notOneOf('tools', ['direct', 'toolsets', 'dynamic', 'code'], toolMode));
   }
   if (dynamicToolsets && toolMode !== 'toolsets')
     throw new ConfigError(`--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools ${toolMode}`);
   const confirm = pick('confirm') ?? 'none';
-  if (!(CONFIRM_SETTINGS as readonly string[]).includes(confirm))
-    throw new ConfigError(`--confirm must be none, destructive or writes (got "${confirm}")`);
+  if (!(CONFIRM_SETTINGS as readonly string[]).includes(confirm)) throw new ConfigError(notOneOf('confirm', CONFIRM_SETTINGS, confirm));
   const clientProfile = pick('client-profile') ?? 'portable';
   if (!(CLIENT_PROFILES as readonly string[]).includes(clientProfile)) {
-    throw new ConfigError(`--client-profile must be ${CLIENT_PROFILES.join(', ')} (got "${clientProfile}")`);
+    throw new ConfigError(notOneOf('client-profile', CLIENT_PROFILES, clientProfile));
   }
   const baseUrl = pick('base-url');
   if (baseUrl !== undefined && !/^https?:\/\/[^/]/i.test(baseUrl)) {

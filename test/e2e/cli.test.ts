@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -173,6 +174,49 @@ describe('a spec that cannot be used', () => {
     expect(r.code).toBe(1);
     expect(lines(r.stderr)).toEqual(['mcp-gen: error: nope.yaml: file not found']);
     expect(readdirSync(cwd)).toEqual([]);
+  });
+});
+
+describe("a new user's first mistakes: one line that says what to do", () => {
+  it('a folder given as the spec: named, with the spec file inside it suggested', () => {
+    const cwd = freshPath('folder');
+    mkdirSync(join(cwd, 'api'), { recursive: true });
+    writeFileSync(join(cwd, 'api/openapi.yaml'), readFileSync(PETSTORE));
+    const r = cli(['api'], cwd);
+    expect(r.code).toBe(1);
+    expect(lines(r.stderr)).toEqual(['mcp-gen: error: api: is a folder, not a spec file: did you mean api/openapi.yaml?']);
+  });
+
+  it('a JSON file that is no OpenAPI document: what it lacks and what it has', () => {
+    const cwd = freshPath('hello');
+    mkdirSync(cwd);
+    writeFileSync(join(cwd, 'hello.json'), '{"hello":"world"}');
+    const r = cli(['hello.json'], cwd);
+    expect(r.code).toBe(1);
+    expect(lines(r.stderr)).toEqual([
+      'mcp-gen: error: hello.json#/: not an OpenAPI document: no "openapi" or "swagger" version field (its top-level keys are "hello")',
+    ]);
+  });
+
+  it('serve with a mistyped server option: the server option it resembles', () => {
+    const r = cli(['serve', PETSTORE, '--trasnport', 'http']);
+    expect(r.code).toBe(2);
+    expect(lines(r.stderr)).toEqual(["error: unknown option '--trasnport'", '(Did you mean --transport?)']);
+  });
+
+  it('serve on a port in use: names the port and --port, exits non-zero', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (busy.address() as AddressInfo).port;
+      const r = cli(['serve', PETSTORE, '--transport', 'http', '--port', String(port)]);
+      expect(r.code).not.toBe(0);
+      expect(lines(r.stderr).at(-1)).toBe(
+        `swagger-petstore-mcp: port ${port} is already in use on 127.0.0.1: choose another with --port (or PORT)`,
+      );
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
   });
 });
 

@@ -66,7 +66,7 @@ describe('GitHub served a toolset at a time', () => {
       timeout: 20_000,
     });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/--toolsets: no toolset "isues" \(known: .*issues \(\d+\)/);
+    expect(r.stderr).toMatch(/--toolsets: no toolset "isues" \(did you mean "issues"\?\) \(known: .*issues \(\d+\)/);
   });
 
   it('--help lists the toolsets with their sizes', () => {

@@ -1141,11 +1141,18 @@ describe('response links (OpenAPI Link Objects)', () => {
 });
 
 describe('report warnings', () => {
-  it('a config "tools" key that names no operation is reported by the model itself, with its code', () => {
+  it('a toolOverrides key that names no operation is reported by the model itself, with its code', () => {
     const m = model(spec(op('get', { operationId: 'real' })), { toolOverrides: { real: { name: 'renamed' }, typo: { exclude: true } } });
     expect(m.table.tools.map((t) => t.name)).toEqual(['renamed']);
     expect(m.report.warnings).toEqual([
-      { code: 'unmatched-override', message: 'config "tools"."typo" matches no operation (use an operationId or "METHOD /path")' },
+      { code: 'unmatched-override', message: 'config "toolOverrides"."typo" matches no operation (use an operationId or "METHOD /path")' },
+    ]);
+  });
+
+  it('a toolOverrides key that is a typo of an operationId: the warning suggests it', () => {
+    const m = model(spec(op('get', { operationId: 'getPetById' })), { toolOverrides: { getPetByIdd: { name: 'x' } } });
+    expect(m.report.warnings.map((w) => w.message)).toEqual([
+      'config "toolOverrides"."getPetByIdd" matches no operation (did you mean "getPetById"?) (use an operationId or "METHOD /path")',
     ]);
   });
 

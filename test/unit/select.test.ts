@@ -167,7 +167,11 @@ describe('options and the config file', () => {
   });
 
   const bad: [string, { text: string; file: string; message: RegExp }][] = [
-    ['an unknown key', { file: 'b1.yaml', text: 'bogus: 1\n', message: /"bogus" is not an option/ }],
+    ['an unknown key', { file: 'b1.yaml', text: 'bogus: 1\n', message: /"bogus" is not an option \(known: spec, out, / }],
+    [
+      'a mistyped key',
+      { file: 'b1b.yaml', text: 'includeTag: [pets]\n', message: /"includeTag" is not an option \(did you mean "includeTags"\?\)$/ },
+    ],
     ['a wrong type', { file: 'b2.json', text: '{"readOnly": "yes"}', message: /"readOnly" must be true or false/ }],
     ['a list of non-strings', { file: 'b3.yaml', text: 'includeTags: [1, 2]\n', message: /"includeTags" must be a list of strings/ }],
     ['a bad tool mode', { file: 'b4.yaml', text: 'toolMode: lazy\n', message: /must be auto, direct, toolsets, dynamic or code/ }],

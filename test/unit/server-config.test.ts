@@ -69,7 +69,11 @@ describe('readConfig', () => {
     [['--rate-limit', '5/s'], '--rate-limit must be off or a number of requests per second above 0, at most 100000 (got "5/s")'],
     [['--rate-limit', '1e3'], '--rate-limit must be off or a number of requests per second above 0, at most 100000 (got "1e3")'],
     [['--tools', 'all'], '--tools must be direct, toolsets, dynamic or code (got "all")'],
-    [['--client-profile', 'claude'], '--client-profile must be portable, openai-strict, gemini, full (got "claude")'],
+    [['--client-profile', 'claude'], '--client-profile must be portable, openai-strict, gemini or full (got "claude")'],
+    [['--tools', 'direkt'], '--tools must be direct, toolsets, dynamic or code (got "direkt"; did you mean "direct"?)'],
+    [['--transport', 'htpp'], '--transport must be stdio, http, sse or http+sse (got "htpp"; did you mean "http"?)'],
+    [['--trasnport', 'http'], 'unknown option --trasnport (did you mean --transport?); --help lists the options'],
+    [['--zzzzzz'], 'unknown option --zzzzzz; --help lists the options'],
     [['--dynamic-toolsets', '--tools', 'dynamic'], '--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools dynamic'],
     [['--auth-from-headers', 'no-equals'], '--auth-from-headers takes Header=scheme pairs (got "no-equals")'],
     [

@@ -67,7 +67,7 @@ describe('servedTable', () => {
   it('an unknown toolset is an error that lists the known ones', () => {
     expect(() => servedTable(petstore, { toolsets: ['pets'], readOnly: false })).toThrow(ToolsetError);
     expect(() => servedTable(petstore, { toolsets: ['pets'], readOnly: false })).toThrow(
-      '--toolsets: no toolset "pets" (known: pet (8), store (4), user (8))',
+      '--toolsets: no toolset "pets" (did you mean "pet"?) (known: pet (8), store (4), user (8))',
     );
   });
 

@@ -5,6 +5,7 @@
 
 import type { ListedTool } from './profiles.js';
 import type { ToolSpec, ToolTable } from './table.js';
+import { didYouMean } from './did-you-mean.js';
 
 /** A name as toolsets are named: lower-case ASCII words joined by `-`. */
 export function toolsetSlug(text: string): string {
@@ -50,7 +51,7 @@ export function checkToolsets(known: Iterable<[name: string, tools: number]>, wa
   const unknown = wanted.filter((t) => t !== 'all' && !sizes.has(t));
   if (unknown.length) {
     throw new ToolsetError(
-      `--toolsets: no toolset ${unknown.map((t) => JSON.stringify(t)).join(', ')} (known: ${[...sizes].map(([name, n]) => `${name} (${n})`).join(', ')})`,
+      `--toolsets: no toolset ${unknown.map((t) => JSON.stringify(t) + didYouMean(t, sizes.keys(), (name) => JSON.stringify(name))).join(', ')} (known: ${[...sizes].map(([name, n]) => `${name} (${n})`).join(', ')})`,
     );
   }
 }

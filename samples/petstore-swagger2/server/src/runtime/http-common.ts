@@ -110,13 +110,22 @@ function serverOptions(config: ServerConfig): ServerOptions {
   };
 }
 
+/** Why the server cannot listen, with the setting that changes it. */
+function listenError(config: ServerConfig, error: NodeJS.ErrnoException): string {
+  const where = `${config.host}:${config.port}`;
+  if (error.code === 'EADDRINUSE') return `port ${config.port} is already in use on ${config.host}: choose another with --port (or PORT)`;
+  if (error.code === 'EACCES') return `not allowed to listen on ${where}: choose a port above 1023 with --port (or PORT)`;
+  if (error.code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: this machine has no such address (--host)`;
+  return `cannot listen on ${where} (${error.code ?? error.message})`;
+}
+
 /** The port actually bound (config.port may be 0). */
 async function listenOn(server: HttpServer, config: ServerConfig): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   }).catch((error: NodeJS.ErrnoException) => {
-    throw new Error(`cannot listen on ${config.host}:${config.port} (${error.code ?? error.message})`);
+    throw new Error(listenError(config, error));
   });
   const address = server.address();
   return typeof address === 'object' && address ? address.port : config.port;
