@@ -3,13 +3,10 @@
 // under --check, 2 bad usage, 70 internal error.
 
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import { GENERATOR_VERSION } from './version.js';
 import { nearest } from './contract/did-you-mean.js';
 import { formatWarning } from './warnings.js';
-import { credentialSummary } from './model/auth.js';
-import { installTarget } from './emit/project.js';
-import { clientInstalls } from './emit/installs.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
 import { optionsFromCommandLine, withModelOptions, type CliFlags } from './flags.js';
@@ -34,7 +31,7 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   const verb = flags.dryRun ? 'would generate' : 'generated';
   const serving = report.serving;
   const shape = `${table.tools.length} tool${table.tools.length === 1 ? '' : 's'}`;
-  print(`mcp-gen: ${verb} ${table.name} with ${shape} in ${where}`);
+  print(`mcp-gen: ${verb} ${table.name} in ${where}: ${shape}${serving ? `, ${servedAs(serving)}` : ''}`);
   print(
     `  files: ${plan.created.length} new, ${plan.updated.length} updated, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed`,
   );
@@ -48,7 +45,7 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
     if (report.renamed.length > 5) print(`    … and ${report.renamed.length - 5} more (see tools.json)`);
   }
   for (const w of report.warnings) print(`  warning: ${formatWarning(w)}`);
-  const credentials = credentialSummary(table.auth);
+  const { credentials } = result.summary;
   if (credentials) print(`  credentials: ${credentials} (README.md and .env.example say what each holds)`);
   if (report.resources.static + report.resources.templates > 0) {
     const { static: fixed, templates } = report.resources;
@@ -95,16 +92,29 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   print('');
   print('Next:');
   print(`  cd ${where} && npm install && npm run build`);
-  const needsBase = report.warnings.some((w) => w.code === 'no-base-url');
+  const { needsBaseUrl, claudeCodeInstall } = result.summary;
   print(
-    `  node dist/main.js --transport http${needsBase ? ' --base-url https://your.api' : ''}   # Streamable HTTP on http://127.0.0.1:3000/mcp (stdio is the default)`,
+    `  node dist/main.js --transport http${needsBaseUrl ? ' --base-url https://your.api' : ''}   # Streamable HTTP on http://127.0.0.1:3000/mcp (stdio is the default)`,
   );
-  const entry = resolve(outDir, 'dist/main.js');
-  const claudeCode = clientInstalls({ ...installTarget({ table }), entry }).find((i) => i.client === 'Claude Code');
-  if (claudeCode)
+  if (claudeCodeInstall)
     print(
-      `  ${claudeCode.text}   # Claude Code; every client's one-liner (npx, once published) and npm run bundle (Claude Desktop) in the README`,
+      `  ${claudeCodeInstall}   # Claude Code; every client's one-liner (npx, once published) and npm run bundle (Claude Desktop) in the README`,
     );
+}
+
+/** The serving decision in a few words, for the summary's first line (the reason follows below it). */
+function servedAs(serving: NonNullable<GenerateResult['report']['serving']>): string {
+  const listed = `${serving.listed.tools} tool${serving.listed.tools === 1 ? '' : 's'}`;
+  switch (serving.mode) {
+    case 'direct':
+      return 'each listed as itself';
+    case 'toolsets':
+      return `listed by toolset as the agent enables them (${serving.toolsets.length} toolsets)`;
+    case 'code':
+      return `served in code mode (${listed}: search_api and execute)`;
+    case 'dynamic':
+      return `served through search, describe and invoke (${listed})`;
+  }
 }
 
 /** `mcp-gen diff <old> <new> [--fail-on breaking|any] [--json]`. */
@@ -178,6 +188,9 @@ export async function main(argv: string[]): Promise<number> {
     throw error;
   }
   return reportErrors(async () => {
+    // A generation prints src/tool-types.ts with the TypeScript compiler: its worker starts
+    // loading it now, beside the pipeline's own modules (src/emit/types-worker.ts).
+    (await import('./emit/types-worker.js')).prestartToolTypesPrinter();
     const { generate } = await import('./generate.js');
     const result = await generate(optionsFromCommandLine(flags, program.args[0], process.cwd()));
     summarise(result, flags);

@@ -1,13 +1,15 @@
-// The pipeline in one call: parse → model → emit → write.
+// The pipeline in one call, as named steps: parse → model the tools → (their types printed by
+// the compiler's service, beside) decide the listing → emit → write. Each stage hands the next
+// plain data; only this function knows the order, and only the write stage touches the disk.
 
 import { basename, resolve } from 'node:path';
 import { buildTools, decideListing, type BuiltTools, type ModelReport, type ServerModel } from './model/build.js';
-import { emitProject, withToolTypes, type GeneratedFile } from './emit/project.js';
+import { emitProject, withToolTypes, type EmitSummary, type GeneratedFile } from './emit/project.js';
 import { GENERATOR_VERSION } from './version.js';
-import { startToolTypesPrinter } from './emit/types-worker.js';
+import { startToolTypesPrinter, type ToolTypesPrinter } from './emit/types-worker.js';
 import { loadSpec } from './parse/load.js';
 import { screenUpstreams } from './model/upstreams.js';
-import { previousOutput, writeProject, type WritePlan } from './write/write.js';
+import { previousRun, writeProject, type PreviousRun, type WritePlan } from './write/write.js';
 import type { ToolTable } from './contract/table.js';
 import { resolveOptions, type ResolvedOptions, type UserOptions } from './options.js';
 
@@ -17,46 +19,53 @@ export interface GenerateResult {
   report: ModelReport;
   files: GeneratedFile[];
   plan: WritePlan;
+  /** What to tell the person, decided by emit. */
+  summary: EmitSummary;
 }
 
 export async function generate(options: UserOptions): Promise<GenerateResult> {
+  // Started first: loading the compiler overlaps reading and modelling the spec.
   const printer = startToolTypesPrinter();
-  let modelled: Awaited<ReturnType<typeof modelFromOptions>>;
-  // the worker prints src/tool-types.ts from the tools while this thread decides the listing and emits the rest
-  let printing: Promise<string> | undefined;
   try {
-    modelled = await modelFromOptions(options, 'generate', (table) => (printing = printer.print(table)));
-  } catch (error) {
-    (printing as Promise<string> | undefined)?.catch(() => undefined); // stopped: the spec's error is the answer
+    const resolved = resolveOptions({}, options);
+    const built = await toolsFromSpec(resolved, 'generate');
+    const printing = printer.print(built.table);
+    printing.catch(() => undefined); // awaited below unless the previous run's text serves
+    const model = listingOf(built);
+    const outDir = resolve(resolved.out ?? model.table.name);
+    const specName = /^https?:\/\//i.test(resolved.spec) ? resolved.spec : basename(resolved.spec);
+    const generator = `mcp-gen@${GENERATOR_VERSION}`;
+    const previous = previousRun(outDir, generator);
+    const emitted = emitProject(model, { specName, dirName: basename(outDir), entryPath: resolve(outDir, 'dist/main.js') });
+    const files = withToolTypes(emitted.files, await toolTypes(emitted.files, previous, printer, printing));
+    const plan = writeProject(outDir, files, {
+      force: resolved.force,
+      check: resolved.check,
+      dryRun: resolved.dryRun,
+      generator,
+      specName,
+    });
+    return { outDir, table: model.table, report: model.report, files, plan, summary: emitted.summary };
+  } finally {
     printer.cancel();
-    throw error;
   }
-  const { resolved, model } = modelled;
-  const outDir = resolve(resolved.out ?? model.table.name);
-  const specName = /^https?:\/\//i.test(resolved.spec) ? resolved.spec : basename(resolved.spec);
-  const generator = `mcp-gen@${GENERATOR_VERSION}`;
-  printing ??= printer.print(model.table);
-  const emitted = emitProject(model, { specName, dirName: basename(outDir) });
-  const unchanged = unchangedToolTypes(outDir, emitted, generator);
-  if (unchanged !== undefined) {
-    printing.catch(() => undefined); // stopped: its answer is not needed
-    printer.cancel();
-  }
-  const files = withToolTypes(emitted, unchanged ?? (await printing));
-  const plan = writeProject(outDir, files, {
-    force: resolved.force,
-    check: resolved.check,
-    dryRun: resolved.dryRun,
-    generator,
-    specName,
-  });
-  return { outDir, table: model.table, report: model.report, files, plan };
 }
 
-/** The previous run's src/tool-types.ts when it printed it from the same tools.json: printing it again would give the same text. */
-function unchangedToolTypes(outDir: string, files: GeneratedFile[], generator: string): string | undefined {
+/**
+ * src/tool-types.ts: the previous run's, when it printed it from the same tools.json (printing
+ * it again would give the same text, so the printer is stopped), else the printer's.
+ */
+async function toolTypes(
+  files: GeneratedFile[],
+  previous: PreviousRun,
+  printer: ToolTypesPrinter,
+  printing: Promise<string>,
+): Promise<string> {
   const table = files.find((f) => f.path === 'tools.json');
-  return table && previousOutput(outDir, 'src/tool-types.ts', table, generator);
+  const unchanged = table && previous.outputOf('src/tool-types.ts', table);
+  if (unchanged === undefined) return printing;
+  printer.cancel();
+  return unchanged;
 }
 
 /**
@@ -66,22 +75,25 @@ function unchangedToolTypes(outDir: string, files: GeneratedFile[], generator: s
 export async function modelFromOptions(
   options: UserOptions,
   use: 'generate' | 'serve',
-  onToolsBuilt?: (table: ToolTable) => void,
 ): Promise<{ resolved: ResolvedOptions; model: ServerModel }> {
   const resolved = resolveOptions({}, options);
-  const { built, publicServers } = await toolsFromSpec(resolved, use);
-  const model = decideListing(built, onToolsBuilt);
-  if (publicServers) model.table.publicServers = publicServers;
-  return { resolved, model };
+  return { resolved, model: listingOf(await toolsFromSpec(resolved, use)) };
+}
+
+/** The listing decided over the tools, and the servers the spec may name (screened as it was read). */
+function listingOf(built: BuiltTools & { publicServers: Awaited<ReturnType<typeof screenUpstreams>> }): ServerModel {
+  const model = decideListing(built);
+  if (built.publicServers) model.table.publicServers = built.publicServers;
+  return model;
 }
 
 /** The spec read and made into tools; the parsed document is not kept past it (see buildTools). */
 async function toolsFromSpec(
   resolved: ResolvedOptions,
   use: 'generate' | 'serve',
-): Promise<{ built: BuiltTools; publicServers: Awaited<ReturnType<typeof screenUpstreams>> }> {
+): Promise<BuiltTools & { publicServers: Awaited<ReturnType<typeof screenUpstreams>> }> {
   const fromUrl = /^https?:\/\//i.test(resolved.spec);
   const spec = await loadSpec(resolved.spec, { allowRemoteRefs: resolved.allowRemoteRefs, allowRefDirs: resolved.allowRefDir });
   const publicServers = await screenUpstreams(spec, resolved.allowInternalServers);
-  return { built: buildTools(spec, { ...resolved, titleNamesCredentials: use === 'generate' && !fromUrl }), publicServers };
+  return { ...buildTools(spec, { ...resolved, titleNamesCredentials: use === 'generate' && !fromUrl }), publicServers };
 }

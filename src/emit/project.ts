@@ -12,6 +12,7 @@ import { GENERATOR_VERSION, OWN_PACKAGE } from '../version.js';
 import { envText, flagText, SETTINGS } from '../contract/settings.js';
 import { summarize } from '../contract/summary.js';
 import type { ServerModel } from '../model/build.js';
+import { credentialSummary } from '../model/auth.js';
 import { resolveDefaultServer } from './servers.js';
 import { bundleManifest } from './bundle-manifest.js';
 import { clientInstalls, type InstallTarget } from './installs.js';
@@ -29,6 +30,23 @@ export interface EmitOptions {
   specName: string;
   /** Folder name of the output, for the client configuration examples. */
   dirName: string;
+  /** Where the built server's entry will be, for the summary's install line only: no file holds it. */
+  entryPath?: string;
+}
+
+/** What the person who generated the project is told, decided here and only printed by the CLI. */
+export interface EmitSummary {
+  /** `name: VARIABLE, …` per security scheme, or undefined when the API needs none. */
+  credentials: string | undefined;
+  /** The spec names no absolute server URL: the server needs --base-url. */
+  needsBaseUrl: boolean;
+  /** The Claude Code one-liner for the built entry (`entryPath`), when one was given. */
+  claudeCodeInstall: string | undefined;
+}
+
+export interface EmittedProject {
+  files: GeneratedFile[];
+  summary: EmitSummary;
 }
 
 const TEMPLATES = locateTemplates();
@@ -325,7 +343,7 @@ export function jsonBytes(value: unknown, levels: number): Buffer {
 }
 
 /** What the one-line installs name: the package, its server key and the variables it needs (names only). */
-export function installTarget(model: Pick<ServerModel, 'table'>): InstallTarget {
+function installTarget(model: Pick<ServerModel, 'table'>): InstallTarget {
   const needsBase = resolveDefaultServer(model.table.servers) === undefined;
   return {
     key: model.table.name.replace(/-mcp$/, ''),
@@ -346,7 +364,24 @@ function manifestOf(model: ServerModel, description: string, defaultBaseUrl: str
   });
 }
 
-export function emitProject(model: ServerModel, options: EmitOptions): GeneratedFile[] {
+export function emitProject(model: ServerModel, options: EmitOptions): EmittedProject {
+  return { files: projectFiles(model, options), summary: summaryOf(model, options) };
+}
+
+function summaryOf(model: ServerModel, options: EmitOptions): EmitSummary {
+  const install = installTarget(model);
+  const claudeCode =
+    options.entryPath === undefined
+      ? undefined
+      : clientInstalls({ ...install, entry: options.entryPath }).find((i) => i.client === 'Claude Code')?.text;
+  return {
+    credentials: credentialSummary(model.table.auth),
+    needsBaseUrl: resolveDefaultServer(model.table.servers) === undefined,
+    claudeCodeInstall: claudeCode,
+  };
+}
+
+function projectFiles(model: ServerModel, options: EmitOptions): GeneratedFile[] {
   const { table } = model;
   const defaultBaseUrl = resolveDefaultServer(table.servers);
   const title = mdInline(table.title ?? table.name, 120) || table.name;

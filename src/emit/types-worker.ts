@@ -37,8 +37,8 @@ export interface ToolTypesPrinter {
 let prestarted: Worker | undefined;
 
 /**
- * Starts the worker before the CLI's own modules load (bin/mcp-gen.js, for a generation), so
- * that the compiler's load overlaps theirs; the next startToolTypesPrinter() takes it over.
+ * Starts the worker before the pipeline's modules load (cli.ts, for a generation), so that the
+ * compiler's load overlaps theirs; the next startToolTypesPrinter() takes it over.
  */
 export function prestartToolTypesPrinter(): void {
   prestarted ??= newWorker();

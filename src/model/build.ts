@@ -78,12 +78,9 @@ export interface ServerModel {
  */
 const TRACE_SKIPPED = 'TRACE echoes the request back, and the server would add credentials to it (RFC 9110 §9.3.8)';
 
-/**
- * `onToolsBuilt` is given the table as soon as its tools and shared schemas are final (the
- * listing and the serving mode are decided after it), for work that needs only those.
- */
-export function buildModel(spec: LoadedSpec, given: ModelOptions, onToolsBuilt?: (table: ToolTable) => void): ServerModel {
-  return decideListing(buildTools(spec, given), onToolsBuilt);
+/** The whole model of a spec: its tools, then the listing decided over them. */
+export function buildModel(spec: LoadedSpec, given: ModelOptions): ServerModel {
+  return decideListing(buildTools(spec, given));
 }
 
 /** The table before its listing is decided, and what deciding it needs: no longer the spec. */
@@ -114,10 +111,9 @@ export function buildTools(spec: LoadedSpec, given: ModelOptions): BuiltTools {
   return { table, report: run.report, options, pinned: pinnedTools(run.tools, options.directTools) };
 }
 
-/** How much of the schemas tools/list shows and which mode serves it; `onToolsBuilt` as buildModel's. */
-export function decideListing(built: BuiltTools, onToolsBuilt?: (table: ToolTable) => void): ServerModel {
+/** How much of the schemas tools/list shows and which mode serves it. */
+export function decideListing(built: BuiltTools): ServerModel {
   const { table, report } = built;
-  onToolsBuilt?.(table);
   chooseListing(table, built.pinned, report, built.options);
   return { table, report };
 }

@@ -140,24 +140,38 @@ export function writeProject(outDir: string, files: GeneratedFile[], options: Wr
   return plan;
 }
 
-/**
- * A generated file as the previous run wrote it, when that run's generator was this one and it
- * wrote `input` as it is now (so the file would come out the same) and nobody edited it since.
- */
-export function previousOutput(outDir: string, path: string, input: GeneratedFile, generator: string): string | undefined {
+/** What the output folder holds from the previous run, as far as that run's manifest vouches for it. */
+export interface PreviousRun {
+  /**
+   * A generated file as the previous run wrote it, when that run's generator was this one and it
+   * wrote `input` as it is now (so the file would come out the same) and nobody edited it since.
+   */
+  outputOf(path: string, input: GeneratedFile): string | undefined;
+}
+
+/** Reads the previous run's manifest once; its files are read only when asked for. */
+export function previousRun(outDir: string, generator: string): PreviousRun {
   const root = outputRoot(outDir);
-  const manifestText = root === undefined ? undefined : readInside(root, MANIFEST)?.toString('utf8');
-  if (root === undefined || manifestText === undefined) return undefined;
-  let recorded: Partial<Manifest>;
+  const manifest = root === undefined ? undefined : readManifest(root);
+  if (root === undefined || manifest?.generator !== generator) return { outputOf: () => undefined };
+  const hashes = manifest.files ?? {};
+  return {
+    outputOf(path, input) {
+      if (hashes[input.path] !== sha256(input.contents)) return undefined;
+      const previous = readInside(root, path);
+      return previous !== undefined && hashes[path] === sha256(previous) ? previous.toString('utf8') : undefined;
+    },
+  };
+}
+
+function readManifest(root: string): Partial<Manifest> | undefined {
+  const text = readInside(root, MANIFEST)?.toString('utf8');
+  if (text === undefined) return undefined;
   try {
-    recorded = JSON.parse(manifestText) as Partial<Manifest>;
+    return JSON.parse(text) as Partial<Manifest>;
   } catch {
     return undefined;
   }
-  const hashes = recorded.files ?? {};
-  if (recorded.generator !== generator || hashes[input.path] !== sha256(input.contents)) return undefined;
-  const previous = readInside(root, path);
-  return previous !== undefined && hashes[path] === sha256(previous) ? previous.toString('utf8') : undefined;
 }
 
 /**

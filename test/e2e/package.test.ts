@@ -50,7 +50,7 @@ describe('npm pack, installed into an empty folder', () => {
 
   it("`mcp-gen <spec>` from the user's folder writes a project there, which builds and answers tools/list", async () => {
     const { stdout } = await run(join(user, 'node_modules/.bin/mcp-gen'), ['petstore.json', '--out', 'petstore-mcp'], { cwd: user });
-    expect(stdout).toContain('generated swagger-petstore-mcp with 20 tools in petstore-mcp');
+    expect(stdout).toContain('generated swagger-petstore-mcp in petstore-mcp: 20 tools, each listed as itself');
     expect(readdirSync(join(user, 'petstore-mcp'))).toContain('tools.json');
     await buildProject(join(user, 'petstore-mcp'));
     const client = await connect('stdio', join(user, 'petstore-mcp'), {

@@ -20,7 +20,7 @@ function builtRender(spec: string): { files: Record<string, string>; loaded: str
     const { modelFromOptions } = await import(${dist('generate.js')});
     const { emitProject } = await import(${dist('emit/project.js')});
     const { model } = await modelFromOptions({ spec: ${JSON.stringify(join(REPO, spec))} }, 'generate');
-    const files = Object.fromEntries(emitProject(model, { specName: 'spec', dirName: 'out' }).map((f) => [f.path, String(f.contents)]));
+    const files = Object.fromEntries(emitProject(model, { specName: 'spec', dirName: 'out' }).files.map((f) => [f.path, String(f.contents)]));
     const loaded = Object.keys(createRequire(import.meta.url).cache).filter((k) => k.includes('handlebars'));
     process.stdout.write(JSON.stringify({ files, loaded }));`;
   return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as ReturnType<
@@ -34,7 +34,7 @@ describe('precompiled templates', () => {
     const built = builtRender(spec);
     const { model } = await modelFromOptions({ spec: join(REPO, spec) }, 'generate');
     const fromSource = Object.fromEntries(
-      emitProject(model, { specName: 'spec', dirName: 'out' }).map((f) => [f.path, String(f.contents)]),
+      emitProject(model, { specName: 'spec', dirName: 'out' }).files.map((f) => [f.path, String(f.contents)]),
     );
     for (const path of TEMPLATED) {
       expect(built.files[path], path).toBeDefined();

@@ -28,7 +28,7 @@ function readme(schemes: JsonObject, options: Partial<ModelOptions> = {}): strin
     // generating from a spec file: its title names the credentials
     { maxDescriptionLength: 1000, titleNamesCredentials: true, ...options },
   );
-  const file = emitProject(model, { specName: 'spec.yaml', dirName: 'things-mcp' }).find((f) => f.path === 'README.md');
+  const file = emitProject(model, { specName: 'spec.yaml', dirName: 'things-mcp' }).files.find((f) => f.path === 'README.md');
   return file?.contents.toString() ?? '';
 }
 

@@ -23,7 +23,7 @@ const petstore = buildModel(
   },
   { maxDescriptionLength: 1000 },
 );
-const files = Object.fromEntries(emitProject(petstore, { specName: 'spec.yaml', dirName: 'x-mcp' }).map((f) => [f.path, f.contents]));
+const files = Object.fromEntries(emitProject(petstore, { specName: 'spec.yaml', dirName: 'x-mcp' }).files.map((f) => [f.path, f.contents]));
 
 const STORE_KEY = Buffer.alloc(32, 7).toString('base64');
 /** A value each setting accepts, to see that the flag and the variable both reach the config. */
