@@ -13,9 +13,6 @@ export const GITHUB_SPEC = join(CORPORA_MODULES, '@octokit/openapi/generated/api
 export const KUBERNETES_GZ = join(CORPORA_MODULES, 'kubernetes-client/lib/specs/swagger-1.13.json.gz');
 export const STRIPE_SPEC = join(DIRECTORY, 'stripe.com.json');
 
-/** A spec of the APIs.guru collection, e.g. `directorySpec('stripe.com.json')`. */
-export const directorySpec = (path: string): string => join(DIRECTORY, path);
-
 /** Why a test of the real corpora skips, or undefined when they are installed. */
 export const corporaMissing: string | undefined =
   existsSync(DIRECTORY) && existsSync(GITHUB_SPEC) && existsSync(KUBERNETES_GZ)
