@@ -16,7 +16,7 @@ const MAX_PROPERTIES = 25;
 /** Enum members printed before `| …` (then the type is its base type). */
 const MAX_ENUM = 12;
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-/** Keywords that make a schema more than an object's properties (see mergedObject). */
+/** Keywords that make a schema more than an object's properties (see objectParts). */
 const NOT_PLAIN = ['oneOf', 'anyOf', 'enum', 'const', 'items', 'not'];
 /** Keywords that say what a value is; a schema without any (a description, say) adds nothing to an intersection. */
 const TYPE_KEYWORDS = ['type', 'properties', 'additionalProperties', 'items', 'enum', 'const', 'oneOf', 'anyOf', '$ref'];
