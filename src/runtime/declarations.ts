@@ -16,6 +16,8 @@ const MAX_PROPERTIES = 25;
 /** Enum members printed before `| …` (then the type is its base type). */
 const MAX_ENUM = 12;
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/** How a union that allows null ends: a type ending so is such a union (inside brackets it would end with the bracket). */
+const NULLABLE = ' | null';
 /** Keywords that make a schema more than an object's properties (see objectParts). */
 const NOT_PLAIN = ['oneOf', 'anyOf', 'enum', 'const', 'items', 'not'];
 /** Keywords that say what a value is; a schema without any (a description, say) adds nothing to an intersection. */
@@ -251,11 +253,17 @@ function literal(value: unknown): string {
   return value === null || ['string', 'number', 'boolean'].includes(typeof value) ? JSON.stringify(value) : 'unknown';
 }
 
-/** Members that are intersections need no brackets here: `&` binds tighter than `|`. */
+/**
+ * Members that are intersections need no brackets here: `&` binds tighter than `|`. A member's
+ * own trailing `| null` (a nullable object among others) is said once, at the end.
+ */
 function union(p: Printing, members: string[]): string {
-  const distinct = [...new Set(members.filter((m) => m !== ''))];
-  if (distinct.length === 0) return 'unknown';
-  return distinct.includes('unknown') ? 'unknown' : fit(p, distinct.join(' | '));
+  const nullable = members.some((m) => m === 'null' || m.endsWith(NULLABLE));
+  const distinct = [...new Set(members.map((m) => (m.endsWith(NULLABLE) ? m.slice(0, -NULLABLE.length) : m)))].filter(
+    (m) => m !== '' && m !== 'null',
+  );
+  if (distinct.includes('unknown') || (distinct.length === 0 && !nullable)) return 'unknown';
+  return fit(p, [...distinct, ...(nullable ? ['null'] : [])].join(' | '));
 }
 
 /** A local reference (`#/$defs/Name`, `#/definitions/Name`); anything else is unknown. */

@@ -100,6 +100,11 @@ describe('what a program reads, and TypeScript that compiles', () => {
     expect(typeCheckProblem(`type T = ${answerOf(mixed)};`)).toBeUndefined();
   });
 
+  it('a union of nullable objects says null once, at the end', () => {
+    const either = { oneOf: [nullableObject({ a: { type: 'string' } }), nullableObject({ b: { type: ['string', 'null'] } })] };
+    expect(answerOf(either as unknown as JsonSchema)).toBe('{ a?: string } | { b?: string | null } | null');
+  });
+
   it('wrappers and references spend no nesting: a field under ten of them still shows', () => {
     let wrapped: Record<string, unknown> = { $ref: '#/$defs/Leaf' };
     for (let i = 0; i < 10; i++) wrapped = i % 2 ? { allOf: [wrapped] } : { anyOf: [wrapped, { type: 'null' }] };
