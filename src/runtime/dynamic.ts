@@ -20,14 +20,35 @@ const tokenize = (text: string): string[] =>
       t.length > 4 && t.endsWith('ies') ? t.slice(0, -3) + 'y' : t.length > 3 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t,
     );
 
+/**
+ * Words for the caller, as a query says it and as APIs name it (Spotify's `/me/playlists`,
+ * GitHub's "for the authenticated user", `/users/self`): each counts as `me`, so "my playlists"
+ * finds GET /me/playlists. The pairs are phrases whose two words, side by side, add `me`.
+ */
+const CALLER = 'me';
+const CALLER_WORDS = new Set(['my', 'mine', 'myself', 'self', 'own']);
+const CALLER_PHRASES = new Set(['current user', 'authenticated user', 'signed in', 'logged in']);
+
+/** `words` (from tokenize) with the caller's words as `me`. */
+function withCaller(words: string[]): string[] {
+  const folded = words.map((word) => (CALLER_WORDS.has(word) ? CALLER : word));
+  const phrase = words.some((word, i) => i > 0 && CALLER_PHRASES.has(`${words[i - 1]} ${word}`));
+  return phrase ? [...folded, CALLER] : folded;
+}
+
+/** The words an operation's text is indexed by, and a query looked up by. */
+const wordsOf = (text: string): string[] => withCaller(tokenize(text));
+
 /** The distinct words of a query, or why it is not searched: the cost of a search is bounded by these limits. */
 export function queryWords(query: string): string[] | { problem: string } {
   if (query.length > QUERY_MAX_CHARS)
     return { problem: `argument "query" is ${query.length} characters long; at most ${QUERY_MAX_CHARS} are searched` };
-  const words = [...new Set(tokenize(query))];
-  if (words.length > QUERY_MAX_WORDS)
-    return { problem: `argument "query" has ${words.length} distinct words; at most ${QUERY_MAX_WORDS} are searched, use fewer` };
-  return words;
+  const words = tokenize(query);
+  const distinct = new Set(words).size;
+  if (distinct > QUERY_MAX_WORDS)
+    return { problem: `argument "query" has ${distinct} distinct words; at most ${QUERY_MAX_WORDS} are searched, use fewer` };
+  // The caller's words are counted as said: a phrase's added `me` does not reach the limit.
+  return [...new Set(withCaller(words))];
 }
 
 /** How well a word matches an operation: in its name, path or tags; its summary; its description. */
@@ -58,13 +79,13 @@ export class OperationIndex {
     this.tags = tools.map((t) => new Set((t.tags ?? []).map((tag) => tag.toLowerCase())));
     const strong = new Set<string>();
     this.titleSizes = tools.map((tool, i) => {
-      const title = new Set(tokenize(tool.title ?? ''));
+      const title = new Set(wordsOf(tool.title ?? ''));
       for (const word of title) (this.titled.get(word) ?? this.titled.set(word, []).get(word))?.push(i);
-      const named = [...tokenize(tool.name), ...tokenize(tool.http.path), ...(tool.tags ?? []).flatMap(tokenize)];
+      const named = [...wordsOf(tool.name), ...wordsOf(tool.http.path), ...(tool.tags ?? []).flatMap(wordsOf)];
       for (const word of named) strong.add(word);
       this.post(named, i, STRONG);
       this.post(title, i, TITLE);
-      this.post(tokenize(tool.description.slice(0, 400)), i, WEAK);
+      this.post(wordsOf(tool.description.slice(0, 400)), i, WEAK);
       return title.size;
     });
     this.strongWords = [...strong].sort();

@@ -51,6 +51,7 @@ export interface MetaTools {
 
 /** What dynamic and code mode's tools need of the server, whatever the request. */
 type OperationsContext = Omit<MetaContext, 'invoke' | 'visible'> & {
+  /** Code mode: the answer's whole schema, with every `$defs` entry it reaches, when the spec documents a JSON answer. */
   outputSchema(tool: ToolSpec): JsonSchema | undefined;
   codeLimits: SandboxLimits;
 };

@@ -37,6 +37,7 @@ import { ENABLE_TOOLSET, toolsetMetaTools, toolsetOf } from '../contract/toolset
 import { CLIENT_TOOL_CAP } from '../contract/limits.js';
 import { summarize, type Offers } from '../contract/summary.js';
 import { Lazy, serverFactory, type Attach, type ServerFactory } from './instances.js';
+import { toolSchemas, type ToolSchemas } from './tool-schemas.js';
 
 export type { Serving, ServerFactory } from './instances.js';
 
@@ -144,6 +145,7 @@ export async function attachHandlers(
   /** The listing nothing changes: direct and dynamic mode, and toolsets mode without a session. */
   const fixed = (): Tool[] => (fixedList ??= [...dynamicTools, ...table.tools.filter(listedFromStart).map(listed)]);
   let index: OperationIndex | undefined;
+  let wholeSchemas: ToolSchemas | undefined;
   const observer = options.observer ?? callObserver({ logCalls: false });
   /** What the dynamic meta-tools need of the server, whatever the request. */
   const operations = {
@@ -152,7 +154,8 @@ export async function attachHandlers(
     inputSchema: (t: ToolSpec) => executor.inputSchema(t),
     checkArguments: (schema: JsonSchema, given: Record<string, unknown>) => executor.checkArguments(schema, given),
     index: () => (index ??= new OperationIndex(table.tools)),
-    outputSchema: (t: ToolSpec) => executor.outputSchema(t),
+    // For code mode's declarations, which are cut by size as they are printed: the whole answer, not the listing's stubs.
+    outputSchema: (t: ToolSpec) => t.output && (wholeSchemas ??= toolSchemas(table)).withReachedDefs(t.output.schema),
     codeLimits: options.codeLimits ?? DEFAULT_CODE_LIMITS,
   };
   let fixedStarts: number[] | undefined;

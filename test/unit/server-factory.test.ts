@@ -1,7 +1,8 @@
 // The MCP wiring of a generated server (src/runtime/server.ts) with its dynamic-mode
 // index (dynamic.ts), through the official client over an in-memory transport and a real
 // local upstream: what an upstream failure, a bad argument and an unknown tool become, how
-// credentials from the client's HTTP headers are read, and how search ranks operations.
+// credentials from the client's HTTP headers are read, and how search ranks operations (also
+// on Spotify's real spec, for the caller's words).
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,9 @@ import { connectInMemory } from '../../harness/in-memory.js';
 import { OperationIndex, describeResult, queryWords } from '../../src/runtime/dynamic.js';
 import { QUERY_MAX_CHARS, QUERY_MAX_WORDS } from '../../src/contract/meta-tools.js';
 import type { ToolSpec, ToolTable } from '../../src/contract/table.js';
+import { loadSpec } from '../../src/parse/load.js';
+import { buildModel } from '../../src/model/build.js';
+import { corporaMissing, corporaTitle, SPOTIFY_SPEC } from '../../harness/corpora.js';
 
 const op = (name: string, path: string, more: Partial<ToolSpec> = {}): ToolSpec => ({
   name,
@@ -131,6 +135,24 @@ describe('OperationIndex (search_operations)', () => {
     expect(queryWords(many)).toEqual({ problem: expect.stringMatching(/^argument "query" has 33 distinct words; at most 32/) });
     expect(words('Repositories repository REPOSITORY')).toEqual(['repository']);
   });
+
+  it("the caller's words (my, mine, own, self, current user, authenticated user) are `me`, the word of /me paths", () => {
+    expect(words('my own playlists')).toEqual(['me', 'playlist']);
+    expect(words('playlists of the current user')).toEqual(['playlist', 'of', 'the', 'current', 'user', 'me']);
+    expect(words('issues for the authenticated user')).toContain('me');
+  });
+
+  it.skipIf(!!corporaMissing)(
+    corporaTitle("on Spotify's spec, 'my playlists' finds GET /me/playlists first, and so do other words for the caller"),
+    async () => {
+      const spotify = buildModel(await loadSpec(SPOTIFY_SPEC, {}), {}).table;
+      const spotifyIndex = new OperationIndex(spotify.tools);
+      const first = (query: string) => spotifyIndex.search(words(query), undefined, 8)[0]?.http;
+      for (const query of ['my playlists', 'playlists of the current user', 'list my own playlists'])
+        expect(first(query), query).toEqual(expect.objectContaining({ method: 'GET', path: '/me/playlists' }));
+      expect(first('my top artists')).toEqual(expect.objectContaining({ method: 'GET', path: '/me/top/{type}' }));
+    },
+  );
 
   it('describeResult gives the operation, its description and the schema it is called with', () => {
     const schema = { type: 'object', properties: {} };
