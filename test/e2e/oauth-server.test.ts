@@ -428,8 +428,8 @@ describe('attacks fail closed', () => {
     await findPets(alice.client);
     await alice.client.close();
     const files = readdirSync(mainData);
-    expect(files).toContain('tokens.json');
-    const bytes = readFileSync(join(mainData, 'tokens.json'), 'utf8');
+    expect(files).toContain('tokens.jsonl');
+    const bytes = readFileSync(join(mainData, 'tokens.jsonl'), 'utf8');
     expect(bytes).not.toContain(alice.login.tokens()?.access_token as string);
     expect(bytes).not.toContain(alice.login.tokens()?.refresh_token as string);
     // no JWT of the API (header.payload.): a bare 'eyJ' also turns up by chance in ~40 KB of base64url ciphertext
