@@ -499,6 +499,31 @@ describe('attacks fail closed', () => {
   }, 60_000);
 });
 
+describe('a server bound beyond loopback', () => {
+  let exposedUrl: string;
+  beforeAll(async () => {
+    exposedUrl = `http://127.0.0.1:${await freePort()}`;
+    const data = join(TMP, `oauth-server-${process.pid}`, 'exposed-data');
+    const exposed = await startServer(dir, 'http', ['--host', '0.0.0.0', ...serverArgs(exposedUrl, data)], serverEnv());
+    children.track(exposed.process);
+  }, 60_000);
+
+  it('fetches no client ID metadata document from an internal address, and tells the caller only that it could not', async () => {
+    const port = (documents.address() as AddressInfo).port;
+    const before = documentRequests;
+    const internal = ['127.0.0.1', '[::1]'].map((host) => `https://${host}:${port}/clients/internal.json`);
+    for (const clientId of [...internal, `https://127.0.0.1:${await freePort()}/clients/closed.json`]) {
+      const asked = authorizeUrl(clientId, REDIRECT);
+      const res = await fetch(new URL(asked.pathname + asked.search, exposedUrl), { redirect: 'manual' });
+      const html = await res.text();
+      expect(res.status, clientId).toBe(400);
+      expect(html).toContain('could not be fetched');
+      expect(html).not.toMatch(/ECONNREFUSED|certificate|socket|internal address|HTTP \d/i);
+    }
+    expect(documentRequests).toBe(before);
+  });
+});
+
 describe('sign-ins that last, and end', () => {
   it('a restart keeps users signed in (the embedded store)', async () => {
     const alice = await connectAs('alice', 'http');
