@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { get as httpsGet } from 'node:https';
+import { isIP } from 'node:net';
 import { InternalAddressError, ipLiteral, isInternalAddress, publicOnlyLookup } from '../contract/addresses.js';
 import type { Logger } from './log.js';
 import { StoreFullError, type TokenStore } from './token-store.js';
@@ -138,15 +139,32 @@ class RegistrationPace {
 
   /** 0 when `address` may register now (counted), else the whole seconds until it may. */
   take(address: string): number {
+    const unit = paceUnit(address);
     const now = Date.now();
-    const bucket = this.#buckets.get(address);
+    const bucket = this.#buckets.get(unit);
     const tokens = bucket ? Math.min(REGISTRATION_BURST, bucket.tokens + (now - bucket.at) / REGISTRATION_REFILL_MS) : REGISTRATION_BURST;
     // re-inserted, so that the map's first entry is the address heard from least recently
-    this.#buckets.delete(address);
-    this.#buckets.set(address, { tokens: tokens >= 1 ? tokens - 1 : tokens, at: now });
+    this.#buckets.delete(unit);
+    this.#buckets.set(unit, { tokens: tokens >= 1 ? tokens - 1 : tokens, at: now });
     if (this.#buckets.size > MAX_PACED_ADDRESSES) this.#buckets.delete(this.#buckets.keys().next().value as string);
     return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) * REGISTRATION_REFILL_MS) / 1000);
   }
+}
+
+/**
+ * What the pace counts: an IPv4 address, or an IPv6 address's /64, which a single subscriber
+ * usually holds whole (RFC 6177), so that fresh addresses from one subscriber share one pace.
+ */
+function paceUnit(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const [head = '', tail] = address.toLowerCase().split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  // an embedded IPv4 address (a.b.c.d) stands for two groups
+  const groups = (parts: string[]) => parts.reduce((n, part) => n + (part.includes('.') ? 2 : 1), 0);
+  const zeros = tail === undefined ? [] : Array<string>(8 - groups(left) - groups(right)).fill('0');
+  const prefix = [...left, ...zeros, ...right].slice(0, 4).map((group) => group.replace(/^0+(?=.)/, ''));
+  return `${prefix.join(':')}::/64`;
 }
 
 /**

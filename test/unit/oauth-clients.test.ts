@@ -170,6 +170,14 @@ describe('dynamic registration', () => {
     expect((await clients.register(metadata, '198.51.100.1')).status).toBe(201);
   });
 
+  it('IPv6 addresses are paced by their /64: one subscriber cannot pick a fresh address per registration', async () => {
+    const { clients } = await clientsWith();
+    for (let i = 1; i <= 30; i++) expect((await clients.register(metadata, `2001:db8:1:2::${i.toString(16)}`)).status).toBe(201);
+    expect((await clients.register(metadata, '2001:db8:1:2:ffff:1:2:3')).status).toBe(429);
+    expect((await clients.register(metadata, '2001:0db8:0001:0002::77')).status).toBe(429);
+    expect((await clients.register(metadata, '2001:db8:1:3::1')).status).toBe(201);
+  });
+
   it('an unused registration lives hours, not months; its first token grant keeps it 180 days', async () => {
     const { clients } = await clientsWith();
     const answer = await clients.register(metadata, '203.0.113.8');
