@@ -339,23 +339,24 @@ function fetchDocument(url: URL, allowInternal: boolean): Promise<string> {
   if (!allowInternal && literal !== undefined && isInternalAddress(literal)) {
     return Promise.reject(new InternalAddressError(literal, literal));
   }
-  return new Promise((resolve, reject) => {
+  let deadline: NodeJS.Timeout | undefined;
+  const fetched = new Promise<string>((resolve, reject) => {
     const request = httpsGet(
       url,
       { headers: { accept: 'application/json' }, ...(allowInternal ? {} : { lookup: publicOnlyLookup }) },
       (response) => {
         if (response.statusCode !== 200) {
-          response.resume();
-          return reject(new Error(`HTTP ${response.statusCode}`));
+          reject(new Error(`HTTP ${response.statusCode}`));
+          return request.destroy();
         }
         readBody(response, (error) => request.destroy(error)).then(resolve, reject);
       },
     );
     // A timeout on silence alone would let a document sent a byte at a time hold /authorize.
-    const deadline = setTimeout(() => request.destroy(new Error(`no whole answer within ${DOCUMENT_TIMEOUT_MS} ms`)), DOCUMENT_TIMEOUT_MS);
-    request.on('close', () => clearTimeout(deadline));
+    deadline = setTimeout(() => request.destroy(new Error(`no whole answer within ${DOCUMENT_TIMEOUT_MS} ms`)), DOCUMENT_TIMEOUT_MS);
     request.on('error', reject);
   });
+  return fetched.finally(() => clearTimeout(deadline));
 }
 
 /** The body as text, at most MAX_DOCUMENT_BYTES (beyond, `abort` with why). */

@@ -369,7 +369,8 @@ async function token(context: Context, req: IncomingMessage, res: ServerResponse
           ? await refreshTokens(context.accounts.store, client.clientId, form)
           : undefined;
     if (answer === undefined) return tokenError(res, 400, 'unsupported_grant_type', 'authorization_code or refresh_token');
-    await context.clients.used(client);
+    // the tokens are issued: a store that cannot keep the client longer now must not lose them
+    await context.clients.used(client).catch((error: unknown) => context.log.warn(`keeping client ${client.clientId}: ${String(error)}`));
     sendJson(res, 200, answer);
   } catch (error) {
     if (!(error instanceof GrantError)) throw error;

@@ -16,7 +16,8 @@ const KEY_PREFIX = 'mcp-gen:';
 
 /**
  * SET under a budget, atomically: the budget is a sorted set of its records' names scored by
- * their expiry; expired ones leave it first, and a name not yet in it needs a free place.
+ * their expiry; expired ones leave it first, and a name not yet in it needs a free place. A
+ * record taken or deleted early keeps its place until its expiry (the file store frees it at once).
  * KEYS: record, budget. ARGV: sealed value, ttl ms, now ms, limit.
  */
 const PUT_WITHIN_BUDGET = `
