@@ -1,7 +1,8 @@
 // The authorization-server mode's store of short records (pending authorizations, single-use
 // codes, grants holding the user's API tokens, refresh tokens). Every value is sealed with
 // AES-256-GCM before it leaves the process and every record is named by a hash of its key, so
-// neither the file nor Redis holds a usable token: only expiry times are readable without the key.
+// neither the file nor Redis holds a usable token: without the key, only expiry times can be read
+// (and which records share a cap, by a hashed name).
 // The file store (the default) is one process's; replicas share Redis (token-store-redis.ts,
 // loaded only when chosen, so a file-store server never loads the redis package).
 // Records that anyone may create without signing in (registrations, pending consents) are
