@@ -120,14 +120,18 @@ export function startNode(argv: string[], cwd: string, env: Record<string, strin
   });
   let stderr = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s:\n${stderr}`)), 20_000);
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`server did not start in 20 s:\n${stderr}`));
+    }, 20_000);
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+      // a server bound to all addresses (--host 0.0.0.0) reports 0.0.0.0: reached at 127.0.0.1
+      const match = /on http:\/\/(?:127\.0\.0\.1|0\.0\.0\.0)(:\d+)/.exec(stderr);
       if (match) {
         clearTimeout(timer);
         resolve({
-          url: match[1] as string,
+          url: `http://127.0.0.1${match[1]}`,
           process: child,
           stderr: () => stderr,
           stop: () => stopChild(child),

@@ -4,9 +4,12 @@
 // exactly, but for the port of a loopback one (RFC 8252 §7.3).
 
 import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { get as httpsGet } from 'node:https';
-import { publicOnlyLookup } from '../contract/addresses.js';
-import type { TokenStore } from './token-store.js';
+import { isIP } from 'node:net';
+import { InternalAddressError, ipLiteral, isInternalAddress, publicOnlyLookup } from '../contract/addresses.js';
+import type { Logger } from './log.js';
+import { StoreFullError, type TokenStore } from './token-store.js';
 
 export interface Client {
   clientId: string;
@@ -23,12 +26,43 @@ export interface Client {
 export interface Clients {
   /** The client, or why it is unknown (a line for the user's browser, never a redirect). */
   find(clientId: string): Promise<Client | { problem: string }>;
-  /** RFC 7591: the registration answer (201) or error (400). */
-  register(metadata: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+  /**
+   * RFC 7591: the registration answer (201), its error (400), or 429 with the seconds to wait
+   * when `address` registered too often or too many registrations are still unused.
+   */
+  register(metadata: unknown, address: string): Promise<Registered>;
+  /** The client obtained tokens: a registered one is kept REGISTERED_TTL_MS from now. */
+  used(client: Client): Promise<void>;
 }
 
+export interface Registered {
+  status: number;
+  body: Record<string, unknown>;
+  retryAfterSeconds?: number;
+}
+
+/** A registered client in use lives this long after its last token grant. */
 const REGISTERED_TTL_MS = 180 * 24 * 3_600_000;
+/** A registration no sign-in has used yet: anyone may make one, so it goes soon. */
+const UNUSED_REGISTRATION_TTL_MS = 6 * 3_600_000;
+/** Unused registrations at once, from all addresses: beyond, /register answers 429. */
+const MAX_UNUSED_REGISTRATIONS = 10_000;
+/** What a full registration cap asks to wait (unused registrations expire over the next hours). */
+const FULL_RETRY_AFTER_SECONDS = 600;
+/** Per client address: this many registrations at once, then one per REGISTRATION_REFILL_MS. */
+const REGISTRATION_BURST = 30;
+const REGISTRATION_REFILL_MS = 60_000;
+/** Addresses remembered; the one heard from least recently is forgotten first. */
+const MAX_PACED_ADDRESSES = 10_000;
+/** For the whole fetch of a document, its body included: /authorize waits on it. */
 const DOCUMENT_TIMEOUT_MS = 5_000;
+/** Documents fetched at once (one fetch serves every request for the same URL meanwhile). */
+const MAX_CONCURRENT_FETCHES = 10;
+/**
+ * All the caller learns of a failed fetch, whatever the cause: a refused connection, a wrong
+ * certificate or a status would otherwise map the network around this server. The log says more.
+ */
+const DOCUMENT_UNAVAILABLE = "the client's metadata document could not be fetched";
 /** The draft's own advice: a metadata document is small. */
 const MAX_DOCUMENT_BYTES = 5_120;
 const DOCUMENT_CACHE_MS = 3_600_000;
@@ -40,60 +74,143 @@ const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:',
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 
-export function createClients(store: TokenStore, options: { allowInternalDocuments: boolean }): Clients {
-  const documents = new Map<string, { client: Client | { problem: string }; until: number }>();
+export interface ClientsOptions {
+  allowInternalDocuments: boolean;
+  log: Logger;
+  /** Default MAX_UNUSED_REGISTRATIONS. */
+  maxUnusedRegistrations?: number;
+}
+
+export function createClients(store: TokenStore, options: ClientsOptions): Clients {
+  const pace = new RegistrationPace();
+  const documents = new DocumentClients(options);
   return {
-    async find(clientId) {
-      if (!clientId.startsWith('https://')) return registeredClient(store, clientId);
-      const cached = documents.get(clientId);
-      if (cached !== undefined && cached.until > Date.now()) return cached.client;
-      const client = await clientOfDocument(clientId, options.allowInternalDocuments);
-      if (documents.size >= MAX_CACHED_DOCUMENTS) documents.delete(documents.keys().next().value as string);
-      // A failure is remembered briefly only, so that a fixed document works soon.
-      documents.set(clientId, { client, until: Date.now() + ('problem' in client ? 10_000 : DOCUMENT_CACHE_MS) });
-      return client;
-    },
-    async register(metadata) {
+    find: (clientId) => (clientId.startsWith('https://') ? documents.find(clientId) : registeredClient(store, clientId)),
+    async register(metadata, address) {
+      const wait = pace.take(address);
+      if (wait > 0) return tooMany(`${address} registered too many clients; try again in ${wait} s`, wait);
       const checked = registration(metadata);
       if ('error' in checked) return { status: 400, body: checked };
-      const clientId = `mcp_${randomBytes(16).toString('base64url')}`;
-      const secret = checked.authMethod === 'none' ? undefined : randomBytes(32).toString('base64url');
-      const client: Client = {
-        clientId,
-        name: checked.name ?? 'an unnamed client',
-        redirectUris: checked.redirectUris,
-        authMethod: checked.authMethod,
-        origin: 'registered here',
-        ...(secret !== undefined ? { secretHash: hashOf(secret) } : {}),
-      };
-      await store.put(`client:${clientId}`, client, REGISTERED_TTL_MS);
-      return {
-        status: 201,
-        body: {
-          client_id: clientId,
-          client_id_issued_at: Math.floor(Date.now() / 1000),
-          ...(secret !== undefined ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
-          redirect_uris: client.redirectUris,
-          token_endpoint_auth_method: client.authMethod,
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
-          ...(checked.name !== undefined ? { client_name: checked.name } : {}),
-        },
-      };
+      return saveRegistration(store, checked, options.maxUnusedRegistrations ?? MAX_UNUSED_REGISTRATIONS);
+    },
+    used: (client) => keepUsedClient(store, client),
+  };
+}
+
+function tooMany(description: string, retryAfterSeconds: number): Registered {
+  return { status: 429, body: { error: 'temporarily_unavailable', error_description: description }, retryAfterSeconds };
+}
+
+async function saveRegistration(store: TokenStore, checked: Registration, cap: number): Promise<Registered> {
+  const clientId = `mcp_${randomBytes(16).toString('base64url')}`;
+  const secret = checked.authMethod === 'none' ? undefined : randomBytes(32).toString('base64url');
+  const client: Client = {
+    clientId,
+    name: checked.name ?? 'an unnamed client',
+    redirectUris: checked.redirectUris,
+    authMethod: checked.authMethod,
+    origin: 'registered here',
+    ...(secret !== undefined ? { secretHash: hashOf(secret) } : {}),
+  };
+  try {
+    await store.put(`client:${clientId}`, client, UNUSED_REGISTRATION_TTL_MS, cap);
+  } catch (error) {
+    if (!(error instanceof StoreFullError)) throw error;
+    return tooMany(`${cap} registrations are waiting for their first sign-in; try again later`, FULL_RETRY_AFTER_SECONDS);
+  }
+  return {
+    status: 201,
+    body: {
+      client_id: clientId,
+      client_id_issued_at: Math.floor(Date.now() / 1000),
+      ...(secret !== undefined ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
+      redirect_uris: client.redirectUris,
+      token_endpoint_auth_method: client.authMethod,
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      ...(checked.name !== undefined ? { client_name: checked.name } : {}),
     },
   };
 }
 
+/** Registrations per client address: a burst, then one per interval (a token bucket in memory, per process). */
+class RegistrationPace {
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+
+  /** 0 when `address` may register now (counted), else the whole seconds until it may. */
+  take(address: string): number {
+    const unit = paceUnit(address);
+    const now = Date.now();
+    const bucket = this.#buckets.get(unit);
+    const tokens = bucket ? Math.min(REGISTRATION_BURST, bucket.tokens + (now - bucket.at) / REGISTRATION_REFILL_MS) : REGISTRATION_BURST;
+    // re-inserted, so that the map's first entry is the address heard from least recently
+    this.#buckets.delete(unit);
+    this.#buckets.set(unit, { tokens: tokens >= 1 ? tokens - 1 : tokens, at: now });
+    if (this.#buckets.size > MAX_PACED_ADDRESSES) this.#buckets.delete(this.#buckets.keys().next().value as string);
+    return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) * REGISTRATION_REFILL_MS) / 1000);
+  }
+}
+
 /**
- * A registered client, kept REGISTERED_TTL_MS after its last use: registration says its secret
- * never expires, so a client in use never disappears.
+ * What the pace counts: an IPv4 address, or an IPv6 address's /64, which a single subscriber
+ * usually holds whole (RFC 6177), so that fresh addresses from one subscriber share one pace.
  */
+function paceUnit(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const [head = '', tail] = address.toLowerCase().split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  // an embedded IPv4 address (a.b.c.d) stands for two groups
+  const groups = (parts: string[]) => parts.reduce((n, part) => n + (part.includes('.') ? 2 : 1), 0);
+  const zeros = tail === undefined ? [] : Array<string>(8 - groups(left) - groups(right)).fill('0');
+  const prefix = [...left, ...zeros, ...right].slice(0, 4).map((group) => group.replace(/^0+(?=.)/, ''));
+  return `${prefix.join(':')}::/64`;
+}
+
+/**
+ * A registered client that obtained tokens lives REGISTERED_TTL_MS from its latest grant, out of
+ * the unused registrations' cap; rewritten at most once a day, since registration says its
+ * secret never expires and a client in use must never disappear.
+ */
+async function keepUsedClient(store: TokenStore, client: Client): Promise<void> {
+  if (client.clientId.startsWith('https://')) return;
+  const stored = await store.get<Client & { seen?: number }>(`client:${client.clientId}`);
+  if (stored === undefined || (stored.seen ?? 0) > Date.now() - 86_400_000) return;
+  await store.put(`client:${client.clientId}`, { ...stored, seen: Date.now() }, REGISTERED_TTL_MS);
+}
+
+/** Clients named by a metadata document: cached, each URL fetched once at a time, few fetches at once. */
+class DocumentClients {
+  readonly #cache = new Map<string, { client: Client | { problem: string }; until: number }>();
+  readonly #fetching = new Map<string, Promise<Client | { problem: string }>>();
+
+  constructor(private readonly options: ClientsOptions) {}
+
+  find(clientId: string): Promise<Client | { problem: string }> {
+    const cached = this.#cache.get(clientId);
+    if (cached !== undefined && cached.until > Date.now()) return Promise.resolve(cached.client);
+    const fetching = this.#fetching.get(clientId);
+    if (fetching !== undefined) return fetching;
+    if (this.#fetching.size >= MAX_CONCURRENT_FETCHES) {
+      this.options.log.warn(`client ID metadata document ${clientId}: not fetched, ${MAX_CONCURRENT_FETCHES} fetches are under way`);
+      return Promise.resolve({ problem: DOCUMENT_UNAVAILABLE });
+    }
+    const fetched = this.#fetch(clientId).finally(() => this.#fetching.delete(clientId));
+    this.#fetching.set(clientId, fetched);
+    return fetched;
+  }
+
+  async #fetch(clientId: string): Promise<Client | { problem: string }> {
+    const client = await clientOfDocument(clientId, this.options);
+    if (this.#cache.size >= MAX_CACHED_DOCUMENTS) this.#cache.delete(this.#cache.keys().next().value as string);
+    // A failure is remembered briefly only, so that a fixed document works soon.
+    this.#cache.set(clientId, { client, until: Date.now() + ('problem' in client ? 10_000 : DOCUMENT_CACHE_MS) });
+    return client;
+  }
+}
+
 async function registeredClient(store: TokenStore, clientId: string): Promise<Client | { problem: string }> {
-  const client = await store.get<Client & { seen?: number }>(`client:${clientId}`);
-  if (client === undefined) return { problem: 'unknown client_id' };
-  if ((client.seen ?? 0) < Date.now() - 86_400_000)
-    await store.put(`client:${clientId}`, { ...client, seen: Date.now() }, REGISTERED_TTL_MS);
-  return client;
+  return (await store.get<Client>(`client:${clientId}`)) ?? { problem: 'unknown client_id' };
 }
 
 export function hashOf(secret: string): string {
@@ -181,14 +298,15 @@ function documentUrlProblem(clientId: string): string | undefined {
   return undefined;
 }
 
-async function clientOfDocument(clientId: string, allowInternal: boolean): Promise<Client | { problem: string }> {
+async function clientOfDocument(clientId: string, options: ClientsOptions): Promise<Client | { problem: string }> {
   const problem = documentUrlProblem(clientId);
   if (problem !== undefined) return { problem };
   let document: unknown;
   try {
-    document = JSON.parse(await fetchDocument(new URL(clientId), allowInternal));
+    document = JSON.parse(await fetchDocument(new URL(clientId), options.allowInternalDocuments));
   } catch (error) {
-    return { problem: `the client's metadata document could not be read: ${(error as Error).message}` };
+    options.log.warn(`client ID metadata document ${clientId}: ${(error as Error).message}`);
+    return { problem: DOCUMENT_UNAVAILABLE };
   }
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     return { problem: "the client's metadata document is not a JSON object" };
@@ -212,33 +330,48 @@ async function clientOfDocument(clientId: string, allowInternal: boolean): Promi
 }
 
 /**
- * GET over https without redirects, within a size and time limit; the name must resolve to a
- * public address (an MCP client's URL must not make this server reach its own network), unless
- * this server itself serves loopback only.
+ * GET over https without redirects, within a size limit and one deadline for the whole answer;
+ * the host, a name or an address, must be public (an MCP client's URL must not make this server
+ * reach its own network), unless this server itself serves loopback only.
  */
 function fetchDocument(url: URL, allowInternal: boolean): Promise<string> {
-  return new Promise((resolve, reject) => {
+  const literal = ipLiteral(url);
+  if (!allowInternal && literal !== undefined && isInternalAddress(literal)) {
+    return Promise.reject(new InternalAddressError(literal, literal));
+  }
+  let deadline: NodeJS.Timeout | undefined;
+  const fetched = new Promise<string>((resolve, reject) => {
     const request = httpsGet(
       url,
-      { headers: { accept: 'application/json' }, timeout: DOCUMENT_TIMEOUT_MS, ...(allowInternal ? {} : { lookup: publicOnlyLookup }) },
+      { headers: { accept: 'application/json' }, ...(allowInternal ? {} : { lookup: publicOnlyLookup }) },
       (response) => {
         if (response.statusCode !== 200) {
-          response.resume();
-          return reject(new Error(`HTTP ${response.statusCode}`));
+          reject(new Error(`HTTP ${response.statusCode}`));
+          return request.destroy();
         }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_DOCUMENT_BYTES) request.destroy(new Error(`larger than ${MAX_DOCUMENT_BYTES} bytes`));
-          else chunks.push(chunk);
-        });
-        response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-        response.on('error', reject);
+        readBody(response, (error) => request.destroy(error)).then(resolve, reject);
       },
     );
-    request.on('timeout', () => request.destroy(new Error(`no answer within ${DOCUMENT_TIMEOUT_MS} ms`)));
+    // A timeout on silence alone would let a document sent a byte at a time hold /authorize.
+    deadline = setTimeout(() => request.destroy(new Error(`no whole answer within ${DOCUMENT_TIMEOUT_MS} ms`)), DOCUMENT_TIMEOUT_MS);
     request.on('error', reject);
+  });
+  return fetched.finally(() => clearTimeout(deadline));
+}
+
+/** The body as text, at most MAX_DOCUMENT_BYTES (beyond, `abort` with why). */
+function readBody(response: IncomingMessage, abort: (error: Error) => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    response.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_DOCUMENT_BYTES) abort(new Error(`larger than ${MAX_DOCUMENT_BYTES} bytes`));
+      else chunks.push(chunk);
+    });
+    response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    response.on('error', reject);
+    response.on('close', () => reject(new Error('the answer was cut short')));
   });
 }
 

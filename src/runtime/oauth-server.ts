@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostHeaderValidation } from '@modelcontextprotocol/node';
 import { OAuthError, OAuthErrorCode, type AuthorizationServerMetadata } from '@modelcontextprotocol/server';
 import { isLoopback, type OAuthConfig, type ServerConfig, type SignInConfig } from './config.js';
+import { clientAddress } from './connections.js';
 import { ownHostNames } from './http-guard.js';
 import type { HttpStep } from './http-pipeline.js';
 import type { Logger } from './log.js';
@@ -31,12 +32,22 @@ import { cookie, cookieOf, PENDING_TTL_MS, readForm, readText, redirect, sameSec
 import { consentHtml, errorHtml, sendPage } from './oauth-pages.js';
 import type { VerifierFor } from './oauth-verify.js';
 import type { ScopePolicy } from './scopes.js';
+import { StoreFullError } from './token-store.js';
 import type { ToolTable } from '../contract/table.js';
 
 const CONSENT_COOKIE = 'mcp_consent';
 const SIGN_IN_COOKIE = 'mcp_signin';
 /** RFC 7636 §4.2: a S256 challenge is 43 base64url characters. */
 const CHALLENGE = /^[A-Za-z0-9\-_]{43}$/;
+/**
+ * Bounds on what an authorization request carries into the store (and `state` back to the
+ * client): OAuth sets none, and each request is kept until the user answers.
+ */
+const MAX_STATE = 2_048;
+const MAX_CLIENT_ID = 2_048;
+/** Authorizations and sign-ins under way at once, from anyone: beyond, the page says to come back later. */
+const MAX_PENDING = 10_000;
+const PENDING_FULL_RETRY_AFTER_SECONDS = 60;
 
 export const PATHS = {
   authorize: '/authorize',
@@ -77,7 +88,7 @@ export async function authorizationServer(
     callback: `${issuer}${PATHS.callback}`,
     secureCookies: issuer.startsWith('https:'),
     accounts,
-    clients: createClients(accounts.store, { allowInternalDocuments: isLoopback(config.host) }),
+    clients: createClients(accounts.store, { allowInternalDocuments: isLoopback(config.host), log }),
     served,
     log,
   };
@@ -170,15 +181,23 @@ function setPublicCors(res: ServerResponse): void {
 async function authorize(context: Context, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const q = url.searchParams;
   const clientId = single(q, 'client_id');
-  const client = clientId === undefined ? { problem: 'client_id is missing' } : await context.clients.find(clientId);
+  const client =
+    clientId === undefined
+      ? { problem: 'client_id is missing' }
+      : clientId.length > MAX_CLIENT_ID
+        ? { problem: `client_id is longer than ${MAX_CLIENT_ID} characters` }
+        : await context.clients.find(clientId);
   if ('problem' in client) return sendPage(res, 400, errorHtml('Unknown client', client.problem));
   const redirectUri = single(q, 'redirect_uri');
   if (redirectUri === undefined || !redirectAllowed(client, redirectUri)) {
     return sendPage(res, 400, errorHtml('Wrong redirect URI', `The client ${client.name} did not register the redirect URI given.`));
   }
-  const state = single(q, 'state');
+  const asked = single(q, 'state');
+  // an overlong state is not echoed: the client learns of it by the error alone
+  const state = asked !== undefined && asked.length > MAX_STATE ? undefined : asked;
   const back = (error: string, description: string) =>
     redirectBack(res, context.issuer, redirectUri, state, { error, error_description: description });
+  if (state !== asked) return back('invalid_request', `state is longer than ${MAX_STATE} characters`);
   if (single(q, 'response_type') !== 'code') return back('unsupported_response_type', 'only response_type=code');
   const challenge = single(q, 'code_challenge');
   if (challenge === undefined || single(q, 'code_challenge_method') !== 'S256' || !CHALLENGE.test(challenge)) {
@@ -187,9 +206,9 @@ async function authorize(context: Context, req: IncomingMessage, res: ServerResp
   const resource = q.get('resource') ?? context.issuer;
   if (resource.replace(/\/+$/, '') !== context.issuer) return back('invalid_target', `resource must be ${context.issuer}`);
   const supported = context.served.policy.supported;
-  const asked = (q.get('scope') ?? '').split(' ').filter(Boolean);
+  const named = (q.get('scope') ?? '').split(' ').filter(Boolean);
   // Scopes this server does not know are left out (RFC 6749 §3.3); none asked: every one.
-  const scopes = asked.length === 0 ? [...supported] : supported.filter((s) => asked.includes(s));
+  const scopes = named.length === 0 ? [...supported] : supported.filter((s) => named.includes(s));
   const request: AuthorizationRequest = {
     clientId: client.clientId,
     clientName: client.name,
@@ -201,9 +220,32 @@ async function authorize(context: Context, req: IncomingMessage, res: ServerResp
   };
   const requestId = newSecret('');
   const csrf = randomBytes(24).toString('base64url');
-  await context.accounts.store.put(`pending:${requestId}`, { request, csrf }, PENDING_TTL_MS);
+  if (!(await putPending(context, res, `pending:${requestId}`, { request, csrf }))) return;
   res.setHeader('set-cookie', cookie(CONSENT_COOKIE, csrf, PATHS.consent, 'Strict', context.secureCookies));
   sendConsent(context, res, client, request, requestId, csrf);
+}
+
+let warnedFullAt = 0;
+
+/** At most once a minute: a flood would otherwise write a line per refused request. */
+function warnFullOnce(log: Logger): void {
+  if (Date.now() - warnedFullAt < 60_000) return;
+  warnedFullAt = Date.now();
+  log.warn(`authorization server: ${MAX_PENDING} sign-ins are under way; refusing new ones until some end`);
+}
+
+/** Keeps a step of a sign-in under way, or answers 503 when too many are (false). */
+async function putPending(context: Context, res: ServerResponse, key: string, value: unknown): Promise<boolean> {
+  try {
+    await context.accounts.store.put(key, value, PENDING_TTL_MS, MAX_PENDING);
+    return true;
+  } catch (error) {
+    if (!(error instanceof StoreFullError)) throw error;
+    warnFullOnce(context.log);
+    res.setHeader('retry-after', String(PENDING_FULL_RETRY_AFTER_SECONDS));
+    sendPage(res, 503, errorHtml('Too many sign-ins', 'Too many sign-ins are under way. Try again in a minute.'));
+    return false;
+  }
 }
 
 function sendConsent(
@@ -264,7 +306,7 @@ async function consent(context: Context, req: IncomingMessage, res: ServerRespon
   }
   const { verifier, challenge } = pkcePair();
   const state = newSecret('');
-  await context.accounts.store.put(`signin:${state}`, { request, verifier }, PENDING_TTL_MS);
+  if (!(await putPending(context, res, `signin:${state}`, { request, verifier }))) return;
   res.setHeader('set-cookie', [
     cookie(CONSENT_COOKIE, '', PATHS.consent, 'Strict', context.secureCookies, 0),
     // Lax: the API's redirect back is a top-level navigation from its site.
@@ -327,6 +369,8 @@ async function token(context: Context, req: IncomingMessage, res: ServerResponse
           ? await refreshTokens(context.accounts.store, client.clientId, form)
           : undefined;
     if (answer === undefined) return tokenError(res, 400, 'unsupported_grant_type', 'authorization_code or refresh_token');
+    // the tokens are issued: a store that cannot keep the client longer now must not lose them
+    await context.clients.used(client).catch((error: unknown) => context.log.warn(`keeping client ${client.clientId}: ${String(error)}`));
     sendJson(res, 200, answer);
   } catch (error) {
     if (!(error instanceof GrantError)) throw error;
@@ -351,7 +395,8 @@ async function register(context: Context, req: IncomingMessage, res: ServerRespo
   } catch {
     metadata = undefined;
   }
-  const answer = await context.clients.register(metadata);
+  const answer = await context.clients.register(metadata, clientAddress(req.socket));
+  if (answer.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(answer.retryAfterSeconds));
   sendJson(res, answer.status, answer.body);
 }
 

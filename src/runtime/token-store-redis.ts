@@ -14,6 +14,22 @@ const CONNECT_TIMEOUT_MS = 5_000;
 const COMMAND_TIMEOUT_MS = 5_000;
 const KEY_PREFIX = 'mcp-gen:';
 
+/**
+ * SET under a budget, atomically: the budget is a sorted set of its records' names scored by
+ * their expiry; expired ones leave it first, and a name not yet in it needs a free place. A
+ * record taken or deleted early keeps its place until its expiry (the file store frees it at once).
+ * KEYS: record, budget. ARGV: sealed value, ttl ms, now ms, limit.
+ */
+const PUT_WITHIN_BUDGET = `
+local now = tonumber(ARGV[3])
+local ttl = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if not redis.call('ZSCORE', KEYS[2], KEYS[1]) and redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+redis.call('ZADD', KEYS[2], now + ttl, KEYS[1])
+if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+return 1`;
+
 type RedisClient = ReturnType<typeof createClient>;
 
 /** Connected, or an Error naming the host and port (never the URL's credentials). */
@@ -130,8 +146,17 @@ class RedisBackend {
     return (await within(COMMAND_TIMEOUT_MS, this.client.get(KEY_PREFIX + name))) ?? undefined;
   }
 
-  async put(name: string, sealed: string, ttlMs: number): Promise<void> {
-    await within(COMMAND_TIMEOUT_MS, this.client.set(KEY_PREFIX + name, sealed, { expiration: { type: 'PX', value: ttlMs } }));
+  /** False when the budget (a hashed name and a limit, as token-store.ts gives it) is full. */
+  async put(name: string, sealed: string, ttlMs: number, budget?: { name: string; limit: number }): Promise<boolean> {
+    if (budget === undefined) {
+      await within(COMMAND_TIMEOUT_MS, this.client.set(KEY_PREFIX + name, sealed, { expiration: { type: 'PX', value: ttlMs } }));
+      return true;
+    }
+    const options = {
+      keys: [KEY_PREFIX + name, KEY_PREFIX + budget.name],
+      arguments: [sealed, String(ttlMs), String(Date.now()), String(budget.limit)],
+    };
+    return (await within(COMMAND_TIMEOUT_MS, this.client.eval(PUT_WITHIN_BUDGET, options))) === 1;
   }
 
   async putIfAbsent(name: string, sealed: string, ttlMs: number): Promise<boolean> {

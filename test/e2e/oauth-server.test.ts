@@ -6,6 +6,7 @@
 // transport and both protocol eras; two users never cross; a restart keeps them signed in; and
 // every attack of the issue fails closed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -259,6 +260,27 @@ async function codeFor(clientId: string, user: string): Promise<string> {
 
 const listTools = (token: string) => initializeWith(`${mainUrl}/mcp`, token);
 
+/** POST /register from another loopback address (all of 127/8 is this machine): to the server, another client. */
+function registerFrom(localAddress: string): Promise<{ status: number; retryAfter?: string; body: Record<string, unknown> }> {
+  const body = JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'flood', token_endpoint_auth_method: 'none' });
+  return new Promise((resolve, reject) => {
+    const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    const req = httpRequest(`${mainUrl}/register`, { method: 'POST', localAddress, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode as number,
+          ...(res.headers['retry-after'] !== undefined ? { retryAfter: res.headers['retry-after'] } : {}),
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+        }),
+      );
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 describe('attacks fail closed', () => {
   it('a redirect URI that differs by one character gets a page, never a redirect', async () => {
     const clientId = await registerClient();
@@ -423,19 +445,83 @@ describe('attacks fail closed', () => {
     }
   }, 60_000);
 
+  it('a registration flood from one address is slowed down (429, Retry-After) and signs no one out', async () => {
+    const clientId = await registerClient();
+    const issued = await tokenRequest({
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code: await codeFor(clientId, 'hana'),
+      redirect_uri: REDIRECT,
+      code_verifier: VERIFIER,
+    });
+    expect(issued.status).toBe(200);
+    const answers = [];
+    for (let i = 0; i < 60; i++) answers.push(await registerFrom('127.0.0.2'));
+    expect(answers.filter((answer) => answer.status === 201).length).toBeLessThanOrEqual(30);
+    const refused = answers.at(-1)!;
+    expect(refused).toMatchObject({ status: 429, body: { error: 'temporarily_unavailable' } });
+    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    // the signed-in user still refreshes; another address still registers and authorizes
+    const refreshed = await tokenRequest({
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: issued.body.refresh_token as string,
+    });
+    expect(refreshed.status).toBe(200);
+    expect((await listTools(refreshed.body.access_token as string)).status).toBe(200);
+    const other = await registerClient();
+    expect((await fetch(authorizeUrl(other, REDIRECT), { redirect: 'manual' })).status).toBe(200);
+  }, 60_000);
+
+  it('a state of 15 KB is refused back at the client with invalid_request, neither kept nor echoed', async () => {
+    const clientId = await registerClient();
+    const res = await fetch(authorizeUrl(clientId, REDIRECT, { state: 'x'.repeat(15_000) }), { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    const back = new URL(res.headers.get('location') as string);
+    expect(back.searchParams.get('error')).toBe('invalid_request');
+    expect(back.searchParams.get('error_description')).toMatch(/state/);
+    expect(back.searchParams.get('state')).toBeNull();
+    expect(res.headers.get('set-cookie')).toBeNull();
+  });
+
   it('the store file holds no token and no API token; read without the key it gives nothing', async () => {
     const alice = await connectAs('alice', 'http');
     await findPets(alice.client);
     await alice.client.close();
     const files = readdirSync(mainData);
-    expect(files).toContain('tokens.json');
-    const bytes = readFileSync(join(mainData, 'tokens.json'), 'utf8');
+    expect(files).toContain('tokens.jsonl');
+    const bytes = readFileSync(join(mainData, 'tokens.jsonl'), 'utf8');
     expect(bytes).not.toContain(alice.login.tokens()?.access_token as string);
     expect(bytes).not.toContain(alice.login.tokens()?.refresh_token as string);
     // no JWT of the API (header.payload.): a bare 'eyJ' also turns up by chance in ~40 KB of base64url ciphertext
     expect(bytes).not.toMatch(/eyJ[\w-]+\.eyJ[\w-]+\./);
     expect(bytes).not.toContain(APP.clientSecret);
   }, 60_000);
+});
+
+describe('a server bound beyond loopback', () => {
+  let exposedUrl: string;
+  beforeAll(async () => {
+    exposedUrl = `http://127.0.0.1:${await freePort()}`;
+    const data = join(TMP, `oauth-server-${process.pid}`, 'exposed-data');
+    const exposed = await startServer(dir, 'http', ['--host', '0.0.0.0', ...serverArgs(exposedUrl, data)], serverEnv());
+    children.track(exposed.process);
+  }, 60_000);
+
+  it('fetches no client ID metadata document from an internal address, and tells the caller only that it could not', async () => {
+    const port = (documents.address() as AddressInfo).port;
+    const before = documentRequests;
+    const internal = ['127.0.0.1', '[::1]'].map((host) => `https://${host}:${port}/clients/internal.json`);
+    for (const clientId of [...internal, `https://127.0.0.1:${await freePort()}/clients/closed.json`]) {
+      const asked = authorizeUrl(clientId, REDIRECT);
+      const res = await fetch(new URL(asked.pathname + asked.search, exposedUrl), { redirect: 'manual' });
+      const html = await res.text();
+      expect(res.status, clientId).toBe(400);
+      expect(html).toContain('could not be fetched');
+      expect(html).not.toMatch(/ECONNREFUSED|certificate|socket|internal address|HTTP \d/i);
+    }
+    expect(documentRequests).toBe(before);
+  });
 });
 
 describe('sign-ins that last, and end', () => {

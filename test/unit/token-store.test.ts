@@ -4,12 +4,12 @@
 // the folder lock and modes; Redis's replicas, credentials kept out of errors, reconnection.
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { openTokenStore, TokenStoreError, type TokenStore, type TokenStoreOptions } from '../../src/runtime/token-store.js';
+import { openTokenStore, StoreFullError, TokenStoreError, type TokenStore, type TokenStoreOptions } from '../../src/runtime/token-store.js';
 import { createLogger } from '../../src/runtime/log.js';
 import { freePort } from '../../harness/process.js';
 import { recordingLogger } from '../harness/http-steps.js';
@@ -112,6 +112,28 @@ describe.each(stores)('the contract: $name', ({ skip, fresh }) => {
     expect(await store.get('k')).toBeUndefined();
   });
 
+  it.skipIf(skip)('a capped kind full refuses only its own new records: other kinds, and rewrites of its own, still go in', async () => {
+    const store = await fresh();
+    for (let i = 0; i < 3; i++) await store.put(`client:${i}`, i, 60_000, 3);
+    await expect(store.put('client:3', 3, 60_000, 3)).rejects.toThrow(StoreFullError);
+    expect(await store.get('client:3')).toBeUndefined();
+    // a signed-in user's records are written without a cap: never refused
+    for (let i = 0; i < 10; i++) await store.put(`refresh:${i}`, i, 60_000);
+    await store.put('pending:a', 'a', 60_000, 3);
+    await store.put('client:1', 'rewritten', 60_000, 3);
+    expect(await store.get('client:1')).toBe('rewritten');
+    expect(await store.get('refresh:9')).toBe(9);
+  });
+
+  it.skipIf(skip)('a capped record that expires makes room again', async () => {
+    const store = await fresh();
+    await store.put('client:brief', 1, 100, 1);
+    await expect(store.put('client:next', 2, 60_000, 1)).rejects.toThrow(StoreFullError);
+    await sleep(1_200);
+    await store.put('client:next', 2, 60_000, 1);
+    expect(await store.get('client:next')).toBe(2);
+  });
+
   it.skipIf(skip)('close ends it: later operations reject, a second close is harmless', async () => {
     const store = await fresh();
     await store.put('k', 1, 60_000);
@@ -167,11 +189,26 @@ describe('keys', () => {
   });
 });
 
-describe('the file store', () => {
-  const fileOf = (dataDir: string) => join(dataDir, 'tokens.json');
-  const recordsOf = (dataDir: string): Record<string, { e: number; s: string }> =>
-    (JSON.parse(readFileSync(fileOf(dataDir), 'utf8')) as { records: Record<string, { e: number; s: string }> }).records;
+type FileRecord = { e: number; s: string; b?: string };
+const fileOf = (dataDir: string) => join(dataDir, 'tokens.jsonl');
+/** The records the file's log of changes leaves, replayed as the store does at open. */
+const recordsOf = (dataDir: string): Record<string, FileRecord> => {
+  const [format, ...changes] = readFileSync(fileOf(dataDir), 'utf8').trimEnd().split('\n');
+  expect(JSON.parse(format!)).toEqual({ format: 2 });
+  const records: Record<string, FileRecord> = {};
+  for (const change of changes.map((line) => JSON.parse(line) as { n: string; d?: 1 } & FileRecord)) {
+    if (change.d) delete records[change.n];
+    else records[change.n] = { e: change.e, s: change.s, ...(change.b ? { b: change.b } : {}) };
+  }
+  return records;
+};
+const writeRecordsOf = (dataDir: string, records: Record<string, FileRecord>) =>
+  writeFileSync(
+    fileOf(dataDir),
+    [JSON.stringify({ format: 2 }), ...Object.entries(records).map(([n, record]) => JSON.stringify({ n, ...record }))].join('\n') + '\n',
+  );
 
+describe('the file store', () => {
   it('keeps records across a restart, and drops the expired ones (from the file at its next write)', async () => {
     const dataDir = freshFolder();
     const first = await open({ location: 'file', dataDir });
@@ -208,6 +245,50 @@ describe('the file store', () => {
     expect(Object.keys(recordsOf(dataDir))).toHaveLength(11);
     await store.take('k3');
     expect(recordsOf(dataDir)[recordName('petstore', 'k3')]).toBeUndefined();
+  });
+
+  it('a change costs its own line: with 3,000 records a put appends to the file instead of rewriting it', async () => {
+    const dataDir = freshFolder();
+    const store = await open({ location: 'file', dataDir });
+    await Promise.all(Array.from({ length: 3_000 }, (_, i) => store.put(`client:${i}`, { name: 'x'.repeat(100) }, 60_000)));
+    const before = statSync(fileOf(dataDir));
+    await store.put('grant:alice', { api: 'token' }, 60_000);
+    await store.delete('client:7');
+    const after = statSync(fileOf(dataDir));
+    expect(after.ino).toBe(before.ino);
+    expect(after.size - before.size).toBeGreaterThan(0);
+    expect(after.size - before.size).toBeLessThan(1_000);
+    await store.close();
+    const reopened = await open({ location: 'file', dataDir });
+    expect(await reopened.get('grant:alice')).toEqual({ api: 'token' });
+    expect(await reopened.get('client:7')).toBeUndefined();
+    expect(await reopened.get('client:2999')).toEqual({ name: 'x'.repeat(100) });
+  });
+
+  it('a change cut short by a crash (half a last line) is left out, and the rest kept', async () => {
+    const dataDir = freshFolder();
+    const first = await open({ location: 'file', dataDir });
+    await first.put('kept', 'k', 60_000);
+    await first.close();
+    writeFileSync(fileOf(dataDir), readFileSync(fileOf(dataDir), 'utf8') + '{"n":"abc","e":1');
+    const second = await open({ location: 'file', dataDir });
+    expect(await second.get('kept')).toBe('k');
+    await second.put('after', 'a', 60_000);
+    expect(Object.keys(recordsOf(dataDir))).toHaveLength(2);
+  });
+
+  it("reads an earlier version's whole-file store and replaces it by the log", async () => {
+    const dataDir = freshFolder();
+    const first = await open({ location: 'file', dataDir });
+    await first.put('grant', { tokens: ['a'] }, 60_000);
+    const records = recordsOf(dataDir);
+    await first.close();
+    rmSync(fileOf(dataDir));
+    writeFileSync(join(dataDir, 'tokens.json'), JSON.stringify({ format: 1, records }));
+    const second = await open({ location: 'file', dataDir });
+    expect(await second.get('grant')).toEqual({ tokens: ['a'] });
+    expect(existsSync(join(dataDir, 'tokens.json'))).toBe(false);
+    expect(Object.keys(recordsOf(dataDir))).toEqual([recordName('petstore', 'grant')]);
   });
 
   it('opened with another key, finds nothing, and says so once at warn without key or value', async () => {
@@ -252,7 +333,7 @@ describe('the file store', () => {
     await first.close();
     const records = recordsOf(dataDir);
     records[recordName('petstore', 'mallory')] = records[recordName('petstore', 'alice')]!;
-    writeFileSync(fileOf(dataDir), JSON.stringify({ format: 1, records }));
+    writeRecordsOf(dataDir, records);
     const second = await open({ location: 'file', dataDir });
     expect(await second.get('mallory')).toBeUndefined();
     expect(await second.get('alice')).toEqual({ token: 'alice-token' });
