@@ -151,6 +151,7 @@ export const USAGE = [
     const lines = head.length + tail.length < 100 ? [`${head} ${tail}`] : [head, tail];
     return [...own, ...[...lines, ...(s.more ?? [])].map((line, i) => (i === 0 ? line : `${' '.repeat(31)}${line}`))];
   }),
+  `  ${'--version'.padEnd(29)}show the server's package name and version (also -v)`,
   `  ${'--help'.padEnd(29)}show this help`,
 ].join('\n');
 
@@ -163,9 +164,10 @@ export const SERVER_OPTIONS: Record<string, { type: 'string' | 'boolean'; multip
     ]),
   ),
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
 };
 
-export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' {
+export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' | 'version' {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     // Flags are string or boolean (or string[] when multiple), as SERVER_OPTIONS declares them.
@@ -174,6 +176,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     throw new ConfigError((error as Error).message.split('\n')[0] ?? String(error));
   }
   if (values.help) return 'help';
+  if (values.version) return 'version';
   // The flag, else its variable (settings.ts), else undefined.
   const pick = (flag: string): string | undefined => {
     const v = values[flag];
