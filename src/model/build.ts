@@ -5,7 +5,7 @@
 // assembles the table.
 
 import type { LoadedSpec } from '../parse/load.js';
-import { isObject, type JsonObject } from '../parse/pointer.js';
+import { isObject, pointer, type JsonObject } from '../parse/pointer.js';
 import type { JsonSchema, PromptSpec, ServerSpec, ToolSpec, ToolTable } from '../contract/table.js';
 import { NameScope, packageNameFor } from './naming.js';
 import { SchemaConverter } from './schema.js';
@@ -169,7 +169,7 @@ function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
     resources: { static: 0, templates: 0 },
   };
   const info = infoOf(doc);
-  const rootServers = serverList(doc.servers, spec.source);
+  const rootServers = serverList(doc.servers, spec.source, { at: pointer('servers'), warnings: report.warnings });
   const packageName = options.name ?? packageNameFor(typeof info.title === 'string' ? info.title : undefined, rootServers[0]?.url);
   const auth = buildAuth(doc, credentialNaming(options, packageName, options.titleNamesCredentials), spec.source);
   report.warnings.push(...auth.warnings);
@@ -256,7 +256,9 @@ function toolOf(
 ): ToolSpec {
   const { options, ctx } = run;
   const { op, item, label, method, path, operationId, tags } = operation;
-  const opServers = serverList(op.servers ?? item.servers, run.spec.source);
+  const own = op.servers !== undefined && op.servers !== null;
+  const serversAt = own ? `${operation.where}/servers` : pointer('paths', path, 'servers');
+  const opServers = serverList(own ? op.servers : item.servers, run.spec.source, { at: serversAt, warnings: run.report.warnings });
   const idempotencyKey = idempotencyKeyOf(args.params);
   const tool: ToolSpec = {
     name,
