@@ -11,7 +11,7 @@ import { NameScope, packageNameFor } from './naming.js';
 import { SchemaConverter } from './schema.js';
 import { defGraph } from '../contract/def-refs.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
-import { buildAuth, credentialNaming, securityFor } from './auth.js';
+import { buildAuth, credentialNaming, credentialParameters, securityFor, withSchemes } from './auth.js';
 import { selectOperation, type Verdict } from './select.js';
 import { globsMatch } from './rules.js';
 import { withModelDefaults, type ModelOptions, type ResolvedModelOptions } from './model-options.js';
@@ -32,6 +32,7 @@ import {
   titleOf,
   toolName,
   toolsetFor,
+  withoutParameters,
   type Arguments,
   type Operation,
 } from './operation.js';
@@ -204,10 +205,15 @@ function addOperation(run: ModelRun, operation: Operation): void {
   const { name, renamed } = toolName(run.names, operation, verdict.name);
   if (renamed) report.renamed.push({ operation: operation.label, name, reason: renamed });
   const refs = new Set<string>();
-  const args = buildArguments(run.ctx, placeOf(run, operation), operation.item, operation.op, refs);
-  if ('skip' in args) return skip(args.skip);
-  if (args.ignoredBody) report.droppedBodies.push(operation.label);
+  const built = buildArguments(run.ctx, placeOf(run, operation), operation.item, operation.op, refs);
+  if ('skip' in built) return skip(built.skip);
+  if (built.ignoredBody) report.droppedBodies.push(operation.label);
+  // A parameter that is an API key is the server's to fill from the scheme's variable, not the agent's.
+  const credentials = credentialParameters(built.params, run.auth.schemes);
+  const args = withoutParameters(built, credentials.filled);
   const tool = toolOf(run, operation, verdict, name, args, refs);
+  const security = withSchemes(tool.security, credentials.required, credentials.optional);
+  if (security) tool.security = security;
   if (isPoorDescription(tool.description, operation.label)) report.poorDescriptions.push(`${operation.label} (${name})`);
   // Before the sentence on paging, which compact listings keep at the end (profiles.ts).
   const longRunning = detectLongRunning(run.ctx.doc, operation);
