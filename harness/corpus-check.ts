@@ -361,7 +361,7 @@ export async function checkSpec(specPath: string, outDir: string, options: Check
     // The runtime's server, as src/main.ts builds it, reached by the official client: first as
     // started with no option (the default mode, portable profile), then listing every tool whole.
     const config = readConfig([], {});
-    if (config === 'help') return invalid('readConfig([]) asked for help');
+    if (typeof config === 'string') return invalid(`readConfig([]) asked for ${config}`);
     const log = createLogger(table.name, 'silent');
     const executor = createExecutor(table, { ...config, logLevel: 'silent' }, {}, log);
     const list = async (options: ServerOptions) => {

@@ -3,6 +3,7 @@
 
 export type WarningCode =
   | 'no-base-url' // the spec names no absolute server URL
+  | 'undefined-server-variable' // a server URL uses a {variable} it does not define: that server is left out
   | 'no-tools' // nothing to serve
   | 'no-info' // the spec has no info object
   | 'unsupported-security' // a security scheme the server cannot apply

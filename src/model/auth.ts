@@ -23,7 +23,7 @@
 import { SpecError } from '../errors.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { isObject, pointer, type Json, type JsonObject } from '../parse/pointer.js';
-import type { AuthSchemeSpec, SecurityRequirement } from '../contract/table.js';
+import type { AuthSchemeSpec, ParamSpec, SecurityRequirement } from '../contract/table.js';
 import { SETTINGS } from '../contract/settings.js';
 import { isToken, unsendableCookieName, unsendableHeaderName } from '../contract/headers.js';
 import type { ModelOptions } from './model-options.js';
@@ -275,6 +275,47 @@ export function securityFor(op: JsonObject, doc: JsonObject, schemes: Record<str
     if (usable) out.push(requirement);
   }
   return out.length ? out : undefined;
+}
+
+/**
+ * Parameters that are a credential: named as an apiKey scheme of the same location (a header's
+ * name in any case, RFC 9110 §5.1). Specs such as Apideck's declare the key both as a scheme and
+ * as a required parameter of every operation, some while no operation's security names the
+ * scheme; the server fills the parameter from the scheme's variable instead of asking the agent
+ * for the key. The parameters, and the schemes of the required and of the optional ones.
+ */
+export function credentialParameters(
+  params: ParamSpec[],
+  schemes: Record<string, AuthSchemeSpec>,
+): { filled: Set<ParamSpec>; required: string[]; optional: string[] } {
+  const filled = new Set<ParamSpec>();
+  const required = new Set<string>();
+  const optional = new Set<string>();
+  const same = (p: ParamSpec, name: string) => (p.in === 'header' ? p.name.toLowerCase() === name.toLowerCase() : p.name === name);
+  for (const p of params) {
+    const scheme = Object.entries(schemes).find(([, s]) => s.type === 'apiKey' && s.in === p.in && same(p, s.name));
+    if (!scheme) continue;
+    filled.add(p);
+    (p.required ? required : optional).add(scheme[0]);
+  }
+  return { filled, required: [...required], optional: [...optional].filter((name) => !required.has(name)) };
+}
+
+/**
+ * The security requirements with the schemes that fill parameters: every way to authenticate
+ * needs those of required parameters; those of optional ones are used when set (the runtime
+ * takes the first alternative whose credentials are all set), else the call goes without.
+ */
+export function withSchemes(
+  security: SecurityRequirement[] | undefined,
+  required: string[],
+  optional: string[],
+): SecurityRequirement[] | undefined {
+  if (!required.length && !optional.length) return security;
+  const adding = (base: SecurityRequirement[], names: string[]) =>
+    base.map((requirement) => ({ ...requirement, ...Object.fromEntries(names.map((name) => [name, []])) }));
+  const needed = adding(security ?? [{}], required);
+  return optional.length ? [...adding(needed, optional), ...needed] : needed;
 }
 
 /** Scope names kept of a flow: enough for any real API (Google's declare a few hundred at most). */

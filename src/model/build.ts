@@ -5,13 +5,13 @@
 // assembles the table.
 
 import type { LoadedSpec } from '../parse/load.js';
-import { isObject, type JsonObject } from '../parse/pointer.js';
+import { isObject, pointer, type JsonObject } from '../parse/pointer.js';
 import type { JsonSchema, PromptSpec, ServerSpec, ToolSpec, ToolTable } from '../contract/table.js';
 import { NameScope, packageNameFor } from './naming.js';
 import { SchemaConverter } from './schema.js';
 import { defGraph } from '../contract/def-refs.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
-import { buildAuth, credentialNaming, securityFor } from './auth.js';
+import { buildAuth, credentialNaming, credentialParameters, securityFor, withSchemes } from './auth.js';
 import { selectOperation, type Verdict } from './select.js';
 import { globsMatch } from './rules.js';
 import { withModelDefaults, type ModelOptions, type ResolvedModelOptions } from './model-options.js';
@@ -32,6 +32,7 @@ import {
   titleOf,
   toolName,
   toolsetFor,
+  withoutParameters,
   type Arguments,
   type Operation,
 } from './operation.js';
@@ -166,7 +167,7 @@ function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
     resources: { static: 0, templates: 0 },
   };
   const info = infoOf(doc);
-  const rootServers = serverList(doc.servers, spec.source);
+  const rootServers = serverList(doc.servers, spec.source, { at: pointer('servers'), warnings: report.warnings });
   const packageName = options.name ?? packageNameFor(typeof info.title === 'string' ? info.title : undefined, rootServers[0]?.url);
   const auth = buildAuth(doc, credentialNaming(options, packageName, options.titleNamesCredentials), spec.source);
   report.warnings.push(...auth.warnings);
@@ -201,10 +202,15 @@ function addOperation(run: ModelRun, operation: Operation): void {
   const { name, renamed } = toolName(run.names, operation, verdict.name);
   if (renamed) report.renamed.push({ operation: operation.label, name, reason: renamed });
   const refs = new Set<string>();
-  const args = buildArguments(run.ctx, placeOf(run, operation), operation.item, operation.op, refs);
-  if ('skip' in args) return skip(args.skip);
-  if (args.ignoredBody) report.droppedBodies.push(operation.label);
+  const built = buildArguments(run.ctx, placeOf(run, operation), operation.item, operation.op, refs);
+  if ('skip' in built) return skip(built.skip);
+  if (built.ignoredBody) report.droppedBodies.push(operation.label);
+  // A parameter that is an API key is the server's to fill from the scheme's variable, not the agent's.
+  const credentials = credentialParameters(built.params, run.auth.schemes);
+  const args = withoutParameters(built, credentials.filled);
   const tool = toolOf(run, operation, verdict, name, args, refs);
+  const security = withSchemes(tool.security, credentials.required, credentials.optional);
+  if (security) tool.security = security;
   if (isPoorDescription(tool.description, operation.label)) report.poorDescriptions.push(`${operation.label} (${name})`);
   // Before the sentence on paging, which compact listings keep at the end (profiles.ts).
   const longRunning = detectLongRunning(run.ctx.doc, operation);
@@ -253,7 +259,9 @@ function toolOf(
 ): ToolSpec {
   const { options, ctx } = run;
   const { op, item, label, method, path, operationId, tags } = operation;
-  const opServers = serverList(op.servers ?? item.servers, run.spec.source);
+  const own = op.servers !== undefined && op.servers !== null;
+  const serversAt = own ? `${operation.where}/servers` : pointer('paths', path, 'servers');
+  const opServers = serverList(own ? op.servers : item.servers, run.spec.source, { at: serversAt, warnings: run.report.warnings });
   const idempotencyKey = idempotencyKeyOf(args.params);
   const tool: ToolSpec = {
     name,

@@ -103,6 +103,19 @@ export function buildArguments(
   };
 }
 
+/** The arguments without these parameters (the server fills them: credentials), and so the inputSchema without them. */
+export function withoutParameters(args: Arguments, filled: Set<ParamSpec>): Arguments {
+  if (!filled.size) return args;
+  const gone = new Set([...filled].map((p) => p.arg));
+  const properties = Object.fromEntries(
+    Object.entries(args.inputSchema.properties as Record<string, JsonSchema>).filter(([k]) => !gone.has(k)),
+  );
+  const required = ((args.inputSchema.required as string[] | undefined) ?? []).filter((k) => !gone.has(k));
+  const inputSchema: JsonSchema = { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+  const examples = new Map([...args.examples].filter(([arg]) => !gone.has(arg)));
+  return { ...args, inputSchema, params: args.params.filter((p) => !filled.has(p)), examples };
+}
+
 /** The tool's description: the one the config file or x-mcp gives, else the spec's summary and description. */
 export function descriptionOf(override: string | undefined, op: JsonObject, item: JsonObject, label: string, max: number): string {
   if (override !== undefined) return truncate(override.trim() || label, max);

@@ -3,8 +3,8 @@
 // multipart bodies (§4.8.15).
 
 import { asArray, followRefs, isObject, type Json, type JsonObject } from '../parse/pointer.js';
-import type { BodySpec, EncodingSpec, JsonSchema, ParamStyle } from '../contract/table.js';
-import { bodyKindOf, concreteMediaType, isPlainJson, type MediaKind, type ValueShape } from '../contract/media.js';
+import { ownValue, type BodySpec, type EncodingSpec, type JsonSchema, type ParamStyle } from '../contract/table.js';
+import { bodyKindOf, concreteMediaType, isPlainJson, mediaKind, type MediaKind, type ValueShape } from '../contract/media.js';
 import { warning } from '../warnings.js';
 import type { NameScope } from './naming.js';
 import type { SchemaConverter } from './schema.js';
@@ -55,7 +55,8 @@ export function buildRequestBody(
   const preferred = mediaTypes[0] as string;
   const arg = scope.claim(scope.has('body') ? 'requestBody' : 'body');
   const choice = mediaTypes.length > 1 ? scope.claim('contentType') : undefined;
-  const shaped = bodyArgument(converter, refs, content, usable, choice ?? 'contentType');
+  const encoding = encodingsOf(doc, content, usable, place.styledMultipart);
+  const shaped = bodyArgument(converter, refs, content, usable, choice ?? 'contentType', encoding);
   const notes = [
     typeof requestBody.description === 'string' ? requestBody.description.trim() : '',
     shaped.variants ? `Request body, in the form of its ${choice} (default ${preferred}).` : `Request body (${preferred}).`,
@@ -63,7 +64,6 @@ export function buildRequestBody(
   const properties: Record<string, JsonSchema> = { [arg]: { ...shaped.schema, description: notes.filter(Boolean).join(' ') } };
   const isRequired = requestBody.required === true;
   const body: BodySpec = { arg, required: isRequired, mediaTypes };
-  const encoding = encodingsOf(doc, content, usable, place.styledMultipart);
   if (encoding) body.encoding = encoding;
   if (choice !== undefined) {
     properties[choice] = { type: 'string', enum: mediaTypes, description: `Media type to send the body as (default ${preferred}).` };
@@ -123,6 +123,7 @@ function bodyArgument(
   content: JsonObject,
   usable: BodyMedia[],
   choice: string,
+  encoding: BodySpec['encoding'],
 ): { schema: JsonSchema; variants?: Record<string, number> } {
   const forms: { schema: JsonSchema; text: string; media: string[] }[] = [];
   for (const m of usable.filter((u, i) => i === 0 || STRUCTURED.includes(bodyKindOf(u.sent)))) {
@@ -132,7 +133,7 @@ function bodyArgument(
     const same = forms.find((f) => f.text === text);
     if (same) same.media.push(m.sent);
     else {
-      forms.push({ schema: bodySchema(schema, m.sent, converter), text, media: [m.sent] });
+      forms.push({ schema: bodySchema(schema, m.sent, converter, encoding?.[m.sent] ?? {}), text, media: [m.sent] });
       for (const ref of own) refs.add(ref);
     }
   }
@@ -181,8 +182,8 @@ const FILE_PART: JsonSchema = {
   additionalProperties: false,
 };
 
-/** The shape a client sends for a body of this media type (as request.ts will send it). */
-function bodySchema(schema: JsonSchema, media: string, converter: SchemaConverter): JsonSchema {
+/** The shape a client sends for a body of this media type (as request.ts will send it), given its Encoding Objects. */
+function bodySchema(schema: JsonSchema, media: string, converter: SchemaConverter, encoding: Record<string, EncodingSpec>): JsonSchema {
   const kind = bodyKindOf(media);
   if (kind === 'json' || kind === 'form' || kind === 'ndjson') return schema;
   if (kind === 'text') return { type: 'string' };
@@ -193,23 +194,46 @@ function bodySchema(schema: JsonSchema, media: string, converter: SchemaConverte
   const properties: JsonSchema = {};
   let changed = false;
   for (const [name, prop] of Object.entries(target.properties as Record<string, JsonSchema>)) {
-    const file = filePart(prop, converter);
-    properties[name] = file ?? prop;
-    changed ||= file !== undefined;
+    const part = filePart(prop, converter) ?? base64Text(prop, ownValue(encoding, name)?.contentType, converter);
+    properties[name] = part ?? prop;
+    changed ||= part !== undefined;
   }
   return changed ? { ...target, properties } : schema;
 }
 
-/** A binary field as a file part, an array of them as an array of file parts. */
+const resolved = (prop: JsonSchema, converter: SchemaConverter): JsonSchema =>
+  typeof prop.$ref === 'string' ? (converter.defs[prop.$ref.slice('#/$defs/'.length)] ?? prop) : prop;
+
+/**
+ * A binary field as a file part, an array of them as an array of file parts. Binary is
+ * `format: binary` (3.0), or 3.1's `contentMediaType` of a type that is not text with no
+ * `contentEncoding` (OAS 3.1.1 "Working with Binary Data": it replaces `format: binary`).
+ */
 function filePart(prop: JsonSchema, converter: SchemaConverter): JsonSchema | undefined {
-  const s = typeof prop.$ref === 'string' ? (converter.defs[prop.$ref.slice('#/$defs/'.length)] ?? prop) : prop;
+  const s = resolved(prop, converter);
   const describe = typeof s.description === 'string' ? { description: s.description } : {};
-  if (s.type === 'string' && (s.format === 'binary' || s.format === 'base64')) return { ...FILE_PART, ...describe };
+  const binary =
+    s.format === 'binary' ||
+    s.format === 'base64' ||
+    (typeof s.contentMediaType === 'string' && s.contentEncoding === undefined && mediaKind(s.contentMediaType) === 'binary');
+  if (s.type === 'string' && binary) return { ...FILE_PART, ...describe };
   if (s.type === 'array' && isObject(s.items as Json)) {
     const item = filePart(s.items as JsonSchema, converter);
     if (item) return { type: 'array', items: item, ...describe };
   }
   return undefined;
+}
+
+/** A string field whose Encoding contentType makes its part bytes: request.ts reads it as base64, so it says so. */
+function base64Text(prop: JsonSchema, contentType: string | undefined, converter: SchemaConverter): JsonSchema | undefined {
+  const s = resolved(prop, converter);
+  if (s.type !== 'string' || contentType === undefined || bodyKindOf(contentType, 'string') !== 'binary') return undefined;
+  const own = typeof s.description === 'string' ? `${s.description.trim()} ` : '';
+  return {
+    ...s,
+    contentEncoding: 'base64',
+    description: `${own}Base64-encoded bytes (sent as ${concreteMediaType(contentType, 'string')}).`,
+  };
 }
 
 /** False when the schema (after $refs) can only be an array or a scalar. */

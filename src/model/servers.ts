@@ -3,13 +3,38 @@
 
 import { asArray, isObject, type Json } from '../parse/pointer.js';
 import type { ServerSpec } from '../contract/table.js';
+import { undefinedVariables } from '../contract/server-url.js';
+import { warning, type GenerationWarning } from '../warnings.js';
 import { oneLine } from './text.js';
 
-/** The usable Server Objects of a `servers` list (root, path item or operation). */
-export function serverList(servers: Json | undefined, source: string): ServerSpec[] {
-  return asArray(servers)
-    .map((s) => serverOf(s, source))
-    .filter((s): s is ServerSpec => s !== undefined);
+/** Where a `servers` list is (its JSON pointer) and where to say what was wrong with it. */
+export interface ServerListPlace {
+  at: string;
+  warnings: GenerationWarning[];
+}
+
+/**
+ * The usable Server Objects of a `servers` list (root, path item or operation). A URL using a
+ * `{variable}` its Server Variable Objects do not define cannot be called: it is left out with a
+ * warning, so that the next server, else --base-url (API_BASE_URL), is used instead.
+ */
+export function serverList(servers: Json | undefined, source: string, place?: ServerListPlace): ServerSpec[] {
+  return asArray(servers).flatMap((s, i) => {
+    const server = serverOf(s, source);
+    if (!server) return [];
+    const missing = undefinedVariables(server);
+    if (!missing.length) return [server];
+    if (place) warnUndefinedVariables(server.url, missing, `${place.at}/${i}/url`, place.warnings);
+    return [];
+  });
+}
+
+/** Once per place: a path item's servers are read for each of its operations. */
+function warnUndefinedVariables(url: string, missing: string[], where: string, warnings: GenerationWarning[]): void {
+  if (warnings.some((w) => w.where === where)) return;
+  const names = missing.map((name) => `{${name}}`).join(', ');
+  const message = `server URL ${url} uses ${names}, which its variables do not define: left out (give the URL with --base-url or API_BASE_URL)`;
+  warnings.push(warning('undefined-server-variable', message, where));
 }
 
 /** A Server Object as the runtime needs it; a relative URL is resolved against a spec URL. */

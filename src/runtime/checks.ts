@@ -161,7 +161,11 @@ function strayField(
   return undefined;
 }
 
-/** The property names a body form declares, through `$ref`s and `allOf`. */
+/**
+ * The property names a body form may have, through `$ref`s to shared defs and the members of
+ * `allOf`, `oneOf` and `anyOf` (a field of any member belongs to the form: which member the
+ * value matches is the schema check's business, not this one's).
+ */
 function fieldsOf(schema: JsonSchema, defs: Record<string, JsonSchema>, depth = 0): string[] {
   if (depth > 8) return [];
   if (typeof schema.$ref === 'string') {
@@ -169,7 +173,7 @@ function fieldsOf(schema: JsonSchema, defs: Record<string, JsonSchema>, depth = 
     return target ? fieldsOf(target, defs, depth + 1) : [];
   }
   const own = typeof schema.properties === 'object' && schema.properties !== null ? Object.keys(schema.properties) : [];
-  const parts = Array.isArray(schema.allOf) ? (schema.allOf as JsonSchema[]) : [];
+  const parts = [schema.allOf, schema.oneOf, schema.anyOf].flatMap((list) => (Array.isArray(list) ? (list as JsonSchema[]) : []));
   return [...own, ...parts.flatMap((part) => fieldsOf(part, defs, depth + 1))];
 }
 

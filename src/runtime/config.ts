@@ -152,6 +152,7 @@ export const USAGE = [
     const lines = head.length + tail.length < 100 ? [`${head} ${tail}`] : [head, tail];
     return [...own, ...[...lines, ...(s.more ?? [])].map((line, i) => (i === 0 ? line : `${' '.repeat(31)}${line}`))];
   }),
+  `  ${'--version'.padEnd(29)}show the server's package name and version (also -v)`,
   `  ${'--help'.padEnd(29)}show this help`,
 ].join('\n');
 
@@ -164,6 +165,7 @@ export const SERVER_OPTIONS: Record<string, { type: 'string' | 'boolean'; multip
     ]),
   ),
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
 };
 
 /** `--flag must be a, b or c (got "x")`, with the nearest allowed value when it looks like a typo. */
@@ -184,7 +186,7 @@ function argumentError(error: Error & { code?: string }): string {
   return error.message.split('\n')[0] ?? String(error);
 }
 
-export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' {
+export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' | 'version' {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     // Flags are string or boolean (or string[] when multiple), as SERVER_OPTIONS declares them.
@@ -193,6 +195,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     throw new ConfigError(argumentError(error as Error & { code?: string }));
   }
   if (values.help) return 'help';
+  if (values.version) return 'version';
   // The flag, else its variable (settings.ts), else undefined.
   const pick = (flag: string): string | undefined => {
     const v = values[flag];

@@ -20,7 +20,14 @@ import { badCredential } from '../contract/headers.js';
 export async function run<Args extends object>(tableUrl: URL, hooks: Hooks<Args>, argv = process.argv.slice(2)): Promise<void> {
   const summary = readJson<TableSummary>(new URL('tools-summary.json', tableUrl), 'the tool table summary');
   loadEnvFile(fileURLToPath(new URL('.env', tableUrl)));
-  await serve(summary, () => readJson<ToolTable>(tableUrl, 'the tool table'), hooks as Hooks, argv);
+  const about = () => packageVersion(new URL('package.json', tableUrl));
+  await serve(summary, () => readJson<ToolTable>(tableUrl, 'the tool table'), hooks as Hooks, argv, about);
+}
+
+/** --version: the name and version of the server's package (its package.json, beside tools.json). */
+function packageVersion(url: URL): string {
+  const pkg = readJson<{ name?: string; version?: string }>(url, 'the package.json');
+  return `${pkg.name ?? 'unnamed'} ${pkg.version ?? '0.0.0'}`;
 }
 
 /** A file mcp-gen wrote beside the server; without it nothing can be served. */
@@ -47,11 +54,18 @@ export function loadEnvFile(path: string): void {
  * built in memory from a spec.
  */
 export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[]): Promise<void> {
-  await serve(summarize(table), () => table, hooks, argv);
+  // No package here: the API's own name and version (its info.version) stand for it.
+  await serve(
+    summarize(table),
+    () => table,
+    hooks,
+    argv,
+    () => `${table.name} ${table.version}`,
+  );
 }
 
-/** Serve the table `load` gives, from what its summary says; `load` is called on first need. */
-async function serve(summary: TableSummary, load: () => ToolTable, hooks: Hooks, argv: string[]): Promise<void> {
+/** Serve the table `load` gives, from what its summary says; `load` is called on first need. `about` answers --version. */
+async function serve(summary: TableSummary, load: () => ToolTable, hooks: Hooks, argv: string[], about: () => string): Promise<void> {
   let config;
   try {
     config = readConfig(argv, process.env);
@@ -66,6 +80,10 @@ async function serve(summary: TableSummary, load: () => ToolTable, hooks: Hooks,
     process.stdout.write(
       `${summary.title ?? summary.name} — MCP server (${tools} tools; tools/list shows them ${summary.mode ?? 'direct'} by default)\n\n${USAGE}\n\nToolsets: ${toolsets}\n`,
     );
+    return;
+  }
+  if (config === 'version') {
+    process.stdout.write(`${about()}\n`);
     return;
   }
   // --toolsets alone means "these tools, listed": direct; otherwise the mode chosen at generation.

@@ -8,6 +8,9 @@ import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '../../harness/project.js';
+import { startUpstream } from '../harness/upstream.js';
+import type { ToolTable } from '../../src/contract/table.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin/mcp-gen.js');
@@ -515,5 +518,72 @@ describe('diff under a config file', () => {
     expect(r.code).toBe(2);
     expect(lines(r.stderr)).toHaveLength(1);
     expect(r.stderr).toContain('includeTags');
+  });
+});
+
+// --- server URLs ---------------------------------------------------------------------------
+
+describe('a server URL with a {variable} it does not define (a common spec mistake)', () => {
+  const spec = () => {
+    const file = join(freshPath('undefined-variable'), 'openapi.json');
+    mkdirSync(dirname(file), { recursive: true });
+    const ok = { '200': { description: 'ok' } };
+    writeFileSync(
+      file,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Regional', version: '1' },
+        servers: [{ url: 'https://{region}.example.com/v1' }],
+        paths: {
+          '/things': { get: { operationId: 'listThings', responses: ok } },
+          '/other': {
+            get: {
+              operationId: 'getOther',
+              servers: [{ url: 'https://{tenant}.example.com/{v}', variables: { v: { default: '2' } } }],
+              responses: ok,
+            },
+          },
+        },
+      }),
+    );
+    return file;
+  };
+
+  it('generates: exit 0, a warning naming each pointer, and the server is left out so --base-url is asked for', () => {
+    const out = freshPath('undefined-variable-out');
+    const r = cli([spec(), '--out', out]);
+    expect(r.stderr).not.toContain('bug in mcp-gen');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      'warning: #/servers/0/url: server URL https://{region}.example.com/v1 uses {region}, which its variables do not define: left out (give the URL with --base-url or API_BASE_URL)',
+    );
+    expect(r.stdout).toContain('warning: #/paths/~1other/get/servers/0/url: server URL https://{tenant}.example.com/{v} uses {tenant}');
+    expect(r.stdout).toContain('--base-url https://your.api');
+    const table = JSON.parse(readFileSync(join(out, 'tools.json'), 'utf8')) as ToolTable;
+    expect(table.servers).toEqual([]);
+    expect(table.tools.map((t) => t.http.servers)).toEqual([undefined, undefined]);
+  });
+
+  it('mcp-gen serve calls --base-url; without it a call answers isError naming --base-url and sends nothing', async () => {
+    const upstream = await startUpstream(() => ({ body: '{"ok":true}' }));
+    const file = spec();
+    const argv = (...more: string[]) => [BIN, 'serve', file, '--log-level', 'error', ...more];
+    const withBase = await connect('stdio', scratch, { argv: argv('--base-url', upstream.url) });
+    const without = await connect('stdio', scratch, { argv: argv() });
+    try {
+      const sent = await withBase.callTool({ name: 'listThings', arguments: {} });
+      expect(sent.isError).toBeFalsy();
+      expect(upstream.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /things']);
+      upstream.clear();
+      const refused = await without.callTool({ name: 'getOther', arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain(
+        'getOther: no upstream base URL; start the server with --base-url or set API_BASE_URL',
+      );
+      expect(upstream.requests).toEqual([]);
+    } finally {
+      await Promise.all([withBase.close(), without.close()]);
+      await upstream.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 // stdio as desktop clients use it: stdout carries only JSON-RPC, a garbage line does not
 // kill the server, and closing stdin ends it.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, generateProject, REPO } from '../../harness/project.js';
@@ -47,5 +48,29 @@ describe('stdio', () => {
     child.stdin.end();
     const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 5_000))]);
     expect(code).toBe(0);
+  });
+});
+
+describe('the bin', () => {
+  it.each([['--version'], ['-v']])('%s prints the package name and version from its package.json and exits 0', (flag) => {
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; version: string };
+    const r = spawnSync('node', [join(dir, 'dist/main.js'), flag], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(`${pkg.name} ${pkg.version}\n`);
+  });
+
+  it('--help lists --version', () => {
+    const r = spawnSync('node', [join(dir, 'dist/main.js'), '--help'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}--version +show the server's package name and version \(also -v\)$/m);
   });
 });

@@ -111,6 +111,32 @@ describe('OpenAPI 3.1 (test/fixtures/wire/serialization-oas31.yaml)', () => {
     ]);
   });
 
+  it('multipart bytes declared the 3.1 way (contentMediaType, OAS 3.1.1 "Working with Binary Data") or by an Encoding contentType are listed as base64, and the decoded bytes are sent', async () => {
+    const body = (tools.find((t) => t.name === 'multipartBytes')?.inputSchema.properties?.body ?? {}) as {
+      properties: Record<string, { type?: string; contentEncoding?: string; description?: string; properties?: Record<string, unknown> }>;
+    };
+    // picture: a file part, as format: binary is
+    expect(body.properties.picture?.type).toBe('object');
+    expect(body.properties.picture?.properties?.content).toMatchObject({ type: 'string', contentEncoding: 'base64' });
+    // raw: still a string, but one that says it is base64
+    expect(body.properties.raw).toMatchObject({ type: 'string', contentEncoding: 'base64' });
+    expect(body.properties.raw?.description).toMatch(/base64/i);
+    // caption: text stays text
+    expect(body.properties.caption).toEqual({ type: 'string', contentMediaType: 'text/plain' });
+
+    const RAW = Buffer.from([0x00, 0x01, 0xfe, 0xff]);
+    const req = await sent(client, 'multipartBytes', {
+      body: { picture: { content: PNG.toString('base64'), filename: 'p.png' }, raw: RAW.toString('base64'), caption: 'AQID' },
+    });
+    const disposition = (name: string, rest = '') => `Content-Disposition: form-data; name="${name}"${rest}\r\n`;
+    expect(multipartParts(req.body, req.headers['content-type'] as string)).toEqual([
+      `${disposition('picture', '; filename="p.png"')}Content-Type: image/png\r\n\r\n${PNG.toString('latin1')}`,
+      `${disposition('raw')}Content-Type: application/octet-stream\r\n\r\n${RAW.toString('latin1')}`,
+      // a text part that happens to be valid base64 is sent as the text it is
+      `${disposition('caption')}\r\nAQID`,
+    ]);
+  });
+
   it('application/x-www-form-urlencoded without an Encoding Object (OAS 3.1.1 "URL Encoded Form with JSON Values"): repeated keys for arrays, JSON text for objects; with one, its style', async () => {
     const req = await sent(client, 'formDefaults', {
       body: { Filters: ['a', 'b'], Meta: { k: 'v' }, Deep: { k: 'v' }, Piped: ['a', 'b'], Note: 'x y' },

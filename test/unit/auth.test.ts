@@ -2,7 +2,9 @@
 // must not be able to make the generated server read another tool's secret.
 import { formatWarning } from '../../src/warnings.js';
 import { describe, expect, it } from 'vitest';
-import { buildAuth, credentialNaming, envPrefixFor, joinOverlapping } from '../../src/model/auth.js';
+import { buildAuth, credentialNaming, credentialParameters, envPrefixFor, joinOverlapping, withSchemes } from '../../src/model/auth.js';
+import type { AuthSchemeSpec } from '../../src/contract/table.js';
+import { param } from '../harness/params.js';
 import { packageNameFor } from '../../src/model/naming.js';
 import { SpecError } from '../../src/errors.js';
 import type { JsonObject } from '../../src/parse/pointer.js';
@@ -199,5 +201,32 @@ describe("the API's own sign-in (authorization code flow)", () => {
   it('drops scope names no request could carry', () => {
     const flow = { authorizationUrl: 'https://a.example/a', tokenUrl: 'https://a.example/t', scopes: { 'a b': '', 'c"': '', ok: '' } };
     expect(schemes(flow).oauth).toHaveProperty('authorizationCode.scopes', ['ok']);
+  });
+});
+
+describe('parameters that are a credential (a scheme of the same name and location)', () => {
+  const schemes: Record<string, AuthSchemeSpec> = {
+    appId: { type: 'apiKey', in: 'header', name: 'x-apideck-app-id', env: { key: 'A_APP_ID_KEY' } },
+    key: { type: 'apiKey', in: 'query', name: 'key', env: { key: 'A_KEY' } },
+  };
+  it('a header in any case, a query parameter by its exact name; the required ones and the optional ones', () => {
+    const params = [
+      param('X-Apideck-App-Id', 'header', true),
+      param('key', 'query', false),
+      param('Key', 'query', true),
+      param('key', 'header', true),
+    ];
+    const { filled, required, optional } = credentialParameters(params, schemes);
+    expect([...filled].map((p) => `${p.in} ${p.name}`)).toEqual(['header X-Apideck-App-Id', 'query key']);
+    expect({ required, optional }).toEqual({ required: ['appId'], optional: ['key'] });
+  });
+
+  it('a required one joins every way to authenticate; an optional one is used when set, else the call goes without', () => {
+    expect(withSchemes([{ bearer: [] }], [], [])).toEqual([{ bearer: [] }]);
+    expect(withSchemes(undefined, [], [])).toBeUndefined();
+    expect(withSchemes([{ apiKey: [] }], ['appId'], [])).toEqual([{ apiKey: [], appId: [] }]);
+    expect(withSchemes(undefined, ['appId'], [])).toEqual([{ appId: [] }]);
+    expect(withSchemes([{ oauth: ['write'] }], [], ['key'])).toEqual([{ oauth: ['write'], key: [] }, { oauth: ['write'] }]);
+    expect(withSchemes(undefined, [], ['key'])).toEqual([{ key: [] }, {}]);
   });
 });

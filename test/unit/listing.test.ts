@@ -97,7 +97,7 @@ function chainValue(depth: number, bad?: unknown): JsonObject {
 
 function runtime(table: ToolTable) {
   const config = readConfig([], {});
-  if (config === 'help') throw new Error('unexpected');
+  if (typeof config === 'string') throw new Error('unexpected');
   return createExecutor(table, { ...config, logLevel: 'silent' }, {}, createLogger('test', 'silent'));
 }
 

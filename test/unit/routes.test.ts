@@ -3,17 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { exampleValues, resourceFor, resourceScheme, routeKind, withExamples } from '../../src/model/routes.js';
 import type { OperationRef } from '../../src/model/rules.js';
 import { readPrompts } from '../../src/model/prompts.js';
-import type { ParamSpec } from '../../src/contract/table.js';
 import type { GenerationWarning } from '../../src/warnings.js';
+import { param } from '../harness/params.js';
 
-const param = (name: string, where: ParamSpec['in'], required = where === 'path'): ParamSpec => ({
-  arg: name,
-  name,
-  in: where,
-  style: where === 'query' ? 'form' : 'simple',
-  explode: where === 'query',
-  required,
-});
 const ref = (method: string, path: string, more: Partial<OperationRef> = {}): OperationRef => ({
   method,
   path,

@@ -57,6 +57,11 @@ describe('readConfig', () => {
     expect(readConfig(['-h'], {})).toBe('help');
   });
 
+  it('--version and -v', () => {
+    expect(readConfig(['--version'], {})).toBe('version');
+    expect(readConfig(['-v'], {})).toBe('version');
+  });
+
   it.each([
     [['--transport', 'ws'], '--transport must be stdio, http, sse or http+sse (got "ws")'],
     [['--port', '70000'], '--port must be a whole number from 0 to 65535 (got "70000")'],

@@ -25,6 +25,10 @@ function bodyOf(given: { method?: string; requestBody: unknown; components?: Jso
 }
 
 const json = (schema: JsonObject) => ({ 'application/json': { schema } });
+/** A multipart/form-data requestBody with these properties and Encoding Objects. */
+const multipart = (properties: JsonObject, encoding: JsonObject) => ({
+  content: { 'multipart/form-data': { schema: { type: 'object', properties }, encoding } },
+});
 
 describe('buildRequestBody', () => {
   const cases: [string, { given: Parameters<typeof bodyOf>[0]; want: { got: RequestBodyArgument | JsonObject; warnings?: string[] } }][] = [
@@ -112,17 +116,10 @@ describe('buildRequestBody', () => {
       {
         given: {
           dialect: '3.1',
-          requestBody: {
-            content: {
-              'multipart/form-data': {
-                schema: {
-                  type: 'object',
-                  properties: { file: { type: 'string', format: 'binary' }, tags: { type: 'array', items: { type: 'string' } } },
-                },
-                encoding: { tags: { style: 'form', explode: false } },
-              },
-            },
-          },
+          requestBody: multipart(
+            { file: { type: 'string', format: 'binary' }, tags: { type: 'array', items: { type: 'string' } } },
+            { tags: { style: 'form', explode: false } },
+          ),
         },
         want: {
           got: {
@@ -133,6 +130,40 @@ describe('buildRequestBody', () => {
               encoding: { 'multipart/form-data': { tags: { style: 'form', explode: false } } },
             },
             properties: { body: { properties: { file: { type: 'object', required: ['content'] } } } },
+          },
+        },
+      },
+    ],
+    [
+      'multipart bytes without format binary: a 3.1 contentMediaType that is not text is a file part, a string an Encoding contentType makes bytes says base64',
+      {
+        given: {
+          dialect: '3.1',
+          requestBody: multipart(
+            {
+              picture: { type: 'string', contentMediaType: 'image/png' },
+              raw: { type: 'string', description: 'Raw.' },
+              caption: { type: 'string', contentMediaType: 'text/plain' },
+            },
+            { raw: { contentType: 'application/octet-stream' } },
+          ),
+        },
+        want: {
+          got: {
+            kind: 'body',
+            properties: {
+              body: {
+                properties: {
+                  picture: { type: 'object', required: ['content'] },
+                  raw: {
+                    type: 'string',
+                    contentEncoding: 'base64',
+                    description: 'Raw. Base64-encoded bytes (sent as application/octet-stream).',
+                  },
+                  caption: { type: 'string', contentMediaType: 'text/plain' },
+                },
+              },
+            },
           },
         },
       },

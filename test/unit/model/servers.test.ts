@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { serverList, serverOf } from '../../../src/model/servers.js';
 import type { Json } from '../../../src/parse/pointer.js';
 import type { ServerSpec } from '../../../src/contract/table.js';
+import type { GenerationWarning } from '../../../src/warnings.js';
 
 describe('serverOf', () => {
   const cases: [string, { given: { server: Json; source?: string }; want: ServerSpec | undefined }][] = [
@@ -42,5 +43,21 @@ describe('serverOf', () => {
   it('serverList keeps the usable servers, in order', () => {
     expect(serverList([{ url: 'https://a' }, null, { url: 'https://b' }], 'x.yaml')).toEqual([{ url: 'https://a' }, { url: 'https://b' }]);
     expect(serverList(undefined, 'x.yaml')).toEqual([]);
+  });
+
+  it('serverList leaves out a URL using a {variable} it does not define, once per place, with a warning naming it', () => {
+    const warnings: GenerationWarning[] = [];
+    const list: Json = [{ url: 'https://{region}.example.com/{v}', variables: { v: { default: '1' } } }, { url: 'https://b' }];
+    const place = { at: '#/paths/~1x/servers', warnings };
+    expect(serverList(list, 'x.yaml', place)).toEqual([{ url: 'https://b' }]);
+    expect(serverList(list, 'x.yaml', place)).toEqual([{ url: 'https://b' }]);
+    expect(warnings).toEqual([
+      {
+        code: 'undefined-server-variable',
+        message:
+          'server URL https://{region}.example.com/{v} uses {region}, which its variables do not define: left out (give the URL with --base-url or API_BASE_URL)',
+        where: '#/paths/~1x/servers/0/url',
+      },
+    ]);
   });
 });
