@@ -104,9 +104,17 @@ const REQUESTED_SCHEMA: ElicitRequestFormParams['requestedSchema'] = {
   required: ['confirm'],
 };
 
+/** A call's arguments as the executor checks them first: what it would send, or why it would send nothing. */
+export type CheckCall = (tool: ToolSpec, args: Record<string, unknown>) => Promise<{ args: Record<string, unknown> } | { problem: string }>;
+
+/**
+ * `check`: the executor's argument check, made before the question, so that the user is never
+ * asked to approve a call that would then fail its checks.
+ */
 export function createConfirmations(
   setting: ConfirmSetting,
   redact: (text: string, credentials: RequestCredentials) => string,
+  check: CheckCall,
 ): Confirmations {
   const needed = (tool: ToolSpec) => needsConfirmation(tool, setting);
   const requestOf = (tool: ToolSpec, args: Record<string, unknown>, asking: Asking) =>
@@ -119,9 +127,11 @@ export function createConfirmations(
     needed,
     guard: (asking, invoke) => confirmedInvoke(confirmations, asking, invoke),
     questionOf,
-    async before(tool, args, asking) {
+    async before(tool, given, asking) {
       if (!needed(tool)) return undefined;
-      const request = requestOf(tool, args, asking);
+      const checked = await check(tool, given);
+      if ('problem' in checked) return toolError(checked.problem);
+      const request = requestOf(tool, checked.args, asking);
       const answer = inputResponse(asking.ctx.mcpReq.inputResponses, KEY);
       if (answer.kind === 'elicit') return saidYes(answer) ? undefined : toolError(refused(tool, request, answer.action));
       if (!asksForms(asking.capabilities)) {
@@ -135,9 +145,11 @@ export function createConfirmations(
         inputRequests: { [KEY]: inputRequired.elicit({ message: question(tool, request), requestedSchema: REQUESTED_SCHEMA }) },
       });
     },
-    async inProgram(tool, args, asking) {
+    async inProgram(tool, given, asking) {
       if (!needed(tool)) return;
-      const request = requestOf(tool, args, asking);
+      const checked = await check(tool, given);
+      if ('problem' in checked) throw new Error(checked.problem);
+      const request = requestOf(tool, checked.args, asking);
       let answer: { action: string; content?: Record<string, unknown> };
       try {
         if (!asksForms(asking.capabilities)) throw new Error('the client declares no form elicitation');

@@ -288,3 +288,29 @@ describe('no way around the question', () => {
     expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /pets', 'DELETE /pets/9']);
   });
 });
+
+describe('arguments are checked before the question', () => {
+  const bad = { petId: 'not-a-number' };
+  it.each([
+    ['a tools/call', undefined, (c: Client) => c.callTool({ name: 'deletePet', arguments: bad })],
+    [
+      'invoke_operation',
+      'dynamic',
+      (c: Client) => c.callTool({ name: 'invoke_operation', arguments: { name: 'deletePet', arguments: bad } }),
+    ],
+    [
+      "a code-mode program's api call",
+      'code',
+      (c: Client) => c.callTool({ name: 'execute', arguments: { code: `return await api.deletePet(${JSON.stringify(bad)});` } }),
+    ],
+  ] as const)('%s with a bad argument: a tool error names it, no question is asked, nothing is sent', async (_label, tools, call) => {
+    const asked: string[] = [];
+    const c = await client('stdio', { answer: 'accept', asked, ...(tools ? { tools } : {}) });
+    const result = await call(c);
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('Invalid arguments for deletePet');
+    expect(text(result)).toContain('petId');
+    expect(asked).toEqual([]);
+    expect(upstream.requests).toEqual([]);
+  });
+});
