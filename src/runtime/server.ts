@@ -25,6 +25,7 @@ import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './
 import { toolError } from './output.js';
 import { callObserver, observed, type CallObserver } from './observe.js';
 import { serveResources } from './resources.js';
+import { credentialPlaces } from './upstream.js';
 import { LIST_PAGE_BYTES, page, pageStarts } from './pages.js';
 import type { Hooks } from './hooks-api.js';
 import type { ScopePolicy } from './scopes.js';
@@ -305,7 +306,7 @@ async function confirmationsOf(
   check: Executor['checkCall'],
 ): Promise<Confirmations | undefined> {
   if (!mayConfirm(whole, confirm.setting)) return undefined;
-  return (await import('./confirm.js')).createConfirmations(confirm.setting, confirm.redact, check);
+  return (await import('./confirm.js')).createConfirmations(confirm.setting, confirm.redact, check, credentialPlaces(whole).query);
 }
 
 /** Tools listed before any toolset is enabled: every one in direct mode, else the pinned ones and, in toolsets mode, those of the toolsets enabled from the start. */

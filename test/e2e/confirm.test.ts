@@ -204,6 +204,19 @@ describe('--confirm destructive, with a client that takes form elicitation', () 
   });
 });
 
+describe('what the question shows', () => {
+  it('a long body shows every field, the short ones first: 340 characters of filler hide neither role: "admin" nor auth_level', async () => {
+    const body = { note: `${'filler '.repeat(48)}and ${KEY}`, role: 'admin', auth_level: 'root' };
+    const asked: string[] = [];
+    const c = await client('stdio', { answer: 'decline', asked, confirm: 'writes' });
+    await c.callTool({ name: 'createPet', arguments: { body } });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('role: "admin", auth_level: "root", note: "filler filler');
+    expect(asked[0]).not.toContain(KEY);
+    expect(upstream.requests).toEqual([]);
+  });
+});
+
 describe('a client that cannot be asked', () => {
   it.each([
     ['stdio, 2025-11-25, no elicitation', 'stdio', false, false, 'it declares no form elicitation'],

@@ -84,7 +84,7 @@ describe('the request the question shows', () => {
     expect(text).toBe('PATCH /stores/north%2Feast/pets/42?dry_run=true\nbody: {"name":"Rex","tags":["a"]}');
   });
 
-  it('shows no credential: credential-like arguments and keys as ***, known secrets taken out, headers left out', () => {
+  it("shows no credential: the secrets' values taken out wherever they are, a scheme's query parameter as ***, headers left out", () => {
     const text = describeRequest(
       update,
       {
@@ -92,15 +92,34 @@ describe('the request the question shows', () => {
         petId: SECRET,
         access_token: 'tok-abcdef',
         'X-Trace': 'trace-value',
-        body: { name: `a ${SECRET} b`, password: 'hunter22', nested: { apiKey: 'k-999999' } },
+        body: { name: `a ${SECRET} b`, nested: { note: SECRET } },
       },
       noSecrets,
+      new Set(['access_token']),
     );
-    for (const secret of [SECRET, 'tok-abcdef', 'hunter22', 'k-999999', 'trace-value']) expect(text).not.toContain(secret);
+    for (const secret of [SECRET, 'tok-abcdef', 'trace-value']) expect(text).not.toContain(secret);
     expect(text).toContain('access_token=***');
-    expect(text).toContain('"password":"***"');
-    expect(text).toContain('"apiKey":"***"');
+    expect(text).toContain('{"name":"a *** b","nested":{"note":"***"}}');
     expect(text.startsWith('PATCH /stores/s/pets/***?')).toBe(true);
+  });
+
+  it('masks by what the secrets are, not by names: auth_level, password and token fields are shown', () => {
+    const body = { auth_level: 'admin', password: 'new-pass-1', token_limit: 5 };
+    const text = describeRequest(update, { store: 's', petId: 1, access_token: 'not-a-scheme-here', body }, noSecrets);
+    expect(text).toBe(`PATCH /stores/s/pets/1?access_token=not-a-scheme-here\nbody: ${JSON.stringify(body)}`);
+  });
+
+  it('a long body shows every field, the short ones first and the long ones cut: filler cannot hide role: "admin"', () => {
+    const filler = 'f'.repeat(340);
+    const body = { bio: filler, profile: { about: filler, role: 'admin' }, auth_level: 'root' };
+    const text = describeRequest(update, { store: 's', petId: 1, body }, noSecrets);
+    const line = text.split('\n')[1]!;
+    expect(line).toBe(
+      `body (every field, long values cut): profile.role: "admin", auth_level: "root", bio: "${'f'.repeat(38)}…, profile.about: "${'f'.repeat(38)}…`,
+    );
+    // A secret inside a long value is taken out before the cut.
+    const hidden = describeRequest(update, { store: 's', petId: 1, body: { bio: filler, key: `${'y'.repeat(30)}${SECRET}` } }, noSecrets);
+    expect(hidden).not.toContain(SECRET.slice(0, 8));
   });
 
   it('is bounded: long values and bodies are cut, the secret taken out before the cut', () => {
