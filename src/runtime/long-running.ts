@@ -14,6 +14,7 @@ import type { UpstreamAnswer } from './response.js';
 import type { UpstreamResponse } from './upstream.js';
 import { OPERATION_STATUS } from '../contract/meta-tools.js';
 import type { FinalStateVia, ToolSpec, ToolTable } from '../contract/table.js';
+import { noteProgress } from './observe.js';
 import { toolError } from './output.js';
 import { retryAfterMs as readRetryAfter } from './retry.js';
 
@@ -293,7 +294,9 @@ async function followOperation(
     if (state.kind === 'succeeded') return finalAnswer(tool, tracking, polled.answer, io, options.signal);
     if (state.word !== undefined) tracking.state = state.word;
     if (tracking.poll.kind === 'operation') tracking.last = polled.answer;
-    options.progress?.(tracking.polls, `${tool.name}: ${tracking.state ?? 'running'} (status check ${tracking.polls})`);
+    const said = `${tool.name}: ${tracking.state ?? 'running'} (status check ${tracking.polls})`;
+    options.progress?.(tracking.polls, said);
+    noteProgress(said);
     tracking.intervalMs = Math.min(Math.round(tracking.intervalMs * 1.5), MAX_INTERVAL_MS);
     tracking.nextPollAt = Date.now() + nextWait(polled.answer.operation?.retryAfterMs, tracking.intervalMs);
     if (tracking.poll.kind === 'url' && !tracking.poll.monitor && polled.answer.operation?.location !== undefined) {

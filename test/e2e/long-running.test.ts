@@ -397,6 +397,23 @@ describe('answers over a 2025 session of Streamable HTTP', () => {
   }, 60_000);
 });
 
+describe.each(['stdio', 'http 2025'] as const)("the client's log at level info, over %s", (kind) => {
+  it("tells the operation's progress, a few lines at most, even without a progress token", async () => {
+    const c = await client(kind);
+    const messages: { level: string; data: unknown }[] = [];
+    c.setNotificationHandler('notifications/message', (n) => void messages.push({ level: n.params.level, data: n.params.data }));
+    await c.setLoggingLevel('info');
+    const result = await c.callTool({ name: 'startJob', arguments: { tag: 'logged-tag-value' } }, { timeout: 30_000 });
+    expect(result.isError ?? false).toBe(false);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(messages).toEqual([
+      { level: 'info', data: 'startJob: Running (status check 1)' },
+      { level: 'info', data: 'startJob: Running (status check 2)' },
+    ]);
+    expect(JSON.stringify(messages)).not.toContain('logged-tag-value');
+  }, 60_000);
+});
+
 describe('listing', () => {
   it('get_operation_status is listed beside the long-running tools', async () => {
     const c = await client('http 2026');
