@@ -201,6 +201,11 @@ export function noteWait(ms: number, reason: string, said: string): void {
   call.clientLog?.('info', said);
 }
 
+/** Why a call's credentials failed (a line without secrets), in its call's client's log as an error. */
+export function noteCredentialFailure(said: string): void {
+  scopes.getStore()?.call.clientLog?.('error', said);
+}
+
 /** A long-running operation's progress (a line without argument values), in its call's client's log. */
 export function noteProgress(said: string): void {
   scopes.getStore()?.call.clientLog?.('info', said);
