@@ -3,9 +3,9 @@
 // query and a short body, bounded, with no credential in it.
 import { describe, expect, it } from 'vitest';
 import { describeRequest } from '../../src/runtime/confirm.js';
-import { needsConfirmation } from '../../src/runtime/features.js';
+import { needsConfirmation, streamsMidCall } from '../../src/runtime/features.js';
 import { readConfig, type ConfirmSetting, type ServerConfig } from '../../src/runtime/config.js';
-import type { ParamSpec, ToolSpec } from '../../src/contract/table.js';
+import type { ParamSpec, ToolSpec, ToolTable } from '../../src/contract/table.js';
 
 function tool(method: string, more: Partial<ToolSpec> = {}): ToolSpec {
   const annotations =
@@ -140,5 +140,40 @@ describe('the request the question shows', () => {
 
   it('leaves a path argument not given as its template', () => {
     expect(describeRequest(update, { petId: 7 }, noSecrets)).toBe('PATCH /stores/{store}/pets/7');
+  });
+});
+
+describe('which requests of a 2025 session are answered as a stream (streamsMidCall)', () => {
+  const table: ToolTable = {
+    format: 1,
+    name: 't',
+    version: '1',
+    servers: [],
+    defs: {},
+    auth: {},
+    tools: [{ ...tool('DELETE'), name: 'deletePet' }, tool('GET'), { ...tool('POST'), name: 'startJob', longRunning: {} }],
+  };
+  const streams = streamsMidCall(table, 'destructive');
+  const call = (name: string, more: Record<string, unknown> = {}) => ({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name, ...more },
+  });
+  const progress = { _meta: { progressToken: 't1' } };
+
+  it.each([
+    ['tools/list', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, false],
+    ['a plain call', call('getPet'), false],
+    ['a call that asks for confirmation', call('deletePet'), true],
+    ['a long-running call without a progress token', call('startJob'), false],
+    ['a long-running call with one', call('startJob', progress), true],
+    ['get_operation_status with a progress token', call('get_operation_status', progress), true],
+    ['invoke_operation of a plain operation', call('invoke_operation', { arguments: { name: 'getPet' } }), false],
+    ['invoke_operation of one that asks', call('invoke_operation', { arguments: { name: 'deletePet' } }), true],
+    ["code mode's execute, when some operation asks", call('execute'), true],
+    ['a batch with one call that asks', [call('getPet'), call('deletePet')], true],
+  ] as const)('%s', (_label, message, expected) => {
+    expect(streams(message)).toBe(expected);
   });
 });
