@@ -24,46 +24,80 @@ import { toolError } from './output.js';
 import { needsConfirmation } from './features.js';
 import type { ToolSpec } from '../contract/table.js';
 
-/** Argument names whose values are shown as `***`: what looks like a credential is never in a question. */
-const SECRET_NAME = /pass(word|phrase)?|secret|token|api[-_]?key|auth|credential|session|cookie|signature|private/i;
 const VALUE_CHARS = 80;
 const BODY_CHARS = 300;
+/** A body field's value in a body too long to show whole: enough for an id, a role, a flag. */
+const FIELD_CHARS = 40;
+/** Body fields listed at most: the message is cut at MESSAGE_CHARS anyway. */
+const MAX_FIELDS = 200;
 const MESSAGE_CHARS = 1_000;
 
 /** A value on one line, within `max` characters, with the known secrets taken out before it is cut. */
 function shown(value: unknown, max: number, redact: (text: string) => string): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value, maskSecrets) ?? String(value));
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   // Redacted before the cut: a cut secret would no longer be recognised.
-  const flat = redact(text).replace(/[\x00-\x1f\x7f]+/g, ' ');
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return cut(redact(text).replace(/[\x00-\x1f\x7f]+/g, ' '), max);
 }
 
-/** JSON.stringify replacer: the values of credential-like keys, at any depth, as `***`. */
-function maskSecrets(key: string, value: unknown): unknown {
-  return key !== '' && SECRET_NAME.test(key) && value !== undefined && value !== null ? '***' : value;
-}
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /**
  * The request a call would make, as a person reads it: method, path with its arguments filled,
- * query arguments and a short body. Credentials and static headers are never arguments, so never
- * here; credential-like arguments show `***`, and `redact` takes out the secrets in use.
+ * query arguments and the body. Credentials and static headers are never arguments, so never
+ * here; a query argument where a security scheme puts its credential (`credentialQuery`, as a
+ * spec may also declare it as a parameter) shows `***`, and `redact` takes out the values of
+ * the secrets in use wherever they appear. Names decide nothing: a field called `auth_level`
+ * is data the user has to see.
  */
-export function describeRequest(tool: ToolSpec, args: Record<string, unknown>, redact: (text: string) => string): string {
+export function describeRequest(
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  redact: (text: string) => string,
+  credentialQuery: ReadonlySet<string> = new Set(),
+): string {
   const given = (arg: string) => Object.hasOwn(args, arg) && args[arg] !== undefined && args[arg] !== null;
-  const value = (arg: string, max: number) => (SECRET_NAME.test(arg) ? '***' : shown(args[arg], max, redact));
   const path = tool.http.path.replace(/\{([^}]+)\}/g, (whole, name: string) => {
     const param = tool.http.params.find((p) => p.in === 'path' && p.name === name);
-    return param !== undefined && given(param.arg) ? encodeURIComponent(value(param.arg, VALUE_CHARS)) : whole;
+    return param !== undefined && given(param.arg) ? encodeURIComponent(shown(args[param.arg], VALUE_CHARS, redact)) : whole;
   });
   const query = tool.http.params
     .filter((p) => p.in === 'query' && given(p.arg))
-    .map((p) => `${p.name}=${SECRET_NAME.test(p.name) ? '***' : value(p.arg, VALUE_CHARS)}`);
+    .map((p) => `${p.name}=${credentialQuery.has(p.name) ? '***' : shown(args[p.arg], VALUE_CHARS, redact)}`);
   const lines = [`${tool.http.method} ${path}${query.length ? `?${query.join('&')}` : ''}`];
   const body = tool.http.body?.arg;
-  if (body !== undefined && given(body)) lines.push(`body: ${shown(args[body], BODY_CHARS, redact)}`);
-  const text = lines.join('\n');
-  return text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS - 1)}…` : text;
+  if (body !== undefined && given(body)) lines.push(shownBody(args[body], redact));
+  return cut(lines.join('\n'), MESSAGE_CHARS);
 }
+
+/**
+ * The body's line: whole when it is short; else every field (nested ones by their path), the
+ * short values first and the long ones cut, so that a long field cannot push a decisive one
+ * (`role: "admin"`) out of sight.
+ */
+function shownBody(body: unknown, redact: (text: string) => string): string {
+  const whole = shown(body, Number.POSITIVE_INFINITY, redact);
+  if (whole.length <= BODY_CHARS || !isPlainObject(body)) return `body: ${cut(whole, BODY_CHARS)}`;
+  const fields = fieldsOf(body, '').map(([name, value]) => ({
+    name: shown(name, VALUE_CHARS, redact),
+    json: JSON.stringify(value) ?? 'null',
+  }));
+  const short = (field: { json: string }) => field.json.length <= FIELD_CHARS;
+  const ordered = [...fields.filter(short), ...fields.filter((field) => !short(field))];
+  return `body (every field, long values cut): ${ordered.map(({ name, json }) => `${name}: ${shown(json, FIELD_CHARS, redact)}`).join(', ')}`;
+}
+
+/** The leaves of a JSON object with their dotted paths, arrays as leaves, at most MAX_FIELDS. */
+function fieldsOf(value: Record<string, unknown>, prefix: string, found: [string, unknown][] = []): [string, unknown][] {
+  for (const [key, item] of Object.entries(value)) {
+    if (found.length >= MAX_FIELDS) break;
+    if (isPlainObject(item) && Object.keys(item).length > 0) fieldsOf(item, `${prefix}${key}.`, found);
+    else found.push([`${prefix}${key}`, item]);
+  }
+  return found;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What a question needs of the request it came in. */
 export interface Asking {
@@ -104,13 +138,23 @@ const REQUESTED_SCHEMA: ElicitRequestFormParams['requestedSchema'] = {
   required: ['confirm'],
 };
 
+/** A call's arguments as the executor checks them first: what it would send, or why it would send nothing. */
+export type CheckCall = (tool: ToolSpec, args: Record<string, unknown>) => Promise<{ args: Record<string, unknown> } | { problem: string }>;
+
+/**
+ * `credentialQuery`: the query names where the table's security schemes put credentials.
+ * `check`: the executor's argument check, made before the question, so that the user is never
+ * asked to approve a call that would then fail its checks.
+ */
 export function createConfirmations(
   setting: ConfirmSetting,
   redact: (text: string, credentials: RequestCredentials) => string,
+  check: CheckCall,
+  credentialQuery: ReadonlySet<string>,
 ): Confirmations {
   const needed = (tool: ToolSpec) => needsConfirmation(tool, setting);
   const requestOf = (tool: ToolSpec, args: Record<string, unknown>, asking: Asking) =>
-    describeRequest(tool, args, (text) => redact(text, asking.credentials));
+    describeRequest(tool, args, (text) => redact(text, asking.credentials), credentialQuery);
   const howToAllow = (tool: ToolSpec) =>
     tool.confirm === true
       ? `set "confirm": false for this operation in the mcp-gen config file (toolOverrides) and generate again`
@@ -119,9 +163,11 @@ export function createConfirmations(
     needed,
     guard: (asking, invoke) => confirmedInvoke(confirmations, asking, invoke),
     questionOf,
-    async before(tool, args, asking) {
+    async before(tool, given, asking) {
       if (!needed(tool)) return undefined;
-      const request = requestOf(tool, args, asking);
+      const checked = await check(tool, given);
+      if ('problem' in checked) return toolError(checked.problem);
+      const request = requestOf(tool, checked.args, asking);
       const answer = inputResponse(asking.ctx.mcpReq.inputResponses, KEY);
       if (answer.kind === 'elicit') return saidYes(answer) ? undefined : toolError(refused(tool, request, answer.action));
       if (!asksForms(asking.capabilities)) {
@@ -135,9 +181,11 @@ export function createConfirmations(
         inputRequests: { [KEY]: inputRequired.elicit({ message: question(tool, request), requestedSchema: REQUESTED_SCHEMA }) },
       });
     },
-    async inProgram(tool, args, asking) {
+    async inProgram(tool, given, asking) {
       if (!needed(tool)) return;
-      const request = requestOf(tool, args, asking);
+      const checked = await check(tool, given);
+      if ('problem' in checked) throw new Error(checked.problem);
+      const request = requestOf(tool, checked.args, asking);
       let answer: { action: string; content?: Record<string, unknown> };
       try {
         if (!asksForms(asking.capabilities)) throw new Error('the client declares no form elicitation');

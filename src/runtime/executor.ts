@@ -68,6 +68,8 @@ export interface Executor {
   ): Promise<{ answer: UpstreamAnswer } | { refused: UpstreamRefusal } | { failure: CallToolResult }>;
   /** Arguments of a tool that is not an operation (the meta-tools) against its schema: why they do not fit, or undefined. */
   checkArguments(schema: JsonSchema, args: Record<string, unknown>): Promise<string | undefined>;
+  /** A call's arguments checked as call() checks them first: the arguments it would send, or the tool error's text. */
+  checkCall(tool: ToolSpec, args: Record<string, unknown>): Promise<{ args: Record<string, unknown> } | { problem: string }>;
 }
 
 const NO_CREDENTIALS: RequestCredentials = new Map();
@@ -125,6 +127,7 @@ export function createExecutor(
     inputSchema: schemas.listedInput,
     outputSchema: schemas.listedOutput,
     checkArguments: (schema, args) => checks.schema(schema, args),
+    checkCall,
     async read(tool, args, signal, credentials = NO_CREDENTIALS, options = {}) {
       const call: CallContext = { credentials, caller: options.caller, secrets: [] };
       try {
@@ -190,10 +193,15 @@ export function createExecutor(
     return sendPrepared(tool, prepare, call, signal, [hooks.afterResponse]);
   }
 
+  async function checkCall(tool: ToolSpec, given: Record<string, unknown>) {
+    const checked = await checks.arguments(tool, given);
+    return 'problem' in checked ? { problem: `Invalid arguments for ${tool.name}: ${checked.problem}` } : checked;
+  }
+
   /** The request a call of `tool` makes, sent: the upstream's answer, or the tool error that stopped it. */
   async function exchange(tool: ToolSpec, given: Record<string, unknown>, signal: AbortSignal, call: CallContext): Promise<Exchanged> {
-    const checked = await checks.arguments(tool, given);
-    if ('problem' in checked) return failure(`Invalid arguments for ${tool.name}: ${checked.problem}`);
+    const checked = await checkCall(tool, given);
+    if ('problem' in checked) return failure(checked.problem);
     const own = toolHooks(hooks, tool.name);
     const hooked = own?.beforeRequest ? ((await own.beforeRequest(checked.args)) ?? checked.args) : checked.args;
     const args = sending.keyed(tool, hooked);

@@ -19,9 +19,10 @@ import type { HttpEndpoints } from './http-endpoints.js';
 import { claimSession, identityOf, releaseSession } from './http-sessions.js';
 import type { Logger } from './log.js';
 import type { ServerFactory } from './server.js';
+import { SessionTransport, type StreamsMidCall } from './http-session-transport.js';
 
 interface Session {
-  transport: NodeStreamableHTTPServerTransport;
+  transport: SessionTransport;
   lastSeen: number;
   /** Requests being answered, GET streams aside: a session busy with a call is not idle. */
   busy: number;
@@ -81,10 +82,18 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * `midCall`: some call may send the client something before its result, on the call's own stream:
- * a question (confirm.ts) or progress while it follows a long-running operation (long-running.ts).
+ * `streamsMidCall`: whether a request may have the server send the client something before its
+ * result, on the call's own stream: a question (confirm.ts) or progress while it follows a
+ * long-running operation (long-running.ts).
  */
-export function streamableEndpoints(factory: ServerFactory, config: ServerConfig, log: Logger, midCall = false): HttpEndpoints {
+export function streamableEndpoints(
+  factory: ServerFactory,
+  config: ServerConfig,
+  log: Logger,
+  streamsMidCall: StreamsMidCall = () => false,
+): HttpEndpoints {
+  // Linking an API account may interrupt any call (links.ts).
+  const streams: StreamsMidCall = asksClientsMidCall(config) ? (body) => callsATool(body) : streamsMidCall;
   // One instance per request: nothing it holds outlasts the request.
   const modern = createMcpHandler(() => factory('request'), {
     legacy: config.stateless ? 'stateless' : 'reject',
@@ -176,25 +185,25 @@ export function streamableEndpoints(factory: ServerFactory, config: ServerConfig
     if (client === undefined) return true;
     // A 2025-era client without a session: only `initialize` may open one.
     let opened = false;
-    const transport = new NodeStreamableHTTPServerTransport({
-      // `<replica>.<uuid>` lets a proxy route the session back to the replica that holds it.
-      sessionIdGenerator: () => (config.replicaId === undefined ? randomUUID() : `${config.replicaId}.${randomUUID()}`),
-      // A POST is answered with application/json rather than an SSE stream: this server sends
-      // nothing before a call's result, so a stream would carry the same one message in three
-      // socket writes (head, event, end) instead of one. Server-initiated messages still use
-      // the GET stream. Linking API accounts, confirmations and long-running operations are the
-      // exceptions: a call may ask the client to open a link or to confirm (elicitation), or tell
-      // its progress, which travels on the call's own stream.
-      enableJsonResponse: !midCall && !asksClientsMidCall(config),
-      maxRequestBodySize: config.maxRequestBytes,
-      keepAliveMs: config.sseKeepAliveMs,
-      onsessioninitialized: (id) => {
-        opened = true;
-        sessions.set(id, { transport, lastSeen: Date.now(), busy: 0, client, identity: identityOf(req) });
-        log.debug(`session ${id} opened (${sessions.size} open)`);
+    // Each POST is answered with application/json rather than an SSE stream unless `streams` says
+    // its call may send the client something first (http-session-transport.ts): a stream would
+    // carry the same one message in three socket writes (head, event, end) instead of one.
+    // Server-initiated messages use the GET stream.
+    const transport = new SessionTransport(
+      {
+        // `<replica>.<uuid>` lets a proxy route the session back to the replica that holds it.
+        sessionIdGenerator: () => (config.replicaId === undefined ? randomUUID() : `${config.replicaId}.${randomUUID()}`),
+        maxRequestBodySize: config.maxRequestBytes,
+        keepAliveMs: config.sseKeepAliveMs,
+        onsessioninitialized: (id) => {
+          opened = true;
+          sessions.set(id, { transport, lastSeen: Date.now(), busy: 0, client, identity: identityOf(req) });
+          log.debug(`session ${id} opened (${sessions.size} open)`);
+        },
+        onsessionclosed: drop,
       },
-      onsessionclosed: drop,
-    });
+      streams,
+    );
     transport.onclose = () => {
       if (transport.sessionId) drop(transport.sessionId);
     };
@@ -326,4 +335,9 @@ async function streamBody(body: ReadableStream<Uint8Array> | null, res: ServerRe
 /** Whether a call may send the client a request before its result (linking an API account). */
 function asksClientsMidCall(config: ServerConfig): boolean {
   return config.oauth?.signIn !== undefined && config.oauth.tokenCheck !== 'self';
+}
+
+/** Whether a request, or a batch, has a tools/call. */
+function callsATool(body: unknown): boolean {
+  return Array.isArray(body) ? body.some(callsATool) : (body as { method?: unknown } | null)?.method === 'tools/call';
 }

@@ -7,6 +7,7 @@
 import { isJSONRPCRequest, Server, type JSONRPCMessage, type MessageExtraInfo, type Transport } from '@modelcontextprotocol/server';
 import type { TableSummary } from '../contract/summary.js';
 import type { ToolMode } from './config.js';
+import { keepClientLogLevel } from './client-log.js';
 
 /**
  * What one server instance serves: a `session` (stdio, legacy SSE, a 2025-era Streamable HTTP
@@ -66,6 +67,7 @@ export function serverFactory(summary: TableSummary, mode: ToolMode, served: Laz
         ...(summary.instructions ? { instructions: summary.instructions } : {}),
       },
     );
+    keepClientLogLevel(server);
     if (served.value) served.value.attach(server, serving);
     else holdUntilAttached(server, summary.name, async () => (await served.get()).attach(server, serving));
     return server;

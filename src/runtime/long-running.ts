@@ -14,6 +14,7 @@ import type { UpstreamAnswer } from './response.js';
 import type { UpstreamResponse } from './upstream.js';
 import { OPERATION_STATUS } from '../contract/meta-tools.js';
 import type { FinalStateVia, ToolSpec, ToolTable } from '../contract/table.js';
+import { noteProgress } from './observe.js';
 import { toolError } from './output.js';
 import { retryAfterMs as readRetryAfter } from './retry.js';
 
@@ -138,6 +139,7 @@ export function longRunningCalls<C extends { caller: AuthInfo | undefined; crede
     if ('failed' in followed) return toolError(`${tool.name}: the operation ended without success: ${followed.failed}`);
     if ('answer' in followed) return io.shape(tool, followed.answer, tracking.args, options.advertised);
     const handle = store.save(tracking, ownerOf(options.call.caller, options.call.credentials));
+    if (handle === undefined) return toolError(noRoomForHandle(tool, tracking));
     const shaped = tracking.last ? io.shape(tool, tracking.last, tracking.args, options.advertised) : undefined;
     return pendingResult(tool, tracking, handle, shaped, options.advertised && tool.output !== undefined);
   }
@@ -292,7 +294,9 @@ async function followOperation(
     if (state.kind === 'succeeded') return finalAnswer(tool, tracking, polled.answer, io, options.signal);
     if (state.word !== undefined) tracking.state = state.word;
     if (tracking.poll.kind === 'operation') tracking.last = polled.answer;
-    options.progress?.(tracking.polls, `${tool.name}: ${tracking.state ?? 'running'} (status check ${tracking.polls})`);
+    const said = `${tool.name}: ${tracking.state ?? 'running'} (status check ${tracking.polls})`;
+    options.progress?.(tracking.polls, said);
+    noteProgress(said);
     tracking.intervalMs = Math.min(Math.round(tracking.intervalMs * 1.5), MAX_INTERVAL_MS);
     tracking.nextPollAt = Date.now() + nextWait(polled.answer.operation?.retryAfterMs, tracking.intervalMs);
     if (tracking.poll.kind === 'url' && !tracking.poll.monitor && polled.answer.operation?.location !== undefined) {
@@ -419,10 +423,13 @@ export function ownerOf(caller: AuthInfo | undefined, credentials: RequestCreden
 /** Handles kept at most, and for how long after their last use. */
 const MAX_OPERATIONS = 1_000;
 const OPERATION_TTL_MS = 3_600_000;
+/** Handles one caller may hold: past it their own oldest goes, so that no caller fills the store alone. */
+const MAX_OPERATIONS_PER_OWNER = 100;
 
 /**
  * Operations past their call's wait, by handle: a random id (the state itself stays here),
- * bound to its owner, forgotten an hour after its last use or when a thousand newer ones came.
+ * bound to its owner, forgotten an hour after its last use or when its owner has too many.
+ * Another caller's handles never make room for one: each is an operation still running.
  * In memory: a handle works on the server process that made it (stdio, a session, or replicas
  * with affinity), and says so elsewhere.
  */
@@ -431,11 +438,16 @@ class OperationStore {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  save(tracking: Tracking, owner: string): string {
+  /** The operation's new handle; undefined when the store is full of other callers' operations. */
+  save(tracking: Tracking, owner: string): string | undefined {
     this.sweep();
+    const own = [...this.entries].filter(([, entry]) => entry.owner === owner).map(([handle]) => handle);
+    // Entries are in the order they were saved: the first of the owner's is its oldest.
+    if (own.length >= MAX_OPERATIONS_PER_OWNER || (this.entries.size >= MAX_OPERATIONS && own.length > 0))
+      this.entries.delete(own[0] as string);
+    if (this.entries.size >= MAX_OPERATIONS) return undefined;
     const handle = `op_${randomBytes(18).toString('base64url')}`;
     this.entries.set(handle, { tracking, owner, expires: this.now() + OPERATION_TTL_MS });
-    while (this.entries.size > MAX_OPERATIONS) this.entries.delete(this.entries.keys().next().value as string);
     return handle;
   }
 
@@ -456,6 +468,15 @@ class OperationStore {
     const now = this.now();
     for (const [handle, entry] of this.entries) if (entry.expires <= now) this.entries.delete(handle);
   }
+}
+
+/** Why a call whose operation is still running got no handle. */
+function noRoomForHandle(tool: ToolSpec, tracking: Tracking): string {
+  return (
+    `${tool.name}: the operation is still running (${tracking.state ?? 'no result yet'} after ${tracking.polls} status checks), ` +
+    `and this server already follows ${MAX_OPERATIONS.toLocaleString('en')} operations for other callers, so it keeps no handle for this one: ` +
+    'its result cannot be fetched through this server. Check with the API itself, or try later.'
+  );
 }
 
 /** The answer of a call whose operation is still running: the handle, and what is known. */

@@ -131,7 +131,7 @@ type Start<T> = (factory: ServerFactory, config: ServerConfig, log: Logger, serv
 type Endpoints = (factory: ServerFactory, config: ServerConfig, log: Logger, service: Service) => Promise<HttpEndpoints>;
 
 const streamableHttp: Endpoints = async (factory, config, log, service) =>
-  (await import('./http.js')).streamableEndpoints(factory, config, log, service.midCall);
+  (await import('./http.js')).streamableEndpoints(factory, config, log, service.streamsMidCall);
 /** Legacy HTTP+SSE (protocol 2024-11-05), all in sse.ts: the deprecated server-legacy package loads only with it. */
 const legacySse: Endpoints = async (factory, config, log) => (await import('./sse.js')).sseEndpoints(factory, config, log);
 

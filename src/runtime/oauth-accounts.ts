@@ -12,6 +12,7 @@ import type { OAuthConfig, SignInConfig } from './config.js';
 import type { Logger } from './log.js';
 import { apiOAuth, ApiSignInError, type ApiOAuth, type ApiTokens } from './oauth-api.js';
 import { grantOf, revokeGrant, saveGrant } from './oauth-grants.js';
+import { noteCredentialFailure } from './observe.js';
 import { TokenExchangeError, type TokenExchanger } from './token-exchange.js';
 import { openTokenStore, type TokenStore } from './token-store.js';
 import type { ToolTable } from '../contract/table.js';
@@ -183,7 +184,11 @@ async function refreshApiTokens(api: ApiOAuth, holder: Holder, tokens: ApiTokens
   } catch (error) {
     const now = await holder.read();
     if (now !== undefined && now.accessToken !== tokens.accessToken) return now;
-    if (error instanceof ApiSignInError && error.refused) {
+    const refused = error instanceof ApiSignInError && error.refused;
+    noteCredentialFailure(
+      refused ? "the API refused to refresh the user's sign-in, which has ended" : 'the API token could not be refreshed',
+    );
+    if (refused) {
       await holder.end();
       log.info(`a user's API sign-in ended (${error.message})`);
       throw new TokenExchangeError(holder.ended);

@@ -13,6 +13,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Cancellation } from './call-limit.js';
+import { clientLogOf, type ClientLog } from './client-log.js';
 import type { ServerConfig } from './config.js';
 import { failureCode } from './exchange.js';
 import type { OutgoingRequest } from './hooks-api.js';
@@ -26,8 +27,8 @@ type Send = (request: OutgoingRequest, signal: Cancellation) => Promise<Upstream
 export interface CallObserver {
   /** Whether calls are traced or logged; when not, only a call that brings a trace context is observed. */
   readonly active: boolean;
-  /** Runs one tools/call observed: its span, the trace context it came with, its log line. */
-  call<T>(facts: ToolCallFacts, incoming: TraceHeaders | undefined, run: () => Promise<T>): Promise<T>;
+  /** Runs one tools/call observed: its span, the trace context it came with, its log line, its client's log. */
+  call<T>(facts: ToolCallFacts, incoming: TraceHeaders | undefined, run: () => Promise<T>, clientLog?: ClientLog): Promise<T>;
   /** Runs the exchange of one operation (every attempt of its request) in its scope: its route and attempt count. */
   operation<T>(tool: ToolSpec, run: () => Promise<T>): Promise<T>;
   /** The sender with each attempt observed: its span, the traceparent it carries, its status in the log line. */
@@ -50,6 +51,8 @@ interface CallRecord {
   /** Time spent waiting between attempts (Retry-After, backoff). */
   waitedMs?: number;
   tracing?: Tracing;
+  /** The call's messages to its client's log (client-log.ts), when the client asked for them. */
+  clientLog?: ClientLog;
 }
 
 interface Scope {
@@ -72,9 +75,9 @@ export function callObserver(options: { tracing?: Tracing; logCalls: boolean; wr
   const active = tracing !== undefined || logCalls;
   return {
     active,
-    call(facts, incoming, run) {
-      if (!active && incoming === undefined) return run();
-      return observedCall(facts, incoming, run);
+    call(facts, incoming, run, clientLog) {
+      if (!active && incoming === undefined && clientLog === undefined) return run();
+      return observedCall(facts, incoming, run, clientLog);
     },
     operation(tool, run) {
       const current = scopes.getStore();
@@ -92,8 +95,14 @@ export function callObserver(options: { tracing?: Tracing; logCalls: boolean; wr
     },
   };
 
-  async function observedCall<T>(facts: ToolCallFacts, incoming: TraceHeaders | undefined, run: () => Promise<T>): Promise<T> {
+  async function observedCall<T>(
+    facts: ToolCallFacts,
+    incoming: TraceHeaders | undefined,
+    run: () => Promise<T>,
+    clientLog: ClientLog | undefined,
+  ): Promise<T> {
     const record = newRecord(incoming, tracing);
+    if (clientLog !== undefined) record.clientLog = clientLog;
     const started = performance.now();
     let failed = true;
     try {
@@ -117,9 +126,11 @@ export function callObserver(options: { tracing?: Tracing; logCalls: boolean; wr
       const facts = { method: request.method, url: request.url, route: attempt.route, resendCount: attempt.resend };
       const response = tracing ? await tracing.attempt(facts, go) : await go(current?.call.incoming);
       attempt.status = response.status;
+      if (response.status >= 400) current?.call.clientLog?.('warning', `${attemptName(attempt)} answered HTTP ${response.status}`);
       return response;
     } catch (error) {
       attempt.error = failureCode(error);
+      current?.call.clientLog?.('warning', `${attemptName(attempt)} failed (${attempt.error})`);
       throw error;
     }
   }
@@ -144,6 +155,9 @@ function inScope<T>(facts: ToolCallFacts, record: CallRecord, run: () => Promise
   };
   return record.tracing.toolCall(facts, record.incoming, traced, isToolError);
 }
+
+/** An attempt as a log names it: method and route template, never the filled URL. */
+const attemptName = (attempt: Attempt) => `${attempt.method} ${attempt.route ?? '(status URL)'}`;
 
 /** A new attempt of the current operation, counted in its call. */
 function countAttempt(current: Scope | undefined, method: string): Attempt {
@@ -176,13 +190,25 @@ export async function createObserver(
 
 /**
  * For a retry loop: a wait before the next attempt (`reason`: why, e.g. `retry-after` or
- * `backoff`), an event on the call's span and summed as `waitedMs` in its log line.
+ * `backoff`), an event on the call's span, summed as `waitedMs` in its log line, and `said` (a
+ * line without argument values) in its client's log.
  */
-export function noteWait(ms: number, reason: string): void {
+export function noteWait(ms: number, reason: string, said: string): void {
   const call = scopes.getStore()?.call;
   if (call === undefined) return;
   call.waitedMs = (call.waitedMs ?? 0) + ms;
   call.tracing?.event('retry.wait', { 'retry.wait_ms': Math.round(ms), 'retry.reason': reason });
+  call.clientLog?.('info', said);
+}
+
+/** Why a call's credentials failed (a line without secrets), in its call's client's log as an error. */
+export function noteCredentialFailure(said: string): void {
+  scopes.getStore()?.call.clientLog?.('error', said);
+}
+
+/** A long-running operation's progress (a line without argument values), in its call's client's log. */
+export function noteProgress(said: string): void {
+  scopes.getStore()?.call.clientLog?.('info', said);
 }
 
 /** Exports the spans still buffered, before the process exits (at most 2 s). */
@@ -215,8 +241,9 @@ export function observed<Req extends { params: { name: string; _meta?: Record<st
 ): (request: Req, ctx: ServerContext) => Promise<Res> {
   return (request, ctx) => {
     const incoming = incomingTrace(request.params._meta, ctx.http?.req?.headers);
+    const clientLog = clientLogOf(server, ctx);
     // Nothing to trace, log or forward: the handler alone, without gathering the call's facts.
-    if (!observer.active && incoming === undefined) return handler(request, ctx);
+    if (!observer.active && incoming === undefined && clientLog === undefined) return handler(request, ctx);
     const facts: ToolCallFacts = {
       tool: request.params.name,
       known: known(request.params.name),
@@ -226,7 +253,7 @@ export function observed<Req extends { params: { name: string; _meta?: Record<st
     const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
     const version = envelope?.[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion();
     if (typeof version === 'string') facts.protocolVersion = version;
-    return observer.call(facts, incoming, () => handler(request, ctx));
+    return observer.call(facts, incoming, () => handler(request, ctx), clientLog);
   };
 }
 

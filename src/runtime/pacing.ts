@@ -109,10 +109,9 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
     }
     nextFree.set(origin, at + interval);
     if (at > now) {
-      log.info(
-        `${name}: waiting ${Math.round(at - now)} ms for the rate limit (--rate-limit ${limits.ratePerSecond} per second to ${origin})`,
-      );
-      noteWait(at - now, 'rate-limit');
+      const said = `${name}: waiting ${Math.round(at - now)} ms for the rate limit (--rate-limit ${limits.ratePerSecond} per second to ${origin})`;
+      log.info(said);
+      noteWait(at - now, 'rate-limit', said);
       await sleep(at - now, signal);
     }
   }

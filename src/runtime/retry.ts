@@ -171,8 +171,9 @@ export function createSending(settings: { retries: number } & PacingLimits, log:
       return { stop: `Not tried again: ${waitText}, longer than the ${duration(left)} left of this call's time limit (--timeout).` };
     }
     const asked = wait.asked ? ' (Retry-After)' : '';
-    log.info(`${call.name}: try ${attempt} of ${allowed} got ${reason}; trying again in ${Math.round(wait.ms)} ms${asked}`);
-    noteWait(wait.ms, wait.asked ? 'retry-after' : 'backoff');
+    const said = `${call.name}: try ${attempt} of ${allowed} got ${reason}; trying again in ${Math.round(wait.ms)} ms${asked}`;
+    log.info(said);
+    noteWait(wait.ms, wait.asked ? 'retry-after' : 'backoff', said);
     return { waitMs: wait.ms };
   }
 }

@@ -25,6 +25,7 @@ import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './
 import { toolError } from './output.js';
 import { callObserver, observed, type CallObserver } from './observe.js';
 import { serveResources } from './resources.js';
+import { credentialPlaces } from './upstream.js';
 import { LIST_PAGE_BYTES, page, pageStarts } from './pages.js';
 import type { Hooks } from './hooks-api.js';
 import type { ScopePolicy } from './scopes.js';
@@ -140,7 +141,8 @@ export async function attachHandlers(
   const statusTools = metaListed(operationTools(table));
   const dynamicTools = [...(operationMetaTools ? metaListed(operationMetaTools) : []), ...statusTools];
   const listedFromStart = startsListed(table, options.mode, options.initialToolsets);
-  const confirmations = await confirmationsOf(whole, options.confirm ?? { setting: 'none', redact: (text) => text });
+  const confirm = options.confirm ?? { setting: 'none', redact: (text: string) => text };
+  const confirmations = await confirmationsOf(whole, confirm, (tool, args) => executor.checkCall(tool, args));
   let fixedList: Tool[] | undefined;
   /** The listing nothing changes: direct and dynamic mode, and toolsets mode without a session. */
   const fixed = (): Tool[] => (fixedList ??= [...dynamicTools, ...table.tools.filter(listedFromStart).map(listed)]);
@@ -301,9 +303,13 @@ async function taskSupport() {
 }
 
 /** The table's confirmations (confirm.ts, loaded only then), when some call may wait for the user's yes. */
-async function confirmationsOf(whole: ToolTable, confirm: NonNullable<ServerOptions['confirm']>): Promise<Confirmations | undefined> {
+async function confirmationsOf(
+  whole: ToolTable,
+  confirm: NonNullable<ServerOptions['confirm']>,
+  check: Executor['checkCall'],
+): Promise<Confirmations | undefined> {
   if (!mayConfirm(whole, confirm.setting)) return undefined;
-  return (await import('./confirm.js')).createConfirmations(confirm.setting, confirm.redact);
+  return (await import('./confirm.js')).createConfirmations(confirm.setting, confirm.redact, check, credentialPlaces(whole).query);
 }
 
 /** Tools listed before any toolset is enabled: every one in direct mode, else the pinned ones and, in toolsets mode, those of the toolsets enabled from the start. */

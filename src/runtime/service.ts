@@ -4,7 +4,7 @@
 
 import type { ServerConfig, ToolMode } from './config.js';
 import { createExecutor } from './executor.js';
-import { followsOperations, mayConfirm } from './features.js';
+import { streamsMidCall } from './features.js';
 import type { Hooks } from './hooks-api.js';
 import type { Attach } from './instances.js';
 import type { Logger } from './log.js';
@@ -23,8 +23,8 @@ export interface Service {
   /** Set when the server is an OAuth resource server. */
   policy?: ScopePolicy;
   attach: Attach;
-  /** Some call may send the client something before its result: a question (confirm.ts) or progress (long-running.ts). */
-  midCall: boolean;
+  /** Whether a request may have the server send the client something before its result: a question (confirm.ts) or progress (long-running.ts). */
+  streamsMidCall: (message: unknown) => boolean;
 }
 
 /** What main.ts decided from the settings and the table's summary. */
@@ -54,7 +54,7 @@ export async function createService(whole: ToolTable, config: ServerConfig, hook
   };
   const attach = await attachHandlers(table, executor, credentialReader(config.authFromHeaders), options, choices.offers);
   warnIfListingTooLong(table, choices, log);
-  return { table, ...(policy ? { policy } : {}), attach, midCall: mayConfirm(table, config.confirm) || followsOperations(table) };
+  return { table, ...(policy ? { policy } : {}), attach, streamsMidCall: streamsMidCall(table, config.confirm) };
 }
 
 function warnIfListingTooLong(table: ToolTable, { mode, initialToolsets }: Choices, log: Logger): void {

@@ -20,11 +20,12 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ToolSpec } from '../contract/table.js';
 import { TASKS_EXTENSION } from './instances.js';
+import { toolError } from './output.js';
 
 /** How long a task and its result are kept when the client names no ttl, and at most. */
 const DEFAULT_TTL_MS = 3_600_000;
 const MAX_TTL_MS = 86_400_000;
-/** Tasks kept at most: the oldest go first. */
+/** Tasks kept at most: ended ones make room for new ones, running ones never do. */
 const MAX_TASKS = 1_000;
 /** Tasks one caller may have running at once: each polls the API until it ends. */
 const MAX_WORKING_PER_OWNER = 20;
@@ -108,8 +109,10 @@ export class TaskStore {
 
   /**
    * Starts `run` (which answers the call's result as the client gets it) as a task, unless the
-   * owner has too many running (undefined: then the call is answered as a plain one) and answers the CreateTaskResult. `content: []` beside `task`: the SDK
-   * checks a tools/call answer as a CallToolResult, and an extra field is allowed in a result.
+   * owner has too many running (undefined: then the call is answered as a plain one), and
+   * answers the CreateTaskResult; or a tool error when every task kept is still running.
+   * `content: []` beside `task`: the SDK checks a tools/call answer as a CallToolResult, and
+   * an extra field is allowed in a result.
    */
   start(
     owner: string,
@@ -121,6 +124,12 @@ export class TaskStore {
     // A task is an offer (the call may be answered as it is): a caller with many running gets the plain call.
     if ([...this.tasks.values()].filter((t) => t.owner === owner && t.status === 'working').length >= MAX_WORKING_PER_OWNER)
       return undefined;
+    if (!this.makeRoom(owner)) {
+      return toolError(
+        `No task was started: this server keeps at most ${MAX_TASKS.toLocaleString('en')} tasks and all of them are still running. ` +
+          'Try again once one has ended, or call without a task.',
+      );
+    }
     const ttl = Math.min(Math.max(typeof ttlAsked === 'number' && ttlAsked > 0 ? ttlAsked : DEFAULT_TTL_MS, 1_000), MAX_TTL_MS);
     const now = new Date().toISOString();
     const cancel = new AbortController();
@@ -147,7 +156,6 @@ export class TaskStore {
         return result;
       });
     this.tasks.set(record.taskId, record);
-    while (this.tasks.size > MAX_TASKS) this.tasks.delete(this.tasks.keys().next().value as string);
     // 2026-07-28: a CreateTaskResult is the task itself, marked `resultType: task`, which the SDK passes on for tools/call.
     if (record.generation === 'v2') return { ...wireV2(record), resultType: 'task', content: [] };
     return { task: wire(record), content: [] };
@@ -195,6 +203,26 @@ export class TaskStore {
     record.status = status;
     record.lastUpdatedAt = new Date().toISOString();
     record.expires = Date.now() + record.ttl;
+  }
+
+  /**
+   * Room for one more task when the store is full: an ended task goes, the owner's own first,
+   * then anyone's, the one that would expire first. A running task is never dropped: its
+   * client would lose a call still in progress. False when every task kept is running.
+   */
+  private makeRoom(owner: string): boolean {
+    if (this.tasks.size < MAX_TASKS) return true;
+    let own: TaskRecord | undefined;
+    let any: TaskRecord | undefined;
+    for (const record of this.tasks.values()) {
+      if (record.status === 'working') continue;
+      if (record.owner === owner && (own === undefined || record.expires < own.expires)) own = record;
+      if (any === undefined || record.expires < any.expires) any = record;
+    }
+    const dropped = own ?? any;
+    if (dropped === undefined) return false;
+    this.tasks.delete(dropped.taskId);
+    return true;
   }
 
   private sweep(): void {

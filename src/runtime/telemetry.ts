@@ -153,12 +153,15 @@ async function settle<T>(
   }
 }
 
+/** The longest client-chosen text a span keeps (a tool name, a request id): a client may send megabytes of either. */
+const CLIENT_TEXT_CHARS = 128;
+
 function toolCallAttributes(facts: ToolCallFacts): Record<string, string> {
   return {
     'mcp.method.name': 'tools/call',
     'gen_ai.operation.name': 'execute_tool',
-    'gen_ai.tool.name': facts.tool.slice(0, 128),
-    ...(facts.requestId !== undefined ? { 'jsonrpc.request.id': String(facts.requestId) } : {}),
+    'gen_ai.tool.name': facts.tool.slice(0, CLIENT_TEXT_CHARS),
+    ...(facts.requestId !== undefined ? { 'jsonrpc.request.id': String(facts.requestId).slice(0, CLIENT_TEXT_CHARS) } : {}),
     // The session id admits whoever holds it to the session: traces get a digest that correlates, not the id.
     ...(facts.sessionId ? { 'mcp.session.id': createHash('sha256').update(facts.sessionId).digest('hex').slice(0, 32) } : {}),
     ...(facts.protocolVersion ? { 'mcp.protocol.version': facts.protocolVersion } : {}),

@@ -204,6 +204,19 @@ describe('--confirm destructive, with a client that takes form elicitation', () 
   });
 });
 
+describe('what the question shows', () => {
+  it('a long body shows every field, the short ones first: 340 characters of filler hide neither role: "admin" nor auth_level', async () => {
+    const body = { note: `${'filler '.repeat(48)}and ${KEY}`, role: 'admin', auth_level: 'root' };
+    const asked: string[] = [];
+    const c = await client('stdio', { answer: 'decline', asked, confirm: 'writes' });
+    await c.callTool({ name: 'createPet', arguments: { body } });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('role: "admin", auth_level: "root", note: "filler filler');
+    expect(asked[0]).not.toContain(KEY);
+    expect(upstream.requests).toEqual([]);
+  });
+});
+
 describe('a client that cannot be asked', () => {
   it.each([
     ['stdio, 2025-11-25, no elicitation', 'stdio', false, false, 'it declares no form elicitation'],
@@ -286,5 +299,31 @@ describe('no way around the question', () => {
     expect(accepted.structuredContent).toMatchObject({ result: 'done', calls: 2 });
     expect(asked).toHaveLength(2);
     expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /pets', 'DELETE /pets/9']);
+  });
+});
+
+describe('arguments are checked before the question', () => {
+  const bad = { petId: 'not-a-number' };
+  it.each([
+    ['a tools/call', undefined, (c: Client) => c.callTool({ name: 'deletePet', arguments: bad })],
+    [
+      'invoke_operation',
+      'dynamic',
+      (c: Client) => c.callTool({ name: 'invoke_operation', arguments: { name: 'deletePet', arguments: bad } }),
+    ],
+    [
+      "a code-mode program's api call",
+      'code',
+      (c: Client) => c.callTool({ name: 'execute', arguments: { code: `return await api.deletePet(${JSON.stringify(bad)});` } }),
+    ],
+  ] as const)('%s with a bad argument: a tool error names it, no question is asked, nothing is sent', async (_label, tools, call) => {
+    const asked: string[] = [];
+    const c = await client('stdio', { answer: 'accept', asked, ...(tools ? { tools } : {}) });
+    const result = await call(c);
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('Invalid arguments for deletePet');
+    expect(text(result)).toContain('petId');
+    expect(asked).toEqual([]);
+    expect(upstream.requests).toEqual([]);
   });
 });

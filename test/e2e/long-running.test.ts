@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
   createTaskSessionFromClient,
   resultFromTaskOutcome,
@@ -363,6 +363,54 @@ describe('as a task, over http 2026 (the tasks extension, SEP-2663, the ext-task
     } finally {
       await session.close();
     }
+  }, 60_000);
+});
+
+describe('answers over a 2025 session of Streamable HTTP', () => {
+  it('tools/list and a call without a progress token come back as application/json; a call with one is a stream with its progress', async () => {
+    const seen: { method: string; type: string }[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string; id?: unknown }) : undefined;
+      if (init?.method === 'POST' && body?.id !== undefined)
+        seen.push({ method: body.method ?? '', type: response.headers.get('content-type') ?? '' });
+      return response;
+    };
+    const c = new Client({ name: 'content-types', version: '1' });
+    clients.push(c);
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${http.url}/mcp`), { fetch: recording }));
+    await c.listTools();
+    const plain = await c.callTool({ name: 'startExport', arguments: {} }, { timeout: 30_000 });
+    expect(plain.isError ?? false).toBe(false);
+    const progress: number[] = [];
+    const followed = await c.callTool(
+      { name: 'startJob', arguments: { tag: 'streamed' } },
+      { onprogress: (p) => void progress.push(p.progress), timeout: 30_000 },
+    );
+    expect(followed.isError ?? false).toBe(false);
+    expect(progress).toEqual([1, 2]);
+    expect(seen.filter((s) => s.method !== 'initialize')).toEqual([
+      { method: 'tools/list', type: 'application/json' },
+      { method: 'tools/call', type: 'application/json' },
+      { method: 'tools/call', type: 'text/event-stream' },
+    ]);
+  }, 60_000);
+});
+
+describe.each(['stdio', 'http 2025'] as const)("the client's log at level info, over %s", (kind) => {
+  it("tells the operation's progress, a few lines at most, even without a progress token", async () => {
+    const c = await client(kind);
+    const messages: { level: string; data: unknown }[] = [];
+    c.setNotificationHandler('notifications/message', (n) => void messages.push({ level: n.params.level, data: n.params.data }));
+    await c.setLoggingLevel('info');
+    const result = await c.callTool({ name: 'startJob', arguments: { tag: 'logged-tag-value' } }, { timeout: 30_000 });
+    expect(result.isError ?? false).toBe(false);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(messages).toEqual([
+      { level: 'info', data: 'startJob: Running (status check 1)' },
+      { level: 'info', data: 'startJob: Running (status check 2)' },
+    ]);
+    expect(JSON.stringify(messages)).not.toContain('logged-tag-value');
   }, 60_000);
 });
 

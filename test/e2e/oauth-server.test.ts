@@ -562,6 +562,24 @@ describe('sign-ins that last, and end', () => {
     }
   }, 60_000);
 
+  it('an API that refuses the refresh: a 2025 client that set level error is told so in its log, without a secret', async () => {
+    const ivy = await connectAs('ivy', 'http');
+    const messages: { level: string; data: unknown }[] = [];
+    ivy.client.setNotificationHandler('notifications/message', (n) => void messages.push({ level: n.params.level, data: n.params.data }));
+    try {
+      await ivy.client.setLoggingLevel('error');
+      expect(textOf(await findPets(ivy.client))).toContain('pet of ivy');
+      revokedAtApi.add('ivy');
+      expect(as.revokeUser('ivy')).toBeGreaterThan(0);
+      expect((await findPets(ivy.client)).isError).toBe(true);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(messages).toEqual([{ level: 'error', data: "the API refused to refresh the user's sign-in, which has ended" }]);
+    } finally {
+      revokedAtApi.delete('ivy');
+      await ivy.client.close().catch(() => undefined);
+    }
+  }, 60_000);
+
   it('RFC 7009: revoking the refresh token ends the access token too', async () => {
     const clientId = await registerClient();
     const issued = await tokenRequest({

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client, CallToolResult } from '@modelcontextprotocol/client';
+import { LOG_LEVEL_META_KEY, type Client, type CallToolResult } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { buildProject, connect, generateProject, startServer, type RunningServer } from '../../harness/project.js';
 import { Children } from '../harness/children.js';
@@ -205,6 +205,60 @@ describe('over stdio, 2 retries by default', () => {
     await expect(pending).rejects.toThrow();
     await new Promise((r) => setTimeout(r, 2_300));
     expect(triesOf('/items/rate-2')).toHaveLength(1);
+  });
+});
+
+describe("the client's log (logging/setLevel, 2025-11-25)", () => {
+  /** A client that set `level` (unless undefined) and keeps the notifications/message it gets. */
+  async function logging(level: 'info' | 'error' | undefined, negotiate = false) {
+    const client = await connect('stdio', dir, { args: ['--base-url', upstream.url, '--timeout', '5000'], negotiate });
+    clients.push(client);
+    const messages: { level: string; data: unknown }[] = [];
+    client.setNotificationHandler('notifications/message', (n) => void messages.push({ level: n.params.level, data: n.params.data }));
+    if (level !== undefined) await client.setLoggingLevel(level);
+    return { client, messages };
+  }
+  const settle = () => new Promise((r) => setTimeout(r, 300));
+
+  it('at level info, a retried call tells the API error (warning) and the wait before the next try (info); no argument value', async () => {
+    const { client, messages } = await logging('info');
+    script('/items/logged-secret-id', busy());
+    const result = await call(client, 'getItem', { id: 'logged-secret-id' });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    await settle();
+    expect(messages).toEqual([
+      { level: 'warning', data: 'GET /items/{id} answered HTTP 503' },
+      { level: 'info', data: expect.stringMatching(/^getItem \(GET \/items\/\{id\}\): try 1 of 3 got HTTP 503; trying again in \d+ ms$/) },
+    ]);
+    expect(JSON.stringify(messages)).not.toContain('logged-secret-id');
+  });
+
+  it('at most five messages per call: an API that fails every try is told in five', async () => {
+    const { client, messages } = await logging('info');
+    script('/items/always-busy', busy(), busy(), busy());
+    expect((await call(client, 'getItem', { id: 'always-busy' })).isError).toBe(true);
+    await settle();
+    expect(messages).toHaveLength(5);
+    expect(String(messages[4]?.data)).toMatch(/no more messages from this call\)$/);
+  });
+
+  it('at level error nothing of a retried call is sent, nor to a client that set no level', async () => {
+    for (const level of ['error', undefined] as const) {
+      const { client, messages } = await logging(level);
+      script('/items/quiet', busy());
+      expect((await call(client, 'getItem', { id: 'quiet' })).isError).toBeFalsy();
+      await settle();
+      expect(messages).toEqual([]);
+    }
+  });
+
+  it('a 2026-07-28 client, where logging is deprecated, gets nothing even when its request names a level', async () => {
+    const { client, messages } = await logging(undefined, true);
+    script('/items/modern', busy());
+    const result = await client.callTool({ name: 'getItem', arguments: { id: 'modern' }, _meta: { [LOG_LEVEL_META_KEY]: 'debug' } });
+    expect(result.isError).toBeFalsy();
+    await settle();
+    expect(messages).toEqual([]);
   });
 });
 

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, startServer } from '../../harness/project.js';
 import { Children } from '../harness/children.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
@@ -308,6 +309,47 @@ describe('traces over OTLP/HTTP', () => {
     await client.close();
     expect(text).toMatch(/OTEL_EXPORTER_OTLP_PROTOCOL=grpc: this server sends http\/protobuf or http\/json only; traces are off/);
     expect(jsonSpans().filter((s) => s.traceId === given.traceId)).toEqual([]);
+  }, 60_000);
+
+  it("a client's 1 MB JSON-RPC id is exported cut, as the tool name is", async () => {
+    // A raw client on the SDK's stdio transport: the SDK's Client numbers its requests itself.
+    const transport = new StdioClientTransport({
+      command: 'node',
+      args: [join(dir, 'dist/main.js'), ...SERVER_ARGS()],
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', ...tracingEnv() },
+      stderr: 'pipe',
+    });
+    const answered = new Map<string | number, JSONRPCMessage>();
+    transport.onmessage = (message) => {
+      if ('id' in message && message.id !== undefined) answered.set(message.id, message);
+    };
+    const answer = async (id: string | number) => {
+      const deadline = Date.now() + 15_000;
+      while (!answered.has(id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      return answered.get(id);
+    };
+    await transport.start();
+    try {
+      const clientInfo = { name: 'raw', version: '1' };
+      await transport.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo },
+      });
+      expect(await answer(1)).toHaveProperty('result');
+      await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const given = parent();
+      const id = `call-${'x'.repeat(1_048_576)}`;
+      const params = { name: 'getPet', arguments: { petId: 'rex' }, _meta: { traceparent: given.traceparent } };
+      await transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params });
+      expect(await answer(id)).toHaveProperty('result');
+      const tool = (await traceSpans(given.traceId, 2)).find((s) => s.kind === SERVER_KIND)!;
+      expect(attr(tool, 'jsonrpc.request.id')).toBe(id.slice(0, 128));
+    } finally {
+      await transport.close();
+    }
   }, 60_000);
 
   it('protobuf is the default protocol (the OTel specification default)', async () => {

@@ -3,9 +3,9 @@
 // query and a short body, bounded, with no credential in it.
 import { describe, expect, it } from 'vitest';
 import { describeRequest } from '../../src/runtime/confirm.js';
-import { needsConfirmation } from '../../src/runtime/features.js';
+import { needsConfirmation, streamsMidCall } from '../../src/runtime/features.js';
 import { readConfig, type ConfirmSetting, type ServerConfig } from '../../src/runtime/config.js';
-import type { ParamSpec, ToolSpec } from '../../src/contract/table.js';
+import type { ParamSpec, ToolSpec, ToolTable } from '../../src/contract/table.js';
 
 function tool(method: string, more: Partial<ToolSpec> = {}): ToolSpec {
   const annotations =
@@ -84,7 +84,7 @@ describe('the request the question shows', () => {
     expect(text).toBe('PATCH /stores/north%2Feast/pets/42?dry_run=true\nbody: {"name":"Rex","tags":["a"]}');
   });
 
-  it('shows no credential: credential-like arguments and keys as ***, known secrets taken out, headers left out', () => {
+  it("shows no credential: the secrets' values taken out wherever they are, a scheme's query parameter as ***, headers left out", () => {
     const text = describeRequest(
       update,
       {
@@ -92,15 +92,34 @@ describe('the request the question shows', () => {
         petId: SECRET,
         access_token: 'tok-abcdef',
         'X-Trace': 'trace-value',
-        body: { name: `a ${SECRET} b`, password: 'hunter22', nested: { apiKey: 'k-999999' } },
+        body: { name: `a ${SECRET} b`, nested: { note: SECRET } },
       },
       noSecrets,
+      new Set(['access_token']),
     );
-    for (const secret of [SECRET, 'tok-abcdef', 'hunter22', 'k-999999', 'trace-value']) expect(text).not.toContain(secret);
+    for (const secret of [SECRET, 'tok-abcdef', 'trace-value']) expect(text).not.toContain(secret);
     expect(text).toContain('access_token=***');
-    expect(text).toContain('"password":"***"');
-    expect(text).toContain('"apiKey":"***"');
+    expect(text).toContain('{"name":"a *** b","nested":{"note":"***"}}');
     expect(text.startsWith('PATCH /stores/s/pets/***?')).toBe(true);
+  });
+
+  it('masks by what the secrets are, not by names: auth_level, password and token fields are shown', () => {
+    const body = { auth_level: 'admin', password: 'new-pass-1', token_limit: 5 };
+    const text = describeRequest(update, { store: 's', petId: 1, access_token: 'not-a-scheme-here', body }, noSecrets);
+    expect(text).toBe(`PATCH /stores/s/pets/1?access_token=not-a-scheme-here\nbody: ${JSON.stringify(body)}`);
+  });
+
+  it('a long body shows every field, the short ones first and the long ones cut: filler cannot hide role: "admin"', () => {
+    const filler = 'f'.repeat(340);
+    const body = { bio: filler, profile: { about: filler, role: 'admin' }, auth_level: 'root' };
+    const text = describeRequest(update, { store: 's', petId: 1, body }, noSecrets);
+    const line = text.split('\n')[1]!;
+    expect(line).toBe(
+      `body (every field, long values cut): profile.role: "admin", auth_level: "root", bio: "${'f'.repeat(38)}…, profile.about: "${'f'.repeat(38)}…`,
+    );
+    // A secret inside a long value is taken out before the cut.
+    const hidden = describeRequest(update, { store: 's', petId: 1, body: { bio: filler, key: `${'y'.repeat(30)}${SECRET}` } }, noSecrets);
+    expect(hidden).not.toContain(SECRET.slice(0, 8));
   });
 
   it('is bounded: long values and bodies are cut, the secret taken out before the cut', () => {
@@ -121,5 +140,40 @@ describe('the request the question shows', () => {
 
   it('leaves a path argument not given as its template', () => {
     expect(describeRequest(update, { petId: 7 }, noSecrets)).toBe('PATCH /stores/{store}/pets/7');
+  });
+});
+
+describe('which requests of a 2025 session are answered as a stream (streamsMidCall)', () => {
+  const table: ToolTable = {
+    format: 1,
+    name: 't',
+    version: '1',
+    servers: [],
+    defs: {},
+    auth: {},
+    tools: [{ ...tool('DELETE'), name: 'deletePet' }, tool('GET'), { ...tool('POST'), name: 'startJob', longRunning: {} }],
+  };
+  const streams = streamsMidCall(table, 'destructive');
+  const call = (name: string, more: Record<string, unknown> = {}) => ({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name, ...more },
+  });
+  const progress = { _meta: { progressToken: 't1' } };
+
+  it.each([
+    ['tools/list', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, false],
+    ['a plain call', call('getPet'), false],
+    ['a call that asks for confirmation', call('deletePet'), true],
+    ['a long-running call without a progress token', call('startJob'), false],
+    ['a long-running call with one', call('startJob', progress), true],
+    ['get_operation_status with a progress token', call('get_operation_status', progress), true],
+    ['invoke_operation of a plain operation', call('invoke_operation', { arguments: { name: 'getPet' } }), false],
+    ['invoke_operation of one that asks', call('invoke_operation', { arguments: { name: 'deletePet' } }), true],
+    ["code mode's execute, when some operation asks", call('execute'), true],
+    ['a batch with one call that asks', [call('getPet'), call('deletePet')], true],
+  ] as const)('%s', (_label, message, expected) => {
+    expect(streams(message)).toBe(expected);
   });
 });

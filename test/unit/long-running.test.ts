@@ -210,6 +210,25 @@ describe('handles', () => {
     expect(text(spent)).toMatch(/no operation with this handle/);
   });
 
+  it("another caller's 1,001 handles never evict a caller's handle; a store full of other callers' refuses with a tool error", async () => {
+    const t = tool('job', 'POST', {});
+    const { steps, options } = setUp([t], {}, 0);
+    const caller = (key: string): Call => ({ caller: undefined, credentials: new Map([['key', key]]) });
+    const start = (who: string) =>
+      steps.follow(t, answer(202, undefined, { monitor: `${API}/ops/1` }, { method: 'POST', url: `${API}/job` }), {}, options(caller(who)));
+    const handleOf = (r: CallToolResult) => (r._meta?.['io.github.mcp-gen/operation'] as { handle: string }).handle;
+    const victim = handleOf(await start('bob'));
+    for (let i = 0; i < 1_001; i++) await start('alice');
+    expect(text(await steps.resume(victim, options(caller('bob'))))).toContain('still running');
+
+    for (let owner = 0; owner < 10; owner++) for (let i = 0; i < 100; i++) await start(`owner${owner}`);
+    const refused = await start('zoe');
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(
+      /^job: the operation is still running .* already follows 1,000 operations for other callers, so it keeps no handle/,
+    );
+  });
+
   it('a call whose tool lists an outputSchema gets the pending answer as an error: a client would refuse it without structure', async () => {
     const t = { ...tool('job', 'POST', {}), output: { schema: { type: 'object' }, defs: [], wrap: false } };
     const { steps, options } = setUp([t], {}, 0);

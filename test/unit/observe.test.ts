@@ -186,7 +186,7 @@ describe('with tracing', () => {
     await observer.call(facts, undefined, () =>
       observer.operation(tool('/pets/{id}'), async () => {
         await send(request(), signal);
-        noteWait(250, 'retry-after');
+        noteWait(250, 'retry-after', 'waiting');
         return send(request(), signal);
       }),
     );

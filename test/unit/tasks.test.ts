@@ -98,6 +98,57 @@ describe('TaskStore', () => {
   });
 });
 
+describe('a full store (1,000 tasks)', () => {
+  const never = () => new Promise<CallToolResult>(() => undefined);
+  const done = () => Promise.resolve<CallToolResult>({ content: [{ type: 'text', text: 'done' }] });
+  const idOf = (created: unknown) => (created as { task: { taskId: string } }).task.taskId;
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("another caller's 1,001 completed tasks never evict a running one; its owner still reads it", async () => {
+    const store = new TaskStore();
+    const client = await connected(store);
+    const victim = idOf(store.start('bob', { generation: 'v1', ttl: 3_600_000 }, never));
+    for (let i = 0; i < 1_001; i++) {
+      store.start('alice', { generation: 'v1' }, done);
+      await settle();
+    }
+    who = 'bob';
+    expect(await ask(client, 'tasks/get', { taskId: victim })).toMatchObject({ taskId: victim, status: 'working' });
+  });
+
+  it("ended tasks make room, the new task's owner's own first", async () => {
+    const store = new TaskStore();
+    const client = await connected(store);
+    const bobs = idOf(store.start('bob', { generation: 'v1' }, done));
+    await settle();
+    const alices = idOf(store.start('alice', { generation: 'v1' }, done));
+    await settle();
+    for (let i = 0; i < 998; i++) store.start(`owner${i % 50}`, { generation: 'v1' }, never);
+    expect(idOf(store.start('alice', { generation: 'v1' }, never))).toMatch(/^task_/);
+    await expect(ask(client, 'tasks/get', { taskId: alices })).rejects.toThrow(/No task/);
+    who = 'bob';
+    expect(await ask(client, 'tasks/get', { taskId: bobs })).toMatchObject({ status: 'completed' });
+  });
+
+  it('when every task kept is running, a new one is refused with a tool error and none is dropped', async () => {
+    const store = new TaskStore();
+    const client = await connected(store);
+    const running = Array.from({ length: 1_000 }, (_, i) => [
+      `owner${i % 50}`,
+      idOf(store.start(`owner${i % 50}`, { generation: 'v1' }, never)),
+    ]);
+    const refused = store.start('zoe', { generation: 'v1' }, never);
+    expect(refused).toMatchObject({ isError: true });
+    expect((refused?.content[0] as { text: string }).text).toMatch(
+      /^No task was started: this server keeps at most 1,000 tasks and all of them are still running/,
+    );
+    for (const [owner, taskId] of [running[0], running[999]] as [string, string][]) {
+      who = owner;
+      expect(await ask(client, 'tasks/get', { taskId })).toMatchObject({ status: 'working' });
+    }
+  });
+});
+
 describe('taskRequested', () => {
   it("2025-11-25's task (with its ttl), the 2026-07-28 extension in the request's capabilities, or neither", () => {
     expect(taskRequested({ task: { ttl: 5_000 } }, undefined)).toEqual({ generation: 'v1', ttl: 5_000 });
