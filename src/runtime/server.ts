@@ -36,6 +36,7 @@ import { createLister, listsOutputSchema, type ClientProfile, type ListedTool } 
 import type { JsonSchema, ToolSpec, ToolTable } from '../contract/table.js';
 import { ENABLE_TOOLSET, toolsetMetaTools, toolsetOf } from '../contract/toolsets.js';
 import { CLIENT_TOOL_CAP } from '../contract/limits.js';
+import { didYouMean } from '../contract/did-you-mean.js';
 import { summarize, type Offers } from '../contract/summary.js';
 import { Lazy, serverFactory, type Attach, type ServerFactory } from './instances.js';
 import { toolSchemas, type ToolSchemas } from './tool-schemas.js';
@@ -240,7 +241,7 @@ export async function attachHandlers(
       const tool = byName.get(name);
       // HTTP answers a tool outside the token's scopes with 403 before this (oauth.ts); here it is unknown.
       if (!tool || !served(tool) || !visible(tool, auth))
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${reach(tool)}`);
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${tool ? reach(tool) : typoOf(name, auth)}`);
       if (confirmations?.needed(tool)) {
         const asked = await confirmations.before(tool, args, asking());
         if (asked !== undefined) return asked;
@@ -273,6 +274,13 @@ export async function attachHandlers(
     server.setRequestHandler('tools/call', observed(observer, server, known, callTool));
 
     /** How to reach an operation that is served but not listed: through its toolset or invoke_operation. */
+    /** The nearest tool name this caller may call, for a name that is none (only on this error path: it walks the table). */
+    const typoOf = (name: string, auth: AuthInfo | undefined): string =>
+      didYouMean(
+        name,
+        table.tools.filter((t) => served(t) && visible(t, auth)).map((t) => t.name),
+        (found) => JSON.stringify(found),
+      );
     const reach = (tool: ToolSpec | undefined): string => {
       if (tool === undefined) return '';
       if (onDemand) return `; enable its toolset with ${ENABLE_TOOLSET} ${JSON.stringify({ toolset: toolsetOf(tool) })}`;

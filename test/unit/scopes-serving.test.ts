@@ -45,7 +45,9 @@ describe('a token sees what its scopes reach', () => {
     expect(await names(reader)).toEqual([...readOnly].sort());
     expect((await names(writer)).some((n) => readOnly.includes(n))).toBe(false);
     expect(await names(both)).toHaveLength(petstore.tools.filter((t) => t.asTool !== false).length);
-    await expect(writer.callTool({ name: 'getPetById', arguments: { petId: 1 } })).rejects.toThrow(/Unknown tool: getPetById/);
+    await expect(writer.callTool({ name: 'getPetById', arguments: { petId: 1 } })).rejects.toThrow(/Unknown tool: getPetById$/);
+    // the suggestion never names a tool outside the caller's scopes
+    await expect(writer.callTool({ name: 'getPetByIdd', arguments: { petId: 1 } })).rejects.toThrow(/Unknown tool: getPetByIdd$/);
   });
 
   it('resources, templates and template completions of hidden operations are absent', async () => {

@@ -87,7 +87,13 @@ describe('tools/call through the official client', () => {
   });
 
   it('an unknown tool is a JSON-RPC invalid-params error', async () => {
-    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow(/Unknown tool: nope/);
+    await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow(/Unknown tool: nope$/);
+  });
+
+  it('a mistyped tool name: the error suggests the tool meant', async () => {
+    await expect(client.callTool({ name: 'getThng', arguments: {} })).rejects.toThrow(
+      /Unknown tool: getThng \(did you mean "getThing"\?\)$/,
+    );
   });
 });
 
