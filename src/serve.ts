@@ -48,7 +48,7 @@ export async function serveSpec(options: UserOptions, serverArgv: string[]): Pro
     `${table.title ?? table.name}: ${table.tools.length} tool${table.tools.length === 1 ? '' : 's'}, tools/list ${table.serve?.mode ?? 'direct'} by default${report.skipped.length ? `, ${report.skipped.length} operation${report.skipped.length === 1 ? '' : 's'} skipped` : ''}`,
   );
   for (const warning of report.warnings) say(`warning: ${formatWarning(warning)}`);
-  const credentials = credentialSummary(table.auth);
+  const credentials = credentialSummary(table);
   if (credentials) say(`credentials read from the environment or .env: ${credentials}`);
   const runtime = await import('./runtime/main.js');
   runtime.loadEnvFile(resolve('.env'));

@@ -12,7 +12,7 @@ import { GENERATOR_VERSION, OWN_PACKAGE } from '../version.js';
 import { envText, flagText, SETTINGS } from '../contract/settings.js';
 import { summarize } from '../contract/summary.js';
 import type { ServerModel } from '../model/build.js';
-import { credentialSummary } from '../model/auth.js';
+import { credentialGroups, credentialSummary } from '../model/auth.js';
 import { resolveDefaultServer } from './servers.js';
 import { bundleManifest } from './bundle-manifest.js';
 import { clientInstalls, type InstallTarget } from './installs.js';
@@ -181,8 +181,25 @@ function exampleCredential(model: ServerModel): { exampleScheme: string; example
 }
 
 /** One row per environment variable that carries a secret, for the README and .env.example. */
+/** Of interchangeable schemes, the one with the fewest variables (a token before a user name and password). */
+function simplestScheme(table: ServerModel['table'], group: string[]): string {
+  const size = (name: string) => Object.keys(table.auth[name]?.env ?? {}).length;
+  return group.reduce((best, name) => (size(name) < size(best) ? name : best));
+}
+
+/** A sentence per group of interchangeable schemes, for the README and .env.example. */
+function credentialChoices(model: Pick<ServerModel, 'table'>): { markdown: string; text: string }[] {
+  return credentialGroups(model.table)
+    .filter((group) => group.length > 1)
+    .map((group) => {
+      const names = (show: (name: string) => string) => `${group.slice(0, -1).map(show).join(', ')} or ${show(group.at(-1) as string)}`;
+      const tail = ': the tools take any one of them, so set the variables of one';
+      return { markdown: `${names((n) => mdInline(n, 60))}${tail}.`, text: `${names((n) => n)}${tail}.` };
+    });
+}
+
 function credentialRows(model: Pick<ServerModel, 'table'>) {
-  const rows: { variable: string; scheme: string; what: string }[] = [];
+  const rows: { variable: string; scheme: string; schemeName: string; what: string }[] = [];
   const uses = (name: string) => model.table.tools.filter((t) => t.security?.some((alt) => name in alt)).length;
   for (const [name, scheme] of Object.entries(model.table.auth)) {
     const label = mdInline(name, 60);
@@ -192,30 +209,38 @@ function credentialRows(model: Pick<ServerModel, 'table'>) {
         rows.push({
           variable: scheme.env.key,
           scheme: label,
+          schemeName: name,
           what: `API key, sent in ${scheme.in} ${mdInline(scheme.name, 60)} (${count})`,
         });
         break;
       case 'basic':
-        rows.push({ variable: scheme.env.username, scheme: label, what: `HTTP basic user name (${count})` });
-        rows.push({ variable: scheme.env.password, scheme: label, what: 'HTTP basic password' });
+        rows.push({ variable: scheme.env.username, scheme: label, schemeName: name, what: `HTTP basic user name (${count})` });
+        rows.push({ variable: scheme.env.password, scheme: label, schemeName: name, what: 'HTTP basic password' });
         break;
       case 'http':
         rows.push({
           variable: scheme.env.token,
           scheme: label,
+          schemeName: name,
           what: `token, sent as Authorization: ${mdInline(scheme.scheme, 20)} (${count})`,
         });
         break;
       case 'oauth2':
-        rows.push({ variable: scheme.env.token, scheme: label, what: `OAuth2 access token, sent as a Bearer token (${count})` });
+        rows.push({
+          variable: scheme.env.token,
+          scheme: label,
+          schemeName: name,
+          what: `OAuth2 access token, sent as a Bearer token (${count})`,
+        });
         if (scheme.env.clientId && scheme.env.clientSecret && scheme.clientCredentials) {
           const url = safeUrl(scheme.clientCredentials.tokenUrl);
           rows.push({
             variable: scheme.env.clientId,
             scheme: label,
+            schemeName: name,
             what: `OAuth2 client id: instead of a token, the server fetches one from ${url}`,
           });
-          rows.push({ variable: scheme.env.clientSecret, scheme: label, what: 'OAuth2 client secret' });
+          rows.push({ variable: scheme.env.clientSecret, scheme: label, schemeName: name, what: 'OAuth2 client secret' });
         }
         break;
     }
@@ -345,10 +370,15 @@ export function jsonBytes(value: unknown, levels: number): Buffer {
 /** What the one-line installs name: the package, its server key and the variables it needs (names only). */
 function installTarget(model: Pick<ServerModel, 'table'>): InstallTarget {
   const needsBase = resolveDefaultServer(model.table.servers) === undefined;
+  const chosen = new Set(credentialGroups(model.table).map((group) => simplestScheme(model.table, group)));
   return {
     key: model.table.name.replace(/-mcp$/, ''),
     packageName: model.table.name,
-    variables: [...credentialRows(model).map((r) => r.variable), ...(needsBase ? ['API_BASE_URL'] : [])],
+    // of interchangeable schemes, the one-liners ask for the one with the fewest variables
+    variables: [
+      ...credentialRows(model).flatMap((r) => (chosen.has(r.schemeName) ? [r.variable] : [])),
+      ...(needsBase ? ['API_BASE_URL'] : []),
+    ],
     httpUrl: 'http://127.0.0.1:3000/mcp',
   };
 }
@@ -375,7 +405,7 @@ function summaryOf(model: ServerModel, options: EmitOptions): EmitSummary {
       ? undefined
       : clientInstalls({ ...install, entry: options.entryPath }).find((i) => i.client === 'Claude Code')?.text;
   return {
-    credentials: credentialSummary(model.table.auth),
+    credentials: credentialSummary(model.table),
     needsBaseUrl: resolveDefaultServer(model.table.servers) === undefined,
     claudeCodeInstall: claudeCode,
   };
@@ -405,6 +435,7 @@ function projectFiles(model: ServerModel, options: EmitOptions): GeneratedFile[]
     versions: packageVersions,
     serving: servingView(model),
     credentials: credentialRows(model),
+    credentialChoices: credentialChoices(model),
     hasCredentials: Object.keys(table.auth).length > 0,
     settings: settingRows(model, defaultBaseUrl ?? ''),
     installs: clientInstalls(install).map((i) => ({ ...i, fence: i.kind === 'link' ? 'text' : i.kind })),

@@ -23,7 +23,7 @@
 import { SpecError } from '../errors.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { isObject, pointer, type Json, type JsonObject } from '../parse/pointer.js';
-import type { AuthSchemeSpec, ParamSpec, SecurityRequirement } from '../contract/table.js';
+import type { AuthSchemeSpec, ParamSpec, SecurityRequirement, ToolTable } from '../contract/table.js';
 import { SETTINGS } from '../contract/settings.js';
 import { isToken, unsendableCookieName, unsendableHeaderName } from '../contract/headers.js';
 import type { ModelOptions } from './model-options.js';
@@ -142,9 +142,37 @@ export function credentialNaming(user: Pick<ModelOptions, 'envPrefix' | 'name'>,
 }
 
 /** Every credential variable, by scheme: `db: MCPGEN_DB_USERNAME, MCPGEN_DB_PASSWORD; …`, for the people starting a server. */
-export function credentialSummary(schemes: Record<string, AuthSchemeSpec>): string | undefined {
-  const parts = Object.entries(schemes).map(([name, scheme]) => `${name}: ${Object.values(scheme.env).join(', ')}`);
+export function credentialSummary(table: Pick<ToolTable, 'auth' | 'tools'>): string | undefined {
+  const variables = (name: string) => Object.values(table.auth[name]?.env ?? {}).join(', ');
+  const parts = credentialGroups(table).map((group) =>
+    group.length === 1
+      ? `${group[0]}: ${variables(group[0] as string)}`
+      : `one of ${group.map((name) => `${name} (${variables(name)})`).join(' or ')}`,
+  );
   return parts.length ? parts.join('; ') : undefined;
+}
+
+/**
+ * The security schemes in groups of alternatives: schemes accepted by exactly the same tools,
+ * never required together, are interchangeable (Stripe's basic *or* bearer), and a user sets
+ * one of each group. Every other scheme is a group of its own. In the order of `auth`.
+ */
+export function credentialGroups(table: Pick<ToolTable, 'auth' | 'tools'>): string[][] {
+  const acceptedBy = new Map<string, string>();
+  const together = new Set<string>();
+  for (const name of Object.keys(table.auth)) {
+    const tools = table.tools.filter((t) => t.security?.some((alternative) => name in alternative)).map((t) => t.name);
+    acceptedBy.set(name, tools.join('\n'));
+  }
+  for (const tool of table.tools)
+    for (const alternative of tool.security ?? [])
+      for (const name of Object.keys(alternative)) if (Object.keys(alternative).length > 1) together.add(name);
+  const groups = new Map<string, string[]>();
+  for (const [name, tools] of acceptedBy) {
+    const key = tools === '' || together.has(name) ? `\0${name}` : tools;
+    groups.set(key, [...(groups.get(key) ?? []), name]);
+  }
+  return [...groups.values()];
 }
 
 /**

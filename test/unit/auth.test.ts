@@ -2,8 +2,17 @@
 // must not be able to make the generated server read another tool's secret.
 import { formatWarning } from '../../src/warnings.js';
 import { describe, expect, it } from 'vitest';
-import { buildAuth, credentialNaming, credentialParameters, envPrefixFor, joinOverlapping, withSchemes } from '../../src/model/auth.js';
-import type { AuthSchemeSpec } from '../../src/contract/table.js';
+import {
+  buildAuth,
+  credentialGroups,
+  credentialNaming,
+  credentialParameters,
+  credentialSummary,
+  envPrefixFor,
+  joinOverlapping,
+  withSchemes,
+} from '../../src/model/auth.js';
+import type { AuthSchemeSpec, ToolSpec } from '../../src/contract/table.js';
 import { param } from '../harness/params.js';
 import { packageNameFor } from '../../src/model/naming.js';
 import { SpecError } from '../../src/errors.js';
@@ -228,5 +237,46 @@ describe('parameters that are a credential (a scheme of the same name and locati
     expect(withSchemes(undefined, ['appId'], [])).toEqual([{ appId: [] }]);
     expect(withSchemes([{ oauth: ['write'] }], [], ['key'])).toEqual([{ oauth: ['write'], key: [] }, { oauth: ['write'] }]);
     expect(withSchemes(undefined, [], ['key'])).toEqual([{ key: [] }, {}]);
+  });
+});
+
+describe('credentialGroups: which schemes are alternatives', () => {
+  const scheme = (type: 'basic' | 'http'): AuthSchemeSpec =>
+    type === 'basic' ? { type, env: { username: 'U', password: 'P' } } : { type, scheme: 'bearer', env: { token: 'T' } };
+  const tool = (name: string, security: Record<string, string[]>[]) => ({ name, security }) as unknown as ToolSpec;
+  const cases: [string, { auth: string[]; tools: ToolSpec[]; want: string[][] }][] = [
+    [
+      "each of two schemes alone, on the same tools (Stripe's basic or bearer): one group",
+      {
+        auth: ['basic', 'bearer'],
+        tools: [tool('a', [{ basic: [] }, { bearer: [] }]), tool('b', [{ bearer: [] }, { basic: [] }])],
+        want: [['basic', 'bearer']],
+      },
+    ],
+    [
+      'both required together: a group each',
+      { auth: ['basic', 'bearer'], tools: [tool('a', [{ basic: [], bearer: [] }])], want: [['basic'], ['bearer']] },
+    ],
+    [
+      'accepted by different tools: a group each',
+      {
+        auth: ['basic', 'bearer'],
+        tools: [tool('a', [{ basic: [] }, { bearer: [] }]), tool('b', [{ bearer: [] }])],
+        want: [['basic'], ['bearer']],
+      },
+    ],
+    [
+      'a scheme no tool uses: a group of its own',
+      { auth: ['basic', 'bearer'], tools: [tool('a', [{ bearer: [] }])], want: [['basic'], ['bearer']] },
+    ],
+  ];
+  it.each(cases)('%s', (_name, { auth, tools, want }) => {
+    const table = { auth: Object.fromEntries(auth.map((n) => [n, scheme(n === 'basic' ? 'basic' : 'http')])), tools };
+    expect(credentialGroups(table)).toEqual(want);
+  });
+
+  it('the summary says "one of" for alternatives', () => {
+    const table = { auth: { basic: scheme('basic'), bearer: scheme('http') }, tools: [tool('a', [{ basic: [] }, { bearer: [] }])] };
+    expect(credentialSummary(table)).toBe('one of basic (U, P) or bearer (T)');
   });
 });

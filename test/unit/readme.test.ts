@@ -35,6 +35,23 @@ function readme(schemes: JsonObject, options: Partial<ModelOptions> = {}): strin
 const jsonBlocks = (text: string): unknown[] =>
   [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1] as string) as unknown);
 
+describe('alternative security schemes (basic or bearer, as Stripe has them)', () => {
+  const schemes = { basicAuth: { type: 'http', scheme: 'basic' }, bearerAuth: { type: 'http', scheme: 'bearer' } };
+  const text = readme(schemes);
+
+  it('the README says the tools take either, and lists both', () => {
+    expect(text).toContain('basicAuth or bearerAuth: the tools take any one of them, so set the variables of one.');
+    expect(text).toContain('`THINGS_BASIC_AUTH_USERNAME`');
+    expect(text).toContain('`THINGS_BEARER_AUTH_TOKEN`');
+  });
+
+  it('the one-liners ask for one of them, the one with the fewest variables', () => {
+    const claude = text.split('\n').find((line) => line.startsWith('claude mcp add things '));
+    expect(claude).toContain("-e 'THINGS_BEARER_AUTH_TOKEN=<THINGS_BEARER_AUTH_TOKEN>'");
+    expect(claude).not.toContain('BASIC_AUTH');
+  });
+});
+
 describe('generated README', () => {
   const text = readme({ api_key: { type: 'apiKey', in: 'header', name: 'X-Key' } });
 
