@@ -98,7 +98,7 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   );
   if (claudeCodeInstall)
     print(
-      `  ${claudeCodeInstall}   # Claude Code; every client's one-liner (npx, once published) and npm run bundle (Claude Desktop) in the README`,
+      `  ${claudeCodeInstall}   # Claude Code; node dist/main.js --clients prints every client's line, npm run bundle makes a Claude Desktop extension`,
     );
 }
 

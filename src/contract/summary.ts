@@ -4,6 +4,7 @@
 // GitHub), which it reads on the first request that needs a tool, a resource or a prompt.
 
 import type { ToolTable } from './table.js';
+import type { InstallTarget } from './installs.js';
 import { toolsetSizes } from './toolsets.js';
 
 export interface TableSummary {
@@ -22,6 +23,8 @@ export interface TableSummary {
   toolsets: [name: string, tools: number][];
   /** What initialize advertises besides tools and resources. */
   offers: Offers;
+  /** What the client one-liners need (`--clients`), when the table was generated into a project. */
+  install?: Omit<InstallTarget, 'entry'>;
 }
 
 export interface Offers {

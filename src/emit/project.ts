@@ -15,7 +15,7 @@ import type { ServerModel } from '../model/build.js';
 import { credentialGroups, credentialSummary } from '../model/auth.js';
 import { resolveDefaultServer } from './servers.js';
 import { bundleManifest } from './bundle-manifest.js';
-import { clientInstalls, type InstallTarget } from './installs.js';
+import { clientInstalls, type InstallTarget } from '../contract/installs.js';
 
 export interface GeneratedFile {
   path: string;
@@ -458,7 +458,7 @@ function projectFiles(model: ServerModel, options: EmitOptions): GeneratedFile[]
     // compact: the server parses it on its first request for the table (GitHub: 3.3 MB instead of 4.5 MB)
     { path: 'tools.json', contents: jsonBytes(table, 2), owner: 'generated' },
     // what the server needs before that: its settings checks and its answer to initialize
-    { path: 'tools-summary.json', contents: `${JSON.stringify(summarize(table))}\n`, owner: 'generated' },
+    { path: 'tools-summary.json', contents: `${JSON.stringify({ ...summarize(table), install })}\n`, owner: 'generated' },
     { path: 'src/main.ts', contents: readFileSync(TEMPLATES + 'project/src/main.ts', 'utf8'), owner: 'generated' },
     { path: 'src/hooks.ts', contents: readFileSync(TEMPLATES + 'project/src/hooks.ts', 'utf8'), owner: 'user' },
     { path: 'scripts/bundle.mjs', contents: readFileSync(TEMPLATES + 'project/scripts/bundle.mjs', 'utf8'), owner: 'generated' },

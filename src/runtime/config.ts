@@ -152,6 +152,7 @@ export const USAGE = [
     const lines = head.length + tail.length < 100 ? [`${head} ${tail}`] : [head, tail];
     return [...own, ...[...lines, ...(s.more ?? [])].map((line, i) => (i === 0 ? line : `${' '.repeat(31)}${line}`))];
   }),
+  `  ${'--clients'.padEnd(29)}print the line that adds this server to each MCP client, with its real path`,
   `  ${'--version'.padEnd(29)}show the server's package name and version (also -v)`,
   `  ${'--help'.padEnd(29)}show this help`,
 ].join('\n');
@@ -166,6 +167,7 @@ export const SERVER_OPTIONS: Record<string, { type: 'string' | 'boolean'; multip
   ),
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
+  clients: { type: 'boolean' },
 };
 
 /** `--flag must be a, b or c (got "x")`, with the nearest allowed value when it looks like a typo. */
@@ -186,7 +188,7 @@ function argumentError(error: Error & { code?: string }): string {
   return error.message.split('\n')[0] ?? String(error);
 }
 
-export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' | 'version' {
+export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' | 'version' | 'clients' {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     // Flags are string or boolean (or string[] when multiple), as SERVER_OPTIONS declares them.
@@ -196,6 +198,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
   }
   if (values.help) return 'help';
   if (values.version) return 'version';
+  if (values.clients) return 'clients';
   // The flag, else its variable (settings.ts), else undefined.
   const pick = (flag: string): string | undefined => {
     const v = values[flag];

@@ -3,7 +3,7 @@
 // the tool table, and the modules that serve it (service.ts), on first need: stdio answers
 // initialize without them, HTTP loads them before it listens.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, readConfig, USAGE, type ServerConfig, type ToolMode, type TransportName } from './config.js';
 import type { Hooks } from './hooks-api.js';
@@ -21,7 +21,18 @@ export async function run<Args extends object>(tableUrl: URL, hooks: Hooks<Args>
   const summary = readJson<TableSummary>(new URL('tools-summary.json', tableUrl), 'the tool table summary');
   loadEnvFile(fileURLToPath(new URL('.env', tableUrl)));
   const about = () => packageVersion(new URL('package.json', tableUrl));
-  await serve(summary, () => readJson<ToolTable>(tableUrl, 'the tool table'), hooks as Hooks, argv, about);
+  const entry = process.argv[1] === undefined ? undefined : realpathSync(process.argv[1]);
+  await serve(summary, () => readJson<ToolTable>(tableUrl, 'the tool table'), hooks as Hooks, argv, about, entry);
+}
+
+/** --clients: each client's line with this server's real path, or why there is none (loaded only then). */
+async function clientLines(summary: TableSummary, entry: string | undefined): Promise<string> {
+  if (summary.install === undefined || entry === undefined)
+    return 'no project here: generate one with mcp-gen, then run its dist/main.js --clients\n';
+  const { clientInstalls } = await import('../contract/installs.js');
+  return clientInstalls({ ...summary.install, entry })
+    .map((install) => `${install.client} (${install.how}):\n${install.text}\n`)
+    .join('\n');
 }
 
 /** --version: the name and version of the server's package (its package.json, beside tools.json). */
@@ -64,8 +75,18 @@ export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[])
   );
 }
 
-/** Serve the table `load` gives, from what its summary says; `load` is called on first need. `about` answers --version. */
-async function serve(summary: TableSummary, load: () => ToolTable, hooks: Hooks, argv: string[], about: () => string): Promise<void> {
+/**
+ * Serve the table `load` gives, from what its summary says; `load` is called on first need.
+ * `about` answers --version, and `entry` (the script started, its real path) --clients.
+ */
+async function serve(
+  summary: TableSummary,
+  load: () => ToolTable,
+  hooks: Hooks,
+  argv: string[],
+  about: () => string,
+  entry?: string,
+): Promise<void> {
   let config;
   try {
     config = readConfig(argv, process.env);
@@ -84,6 +105,10 @@ async function serve(summary: TableSummary, load: () => ToolTable, hooks: Hooks,
   }
   if (config === 'version') {
     process.stdout.write(`${about()}\n`);
+    return;
+  }
+  if (config === 'clients') {
+    process.stdout.write(await clientLines(summary, entry));
     return;
   }
   // --toolsets alone means "these tools, listed": direct; otherwise the mode chosen at generation.

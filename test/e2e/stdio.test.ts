@@ -1,7 +1,7 @@
 // stdio as desktop clients use it: stdout carries only JSON-RPC, a garbage line does not
 // kill the server, and closing stdin ends it.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, generateProject, REPO } from '../../harness/project.js';
@@ -72,5 +72,24 @@ describe('the bin', () => {
     });
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^ {2}--version +show the server's package name and version \(also -v\)$/m);
+  });
+
+  it("--clients prints each client's line with the real path of this dist/main.js and the credentials to fill in", () => {
+    const r = spawnSync('node', [join(dir, 'dist/main.js'), '--clients'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const entry = realpathSync(join(dir, 'dist/main.js'));
+    expect(r.stdout).toContain(
+      `claude mcp add swagger-petstore -e 'SWAGGER_PETSTORE_API_KEY=<SWAGGER_PETSTORE_API_KEY>' -e 'SWAGGER_PETSTORE_AUTH_TOKEN=<SWAGGER_PETSTORE_AUTH_TOKEN>' -- node ${entry}`,
+    );
+    // the JSON blocks name the same entry, and every block is JSON as printed
+    const blocks = r.stdout.split('\n\n').filter((block) => block.includes('\n{'));
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const block of blocks)
+      expect(JSON.stringify(JSON.parse(block.slice(block.indexOf('\n') + 1)))).toContain(JSON.stringify(entry).slice(1, -1));
   });
 });

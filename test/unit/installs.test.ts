@@ -3,7 +3,7 @@
 // parsed, install links decoded. Credentials appear only as placeholders naming their variable.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { clientInstalls, type ClientInstall, type InstallTarget } from '../../src/emit/installs.js';
+import { clientInstalls, type ClientInstall, type InstallTarget } from '../../src/contract/installs.js';
 
 const target: InstallTarget = {
   key: 'acme-billing',

@@ -1,8 +1,9 @@
-// One-line installs of a generated server in each major MCP client, for its README and the
-// generation summary. Each is written in the shape its client documents (a CLI command, a JSON
-// config block or an install link); credentials appear as placeholders naming their variable,
-// never as values. The package runs with `npx -y <package>` once published; every snippet uses
-// that command, so a user who has not published swaps in `node /path/to/dist/main.js`.
+// One-line installs of a generated server in each major MCP client: for its README (with
+// `npx -y <package>`, once published), the generation summary and the server's own `--clients`
+// (with `node <the built entry's real path>`, which only they know: no generated file holds a
+// path, so output never depends on where it was written). Each is written in the shape its
+// client documents (a CLI command, a JSON config block or an install link); credentials appear
+// as placeholders naming their variable, never as values.
 
 /** Where the server runs and what it needs: names only (the table's slug, its variables). */
 export interface InstallTarget {
