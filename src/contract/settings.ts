@@ -443,3 +443,71 @@ export const flagText = (s: Setting): string => `--${s.flag}${s.value ? ` ${s.va
 
 /** The variable as set by hand: `MCP_STATELESS=1` for a switch. */
 export const envText = (s: Setting): string => (s.value === undefined ? `${s.env}=1` : s.env);
+
+/**
+ * The settings by concern, in the order a user looks for them: .env.example lists them so, under
+ * a heading each. Every setting is in exactly one group (test/unit/settings.test.ts).
+ */
+export const SETTING_GROUPS: readonly { title: string; flags: readonly string[] }[] = [
+  {
+    title: 'How clients reach the server',
+    flags: ['transport', 'port', 'host', 'auth-token', 'allowed-hosts', 'allowed-origins', 'cors-origins'],
+  },
+  {
+    title: 'The API',
+    flags: ['base-url', 'header', 'auth-from-headers', 'timeout', 'retries', 'max-concurrent-requests', 'rate-limit', 'operation-wait'],
+  },
+  {
+    title: 'What the agent sees and may do',
+    flags: ['tools', 'toolsets', 'dynamic-toolsets', 'read-only', 'confirm', 'client-profile', 'max-answer-bytes', 'max-response-bytes'],
+  },
+  { title: 'Code mode', flags: ['code-memory-mb', 'code-time-ms', 'code-max-calls', 'code-max-result-bytes'] },
+  { title: 'Logs', flags: ['log-level', 'log-calls'] },
+  {
+    title: 'Users signing in (OAuth)',
+    flags: [
+      'oauth-issuer',
+      'public-url',
+      'oauth-audience',
+      'oauth-token-check',
+      'oauth-client-id',
+      'oauth-client-secret',
+      'oauth-read-scope',
+      'oauth-write-scope',
+      'oauth-scope-prefix',
+      'oauth-introspection-cache-ms',
+      'token-exchange',
+      'token-exchange-audience',
+      'token-exchange-scope',
+      'upstream-identity-header',
+      'oauth-api-client-id',
+      'oauth-api-client-secret',
+      'oauth-api-authorization-url',
+      'oauth-api-token-url',
+      'oauth-api-scopes',
+      'oauth-api-client-auth',
+      'token-store',
+      'data-dir',
+      'token-store-key',
+    ],
+  },
+  {
+    title: 'Running behind a load balancer, and limits',
+    flags: [
+      'stateless',
+      'replica-id',
+      'sse-keepalive-ms',
+      'drain-delay-ms',
+      'shutdown-grace-ms',
+      'max-request-bytes',
+      'max-sessions',
+      'max-sessions-per-client',
+      'session-idle-ms',
+      'request-timeout-ms',
+      'headers-timeout-ms',
+      'max-connections',
+      'max-connections-per-address',
+      'allow-unauthenticated',
+    ],
+  },
+];

@@ -9,7 +9,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { GENERATOR_VERSION, OWN_PACKAGE } from '../version.js';
-import { envText, flagText, SETTINGS } from '../contract/settings.js';
+import { envText, flagText, SETTING_GROUPS, SETTINGS } from '../contract/settings.js';
 import { summarize } from '../contract/summary.js';
 import type { ServerModel } from '../model/build.js';
 import { credentialGroups, credentialSummary } from '../model/auth.js';
@@ -290,6 +290,12 @@ function servingView(model: ServerModel) {
  * .env.example; the base URL and the tool mode depend on the spec. Our own text: no escaping
  * beyond the table's `|`.
  */
+/** The rows under their groups' headings (settings.ts), for .env.example. */
+function settingGroups<Row extends { variable: string }>(rows: Row[]): { title: string; settings: Row[] }[] {
+  const byFlag = new Map(SETTINGS.map((s, i) => [s.flag, rows[i] as Row]));
+  return SETTING_GROUPS.map(({ title, flags }) => ({ title, settings: flags.flatMap((flag) => byFlag.get(flag) ?? []) }));
+}
+
 function settingRows(model: ServerModel, defaultBaseUrl: string) {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
   return SETTINGS.map((s) => {
@@ -438,6 +444,7 @@ function projectFiles(model: ServerModel, options: EmitOptions): GeneratedFile[]
     credentialChoices: credentialChoices(model),
     hasCredentials: Object.keys(table.auth).length > 0,
     settings: settingRows(model, defaultBaseUrl ?? ''),
+    settingGroups: settingGroups(settingRows(model, defaultBaseUrl ?? '')),
     installs: clientInstalls(install).map((i) => ({ ...i, fence: i.kind === 'link' ? 'text' : i.kind })),
     installVariables: install.variables.length > 0,
     // our own slug of the package name: safe in Markdown

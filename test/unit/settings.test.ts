@@ -3,7 +3,7 @@
 // variable names no API credential may take.
 import { describe, expect, it } from 'vitest';
 import { readConfig, USAGE, type ServerConfig } from '../../src/runtime/config.js';
-import { envText, flagText, SETTINGS } from '../../src/contract/settings.js';
+import { envText, flagText, SETTING_GROUPS, SETTINGS } from '../../src/contract/settings.js';
 import { buildAuth, isServerSetting } from '../../src/model/auth.js';
 import { buildModel } from '../../src/model/build.js';
 import { emitProject } from '../../src/emit/project.js';
@@ -150,6 +150,23 @@ const CONTEXT_ENV: Record<string, Record<string, string>> = {
   'oauth-api-client-secret': { MCP_OAUTH_API_CLIENT_SECRET: 'other' },
   'token-store-key': { MCP_TOKEN_STORE_KEY: Buffer.alloc(32, 1).toString('base64') },
 };
+
+describe('.env.example: credentials first, then the settings by concern', () => {
+  it('every setting is in exactly one group', () => {
+    const grouped = SETTING_GROUPS.flatMap((g) => g.flags);
+    expect([...grouped].sort()).toEqual(SETTINGS.map((s) => s.flag).sort());
+    expect(new Set(grouped).size).toBe(grouped.length);
+  });
+
+  it('lists the credentials, then each group under its heading, each variable once', () => {
+    const text = String(files['.env.example']);
+    const headings = [...text.matchAll(/^# --- (.+)$/gm)].map((m) => m[1]);
+    expect(headings).toEqual(SETTING_GROUPS.map((g) => g.title));
+    expect(text.indexOf('SWAGGER_PETSTORE_API_KEY=')).toBeLessThan(text.indexOf('# --- '));
+    for (const s of SETTINGS) expect(text.match(new RegExp(`^${s.env}=$`, 'gm')), s.env).toHaveLength(1);
+    expect(text.indexOf('MCP_TRANSPORT=')).toBeLessThan(text.indexOf('MCP_OAUTH_ISSUER='));
+  });
+});
 
 describe('every setting, in every place', () => {
   it('a security scheme whose credential variable would be a setting is refused, e.g. MCP_AUTH_TOKEN', () => {
