@@ -1,5 +1,6 @@
 // The two halves of mcp-gen and their contract (docs/architecture.md):
-//   src/runtime/   the generated server's code, copied verbatim into every project
+//   src/runtime/   the generated server's code, copied verbatim into every project, in rooms by
+//                  concern; the rooms of features loaded when used are entered only by import()
 //   src/contract/  what the generator and the runtime share, also copied into every project
 //   src/**         everything else is the generator
 // `npm run boundaries` fails on any import cycle and on any import across the boundary that
@@ -9,8 +10,29 @@ const GENERATOR = '^src/(?!runtime/|contract/)';
 const SERVER_PACKAGES =
   '(@modelcontextprotocol/(server|node|server-legacy)|@opentelemetry/(api|context-async-hooks|core|exporter-trace-otlp-http|exporter-trace-otlp-proto|resources|sdk-trace-base)|ajv|ajv-formats|jose|quickjs-emscripten|re2js|redis)/';
 
+/**
+ * The runtime's rooms whose code loads only when a table or a setting uses them: from anywhere
+ * else they are reached through import() (or for their types), never by a static import that
+ * would load them with every server.
+ */
+const LAZY_ROOMS = ['confirm', 'long-running', 'code-mode', 'oauth'];
+
 module.exports = {
   forbidden: [
+    ...LAZY_ROOMS.map((room) => ({
+      name: `${room}-only-through-import`,
+      severity: 'error',
+      comment: `src/runtime/${room}/ loads only when used: reach it with import() (a type import is fine), or move what is always needed out of it.`,
+      from: { path: '^src/', pathNot: `^src/runtime/${room}/` },
+      to: { path: `^src/runtime/${room}/`, dependencyTypesNot: ['dynamic-import', 'type-only'] },
+    })),
+    {
+      name: 'telemetry-only-through-import',
+      severity: 'error',
+      comment: 'OpenTelemetry loads only when an OTLP endpoint is set: observe.ts reaches telemetry.ts with import().',
+      from: { path: '^src/', pathNot: '^src/runtime/observe/telemetry\\.ts$' },
+      to: { path: '^src/runtime/observe/telemetry\\.ts$', dependencyTypesNot: ['dynamic-import', 'type-only'] },
+    },
     {
       name: 'no-cycles',
       severity: 'error',

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { connect, startNode, startServer, type RunningServer } from '../harness/project.js';
 import { SETTINGS } from '../src/contract/settings.js';
-import { BACKOFF, retryAfterMs } from '../src/runtime/retry.js';
+import { BACKOFF, retryAfterMs } from '../src/runtime/call/send/retry.js';
 import { stdioClient, type Elicit } from './lib/clients.js';
 import { mcpGenProject, placeIn } from './lib/fixtures.js';
 import { importsOf, moduleName, staticImports } from './lib/modules.js';

@@ -65,7 +65,7 @@ class Session {
     const result = await this.client.callTool({ name, arguments: args });
     const all = textOf(result);
     if (result.isError) throw new Error(`${name} failed: ${all.slice(0, 300)}`);
-    // An answer over --max-answer-bytes is cut, and its note says so (src/runtime/answer-budget.ts).
+    // An answer over --max-answer-bytes is cut, and its note says so (src/runtime/call/answer/answer-budget.ts).
     const cut = all.includes('Answer cut to --max-answer-bytes');
     this.calls.push({ tool: name, argBytes: bytes({ name, arguments: args }), resultBytes: bytes(all), ...(cut ? { cut: true } : {}) });
     const first = (result.content as { type: string; text?: string }[]).find((c) => c.type === 'text');

@@ -4,7 +4,7 @@
 // validates the answer with the SDK's schemas), and every tool schema compiled with ajv.
 // Used by test/corpus.test.ts (a fixed slice in CI) and scripts/corpus-worker.ts (everything).
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -14,10 +14,10 @@ import { Ajv, addFormats } from '@modelcontextprotocol/server/validators/ajv';
 import { generate } from '../src/generate.js';
 import { SpecError } from '../src/errors.js';
 import { ts } from 'ts-morph';
-import { readConfig } from '../src/runtime/config.js';
-import { createExecutor } from '../src/runtime/executor.js';
-import { createLogger } from '../src/runtime/log.js';
-import { createServerFactory, type ServerOptions } from '../src/runtime/server.js';
+import { readConfig } from '../src/runtime/start/config.js';
+import { createExecutor } from '../src/runtime/call/executor.js';
+import { createLogger } from '../src/runtime/start/log.js';
+import { createServerFactory, type ServerOptions } from '../src/runtime/mcp/server.js';
 import { createLister } from '../src/contract/profiles.js';
 import { operationTools } from '../src/contract/meta-tools.js';
 import { profileViolations, type Profile } from './profile-rules.js';
@@ -64,10 +64,10 @@ const PROFILES: Profile[] = ['portable', 'openai-strict', 'gemini'];
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 /** The server's code, copied verbatim into every project at the same paths. */
 const VERBATIM_FILES = ['src/runtime', 'src/contract'].flatMap((folder) =>
-  readdirSync(join(REPO, folder))
+  (readdirSync(join(REPO, folder), { recursive: true }) as string[])
     .filter((f) => f.endsWith('.ts'))
-    .sort()
-    .map((f) => `${folder}/${f}`),
+    .map((f) => `${folder}/${f.split(sep).join('/')}`)
+    .sort(),
 );
 /**
  * Every TypeScript file of a generated project, with the template text it must end with. When
@@ -108,7 +108,7 @@ let engines: { label: string; ajv: Engine }[] | undefined;
 function ajvEngines() {
   if (!engines) {
     // The 2020-12 engine that the SDK's default validator and the generated runtime
-    // (src/runtime/checks.ts) use, and the SDK's bundled draft-07 class (the default of
+    // (src/runtime/call/request/checks.ts) use, and the SDK's bundled draft-07 class (the default of
     // SDK v1 clients). Both check a schema against their meta-schema before compiling it.
     const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: true, logger: false });
     addFormats(draft2020 as unknown as InstanceType<typeof Ajv>);

@@ -2,11 +2,11 @@
 // official SDK client over an in-memory transport: the MCP wiring tested without a build.
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { readConfig, type ServerConfig } from '../src/runtime/config.js';
-import { createExecutor } from '../src/runtime/executor.js';
+import { readConfig, type ServerConfig } from '../src/runtime/start/config.js';
+import { createExecutor } from '../src/runtime/call/executor.js';
 import type { Hooks } from '../src/runtime/hooks-api.js';
-import { createLogger } from '../src/runtime/log.js';
-import { createServerFactory, type ServerOptions } from '../src/runtime/server.js';
+import { createLogger } from '../src/runtime/start/log.js';
+import { createServerFactory, type ServerOptions } from '../src/runtime/mcp/server.js';
 import type { ToolTable } from '../src/contract/table.js';
 
 const DIRECT: ServerOptions = { mode: 'direct', profile: 'portable', initialToolsets: [] };

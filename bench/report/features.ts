@@ -144,7 +144,7 @@ function retryParagraph(r: Results): string[] {
   const gap = f.retry.gapMs;
   const cpu = c.feature.serverCpu - c.base.serverCpu;
   return [
-    `**The retried call** adds ${dms2(c.feature.median - c.base.median)} to the plain call (medians; ${dms2(added)} between the means), and ${dms2(cpu)} of server CPU. The policy's deliberate wait is ${ms2(f.retry.policyWaitMs)}: \`Retry-After: 0\` asks for none, and the runtime follows Retry-After when the API sends it (\`src/runtime/retry.ts\`; without it the wait would be a jittered backoff anywhere from 0 to ${msf(f.retry.backoffBaseMs)}, ${msf(f.retry.backoffBaseMs / 2)} on average). ` +
+    `**The retried call** adds ${dms2(c.feature.median - c.base.median)} to the plain call (medians; ${dms2(added)} between the means), and ${dms2(cpu)} of server CPU. The policy's deliberate wait is ${ms2(f.retry.policyWaitMs)}: \`Retry-After: 0\` asks for none, and the runtime follows Retry-After when the API sends it (\`src/runtime/call/send/retry.ts\`; without it the wait would be a jittered backoff anywhere from 0 to ${msf(f.retry.backoffBaseMs)}, ${msf(f.retry.backoffBaseMs / 2)} on average). ` +
       `So all of it is overhead. The server's turnaround between the tries, as the upstream saw it (its 503 written → the retry arrived), was ${ms2(gap)} on average over ${int(f.retry.retries)} retries: reading the 503 to its end (which keeps the connection), the pacing slot, and the retry's way to the upstream (a zero wait sets no timer); the rest of the mean difference, ${ms2(added - gap)}, is the first try's way to the upstream and its answer there. ` +
       reuse(f.retry),
     '',
@@ -156,7 +156,7 @@ function reuse(retry: { retries: number; connections: number }): string {
   if (retry.connections === 0) return 'Every retry reused its first try’s keep-alive connection.';
   if (retry.connections < retry.retries * 0.9)
     return `The upstream accepted ${int(retry.connections)} new TCP connections for the ${int(retry.retries)} retries.`;
-  return `The upstream accepted ${int(retry.connections)} new TCP connections for the ${int(retry.retries)} retries: the runtime's \`discard()\` of the 503 (\`src/runtime/upstream.ts\`) destroys its socket even when the body is complete, so the retry opens a connection of its own — on loopback a fraction of a millisecond, against a remote API over TLS a handshake more.`;
+  return `The upstream accepted ${int(retry.connections)} new TCP connections for the ${int(retry.retries)} retries: the runtime's \`discard()\` of the 503 (\`src/runtime/call/send/upstream.ts\`) destroys its socket even when the body is complete, so the retry opens a connection of its own — on loopback a fraction of a millisecond, against a remote API over TLS a handshake more.`;
 }
 
 /** The modules that import a feature module, in parentheses. */
@@ -202,7 +202,7 @@ function loadedSection(r: Results): string[] {
             .join(', ')}; retries are on unless \`--retries 0\`, so theirs is the default call path. `
         : '') +
       (onlyDefaultPath
-        ? "None of the other features' modules is loaded: they load with the table only when it or the settings use them (decided in `src/runtime/features.ts`), an account link's when a call needs one. "
+        ? "None of the other features' modules is loaded: they load with the table only when it or the settings use them (decided in `src/runtime/start/optional-features.ts`), an account link's when a call needs one. "
         : 'The others wait for a flag, a client that asks or an operation that needs them, yet every server loads them. ') +
       (cost
         ? `Importing ${cost.modules.map((m) => `\`${m}\``).join(', ')} (${int(cost.bytes)} bytes of JavaScript) after their own imports, which any server loads, takes ${ms2(cost.ms)} (median of ${cost.runs.length} fresh processes, \`bench/import-probe.mjs\`)` +

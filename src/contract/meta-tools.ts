@@ -1,5 +1,5 @@
 // The three meta-tools of dynamic mode as clients list them: the generator measures the listing
-// with them, the server runtime lists and dispatches them (src/runtime/dynamic.ts).
+// with them, the server runtime lists and dispatches them (src/runtime/mcp/operation-index.ts).
 
 import type { ListedTool } from './profiles.js';
 import type { ToolTable } from './table.js';

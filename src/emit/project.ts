@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GENERATOR_VERSION, OWN_PACKAGE } from '../version.js';
 import { envText, flagText, SETTING_GROUPS, SETTINGS } from '../contract/settings.js';
@@ -489,8 +490,9 @@ const byPath = (a: GeneratedFile, b: GeneratedFile) => (a.path < b.path ? -1 : a
 /** The server's code, copied verbatim: the runtime and the contract it shares with the generator. */
 function verbatimSources(folder: string): GeneratedFile[] {
   const dir = `${TEMPLATES}../${folder}/`; // templates/ sits at the package root, beside src/
-  return readdirSync(dir)
+  return (readdirSync(dir, { recursive: true }) as string[])
     .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
+    .map((name) => name.split(sep).join('/'))
     .sort()
     .map((name) => ({ path: `${folder}/${name}`, contents: TS_HEADER + readFileSync(dir + name, 'utf8'), owner: 'generated' as const }));
 }

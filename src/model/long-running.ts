@@ -3,7 +3,7 @@
 // Azure's `x-ms-long-running-operation` (with `x-ms-long-running-operation-options`
 // `final-state-via`); Google's Operation resource (`name` + `done`, polled with
 // `GET /v1/{name}`); and a Link Object (OAS 3.1.1 §4.8.20) from the 202 answer to a status
-// operation. The runtime (src/runtime/long-running.ts) follows them until they end.
+// operation. The runtime (src/runtime/long-running/long-running.ts) follows them until they end.
 
 import { followRefs, isObject, type JsonObject } from '../parse/pointer.js';
 import type { FinalStateVia, LongRunning, ToolSpec } from '../contract/table.js';

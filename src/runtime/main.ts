@@ -5,12 +5,12 @@
 
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, readConfig, USAGE, type ServerConfig, type ToolMode, type TransportName } from './config.js';
+import { ConfigError, readConfig, USAGE, type ServerConfig, type ToolMode, type TransportName } from './start/config.js';
 import type { Hooks } from './hooks-api.js';
-import type { HttpEndpoints } from './http-endpoints.js';
-import { Lazy, serverFactory, type ServerFactory } from './instances.js';
-import { createLogger, type Logger } from './log.js';
-import type { Service } from './service.js';
+import type { HttpEndpoints } from './http/endpoints.js';
+import { Lazy, serverFactory, type ServerFactory } from './mcp/server-instances.js';
+import { createLogger, type Logger } from './start/log.js';
+import type { Service } from './start/service.js';
 import { summarize, type TableSummary } from '../contract/summary.js';
 import type { ToolTable } from '../contract/table.js';
 import { checkToolsets, ToolsetError } from '../contract/toolsets.js';
@@ -126,7 +126,7 @@ async function serve(
     ? summary.toolsets.map(([name]) => name)
     : config.toolsets.filter((t) => t !== 'all');
   const choices = { mode, initialToolsets, offers: summary.offers };
-  const service = new Lazy(async () => (await import('./service.js')).createService(load(), config, hooks, log, choices));
+  const service = new Lazy(async () => (await import('./start/service.js')).createService(load(), config, hooks, log, choices));
   const factory = serverFactory(summary, mode, service);
   try {
     await TRANSPORTS[config.transport](factory, config, log, service);
@@ -156,9 +156,9 @@ type Start<T> = (factory: ServerFactory, config: ServerConfig, log: Logger, serv
 type Endpoints = (factory: ServerFactory, config: ServerConfig, log: Logger, service: Service) => Promise<HttpEndpoints>;
 
 const streamableHttp: Endpoints = async (factory, config, log, service) =>
-  (await import('./http.js')).streamableEndpoints(factory, config, log, service.streamsMidCall);
+  (await import('./http/streamable.js')).streamableEndpoints(factory, config, log, service.streamsMidCall);
 /** Legacy HTTP+SSE (protocol 2024-11-05), all in sse.ts: the deprecated server-legacy package loads only with it. */
-const legacySse: Endpoints = async (factory, config, log) => (await import('./sse.js')).sseEndpoints(factory, config, log);
+const legacySse: Endpoints = async (factory, config, log) => (await import('./transports/sse.js')).sseEndpoints(factory, config, log);
 
 /**
  * One HTTP listener serving these endpoints, each set created in the order given. The table is
@@ -169,7 +169,7 @@ function overHttp(...endpointSets: Endpoints[]): Start<void> {
     const service = await lazy.get();
     const endpoints: HttpEndpoints[] = [];
     for (const create of endpointSets) endpoints.push(await create(factory, config, log, service));
-    await (await import('./http-common.js')).listen(config, log, endpoints, service);
+    await (await import('./http/listener.js')).listen(config, log, endpoints, service);
   };
 }
 
@@ -178,7 +178,7 @@ function overHttp(...endpointSets: Endpoints[]): Start<void> {
  * an entry for every name: a new transport mounts nothing it does not list.
  */
 const TRANSPORTS: Record<TransportName, Start<void>> = {
-  stdio: async (factory, _config, log) => (await import('./stdio.js')).startStdio(factory, log),
+  stdio: async (factory, _config, log) => (await import('./transports/stdio.js')).startStdio(factory, log),
   http: overHttp(streamableHttp),
   // Dropping legacy SSE: these two entries, legacySse, sse.ts, and the two names in config.ts.
   sse: overHttp(legacySse),

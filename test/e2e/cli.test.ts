@@ -245,8 +245,8 @@ describe('generating the Petstore', () => {
       '.mcp-gen.json',
       'src/main.ts',
       'src/hooks.ts',
-      'src/runtime/server.ts',
-      'src/runtime/request.ts',
+      'src/runtime/mcp/server.ts',
+      'src/runtime/call/request/request.ts',
     ]) {
       expect(existsSync(join(out, file)), file).toBe(true);
     }
@@ -387,11 +387,11 @@ describe('--check', () => {
 
   it('exit 1 listing a generated file edited by hand', () => {
     const out = generated('check-edit');
-    writeFileSync(join(out, 'src/runtime/server.ts'), '// changed\n');
+    writeFileSync(join(out, 'src/runtime/mcp/server.ts'), '// changed\n');
     const r = cli([PETSTORE, '--out', out, '--check']);
     expect(r.code).toBe(1);
-    expect(lines(r.stdout)).toContain('  ~ src/runtime/server.ts');
-    expect(readFileSync(join(out, 'src/runtime/server.ts'), 'utf8')).toBe('// changed\n');
+    expect(lines(r.stdout)).toContain('  ~ src/runtime/mcp/server.ts');
+    expect(readFileSync(join(out, 'src/runtime/mcp/server.ts'), 'utf8')).toBe('// changed\n');
   });
 
   it('exit 1 listing a deleted generated file', () => {

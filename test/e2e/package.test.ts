@@ -42,7 +42,7 @@ describe('npm pack, installed into an empty folder', () => {
     expect(tarball).toMatch(/mcp-gen-cli-\d+\.\d+\.\d+\.tgz$/);
     expect(files).toContain('bin/mcp-gen.js');
     expect(files).toContain('dist/src/cli.js');
-    expect(files).toContain('src/runtime/request.ts');
+    expect(files).toContain('src/runtime/call/request/request.ts');
     expect(files).toContain('src/contract/table.ts');
     expect(files).toContain('templates/project/package.json.hbs');
     expect(files.filter((f) => /^(test|samples|scripts|bench)\//.test(f))).toEqual([]);

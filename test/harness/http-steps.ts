@@ -2,9 +2,9 @@
 // and a raw client that sends any header (fetch forbids Host and adds its own).
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jsonRpcError, sendJson } from '../../src/runtime/http-answer.js';
-import { pipeline, type HttpStep } from '../../src/runtime/http-pipeline.js';
-import type { Logger } from '../../src/runtime/log.js';
+import { jsonRpcError, sendJson } from '../../src/runtime/http/answer.js';
+import { pipeline, type HttpStep } from '../../src/runtime/http/pipeline.js';
+import type { Logger } from '../../src/runtime/start/log.js';
 
 export interface StepServer {
   port: number;

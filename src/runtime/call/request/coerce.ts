@@ -1,0 +1,57 @@
+// Lenient scalars. Models often send "5" where the schema says integer, or 5 where it says
+// string, and the MCP Inspector CLI parses every --tool-arg as JSON (repo=1 arrives as a
+// number). Where the conversion is unambiguous, a top-level scalar argument is converted to
+// its schema's type before validation; objects and arrays are never touched, and an argument
+// that still does not fit is named by the validator as before.
+
+import { ownValue, type JsonSchema } from '../../../contract/table.js';
+
+const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/** The JSON types a schema allows, when it says so directly (a `$ref` is followed in `defs`). */
+function typesOf(schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): string[] | undefined {
+  let s = schema;
+  for (let i = 0; s && typeof s.$ref === 'string' && i < 10; i++) s = defs[s.$ref.replace(/^#\/\$defs\//, '')];
+  if (!s || s.type === undefined) return undefined;
+  return Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
+}
+
+/** `value` as one of `types`, when exactly one reading fits; otherwise `value` itself. */
+function coerceScalar(value: unknown, types: string[]): unknown {
+  const fits = (t: string) =>
+    (t === 'string' && typeof value === 'string') ||
+    (t === 'boolean' && typeof value === 'boolean') ||
+    (t === 'null' && value === null) ||
+    (t === 'number' && typeof value === 'number') ||
+    (t === 'integer' && typeof value === 'number' && Number.isInteger(value));
+  if (types.some(fits)) return value;
+  if (typeof value === 'string') {
+    if ((types.includes('integer') || types.includes('number')) && NUMBER_TEXT.test(value.trim())) {
+      const n = Number(value.trim());
+      if (Number.isFinite(n) && (types.includes('number') || Number.isInteger(n))) return n;
+    }
+    if (types.includes('boolean') && (value === 'true' || value === 'false')) return value === 'true';
+  }
+  if (typeof value === 'number' && Number.isFinite(value) && types.includes('string')) return String(value);
+  if (typeof value === 'boolean' && types.includes('string')) return String(value);
+  return value;
+}
+
+/** The arguments with top-level scalars converted where unambiguous; the input is not changed. */
+export function coerceArguments(
+  args: Record<string, unknown>,
+  inputSchema: JsonSchema,
+  defs: Record<string, JsonSchema>,
+): Record<string, unknown> {
+  const properties = inputSchema.properties as Record<string, JsonSchema> | undefined;
+  let out: Record<string, unknown> | undefined;
+  for (const [name, value] of Object.entries(args)) {
+    if (typeof value === 'object' && value !== null) continue; // objects and arrays: never
+    const types = typesOf(ownValue(properties, name), defs);
+    if (!types) continue;
+    const coerced = coerceScalar(value, types);
+    // spread, not assigned, so that every name stays the object's own (`__proto__` too)
+    if (coerced !== value) out = { ...(out ?? args), ...Object.fromEntries([[name, coerced]]) };
+  }
+  return out ?? args;
+}

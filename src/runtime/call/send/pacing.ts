@@ -1,0 +1,209 @@
+// How fast this server talks to each API origin, so that one agent cannot trip the API's own
+// limits: at most --max-concurrent-requests requests in flight (the rest wait in a FIFO queue),
+// and with --rate-limit N, requests spaced 1/N s apart. Every wait is bounded by the call's time
+// limit and ends with the client's cancellation.
+
+import { Readable } from 'node:stream';
+import type { Cancellation } from './call-limit.js';
+import type { Logger } from '../../start/log.js';
+import { noteWait } from '../../observe/observe.js';
+import type { UpstreamResponse } from './upstream.js';
+
+export interface PacingLimits {
+  /** Requests in flight to one origin at once. */
+  maxConcurrent: number;
+  /** Requests per second to one origin; undefined: no limit. */
+  ratePerSecond?: number;
+}
+
+/** A request the pacing did not let through in the call's time; `code` as node's errors carry theirs. */
+export class PacingError extends Error {
+  readonly code = 'EPACING';
+}
+
+/** One call's side of the pacing: its time limit, and the slots it holds (freed by `done` whatever happened). */
+export interface CallPace {
+  /**
+   * Sends one request through `sendOne` when its origin has a free slot and the rate allows;
+   * the slot is held until the answer's body is read or discarded, or the call ends.
+   */
+  send(origin: string, sendOne: () => Promise<UpstreamResponse>): Promise<UpstreamResponse>;
+  done(): void;
+}
+
+export interface Pacer {
+  forCall(signal: Cancellation, endsAt: number, name: string): CallPace;
+}
+
+interface Waiter {
+  grant(): void;
+}
+
+/** Slots of one origin: how many are taken, and who waits for one, first come first served. */
+class Slots {
+  taken = 0;
+  readonly queue: Waiter[] = [];
+}
+
+export function createPacer(limits: PacingLimits, log: Logger): Pacer {
+  const slots = new Map<string, Slots>();
+  // With a rate: when the next request to each origin may leave (ms since the epoch).
+  const nextFree = new Map<string, number>();
+  const interval = limits.ratePerSecond === undefined ? 0 : 1000 / limits.ratePerSecond;
+  const slotsOf = (origin: string): Slots => {
+    const known = slots.get(origin);
+    if (known !== undefined) return known;
+    const made = new Slots();
+    slots.set(origin, made);
+    return made;
+  };
+
+  function release(origin: string): void {
+    const own = slotsOf(origin);
+    const next = own.queue.shift();
+    if (next !== undefined) next.grant();
+    else if (--own.taken === 0) slots.delete(origin);
+  }
+
+  /** A slot of `origin`, now (undefined) or after the ones queued before; given up when the call's signal aborts. */
+  function acquire(origin: string, signal: Cancellation, name: string): Promise<void> | undefined {
+    const own = slotsOf(origin);
+    if (own.taken < limits.maxConcurrent) {
+      own.taken++;
+      return undefined;
+    }
+    log.info(
+      `${name}: waiting for a request slot (${own.taken} in flight to ${origin}, ${own.queue.length} waiting; --max-concurrent-requests)`,
+    );
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        grant: () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        own.queue.splice(own.queue.indexOf(waiter), 1);
+        reject(
+          timedOut(signal)
+            ? new PacingError(
+                `all ${limits.maxConcurrent} request slots to ${origin} stayed busy for the whole call (--max-concurrent-requests)`,
+              )
+            : signal.reason,
+        );
+      };
+      own.queue.push(waiter);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Waits for the origin's next rate slot, or refuses at once when it comes after the call's end. */
+  async function spaced(origin: string, signal: Cancellation, endsAt: number, name: string): Promise<void> {
+    if (interval === 0) return;
+    const now = Date.now();
+    const at = Math.max(now, nextFree.get(origin) ?? 0);
+    if (at >= endsAt) {
+      throw new PacingError(
+        `the rate limit (--rate-limit ${limits.ratePerSecond} per second to ${origin}) would hold it ${duration(at - now)}, longer than the ${duration(endsAt - now)} left of the call's time`,
+      );
+    }
+    nextFree.set(origin, at + interval);
+    if (at > now) {
+      const said = `${name}: waiting ${Math.round(at - now)} ms for the rate limit (--rate-limit ${limits.ratePerSecond} per second to ${origin})`;
+      log.info(said);
+      noteWait(at - now, 'rate-limit', said);
+      await sleep(at - now, signal);
+    }
+  }
+
+  return {
+    forCall(signal, endsAt, name) {
+      // Made with the call's first slot: a call that never sends holds none.
+      let held: Set<() => void> | undefined;
+      return {
+        async send(origin, sendOne) {
+          // No wait, no turn of the event loop: the common case, a free slot and no rate limit.
+          const queued = acquire(origin, signal, name);
+          if (queued !== undefined) await queued;
+          let freed = false;
+          const free = () => {
+            if (freed) return;
+            freed = true;
+            held?.delete(free);
+            release(origin);
+          };
+          (held ??= new Set()).add(free);
+          try {
+            if (interval !== 0) await spaced(origin, signal, endsAt, name);
+            return holding(await sendOne(), free);
+          } catch (error) {
+            free();
+            throw error;
+          }
+        },
+        done() {
+          if (held !== undefined) for (const free of [...held]) free();
+        },
+      };
+    },
+  };
+}
+
+/** The response, with its slot freed once its body has been read to the end or dropped. */
+function holding(response: UpstreamResponse, free: () => void): UpstreamResponse {
+  const body = response.body;
+  if (body === null) {
+    free();
+    return response;
+  }
+  const discard = () => {
+    response.discard();
+    free();
+  };
+  // node:http's body says when it ends or is destroyed: no wrapper in the way of reading it.
+  if (body instanceof Readable) {
+    body.once('end', free).once('close', free);
+    return { ...response, discard };
+  }
+  return {
+    ...response,
+    body: (async function* () {
+      try {
+        yield* body;
+      } finally {
+        free();
+      }
+    })(),
+    discard,
+  };
+}
+
+/** The deadline's own abort (exchange.ts), as against the client's cancellation. */
+function timedOut(signal: Cancellation): boolean {
+  return (signal.reason as { name?: string } | undefined)?.name === 'TimeoutError';
+}
+
+/** A wait as people read it: 250 ms, 1.2 s, 30 s. */
+export function duration(ms: number): string {
+  const whole = Math.max(0, Math.round(ms));
+  if (whole < 1000) return `${whole} ms`;
+  const s = whole / 1000;
+  return `${s >= 10 ? Math.round(s) : Math.round(s * 10) / 10} s`;
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal: Cancellation): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  if (ms <= 0) return Promise.resolve(); // a timer of 0 ms still waits for the next turn of the loop (≥ 1 ms)
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

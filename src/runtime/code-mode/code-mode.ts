@@ -1,0 +1,94 @@
+// Code mode (--tools code): search_api answers operations as TypeScript declarations of `api`,
+// and execute runs the agent's program in the QuickJS sandbox (sandbox.ts, in a worker thread of
+// sandbox-worker.ts, loaded on the first execute), where `api.<operation>(args)` is the only way out. Each such call is made exactly as
+// invoke_operation makes it: the operation must be served and visible to the caller, and its
+// arguments, credentials, hooks, limits and redaction are the executor's.
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { declarationOf } from './declarations.js';
+import { queryWords, type MetaContext } from '../mcp/operation-index.js';
+import { toolError } from '../mcp/output.js';
+import type { SandboxLimits } from './sandbox.js';
+import { EXECUTE, SEARCH_API } from '../../contract/meta-tools.js';
+import type { ListedTool } from '../../contract/profiles.js';
+import type { JsonSchema, ToolSpec } from '../../contract/table.js';
+
+/** What search_api answers at most: declarations past it are counted, not printed. */
+const SEARCH_BUDGET_BYTES = 12_000;
+
+export interface CodeContext extends MetaContext {
+  outputSchema(tool: ToolSpec): JsonSchema | undefined;
+  limits: SandboxLimits;
+  signal: AbortSignal;
+}
+
+export async function callCodeTool(meta: ListedTool, given: Record<string, unknown>, ctx: CodeContext): Promise<CallToolResult> {
+  const args = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null));
+  const words = meta.name === SEARCH_API && typeof args.query === 'string' ? queryWords(args.query) : [];
+  if (!Array.isArray(words)) return toolError(`Invalid arguments for ${SEARCH_API}: ${words.problem}`);
+  const problem = await ctx.checkArguments(meta.inputSchema as JsonSchema, args);
+  if (problem) return toolError(`Invalid arguments for ${meta.name}: ${problem}`);
+  if (meta.name === SEARCH_API) return searchApi(ctx, words, (args.limit as number | undefined) ?? 8);
+  return execute(ctx, args.code as string);
+}
+
+function searchApi(ctx: CodeContext, words: string[], limit: number): CallToolResult {
+  const found = ctx.index().search(words, undefined, limit, ctx.visible);
+  if (found.length === 0) return { content: [{ type: 'text', text: 'No operation matches; try other words.' }] };
+  const printed: string[] = [];
+  let bytes = 0;
+  for (const tool of found) {
+    const declaration = declarationOf(tool, ctx.inputSchema(tool), ctx.outputSchema(tool), tool.output?.wrap === true);
+    bytes += Buffer.byteLength(declaration) + 1;
+    if (bytes > SEARCH_BUDGET_BYTES && printed.length > 0) break;
+    printed.push(declaration);
+  }
+  const more = found.length - printed.length;
+  const rest = more > 0 ? `\n// …and ${more} more: search with more precise words` : '';
+  const text = `// api, as ${EXECUTE} programs receive it\ninterface Api {\n${printed.join('\n')}\n}${rest}`;
+  return { content: [{ type: 'text', text }] };
+}
+
+async function execute(ctx: CodeContext, code: string): Promise<CallToolResult> {
+  const { runInWorker } = await import('./sandbox-worker.js');
+  const outcome = await runInWorker(
+    code,
+    {
+      names: ctx.table.tools.filter((tool) => ctx.visible(tool)).map((tool) => tool.name),
+      // Bound to this call's async context: the worker's messages arrive outside it, and the
+      // operations' spans and log entries belong to this execute.
+      call: AsyncLocalStorage.bind((name: string, args: unknown) => callOperation(ctx, name, args)),
+    },
+    ctx.limits,
+    ctx.signal,
+  );
+  const logs = outcome.logs === '' ? '' : `\n\nconsole:\n${outcome.logs}`;
+  if (!outcome.ok) return toolError(`${EXECUTE} failed after ${outcome.calls} api calls: ${outcome.error}${logs}`);
+  const text = JSON.stringify(outcome.value) ?? 'null';
+  return {
+    content: [{ type: 'text', text: `${text}${logs}` }],
+    structuredContent: { result: outcome.value as unknown, calls: outcome.calls, ...(outcome.logs !== '' ? { logs: outcome.logs } : {}) },
+  };
+}
+
+/** One api.<name>(args) of a program: the answer's JSON, or an Error the program sees. */
+async function callOperation(ctx: CodeContext, name: string, args: unknown): Promise<unknown> {
+  const tool = ctx.byName.get(name);
+  if (tool === undefined || !ctx.visible(tool))
+    throw new Error(`no operation named ${JSON.stringify(name)}; find names with ${SEARCH_API}`);
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    throw new Error(`api.${name} takes one object of arguments`);
+  }
+  // A program cannot return a question halfway: one that needs the user's yes asks now or throws (confirm.ts).
+  const result = await ctx.invoke(tool, (args ?? {}) as Record<string, unknown>, true);
+  const text = (result.content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+  if (result.isError) throw new Error(text.slice(0, 2_000));
+  const structured = result.structuredContent as Record<string, unknown> | undefined;
+  if (structured !== undefined) return tool.output?.wrap === true ? structured.result : structured;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,111 @@
+// One SDK Server per connection (the SDK's rule), made without the tool table: initialize is
+// answered from the table's summary (summary.ts), and the handlers that need the table are
+// attached to the instance once it is loaded. A large table takes tens of milliseconds to parse
+// (GitHub's 3.4 MB), which a client's initialize need not wait for; the requests that need it
+// wait, in order.
+
+import { isJSONRPCRequest, Server, type JSONRPCMessage, type MessageExtraInfo, type Transport } from '@modelcontextprotocol/server';
+import type { TableSummary } from '../../contract/summary.js';
+import type { ToolMode } from '../start/config.js';
+import { keepClientLogLevel } from '../observe/client-log.js';
+
+/**
+ * What one server instance serves: a `session` (stdio, legacy SSE, a 2025-era Streamable HTTP
+ * session), where state such as enabled toolsets lasts from one request to the next, or a
+ * single `request` (2026-07-28, or any request under --stateless), where nothing outlasts it.
+ */
+export type Serving = 'session' | 'request';
+
+export type ServerFactory = (serving?: Serving) => Server;
+
+/** The tasks extension's name (SEP-2663), in capabilities' `extensions`. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/**
+ * Capabilities a server with long-running tools adds: task-augmented tools/call, tasks/list and
+ * tasks/cancel (served by tasks.ts, which loads node:crypto: here, initialize does not wait for it).
+ */
+const TASK_CAPABILITIES = {
+  tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} },
+  extensions: { [TASKS_EXTENSION]: {} },
+};
+
+/** Registers on one instance the handlers that answer from the table (tools, resources, prompts, tasks). */
+export type Attach = (server: Server, serving: Serving) => void;
+
+/** A value made once, on first need; `value` is set once it is made. */
+export class Lazy<T> {
+  value: T | undefined;
+  #making: Promise<T> | undefined;
+  readonly #make: () => Promise<T>;
+
+  constructor(make: () => Promise<T>) {
+    this.#make = make;
+  }
+
+  get(): Promise<T> {
+    return (this.#making ??= this.#make().then((value) => (this.value = value)));
+  }
+}
+
+export function serverFactory(summary: TableSummary, mode: ToolMode, served: Lazy<{ attach: Attach }>): ServerFactory {
+  return (serving = 'session') => {
+    // Toolsets enabled one by one change the list of a session; a request has nothing to change.
+    const onDemand = mode === 'toolsets' && serving === 'session';
+    const server = new Server(
+      { name: summary.name, version: summary.version, ...(summary.title ? { title: summary.title } : {}) },
+      {
+        capabilities: {
+          tools: onDemand ? { listChanged: true } : {},
+          logging: {},
+          // advertised only when there is something to offer; resources always (the documentation)
+          resources: {},
+          ...(summary.offers.prompts ? { prompts: {} } : {}),
+          ...(summary.offers.completions ? { completions: {} } : {}),
+          ...(summary.offers.tasks ? TASK_CAPABILITIES : {}),
+        },
+        ...(summary.instructions ? { instructions: summary.instructions } : {}),
+      },
+    );
+    keepClientLogLevel(server);
+    if (served.value) served.value.attach(server, serving);
+    else holdUntilAttached(server, summary.name, async () => (await served.get()).attach(server, serving));
+    return server;
+  };
+}
+
+/** Requests an instance answers without the table: the others wait for it. */
+const WITHOUT_TABLE = new Set(['initialize', 'ping', 'server/discover', 'logging/setLevel']);
+const needsTable = (message: JSONRPCMessage) => isJSONRPCRequest(message) && !WITHOUT_TABLE.has(message.method);
+
+/**
+ * Until `attach` has run, the requests that need the table (and every message after the first
+ * of them, so that order is kept) wait at the instance's transport; the first of them starts it.
+ */
+function holdUntilAttached(server: Server, name: string, attach: () => Promise<void>): void {
+  const connect = server.connect.bind(server);
+  server.connect = async (transport: Transport) => {
+    await connect(transport);
+    const deliver = transport.onmessage; // the SDK's dispatch, set by connect
+    let held: [JSONRPCMessage, MessageExtraInfo | undefined][] | undefined;
+    let attached = false;
+    const release = () => {
+      attached = true;
+      for (const [message, extra] of held ?? []) deliver?.(message, extra);
+      held = undefined;
+    };
+    const fail = (error: unknown) => {
+      // Nothing could be served: fail as a start-up failure does.
+      process.stderr.write(`${name}: ${(error as Error)?.message ?? String(error)}\n`);
+      process.exit(1);
+    };
+    transport.onmessage = (message, extra) => {
+      if (attached || (held === undefined && !needsTable(message))) {
+        deliver?.(message, extra);
+        return;
+      }
+      if (held === undefined) attach().then(release, fail);
+      (held ??= []).push([message, extra]);
+    };
+  };
+}

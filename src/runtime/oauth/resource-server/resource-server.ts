@@ -1,0 +1,285 @@
+// The MCP endpoints as an OAuth 2.1 resource server (--oauth-issuer), as three steps of the
+// request pipeline: the protected-resource metadata (RFC 9728), the token check (401 with the
+// metadata's URL), and, once the body is read, the scope check of a tool call (403
+// insufficient_scope naming the scopes to ask for: step-up). Loaded only when OAuth is on:
+// it brings jose.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  bearerAuthChallengeResponse,
+  buildOAuthProtectedResourceMetadata,
+  OAuthError,
+  OAuthErrorCode,
+  validateHostHeader,
+  verifyBearerToken,
+  type AuthInfo,
+  type AuthorizationServerMetadata,
+  type OAuthProtectedResourceMetadata,
+} from '@modelcontextprotocol/server';
+import { isLoopback, type OAuthConfig, type ServerConfig } from '../../start/config.js';
+import { ownHostNames } from '../../http/guard.js';
+import type { HttpStep } from '../../http/pipeline.js';
+import type { Logger } from '../../start/log.js';
+import { discoverAuthorizationServer } from './discovery.js';
+import type { AuthorizationServer } from '../authorization-server/authorization-server.js';
+import { introspectionVerifier, jwtVerifier, type VerifierFor } from './verify.js';
+import { callTarget, type ScopePolicy } from '../../mcp/tool-scopes.js';
+import type { ToolSpec, ToolTable } from '../../../contract/table.js';
+
+const METADATA_PATH = '/.well-known/oauth-protected-resource';
+const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
+/**
+ * Longest Authorization header considered: access tokens are one to a few kilobytes (an Entra
+ * ID token with many groups, ~6 KiB); more is refused unread. Node itself stops at 16 KiB (431).
+ */
+const MAX_AUTHORIZATION_BYTES = 8_192;
+/** RFC 6750 §2.1: `Bearer` and one b64token. */
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
+
+export interface ResourceServerSteps {
+  /** The metadata documents: answered before the Host/Origin guard, for any origin (they are public). */
+  metadata: HttpStep;
+  /** The sign-in endpoints (--oauth-api-client-id): this server's own authorization server, or the links of API accounts; before the guard too. */
+  authorization?: HttpStep;
+  /** The token check: sets `req.auth` or answers 401. */
+  gate: HttpStep;
+  /** After the body: a tool call needs its tool's scopes, or answers 403. */
+  scopes: HttpStep;
+}
+
+/** Request with the verified token, where the SDK's transports look for it (`ctx.http.authInfo`). */
+type Authenticated = IncomingMessage & { auth?: AuthInfo };
+
+export async function resourceServer(
+  config: ServerConfig & { oauth: OAuthConfig },
+  served: { table: ToolTable; policy: ScopePolicy },
+  log: Logger,
+): Promise<ResourceServerSteps> {
+  const oauth = config.oauth;
+  const own = oauth.tokenCheck === 'self' ? await ownAuthorizationServer(config, served, log) : undefined;
+  const metadata = own?.metadata ?? (await discoverAuthorizationServer(oauth.issuer));
+  const verifierFor = own?.verifierFor ?? verifierOf(oauth, metadata);
+  const links = own === undefined && oauth.signIn !== undefined ? await linkSteps(config, metadata, served.table, log) : undefined;
+  const resourceOf = resourceLocator(config);
+  const documents = new Map<string, OAuthProtectedResourceMetadata>();
+  const document = (resource: string) => {
+    let found = documents.get(resource);
+    if (found === undefined) {
+      found = buildOAuthProtectedResourceMetadata({
+        oauthMetadata: metadata,
+        resourceServerUrl: new URL(resource),
+        scopesSupported: scopeNames(oauth.scopePrefix).advertised(served.policy.supported),
+        resourceName: served.table.title ?? served.table.name,
+        dangerouslyAllowInsecureIssuerUrl: isLoopback(new URL(metadata.issuer).hostname),
+      });
+      if (documents.size < 16) documents.set(resource, found);
+    }
+    return found;
+  };
+  // Fails at start, not at the first request, on an issuer the SDK will not publish.
+  if (oauth.publicUrl !== undefined) document(oauth.publicUrl);
+  if (own === undefined) log.notice(`OAuth resource server: tokens from ${metadata.issuer}, checked by ${oauth.tokenCheck}`);
+  const byName = new Map<string, ToolSpec>(served.table.tools.map((t) => [t.name, t]));
+  const names = scopeNames(oauth.scopePrefix);
+  return {
+    metadata: metadataStep(resourceOf, document, metadata),
+    ...(own !== undefined ? { authorization: own.endpoints } : {}),
+    ...(links !== undefined ? { authorization: links } : {}),
+    gate: gateStep(resourceOf, oauth, verifierFor, served.policy, names, log),
+    scopes: scopeStep(resourceOf, served.policy, byName, names),
+  };
+}
+
+/**
+ * Scope names as the authorization server knows them and as tools.json and the settings name
+ * them: Entra ID wants `api://<app>/mcp.read` asked for and puts `mcp.read` in the token.
+ */
+interface ScopeNames {
+  advertised(scopes: readonly string[]): string[];
+  held(scopes: readonly string[]): string[];
+}
+
+function scopeNames(prefix: string | undefined): ScopeNames {
+  if (prefix === undefined) return { advertised: (scopes) => [...scopes], held: (scopes) => [...scopes] };
+  return {
+    advertised: (scopes) => scopes.map((s) => `${prefix}${s}`),
+    held: (scopes) => scopes.map((s) => (s.startsWith(prefix) ? s.slice(prefix.length) : s)),
+  };
+}
+
+/** The authorization server in this process (oauth-server.ts, loaded only then). */
+async function ownAuthorizationServer(
+  config: ServerConfig & { oauth: OAuthConfig },
+  served: { table: ToolTable; policy: ScopePolicy },
+  log: Logger,
+): Promise<AuthorizationServer> {
+  return (await import('../authorization-server/authorization-server.js')).authorizationServer(config, served, log);
+}
+
+/** The link endpoints of API accounts, with another authorization server (oauth-link.ts, loaded only then). */
+async function linkSteps(
+  config: ServerConfig & { oauth: OAuthConfig },
+  metadata: AuthorizationServerMetadata,
+  table: ToolTable,
+  log: Logger,
+): Promise<HttpStep> {
+  return (await import('../upstream-accounts/link.js')).linkEndpoints(config, metadata, table, log);
+}
+
+function verifierOf(oauth: OAuthConfig, metadata: AuthorizationServerMetadata): VerifierFor {
+  if (oauth.tokenCheck === 'jwt') return jwtVerifier(metadata);
+  return introspectionVerifier(metadata, {
+    clientId: oauth.clientId as string,
+    clientSecret: oauth.clientSecret as string,
+    cacheMs: oauth.introspectionCacheMs,
+  });
+}
+
+/**
+ * This server's resource identifier for a request: --public-url, else (where config.ts allows it:
+ * a server on loopback) `http://` and the Host the client used, so that both localhost and
+ * 127.0.0.1 work, as does a name --allowed-hosts lists. Undefined for any other Host: the
+ * guard refuses it.
+ */
+function resourceLocator(config: ServerConfig & { oauth: OAuthConfig }): (req: IncomingMessage) => string | undefined {
+  const fixed = config.oauth.publicUrl;
+  if (fixed !== undefined) return () => fixed;
+  const names = ownHostNames(undefined, config.allowedHosts);
+  return (req) => {
+    const host = req.headers.host;
+    return validateHostHeader(host, names).ok ? `http://${host}` : undefined;
+  };
+}
+
+/**
+ * The spellings of one resource identifier a token's audience may use: the metadata publishes
+ * `https://host/` for `https://host` (URL normalisation), and clients send either.
+ */
+function sameResource(resource: string): string[] {
+  const bare = resource.replace(/\/+$/, '');
+  return [bare, `${bare}/`];
+}
+
+/** RFC 9728 §3.1: the metadata URL of `https://host/path` is `https://host/.well-known/oauth-protected-resource/path`. */
+export function metadataUrlOf(resource: string): string {
+  const url = new URL(resource);
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.origin}${METADATA_PATH}${path}`;
+}
+
+/**
+ * The protected-resource metadata at its root URL and at every path-suffixed form (a client may
+ * ask for `/.well-known/oauth-protected-resource/mcp` or `/sse`), and the authorization server's
+ * own metadata for 2025-03-26 clients that look for it on this origin.
+ */
+function metadataStep(
+  resourceOf: (req: IncomingMessage) => string | undefined,
+  document: (resource: string) => OAuthProtectedResourceMetadata,
+  asMetadata: AuthorizationServerMetadata,
+): HttpStep {
+  return ({ req, res, url }) => {
+    const path = url.pathname;
+    const ours = path === METADATA_PATH || path.startsWith(`${METADATA_PATH}/`);
+    // RFC 8414 §3.1: an issuer with a path has its metadata at the path-inserted URL.
+    if (!ours && path !== AS_METADATA_PATH && !path.startsWith(`${AS_METADATA_PATH}/`)) return true;
+    const resource = resourceOf(req);
+    if (resource === undefined) return true; // the guard answers
+    if (req.method === 'OPTIONS') return publicAnswer(res, 204, undefined);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD, OPTIONS');
+      return publicAnswer(res, 405, { error: 'method_not_allowed' });
+    }
+    return publicAnswer(res, 200, ours ? document(resource) : asMetadata);
+  };
+}
+
+/** A public document: any origin may read it (RFC 9728 clients run in browsers too). */
+function publicAnswer(res: ServerResponse, status: number, body: object | undefined): false {
+  res.writeHead(status, {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+    'access-control-allow-headers': 'MCP-Protocol-Version, Content-Type',
+    ...(body !== undefined ? { 'content-type': 'application/json', 'cache-control': 'max-age=300' } : {}),
+  });
+  res.end(body !== undefined && res.req.method !== 'HEAD' ? JSON.stringify(body) : undefined);
+  return false;
+}
+
+function gateStep(
+  resourceOf: (req: IncomingMessage) => string | undefined,
+  oauth: OAuthConfig,
+  verifierFor: VerifierFor,
+  policy: ScopePolicy,
+  names: ScopeNames,
+  log: Logger,
+): HttpStep {
+  return async ({ req, res }) => {
+    // A preflight carries no credentials by design: CORS answers it, or the endpoints do.
+    if (req.method === 'OPTIONS') return true;
+    const resource = resourceOf(req) as string; // the guard has passed: a Host it allows, or --public-url
+    const resourceMetadataUrl = metadataUrlOf(resource);
+    try {
+      const audience = { audiences: oauth.audiences.length > 0 ? oauth.audiences : sameResource(resource), resource };
+      const auth = await verifyBearerToken(bearerHeader(req), {
+        verifier: verifierFor(audience),
+        expectedResource: new URL(resource),
+        resourceMetadataUrl,
+      });
+      (req as Authenticated).auth = { ...auth, scopes: names.held(auth.scopes) };
+      return true;
+    } catch (error) {
+      if (!(error instanceof OAuthError) || error.code === OAuthErrorCode.ServerError) {
+        log.error(`token check: ${(error as Error).message}`);
+      } else log.debug(`token refused: ${error.message}`);
+      // The 401 names every scope this server knows, so that one sign-in covers what the user may grant.
+      await answerWith(
+        res,
+        bearerAuthChallengeResponse(error, { requiredScopes: names.advertised(policy.supported), resourceMetadataUrl }),
+      );
+      return false;
+    }
+  };
+}
+
+/**
+ * The Authorization header as the SDK's parser expects it, or an OAuthError: one header, within
+ * MAX_AUTHORIZATION_BYTES, exactly `Bearer <b64token>` (the SDK's split on spaces would take
+ * `Bearer a b` as token `a`).
+ */
+function bearerHeader(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  if (header === undefined) return undefined;
+  if (header.length > MAX_AUTHORIZATION_BYTES) throw new OAuthError(OAuthErrorCode.InvalidToken, 'the Authorization header is too long');
+  const token = BEARER.exec(header)?.[1];
+  if (token === undefined) throw new OAuthError(OAuthErrorCode.InvalidToken, "the Authorization header must be 'Bearer <token>'");
+  return `Bearer ${token}`;
+}
+
+function scopeStep(
+  resourceOf: (req: IncomingMessage) => string | undefined,
+  policy: ScopePolicy,
+  byName: ReadonlyMap<string, ToolSpec>,
+  names: ScopeNames,
+): HttpStep {
+  return async ({ req, res, body }) => {
+    const auth = (req as Authenticated).auth;
+    if (auth === undefined || req.method !== 'POST') return true;
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const tool = callTarget(message, byName);
+      if (tool === undefined || policy.allows(tool, auth)) continue;
+      // The tool's own scopes: the client adds them to those it holds (MCP 2025-11-25 step-up).
+      const requiredScopes = names.advertised(policy.required(tool));
+      const refused = new OAuthError(OAuthErrorCode.InsufficientScope, `${tool.name} needs the scope ${requiredScopes.join(' ')}`);
+      const resource = resourceOf(req) as string;
+      await answerWith(res, bearerAuthChallengeResponse(refused, { requiredScopes, resourceMetadataUrl: metadataUrlOf(resource) }));
+      return false;
+    }
+    return true;
+  };
+}
+
+/** Writes a web Response (the SDK's challenge) to Node's response. */
+async function answerWith(res: ServerResponse, answer: Response): Promise<void> {
+  res.writeHead(answer.status, Object.fromEntries(answer.headers));
+  res.end(Buffer.from(await answer.arrayBuffer()));
+}

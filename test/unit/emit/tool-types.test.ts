@@ -1,0 +1,172 @@
+// src/tool-types.ts of a generated project (src/emit/types.ts): the types a JSON Schema gives,
+// cycles TypeScript cannot resolve broken to `unknown`, and the file type-checked on its own
+// with the corpus check's checker (harness/corpus-check.ts toolTypesProblem).
+import { describe, expect, it } from 'vitest';
+import { eagerCycles, eagerRefs, emitToolTypes, printedPart, refKey } from '../../../src/emit/types.js';
+import { toolTypesProblem } from '../../../harness/corpus-check.js';
+import type { JsonSchema, ToolTable } from '../../../src/contract/table.js';
+
+const table = (inputSchema: JsonSchema, defs: Record<string, JsonSchema> = {}): ToolTable => ({
+  format: 1,
+  name: 't',
+  version: '1',
+  servers: [],
+  defs,
+  auth: {},
+  tools: [{ name: 'op', description: 'd', inputSchema, annotations: {}, http: { method: 'GET', path: '/', params: [] } }],
+});
+const ref = (key: string): JsonSchema => ({ $ref: `#/$defs/${key}` });
+
+describe('emitToolTypes', () => {
+  it('maps JSON Schema to TypeScript: required and optional, enums, const, arrays, unions, nullable, open objects', async () => {
+    const text = await emitToolTypes(
+      table({
+        type: 'object',
+        properties: {
+          id: { type: 'integer' },
+          status: { enum: ['a', 'b', 3, null] },
+          kind: { const: 'x' },
+          tags: { type: 'array', items: { type: 'string' } },
+          either: { anyOf: [{ type: 'string' }, { type: 'number' }] },
+          maybe: { type: ['string', 'null'] },
+          meta: { type: 'object', additionalProperties: { type: 'string' } },
+          'x-odd name': { type: 'boolean' },
+        },
+        required: ['id'],
+        additionalProperties: false,
+      }),
+    );
+    expect(toolTypesProblem(text)).toBeUndefined();
+    for (const line of [
+      'id: number;',
+      'status?: "a" | "b" | 3 | null;',
+      'kind?: "x";',
+      'tags?: string[];',
+      'either?: string | number;',
+      'maybe?: string | null;',
+      '[key: string]: string;',
+      '"x-odd name"?: boolean;',
+    ]) {
+      expect(text).toContain(line);
+    }
+  });
+
+  it('cycles through object properties stay typed; eager cycles (whole type, union member, array element) become unknown and type-check', async () => {
+    const text = await emitToolTypes(
+      table(
+        { type: 'object', properties: { node: ref('Node'), value: ref('Value'), a: ref('A') } },
+        {
+          Node: { type: 'object', properties: { children: { type: 'array', items: ref('Node') } } }, // lazy: fine as is
+          Value: { anyOf: [{ type: 'string' }, { type: 'array', items: ref('Value') }] }, // Vercel's EdgeConfigItemValue
+          A: { allOf: [ref('B'), { type: 'object', properties: { a: { type: 'string' } } }] },
+          B: { anyOf: [ref('A'), { type: 'string' }] },
+        },
+      ),
+    );
+    expect(toolTypesProblem(text)).toBeUndefined();
+    expect(text).toContain('children?: Defs["Node"][];');
+    expect(text).toContain('Value: string | unknown[];');
+  });
+
+  it('a hostile name is a string literal, and the file holds no code', async () => {
+    const text = await emitToolTypes(table({ type: 'object', properties: { '"; process.exit(1); //': { enum: ['*/ x /*'] } } }));
+    expect(toolTypesProblem(text)).toBeUndefined();
+    expect(text).toContain('"\\"; process.exit(1); //"?: "*/ x /*";');
+  });
+});
+
+describe('printedPart: what the worker is sent', () => {
+  const shared: JsonSchema = { type: 'string', description: 'shared', format: 'date-time' };
+  const full = table(
+    {
+      type: 'object',
+      description: 'arguments',
+      properties: {
+        description: { type: 'string', description: 'a property named like a keyword', examples: ['x'] },
+        at: shared,
+        again: shared,
+        pick: {
+          oneOf: [
+            { const: 1, title: 'one' },
+            { enum: ['a', null], default: 'a' },
+          ],
+          discriminator: { propertyName: 'k' },
+        },
+        all: { allOf: [ref('Thing'), { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] }] },
+        list: { type: 'array', items: { anyOf: [ref('Thing'), { type: 'null' }] }, maxItems: 3 },
+        open: { type: 'object', additionalProperties: { type: 'number', 'x-unit': 'ms' } },
+      },
+      required: ['at'],
+      additionalProperties: false,
+    },
+    { Thing: { type: 'object', title: 'Thing', properties: { id: { type: 'string', pattern: '^x' } }, 'x-extra': { a: 1 } } },
+  );
+  full.tools[0]!.output = {
+    schema: { type: 'object', properties: { result: { type: 'array', items: ref('Thing') } } },
+    wrap: true,
+  };
+
+  it('prints the same file as the whole table', async () => {
+    expect(await emitToolTypes(printedPart(full))).toBe(await emitToolTypes(full));
+  });
+
+  it('keeps only the keywords printing reads, and property names whatever they are', () => {
+    const part = printedPart(full);
+    const text = JSON.stringify(part);
+    for (const dropped of [
+      'arguments',
+      'shared',
+      'date-time',
+      'examples',
+      'title',
+      'default',
+      'discriminator',
+      'minimum',
+      'maxItems',
+      'x-unit',
+      'pattern',
+      'x-extra',
+      '"listing"',
+    ])
+      expect(text).not.toContain(dropped);
+    const properties = part.tools[0]!.inputSchema.properties as Record<string, JsonSchema>;
+    expect(properties.description).toEqual({ type: 'string' });
+    expect(properties.at).toBe(properties.again); // shared objects stay shared
+  });
+});
+
+describe('eager references: the ones TypeScript resolves at once', () => {
+  const defs: Record<string, JsonSchema> = { A: {}, B: {} };
+  const refs: [string, { given: JsonSchema; want: string[] }][] = [
+    ['the whole type', { given: ref('A'), want: ['A'] }],
+    ['union and intersection members', { given: { anyOf: [ref('A')], allOf: [ref('B')] }, want: ['A', 'B'] }],
+    ['an array element', { given: { type: 'array', items: { oneOf: [ref('B')] } }, want: ['B'] }],
+    ['not under a property (resolved lazily)', { given: { type: 'object', properties: { a: ref('A') } }, want: [] }],
+    ['not a def the table lacks', { given: { anyOf: [ref('Missing'), { $ref: '#/components/schemas/A' }] }, want: [] }],
+  ];
+  it.each(refs)('%s', (_name, { given, want }) => {
+    expect([...eagerRefs(given, defs)].sort()).toEqual(want);
+  });
+
+  const cycles: [string, { given: Record<string, JsonSchema>; want: string[] }][] = [
+    ['none without refs', { given: { A: { type: 'string' } }, want: [] }],
+    ['a def that is its own array', { given: { A: { type: 'array', items: ref('A') } }, want: ['A'] }],
+    ['two defs through an intersection and a union', { given: { A: { allOf: [ref('B')] }, B: { anyOf: [ref('A')] } }, want: ['A', 'B'] }],
+    [
+      'only the defs on the cycle, not those leading into it',
+      { given: { A: ref('B'), B: { anyOf: [ref('C')] }, C: { type: 'array', items: ref('B') } }, want: ['B', 'C'] },
+    ],
+    ['none through an object property', { given: { A: { type: 'object', properties: { a: ref('A') } } }, want: [] }],
+  ];
+  it.each(cycles)('cycles: %s', (_name, { given, want }) => {
+    expect([...eagerCycles(given)].sort()).toEqual(want);
+  });
+
+  it.each([
+    ['#/$defs/A', 'A'],
+    ['#/$defs/Missing', undefined],
+    ['#/components/schemas/A', undefined],
+  ])('refKey(%s) is %s', (given, want) => {
+    expect(refKey({ $ref: given }, { A: {} })).toBe(want);
+  });
+});

@@ -1,0 +1,205 @@
+// loadSpec (src/parse/load.ts): every way a spec can be unusable gives one SpecError whose
+// `where` names the place (file:line:column for syntax, a JSON pointer for content), and
+// the ways it can be usable load.
+import { execFileSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { buildCli, REPO } from '../../../harness/project.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import type { JsonSchemaType } from '@modelcontextprotocol/server';
+import { SpecError } from '../../../src/errors.js';
+import { buildModel } from '../../../src/model/build.js';
+import { loadSpec } from '../../../src/parse/load.js';
+import { convertSwagger2 } from '../../../src/parse/swagger2.js';
+import type { JsonObject } from '../../../src/parse/pointer.js';
+import type { JsonSchema } from '../../../src/contract/table.js';
+import { defGraph } from '../../../src/contract/def-refs.js';
+
+const fixtures = new URL('../../fixtures/', import.meta.url).pathname;
+const fixture = (name: string) => fixtures + name;
+
+/** The SpecError loadSpec rejects with (fails the test if it resolves or throws anything else). */
+async function specError(source: string): Promise<SpecError> {
+  const error = await loadSpec(source).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, `${source} should not load`).toBeInstanceOf(SpecError);
+  return error as SpecError;
+}
+
+describe('specs that cannot be used', () => {
+  const cases: [string, { given: string; want: { message: RegExp; where: string } }][] = [
+    [
+      'invalid YAML: file:line:column of the bad line',
+      { given: 'bad/invalid.yaml', want: { message: /^invalid YAML\/JSON: bad indentation/, where: ':9:6' } },
+    ],
+    [
+      'invalid JSON: file:line:column of the missing comma',
+      { given: 'bad/invalid.json', want: { message: /^invalid JSON: expected ',' or '}' after property value$/, where: ':3:37' } },
+    ],
+    [
+      'truncated JSON: said in JSON words, at the end where it was cut',
+      { given: 'bad/truncated.json', want: { message: /^invalid JSON: it ends before its last object or list is closed/, where: ':5:39' } },
+    ],
+    [
+      'an object that is no OpenAPI document: what it lacks, and what it has',
+      {
+        given: 'bad/hello.json',
+        want: {
+          message: /^not an OpenAPI document: no "openapi" or "swagger" version field \(its top-level keys are "hello"\)$/,
+          where: '#/',
+        },
+      },
+    ],
+    [
+      'OpenAPI 3.0 without paths: names the missing object',
+      { given: 'bad/no-paths.yaml', want: { message: /^no "paths" object: an OpenAPI 3.0 document needs one$/, where: '#/paths' } },
+    ],
+    [
+      'a folder: one line, no EISDIR',
+      { given: 'bad', want: { message: /^is a folder, not a spec file: give the path of the OpenAPI document/, where: '' } },
+    ],
+    [
+      'a folder holding openapi.yaml: suggests it',
+      {
+        given: 'bad/spec-folder',
+        want: { message: /^is a folder, not a spec file: did you mean .*spec-folder\/openapi\.yaml\?$/, where: '' },
+      },
+    ],
+    [
+      'broken $ref: the message names the pointer',
+      { given: 'bad/broken-ref.yaml', want: { message: /"#\/components\/schemas\/Missing"/, where: '' } },
+    ],
+    [
+      'missing external file: the message names it',
+      { given: 'bad/missing-external.yaml', want: { message: /^referenced file not found: .*does-not-exist\.yaml$/, where: '' } },
+    ],
+    ['paths is not an object', { given: 'bad/paths-not-object.yaml', want: { message: /^"paths" must be an object$/, where: '#/paths' } }],
+    [
+      'the document is a list, not an object',
+      { given: 'bad/not-an-object.yaml', want: { message: /^not an OpenAPI document: its top level is a list, not an object/, where: '' } },
+    ],
+    [
+      'a remote $ref is not followed by default (no network access), and named',
+      { given: 'bad/remote-ref.yaml', want: { message: /https:\/\/schemas\.invalid\/pet\.yaml/, where: '' } },
+    ],
+  ];
+  it.each(cases)('%s', async (_name, { given, want }) => {
+    const error = await specError(fixture(given));
+    expect(error.message).toMatch(want.message);
+    expect(error.where).toBe(fixture(given) + want.where);
+    expect(error.message).not.toContain('\n');
+  });
+
+  const missing: [string, { given: string }][] = [
+    ['file not found (absolute path)', { given: fixture('bad/there-is-no-such-file.yaml') }],
+    // vitest runs in the repository root; a user types a path relative to where they are
+    ['file not found (path relative to the working directory)', { given: 'test/fixtures/bad/there-is-no-such-file.yaml' }],
+    ['file not found (bare file name)', { given: 'there-is-no-such-spec.yaml' }],
+  ];
+  it.each(missing)('%s', async (_name, { given }) => {
+    const error = await specError(given);
+    expect(error.message).toBe('file not found');
+    expect(error.where).toBe(given);
+  });
+
+  it('missing version field: says so, at the document root', async () => {
+    const error = await specError(fixture('bad/no-version.yaml'));
+    expect(error.message).toMatch(/no "openapi" or "swagger" version field/);
+    expect(error.where).toBe(fixture('bad/no-version.yaml') + '#/');
+  });
+
+  const versions: [string, { given: string; want: { field: 'openapi' | 'swagger'; version: string } }][] = [
+    ['openapi: 4.0.0', { given: 'bad/openapi-4.yaml', want: { field: 'openapi', version: '4.0.0' } }],
+    ['swagger: 1.2 (a YAML number)', { given: 'bad/swagger-1.2.yaml', want: { field: 'swagger', version: '1.2' } }],
+    ["swagger: '1.2'", { given: 'bad/swagger-1.2-quoted.yaml', want: { field: 'swagger', version: '1.2' } }],
+    [
+      'openapi: 3.1 (a YAML number, not a version string)',
+      { given: 'bad/openapi-number.yaml', want: { field: 'openapi', version: '3.1' } },
+    ],
+  ];
+  it.each(versions)('unsupported version %s: names the field by pointer', async (_name, { given, want }) => {
+    const error = await specError(fixture(given));
+    expect(error.where).toBe(`${fixture(given)}#/${want.field}`);
+    expect(error.message).toContain(want.version);
+    expect(error.message).toMatch(/unsupported version/i);
+  });
+});
+
+describe('specs that load', () => {
+  it('resolves an external relative $ref file into one document', async () => {
+    const spec = await loadSpec(fixture('external/main.yaml'));
+    expect(spec.specVersion).toBe('3.0.3');
+    expect(spec.warnings).toEqual([]);
+    expect(JSON.stringify(spec.doc)).not.toContain('pet.yaml');
+    const m = buildModel(spec, { maxDescriptionLength: 1_000 });
+    expect(m.report.warnings).toEqual([]);
+    const [addPet, getPet] = m.table.tools;
+    expect(addPet?.name).toBe('addPet');
+    // the parameter came from the other file too
+    expect(getPet?.inputSchema).toEqual({
+      type: 'object',
+      properties: { id: { type: 'integer' } },
+      required: ['id'],
+      additionalProperties: false,
+    });
+    const body = (addPet?.inputSchema.properties as Record<string, JsonSchema>).body as JsonSchema;
+    expect(body).toMatchObject({ type: 'object', required: ['name'] });
+    expect((body.properties as Record<string, JsonSchema>).tag).toEqual({ type: 'string', enum: ['cat', 'dog'] });
+    // the recursive reference still validates through the tool's $defs
+    const reached = defGraph(m.table.defs).reachedFrom(addPet?.inputSchema ?? {});
+    const schema = { ...addPet?.inputSchema, $defs: Object.fromEntries(reached.map((k) => [k, m.table.defs[k]])) };
+    const validate = new AjvJsonSchemaValidator().getValidator(schema as JsonSchemaType);
+    expect(validate({ body: { name: 'Rex', tag: 'dog', parent: { name: 'Old Rex' } } }).valid).toBe(true);
+    expect(validate({ body: { name: 'Rex', parent: { name: 'Old Rex', tag: 'fish' } } }).valid).toBe(false);
+  });
+
+  it('a webhooks-only 3.1 spec loads; its model has no tools and says so', async () => {
+    const spec = await loadSpec(fixture('webhooks-only.yaml'));
+    expect(spec.specVersion).toBe('3.1.0');
+    expect((spec.doc.webhooks as JsonObject).newPet).toBeDefined();
+    const m = buildModel(spec, { maxDescriptionLength: 1_000 });
+    expect(m.table.tools).toEqual([]);
+    expect(m.report.warnings).toEqual([{ code: 'no-tools', message: 'the spec defines no operations: the server will have no tools' }]);
+  });
+
+  it('keeps the declared version and the source as given', async () => {
+    const source = new URL('../../../samples/petstore/openapi.json', import.meta.url).pathname;
+    const spec = await loadSpec(source);
+    expect(spec.specVersion).toBe('3.0.0');
+    expect(spec.source).toBe(source);
+    expect(Object.keys(spec.doc.paths as JsonObject)).toHaveLength(14);
+  });
+});
+
+describe('the plain path: a local spec whose $refs are all internal is read without swagger-parser', () => {
+  const sample = (path: string) => new URL(`../../../samples/${path}`, import.meta.url).pathname;
+
+  it.each([
+    ['JSON', sample('petstore/openapi.json')],
+    ['YAML (Swagger 2.0, both converted)', sample('petstore-swagger2/openapi.yaml')],
+    ['YAML (3.1)', fixture('long-running.yaml')],
+  ])('%s: the same document as swagger-parser parses', async (_, source) => {
+    const ours = await loadSpec(source);
+    const theirs = (await new SwaggerParser().parse(source)) as unknown as JsonObject;
+    expect(ours.doc).toEqual(theirs.swagger === undefined ? theirs : convertSwagger2(theirs, []));
+  });
+
+  it('swagger-parser and js-yaml are not loaded for a local JSON spec; swagger-parser is for external $refs', () => {
+    buildCli();
+    const loadedFor = (source: string) => {
+      const script = [
+        `import { createRequire } from 'node:module';`,
+        `const { loadSpec } = await import(${JSON.stringify(pathToFileURL(`${REPO}/dist/src/parse/load.js`).href)});`,
+        `await loadSpec(${JSON.stringify(source)});`,
+        `const cache = Object.keys(createRequire(import.meta.url).cache);`,
+        `console.log(JSON.stringify(['swagger-parser', 'js-yaml'].filter((name) => cache.some((f) => f.includes('/' + name + '/')))));`,
+      ].join('\n');
+      return JSON.parse(execFileSync('node', ['--input-type=module', '-e', script], { cwd: REPO, encoding: 'utf8' })) as string[];
+    };
+    expect(loadedFor(sample('petstore/openapi.json'))).toEqual([]);
+    expect(loadedFor(fixture('external/main.yaml'))).toEqual(['swagger-parser', 'js-yaml']);
+  });
+});

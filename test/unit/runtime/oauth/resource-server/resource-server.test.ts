@@ -1,0 +1,54 @@
+// The resource server's steps served alone in front of a stand-in endpoint: the resource a
+// request is for follows the Host the guard let in (loopback names and --allowed-hosts) when
+// no public URL is set, and the metadata never names a Host the guard would refuse.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig, type OAuthConfig, type ServerConfig } from '../../../../../src/runtime/start/config.js';
+import { hostOriginGuard } from '../../../../../src/runtime/http/guard.js';
+import { resourceServer } from '../../../../../src/runtime/oauth/resource-server/resource-server.js';
+import { scopePolicy } from '../../../../../src/runtime/mcp/tool-scopes.js';
+import type { ToolTable } from '../../../../../src/contract/table.js';
+import { startAuthorizationServer, type AuthorizationServer } from '../../../../harness/authorization-server.js';
+import { recordingLogger, send, serveSteps, type StepServer } from '../../../../harness/http-steps.js';
+
+const table = { name: 't', version: '1', tools: [] } as unknown as ToolTable;
+let as: AuthorizationServer;
+let served: StepServer;
+
+beforeAll(async () => {
+  as = await startAuthorizationServer({ resources: {} });
+  const config = readConfig(['--transport', 'http', '--oauth-issuer', as.issuer, '--allowed-hosts', 'mcp.internal'], {}) as ServerConfig & {
+    oauth: OAuthConfig;
+  };
+  const steps = await resourceServer(config, { table, policy: scopePolicy(table, config.oauth) }, recordingLogger());
+  served = await serveSteps(steps.metadata, hostOriginGuard(config), steps.gate);
+});
+afterAll(async () => {
+  await served?.close();
+  await as?.close();
+});
+
+describe('the resource a request is for, without --public-url', () => {
+  it.each([
+    ['127.0.0.1:3000', 'http://127.0.0.1:3000'],
+    ['localhost:3000', 'http://localhost:3000'],
+    ['mcp.internal:8080', 'http://mcp.internal:8080'],
+  ])('Host %s: the 401 and the metadata name %s', async (host, resource) => {
+    const refused = await send(served.port, { method: 'POST', path: '/mcp', headers: { host } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers['www-authenticate']).toContain(`resource_metadata="${resource}/.well-known/oauth-protected-resource"`);
+    const metadata = await send(served.port, { path: '/.well-known/oauth-protected-resource', headers: { host } });
+    expect(metadata.json).toMatchObject({ resource: `${resource}/`, authorization_servers: [as.issuer] });
+  });
+
+  it("the authorization server's own metadata is passed through for 2025-03-26 clients, which look for it here", async () => {
+    const passed = await send(served.port, { path: '/.well-known/oauth-authorization-server', headers: { host: '127.0.0.1:3000' } });
+    expect(passed.status).toBe(200);
+    expect(passed.json).toMatchObject({ issuer: as.issuer, token_endpoint: expect.stringContaining(as.issuer) });
+  });
+
+  it('a Host the guard refuses gets no metadata naming it, and no further', async () => {
+    const metadata = await send(served.port, { path: '/.well-known/oauth-protected-resource', headers: { host: 'evil.example' } });
+    expect(metadata.status).toBe(403);
+    expect(metadata.json).not.toHaveProperty('resource');
+  });
+});
