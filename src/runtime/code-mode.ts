@@ -10,6 +10,7 @@ import { declarationOf } from './declarations.js';
 import { queryWords, type MetaContext } from './dynamic.js';
 import { toolError } from './output.js';
 import type { SandboxLimits } from './sandbox.js';
+import { jsonDeeperThan, MAX_JSON_DEPTH } from '../contract/limits.js';
 import { EXECUTE, SEARCH_API } from '../contract/meta-tools.js';
 import type { ListedTool } from '../contract/profiles.js';
 import type { JsonSchema, ToolSpec } from '../contract/table.js';
@@ -86,6 +87,8 @@ async function callOperation(ctx: CodeContext, name: string, args: unknown): Pro
   if (result.isError) throw new Error(text.slice(0, 2_000));
   const structured = result.structuredContent as Record<string, unknown> | undefined;
   if (structured !== undefined) return tool.output?.wrap === true ? structured.result : structured;
+  // JSON-looking text of another media type, bounded as JSON answers are (response.ts)
+  if (jsonDeeperThan(text, MAX_JSON_DEPTH)) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -170,7 +170,7 @@ export function createExecutor(
   /** A good or failed upstream answer as the tool's result. */
   function shape(tool: ToolSpec, answer: UpstreamAnswer, args: Record<string, unknown>, advertised: boolean): CallToolResult {
     const structure = advertised ? advertisedStructure(tool) : structureFor(tool, false, checks.output);
-    return toToolResult(answer, structure, answerBudget(tool, args, config.maxAnswerBytes));
+    return toToolResult(answer, structure, answerBudget(tool, args, config.maxAnswerBytes), tool.name);
   }
 
   /**

@@ -3,7 +3,7 @@
 // The worker runs sandbox.ts; each api call crosses to the server's thread as a message and its
 // answer comes back as JSON. A program whose own time passes the limit by more than the engine's
 // interrupt granularity allows (QuickJS checks it only every ~10,000 steps) has its worker ended,
-// and the pool starts another.
+// and the pool starts another. Every step settles the run: whatever throws becomes its error outcome.
 
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import { runProgram, type SandboxApi, type SandboxLimits, type SandboxOutcome } from './sandbox.js';
@@ -28,15 +28,22 @@ function serveInWorker(port: NonNullable<typeof parentPort>): void {
   let pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let controller = new AbortController();
   let next = 0;
+  const done = (outcome: SandboxOutcome) => {
+    try {
+      port.postMessage({ kind: 'done', outcome } satisfies FromWorker);
+    } catch (error) {
+      const failed = {
+        ok: false,
+        error: `the outcome could not be sent back: ${firstLine(error)}`,
+        logs: '',
+        calls: outcome.calls,
+      } as const;
+      port.postMessage({ kind: 'done', outcome: failed } satisfies FromWorker);
+    }
+  };
   port.on('message', (message: ToWorker) => {
     if (message.kind === 'abort') return controller.abort(new Error('aborted'));
-    if (message.kind === 'answer') {
-      const waiting = pending.get(message.id);
-      pending.delete(message.id);
-      if (message.ok) waiting?.resolve(JSON.parse(message.json) as unknown);
-      else waiting?.reject(new Error(message.message));
-      return;
-    }
+    if (message.kind === 'answer') return settle(pending, message);
     pending = new Map();
     controller = new AbortController();
     const api: SandboxApi = {
@@ -48,10 +55,25 @@ function serveInWorker(port: NonNullable<typeof parentPort>): void {
           port.postMessage({ kind: 'call', id, name, json: JSON.stringify(args ?? {}) } satisfies FromWorker);
         }),
     };
-    void runProgram(message.body, api, message.limits, controller.signal).then((outcome) =>
-      port.postMessage({ kind: 'done', outcome } satisfies FromWorker),
-    );
+    void runProgram(message.body, api, message.limits, controller.signal)
+      .catch((error: unknown) => ({ ok: false, error: `the sandbox failed: ${firstLine(error)}`, logs: '', calls: 0 }) as const)
+      .then(done);
   });
+}
+
+/** Settles the api call an answer is for; an answer that cannot be read rejects it. */
+function settle(
+  pending: Map<number, { resolve(value: unknown): void; reject(error: Error): void }>,
+  answer: Extract<ToWorker, { kind: 'answer' }>,
+): void {
+  const waiting = pending.get(answer.id);
+  pending.delete(answer.id);
+  if (!answer.ok) return waiting?.reject(new Error(answer.message));
+  try {
+    waiting?.resolve(JSON.parse(answer.json) as unknown);
+  } catch (error) {
+    waiting?.reject(new Error(`the api call's answer could not be read: ${firstLine(error)}`));
+  }
 }
 
 interface Slot {
@@ -108,9 +130,12 @@ function runOn(slot: Slot, body: string, api: SandboxApi, limits: SandboxLimits,
   let waitingOnApi = 0;
   let waitedMs = 0;
   let since = Date.now();
+  let finished = false;
   const started = Date.now();
   return new Promise((resolve) => {
     const finish = (outcome: SandboxOutcome) => {
+      if (finished) return;
+      finished = true;
       clearInterval(watch);
       worker.off('message', onMessage);
       worker.off('error', onError);
@@ -128,26 +153,44 @@ function runOn(slot: Slot, body: string, api: SandboxApi, limits: SandboxLimits,
     const onAbort = () => worker.postMessage({ kind: 'abort' } satisfies ToWorker);
     const onError = (error: Error) => {
       replace(slot);
-      fail(`the sandbox failed: ${error.message.split('\n')[0]}`);
+      fail(`the sandbox failed: ${firstLine(error)}`);
     };
     const onMessage = (message: FromWorker) => {
       if (message.kind === 'done') return finish(message.outcome);
       calls += 1;
       if (waitingOnApi++ === 0) since = Date.now();
-      void api
-        .call(message.name, JSON.parse(message.json) as unknown, signal)
-        .then(
-          (value) => ({ kind: 'answer', id: message.id, ok: true, json: JSON.stringify(value ?? null) }) as const,
-          (error: unknown) => ({ kind: 'answer', id: message.id, ok: false, message: (error as Error)?.message ?? String(error) }) as const,
-        )
-        .then((answer) => {
-          if (--waitingOnApi === 0) waitedMs += Date.now() - since;
-          worker.postMessage(answer satisfies ToWorker);
-        });
+      void answerOf(api, message, signal).then((answer) => {
+        if (--waitingOnApi === 0) waitedMs += Date.now() - since;
+        if (!finished) worker.postMessage(answer satisfies ToWorker);
+      });
     };
     worker.on('message', onMessage);
     worker.on('error', onError);
     signal.addEventListener('abort', onAbort, { once: true });
     worker.postMessage({ kind: 'run', body, names: api.names, limits } satisfies ToWorker);
   });
+}
+
+/** The answer to one api call of the program: its value as JSON, or the error the program sees; never a throw. */
+async function answerOf(api: SandboxApi, call: Extract<FromWorker, { kind: 'call' }>, signal: AbortSignal): Promise<ToWorker> {
+  let value: unknown;
+  try {
+    value = await api.call(call.name, JSON.parse(call.json) as unknown, signal);
+  } catch (error) {
+    return { kind: 'answer', id: call.id, ok: false, message: (error as Error)?.message ?? String(error) };
+  }
+  try {
+    return { kind: 'answer', id: call.id, ok: true, json: JSON.stringify(value ?? null) ?? 'null' };
+  } catch (error) {
+    return {
+      kind: 'answer',
+      id: call.id,
+      ok: false,
+      message: `api.${call.name}'s answer could not be passed to the program: ${firstLine(error)}`,
+    };
+  }
+}
+
+function firstLine(error: unknown): string {
+  return String((error as Error)?.message ?? error).split('\n')[0] ?? '';
 }

@@ -1,0 +1,137 @@
+// Code mode under the attack suite's scenarios, through the official SDK client against a built
+// server and a recording upstream on 127.0.0.1: an answer nested 5,000 levels deep (direct mode and
+// a program), after which another client's `return 1` must still answer promptly.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { buildProject, connect, generateProject, startServer, type RunningServer } from '../../harness/project.js';
+import { Children } from '../harness/children.js';
+import { startUpstream, type Upstream } from '../harness/upstream.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-code-robust-'));
+const json = (schema: object) => ({ description: 'OK', content: { 'application/json': { schema } } });
+const SPEC = {
+  openapi: '3.0.3',
+  info: { title: 'Music', version: '1' },
+  servers: [{ url: 'https://api.example.com' }],
+  paths: {
+    '/deep': { get: { operationId: 'getDeep', summary: 'A nested answer', responses: { '200': json({ type: 'array', items: {} }) } } },
+    '/mark': { get: { operationId: 'mark', summary: 'Leaves a mark', responses: { '200': json({ type: 'object' }) } } },
+    '/playlists/{id}/tracks': {
+      get: {
+        operationId: 'listPlaylistTracks',
+        summary: "A playlist's tracks",
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'offset', in: 'query', schema: { type: 'integer' } },
+          { name: 'limit', in: 'query', schema: { type: 'integer' } },
+        ],
+        responses: {
+          '200': json({
+            type: 'object',
+            properties: {
+              items: { type: 'array', items: { type: 'object', properties: { position: { type: 'integer' }, notes: { type: 'string' } } } },
+              next: { type: 'string', nullable: true },
+            },
+          }),
+        },
+      },
+    },
+    '/tracks/{id}': {
+      delete: {
+        operationId: 'deleteTrack',
+        summary: 'Deletes a track',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '204': { description: 'Deleted' } },
+      },
+    },
+  },
+};
+const DEPTH = 5_000;
+const MAX_RESPONSE_BYTES = 1_000_000;
+
+function answer(path: string, query: URLSearchParams): string {
+  if (path === '/deep') return '['.repeat(DEPTH) + ']'.repeat(DEPTH);
+  const offset = Number(query.get('offset') ?? 0);
+  const limit = Number(query.get('limit') ?? 20);
+  if (path === '/playlists/p1/tracks') {
+    // ~1.6 KB a track: 50 of them are over the default --max-answer-bytes (64 KiB)
+    const items = Array.from({ length: limit }, (_, i) => ({ position: offset + i, notes: 'n'.repeat(1_600) }));
+    return JSON.stringify({ items, next: `/playlists/p1/tracks?offset=${offset + limit}&limit=${limit}` });
+  }
+  return JSON.stringify({ ok: true });
+}
+
+let upstream: Upstream;
+let dir: string;
+let http: RunningServer;
+const clients: Client[] = [];
+const children = new Children();
+
+beforeAll(async () => {
+  upstream = await startUpstream((req) => ({ body: answer(req.path, req.query) }));
+  const spec = join(scratch, 'music.json');
+  writeFileSync(spec, JSON.stringify(SPEC));
+  dir = generateProject(spec, 'e2e-code-robustness', ['--tools', 'code']);
+  await buildProject(dir);
+  const args = ['--base-url', upstream.url, '--confirm', 'destructive', '--code-time-ms', '10000'];
+  http = await startServer(dir, 'http', [...args, '--max-response-bytes', String(MAX_RESPONSE_BYTES)]);
+  children.track(http.process);
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  await children.stopAll();
+  await upstream?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+type Connect = Parameters<typeof connect>[2];
+async function client(options: Connect = {}): Promise<Client> {
+  const made = await connect('http', http.url, options);
+  clients.push(made);
+  return made;
+}
+
+type Result = { content: { type: string; text?: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
+const text = (result: Result) => result.content.map((c) => c.text ?? '').join('');
+const execute = (c: Client, code: string, options: { signal?: AbortSignal; timeout?: number } = {}) =>
+  c.callTool({ name: 'execute', arguments: { code } }, { timeout: 30_000, ...options }) as Promise<Result>;
+/** How long `return 1` of another client takes to answer. */
+async function timedReturnOne(other: Client): Promise<number> {
+  const started = Date.now();
+  const result = await execute(other, 'return 1', { timeout: 15_000 });
+  expect(result.structuredContent?.result).toBe(1);
+  return Date.now() - started;
+}
+
+describe('an upstream answer nested 5,000 levels deep', () => {
+  it('direct mode: a one-line tool error naming the operation and the limit', async () => {
+    const direct = await connect('stdio', dir, { args: ['--base-url', upstream.url, '--tools', 'direct'] });
+    clients.push(direct);
+    const result = (await direct.callTool({ name: 'getDeep', arguments: {} }, { timeout: 10_000 })) as Result;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/^getDeep: .*nests JSON deeper than 100 levels/);
+    expect(text(result)).not.toContain('\n');
+  });
+
+  it("code mode: the program's api call rejects with that error, and the pool serves the next program", async () => {
+    const agent = await client();
+    const caught = await execute(agent, 'try { await api.getDeep(); return "no error"; } catch (e) { return e.message; }', {
+      timeout: 10_000,
+    });
+    expect(caught.structuredContent?.result).toMatch(/^getDeep: .*nests JSON deeper than 100 levels/);
+    const uncaught = await execute(agent, 'return await api.getDeep();', { timeout: 10_000 });
+    expect(uncaught.isError).toBe(true);
+    expect(text(uncaught)).toContain('nests JSON deeper than 100 levels');
+    expect(await timedReturnOne(await client())).toBeLessThan(3_000);
+  });
+
+  it('a program that returns a value nested as deep fails with a clear error', async () => {
+    const result = await execute(await client(), 'let v = []; for (let i = 0; i < 5000; i++) v = [v]; return v;', { timeout: 10_000 });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('the result nests deeper than 100 levels');
+  });
+});
