@@ -195,7 +195,10 @@ function refused(tool: ToolSpec, request: string, action: string): string {
   return `${why}: ${tool.name} was not called and nothing was sent (${request.split('\n')[0]}). Do not try again unless the user asks.`;
 }
 
-/** How a meta-tool reaches an operation: `inProgram` for a code-mode program's api call. */
+/**
+ * How a meta-tool reaches an operation: `inProgram` for a code-mode program's api call, whose
+ * answer the program reads whole (--max-answer-bytes is for what reaches the model).
+ */
 export type Invoke = (tool: ToolSpec, args: Record<string, unknown>, inProgram?: boolean) => Promise<CallToolResult>;
 
 /**
@@ -210,7 +213,7 @@ function confirmedInvoke(confirmations: Confirmations, asking: () => Asking, inv
       const asked = await confirmations.before(tool, args, asking());
       if (asked !== undefined) return carried(asked);
     }
-    return invoke(tool, args);
+    return invoke(tool, args, inProgram);
   };
 }
 

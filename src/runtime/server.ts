@@ -209,9 +209,9 @@ export async function attachHandlers(
       const args = request.params.arguments ?? {};
       const progress = following?.progressOf(ctx);
       // A failure inside a call is the tool's failure (isError), never the connection's.
-      const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean): Promise<CallToolResult> =>
+      const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean, whole = false): Promise<CallToolResult> =>
         executor
-          .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised, caller: auth, progress })
+          .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised, caller: auth, progress, whole })
           .catch((error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`));
       if (name === OPERATION_STATUS && statusTools.length > 0) {
         const handle = typeof args.handle === 'string' ? args.handle : '';
@@ -227,7 +227,9 @@ export async function attachHandlers(
       const meta = metaCalls.get(name);
       if (meta) {
         // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
-        const invoke: Invoke = async (t, given) => server.projectCallToolResult(await call(t, given, false), undefined);
+        // A program's api call is read whole by the program: the answer budget is for what reaches the model.
+        const invoke: Invoke = async (t, given, inProgram) =>
+          server.projectCallToolResult(await call(t, given, false, inProgram === true), undefined);
         const guarded = confirmations?.guard(asking, invoke) ?? invoke;
         const result = await meta(args, { invoke: guarded, visible: (t) => visible(t, auth), signal: ctx.mcpReq.signal });
         return confirmations?.questionOf(result) ?? result;

@@ -1,6 +1,8 @@
 // Code mode under the attack suite's scenarios, through the official SDK client against a built
 // server and a recording upstream on 127.0.0.1: an answer nested 5,000 levels deep (direct mode and
-// a program), after which another client's `return 1` must still answer promptly.
+// a program), after which another client's `return 1` must still answer promptly, and a program
+// reading a list over --max-answer-bytes (it must see all of it) or over --max-response-bytes (it
+// must be told).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,5 +135,24 @@ describe('an upstream answer nested 5,000 levels deep', () => {
     const result = await execute(await client(), 'let v = []; for (let i = 0; i < 5000; i++) v = [v]; return v;', { timeout: 10_000 });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('the result nests deeper than 100 levels');
+  });
+});
+
+describe("a program's api calls are not held to --max-answer-bytes", () => {
+  it('a page of 50 tracks (~80 KB) reaches the program whole, its next link where the page ends', async () => {
+    const program = `
+      const page = await api.listPlaylistTracks({ id: "p1", offset: 50, limit: 50 });
+      return { n: page.items.length, last: page.items.at(-1).position, next: page.next };`;
+    const result = await execute(await client(), program);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent?.result).toEqual({ n: 50, last: 99, next: '/playlists/p1/tracks?offset=100&limit=50' });
+  });
+
+  it('an answer over --max-response-bytes rejects the api call, saying so', async () => {
+    const program = `try { await api.listPlaylistTracks({ id: "p1", limit: 2000 }); return "read"; } catch (e) { return e.message; }`;
+    const result = await execute(await client(), program);
+    expect(result.structuredContent?.result).toBe(
+      `listPlaylistTracks: the API's answer is larger than --max-response-bytes (${MAX_RESPONSE_BYTES} bytes) and was not read whole; ask for less (a smaller page) or raise the limit`,
+    );
   });
 });
