@@ -228,10 +228,11 @@ export async function attachHandlers(
       if (meta) {
         // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
         // A program's api call is read whole by the program: the answer budget is for what reaches the model.
-        const invoke: Invoke = async (t, given, inProgram) =>
-          server.projectCallToolResult(await call(t, given, false, inProgram === true), undefined);
+        const invoke: Invoke = async (t, given, program) =>
+          server.projectCallToolResult(await call(t, given, false, program !== undefined), undefined);
         const guarded = confirmations?.guard(asking, invoke) ?? invoke;
-        const result = await meta(args, { invoke: guarded, visible: (t) => visible(t, auth), signal: ctx.mcpReq.signal });
+        const caller = callerOf(ctx.sessionId, auth);
+        const result = await meta(args, { invoke: guarded, visible: (t) => visible(t, auth), signal: ctx.mcpReq.signal, caller });
         return confirmations?.questionOf(result) ?? result;
       }
       const tool = byName.get(name);
@@ -323,4 +324,16 @@ export function toolsListedAtStart(table: ToolTable, mode: ToolMode, initialTool
 function clientCapabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   return (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
+}
+
+/**
+ * Who a meta-tool call is from, for code mode's fair share of workers: its session; without one
+ * (stdio has one client; a 2026-07-28 or stateless request has no session), its OAuth subject
+ * or client; else every such caller is one.
+ */
+function callerOf(sessionId: string | undefined, auth: AuthInfo | undefined): string {
+  if (sessionId !== undefined) return `session:${sessionId}`;
+  const subject = auth?.extra?.subject;
+  if (typeof subject === 'string') return `sub:${subject}`;
+  return auth === undefined ? '' : `client:${auth.clientId}`;
 }

@@ -1,8 +1,9 @@
 // Code mode under the attack suite's scenarios, through the official SDK client against a built
 // server and a recording upstream on 127.0.0.1: an answer nested 5,000 levels deep (direct mode and
-// a program), after which another client's `return 1` must still answer promptly, and a program
-// reading a list over --max-answer-bytes (it must see all of it) or over --max-response-bytes (it
-// must be told).
+// a program), a program reading a list over --max-answer-bytes (it must see all of it) or over
+// --max-response-bytes (it must be told), and a crowded pool of two workers: one client queueing
+// many programs, cancelled programs (queued, and computing), and unanswered confirmations, while
+// another client's `return 1` must still answer promptly.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +102,12 @@ type Result = { content: { type: string; text?: string }[]; isError?: boolean; s
 const text = (result: Result) => result.content.map((c) => c.text ?? '').join('');
 const execute = (c: Client, code: string, options: { signal?: AbortSignal; timeout?: number } = {}) =>
   c.callTool({ name: 'execute', arguments: { code } }, { timeout: 30_000, ...options }) as Promise<Result>;
+/** Statements computing for `ms` of wall time (the clock goes on while the engine runs). */
+const spin = (ms: number) => `const end = Date.now() + ${ms}; while (Date.now() < end) {}`;
+/** A program computing for `ms`, then answering "done". */
+const busy = (ms: number) => `${spin(ms)} return "done";`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** How long `return 1` of another client takes to answer. */
 async function timedReturnOne(other: Client): Promise<number> {
   const started = Date.now();
@@ -154,5 +161,73 @@ describe("a program's api calls are not held to --max-answer-bytes", () => {
     expect(result.structuredContent?.result).toBe(
       `listPlaylistTracks: the API's answer is larger than --max-response-bytes (${MAX_RESPONSE_BYTES} bytes) and was not read whole; ask for less (a smaller page) or raise the limit`,
     );
+  });
+});
+
+describe('a crowded pool of two workers', () => {
+  it("one client queueing 8 programs: another's `return 1` waits for one program at most, and the 7th and 8th are refused", async () => {
+    const crowd = await client();
+    const queued = Array.from({ length: 8 }, () => execute(crowd, busy(2_000)));
+    await sleep(300);
+    expect(await timedReturnOne(await client())).toBeLessThan(4_500);
+    const results = await Promise.all(queued);
+    expect(results.filter((r) => r.structuredContent?.result === 'done')).toHaveLength(6);
+    const refused = results.filter((r) => r.isError);
+    expect(refused).toHaveLength(2);
+    for (const r of refused) expect(text(r)).toContain('too many programs queued');
+  });
+
+  it('queued programs cancelled by their client never run, nor delay the next', async () => {
+    const crowd = await client();
+    const running = [execute(crowd, busy(1_500)), execute(crowd, busy(1_500))];
+    await sleep(200);
+    const cancel = new AbortController();
+    const program = `${spin(3_000)} await api.mark(); return "ran";`;
+    const cancelled = [0, 1].map(() => execute(crowd, program, { signal: cancel.signal }));
+    await sleep(100);
+    cancel.abort();
+    for (const one of cancelled) await expect(one).rejects.toThrow();
+    // the same client's next program: behind the cancelled ones in its queue, had they stayed
+    const started = Date.now();
+    const next = await execute(crowd, 'return 1');
+    expect(next.structuredContent?.result).toBe(1);
+    expect(Date.now() - started).toBeLessThan(2_500);
+    await Promise.all(running);
+    expect(upstream.requests.filter((r) => r.path === '/mark')).toHaveLength(0);
+  });
+
+  it('a computing program is ended by its cancel: both workers are free again within a second', async () => {
+    const crowd = await client();
+    const cancel = new AbortController();
+    const spinning = [0, 1].map(() => execute(crowd, 'while (true) {}', { signal: cancel.signal }).catch(() => 'cancelled'));
+    await sleep(500);
+    cancel.abort();
+    expect(await Promise.all(spinning)).toEqual(['cancelled', 'cancelled']);
+    const other = await client();
+    // two at once: each needs a worker of its own
+    const started = Date.now();
+    const [a, b] = await Promise.all([execute(other, 'return 1', { timeout: 8_000 }), execute(other, 'return 1', { timeout: 8_000 })]);
+    expect([a.structuredContent?.result, b.structuredContent?.result]).toEqual([1, 1]);
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it('programs waiting for unanswered confirmations hold no worker the others need', async () => {
+    let asked = 0;
+    const silent = await client({ elicit: () => (asked++, new Promise(() => undefined)) });
+    const waiting = [0, 1].map(() => execute(silent, 'await api.deleteTrack({ id: "t1" }); return "deleted";').catch(() => 'closed'));
+    for (let i = 0; i < 100 && asked < 2; i++) await sleep(50);
+    expect(asked).toBe(2);
+    const other = await client();
+    expect(await timedReturnOne(other)).toBeLessThan(2_000);
+    const started = Date.now();
+    const both = await Promise.all([execute(other, busy(300)), execute(other, busy(300))]);
+    expect(both.map((r) => r.structuredContent?.result)).toEqual(['done', 'done']);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // a third question is more than the server lets wait at once: the program is told, nothing sent
+    const third = await execute(silent, 'try { await api.deleteTrack({ id: "t2" }); return "deleted"; } catch (e) { return e.message; }');
+    expect(third.structuredContent?.result).toContain("programs are already waiting for a person's answer");
+    expect(upstream.requests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
+    await silent.close();
+    void waiting;
   });
 });
