@@ -21,11 +21,11 @@ import { REPO, TMP, ensureDir, interleave, log, median } from './lib/util.js';
 type Api = 'GitHub' | 'Stripe';
 
 /**
- * Every server runs with this --max-answer-bytes, so that each answer reaches the model whole:
- * what is counted is the full answers. (The default, 64 KB, would cut the pull request list and
- * make direct and dynamic mode page.)
+ * Every server runs with the defaults users get, --max-answer-bytes among them (its default,
+ * recorded with the results): an answer cut for the model is counted as cut (and a wrong answer
+ * as wrong), and a program's api calls must still read whole answers.
  */
-const MAX_ANSWER_BYTES = 1_048_576;
+const MAX_ANSWER_BYTES = 65_536;
 const SPECS: Record<Api, { spec: string; env: Record<string, string> }> = {
   GitHub: { spec: GITHUB, env: {} },
   Stripe: {
@@ -249,7 +249,7 @@ export async function runTokens(options: { quick: boolean }): Promise<TokensResu
     const made =
       clients.get(key) ??
       (await connect('stdio', projects[api], {
-        args: ['--tools', mode, '--base-url', upstream.url, '--max-answer-bytes', String(MAX_ANSWER_BYTES)],
+        args: ['--tools', mode, '--base-url', upstream.url],
         env: SPECS[api].env,
       }));
     clients.set(key, made);

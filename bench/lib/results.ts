@@ -405,7 +405,7 @@ export interface TokenTask {
 }
 
 export interface TokensResult {
-  /** --max-answer-bytes of every server (high, so that answers arrive whole). */
+  /** --max-answer-bytes of every server: the default. */
   maxAnswerBytes: number;
   tasks: TokenTask[];
   /** The full tools/list of each API in each mode (all pages), JSON of the `tools` arrays, bytes. */

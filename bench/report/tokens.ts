@@ -55,7 +55,7 @@ export function tokensSection(r: Pick<Results, 'tokens' | 'meta'>): string[] {
     `- **code**: the listing of \`search_api\` and \`execute\`, and \`get_operation_status\` likewise (GitHub ${listed('GitHub', 'code')}; Stripe ${listed('Stripe', 'code')}), one \`search_api\` with the task's words (and one more per operation it did not find), and one \`execute\` whose program (written in \`bench/tokens.ts\`, as an agent would write it) makes the API calls, filters and joins, and returns only the answer.`,
     '',
     "Bytes counted (UTF-8): the JSON of the `tools` array of `tools/list` (every page), once per task; for each `tools/call`, the JSON of `{ name, arguments }` (what the model writes) and the text of the result's `content` blocks (what the model reads: the answer's JSON and any note; `structuredContent` is not counted, since clients pass the text). The model's own reasoning and its final reply are not counted. Each mode's answer is checked against the one computed from the upstream's data. " +
-      `The servers run with \`--max-answer-bytes ${int(t.maxAnswerBytes)}\`, so that every answer reaches the model whole (the default, 64 KB, would cut the list of 10 pull requests and make direct and dynamic mode page); a cell says so if an answer was cut anyway.`,
+      `The servers run with the defaults users get, \`--max-answer-bytes ${int(t.maxAnswerBytes)}\` among them: a cell says so if an answer reached the model cut (direct and dynamic mode's answer is then checked as it is), while a program's api calls read whole answers.`,
     '',
     table(
       ['task', 'API calls', 'upstream sent', 'direct', 'dynamic', 'code', 'code / direct', 'code / dynamic'],

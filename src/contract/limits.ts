@@ -10,6 +10,12 @@ import type { RegExpEngine } from 'ajv/dist/types/index.js';
 /** The most tools some clients accept in one tools/list (VS Code, Copilot, the OpenAI API). */
 export const CLIENT_TOOL_CAP = 128;
 
+/**
+ * Deepest nesting of arrays and objects accepted in JSON from the wire: a request body, and an
+ * upstream's answer (past it, JSON.stringify and the SDK's send overflow the stack on the way back).
+ */
+export const MAX_JSON_DEPTH = 100;
+
 /** Deepest nesting of arrays and objects accepted in a call's arguments. */
 export const MAX_ARGUMENT_DEPTH = 64;
 /** Most values (every array item, object property and scalar counts one) in a call's arguments. */

@@ -40,13 +40,15 @@ export interface Executor {
    * `advertised: false` when the answer goes out without the tool's outputSchema (dynamic
    * mode's invoke_operation): then nothing promised a shape, and any good answer is returned.
    * `caller`: the MCP caller's verified token (OAuth), for token exchange and the identity header.
+   * `whole`: for a code-mode program, which reads the answer whole: no --max-answer-bytes, and an
+   * answer cut at --max-response-bytes is an error rather than the start of one.
    */
   call(
     tool: ToolSpec,
     args: Record<string, unknown>,
     signal: AbortSignal,
     credentials?: RequestCredentials,
-    options?: { advertised?: boolean; caller?: AuthInfo; progress?: Progress; operationWaitMs?: number },
+    options?: { advertised?: boolean; caller?: AuthInfo; progress?: Progress; operationWaitMs?: number; whole?: boolean },
   ): Promise<CallToolResult>;
   /** get_operation_status: the operation a call left running, followed again by its handle (long-running.ts). */
   resume(
@@ -146,9 +148,10 @@ export function createExecutor(
         const outcome = await observer.operation(tool, () => exchange(tool, args, signal, call));
         if ('failure' in outcome) return keepLink(outcome.failure, redactor.result(outcome.failure, credentials, call.secrets));
         const advertised = options.advertised !== false;
+        if (options.whole && outcome.answer.status < 400 && outcome.answer.truncated) return notWhole(tool);
         const result = tool.longRunning
           ? await (await following.get()).follow(tool, outcome.answer, args, { signal, call, advertised, ...followOptions(options) })
-          : shape(tool, outcome.answer, args, advertised);
+          : shape(tool, outcome.answer, args, advertised, options.whole);
         return result.isError ? redactor.result(withNote(result, outcome.note), credentials, call.secrets) : result;
       } catch (error) {
         // A failure inside a call is the tool's failure (isError), never the connection's.
@@ -170,10 +173,26 @@ export function createExecutor(
     },
   };
 
-  /** A good or failed upstream answer as the tool's result. */
-  function shape(tool: ToolSpec, answer: UpstreamAnswer, args: Record<string, unknown>, advertised: boolean): CallToolResult {
+  /** A good or failed upstream answer as the tool's result; `whole`: for a program, not held to --max-answer-bytes. */
+  function shape(
+    tool: ToolSpec,
+    answer: UpstreamAnswer,
+    args: Record<string, unknown>,
+    advertised: boolean,
+    whole = false,
+  ): CallToolResult {
     const structure = advertised ? advertisedStructure(tool) : structureFor(tool, false, checks.output);
-    return toToolResult(answer, structure, answerBudget(tool, args, config.maxAnswerBytes));
+    return toToolResult(answer, structure, whole ? undefined : answerBudget(tool, args, config.maxAnswerBytes), tool.name);
+  }
+
+  /**
+   * A program reads an answer whole: one cut at the upstream read limit is an error, since the
+   * program would otherwise parse the start of it (or get a string) unaware.
+   */
+  function notWhole(tool: ToolSpec): CallToolResult {
+    return toolError(
+      `${tool.name}: the API's answer is larger than --max-response-bytes (${config.maxResponseBytes} bytes) and was not read whole; ask for less (a smaller page) or raise the limit`,
+    );
   }
 
   /**

@@ -6,21 +6,30 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { ProgramCall } from '../confirm/confirm.js';
 import { declarationOf } from './declarations.js';
 import { queryWords, type MetaContext } from '../mcp/operation-index.js';
 import { toolError } from '../mcp/output.js';
 import type { SandboxLimits } from './sandbox.js';
+import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../contract/limits.js';
 import { EXECUTE, SEARCH_API } from '../../contract/meta-tools.js';
 import type { ListedTool } from '../../contract/profiles.js';
 import type { JsonSchema, ToolSpec } from '../../contract/table.js';
 
 /** What search_api answers at most: declarations past it are counted, not printed. */
 const SEARCH_BUDGET_BYTES = 12_000;
+/**
+ * How long one program may wait for people's answers (confirmations), all its questions together:
+ * not CPU time, so not --code-time-ms, but not endless either; its worker is lent meanwhile.
+ */
+const PERSON_WAIT_MS = 300_000;
 
 export interface CodeContext extends MetaContext {
   outputSchema(tool: ToolSpec): JsonSchema | undefined;
   limits: SandboxLimits;
   signal: AbortSignal;
+  /** Who calls: the pool of workers is shared fairly among callers. */
+  caller: string;
 }
 
 export async function callCodeTool(meta: ListedTool, given: Record<string, unknown>, ctx: CodeContext): Promise<CallToolResult> {
@@ -51,17 +60,19 @@ function searchApi(ctx: CodeContext, words: string[], limit: number): CallToolRe
 }
 
 async function execute(ctx: CodeContext, code: string): Promise<CallToolResult> {
-  const { runInWorker } = await import('./sandbox-worker.js');
+  const { runInWorker, lendingWorker } = await import('./sandbox-worker.js');
+  const program = programCall(lendingWorker);
   const outcome = await runInWorker(
     code,
     {
       names: ctx.table.tools.filter((tool) => ctx.visible(tool)).map((tool) => tool.name),
       // Bound to this call's async context: the worker's messages arrive outside it, and the
       // operations' spans and log entries belong to this execute.
-      call: AsyncLocalStorage.bind((name: string, args: unknown) => callOperation(ctx, name, args)),
+      call: AsyncLocalStorage.bind((name: string, args: unknown) => callOperation(ctx, name, args, program)),
     },
     ctx.limits,
     ctx.signal,
+    ctx.caller,
   );
   const logs = outcome.logs === '' ? '' : `\n\nconsole:\n${outcome.logs}`;
   if (!outcome.ok) return toolError(`${EXECUTE} failed after ${outcome.calls} api calls: ${outcome.error}${logs}`);
@@ -72,8 +83,25 @@ async function execute(ctx: CodeContext, code: string): Promise<CallToolResult> 
   };
 }
 
+/** A program's way to ask people: its waits together within PERSON_WAIT_MS, its worker lent meanwhile. */
+function programCall(lend: <T>(wait: () => Promise<T>) => Promise<T>): ProgramCall {
+  let waitedMs = 0;
+  return {
+    async askPerson(ask) {
+      const left = PERSON_WAIT_MS - waitedMs;
+      if (left <= 0) throw new Error(`the program already waited ${PERSON_WAIT_MS / 1000} s for answers, its limit`);
+      const started = Date.now();
+      try {
+        return await lend(() => ask(left));
+      } finally {
+        waitedMs += Date.now() - started;
+      }
+    },
+  };
+}
+
 /** One api.<name>(args) of a program: the answer's JSON, or an Error the program sees. */
-async function callOperation(ctx: CodeContext, name: string, args: unknown): Promise<unknown> {
+async function callOperation(ctx: CodeContext, name: string, args: unknown, program: ProgramCall): Promise<unknown> {
   const tool = ctx.byName.get(name);
   if (tool === undefined || !ctx.visible(tool))
     throw new Error(`no operation named ${JSON.stringify(name)}; find names with ${SEARCH_API}`);
@@ -81,11 +109,13 @@ async function callOperation(ctx: CodeContext, name: string, args: unknown): Pro
     throw new Error(`api.${name} takes one object of arguments`);
   }
   // A program cannot return a question halfway: one that needs the user's yes asks now or throws (confirm.ts).
-  const result = await ctx.invoke(tool, (args ?? {}) as Record<string, unknown>, true);
+  const result = await ctx.invoke(tool, (args ?? {}) as Record<string, unknown>, program);
   const text = (result.content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
   if (result.isError) throw new Error(text.slice(0, 2_000));
   const structured = result.structuredContent as Record<string, unknown> | undefined;
   if (structured !== undefined) return tool.output?.wrap === true ? structured.result : structured;
+  // JSON-looking text of another media type, bounded as JSON answers are (response.ts)
+  if (jsonDeeperThan(text, MAX_JSON_DEPTH)) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -29,6 +29,7 @@ import type {
   QuickJSRuntime,
   QuickJSWASMModule,
 } from 'quickjs-emscripten';
+import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../contract/limits.js';
 
 export interface SandboxLimits {
   /** QuickJS runtime memory limit; default 64 MiB */
@@ -482,6 +483,9 @@ class Run {
     if (bytes > this.limits.maxResultBytes) {
       return this.failed(`the result is ${bytes} bytes, more than the limit ${this.limits.maxResultBytes}: return less`);
     }
+    // as deep, the server could not send it (the SDK's send overflows the stack): bounded as JSON from the wire is
+    if (jsonDeeperThan(text, MAX_JSON_DEPTH))
+      return this.failed(`the result nests deeper than ${MAX_JSON_DEPTH} levels: return a flatter value`);
     return { ok: true, value: JSON.parse(text) as unknown, logs: this.logs.text(), calls: this.calls };
   }
 

@@ -121,7 +121,7 @@ export interface Confirmations {
    * client directly where the connection allows it (a 2025 session); resolves on yes, else
    * throws an Error the program sees, nothing sent.
    */
-  inProgram(tool: ToolSpec, args: Record<string, unknown>, asking: Asking): Promise<void>;
+  inProgram(tool: ToolSpec, args: Record<string, unknown>, asking: Asking, program: ProgramCall): Promise<void>;
   /** `invoke` through the same questions (confirmedInvoke): invoke_operation's and a program's way to an operation. */
   guard(asking: () => Asking, invoke: Invoke): Invoke;
   /** The question a result of a guarded invoke stands for (questionOf). */
@@ -130,8 +130,6 @@ export interface Confirmations {
 
 /** The key of the question in inputRequests and, on the way back, inputResponses. */
 const KEY = 'confirm';
-/** How long a program waits for the user's answer (the SDK's own default for a 2025 question). */
-const PROGRAM_WAIT_MS = 600_000;
 const REQUESTED_SCHEMA: ElicitRequestFormParams['requestedSchema'] = {
   type: 'object',
   properties: { confirm: { type: 'boolean', title: 'Send this request', description: 'Tick to let the request go to the API' } },
@@ -181,7 +179,7 @@ export function createConfirmations(
         inputRequests: { [KEY]: inputRequired.elicit({ message: question(tool, request), requestedSchema: REQUESTED_SCHEMA }) },
       });
     },
-    async inProgram(tool, given, asking) {
+    async inProgram(tool, given, asking, program) {
       if (!needed(tool)) return;
       const checked = await check(tool, given);
       if ('problem' in checked) throw new Error(checked.problem);
@@ -190,9 +188,11 @@ export function createConfirmations(
       try {
         if (!asksForms(asking.capabilities)) throw new Error('the client declares no form elicitation');
         if (modernRequest(asking.ctx)) throw new Error('a 2026-07-28 request carries no server-to-client request');
-        answer = await asking.ctx.mcpReq.elicitInput(
-          { mode: 'form', message: question(tool, request), requestedSchema: REQUESTED_SCHEMA },
-          { timeout: PROGRAM_WAIT_MS, signal: asking.ctx.mcpReq.signal },
+        answer = await program.askPerson((timeout) =>
+          asking.ctx.mcpReq.elicitInput(
+            { mode: 'form', message: question(tool, request), requestedSchema: REQUESTED_SCHEMA },
+            { timeout, signal: asking.ctx.mcpReq.signal },
+          ),
         );
       } catch (error) {
         // Said, since a question that was sent may also have timed out or been cancelled.
@@ -243,8 +243,17 @@ function refused(tool: ToolSpec, request: string, action: string): string {
   return `${why}: ${tool.name} was not called and nothing was sent (${request.split('\n')[0]}). Do not try again unless the user asks.`;
 }
 
-/** How a meta-tool reaches an operation: `inProgram` for a code-mode program's api call. */
-export type Invoke = (tool: ToolSpec, args: Record<string, unknown>, inProgram?: boolean) => Promise<CallToolResult>;
+/**
+ * How a meta-tool reaches an operation: `program` for a code-mode program's api call, whose
+ * answer the program reads whole (--max-answer-bytes is for what reaches the model).
+ */
+export type Invoke = (tool: ToolSpec, args: Record<string, unknown>, program?: ProgramCall) => Promise<CallToolResult>;
+
+/** What an api call of a code-mode program brings besides its arguments (code-mode.ts makes it). */
+export interface ProgramCall {
+  /** Waits for a person's answer, within what is left of the program's time for people (`timeoutMs`). */
+  askPerson<T>(ask: (timeoutMs: number) => Promise<T>): Promise<T>;
+}
 
 /**
  * invoke_operation's and a program's way to an operation, through the same question as a
@@ -252,13 +261,13 @@ export type Invoke = (tool: ToolSpec, args: Record<string, unknown>, inProgram?:
  * stand-in result, which questionOf() turns back.
  */
 function confirmedInvoke(confirmations: Confirmations, asking: () => Asking, invoke: Invoke): Invoke {
-  return async (tool, args, inProgram = false) => {
-    if (inProgram) await confirmations.inProgram(tool, args, asking());
+  return async (tool, args, program) => {
+    if (program !== undefined) await confirmations.inProgram(tool, args, asking(), program);
     else {
       const asked = await confirmations.before(tool, args, asking());
       if (asked !== undefined) return carried(asked);
     }
-    return invoke(tool, args);
+    return invoke(tool, args, program);
   };
 }
 

@@ -4,10 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { jsonRpcError } from './answer.js';
 import type { HttpStep } from './pipeline.js';
-import { jsonDeeperThan } from '../../contract/limits.js';
-
-/** Deepest nesting of arrays and objects accepted in a request body. */
-export const MAX_JSON_DEPTH = 100;
+import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../contract/limits.js';
 
 /** Sets `body` of a POST to its parsed JSON, or answers 415, 413 or 400; other methods pass. */
 export function jsonBody(maxBytes: number): HttpStep {

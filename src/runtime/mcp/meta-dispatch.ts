@@ -16,9 +16,11 @@ import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSizes } from '../../contract/tool
 export interface MetaRequest {
   /**
    * Calls an operation, its answer held to no outputSchema (none is advertised for it here),
-   * once the user said yes where it needs that (confirm.ts); `inProgram`: from a code-mode program.
+   * once the user said yes where it needs that (confirm.ts); with a ProgramCall, from a code-mode program.
    */
   invoke: Invoke;
+  /** Who calls (a session, an OAuth subject or client): code mode's pool shares its workers fairly among callers. */
+  caller: string;
   /** Whether the caller may see and call an operation (its token's scopes). */
   visible(tool: ToolSpec): boolean;
   /** The request's cancellation: code mode's program stops with it. */
@@ -75,7 +77,7 @@ export function metaCalls(served: MetaTools): ReadonlyMap<string, MetaCall> {
         if (!code) return callMetaTool(tool, args, full);
         // Code mode's module (and, on the first execute, the sandbox) load only when used.
         const { callCodeTool } = await import('../code-mode/code-mode.js');
-        return callCodeTool(tool, args, { ...full, limits: context.codeLimits, signal: request.signal });
+        return callCodeTool(tool, args, { ...full, limits: context.codeLimits, signal: request.signal, caller: request.caller });
       });
     }
   }

@@ -4,6 +4,7 @@
 // direct mode, so errors still name the argument.
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Invoke } from '../confirm/confirm.js';
 import { toolError } from './output.js';
 import { DESCRIBE, INVOKE, QUERY_MAX_CHARS, QUERY_MAX_WORDS, SEARCH } from '../../contract/meta-tools.js';
 import type { ListedTool } from '../../contract/profiles.js';
@@ -177,8 +178,8 @@ export interface MetaContext {
   inputSchema(tool: ToolSpec): JsonSchema;
   /** Checks arguments against a schema with the executor's validator: why they do not fit, or undefined. */
   checkArguments(schema: JsonSchema, args: Record<string, unknown>): Promise<string | undefined>;
-  /** Calls an operation for invoke_operation (its outputSchema is not advertised there); `inProgram`: for a code-mode program. */
-  invoke(tool: ToolSpec, args: Record<string, unknown>, inProgram?: boolean): Promise<CallToolResult>;
+  /** Calls an operation for invoke_operation (its outputSchema is not advertised there), or for a code-mode program. */
+  invoke: Invoke;
   /** Whether the caller may see and call an operation (its token's scopes); the others are as if absent. */
   visible(tool: ToolSpec): boolean;
   /** The search index, built on first use. */

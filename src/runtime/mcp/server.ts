@@ -215,9 +215,9 @@ export async function attachHandlers(
       const args = request.params.arguments ?? {};
       const progress = following?.progressOf(ctx);
       // A failure inside a call is the tool's failure (isError), never the connection's.
-      const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean): Promise<CallToolResult> =>
+      const call = (tool: ToolSpec, toolArgs: Record<string, unknown>, advertised: boolean, whole = false): Promise<CallToolResult> =>
         executor
-          .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised, caller: auth, progress })
+          .call(tool, toolArgs, ctx.mcpReq.signal, readCredentials(ctx.http?.req?.headers), { advertised, caller: auth, progress, whole })
           .catch((error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`));
       if (name === OPERATION_STATUS && statusTools.length > 0) {
         const handle = typeof args.handle === 'string' ? args.handle : '';
@@ -233,9 +233,12 @@ export async function attachHandlers(
       const meta = metaCalls.get(name);
       if (meta) {
         // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
-        const invoke: Invoke = async (t, given) => server.projectCallToolResult(await call(t, given, false), undefined);
+        // A program's api call is read whole by the program: the answer budget is for what reaches the model.
+        const invoke: Invoke = async (t, given, program) =>
+          server.projectCallToolResult(await call(t, given, false, program !== undefined), undefined);
         const guarded = confirmations?.guard(asking, invoke) ?? invoke;
-        const result = await meta(args, { invoke: guarded, visible: (t) => visible(t, auth), signal: ctx.mcpReq.signal });
+        const caller = callerOf(ctx.sessionId, auth);
+        const result = await meta(args, { invoke: guarded, visible: (t) => visible(t, auth), signal: ctx.mcpReq.signal, caller });
         return confirmations?.questionOf(result) ?? result;
       }
       const tool = byName.get(name);
@@ -338,4 +341,16 @@ export function toolsListedAtStart(table: ToolTable, mode: ToolMode, initialTool
 function clientCapabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   return (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
+}
+
+/**
+ * Who a meta-tool call is from, for code mode's fair share of workers: its session; without one
+ * (stdio has one client; a 2026-07-28 or stateless request has no session), its OAuth subject
+ * or client; else every such caller is one.
+ */
+function callerOf(sessionId: string | undefined, auth: AuthInfo | undefined): string {
+  if (sessionId !== undefined) return `session:${sessionId}`;
+  const subject = auth?.extra?.subject;
+  if (typeof subject === 'string') return `sub:${subject}`;
+  return auth === undefined ? '' : `client:${auth.clientId}`;
 }

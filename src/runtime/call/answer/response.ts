@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isTextual, mediaKind } from '../../../contract/media.js';
 import { NO_JSON, NOTHING, plainStructure, StructureProblem, toolError, type Structurer } from '../../mcp/output.js';
 import { fitJson, fitText, withNulls, type AnswerBudget } from './answer-budget.js';
+import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../../contract/limits.js';
 
 export interface UpstreamAnswer {
   status: number;
@@ -47,11 +48,22 @@ export function errorExcerpt(answer: UpstreamAnswer): string {
   return excerpt ? excerpt + more : '';
 }
 
+/** Why a JSON answer nested past MAX_JSON_DEPTH is refused, naming the operation and the limit. */
+function tooDeep(answer: UpstreamAnswer, statusLine: string, operation: string): string {
+  return `${operation}: the API's answer (${statusLine} from ${answer.label}) nests JSON deeper than ${MAX_JSON_DEPTH} levels, the most this server passes on; nothing of it was returned`;
+}
+
 /**
  * `budget`: --max-answer-bytes and what the tool knows of its pages; a good answer over it is
  * cut (answer-budget.ts), with a note in a text block of its own and in `_meta`.
+ * `operation`: the tool's name, for the error of an answer nested too deep.
  */
-export function toToolResult(answer: UpstreamAnswer, structure: Structurer = plainStructure, budget?: AnswerBudget): CallToolResult {
+export function toToolResult(
+  answer: UpstreamAnswer,
+  structure: Structurer = plainStructure,
+  budget?: AnswerBudget,
+  operation = answer.label,
+): CallToolResult {
   const media = answer.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
   const statusLine = `HTTP ${answer.status}${answer.statusText ? ' ' + answer.statusText : ''}`;
   if (answer.status >= 400) {
@@ -69,6 +81,8 @@ export function toToolResult(answer: UpstreamAnswer, structure: Structurer = pla
     const maxBytes = budget?.maxBytes ?? 0;
     if (answer.truncated) return shapeText(shaping, fitText(text, maxBytes) + truncationNote(answer), NOTHING);
     if (kind === 'json' || (media === '' && /^\s*[[{]/.test(text))) {
+      // Bounded as request bodies are (http-body.ts): deeper, the value cannot even be sent back.
+      if (jsonDeeperThan(text, MAX_JSON_DEPTH)) return toolError(tooDeep(answer, statusLine, operation));
       let value: unknown = NO_JSON;
       try {
         value = JSON.parse(text);

@@ -1,7 +1,8 @@
 // A POST body is JSON, within --max-request-bytes and MAX_JSON_DEPTH, before any endpoint sees it.
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jsonBody, MAX_JSON_DEPTH } from '../../../../src/runtime/http/body.js';
+import { jsonBody } from '../../../../src/runtime/http/body.js';
+import { MAX_JSON_DEPTH } from '../../../../src/contract/limits.js';
 import { send, serveSteps, type StepServer } from '../../../harness/http-steps.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };

@@ -16,6 +16,7 @@ const noRequest: MetaRequest = {
   invoke: () => Promise.reject(new Error('no operation is called here')),
   visible: () => true,
   signal: new AbortController().signal,
+  caller: '',
 };
 
 /** A session that lists the tools of its enabled toolsets, and counts list_changed notices. */
