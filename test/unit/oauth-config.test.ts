@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfig, type ServerConfig } from '../../src/runtime/config.js';
 import { metadataUrls } from '../../src/runtime/oauth-discovery.js';
-import { metadataUrlOf } from '../../src/runtime/oauth.js';
+import { metadataUrlOf } from '../../src/runtime/oauth-resource.js';
 import { scopePolicy } from '../../src/runtime/scopes.js';
 import type { ToolSpec, ToolTable } from '../../src/contract/table.js';
 
