@@ -606,6 +606,36 @@ describe("each user's own API token, exchanged at the authorization server (RFC 
   });
 });
 
+describe("toolsets on demand count what the caller's scopes reach", () => {
+  let onDemand: RunningServer;
+  beforeAll(async () => {
+    onDemand = await startServer(dir, 'http', ['--tools', 'toolsets', '--oauth-issuer', as.issuer, '--base-url', `${upstream.url}/v2`]);
+    children.track(onDemand.process);
+  }, 60_000);
+
+  it('list_toolsets and enable_toolset give the number of tools tools/list then shows to a read-only caller', async () => {
+    const token = await sign({ scope: READ, sub: 'henry', client_id: 'c' }, { aud: `${onDemand.url}/` });
+    const client = new Client({ name: 'toolsets', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${onDemand.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
+    try {
+      const listed = await client.callTool({ name: 'list_toolsets', arguments: {} });
+      const before = await names(client);
+      const enabled = await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'pet' } });
+      const added = (await names(client)).filter((name) => !before.includes(name));
+      expect(added).toContain('getPetById');
+      expect(added).not.toContain('addPet');
+      const toolsets = (listed.structuredContent as { toolsets: { name: string; tools: number; enabled: boolean }[] }).toolsets;
+      expect(toolsets).toContainEqual({ name: 'pet', tools: added.length, enabled: false });
+      expect(textOf(listed)).toContain(`pet: ${added.length} tools\n`);
+      expect(textOf(enabled)).toBe(`Toolset pet is enabled: ${added.length} tools; the tool list has changed.`);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('resources follow the same scopes as the operations behind them', () => {
   const clientWith = async (scope: string) => {
     const token = await sign({ scope, sub: 'frank', client_id: 'c' });
