@@ -101,7 +101,7 @@ export type TokenExchangeKind = 'rfc8693' | 'entra-obo';
 export interface OAuthConfig {
   /** The authorization server's issuer; its metadata is found by RFC 8414 or OpenID discovery. */
   issuer: string;
-  /** This server's public URL (the resource identifier); unset: `http://<Host>`, on loopback only. */
+  /** This server's public URL (the resource identifier); unset: `http://<Host's name>:<port listened on>`, on loopback only. */
   publicUrl?: string;
   /** Token audiences accepted; empty: the resource identifier. */
   audiences: string[];
