@@ -223,14 +223,14 @@ export const SETTINGS: readonly Setting[] = [
     flag: 'public-url',
     value: 'URL',
     env: 'MCP_PUBLIC_URL',
-    default: 'http://<Host> on loopback',
+    default: "http://<Host's name>:<port listened on> on loopback",
     help: "this server's URL as clients reach it (behind a proxy, the proxy's): the OAuth resource identifier",
   },
   {
     flag: 'oauth-audience',
     value: 'a,b',
     env: 'MCP_OAUTH_AUDIENCE',
-    default: '--public-url',
+    default: '--public-url and its /mcp, /sse',
     help: 'token audiences (aud) accepted, when the authorization server names this server otherwise',
   },
   {

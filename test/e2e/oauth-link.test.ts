@@ -38,6 +38,8 @@ beforeAll(async () => {
   company = await startAuthorizationServer({ format: 'jwt', resources: {} });
   company.addResource(publicUrl, ['mcp:read', 'mcp:write']);
   company.addResource(`${publicUrl}/`, ['mcp:read', 'mcp:write']);
+  // the identifier of the endpoint, which its 401 sends the SDK client to sign in for (RFC 9728 §3.3)
+  company.addResource(`${publicUrl}/mcp`, ['mcp:read', 'mcp:write']);
   await company.registerClient({ ...SELF, grantTypes: ['authorization_code'], redirectUris: [`${publicUrl}/oauth/link/callback`] });
   api = await startAuthorizationServer({ format: 'jwt', resources: { [API]: { scopes: ['read:pets'] } }, defaultResource: API });
   await api.registerClient({

@@ -52,7 +52,8 @@ beforeAll(async () => {
     SWAGGER_PETSTORE_API_KEY: 'server-own-key',
   });
   children.track(server.process);
-  resource = `${server.url}/`;
+  // the resource the 401 sends clients to sign in for: the endpoint's URL (RFC 9728 §3.3)
+  resource = `${server.url}/mcp`;
   as.addResource(resource, [READ, WRITE]);
   browser = await startUrlCatcher();
   configDir = mkdtempSync(join(TMP, 'mcp-remote-auth-'));

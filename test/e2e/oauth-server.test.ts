@@ -609,7 +609,7 @@ describe('sign-ins that last, and end', () => {
       code_challenge_methods_supported: ['S256'],
       client_id_metadata_document_supported: true,
     });
-    const prm = (await (await fetch(`${mainUrl}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<string, unknown>;
+    const prm = (await (await fetch(`${mainUrl}/.well-known/oauth-protected-resource`)).json()) as Record<string, unknown>;
     expect(prm.authorization_servers).toEqual([mainUrl]);
   });
 });

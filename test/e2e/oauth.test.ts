@@ -16,6 +16,7 @@ import { buildProject, generateProject, REPO, startServer, type RunningServer } 
 import type { OAuthClientProvider as V1Provider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
 import { Children } from '../harness/children.js';
+import { send } from '../harness/http-steps.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const READ = 'mcp:read';
@@ -47,12 +48,14 @@ beforeAll(async () => {
   });
   children.track(server.process);
   resource = `${server.url}/`;
-  as.addResource(resource, [READ, WRITE]);
+  // The root's identifier, and each endpoint's: clients sign in for the one its metadata names.
+  for (const id of [resource, `${server.url}/mcp`, `${server.url}/sse`]) as.addResource(id, [READ, WRITE]);
   stateless = await startServer(dir, 'http', ['--stateless', '--oauth-issuer', as.issuer, '--base-url', `${upstream.url}/v2`], {
     SWAGGER_PETSTORE_API_KEY: 'server-own-key',
+    SWAGGER_PETSTORE_AUTH_TOKEN: 'server-own-oauth-token',
   });
   children.track(stateless.process);
-  as.addResource(`${stateless.url}/`, [READ, WRITE]);
+  for (const id of [`${stateless.url}/`, `${stateless.url}/mcp`]) as.addResource(id, [READ, WRITE]);
 }, 300_000);
 
 afterAll(async () => {
@@ -167,7 +170,7 @@ describe('what each token may do', () => {
     expect(status).toBe(403);
     expect(challenge).toContain('error="insufficient_scope"');
     expect(challenge).toContain(`scope="${WRITE}"`);
-    expect(challenge).toContain(`resource_metadata="${server.url}/.well-known/oauth-protected-resource"`);
+    expect(challenge).toContain(`resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`);
   });
 
   it('step-up: the SDK client asks for the missing scope, the user grants it, and the call goes through', async () => {
@@ -238,7 +241,7 @@ describe('every bad token fails closed', () => {
     expect(answer.status).toBe(401);
     const challenge = answer.headers.get('www-authenticate') ?? '';
     expect(challenge).toMatch(/^Bearer /);
-    expect(challenge).toContain(`resource_metadata="${server.url}/.well-known/oauth-protected-resource"`);
+    expect(challenge).toContain(`resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`);
     expect(challenge).toContain(`scope="${READ} ${WRITE}"`);
   });
 
@@ -281,14 +284,104 @@ describe('every bad token fails closed', () => {
 
 describe('the protected-resource metadata', () => {
   it.each([
-    '/.well-known/oauth-protected-resource',
-    '/.well-known/oauth-protected-resource/mcp',
-    '/.well-known/oauth-protected-resource/sse',
-  ])('%s names this resource, its authorization server and its scopes, for any origin', async (path) => {
-    const answer = await fetch(`${server.url}${path}`, { headers: { origin: 'https://inspector.example' } });
-    expect(answer.status).toBe(200);
-    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
-    expect(await answer.json()).toMatchObject({ resource, authorization_servers: [as.issuer], scopes_supported: [READ, WRITE] });
+    ['/.well-known/oauth-protected-resource', '/'],
+    ['/.well-known/oauth-protected-resource/mcp', '/mcp'],
+    ['/.well-known/oauth-protected-resource/sse', '/sse'],
+  ])(
+    '%s names the resource it is the metadata of (RFC 9728 §3.3), its authorization server and its scopes, for any origin',
+    async (path, named) => {
+      const answer = await fetch(`${server.url}${path}`, { headers: { origin: 'https://inspector.example' } });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+      expect(await answer.json()).toMatchObject({
+        resource: `${server.url}${named}`,
+        authorization_servers: [as.issuer],
+        scopes_supported: [READ, WRITE],
+      });
+    },
+  );
+
+  it.each([
+    ['POST', '/mcp'],
+    ['GET', '/sse'],
+  ])('the 401 of %s %s points at metadata whose resource is the URL the client used (RFC 9728 §3.3)', async (method, path) => {
+    const refused = await fetch(`${server.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      ...(method === 'POST' ? { body: JSON.stringify(initialize()) } : {}),
+    });
+    expect(refused.status).toBe(401);
+    const pointed = /resource_metadata="([^"]+)"/.exec(refused.headers.get('www-authenticate') ?? '')?.[1] as string;
+    expect(pointed).toBe(`${server.url}/.well-known/oauth-protected-resource${path}`);
+    expect(((await (await fetch(pointed)).json()) as { resource: string }).resource).toBe(`${server.url}${path}`);
+  });
+
+  it('a path that is no endpoint here has no metadata: it would name a resource no token is for', async () => {
+    expect((await fetch(`${server.url}/.well-known/oauth-protected-resource/elsewhere`)).status).toBe(404);
+  });
+
+  it('a token for the root or for an endpoint is let in: clients differ in which they ask for (RFC 8707)', async () => {
+    for (const id of [`${server.url}/`, `${server.url}/mcp`, `${server.url}/sse`]) {
+      const token = await as.issueToken({ user: 'bob', scopes: [READ], resource: id });
+      expect((await post(token, initialize())).status, id).toBe(200);
+    }
+  });
+});
+
+describe('a request without credentials (RFC 6750 §3.1)', () => {
+  it('gets where to sign in and the scopes, but no error code; a bad token still gets invalid_token', async () => {
+    const bare = await post(undefined, initialize());
+    expect(bare.status).toBe(401);
+    const challenge = bare.headers.get('www-authenticate') ?? '';
+    expect(challenge).not.toContain('error');
+    expect(challenge).toBe(
+      `Bearer realm="mcp", scope="${READ} ${WRITE}", resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    const bad = await post('not-a-token', initialize());
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+});
+
+describe('on loopback without --public-url, the audience is bound to the port the server listens on', () => {
+  /** A tools/call of addPet, sent to `port` with `host` as the Host header (fetch cannot set it). */
+  const addPetAt = (port: number, host: string, token: string) =>
+    send(port, {
+      method: 'POST',
+      path: '/mcp',
+      headers: {
+        host,
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'addPet', arguments: { body: { name: 'x', photoUrls: [] } } },
+      }),
+    });
+
+  it("a token for another local server, sent here with that server's Host, is 401 and reaches no API", async () => {
+    const here = new URL(stateless.url);
+    const other = new URL(server.url);
+    // the control: the same call with a token for this server reaches the API
+    const own = await as.issueToken({ user: 'bob', scopes: [READ, WRITE], resource: `${stateless.url}/` });
+    const before = upstream.requests.length;
+    expect((await addPetAt(Number(here.port), here.host, own)).status).toBe(200);
+    expect(upstream.requests.slice(before).map((r) => r.method)).toEqual(['POST']);
+    const foreign = await as.issueToken({ user: 'bob', scopes: [READ, WRITE], resource: `${server.url}/` });
+    const after = upstream.requests.length;
+    const refused = await addPetAt(Number(here.port), other.host, foreign);
+    expect(refused.status).toBe(401);
+    expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
+    // the metadata it points to is this server's, whatever port the Host header said
+    expect(refused.headers['www-authenticate']).toContain(
+      `resource_metadata="http://127.0.0.1:${here.port}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    expect(upstream.requests.length).toBe(after);
   });
 });
 
@@ -473,9 +566,9 @@ describe("each user's own API token, exchanged at the authorization server (RFC 
       { MCP_OAUTH_CLIENT_ID: 'mcp-exchange', MCP_OAUTH_CLIENT_SECRET: 'exchange-secret', SWAGGER_PETSTORE_API_KEY: 'server-own-key' },
     );
     children.track(exchanging.process);
-    as.addResource(`${exchanging.url}/`, [READ, WRITE]);
-    // The AS lets this client exchange only tokens issued for this server.
-    await as.registerClient({ clientId: 'mcp-exchange', clientSecret: 'exchange-secret', resource: `${exchanging.url}/` });
+    as.addResource(`${exchanging.url}/mcp`, [READ, WRITE]);
+    // The AS lets this client exchange only tokens issued for this server (the SDK client signs in for its /mcp).
+    await as.registerClient({ clientId: 'mcp-exchange', clientSecret: 'exchange-secret', resource: `${exchanging.url}/mcp` });
   }, 60_000);
 
   it("alice and bob sign in with the SDK client; each call reaches the API with that user's own token, exchanged once", async () => {
@@ -509,6 +602,36 @@ describe("each user's own API token, exchanged at the authorization server (RFC 
       expect(new Set(sentTokens).size).toBe(2);
     } finally {
       await Promise.all(sessions.map((s) => s.client.close()));
+    }
+  });
+});
+
+describe("toolsets on demand count what the caller's scopes reach", () => {
+  let onDemand: RunningServer;
+  beforeAll(async () => {
+    onDemand = await startServer(dir, 'http', ['--tools', 'toolsets', '--oauth-issuer', as.issuer, '--base-url', `${upstream.url}/v2`]);
+    children.track(onDemand.process);
+  }, 60_000);
+
+  it('list_toolsets and enable_toolset give the number of tools tools/list then shows to a read-only caller', async () => {
+    const token = await sign({ scope: READ, sub: 'henry', client_id: 'c' }, { aud: `${onDemand.url}/` });
+    const client = new Client({ name: 'toolsets', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${onDemand.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
+    try {
+      const listed = await client.callTool({ name: 'list_toolsets', arguments: {} });
+      const before = await names(client);
+      const enabled = await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'pet' } });
+      const added = (await names(client)).filter((name) => !before.includes(name));
+      expect(added).toContain('getPetById');
+      expect(added).not.toContain('addPet');
+      const toolsets = (listed.structuredContent as { toolsets: { name: string; tools: number; enabled: boolean }[] }).toolsets;
+      expect(toolsets).toContainEqual({ name: 'pet', tools: added.length, enabled: false });
+      expect(textOf(listed)).toContain(`pet: ${added.length} tools\n`);
+      expect(textOf(enabled)).toBe(`Toolset pet is enabled: ${added.length} tools; the tool list has changed.`);
+    } finally {
+      await client.close();
     }
   });
 });

@@ -21,16 +21,19 @@ export function exitOf(child: ChildProcess): Promise<Exit> {
 
 /** The children of one test file, each killed by stopAll() in its afterAll. */
 export class Children {
-  readonly #started: ChildProcess[] = [];
+  readonly #started: { child: ChildProcess; stop?: () => Promise<void> }[] = [];
 
-  /** Keeps `child` for stopAll() and returns it. */
-  track<T extends ChildProcess>(child: T): T {
-    this.#started.push(child);
+  /**
+   * Keeps `child` for stopAll() and returns it. `stop` replaces the SIGKILL for a child that
+   * must be stopped its own way (nginx: its whole process group, workers included).
+   */
+  track<T extends ChildProcess>(child: T, stop?: () => Promise<void>): T {
+    this.#started.push({ child, ...(stop !== undefined ? { stop } : {}) });
     return child;
   }
 
   /** SIGKILL: what is still running when a file ends has nothing left to finish. */
   async stopAll(): Promise<void> {
-    await Promise.all(this.#started.map((child) => stopChild(child, 'SIGKILL')));
+    await Promise.all(this.#started.map(({ child, stop }) => (stop !== undefined ? stop() : stopChild(child, 'SIGKILL'))));
   }
 }

@@ -34,8 +34,8 @@ export interface ToolsetSession {
   table: ToolTable;
   /** The toolsets this session has enabled. */
   enabled: Set<string>;
-  /** How many of the table's tools the session lists now. */
-  listedTools(): number;
+  /** How many of the table's tools the session lists now to a caller who sees `visible`. */
+  listedTools(visible: (tool: ToolSpec) => boolean): number;
   /** How many meta-tools are listed beside them. */
   metaTools: number;
   /** The most tools some clients accept (CLIENT_TOOL_CAP in src/contract/limits.ts): enabling past it warns. */
@@ -65,8 +65,10 @@ export function metaCalls(served: MetaTools): ReadonlyMap<string, MetaCall> {
     for (const name of [LIST_TOOLSETS, ENABLE_TOOLSET]) calls.set(name, async () => toolError(noSession(name)));
   } else if (served.toolsets) {
     const session = served.toolsets;
-    calls.set(LIST_TOOLSETS, async () => toolsetList(session.table, session.enabled));
-    calls.set(ENABLE_TOOLSET, (args) => enableToolset(session, typeof args.toolset === 'string' ? args.toolset : ''));
+    calls.set(LIST_TOOLSETS, async (_args, request) => toolsetList(session.table, session.enabled, request.visible));
+    calls.set(ENABLE_TOOLSET, (args, request) =>
+      enableToolset(session, typeof args.toolset === 'string' ? args.toolset : '', request.visible),
+    );
   }
   if (served.operations) {
     const { tools, context } = served.operations;
@@ -89,19 +91,29 @@ const noSession = (name: string) =>
   `${name} needs a session, and this request has none (a 2026-07-28 request, or a server started with --stateless): ` +
   `enabled toolsets could not outlast it. Find operations with ${SEARCH} and call them with ${INVOKE}.`;
 
-function toolsetList(table: ToolTable, enabled: Set<string>): CallToolResult {
-  const toolsets = [...toolsetSizes(table)].map(([name, tools]) => ({ name, tools, enabled: enabled.has(name) }));
+/**
+ * The tools of each toolset the caller may see (its token's scopes), as tools/list will show
+ * them; a toolset with none is left out.
+ */
+const visibleSizes = (table: ToolTable, visible: (tool: ToolSpec) => boolean) =>
+  toolsetSizes({ ...table, tools: table.tools.filter(visible) });
+
+function toolsetList(table: ToolTable, enabled: Set<string>, visible: (tool: ToolSpec) => boolean): CallToolResult {
+  const toolsets = [...visibleSizes(table, visible)].map(([name, tools]) => ({ name, tools, enabled: enabled.has(name) }));
   const text = toolsets.map((t) => `${t.name}: ${t.tools} tools${t.enabled ? ' (enabled)' : ''}`).join('\n');
   return { content: [{ type: 'text', text }], structuredContent: { toolsets } };
 }
 
 /** Enables a toolset for the session; says the list changed only when it did. */
-async function enableToolset(session: ToolsetSession, wanted: string): Promise<CallToolResult> {
-  const sizes = toolsetSizes(session.table);
-  if (!sizes.has(wanted)) return toolError(`No toolset named ${JSON.stringify(wanted)}; see ${LIST_TOOLSETS}`);
-  const before = session.listedTools();
+async function enableToolset(session: ToolsetSession, wanted: string, visible: (tool: ToolSpec) => boolean): Promise<CallToolResult> {
+  const sizes = visibleSizes(session.table, visible);
+  if (!sizes.has(wanted)) {
+    if (!toolsetSizes(session.table).has(wanted)) return toolError(`No toolset named ${JSON.stringify(wanted)}; see ${LIST_TOOLSETS}`);
+    return toolError(`Toolset ${wanted} has no tool the scopes of your token allow; see ${LIST_TOOLSETS}`);
+  }
+  const before = session.listedTools(visible);
   session.enabled.add(wanted);
-  const count = session.listedTools();
+  const count = session.listedTools(visible);
   if (count === before) {
     return {
       content: [{ type: 'text', text: `Toolset ${wanted} was already listed (${sizes.get(wanted)} tools); the tool list is unchanged.` }],

@@ -295,7 +295,7 @@ export async function attachHandlers(
       return {
         table,
         enabled,
-        listedTools: () => table.tools.filter(served).length,
+        listedTools: (visible) => table.tools.filter((tool) => served(tool) && visible(tool)).length,
         metaTools: toolsetTools?.length ?? 0,
         toolCap: CLIENT_TOOL_CAP,
         listChanged: () => server.sendToolListChanged(),

@@ -102,7 +102,7 @@ export type TokenExchangeKind = 'rfc8693' | 'entra-obo';
 export interface OAuthConfig {
   /** The authorization server's issuer; its metadata is found by RFC 8414 or OpenID discovery. */
   issuer: string;
-  /** This server's public URL (the resource identifier); unset: `http://<Host>`, on loopback only. */
+  /** This server's public URL (the resource identifier); unset: `http://<Host's name>:<port listened on>`, on loopback only. */
   publicUrl?: string;
   /** Token audiences accepted; empty: the resource identifier. */
   audiences: string[];
@@ -380,6 +380,31 @@ function readSending(
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 
+/** Settings of the resource-server mode only (--oauth-issuer). */
+const ISSUER_ONLY = ['oauth-audience', 'oauth-token-check', 'token-exchange'];
+/** Settings of either mode: --oauth-issuer, or the authorization-server mode (--oauth-api-client-id). */
+const EITHER_MODE = ['public-url', 'oauth-scope-prefix', 'upstream-identity-header'];
+
+/**
+ * An OAuth setting given without either mode would be silently ignored: refused, naming what
+ * its mode needs. A client secret without its id is most likely a mistyped id variable: said so.
+ */
+function refuseStrayOAuthSettings(pick: (flag: string) => string | undefined): void {
+  const issuer = `--oauth-issuer (${setting('oauth-issuer').env})`;
+  const issuerOnly = ISSUER_ONLY.find((flag) => pick(flag) !== undefined);
+  if (issuerOnly !== undefined) throw new ConfigError(`--${issuerOnly} needs ${issuer}: it is for tokens of your authorization server`);
+  const either = EITHER_MODE.find((flag) => pick(flag) !== undefined);
+  if (either === undefined) return;
+  const clientId = `--oauth-api-client-id (${setting('oauth-api-client-id').env})`;
+  const secret = setting('oauth-api-client-secret').env;
+  if (pick('oauth-api-client-secret') !== undefined) {
+    throw new ConfigError(`--${either} needs ${clientId}: ${secret} is set, its client id is not`);
+  }
+  throw new ConfigError(
+    `--${either} needs ${issuer} to check the tokens of your authorization server, or ${clientId} with ${secret} for this server to sign users in at the API`,
+  );
+}
+
 /** The resource-server settings, checked together; undefined without --oauth-issuer. */
 function readOAuth(
   pick: (flag: string) => string | undefined,
@@ -389,17 +414,8 @@ function readOAuth(
 ): OAuthConfig | undefined {
   const given = pick('oauth-issuer');
   const signIn = readSignIn(pick, list);
-  const dependents = [
-    'public-url',
-    'oauth-audience',
-    'oauth-token-check',
-    'oauth-scope-prefix',
-    'token-exchange',
-    'upstream-identity-header',
-  ];
   if (given === undefined && signIn === undefined) {
-    const stray = dependents.find((flag) => pick(flag) !== undefined);
-    if (stray !== undefined) throw new ConfigError(`--${stray} needs --oauth-issuer (${setting('oauth-issuer').env})`);
+    refuseStrayOAuthSettings(pick);
     return undefined;
   }
   const mode = given !== undefined ? '--oauth-issuer' : '--oauth-api-client-id';

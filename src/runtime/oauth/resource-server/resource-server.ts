@@ -10,23 +10,22 @@ import {
   buildOAuthProtectedResourceMetadata,
   OAuthError,
   OAuthErrorCode,
-  validateHostHeader,
   verifyBearerToken,
   type AuthInfo,
   type AuthorizationServerMetadata,
   type OAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/server';
 import { isLoopback, type OAuthConfig, type ServerConfig } from '../../start/config.js';
-import { ownHostNames } from '../../http/guard.js';
+import { jsonRpcError } from '../../http/answer.js';
 import type { HttpStep } from '../../http/pipeline.js';
 import type { Logger } from '../../start/log.js';
 import { discoverAuthorizationServer } from './discovery.js';
+import { METADATA_PATH, metadataUrlOf, resourceIdentifiers, type ResourceIdentifiers } from './resource.js';
 import type { AuthorizationServer } from '../authorization-server/authorization-server.js';
 import { introspectionVerifier, jwtVerifier, type VerifierFor } from './verify.js';
 import { callTarget, type ScopePolicy } from '../../mcp/tool-scopes.js';
 import type { ToolSpec, ToolTable } from '../../../contract/table.js';
 
-const METADATA_PATH = '/.well-known/oauth-protected-resource';
 const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
 /**
  * Longest Authorization header considered: access tokens are one to a few kilobytes (an Entra
@@ -60,7 +59,7 @@ export async function resourceServer(
   const metadata = own?.metadata ?? (await discoverAuthorizationServer(oauth.issuer));
   const verifierFor = own?.verifierFor ?? verifierOf(oauth, metadata);
   const links = own === undefined && oauth.signIn !== undefined ? await linkSteps(config, metadata, served.table, log) : undefined;
-  const resourceOf = resourceLocator(config);
+  const resources = resourceIdentifiers(config);
   const documents = new Map<string, OAuthProtectedResourceMetadata>();
   const document = (resource: string) => {
     let found = documents.get(resource);
@@ -82,11 +81,11 @@ export async function resourceServer(
   const byName = new Map<string, ToolSpec>(served.table.tools.map((t) => [t.name, t]));
   const names = scopeNames(oauth.scopePrefix);
   return {
-    metadata: metadataStep(resourceOf, document, metadata),
+    metadata: metadataStep(resources, document, metadata),
     ...(own !== undefined ? { authorization: own.endpoints } : {}),
     ...(links !== undefined ? { authorization: links } : {}),
-    gate: gateStep(resourceOf, oauth, verifierFor, served.policy, names, log),
-    scopes: scopeStep(resourceOf, served.policy, byName, names),
+    gate: gateStep(resources, oauth, verifierFor, served.policy, names, log),
+    scopes: scopeStep(resources, served.policy, byName, names),
   };
 }
 
@@ -136,44 +135,12 @@ function verifierOf(oauth: OAuthConfig, metadata: AuthorizationServerMetadata): 
 }
 
 /**
- * This server's resource identifier for a request: --public-url, else (where config.ts allows it:
- * a server on loopback) `http://` and the Host the client used, so that both localhost and
- * 127.0.0.1 work, as does a name --allowed-hosts lists. Undefined for any other Host: the
- * guard refuses it.
- */
-function resourceLocator(config: ServerConfig & { oauth: OAuthConfig }): (req: IncomingMessage) => string | undefined {
-  const fixed = config.oauth.publicUrl;
-  if (fixed !== undefined) return () => fixed;
-  const names = ownHostNames(undefined, config.allowedHosts);
-  return (req) => {
-    const host = req.headers.host;
-    return validateHostHeader(host, names).ok ? `http://${host}` : undefined;
-  };
-}
-
-/**
- * The spellings of one resource identifier a token's audience may use: the metadata publishes
- * `https://host/` for `https://host` (URL normalisation), and clients send either.
- */
-function sameResource(resource: string): string[] {
-  const bare = resource.replace(/\/+$/, '');
-  return [bare, `${bare}/`];
-}
-
-/** RFC 9728 §3.1: the metadata URL of `https://host/path` is `https://host/.well-known/oauth-protected-resource/path`. */
-export function metadataUrlOf(resource: string): string {
-  const url = new URL(resource);
-  const path = url.pathname.replace(/\/+$/, '');
-  return `${url.origin}${METADATA_PATH}${path}`;
-}
-
-/**
- * The protected-resource metadata at its root URL and at every path-suffixed form (a client may
- * ask for `/.well-known/oauth-protected-resource/mcp` or `/sse`), and the authorization server's
- * own metadata for 2025-03-26 clients that look for it on this origin.
+ * The protected-resource metadata at its root URL and at the path-suffixed URL of each endpoint
+ * (`/.well-known/oauth-protected-resource/mcp` names `<base>/mcp`: RFC 9728 §3.3), and the
+ * authorization server's own metadata for 2025-03-26 clients that look for it on this origin.
  */
 function metadataStep(
-  resourceOf: (req: IncomingMessage) => string | undefined,
+  resources: ResourceIdentifiers,
   document: (resource: string) => OAuthProtectedResourceMetadata,
   asMetadata: AuthorizationServerMetadata,
 ): HttpStep {
@@ -182,14 +149,17 @@ function metadataStep(
     const ours = path === METADATA_PATH || path.startsWith(`${METADATA_PATH}/`);
     // RFC 8414 §3.1: an issuer with a path has its metadata at the path-inserted URL.
     if (!ours && path !== AS_METADATA_PATH && !path.startsWith(`${AS_METADATA_PATH}/`)) return true;
-    const resource = resourceOf(req);
-    if (resource === undefined) return true; // the guard answers
+    const base = resources.baseOf(req);
+    if (base === undefined) return true; // the guard answers
     if (req.method === 'OPTIONS') return publicAnswer(res, 204, undefined);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD, OPTIONS');
       return publicAnswer(res, 405, { error: 'method_not_allowed' });
     }
-    return publicAnswer(res, 200, ours ? document(resource) : asMetadata);
+    if (!ours) return publicAnswer(res, 200, asMetadata);
+    // A document for a path that is no resource here would name an identifier no token is for.
+    const resource = resources.documentedAt(base, path);
+    return resource === undefined ? publicAnswer(res, 404, { error: 'not_found' }) : publicAnswer(res, 200, document(resource));
   };
 }
 
@@ -206,24 +176,30 @@ function publicAnswer(res: ServerResponse, status: number, body: object | undefi
 }
 
 function gateStep(
-  resourceOf: (req: IncomingMessage) => string | undefined,
+  resources: ResourceIdentifiers,
   oauth: OAuthConfig,
   verifierFor: VerifierFor,
   policy: ScopePolicy,
   names: ScopeNames,
   log: Logger,
 ): HttpStep {
-  return async ({ req, res }) => {
+  return async ({ req, res, url }) => {
     // A preflight carries no credentials by design: CORS answers it, or the endpoints do.
     if (req.method === 'OPTIONS') return true;
-    const resource = resourceOf(req) as string; // the guard has passed: a Host it allows, or --public-url
-    const resourceMetadataUrl = metadataUrlOf(resource);
+    const base = resources.baseOf(req) as string; // the guard has passed: a Host it allows, or --public-url
+    const resource = resources.resourceAt(base, url.pathname);
+    // The 401 names every scope this server knows, so that one sign-in covers what the user may grant.
+    const challenge = { requiredScopes: names.advertised(policy.supported), resourceMetadataUrl: metadataUrlOf(resource) };
+    if (req.headers.authorization === undefined) {
+      answerSignIn(res, challenge);
+      return false;
+    }
     try {
-      const audience = { audiences: oauth.audiences.length > 0 ? oauth.audiences : sameResource(resource), resource };
+      const audiences = oauth.audiences.length > 0 ? oauth.audiences : resources.audiences(base);
       const auth = await verifyBearerToken(bearerHeader(req), {
-        verifier: verifierFor(audience),
+        verifier: verifierFor({ audiences, resource }),
         expectedResource: new URL(resource),
-        resourceMetadataUrl,
+        resourceMetadataUrl: challenge.resourceMetadataUrl,
       });
       (req as Authenticated).auth = { ...auth, scopes: names.held(auth.scopes) };
       return true;
@@ -231,24 +207,37 @@ function gateStep(
       if (!(error instanceof OAuthError) || error.code === OAuthErrorCode.ServerError) {
         log.error(`token check: ${(error as Error).message}`);
       } else log.debug(`token refused: ${error.message}`);
-      // The 401 names every scope this server knows, so that one sign-in covers what the user may grant.
-      await answerWith(
-        res,
-        bearerAuthChallengeResponse(error, { requiredScopes: names.advertised(policy.supported), resourceMetadataUrl }),
-      );
+      await answerWith(res, bearerAuthChallengeResponse(error, challenge));
       return false;
     }
   };
 }
 
 /**
+ * The 401 of a request without credentials: where to sign in and for which scopes, and no error
+ * code (RFC 6750 §3.1: there is no token to be wrong yet). The SDK's challenge always has one.
+ */
+function answerSignIn(res: ServerResponse, challenge: { requiredScopes: string[]; resourceMetadataUrl: string }): void {
+  const scope = challenge.requiredScopes.length > 0 ? `, scope=${quoted(challenge.requiredScopes.join(' '))}` : '';
+  res.setHeader('www-authenticate', `Bearer realm="mcp"${scope}, resource_metadata=${quoted(challenge.resourceMetadataUrl)}`);
+  jsonRpcError(
+    res,
+    401,
+    -32001,
+    'Unauthorized: sign in at the authorization server this server names, then send Authorization: Bearer <token>',
+  );
+}
+
+/** An RFC 9110 quoted-string of printable ASCII, as the SDK quotes its challenges. */
+const quoted = (value: string): string => `"${value.replaceAll(/[\\"]/g, '\\$&').replaceAll(/[^\x20-\x7e]/g, ' ')}"`;
+
+/**
  * The Authorization header as the SDK's parser expects it, or an OAuthError: one header, within
  * MAX_AUTHORIZATION_BYTES, exactly `Bearer <b64token>` (the SDK's split on spaces would take
  * `Bearer a b` as token `a`).
  */
-function bearerHeader(req: IncomingMessage): string | undefined {
-  const header = req.headers.authorization;
-  if (header === undefined) return undefined;
+function bearerHeader(req: IncomingMessage): string {
+  const header = req.headers.authorization ?? '';
   if (header.length > MAX_AUTHORIZATION_BYTES) throw new OAuthError(OAuthErrorCode.InvalidToken, 'the Authorization header is too long');
   const token = BEARER.exec(header)?.[1];
   if (token === undefined) throw new OAuthError(OAuthErrorCode.InvalidToken, "the Authorization header must be 'Bearer <token>'");
@@ -256,12 +245,12 @@ function bearerHeader(req: IncomingMessage): string | undefined {
 }
 
 function scopeStep(
-  resourceOf: (req: IncomingMessage) => string | undefined,
+  resources: ResourceIdentifiers,
   policy: ScopePolicy,
   byName: ReadonlyMap<string, ToolSpec>,
   names: ScopeNames,
 ): HttpStep {
-  return async ({ req, res, body }) => {
+  return async ({ req, res, url, body }) => {
     const auth = (req as Authenticated).auth;
     if (auth === undefined || req.method !== 'POST') return true;
     for (const message of Array.isArray(body) ? body : [body]) {
@@ -270,7 +259,7 @@ function scopeStep(
       // The tool's own scopes: the client adds them to those it holds (MCP 2025-11-25 step-up).
       const requiredScopes = names.advertised(policy.required(tool));
       const refused = new OAuthError(OAuthErrorCode.InsufficientScope, `${tool.name} needs the scope ${requiredScopes.join(' ')}`);
-      const resource = resourceOf(req) as string;
+      const resource = resources.resourceAt(resources.baseOf(req) as string, url.pathname);
       await answerWith(res, bearerAuthChallengeResponse(refused, { requiredScopes, resourceMetadataUrl: metadataUrlOf(resource) }));
       return false;
     }

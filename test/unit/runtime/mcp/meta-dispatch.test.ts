@@ -8,7 +8,7 @@ import { metaCalls, type MetaRequest, type MetaTools, type ToolsetSession } from
 import { OperationIndex } from '../../../../src/runtime/mcp/operation-index.js';
 import { metaTools } from '../../../../src/contract/meta-tools.js';
 import { toolsetOf } from '../../../../src/contract/toolsets.js';
-import type { ToolTable } from '../../../../src/contract/table.js';
+import type { ToolSpec, ToolTable } from '../../../../src/contract/table.js';
 
 const petstore = JSON.parse(readFileSync(new URL('../../../../samples/petstore/server/tools.json', import.meta.url), 'utf8')) as ToolTable;
 const text = (result: CallToolResult) => result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
@@ -24,7 +24,8 @@ function session(enabled: string[], toolCap = 128): ToolsetSession & { changes: 
   const made = {
     table: petstore,
     enabled: new Set(enabled),
-    listedTools: () => petstore.tools.filter((t) => made.enabled.has(toolsetOf(t))).length,
+    listedTools: (visible: (tool: ToolSpec) => boolean) =>
+      petstore.tools.filter((t) => made.enabled.has(toolsetOf(t)) && visible(t)).length,
     metaTools: 2,
     toolCap,
     changes: 0,
@@ -92,6 +93,22 @@ describe('toolset meta-tools', () => {
     const result = await metaCalls({ toolsets: open }).get('enable_toolset')?.({ toolset: wanted }, noRequest);
     expect(text(result as CallToolResult)).toBe(want);
     expect(open.changes).toBe(changes);
+  });
+
+  it("count only what the caller may see (its token's scopes): a toolset it reaches nothing of is left out, and enabling it says why", async () => {
+    const readOnly: MetaRequest = { ...noRequest, visible: (t) => t.annotations.readOnlyHint === true };
+    const open = session([]);
+    const calls = metaCalls({ toolsets: open });
+    const reachable = (toolset: string) => petstore.tools.filter((t) => toolsetOf(t) === toolset && readOnly.visible(t)).length;
+    const listed = (await calls.get('list_toolsets')?.({}, readOnly)) as CallToolResult;
+    expect(text(listed)).toBe(`pet: ${reachable('pet')} tools\nstore: ${reachable('store')} tools\nuser: ${reachable('user')} tools`);
+    const enabled = (await calls.get('enable_toolset')?.({ toolset: 'pet' }, readOnly)) as CallToolResult;
+    expect(text(enabled)).toBe(`Toolset pet is enabled: ${reachable('pet')} tools; the tool list has changed.`);
+    const nothing: MetaRequest = { ...noRequest, visible: (t) => toolsetOf(t) !== 'user' };
+    expect(text((await calls.get('list_toolsets')?.({}, nothing)) as CallToolResult)).not.toContain('user');
+    const refused = (await calls.get('enable_toolset')?.({ toolset: 'user' }, nothing)) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toBe('Toolset user has no tool the scopes of your token allow; see list_toolsets');
   });
 
   it('without a session, both say how to reach operations instead', async () => {

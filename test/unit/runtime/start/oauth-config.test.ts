@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfig, type ServerConfig } from '../../../../src/runtime/start/config.js';
 import { metadataUrls } from '../../../../src/runtime/oauth/resource-server/discovery.js';
-import { metadataUrlOf } from '../../../../src/runtime/oauth/resource-server/resource-server.js';
+import { metadataUrlOf } from '../../../../src/runtime/oauth/resource-server/resource.js';
 import { scopePolicy } from '../../../../src/runtime/mcp/tool-scopes.js';
 import type { ToolSpec, ToolTable } from '../../../../src/contract/table.js';
 
@@ -47,10 +47,36 @@ describe('--oauth-issuer and the settings around it', () => {
     [[...ISSUER, '--upstream-identity-header', 'Host'], /--upstream-identity-header "Host"/],
     [[...ISSUER, '--upstream-identity-header', 'X User'], /not a valid header name/],
     [[...ISSUER, '--auth-from-headers', 'Authorization=petstore_auth'], /cannot map Authorization with --oauth-issuer/],
-    [['--public-url', 'https://mcp.example'], /--public-url needs --oauth-issuer/],
+    [
+      ['--oauth-audience', 'api'],
+      /^--oauth-audience needs --oauth-issuer \(MCP_OAUTH_ISSUER\): it is for tokens of your authorization server$/,
+    ],
   ])('%j is refused: %s', (args, message) => {
     expect(() => config(args)).toThrow(ConfigError);
     expect(() => config(args)).toThrow(message);
+  });
+
+  it.each(['--public-url', '--oauth-scope-prefix', '--upstream-identity-header'])(
+    '%s without either mode names what each mode needs, by its exact names',
+    (flag) => {
+      const value = flag === '--public-url' ? 'https://mcp.example' : 'X-User';
+      expect(() => config([flag, value])).toThrow(
+        `${flag} needs --oauth-issuer (MCP_OAUTH_ISSUER) to check the tokens of your authorization server, ` +
+          'or --oauth-api-client-id (MCP_OAUTH_API_CLIENT_ID) with MCP_OAUTH_API_CLIENT_SECRET for this server to sign users in at the API',
+      );
+    },
+  );
+
+  it('a mistyped MCP_OAUTH_API_CLIENT_ID beside its secret is named, not taken for the other mode', () => {
+    const env = {
+      MCP_PUBLIC_URL: 'https://mcp.example',
+      MCP_OAUTH_API_CLIENTID: 'app',
+      MCP_OAUTH_API_CLIENT_SECRET: 's',
+      MCP_TOKEN_STORE_KEY: KEY,
+    };
+    expect(() => config([], env)).toThrow(
+      '--public-url needs --oauth-api-client-id (MCP_OAUTH_API_CLIENT_ID): MCP_OAUTH_API_CLIENT_SECRET is set, its client id is not',
+    );
   });
 
   it('is for HTTP clients only: stdio refuses it', () => {

@@ -1,6 +1,7 @@
 // The resource server's steps served alone in front of a stand-in endpoint: the resource a
-// request is for follows the Host the guard let in (loopback names and --allowed-hosts) when
-// no public URL is set, and the metadata never names a Host the guard would refuse.
+// request is for takes the name of the Host the guard let in (loopback names and
+// --allowed-hosts) and the port the server listens on when no public URL is set, and the
+// metadata never names a Host the guard would refuse.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig, type OAuthConfig, type ServerConfig } from '../../../../../src/runtime/start/config.js';
 import { hostOriginGuard } from '../../../../../src/runtime/http/guard.js';
@@ -29,15 +30,19 @@ afterAll(async () => {
 
 describe('the resource a request is for, without --public-url', () => {
   it.each([
-    ['127.0.0.1:3000', 'http://127.0.0.1:3000'],
-    ['localhost:3000', 'http://localhost:3000'],
-    ['mcp.internal:8080', 'http://mcp.internal:8080'],
-  ])('Host %s: the 401 and the metadata name %s', async (host, resource) => {
+    ['127.0.0.1:3000', '127.0.0.1'],
+    ['localhost:3000', 'localhost'],
+    ['localhost', 'localhost'],
+    ['mcp.internal:8080', 'mcp.internal'],
+  ])("Host %s: the 401 and the metadata name %s with the port the server listens on, never the Host's", async (host, name) => {
+    const resource = `http://${name}:${served.port}`;
     const refused = await send(served.port, { method: 'POST', path: '/mcp', headers: { host } });
     expect(refused.status).toBe(401);
-    expect(refused.headers['www-authenticate']).toContain(`resource_metadata="${resource}/.well-known/oauth-protected-resource"`);
-    const metadata = await send(served.port, { path: '/.well-known/oauth-protected-resource', headers: { host } });
-    expect(metadata.json).toMatchObject({ resource: `${resource}/`, authorization_servers: [as.issuer] });
+    expect(refused.headers['www-authenticate']).toContain(`resource_metadata="${resource}/.well-known/oauth-protected-resource/mcp"`);
+    const root = await send(served.port, { path: '/.well-known/oauth-protected-resource', headers: { host } });
+    expect(root.json).toMatchObject({ resource: `${resource}/`, authorization_servers: [as.issuer] });
+    const endpoint = await send(served.port, { path: '/.well-known/oauth-protected-resource/mcp', headers: { host } });
+    expect(endpoint.json).toMatchObject({ resource: `${resource}/mcp`, authorization_servers: [as.issuer] });
   });
 
   it("the authorization server's own metadata is passed through for 2025-03-26 clients, which look for it here", async () => {

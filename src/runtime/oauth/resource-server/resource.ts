@@ -1,0 +1,79 @@
+// This server's resource identifiers (RFC 8707, RFC 9728) as the resource server uses them: the
+// base URL a request reached, the identifier of each MCP endpoint under it, the audiences a
+// token may name, and which identifier a path-suffixed metadata URL stands for.
+
+import type { IncomingMessage } from 'node:http';
+import { validateHostHeader } from '@modelcontextprotocol/server';
+import type { OAuthConfig, ServerConfig, TransportName } from '../../start/config.js';
+import { hostnameOf, ownHostNames } from '../../http/guard.js';
+
+export const METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+/**
+ * The MCP endpoints by request path, and the identifier path each stands for. RFC 9728 §3.3: the
+ * metadata a 401 points to names the very URL the client used, so `/mcp` is `<base>/mcp`; a
+ * legacy SSE client posts to /messages, but connected to (and signed in for) /sse.
+ */
+const ENDPOINTS: Record<TransportName, Record<string, string>> = {
+  stdio: {},
+  http: { '/mcp': '/mcp' },
+  sse: { '/sse': '/sse', '/messages': '/sse' },
+  'http+sse': { '/mcp': '/mcp', '/sse': '/sse', '/messages': '/sse' },
+};
+
+export interface ResourceIdentifiers {
+  /**
+   * The base URL a request reached: --public-url, else (a server on loopback) `http://`, the Host
+   * name the client used and the port the connection came in on. Undefined for a Host the guard
+   * refuses.
+   */
+  baseOf(req: IncomingMessage): string | undefined;
+  /** The identifier a request to `path` is for: its endpoint's, else the base. */
+  resourceAt(base: string, path: string): string;
+  /** The `aud` values a token may carry by default: every identifier, with or without a trailing slash. */
+  audiences(base: string): string[];
+  /** The identifier whose metadata `path` (a URL path under METADATA_PATH) is, or undefined for none of ours. */
+  documentedAt(base: string, path: string): string | undefined;
+}
+
+export function resourceIdentifiers(config: ServerConfig & { oauth: OAuthConfig }): ResourceIdentifiers {
+  // This server's own authorization server issues tokens for its issuer alone (oauth-server.ts
+  // /authorize): its clients are sent to that one identifier, never an endpoint's.
+  const endpoints = config.oauth.tokenCheck === 'self' ? {} : ENDPOINTS[config.transport];
+  const identifiers = (base: string) => [base, ...[...new Set(Object.values(endpoints))].map((path) => `${base}${path}`)];
+  return {
+    baseOf: baseLocator(config),
+    resourceAt: (base, path) => `${base}${endpoints[path] ?? ''}`,
+    // Clients differ in which they ask for (RFC 8707 `resource`): the base, which the root
+    // metadata names, or the endpoint's URL, which its own metadata names and the MCP spec calls
+    // the server's canonical URI. A token for either is for this server.
+    audiences: (base) => identifiers(base).flatMap((id) => [id, `${id}/`]),
+    documentedAt: (base, path) => {
+      const wanted = path.replace(/\/+$/, '');
+      if (wanted === METADATA_PATH) return base;
+      return identifiers(base).find((id) => new URL(metadataUrlOf(id)).pathname === wanted);
+    },
+  };
+}
+
+/**
+ * The port is the one the connection came in on, never the Host header's: a token issued for
+ * another local server (another port) must not pass here because the client said that port.
+ */
+function baseLocator(config: ServerConfig & { oauth: OAuthConfig }): (req: IncomingMessage) => string | undefined {
+  const fixed = config.oauth.publicUrl;
+  if (fixed !== undefined) return () => fixed;
+  const names = ownHostNames(undefined, config.allowedHosts);
+  return (req) => {
+    const host = req.headers.host;
+    if (!validateHostHeader(host, names).ok) return undefined;
+    return `http://${hostnameOf(host as string)}:${req.socket.localPort}`;
+  };
+}
+
+/** RFC 9728 §3.1: the metadata URL of `https://host/path` is `https://host/.well-known/oauth-protected-resource/path`. */
+export function metadataUrlOf(resource: string): string {
+  const url = new URL(resource);
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.origin}${METADATA_PATH}${path}`;
+}
