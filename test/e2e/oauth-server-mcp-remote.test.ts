@@ -161,7 +161,7 @@ async function signInThroughBridge(dir: string, user: string): Promise<SignedIn>
     expect(`${opened.origin}${opened.pathname}`).toBe(`${serverUrl}/authorize`);
     expect(opened.searchParams.get('response_type')).toBe('code');
     expect(opened.searchParams.get('code_challenge_method')).toBe('S256');
-    expect(opened.searchParams.get('resource')).toBe(`${serverUrl}/`);
+    expect(opened.searchParams.get('resource')).toBe(`${serverUrl}/mcp`);
     expect(opened.searchParams.get('scope')?.split(' ').sort()).toEqual(['mcp:read', 'mcp:write']);
     const redirectUri = opened.searchParams.get('redirect_uri') ?? '';
     expect(redirectUri).toMatch(/^http:\/\/localhost:\d+\/oauth\/callback$/);
@@ -316,7 +316,7 @@ describe.skipIf(process.platform !== 'linux')("the MCP Inspector's CLI signs in 
       // RFC 7591 at our /register, like mcp-remote (a metadata document only with --client-metadata-url)
       expect(opened.searchParams.get('client_id')).toMatch(/^mcp_/);
       expect(opened.searchParams.get('code_challenge_method')).toBe('S256');
-      expect(opened.searchParams.get('resource')).toBe(`${serverUrl}/`);
+      expect(opened.searchParams.get('resource')).toBe(`${serverUrl}/mcp`);
       const back = await delegatedSignIn(as, opened, 'carol');
       expect(back.searchParams.get('iss')).toBe(serverUrl);
       const landed = await fetch(back);

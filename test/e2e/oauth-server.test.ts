@@ -612,4 +612,22 @@ describe('sign-ins that last, and end', () => {
     const prm = (await (await fetch(`${mainUrl}/.well-known/oauth-protected-resource`)).json()) as Record<string, unknown>;
     expect(prm.authorization_servers).toEqual([mainUrl]);
   });
+
+  it('RFC 9728 §3.3: the 401 of /mcp points at metadata naming <issuer>/mcp, and a token asked for that resource is let in', async () => {
+    const refused = await fetch(`${mainUrl}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(refused.status).toBe(401);
+    const pointed = /resource_metadata="([^"]+)"/.exec(refused.headers.get('www-authenticate') ?? '')?.[1];
+    expect(pointed).toBe(`${mainUrl}/.well-known/oauth-protected-resource/mcp`);
+    const prm = (await (await fetch(pointed as string)).json()) as Record<string, unknown>;
+    expect(prm).toMatchObject({ resource: `${mainUrl}/mcp`, authorization_servers: [mainUrl] });
+    // /authorize takes that resource, and refuses one that is not this server's
+    const other = await fetch(`${mainUrl}/authorize?${new URLSearchParams({ resource: 'https://elsewhere.example/mcp' })}`, {
+      redirect: 'manual',
+    });
+    expect(other.status).not.toBe(200);
+  });
 });

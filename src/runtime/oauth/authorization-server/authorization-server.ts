@@ -31,6 +31,7 @@ import {
 import { cookie, cookieOf, PENDING_TTL_MS, readForm, readText, redirect, sameSecret, sendJson } from './forms.js';
 import { consentHtml, errorHtml, sendPage } from './pages.js';
 import type { VerifierFor } from '../resource-server/verify.js';
+import { identifiersUnder } from '../resource-server/resource.js';
 import type { ScopePolicy } from '../../mcp/tool-scopes.js';
 import { StoreFullError } from './token-store.js';
 import type { ToolTable } from '../../../contract/table.js';
@@ -67,6 +68,8 @@ export interface AuthorizationServer {
 
 interface Context {
   issuer: string;
+  /** What /authorize accepts as `resource` (RFC 8707): the issuer, and each MCP endpoint's URL under it. */
+  resources: string[];
   callback: string;
   secureCookies: boolean;
   accounts: Accounts;
@@ -85,6 +88,7 @@ export async function authorizationServer(
   const accounts = await accountsOf(config.oauth, config.oauth.signIn as SignInConfig, served.table, log);
   const context: Context = {
     issuer,
+    resources: identifiersUnder(issuer, config.transport),
     callback: `${issuer}${PATHS.callback}`,
     secureCookies: issuer.startsWith('https:'),
     accounts,
@@ -203,8 +207,9 @@ async function authorize(context: Context, req: IncomingMessage, res: ServerResp
   if (challenge === undefined || single(q, 'code_challenge_method') !== 'S256' || !CHALLENGE.test(challenge)) {
     return back('invalid_request', 'PKCE is required: code_challenge with code_challenge_method=S256');
   }
-  const resource = q.get('resource') ?? context.issuer;
-  if (resource.replace(/\/+$/, '') !== context.issuer) return back('invalid_target', `resource must be ${context.issuer}`);
+  // RFC 9728 §3.3: a client that found /mcp's metadata asks for <issuer>/mcp; the token is then for that
+  const resource = (q.get('resource') ?? context.issuer).replace(/\/+$/, '');
+  if (!context.resources.includes(resource)) return back('invalid_target', `resource must be one of ${context.resources.join(', ')}`);
   const supported = context.served.policy.supported;
   const named = (q.get('scope') ?? '').split(' ').filter(Boolean);
   // Scopes this server does not know are left out (RFC 6749 §3.3); none asked: every one.
@@ -216,7 +221,7 @@ async function authorize(context: Context, req: IncomingMessage, res: ServerResp
     ...(state !== undefined ? { state } : {}),
     challenge,
     scopes,
-    resource: context.issuer,
+    resource,
   };
   const requestId = newSecret('');
   const csrf = randomBytes(24).toString('base64url');

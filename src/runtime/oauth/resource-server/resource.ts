@@ -36,11 +36,14 @@ export interface ResourceIdentifiers {
   documentedAt(base: string, path: string): string | undefined;
 }
 
+/** Every identifier a client may name for this server under `base`: the base, and each endpoint's URL. */
+export function identifiersUnder(base: string, transport: TransportName): string[] {
+  return [base, ...[...new Set(Object.values(ENDPOINTS[transport]))].map((path) => `${base}${path}`)];
+}
+
 export function resourceIdentifiers(config: ServerConfig & { oauth: OAuthConfig }): ResourceIdentifiers {
-  // This server's own authorization server issues tokens for its issuer alone (oauth-server.ts
-  // /authorize): its clients are sent to that one identifier, never an endpoint's.
-  const endpoints = config.oauth.tokenCheck === 'self' ? {} : ENDPOINTS[config.transport];
-  const identifiers = (base: string) => [base, ...[...new Set(Object.values(endpoints))].map((path) => `${base}${path}`)];
+  const endpoints = ENDPOINTS[config.transport];
+  const identifiers = (base: string) => identifiersUnder(base, config.transport);
   return {
     baseOf: baseLocator(config),
     resourceAt: (base, path) => `${base}${endpoints[path] ?? ''}`,
