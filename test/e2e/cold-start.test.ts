@@ -67,10 +67,10 @@ const watched = (stderr: string): string[] =>
     .filter((l) => l.startsWith('[cold-start] '))
     .map((l) => l.slice('[cold-start] '.length));
 
-/** The runtime's modules (dist/runtime/<name>.js) and the packages (node_modules/<name>) among `urls`. */
+/** The runtime's modules (lib/runtime/<name>.js) and the packages (node_modules/<name>) among `urls`. */
 function loaded(lines: string[]): { runtime: Set<string>; packages: Set<string> } {
   const urls = lines.filter((l) => l.startsWith('load ')).map((l) => l.slice('load '.length));
-  const runtime = new Set(urls.flatMap((u) => /\/dist\/runtime\/([\w-]+)\.js$/.exec(u)?.[1] ?? []));
+  const runtime = new Set(urls.flatMap((u) => /\/lib\/runtime\/([\w-]+)\.js$/.exec(u)?.[1] ?? []));
   const packages = new Set(urls.flatMap((u) => /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1] ?? []));
   return { runtime, packages };
 }

@@ -97,6 +97,7 @@ describe('the npm package', () => {
     const tarball = join(scratch, packed.split('\n').pop() as string);
     const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
     expect(listing).toContain('package/dist/main.js');
+    expect(listing).toContain('package/lib/runtime/main.js');
     expect(listing).toContain('package/tools.json');
     expect(listing).toContain('package/tools-summary.json');
     expect(listing).not.toMatch(/package\/src\/|package\/\.env/);
@@ -158,6 +159,7 @@ describe('the Claude Desktop extension bundle (npm run bundle)', () => {
   it('holds the built server and production dependencies only: no .env, no sources, no compiler', () => {
     const files = filesUnder(unpacked);
     expect(files.some((f) => f.endsWith('/dist/main.js'))).toBe(true);
+    expect(existsSync(join(unpacked, 'lib/runtime/main.js'))).toBe(true);
     expect(existsSync(join(unpacked, 'node_modules/@modelcontextprotocol/server/package.json'))).toBe(true);
     expect(existsSync(join(unpacked, 'node_modules/typescript'))).toBe(false);
     expect(existsSync(join(unpacked, 'src'))).toBe(false);
