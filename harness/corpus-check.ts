@@ -12,6 +12,8 @@ import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { Ajv, addFormats } from '@modelcontextprotocol/server/validators/ajv';
 import { generate } from '../src/generate.js';
+import { prebuiltLibFiles } from './project.js';
+import { listFiles } from './samples.js';
 import { SpecError } from '../src/errors.js';
 import { ts } from 'ts-morph';
 import { readConfig } from '../src/runtime/config.js';
@@ -62,14 +64,6 @@ export const DEFAULT_MAX_BYTES = 100 * 1024;
 const PROFILES: Profile[] = ['portable', 'openai-strict', 'gemini'];
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
-/** The server's code: this build's dist/src/runtime and dist/src/contract, shipped in every project's lib/. */
-const PREBUILT_FOLDERS = ['runtime', 'contract'];
-const PREBUILT_FILES = PREBUILT_FOLDERS.flatMap((folder) =>
-  readdirSync(join(REPO, 'dist/src', folder))
-    .filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'))
-    .sort()
-    .map((f) => `${folder}/${f}`),
-);
 /**
  * Every code file of a generated project but src/tool-types.ts, with the text it must end with:
  * lib/ is this build's output to the byte (after the generated-file header), src/ the
@@ -77,16 +71,16 @@ const PREBUILT_FILES = PREBUILT_FOLDERS.flatMap((folder) =>
  * whatever the spec: per-spec data lives only in tools.json.
  */
 const TS_TEMPLATES: [string, string][] = [
-  ...PREBUILT_FILES.map((path): [string, string] => [`lib/${path}`, readFileSync(join(REPO, 'dist/src', path), 'utf8')]),
+  ...prebuiltLibFiles().map((path): [string, string] => [path, readFileSync(join(REPO, 'dist/src', path.slice('lib/'.length)), 'utf8')]),
   ...['main.ts', 'hooks.ts'].map((f): [string, string] => [`src/${f}`, readFileSync(join(REPO, 'templates/project/src', f), 'utf8')]),
 ];
 
 /** A file in the project's lib/ that this build did not make (a stale or injected module), if any. */
 function strayPrebuilt(outDir: string): string | undefined {
-  const expected = new Set(PREBUILT_FILES);
-  return PREBUILT_FOLDERS.flatMap((folder) => readdirSync(join(outDir, 'lib', folder)).map((f) => `${folder}/${f}`)).find(
-    (path) => !expected.has(path),
-  );
+  const expected = new Set(prebuiltLibFiles());
+  return listFiles(join(outDir, 'lib'))
+    .map((f) => `lib/${f}`)
+    .find((path) => !expected.has(path));
 }
 
 /** The first line of an error, with the innermost stack frame in mcp-gen's own code (for crashes). */
@@ -356,7 +350,7 @@ export async function checkSpec(specPath: string, outDir: string, options: Check
         return invalid(`${file} is not the template's code: spec text reached TypeScript`);
     }
     const stray = strayPrebuilt(outDir);
-    if (stray) return invalid(`lib/${stray} is not this build's output`);
+    if (stray) return invalid(`${stray} is not this build's output`);
     const resourceIssue = options.resources ? resourcesProblem(written as ToolTable) : undefined;
     if (resourceIssue) return invalid(`--resources get: ${resourceIssue}`);
     const typesProblem = toolTypesProblem(readFileSync(join(outDir, 'src/tool-types.ts'), 'utf8'));

@@ -28,6 +28,21 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
+/**
+ * What a generated project's lib/ must hold: this build's runtime and contract (JavaScript and
+ * declarations), as `lib/<folder>/<file>` paths, sorted. Each is dist/src/<folder>/<file> behind
+ * the generated-file header.
+ */
+export function prebuiltLibFiles(): string[] {
+  return ['runtime', 'contract']
+    .flatMap((folder) =>
+      readdirSync(join(REPO, 'dist/src', folder))
+        .filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'))
+        .map((f) => `lib/${folder}/${f}`),
+    )
+    .sort();
+}
+
 /** Builds the CLI when dist/ is missing or older than src/ or templates/. */
 export function buildCli(): void {
   const cli = join(REPO, 'dist/src/cli.js');

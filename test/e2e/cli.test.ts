@@ -242,8 +242,8 @@ describe('generating the Petstore', () => {
       '.mcp-gen.json',
       'src/main.ts',
       'src/hooks.ts',
-      'src/runtime/server.ts',
-      'src/runtime/request.ts',
+      'lib/runtime/server.js',
+      'lib/runtime/request.d.ts',
     ]) {
       expect(existsSync(join(out, file)), file).toBe(true);
     }
@@ -384,11 +384,11 @@ describe('--check', () => {
 
   it('exit 1 listing a generated file edited by hand', () => {
     const out = generated('check-edit');
-    writeFileSync(join(out, 'src/runtime/server.ts'), '// changed\n');
+    writeFileSync(join(out, 'lib/runtime/server.js'), '// changed\n');
     const r = cli([PETSTORE, '--out', out, '--check']);
     expect(r.code).toBe(1);
-    expect(lines(r.stdout)).toContain('  ~ src/runtime/server.ts');
-    expect(readFileSync(join(out, 'src/runtime/server.ts'), 'utf8')).toBe('// changed\n');
+    expect(lines(r.stdout)).toContain('  ~ lib/runtime/server.js');
+    expect(readFileSync(join(out, 'lib/runtime/server.js'), 'utf8')).toBe('// changed\n');
   });
 
   it('exit 1 listing a deleted generated file', () => {
@@ -462,11 +462,11 @@ describe('stale generated files', () => {
 
   it('a stale file the user edited since is kept, and said so', () => {
     const out = generated('stale-edited');
-    plantGenerated(out, 'src/runtime/old.ts', '// edited by the user\n', '// as generated\n');
+    plantGenerated(out, 'lib/runtime/old.js', '// edited by the user\n', '// as generated\n');
     const r = cli([PETSTORE, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('kept src/runtime/old.ts');
-    expect(readFileSync(join(out, 'src/runtime/old.ts'), 'utf8')).toBe('// edited by the user\n');
+    expect(r.stdout).toContain('kept lib/runtime/old.js');
+    expect(readFileSync(join(out, 'lib/runtime/old.js'), 'utf8')).toBe('// edited by the user\n');
   });
 
   it('--check reports a stale file as drift', () => {

@@ -361,7 +361,7 @@ export async function resolve(specifier, context, next) {
     expect(upstream.requests[0]!.headers.traceparent).toBe(given.traceparent);
     expect(upstream.requests[0]!.headers.tracestate).toBe('vendor=abc');
     const loaded = off.loaded();
-    expect(loaded.some((url) => url.includes('/dist/runtime/server.js'))).toBe(true); // the hook saw the server's modules
+    expect(loaded.some((url) => url.includes('/lib/runtime/server.js'))).toBe(true); // the hook saw the server's modules
     expect(loaded.filter((url) => url.includes('@opentelemetry') || url.includes('/runtime/telemetry.js'))).toEqual([]);
   }, 60_000);
 
