@@ -460,6 +460,19 @@ describe('stale generated files', () => {
     expect(hashes(out)).toEqual(hashes(fresh));
   });
 
+  it('a project from before the runtime moved to lib/: its own src/hooks.ts is kept, and the CLI says which import to change', () => {
+    const out = generated('hooks-before-lib');
+    const hooks = join(out, 'src/hooks.ts');
+    const before = readFileSync(hooks, 'utf8').replace("'../lib/runtime/hooks-api.js'", "'./runtime/hooks-api.js'");
+    writeFileSync(hooks, before);
+    const r = cli([PETSTORE, '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      "kept src/hooks.ts: yours, but it imports ./runtime/, which moved to lib/: change './runtime/hooks-api.js' to '../lib/runtime/hooks-api.js'",
+    );
+    expect(readFileSync(hooks, 'utf8')).toBe(before);
+  });
+
   it('a stale file the user edited since is kept, and said so', () => {
     const out = generated('stale-edited');
     plantGenerated(out, 'lib/runtime/old.js', '// edited by the user\n', '// as generated\n');
