@@ -1,7 +1,7 @@
 // The two halves of mcp-gen and their contract (docs/architecture.md):
-//   src/runtime/   the generated server's code, copied verbatim into every project, in rooms by
+//   src/runtime/   the generated server's code, shipped prebuilt into every project (lib/), in rooms by
 //                  concern; the rooms of features loaded when used are entered only by import()
-//   src/contract/  what the generator and the runtime share, also copied into every project
+//   src/contract/  what the generator and the runtime share, also shipped in every project (lib/)
 //   src/**         everything else is the generator
 // `npm run boundaries` fails on any import cycle and on any import across the boundary that
 // does not go through the contract.

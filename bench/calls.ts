@@ -322,6 +322,6 @@ export async function runCalls(options: { quick: boolean }): Promise<CallsResult
     });
   }
   await upstream.stop();
-  const serverUsesFetch = /\bfetch\(/.test(readFileSync(join(petstore, 'dist/runtime/executor.js'), 'utf8'));
+  const serverUsesFetch = /\bfetch\(/.test(readFileSync(join(petstore, 'lib/runtime/call/executor.js'), 'utf8'));
   return { calls: n, reps, cells, unavailable, pings, serverUsesFetch, ...(serverProfile ? { serverProfile } : {}), sessions };
 }

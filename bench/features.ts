@@ -203,14 +203,13 @@ async function measurePairs(setup: Setup, n: number, reps: number, upstream: Ups
 
 /** Each feature's modules: the project's files and the packages only it uses. */
 const FEATURE_MODULES: Record<string, RegExp> = {
-  'OAuth (--oauth-issuer, --oauth-api-client-id)':
-    /^runtime\/(oauth[^/]*|on-behalf|token-exchange|token-store[^/]*|links)\.js$|^(jose|redis|@redis\/.+)$/,
-  'code mode sandbox (--tools code)': /^runtime\/(sandbox[^/]*|code-mode|declarations)\.js$|quickjs/,
-  'traces (OTEL_EXPORTER_OTLP_ENDPOINT)': /^runtime\/telemetry\.js$|^@opentelemetry\//,
-  'confirmations (--confirm)': /^runtime\/confirm\.js$/,
-  tasks: /^runtime\/tasks\.js$/,
-  'retries and pacing (--retries, --max-concurrent-requests, --rate-limit)': /^runtime\/(retry|pacing)\.js$/,
-  'long-running operations': /^runtime\/long-running\.js$/,
+  'OAuth (--oauth-issuer, --oauth-api-client-id)': /^runtime\/oauth\/.+\.js$|^(jose|redis|@redis\/.+)$/,
+  'code mode sandbox (--tools code)': /^runtime\/code-mode\/.+\.js$|quickjs/,
+  'traces (OTEL_EXPORTER_OTLP_ENDPOINT)': /^runtime\/observe\/telemetry\.js$|^@opentelemetry\//,
+  'confirmations (--confirm)': /^runtime\/confirm\/.+\.js$/,
+  tasks: /^runtime\/long-running\/tasks\.js$/,
+  'retries and pacing (--retries, --max-concurrent-requests, --rate-limit)': /^runtime\/call\/send\/(retry|pacing)\.js$/,
+  'long-running operations': /^runtime\/long-running\/long-running\.js$/,
 };
 const isFeature = (name: string) => Object.values(FEATURE_MODULES).some((pattern) => pattern.test(name));
 
@@ -247,7 +246,8 @@ async function loadedBy(
 }
 
 async function loadedModules(project: string, upstream: Upstream): Promise<LoadedModules[]> {
-  const dist = realpathSync(join(project, 'dist'));
+  // the runtime's modules are under lib/ (prebuilt), named runtime/… as in mcp-gen's own dist/src
+  const dist = realpathSync(join(project, 'lib'));
   const main = join(dist, 'main.js');
   const firstCall = async (client: Client) => {
     await client.listTools();
@@ -292,7 +292,8 @@ async function loadedModules(project: string, upstream: Upstream): Promise<Loade
  * imports (the other runtime modules and packages, loaded by any server) first, then they, timed.
  */
 function importCost(project: string, loaded: LoadedModules | undefined, reps: number): FeaturesResult['importCost'] {
-  const dist = realpathSync(join(project, 'dist'));
+  // the runtime's modules are under lib/ (prebuilt), named runtime/… as in mcp-gen's own dist/src
+  const dist = realpathSync(join(project, 'lib'));
   const names = (loaded?.modules ?? []).filter((m) => isFeature(m) && m.startsWith('runtime/'));
   if (names.length === 0) return undefined;
   const files = names.map((m) => join(dist, m));

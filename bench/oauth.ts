@@ -39,14 +39,13 @@ async function tokenFor(as: AuthorizationServer, url: string): Promise<string> {
 }
 
 function lazyCheck(project: string): OAuthResult['lazy'] {
-  const dist = join(project, 'dist');
-  const common = readFileSync(join(dist, 'runtime/http-common.js'), 'utf8');
-  const { files, packages } = staticImports(join(dist, 'main.js'));
+  const common = readFileSync(join(project, 'lib/runtime/http/listener.js'), 'utf8');
+  const { files, packages } = staticImports(join(project, 'dist/main.js'));
   const staticOAuth = [
     ...files.map((f) => relative(project, f)).filter((f) => /oauth/i.test(f)),
     ...[...packages].filter((p) => p === 'jose' || p === 'oidc-provider'),
   ];
-  return { dynamicImport: /\bimport\(\s*['"]\.\/oauth\.js['"]\s*\)/.test(common), staticOAuth };
+  return { dynamicImport: /\bimport\(\s*['"][./]*oauth\/resource-server\/resource-server\.js['"]\s*\)/.test(common), staticOAuth };
 }
 
 export async function runOAuth(options: { quick: boolean }): Promise<OAuthResult> {

@@ -17,8 +17,8 @@ if (probe === 'sdk' || probe === 'sdk+ajv') {
   }
 } else if (probe === 'runtime' || probe === 'runtime+table') {
   // every module the generated main.js loads for stdio, without starting to serve
-  await import('./dist/runtime/main.js');
-  await import('./dist/runtime/stdio.js');
+  await import('./lib/runtime/main.js');
+  await import('./lib/runtime/transports/stdio.js');
   if (probe === 'runtime+table') JSON.parse(readFileSync(new URL('./tools.json', import.meta.url), 'utf8'));
 } else if (probe !== 'none') {
   process.stderr.write(`unknown probe ${probe}\n`);

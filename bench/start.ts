@@ -66,7 +66,7 @@ export async function runStart(options: { quick: boolean }): Promise<StartResult
   );
   const probes = Object.fromEntries(probeNames.map((p) => [p, median(probeRuns[p] ?? [])]));
   const tableText = readFileSync(join(github, 'tools.json'), 'utf8');
-  const executor = readFileSync(join(github, 'dist/runtime/executor.js'), 'utf8');
+  const executor = readFileSync(join(github, 'lib/runtime/call/executor.js'), 'utf8');
   const ajvStaticImport = /^import [^\n]* from ['"]ajv(\/|-formats|['"])/m.test(executor);
   return {
     reps,

@@ -4,7 +4,7 @@
 // validates the answer with the SDK's schemas), and every tool schema compiled with ajv.
 // Used by test/corpus.test.ts (a fixed slice in CI) and scripts/corpus-worker.ts (everything).
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -12,6 +12,8 @@ import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { Ajv, addFormats } from '@modelcontextprotocol/server/validators/ajv';
 import { generate } from '../src/generate.js';
+import { prebuiltLibFiles } from './project.js';
+import { listFiles } from './samples.js';
 import { SpecError } from '../src/errors.js';
 import { ts } from 'ts-morph';
 import { readConfig } from '../src/runtime/start/config.js';
@@ -62,22 +64,24 @@ export const DEFAULT_MAX_BYTES = 100 * 1024;
 const PROFILES: Profile[] = ['portable', 'openai-strict', 'gemini'];
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
-/** The server's code, copied verbatim into every project at the same paths. */
-const VERBATIM_FILES = ['src/runtime', 'src/contract'].flatMap((folder) =>
-  (readdirSync(join(REPO, folder), { recursive: true }) as string[])
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => `${folder}/${f.split(sep).join('/')}`)
-    .sort(),
-);
 /**
- * Every TypeScript file of a generated project, with the template text it must end with. When
- * each is the template's text, every project typechecks as the golden samples do (CI builds
- * them), whatever the spec: per-spec data lives only in tools.json.
+ * Every code file of a generated project but src/tool-types.ts, with the text it must end with:
+ * lib/ is this build's output to the byte (after the generated-file header), src/ the
+ * templates'. When each is, every project typechecks as the samples do (test/samples.test.ts),
+ * whatever the spec: per-spec data lives only in tools.json.
  */
 const TS_TEMPLATES: [string, string][] = [
-  ...VERBATIM_FILES.map((path): [string, string] => [path, readFileSync(join(REPO, path), 'utf8')]),
+  ...prebuiltLibFiles().map((path): [string, string] => [path, readFileSync(join(REPO, 'dist/src', path.slice('lib/'.length)), 'utf8')]),
   ...['main.ts', 'hooks.ts'].map((f): [string, string] => [`src/${f}`, readFileSync(join(REPO, 'templates/project/src', f), 'utf8')]),
 ];
+
+/** A file in the project's lib/ that this build did not make (a stale or injected module), if any. */
+function strayPrebuilt(outDir: string): string | undefined {
+  const expected = new Set(prebuiltLibFiles());
+  return listFiles(join(outDir, 'lib'))
+    .map((f) => `lib/${f}`)
+    .find((path) => !expected.has(path));
+}
 
 /** The first line of an error, with the innermost stack frame in mcp-gen's own code (for crashes). */
 export function describeError(error: unknown): string {
@@ -345,6 +349,8 @@ export async function checkSpec(specPath: string, outDir: string, options: Check
       if (!readFileSync(path, 'utf8').endsWith(template))
         return invalid(`${file} is not the template's code: spec text reached TypeScript`);
     }
+    const stray = strayPrebuilt(outDir);
+    if (stray) return invalid(`${stray} is not this build's output`);
     const resourceIssue = options.resources ? resourcesProblem(written as ToolTable) : undefined;
     if (resourceIssue) return invalid(`--resources get: ${resourceIssue}`);
     const typesProblem = toolTypesProblem(readFileSync(join(outDir, 'src/tool-types.ts'), 'utf8'));

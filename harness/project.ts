@@ -3,7 +3,7 @@
 // the same ones) and link them, build with the project's own `npm run build`, start it.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   Client,
@@ -26,6 +26,22 @@ function newestMtime(dir: string): number {
     newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
   }
   return newest;
+}
+
+/**
+ * What a generated project's lib/ must hold: this build's runtime and contract (JavaScript and
+ * declarations), as `lib/<folder>/<file>` paths, sorted. Each is dist/src/<folder>/<file> behind
+ * the generated-file header.
+ */
+export function prebuiltLibFiles(): string[] {
+  return ['runtime', 'contract']
+    .flatMap((folder) =>
+      (readdirSync(join(REPO, 'dist/src', folder), { recursive: true }) as string[])
+        .map((f) => f.split(sep).join('/'))
+        .filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'))
+        .map((f) => `lib/${folder}/${f}`),
+    )
+    .sort();
 }
 
 /** Builds the CLI when dist/ is missing or older than src/ or templates/. */

@@ -1,51 +1,68 @@
-// Golden samples: the committed generated project of each sample must be exactly what the
-// generator produces now — every file byte for byte, and no file left over.
+// Golden samples: each sample's committed files (what depends on its spec) must be exactly what
+// the generator produces now, byte for byte, with no file left over either way; the rest of a
+// fresh generation, lib/, must be this build's runtime, and the project must build against it.
 // After a deliberate change: `npm run samples`, then review the diff.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { generate } from '../src/generate.js';
-import { readConfigFile } from '../src/options.js';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli, buildProject, prebuiltLibFiles, REPO } from '../harness/project.js';
+import { committedInSample, generateSample, listFiles, listSamples, SAMPLES } from '../harness/samples.js';
 
-const root = new URL('../samples/', import.meta.url).pathname;
-const samples = readdirSync(root)
-  .sort()
-  .map((name) => ({ name, spec: readdirSync(join(root, name)).find((f) => /^openapi\.(json|ya?ml)$/.test(f)) }))
-  .filter((s): s is { name: string; spec: string } => s.spec !== undefined);
+const samples = listSamples();
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-samples-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** All files below dir, relative, skipping what a build or install adds. */
-function listFiles(dir: string, base = dir): string[] {
-  return readdirSync(dir)
-    .flatMap((entry) => {
-      if (entry === 'node_modules' || entry === 'dist') return [];
-      const full = join(dir, entry);
-      return statSync(full).isDirectory() ? listFiles(full, base) : [relative(base, full)];
-    })
-    .sort();
-}
+// lib/ is copied from dist/src: build it first when src/ changed since.
+beforeAll(() => buildCli(), 120_000);
 
 describe('golden samples', () => {
   it('has the samples the docs promise, one of them with resources and prompts', () => {
     expect(samples.map((s) => s.name)).toEqual(expect.arrayContaining(['petstore', 'petstore-swagger2']));
-    const table = JSON.parse(readFileSync(join(root, 'petstore/server/tools.json'), 'utf8')) as { tools: { resource?: unknown }[] };
+    const table = JSON.parse(readFileSync(join(SAMPLES, 'petstore/server/tools.json'), 'utf8')) as { tools: { resource?: unknown }[] };
     expect(table.tools.filter((t) => t.resource !== undefined).length).toBeGreaterThan(0);
   });
 
-  it.each(samples)('$name: committed server matches a fresh generation', async ({ name, spec }) => {
-    const out = join(scratch, name, 'server'); // same folder name as the committed one: the README names it
-    // A sample may carry its generator options (samples/<name>/mcp-gen.config.json), as a user's project would.
-    const config = join(root, name, 'mcp-gen.config.json');
-    await generate({ ...(existsSync(config) ? readConfigFile(config) : {}), spec: join(root, name, spec), out });
-    const committed = join(root, name, 'server');
-    const fresh = listFiles(out);
-    expect(listFiles(committed), 'files in samples/' + name + '/server (orphans or missing)').toEqual(fresh);
-    for (const file of fresh) {
-      expect(readFileSync(join(committed, file), 'utf8'), `${name}/server/${file} differs: run npm run samples`).toBe(
-        readFileSync(join(out, file), 'utf8'),
-      );
-    }
+  describe.each(samples)('$name', (sample) => {
+    const out = join(scratch, sample.name, 'server'); // same folder name as the committed one: the README names it
+    let fresh: string[];
+    beforeAll(async () => {
+      await generateSample(sample, out);
+      fresh = listFiles(out);
+    }, 120_000);
+
+    it('its committed files are a fresh generation, byte for byte, with no orphans either way', () => {
+      const committed = join(SAMPLES, sample.name, 'server');
+      const perSpec = fresh.filter(committedInSample);
+      expect(listFiles(committed), `files in samples/${sample.name}/server (orphans or missing)`).toEqual(perSpec);
+      for (const file of perSpec) {
+        expect(readFileSync(join(committed, file), 'utf8'), `${sample.name}/server/${file} differs: run npm run samples`).toBe(
+          readFileSync(join(out, file), 'utf8'),
+        );
+      }
+    });
+
+    it("its lib/ is this build's dist/src/runtime and dist/src/contract, each behind the generated-file header", () => {
+      const lib = fresh.filter((f) => f.startsWith('lib/'));
+      expect(lib).toEqual(prebuiltLibFiles());
+      for (const file of lib) {
+        const [header, ...rest] = readFileSync(join(out, file), 'utf8').split('\n');
+        expect(header, file).toMatch(/^\/\/ Generated by mcp-gen\. Do not edit/);
+        expect(rest.join('\n'), file).toBe(readFileSync(join(REPO, 'dist/src', file.slice('lib/'.length)), 'utf8'));
+      }
+    });
+
+    it('generating it again into the same folder changes nothing', async () => {
+      const again = await generateSample(sample, out);
+      expect({ created: again.plan.created, updated: again.plan.updated, removed: again.plan.removed }).toEqual({
+        created: [],
+        updated: [],
+        removed: [],
+      });
+    }, 120_000);
+
+    it('builds with its own npm run build against the prebuilt declarations', async () => {
+      await buildProject(out);
+      expect(listFiles(join(out, 'dist')).sort()).toEqual(['hooks.js', 'main.js', 'tool-types.js']);
+    }, 300_000);
   });
 });

@@ -84,8 +84,8 @@ export function oauthSection(r: Results): string[] {
   const lazy = o.lazy;
   lines.push(
     lazy.dynamicImport && lazy.staticOAuth.length === 0
-      ? 'With OAuth off nothing of it loads: the built `dist/runtime/http-common.js` imports `oauth.js` with `import()` only when `--oauth-issuer` is set, and no module `dist/main.js` imports statically reaches jose or an OAuth module (checked in the built project), so the default start (section 3) is unchanged.'
-      : `**The OAuth modules are not loaded lazily:** ${lazy.dynamicImport ? '' : '`dist/runtime/http-common.js` has no `import("./oauth.js")`; '}${lazy.staticOAuth.length ? `\`dist/main.js\` reaches ${lazy.staticOAuth.map((m) => `\`${m}\``).join(', ')} by static imports` : ''} — every start pays for them.`,
+      ? 'With OAuth off nothing of it loads: the built `lib/runtime/http/listener.js` imports `oauth/resource-server/resource-server.js` with `import()` only when `--oauth-issuer` is set, and no module `dist/main.js` imports statically reaches jose or an OAuth module (checked in the built project), so the default start (section 3) is unchanged.'
+      : `**The OAuth modules are not loaded lazily:** ${lazy.dynamicImport ? '' : '`lib/runtime/http/listener.js` has no `import()` of the resource server; '}${lazy.staticOAuth.length ? `\`dist/main.js\` reaches ${lazy.staticOAuth.map((m) => `\`${m}\``).join(', ')} by static imports` : ''} — every start pays for them.`,
     '',
   );
   return lines;

@@ -61,6 +61,12 @@ const sha256 = (contents: string | Buffer) => createHash('sha256').update(conten
 /** The bytes written for a file: its text as UTF-8. */
 const bytesOf = (contents: string | Buffer) => (typeof contents === 'string' ? Buffer.from(contents) : contents);
 
+/** Why a user's file was left alone, and what to change in it when it still uses what the generator no longer makes. */
+function keptReason(file: GeneratedFile, onDisk: Buffer): string {
+  const outdated = file.outdatedWhen;
+  return outdated && onDisk.includes(outdated.text) ? `yours, but ${outdated.advice}` : 'yours (created once, never overwritten)';
+}
+
 export function writeProject(outDir: string, files: GeneratedFile[], options: WriteOptions): WritePlan {
   const plan: WritePlan = { created: [], updated: [], unchanged: [], removed: [], kept: [] };
   const root = outputRoot(outDir);
@@ -78,7 +84,7 @@ export function writeProject(outDir: string, files: GeneratedFile[], options: Wr
       if (onDisk === undefined) {
         plan.created.push(file.path);
         toWrite.push(file);
-      } else plan.kept.push({ path: file.path, reason: 'yours (created once, never overwritten)' });
+      } else plan.kept.push({ path: file.path, reason: keptReason(file, onDisk) });
       continue;
     }
     if (onDisk === undefined) {

@@ -245,8 +245,8 @@ describe('generating the Petstore', () => {
       '.mcp-gen.json',
       'src/main.ts',
       'src/hooks.ts',
-      'src/runtime/mcp/server.ts',
-      'src/runtime/call/request/request.ts',
+      'lib/runtime/mcp/server.js',
+      'lib/runtime/call/request/request.d.ts',
     ]) {
       expect(existsSync(join(out, file)), file).toBe(true);
     }
@@ -387,11 +387,11 @@ describe('--check', () => {
 
   it('exit 1 listing a generated file edited by hand', () => {
     const out = generated('check-edit');
-    writeFileSync(join(out, 'src/runtime/mcp/server.ts'), '// changed\n');
+    writeFileSync(join(out, 'lib/runtime/mcp/server.js'), '// changed\n');
     const r = cli([PETSTORE, '--out', out, '--check']);
     expect(r.code).toBe(1);
-    expect(lines(r.stdout)).toContain('  ~ src/runtime/mcp/server.ts');
-    expect(readFileSync(join(out, 'src/runtime/mcp/server.ts'), 'utf8')).toBe('// changed\n');
+    expect(lines(r.stdout)).toContain('  ~ lib/runtime/mcp/server.js');
+    expect(readFileSync(join(out, 'lib/runtime/mcp/server.js'), 'utf8')).toBe('// changed\n');
   });
 
   it('exit 1 listing a deleted generated file', () => {
@@ -463,13 +463,26 @@ describe('stale generated files', () => {
     expect(hashes(out)).toEqual(hashes(fresh));
   });
 
-  it('a stale file the user edited since is kept, and said so', () => {
-    const out = generated('stale-edited');
-    plantGenerated(out, 'src/runtime/old.ts', '// edited by the user\n', '// as generated\n');
+  it('a project from before the runtime moved to lib/: its own src/hooks.ts is kept, and the CLI says which import to change', () => {
+    const out = generated('hooks-before-lib');
+    const hooks = join(out, 'src/hooks.ts');
+    const before = readFileSync(hooks, 'utf8').replace("'../lib/runtime/hooks-api.js'", "'./runtime/hooks-api.js'");
+    writeFileSync(hooks, before);
     const r = cli([PETSTORE, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('kept src/runtime/old.ts');
-    expect(readFileSync(join(out, 'src/runtime/old.ts'), 'utf8')).toBe('// edited by the user\n');
+    expect(r.stdout).toContain(
+      "kept src/hooks.ts: yours, but it imports ./runtime/, which moved to lib/: change './runtime/hooks-api.js' to '../lib/runtime/hooks-api.js'",
+    );
+    expect(readFileSync(hooks, 'utf8')).toBe(before);
+  });
+
+  it('a stale file the user edited since is kept, and said so', () => {
+    const out = generated('stale-edited');
+    plantGenerated(out, 'lib/runtime/old.js', '// edited by the user\n', '// as generated\n');
+    const r = cli([PETSTORE, '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('kept lib/runtime/old.js');
+    expect(readFileSync(join(out, 'lib/runtime/old.js'), 'utf8')).toBe('// edited by the user\n');
   });
 
   it('--check reports a stale file as drift', () => {

@@ -67,10 +67,10 @@ const watched = (stderr: string): string[] =>
     .filter((l) => l.startsWith('[cold-start] '))
     .map((l) => l.slice('[cold-start] '.length));
 
-/** The runtime's modules (dist/runtime/<name>.js) and the packages (node_modules/<name>) among `urls`. */
+/** The runtime's modules (lib/runtime/<room>/<name>.js, as `<room>/<name>`) and the packages (node_modules/<name>) among `urls`. */
 function loaded(lines: string[]): { runtime: Set<string>; packages: Set<string> } {
   const urls = lines.filter((l) => l.startsWith('load ')).map((l) => l.slice('load '.length));
-  const runtime = new Set(urls.flatMap((u) => /\/dist\/runtime\/([\w-]+)\.js$/.exec(u)?.[1] ?? []));
+  const runtime = new Set(urls.flatMap((u) => /\/lib\/runtime\/([\w/-]+)\.js$/.exec(u)?.[1] ?? []));
   const packages = new Set(urls.flatMap((u) => /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1] ?? []));
   return { runtime, packages };
 }
@@ -119,16 +119,32 @@ describe('cold start over stdio', () => {
 
     expect(before).not.toContain('read tools.json');
     const early = loaded(before);
-    // what initialize needs: the settings, the summary's server instances, the transport
-    expect([...early.runtime].sort()).toEqual(['config', 'instances', 'log', 'main', 'stdio']);
+    // what initialize needs: the settings, the summary's server instances (with the client log's
+    // logging/setLevel handler, registered on each), the transport
+    expect([...early.runtime].sort()).toEqual([
+      'main',
+      'mcp/server-instances',
+      'observe/client-log',
+      'start/config',
+      'start/log',
+      'transports/stdio',
+    ]);
     expect([...early.packages].sort()).toEqual(['@modelcontextprotocol/core', '@modelcontextprotocol/server', 'zod']);
 
     expect(after.filter((l) => l === 'read tools.json')).toHaveLength(1);
     const late = loaded(after);
-    for (const module of ['service', 'server', 'executor', 'checks']) expect(late.runtime).toContain(module);
+    for (const module of ['start/service', 'mcp/server', 'call/executor', 'call/request/checks']) expect(late.runtime).toContain(module);
     expect(late.packages).toContain('ajv');
     // features that are off load nothing, even with the table
-    for (const module of ['sandbox', 'telemetry', 'oauth', 'token-store', 'token-store-redis', 'http', 'sse'])
+    for (const module of [
+      'code-mode/sandbox',
+      'observe/telemetry',
+      'oauth/resource-server/resource-server',
+      'oauth/authorization-server/token-store',
+      'oauth/authorization-server/token-store-redis',
+      'http/streamable',
+      'transports/sse',
+    ])
       expect(late.runtime).not.toContain(module);
     for (const name of ['jose', 'quickjs-emscripten', 'redis', '@opentelemetry/api', '@modelcontextprotocol/server-legacy'])
       expect(late.packages).not.toContain(name);
@@ -138,7 +154,7 @@ describe('cold start over stdio', () => {
 // ── each feature's modules: none with the feature off, its own with it on
 
 /** The modules of the features that wait for a setting, an operation or a caller that needs them. */
-const FEATURES = ['confirm', 'long-running', 'tasks', 'links'];
+const FEATURES = ['confirm/confirm', 'long-running/long-running', 'long-running/tasks', 'oauth/upstream-accounts/link-required'];
 const PETSTORE_ENV = { SWAGGER_PETSTORE_API_KEY: 'k-cold', SWAGGER_PETSTORE_AUTH_TOKEN: 't-cold' };
 const JOBS = {
   openapi: '3.0.3',
@@ -203,7 +219,15 @@ describe('with each feature off, nothing of it is loaded', () => {
       await listAndCallGetPet(client);
       const modules = runtime();
       // the control: the call path is watched, so an absence means something
-      for (const module of ['executor', 'checks', 'retry', 'pacing', 'features', 'link-mark']) expect(modules).toContain(module);
+      for (const module of [
+        'call/executor',
+        'call/request/checks',
+        'call/send/retry',
+        'call/send/pacing',
+        'start/optional-features',
+        'call/answer/link-mark',
+      ])
+        expect(modules).toContain(module);
       for (const module of FEATURES) expect(modules).not.toContain(module);
     } finally {
       await client.close();
@@ -219,7 +243,15 @@ describe('with each feature off, nothing of it is loaded', () => {
       await listAndCallGetPet(client);
       await client.close();
       const modules = loaded(watched(server.stderr())).runtime;
-      for (const module of ['http', 'executor', 'retry', 'pacing', 'features', 'link-mark']) expect(modules).toContain(module);
+      for (const module of [
+        'http/streamable',
+        'call/executor',
+        'call/send/retry',
+        'call/send/pacing',
+        'start/optional-features',
+        'call/answer/link-mark',
+      ])
+        expect(modules).toContain(module);
       for (const module of FEATURES) expect(modules).not.toContain(module);
     } finally {
       await server.stop();
@@ -236,11 +268,12 @@ describe('with a feature on, its module loads with the table, and it works', () 
     try {
       await listAndCallGetPet(client);
       expect(asked).toBe(0);
-      expect(runtime()).toContain('confirm');
+      expect(runtime()).toContain('confirm/confirm');
       const deleted = await client.callTool({ name: 'deletePet', arguments: { petId: 1 } });
       expect(deleted.isError, text(deleted)).toBeFalsy();
       expect(asked).toBe(1);
-      for (const module of ['long-running', 'tasks', 'links']) expect(runtime()).not.toContain(module);
+      for (const module of ['long-running/long-running', 'long-running/tasks', 'oauth/upstream-accounts/link-required'])
+        expect(runtime()).not.toContain(module);
     } finally {
       await client.close();
     }
@@ -251,12 +284,12 @@ describe('with a feature on, its module loads with the table, and it works', () 
     try {
       const { tools } = await client.listTools();
       expect(tools.find((t) => t.name === 'startJob')?.execution?.taskSupport).toBe('optional');
-      for (const module of ['long-running', 'tasks']) expect(runtime()).toContain(module);
+      for (const module of ['long-running/long-running', 'long-running/tasks']) expect(runtime()).toContain(module);
       const result = await client.callTool({ name: 'startJob', arguments: {} });
       expect(result.isError, text(result)).toBeFalsy();
       expect(JSON.parse(text(result))).toEqual({ status: 'Succeeded', result: { rows: 42 } });
       expect(apis.requests.filter((r) => r.path === '/status/j1').map((r) => r.method)).toEqual(['GET']);
-      for (const module of ['confirm', 'links']) expect(runtime()).not.toContain(module);
+      for (const module of ['confirm/confirm', 'oauth/upstream-accounts/link-required']) expect(runtime()).not.toContain(module);
     } finally {
       await client.close();
     }

@@ -17,7 +17,7 @@ beforeAll(async () => {
   dir = generateProject(SPEC, 'e2e-hooks');
   writeFileSync(
     join(dir, 'src/hooks.ts'),
-    `import type { Hooks } from './runtime/hooks-api.js';
+    `import type { Hooks } from '../lib/runtime/hooks-api.js';
 export const hooks: Hooks = {
   beforeRequest(request) {
     request.headers['x-signed-by'] = 'hooks.ts';
@@ -84,7 +84,7 @@ describe('typed hooks (src/tool-types.ts)', () => {
     project = typedDir();
     writeFileSync(
       join(project, 'src/hooks.ts'),
-      `import type { Hooks } from './runtime/hooks-api.js';
+      `import type { Hooks } from '../lib/runtime/hooks-api.js';
 import type { ToolArguments } from './tool-types.js';
 export const hooks: Hooks<ToolArguments> = {
   beforeRequest(request) {
@@ -138,7 +138,7 @@ export const hooks: Hooks<ToolArguments> = {
     generateProject(SPEC, 'e2e-typed-hooks'); // back to the spec's names
     writeFileSync(
       join(project, 'src/hooks.ts'),
-      `import type { Hooks } from './runtime/hooks-api.js';
+      `import type { Hooks } from '../lib/runtime/hooks-api.js';
 import type { ToolArguments } from './tool-types.js';
 export const hooks: Hooks<ToolArguments> = { tools: { getPetById: { beforeRequest(args) { return { ...args, petId: args.petIdd }; } } } };
 `,

@@ -38,14 +38,15 @@ describe('npm pack, installed into an empty folder', () => {
     rmSync(HOME, { recursive: true, force: true });
   });
 
-  it('is published as @mcp-gen/cli, with the CLI, the compiled generator and the runtime templates, and no tests or samples', () => {
+  it('is published as @mcp-gen/cli, with the CLI, the compiled generator, the prebuilt runtime and the templates, and no sources, tests or samples', () => {
     expect(tarball).toMatch(/mcp-gen-cli-\d+\.\d+\.\d+\.tgz$/);
     expect(files).toContain('bin/mcp-gen.js');
     expect(files).toContain('dist/src/cli.js');
-    expect(files).toContain('src/runtime/call/request/request.ts');
-    expect(files).toContain('src/contract/table.ts');
+    expect(files).toContain('dist/src/runtime/call/request/request.js');
+    expect(files).toContain('dist/src/runtime/hooks-api.d.ts');
+    expect(files).toContain('dist/src/contract/table.d.ts');
     expect(files).toContain('templates/project/package.json.hbs');
-    expect(files.filter((f) => /^(test|samples|scripts|bench)\//.test(f))).toEqual([]);
+    expect(files.filter((f) => /^(src|test|samples|scripts|bench)\//.test(f))).toEqual([]);
   });
 
   it("`mcp-gen <spec>` from the user's folder writes a project there, which builds and answers tools/list", async () => {

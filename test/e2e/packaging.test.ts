@@ -80,7 +80,7 @@ const filesUnder = (root: string): string[] =>
   readdirSync(root, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(root, e.name)) : [join(root, e.name)]));
 
 describe('the npm package', () => {
-  it('is publishable as is: bin with a shebang, files, prepublishOnly building, engines, and a README that starts with npx', () => {
+  it('is publishable as is: bin with a shebang, files, prepublishOnly building, engines, and a README that starts with running it from its folder, npx after', () => {
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(pkg.private).toBeUndefined();
     expect(pkg.bin).toEqual({ [PACKAGE]: 'dist/main.js' });
@@ -88,8 +88,11 @@ describe('the npm package', () => {
     expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'tools.json', 'tools-summary.json', 'README.md']));
     expect((pkg.scripts as Record<string, string>).prepublishOnly).toBe('npm run build');
     expect(pkg.engines).toEqual({ node: '>=20' });
-    const head = readFileSync(join(dir, 'README.md'), 'utf8').split('\n').slice(0, 10).join('\n');
-    expect(head).toContain(`npx -y ${PACKAGE}`);
+    // it leads with running the project from its own folder; the published package's line follows
+    const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+    const head = readme.split('\n').slice(0, 12).join('\n');
+    expect(head).toContain('node dist/main.js --clients');
+    expect(readme.slice(readme.indexOf('## Install in a client, once published'))).toContain(`npx -y ${PACKAGE}`);
   });
 
   it('packs with npm pack, installs from the tarball into an empty folder, and its bin serves over stdio', async () => {
@@ -97,6 +100,7 @@ describe('the npm package', () => {
     const tarball = join(scratch, packed.split('\n').pop() as string);
     const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
     expect(listing).toContain('package/dist/main.js');
+    expect(listing).toContain('package/lib/runtime/main.js');
     expect(listing).toContain('package/tools.json');
     expect(listing).toContain('package/tools-summary.json');
     expect(listing).not.toMatch(/package\/src\/|package\/\.env/);
@@ -158,6 +162,7 @@ describe('the Claude Desktop extension bundle (npm run bundle)', () => {
   it('holds the built server and production dependencies only: no .env, no sources, no compiler', () => {
     const files = filesUnder(unpacked);
     expect(files.some((f) => f.endsWith('/dist/main.js'))).toBe(true);
+    expect(existsSync(join(unpacked, 'lib/runtime/main.js'))).toBe(true);
     expect(existsSync(join(unpacked, 'node_modules/@modelcontextprotocol/server/package.json'))).toBe(true);
     expect(existsSync(join(unpacked, 'node_modules/typescript'))).toBe(false);
     expect(existsSync(join(unpacked, 'src'))).toBe(false);

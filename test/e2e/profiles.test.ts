@@ -128,6 +128,6 @@ describe('the full profile', () => {
       timeout: 20_000,
     });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/--client-profile must be portable, openai-strict, gemini, full \(got "openai"\)/);
+    expect(r.stderr).toMatch(/--client-profile must be portable, openai-strict, gemini or full \(got "openai"\)/);
   });
 });

@@ -403,8 +403,8 @@ export async function resolve(specifier, context, next) {
     expect(upstream.requests[0]!.headers.traceparent).toBe(given.traceparent);
     expect(upstream.requests[0]!.headers.tracestate).toBe('vendor=abc');
     const loaded = off.loaded();
-    expect(loaded.some((url) => url.includes('/dist/runtime/server.js'))).toBe(true); // the hook saw the server's modules
-    expect(loaded.filter((url) => url.includes('@opentelemetry') || url.includes('/runtime/telemetry.js'))).toEqual([]);
+    expect(loaded.some((url) => url.includes('/lib/runtime/mcp/server.js'))).toBe(true); // the hook saw the server's modules
+    expect(loaded.filter((url) => url.includes('@opentelemetry') || url.includes('/runtime/observe/telemetry.js'))).toEqual([]);
   }, 60_000);
 
   it('the same hook sees the OpenTelemetry modules when an endpoint is set', async () => {
@@ -412,7 +412,7 @@ export async function resolve(specifier, context, next) {
     const client = await stdioClient({ argv: on.argv, env: { ...on.env, ...tracingEnv() } });
     await client.callTool({ name: 'getPet', arguments: { petId: 'rex' } });
     const loaded = on.loaded();
-    expect(loaded.some((url) => url.includes('/runtime/telemetry.js'))).toBe(true);
+    expect(loaded.some((url) => url.includes('/runtime/observe/telemetry.js'))).toBe(true);
     expect(loaded.some((url) => url.includes('@opentelemetry/sdk-trace-base'))).toBe(true);
   }, 60_000);
 

@@ -5,10 +5,11 @@
 // long-running operation still lists its tools, and makes its plain calls, in JSON.
 //
 // The SDK's transport chooses JSON or SSE once, for all its POSTs (enableJsonResponse). So the
-// session's own transport (initialize, the GET stream, DELETE, and the POSTs that stream) is
-// an SSE one, and every other POST is answered by a JSON transport made for that request
-// alone, whose messages reach the same server and whose answers go back through it. The
-// session itself is checked before either sees the request (http.ts: its id and its owner).
+// session's own transport (initialize, the GET stream, DELETE, and every POST that does not
+// stream) answers in JSON, and a POST that may stream is answered by an SSE transport made for
+// that request alone, whose messages reach the same server and whose answers (and the messages
+// sent while it runs) go back through it. The session itself is checked before either sees the
+// request (streamable.ts: its id and its owner).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -34,7 +35,7 @@ export class SessionTransport implements Transport {
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
 
   private readonly session: NodeStreamableHTTPServerTransport;
-  /** The requests being answered in JSON, by id, with the transport that answers each. */
+  /** The requests being answered on their own stream, by id, with the transport that answers each. */
   private readonly answeredAlone = new Map<RequestId, NodeStreamableHTTPServerTransport>();
   private versions: string[] | undefined;
   private scopeChallenge: ScopeChallengeResolver | undefined;
@@ -43,7 +44,7 @@ export class SessionTransport implements Transport {
     private readonly options: Omit<StreamableHTTPServerTransportOptions, 'enableJsonResponse'>,
     private readonly streams: StreamsMidCall,
   ) {
-    this.session = new NodeStreamableHTTPServerTransport({ ...options, enableJsonResponse: false });
+    this.session = new NodeStreamableHTTPServerTransport({ ...options, enableJsonResponse: true });
   }
 
   get sessionId(): string | undefined {
@@ -82,10 +83,10 @@ export class SessionTransport implements Transport {
 
   /** A request of this session (or the initialize that opens it). */
   async handleRequest(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    if (req.method !== 'POST' || this.session.sessionId === undefined || this.streams(body)) {
+    if (req.method !== 'POST' || this.session.sessionId === undefined || !this.streams(body)) {
       return this.session.handleRequest(req, res, body);
     }
-    const alone = this.jsonTransport();
+    const alone = this.streamTransport();
     await alone.start();
     res.once('close', () => {
       for (const [id, transport] of this.answeredAlone) if (transport === alone) this.answeredAlone.delete(id);
@@ -94,11 +95,11 @@ export class SessionTransport implements Transport {
     await alone.handleRequest(req, res, body);
   }
 
-  /** A transport for one POST, answering it as JSON; what it reads goes to this session's server. */
-  private jsonTransport(): NodeStreamableHTTPServerTransport {
+  /** A transport for one POST, answering it on its own SSE stream; what it reads goes to this session's server. */
+  private streamTransport(): NodeStreamableHTTPServerTransport {
     const alone = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
-      enableJsonResponse: true,
+      enableJsonResponse: false,
       maxRequestBodySize: this.options.maxRequestBodySize,
     });
     if (this.versions !== undefined) alone.setSupportedProtocolVersions(this.versions);

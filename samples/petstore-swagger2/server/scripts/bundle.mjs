@@ -1,8 +1,9 @@
 // npm run bundle: writes <name>.mcpb, the Claude Desktop extension bundle of this server, with the
-// official packer (@anthropic-ai/mcpb). The bundle holds the built server, tools.json and its
-// summary, the manifest and the production dependencies only, installed afresh in a staging
-// folder: never .env, src/ or development packages. The API's logo (the spec's x-logo, an https
-// URL) becomes the bundle's icon when it is a PNG of at most 1 MB; otherwise the bundle has none.
+// official packer (@anthropic-ai/mcpb). The bundle holds the built server (dist/ and the
+// prebuilt runtime in lib/), tools.json and its summary, the manifest and the production
+// dependencies only, installed afresh in a staging folder: never .env, src/ or development
+// packages. The API's logo (the spec's x-logo, an https URL) becomes the bundle's icon when it
+// is a PNG of at most 1 MB; otherwise the bundle has none.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ const run = (args, cwd) => execFileSync(npm, args, { cwd, stdio: ['ignore', 'inh
 
 try {
   if (!existsSync(join(root, 'dist/main.js'))) throw new Error('dist/main.js is missing: run npm run build first');
-  for (const file of ['manifest.json', 'package.json', 'package-lock.json', 'tools.json', 'tools-summary.json', 'README.md', 'dist']) {
+  for (const file of ['manifest.json', 'package.json', 'package-lock.json', 'tools.json', 'tools-summary.json', 'README.md', 'dist', 'lib']) {
     if (existsSync(join(root, file))) cpSync(join(root, file), join(stage, file), { recursive: true });
   }
   await addIcon(join(stage, 'manifest.json'), join(stage, 'icon.png'));

@@ -30,7 +30,6 @@ export interface ToolArguments {
     };
     deletePet: {
         petId: number;
-        api_key?: string;
     };
     uploadFile: {
         petId: number;

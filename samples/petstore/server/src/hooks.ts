@@ -2,7 +2,7 @@
 // survive regeneration. Use it for custom auth, extra headers or reshaping responses.
 // Hooks are typed by src/tool-types.ts (regenerated with the spec): when a tool is renamed or
 // an argument goes away, `npm run build` fails here instead of the hook silently not matching.
-import type { Hooks } from './runtime/hooks-api.js';
+import type { Hooks } from '../lib/runtime/hooks-api.js';
 import type { ToolArguments } from './tool-types.js';
 
 export const hooks: Hooks<ToolArguments> = {
