@@ -35,7 +35,7 @@ export interface Clients {
   used(client: Client): Promise<void>;
 }
 
-export interface Registered {
+interface Registered {
   status: number;
   body: Record<string, unknown>;
   retryAfterSeconds?: number;
