@@ -38,7 +38,8 @@ import { ENABLE_TOOLSET, toolsetMetaTools, toolsetOf } from '../../contract/tool
 import { CLIENT_TOOL_CAP } from '../../contract/limits.js';
 import { didYouMean } from '../../contract/did-you-mean.js';
 import { summarize, type Offers } from '../../contract/summary.js';
-import { Lazy, serverFactory, type Attach, type ServerFactory } from './server-instances.js';
+import { serverFactory, type Attach, type ServerFactory } from './server-instances.js';
+import { Lazy } from '../start/lazy.js';
 import { toolSchemas, type ToolSchemas } from './tool-schemas.js';
 
 export type { Serving, ServerFactory } from './server-instances.js';
