@@ -40,6 +40,7 @@ import { didYouMean } from '../../contract/did-you-mean.js';
 import { summarize, type Offers } from '../../contract/summary.js';
 import { serverFactory, type Attach, type ServerFactory } from './server-instances.js';
 import { Lazy } from '../start/lazy.js';
+import { DEFAULT_CODE_LIMITS } from '../start/code-limits.js';
 import { toolSchemas, type ToolSchemas } from './tool-schemas.js';
 
 export type { Serving, ServerFactory } from './server-instances.js';
@@ -85,15 +86,6 @@ export interface ServerOptions {
   /** Spans and the call log (observe.ts); without one, only an incoming traceparent is forwarded. */
   observer?: CallObserver;
 }
-
-/** The --code-* defaults, for a server made without settings (tests, mcp-gen serve reads them). */
-const DEFAULT_CODE_LIMITS: ServerConfig['codeLimits'] = {
-  memoryBytes: 64 * 1_048_576,
-  timeMs: 5_000,
-  maxCalls: 50,
-  maxResultBytes: 262_144,
-  maxLogBytes: 16_384,
-};
 
 /** Listings by the scope set that sees them: a few sets (read, read and write) serve every caller. */
 const MAX_SCOPE_LISTINGS = 64;
