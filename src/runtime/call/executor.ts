@@ -27,7 +27,7 @@ import { perTool, toolSchemas } from '../mcp/tool-schemas.js';
 import type { AnswerBudget } from './answer/answer-budget.js';
 import { credentialPlaces, sendFollowingRedirects } from './send/upstream.js';
 import { followsOperations } from '../start/optional-features.js';
-import { Lazy } from '../mcp/server-instances.js';
+import { Lazy } from '../start/lazy.js';
 import type { Progress, TrackedAnswer } from '../long-running/long-running.js';
 import { createSending, withNote, type CallAttempts } from './send/retry.js';
 

@@ -32,25 +32,17 @@ import type {
 import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../contract/limits.js';
 
 export interface SandboxLimits {
-  /** QuickJS runtime memory limit; default 64 MiB */
+  /** QuickJS runtime memory limit (--code-memory-mb) */
   memoryBytes: number;
-  /** CPU budget of the program's own execution (time spent waiting for api calls not counted), enforced by the interrupt handler; default 5000 */
+  /** CPU budget of the program's own execution (time spent waiting for api calls not counted), enforced by the interrupt handler (--code-time-ms) */
   timeMs: number;
-  /** most api.* calls per run; default 50 */
+  /** most api.* calls per run (--code-max-calls) */
   maxCalls: number;
-  /** most bytes of the JSON result; default 262144 */
+  /** most bytes of the JSON result (--code-max-result-bytes) */
   maxResultBytes: number;
-  /** most bytes of console output kept (the rest cut, with a note); default 16384 */
+  /** most bytes of console output kept (the rest cut, with a note; start/code-limits.ts) */
   maxLogBytes: number;
 }
-
-export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = Object.freeze({
-  memoryBytes: 64 * 1024 * 1024,
-  timeMs: 5000,
-  maxCalls: 50,
-  maxResultBytes: 262_144,
-  maxLogBytes: 16_384,
-});
 
 export interface SandboxApi {
   /** The operation names the program may call as api.<name>(args). */

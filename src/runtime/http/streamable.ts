@@ -81,6 +81,19 @@ export function obviousEra(req: IncomingMessage, body: unknown): boolean | undef
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** What the /mcp handler of one listener works with, made once by streamableEndpoints. */
+interface Streamable {
+  factory: ServerFactory;
+  config: ServerConfig;
+  log: Logger;
+  /** Whether a session's POST is answered on a stream (see openSession). */
+  streams: StreamsMidCall;
+  /** 2026-07-28 requests, and any request under --stateless that is not a 2025-era POST. */
+  serveModern: NodeHandler;
+  /** The 2025-era sessions open, by id. */
+  sessions: Map<string, Session>;
+}
+
 /**
  * `streamsMidCall`: whether a request may have the server send the client something before its
  * result, on the call's own stream: a question (confirm.ts) or progress while it follows a
@@ -101,16 +114,36 @@ export function streamableEndpoints(
     keepAliveMs: config.sseKeepAliveMs,
     onerror: (error) => log.debug(`mcp: ${error.message}`),
   });
-  const serveModern = nodeHandler(modern);
-  const sessions = new Map<string, Session>();
-  const drop = (id: string) => {
-    const session = sessions.get(id);
-    if (!session) return;
-    sessions.delete(id);
-    releaseSession(session.client);
+  const endpoint: Streamable = { factory, config, log, streams, serveModern: nodeHandler(modern), sessions: new Map() };
+  const sweeper = sweepIdleSessions(endpoint);
+  return {
+    describe: config.stateless ? 'Streamable HTTP at /mcp (stateless)' : 'Streamable HTTP at /mcp',
+    handle: (req, res, url, body) => handleMcp(endpoint, req, res, url, body),
+    async close() {
+      clearInterval(sweeper);
+      await Promise.allSettled([modern.close(), ...[...endpoint.sessions.values()].map((s) => s.transport.close())]);
+    },
   };
+}
 
-  // Sessions a client forgot to DELETE are closed after a quiet spell.
+/** A request to /mcp, by era and session: false for any other path. */
+async function handleMcp(endpoint: Streamable, req: IncomingMessage, res: ServerResponse, url: URL, body: unknown): Promise<boolean> {
+  if (url.pathname !== '/mcp') return false;
+  if (endpoint.config.stateless) {
+    if (req.method === 'POST' && isLegacy(req, body)) await serveOnce(endpoint, req, res, body);
+    else await endpoint.serveModern(req, res, body);
+    return true;
+  }
+  const sessionId = req.headers['mcp-session-id'];
+  if (typeof sessionId === 'string') await serveInSession(endpoint, sessionId, req, res, body);
+  else if (req.method !== 'POST') await endpoint.serveModern(req, res);
+  else if (!isLegacy(req, body)) await endpoint.serveModern(req, res, body);
+  else await openSession(endpoint, req, res, body);
+  return true;
+}
+
+/** Sessions a client forgot to DELETE are closed after a quiet spell. */
+function sweepIdleSessions({ sessions, config, log }: Streamable): NodeJS.Timeout {
   const sweeper = setInterval(
     () => {
       const cutoff = Date.now() - config.sessionIdleMs;
@@ -120,113 +153,105 @@ export function streamableEndpoints(
         if (session.busy === 0 && session.lastSeen < cutoff) {
           log.debug(`session ${id} idle: closed`);
           void session.transport.close();
-          drop(id);
+          dropSession(sessions, id);
         }
       }
     },
     Math.min(60_000, config.sessionIdleMs),
   );
   sweeper.unref();
+  return sweeper;
+}
 
-  /**
-   * A 2025-era POST served on its own (--stateless): a server instance and a transport for
-   * this one exchange, as the SDK's stateless fallback does, but answered with JSON (see below).
-   */
-  const serveOnce = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
-    const transport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: config.maxRequestBytes,
-    });
-    const server = factory('request');
+/** Forgets a session, and frees its place in its client's count. */
+function dropSession(sessions: Map<string, Session>, id: string): void {
+  const session = sessions.get(id);
+  if (!session) return;
+  sessions.delete(id);
+  releaseSession(session.client);
+}
+
+/**
+ * A 2025-era POST served on its own (--stateless): a server instance and a transport for
+ * this one exchange, as the SDK's stateless fallback does, but answered with JSON (see openSession).
+ */
+async function serveOnce({ factory, config }: Streamable, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  const transport = new NodeStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: config.maxRequestBytes,
+  });
+  const server = factory('request');
+  res.once('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+/** A request of an open session, counted busy while it is answered. */
+async function serveInSession(
+  endpoint: Streamable,
+  sessionId: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
+  const session = endpoint.sessions.get(sessionId);
+  // Another caller's session answers as an unknown one: nothing tells it the id exists.
+  if (!session || session.identity !== identityOf(req)) {
+    jsonRpcError(res, 404, -32001, 'Session not found');
+    return;
+  }
+  session.lastSeen = Date.now();
+  if (req.method !== 'GET') {
+    session.busy++;
     res.once('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, body: unknown): Promise<boolean> => {
-    if (url.pathname !== '/mcp') return false;
-    if (config.stateless) {
-      if (req.method === 'POST' && isLegacy(req, body)) await serveOnce(req, res, body);
-      else await serveModern(req, res, body);
-      return true;
-    }
-    const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId === 'string') {
-      const session = sessions.get(sessionId);
-      // Another caller's session answers as an unknown one: nothing tells it the id exists.
-      if (!session || session.identity !== identityOf(req)) {
-        jsonRpcError(res, 404, -32001, 'Session not found');
-        return true;
-      }
+      session.busy--;
       session.lastSeen = Date.now();
-      if (req.method !== 'GET') {
-        session.busy++;
-        res.once('close', () => {
-          session.busy--;
-          session.lastSeen = Date.now();
-        });
-      }
-      await session.transport.handleRequest(req, res, body);
-      return true;
-    }
-    if (req.method !== 'POST') {
-      await serveModern(req, res);
-      return true;
-    }
-    if (!isLegacy(req, body)) {
-      await serveModern(req, res, body);
-      return true;
-    }
-    const client = claimSession(req, res, config, sessions.size);
-    if (client === undefined) return true;
-    // A 2025-era client without a session: only `initialize` may open one.
-    let opened = false;
-    // Each POST is answered with application/json rather than an SSE stream unless `streams` says
-    // its call may send the client something first (http-session-transport.ts): a stream would
-    // carry the same one message in three socket writes (head, event, end) instead of one.
-    // Server-initiated messages use the GET stream.
-    const transport = new SessionTransport(
-      {
-        // `<replica>.<uuid>` lets a proxy route the session back to the replica that holds it.
-        sessionIdGenerator: () => (config.replicaId === undefined ? randomUUID() : `${config.replicaId}.${randomUUID()}`),
-        maxRequestBodySize: config.maxRequestBytes,
-        keepAliveMs: config.sseKeepAliveMs,
-        onsessioninitialized: (id) => {
-          opened = true;
-          sessions.set(id, { transport, lastSeen: Date.now(), busy: 0, client, identity: identityOf(req) });
-          log.debug(`session ${id} opened (${sessions.size} open)`);
-        },
-        onsessionclosed: drop,
-      },
-      streams,
-    );
-    transport.onclose = () => {
-      if (transport.sessionId) drop(transport.sessionId);
-    };
-    try {
-      await factory('session').connect(transport);
-      await transport.handleRequest(req, res, body);
-    } finally {
-      if (!opened) {
-        releaseSession(client); // not an initialize (or it failed): nothing to keep
-        await transport.close();
-      }
-    }
-    return true;
-  };
+    });
+  }
+  await session.transport.handleRequest(req, res, body);
+}
 
-  return {
-    describe: config.stateless ? 'Streamable HTTP at /mcp (stateless)' : 'Streamable HTTP at /mcp',
-    handle,
-    async close() {
-      clearInterval(sweeper);
-      await Promise.allSettled([modern.close(), ...[...sessions.values()].map((s) => s.transport.close())]);
+/** A 2025-era client's POST without a session: only `initialize` opens one, within the client's share of sessions. */
+async function openSession(endpoint: Streamable, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  const { factory, config, log, sessions } = endpoint;
+  const client = claimSession(req, res, config, sessions.size);
+  if (client === undefined) return;
+  let opened = false;
+  // Each POST is answered with application/json rather than an SSE stream unless `streams` says
+  // its call may send the client something first (http-session-transport.ts): a stream would
+  // carry the same one message in three socket writes (head, event, end) instead of one.
+  // Server-initiated messages use the GET stream.
+  const transport = new SessionTransport(
+    {
+      // `<replica>.<uuid>` lets a proxy route the session back to the replica that holds it.
+      sessionIdGenerator: () => (config.replicaId === undefined ? randomUUID() : `${config.replicaId}.${randomUUID()}`),
+      maxRequestBodySize: config.maxRequestBytes,
+      keepAliveMs: config.sseKeepAliveMs,
+      onsessioninitialized: (id) => {
+        opened = true;
+        sessions.set(id, { transport, lastSeen: Date.now(), busy: 0, client, identity: identityOf(req) });
+        log.debug(`session ${id} opened (${sessions.size} open)`);
+      },
+      onsessionclosed: (id) => dropSession(sessions, id),
     },
+    endpoint.streams,
+  );
+  transport.onclose = () => {
+    if (transport.sessionId) dropSession(sessions, transport.sessionId);
   };
+  try {
+    await factory('session').connect(transport);
+    await transport.handleRequest(req, res, body);
+  } finally {
+    if (!opened) {
+      releaseSession(client); // not an initialize (or it failed): nothing to keep
+      await transport.close();
+    }
+  }
 }
 
 type WebHandler = ReturnType<typeof createMcpHandler>;

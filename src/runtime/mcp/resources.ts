@@ -8,8 +8,10 @@ import {
   ProtocolErrorCode,
   ResourceNotFoundError,
   type AuthInfo,
+  type CompleteRequest,
   type ReadResourceResult,
   type Server,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Executor } from '../call/executor.js';
 import type { Hooks } from '../hooks-api.js';
@@ -158,7 +160,18 @@ function readError(uri: string, refused: UpstreamRefusal): ProtocolError {
   return new ProtocolError(code, `${lead}: ${upstream}`, { uri, status, excerpt });
 }
 
-/** Adds the resource, prompt and completion handlers to a server that advertises them (instances.ts). */
+/** What the resource handlers of one instance read: the table's prepared resources and the server's ways. */
+interface ResourceServing {
+  table: ToolTable;
+  prepared: Prepared;
+  executor: Executor;
+  hooks: Hooks;
+  credentialsOf: (headers: Headers | undefined) => RequestCredentials;
+  visible: (tool: ToolSpec, auth: AuthInfo | undefined) => boolean;
+  needsConfirmation: (tool: ToolSpec) => boolean;
+}
+
+/** Adds the resource, prompt and completion handlers to a server that advertises them (server-instances.ts). */
 export function serveResources(
   server: Server,
   table: ToolTable,
@@ -172,8 +185,15 @@ export function serveResources(
   /** Whether the operation waits for the user's yes (confirm.ts): a read cannot ask, so it is refused. */
   needsConfirmation: (tool: ToolSpec) => boolean = () => false,
 ): void {
-  const { fixed, templates, docs, listed, prompts } = prepared(table);
+  const serving: ResourceServing = { table, prepared: prepared(table), executor, hooks, credentialsOf, visible, needsConfirmation };
+  serveResourceLists(server, serving);
+  server.setRequestHandler('resources/read', (request, ctx) => readResource(serving, request.params.uri, ctx));
+  if (offers.prompts) servePrompts(server, serving.prepared.prompts);
+  if (offers.completions) server.setRequestHandler('completion/complete', (request, ctx) => complete(serving, request.params, ctx));
+}
 
+/** resources/list (the documentation, then the fixed resources) and resources/templates/list, as the caller's scopes allow. */
+function serveResourceLists(server: Server, { prepared: { fixed, templates, listed }, visible }: ResourceServing): void {
   server.setRequestHandler('resources/list', (request, ctx) => {
     const auth = ctx.http?.authInfo;
     const hidden = new Set(fixed.filter((t) => !visible(t, auth)).map((t) => t.resource?.uri));
@@ -185,88 +205,117 @@ export function serveResources(
       .filter((c) => visible(c.tool, ctx.http?.authInfo))
       .map((c) => ({ uriTemplate: c.tool.resource?.uriTemplate as string, ...describe(c.tool) })),
   }));
-  server.setRequestHandler('resources/read', async (request, ctx) => {
-    const { uri } = request.params;
-    const doc = docs.find((d) => d.uri === uri);
-    if (doc) return { contents: [{ uri, mimeType: doc.mimeType, text: docText(table, doc) }] };
-    let tool = fixed.find((t) => t.resource?.uri === uri);
-    let args: Record<string, unknown> | undefined = tool ? {} : undefined;
-    for (const compiled of tool ? [] : templates) {
-      args = argumentsOf(compiled, uri);
-      if (args) {
-        tool = compiled.tool;
-        break;
-      }
-    }
-    // An operation the caller's scopes do not allow is as absent as an unknown one.
-    if (!tool || !args || !visible(tool, ctx.http?.authInfo)) throw new ResourceNotFoundError(uri);
-    if (needsConfirmation(tool)) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `${uri} is read by ${tool.name}, which needs the user's confirmation: a read does not ask, so nothing was sent; call the tool ${tool.name} instead, which asks`,
-      );
-    }
-    const outcome = await executor.read(tool, args, ctx.mcpReq.signal, credentialsOf(ctx.http?.req?.headers), {
-      caller: ctx.http?.authInfo,
-    });
-    if ('failure' in outcome) {
-      const text = outcome.failure.content.map((c) => (c.type === 'text' ? c.text : '')).join(' ');
-      throw new ProtocolError(/^Invalid arguments/.test(text) ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, text);
-    }
-    if ('refused' in outcome) throw readError(uri, outcome.refused);
-    const { answer } = outcome;
-    if (answer.truncated) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InternalError,
-        `${answer.label} answered more than --max-response-bytes; raise it to read this resource`,
-      );
-    }
-    return { contents: [contentsOf(uri, answer.contentType, answer.bytes)] };
-  });
-  if (offers.prompts) {
-    server.setRequestHandler('prompts/list', () => ({
-      prompts: prompts().map(({ template: _template, enums: _enums, ...p }) => p),
-    }));
-    server.setRequestHandler('prompts/get', (request) => {
-      const prompt = prompts().find((p) => p.name === request.params.name);
-      if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt named ${JSON.stringify(request.params.name)}`);
-      const text = fill(prompt, request.params.arguments ?? {});
-      if (typeof text !== 'string')
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${prompt.name} needs the argument "${text.missing}"`);
-      return {
-        ...(prompt.description ? { description: prompt.description } : {}),
-        messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }],
-      };
-    });
+}
+
+/** resources/read: a documentation page, or the operation behind the URI called with the arguments it gives. */
+async function readResource(serving: ResourceServing, uri: string, ctx: ServerContext): Promise<ReadResourceResult> {
+  const { table, prepared, executor, credentialsOf, visible, needsConfirmation } = serving;
+  const doc = prepared.docs.find((d) => d.uri === uri);
+  if (doc) return { contents: [{ uri, mimeType: doc.mimeType, text: docText(table, doc) }] };
+  const { tool, args } = operationAt(prepared, uri);
+  // An operation the caller's scopes do not allow is as absent as an unknown one.
+  if (!tool || !args || !visible(tool, ctx.http?.authInfo)) throw new ResourceNotFoundError(uri);
+  if (needsConfirmation(tool)) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `${uri} is read by ${tool.name}, which needs the user's confirmation: a read does not ask, so nothing was sent; call the tool ${tool.name} instead, which asks`,
+    );
   }
-  if (!offers.completions) return;
-  server.setRequestHandler('completion/complete', async (request, ctx) => {
-    const { ref, argument } = request.params;
-    const values = new Set<string>();
-    if (ref.type === 'ref/prompt')
-      for (const v of prompts()
-        .find((p) => p.name === ref.name)
-        ?.enums?.get(argument.name) ?? [])
-        values.add(v);
-    if (ref.type === 'ref/resource') {
-      const compiled = templates.find((c) => c.tool.resource?.uriTemplate === ref.uri);
-      // A template the caller's scopes hide completes nothing, the user's hook included.
-      if (compiled && !visible(compiled.tool, ctx.http?.authInfo)) return { completion: { values: [], total: 0, hasMore: false } };
-      const arg = ownValue(compiled?.tool.resource?.variables, argument.name);
-      const schema = compiled && arg !== undefined ? argumentSchema(compiled.tool, arg) : undefined;
-      const items = schema?.type === 'array' ? (schema.items as JsonSchema | undefined) : schema;
-      const examples = ownValue(compiled?.tool.resource?.examples, argument.name) ?? [];
-      for (const v of [...((items?.enum as unknown[]) ?? []), ...((items?.examples as unknown[]) ?? []), ...examples])
-        if (typeof v === 'string' || typeof v === 'number') values.add(String(v));
-    }
-    const own = await hooks.complete?.({
-      ...(ref.type === 'ref/resource' ? { uriTemplate: ref.uri } : { prompt: ref.name }),
-      argument: argument.name,
-      value: argument.value,
-      ...(request.params.context?.arguments ? { context: request.params.context.arguments } : {}),
-    });
-    for (const v of own ?? []) values.add(v);
-    const matching = [...values].filter((v) => v.toLowerCase().startsWith(argument.value.toLowerCase()));
-    return { completion: { values: matching.slice(0, 100), total: matching.length, hasMore: matching.length > 100 } };
+  const outcome = await executor.read(tool, args, ctx.mcpReq.signal, credentialsOf(ctx.http?.req?.headers), {
+    caller: ctx.http?.authInfo,
   });
+  return { contents: [contentsOfOutcome(uri, outcome)] };
+}
+
+/** The operation a URI reads, and its arguments: a fixed resource's, or the first template's that matches. */
+function operationAt(prepared: Prepared, uri: string): { tool?: ToolSpec; args?: Record<string, unknown> } {
+  const tool = prepared.fixed.find((t) => t.resource?.uri === uri);
+  if (tool) return { tool, args: {} };
+  for (const compiled of prepared.templates) {
+    const args = argumentsOf(compiled, uri);
+    if (args) return { tool: compiled.tool, args };
+  }
+  return {};
+}
+
+/** The contents of a read, or the JSON-RPC error it ends in: a resource's failure is the request's (unlike a tool's). */
+function contentsOfOutcome(uri: string, outcome: Awaited<ReturnType<Executor['read']>>): ReadResourceResult['contents'][number] {
+  if ('failure' in outcome) {
+    const text = outcome.failure.content.map((c) => (c.type === 'text' ? c.text : '')).join(' ');
+    throw new ProtocolError(/^Invalid arguments/.test(text) ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, text);
+  }
+  if ('refused' in outcome) throw readError(uri, outcome.refused);
+  const { answer } = outcome;
+  if (answer.truncated) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      `${answer.label} answered more than --max-response-bytes; raise it to read this resource`,
+    );
+  }
+  return contentsOf(uri, answer.contentType, answer.bytes);
+}
+
+/** prompts/list and prompts/get: the guides, filled with the arguments given. */
+function servePrompts(server: Server, prompts: () => Guide[]): void {
+  server.setRequestHandler('prompts/list', () => ({
+    prompts: prompts().map(({ template: _template, enums: _enums, ...p }) => p),
+  }));
+  server.setRequestHandler('prompts/get', (request) => {
+    const prompt = prompts().find((p) => p.name === request.params.name);
+    if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt named ${JSON.stringify(request.params.name)}`);
+    const text = fill(prompt, request.params.arguments ?? {});
+    if (typeof text !== 'string')
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${prompt.name} needs the argument "${text.missing}"`);
+    return {
+      ...(prompt.description ? { description: prompt.description } : {}),
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }],
+    };
+  });
+}
+
+type CompleteParams = CompleteRequest['params'];
+
+/** completion/complete: the values the table knows (enums, examples) and the user's hook adds, that begin with what was typed. */
+async function complete(serving: ResourceServing, params: CompleteParams, ctx: ServerContext) {
+  const { ref, argument } = params;
+  const known =
+    ref.type === 'ref/prompt'
+      ? promptValues(serving.prepared, ref.name, argument.name)
+      : templateValues(serving, ref.uri, argument.name, ctx);
+  // A template the caller's scopes hide completes nothing, the user's hook included.
+  if (known === undefined) return { completion: { values: [], total: 0, hasMore: false } };
+  const values = new Set<string>(known);
+  const own = await serving.hooks.complete?.({
+    ...(ref.type === 'ref/resource' ? { uriTemplate: ref.uri } : { prompt: ref.name }),
+    argument: argument.name,
+    value: argument.value,
+    ...(params.context?.arguments ? { context: params.context.arguments } : {}),
+  });
+  for (const v of own ?? []) values.add(v);
+  const matching = [...values].filter((v) => v.toLowerCase().startsWith(argument.value.toLowerCase()));
+  return { completion: { values: matching.slice(0, 100), total: matching.length, hasMore: matching.length > 100 } };
+}
+
+/** The values a prompt's argument takes (the enum guides() found for it). */
+function promptValues(prepared: Prepared, prompt: string, argument: string): string[] {
+  return [
+    ...(prepared
+      .prompts()
+      .find((p) => p.name === prompt)
+      ?.enums?.get(argument) ?? []),
+  ];
+}
+
+/** The values a template's variable may take (its argument's enum and examples, the route's examples); undefined when the caller may not see the template. */
+function templateValues(serving: ResourceServing, uriTemplate: string, variable: string, ctx: ServerContext): string[] | undefined {
+  const compiled = serving.prepared.templates.find((c) => c.tool.resource?.uriTemplate === uriTemplate);
+  if (compiled && !serving.visible(compiled.tool, ctx.http?.authInfo)) return undefined;
+  const arg = ownValue(compiled?.tool.resource?.variables, variable);
+  const schema = compiled && arg !== undefined ? argumentSchema(compiled.tool, arg) : undefined;
+  const items = schema?.type === 'array' ? (schema.items as JsonSchema | undefined) : schema;
+  const examples = ownValue(compiled?.tool.resource?.examples, variable) ?? [];
+  const values: string[] = [];
+  for (const v of [...((items?.enum as unknown[]) ?? []), ...((items?.examples as unknown[]) ?? []), ...examples])
+    if (typeof v === 'string' || typeof v === 'number') values.push(String(v));
+  return values;
 }

@@ -8,6 +8,7 @@ import { isJSONRPCRequest, Server, type JSONRPCMessage, type MessageExtraInfo, t
 import type { TableSummary } from '../../contract/summary.js';
 import type { ToolMode } from '../start/config.js';
 import { keepClientLogLevel } from '../observe/client-log.js';
+import type { Lazy } from '../start/lazy.js';
 
 /**
  * What one server instance serves: a `session` (stdio, legacy SSE, a 2025-era Streamable HTTP
@@ -32,21 +33,6 @@ const TASK_CAPABILITIES = {
 
 /** Registers on one instance the handlers that answer from the table (tools, resources, prompts, tasks). */
 export type Attach = (server: Server, serving: Serving) => void;
-
-/** A value made once, on first need; `value` is set once it is made. */
-export class Lazy<T> {
-  value: T | undefined;
-  #making: Promise<T> | undefined;
-  readonly #make: () => Promise<T>;
-
-  constructor(make: () => Promise<T>) {
-    this.#make = make;
-  }
-
-  get(): Promise<T> {
-    return (this.#making ??= this.#make().then((value) => (this.value = value)));
-  }
-}
 
 export function serverFactory(summary: TableSummary, mode: ToolMode, served: Lazy<{ attach: Attach }>): ServerFactory {
   return (serving = 'session') => {

@@ -1,7 +1,8 @@
 // Code mode's sandbox with the real QuickJS: the program's api is a fake made of plain async
 // functions that record their calls (the boundary, not the thing under test).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SANDBOX_LIMITS, runProgram, type SandboxApi, type SandboxLimits } from '../../../../src/runtime/code-mode/sandbox.js';
+import { runProgram, type SandboxApi, type SandboxLimits } from '../../../../src/runtime/code-mode/sandbox.js';
+import { DEFAULT_CODE_LIMITS } from '../../../../src/runtime/start/code-limits.js';
 
 interface Recorded {
   name: string;
@@ -46,7 +47,7 @@ function fakeApi(extra: Record<string, Operation> = {}): SandboxApi & { calls: R
 const never = new AbortController().signal;
 
 function run(body: string, api: SandboxApi = fakeApi(), limits: Partial<SandboxLimits> = {}, signal = never) {
-  return runProgram(body, api, { ...DEFAULT_SANDBOX_LIMITS, ...limits }, signal);
+  return runProgram(body, api, { ...DEFAULT_CODE_LIMITS, ...limits }, signal);
 }
 
 function failure(outcome: Awaited<ReturnType<typeof runProgram>>): string {
