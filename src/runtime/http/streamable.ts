@@ -86,6 +86,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * result, on the call's own stream: a question (confirm.ts) or progress while it follows a
  * long-running operation (long-running.ts).
  */
+// eslint-disable-next-line max-lines-per-function -- being split in #39
 export function streamableEndpoints(
   factory: ServerFactory,
   config: ServerConfig,

@@ -159,6 +159,7 @@ function readError(uri: string, refused: UpstreamRefusal): ProtocolError {
 }
 
 /** Adds the resource, prompt and completion handlers to a server that advertises them (instances.ts). */
+// eslint-disable-next-line max-lines-per-function -- being split in #39
 export function serveResources(
   server: Server,
   table: ToolTable,
