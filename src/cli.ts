@@ -16,17 +16,7 @@ const print = (line = '') => process.stdout.write(line + '\n');
 function summarise(result: GenerateResult, flags: CliFlags): void {
   const { table, report, plan, outDir } = result;
   const where = relative(process.cwd(), outDir) || '.';
-  if (flags.check) {
-    const drift = [...plan.created, ...plan.updated, ...plan.removed];
-    if (drift.length === 0) print(`mcp-gen: ${where} is up to date (${table.tools.length} tools)`);
-    else {
-      print(`mcp-gen: ${where} is out of date; ${drift.length} file${drift.length > 1 ? 's' : ''} would change:`);
-      for (const p of plan.created) print(`  + ${p}`);
-      for (const p of plan.updated) print(`  ~ ${p}`);
-      for (const p of plan.removed) print(`  - ${p}`);
-    }
-    return;
-  }
+  if (flags.check) return printDrift(result, where);
   if (flags.quiet) return;
   const verb = flags.dryRun ? 'would generate' : 'generated';
   const serving = report.serving;
@@ -35,6 +25,28 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   print(
     `  files: ${plan.created.length} new, ${plan.updated.length} updated, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed`,
   );
+  printOperations(result);
+  printNotes(result);
+  printServing(result);
+  if (flags.dryRun) return;
+  printNext(result, where);
+}
+
+/** --check: up to date, or the files that would change. */
+function printDrift({ table, plan }: GenerateResult, where: string): void {
+  const drift = [...plan.created, ...plan.updated, ...plan.removed];
+  if (drift.length === 0) {
+    print(`mcp-gen: ${where} is up to date (${table.tools.length} tools)`);
+    return;
+  }
+  print(`mcp-gen: ${where} is out of date; ${drift.length} file${drift.length > 1 ? 's' : ''} would change:`);
+  for (const p of plan.created) print(`  + ${p}`);
+  for (const p of plan.updated) print(`  ~ ${p}`);
+  for (const p of plan.removed) print(`  - ${p}`);
+}
+
+/** Files kept, operations skipped and tools renamed. */
+function printOperations({ report, plan }: GenerateResult): void {
   for (const k of plan.kept) print(`  kept ${k.path}: ${k.reason}`);
   print(`  skipped operations: ${report.skipped.length === 0 ? 'none' : report.skipped.length}`);
   for (const s of report.skipped.slice(0, 10)) print(`    ${s.operation}: ${s.reason}`);
@@ -44,6 +56,11 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
     for (const r of report.renamed.slice(0, 5)) print(`    ${r.operation} → ${r.name} (${r.reason})`);
     if (report.renamed.length > 5) print(`    … and ${report.renamed.length - 5} more (see tools.json)`);
   }
+}
+
+/** Warnings, credentials, resources, and what the spec could say better. */
+function printNotes(result: GenerateResult): void {
+  const { report } = result;
   for (const w of report.warnings) print(`  warning: ${formatWarning(w)}`);
   const { credentials } = result.summary;
   if (credentials) print(`  credentials: ${credentials} (README.md and .env.example say what each holds)`);
@@ -67,28 +84,35 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
       `  poor descriptions: ${report.poorDescriptions.length} tool${report.poorDescriptions.length > 1 ? 's' : ''} say little to an agent (${shown}${more}); add a summary in the spec or a description override in the config file`,
     );
   }
-  if (report.listing?.trimmedTools && serving?.mode === 'direct') {
+  if (report.listing?.trimmedTools && report.serving?.mode === 'direct') {
     const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
     print(
       `  schemas: with --client-profile full, ${report.listing.trimmedTools} tools list their deeper shared schemas as stubs (tools/list ${mb(report.listing.listedBytes)} instead of ${mb(report.listing.wholeBytes)}); arguments are still checked in full`,
     );
   }
-  if (serving) {
-    const kb = (n: number) => `${Math.ceil(n / 1024)} KB`;
-    const listed = `${serving.listed.tools} tool${serving.listed.tools === 1 ? '' : 's'} in ${kb(serving.listed.bytes)}`;
-    print(
-      `  tools/list: ${serving.mode} by default, ${listed} (${serving.reason}); start with --tools direct|toolsets|dynamic|code to change it`,
-    );
-    if (serving.toolsets.length > 1) {
-      const shown = [...serving.toolsets].sort((a, b) => b.tools - a.tools || a.name.localeCompare(b.name));
-      const line = shown
-        .slice(0, 12)
-        .map((t) => `${t.name} (${t.tools})`)
-        .join(', ');
-      print(`  toolsets: ${serving.toolsets.length}: ${line}${shown.length > 12 ? `, … (all in the README)` : ''}`);
-    }
+}
+
+/** The default tools/list and the toolsets. */
+function printServing({ report }: GenerateResult): void {
+  const serving = report.serving;
+  if (!serving) return;
+  const kb = (n: number) => `${Math.ceil(n / 1024)} KB`;
+  const listed = `${serving.listed.tools} tool${serving.listed.tools === 1 ? '' : 's'} in ${kb(serving.listed.bytes)}`;
+  print(
+    `  tools/list: ${serving.mode} by default, ${listed} (${serving.reason}); start with --tools direct|toolsets|dynamic|code to change it`,
+  );
+  if (serving.toolsets.length > 1) {
+    const shown = [...serving.toolsets].sort((a, b) => b.tools - a.tools || a.name.localeCompare(b.name));
+    const line = shown
+      .slice(0, 12)
+      .map((t) => `${t.name} (${t.tools})`)
+      .join(', ');
+    print(`  toolsets: ${serving.toolsets.length}: ${line}${shown.length > 12 ? `, … (all in the README)` : ''}`);
   }
-  if (flags.dryRun) return;
+}
+
+/** What to run next. */
+function printNext(result: GenerateResult, where: string): void {
   print('');
   print('Next:');
   print(`  cd ${where} && npm install && npm run build`);

@@ -3,6 +3,25 @@
 // table and .env.example (mcp-gen's emitter), and the names no API credential may take
 // (mcp-gen's model/auth.ts), so none of them can drift from the others.
 
+import { CLIENT_PROFILES } from './profiles.js';
+
+/** Every --transport value; main.ts's registry must have an entry for each (the compiler checks). */
+export const TRANSPORT_NAMES = ['stdio', 'http', 'sse', 'http+sse'] as const;
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export const TOOL_MODES = ['direct', 'toolsets', 'dynamic', 'code'] as const;
+/** Which calls wait for the user's yes (confirm/): none, DELETE and the marked ones, or every write. */
+export const CONFIRM_SETTINGS = ['none', 'destructive', 'writes'] as const;
+
+/** The --code-* limits when none is given (also for a server made without settings). */
+export const CODE_LIMIT_DEFAULTS = {
+  memoryBytes: 64 * 1_048_576,
+  timeMs: 5_000,
+  maxCalls: 50,
+  maxResultBytes: 262_144,
+  /** Not a setting: what console.log in a program may print. */
+  maxLogBytes: 16_384,
+} as const;
+
 export interface Setting {
   /** The flag without its dashes. */
   flag: string;
@@ -12,8 +31,15 @@ export interface Setting {
   multiple?: boolean;
   /** The environment variable; a switch is on when it is 1, true or yes. */
   env: string;
-  /** The default as people read it; absent when there is none. */
+  /**
+   * The default as people read it; absent when there is none. For a setting with `choices` or a
+   * `range` it is the value itself, unless it is missing from both (then readConfig derives it).
+   */
   default?: string;
+  /** The only values it takes, for a setting that names one of a few (--help's text lists them). */
+  choices?: readonly string[];
+  /** The whole numbers it takes, both ends included. */
+  range?: { min: number; max: number };
   /** One line of help. */
   help: string;
   /** Further lines for --help only. */
@@ -23,6 +49,7 @@ export interface Setting {
 export const SETTINGS: readonly Setting[] = [
   {
     flag: 'transport',
+    choices: TRANSPORT_NAMES,
     value: 'T',
     env: 'MCP_TRANSPORT',
     default: 'stdio',
@@ -30,6 +57,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     flag: 'tools',
+    choices: TOOL_MODES,
     value: 'M',
     env: 'MCP_TOOLS',
     default: 'the mode chosen at generation; direct when --toolsets is given',
@@ -46,26 +74,43 @@ export const SETTINGS: readonly Setting[] = [
       '          only what it needs (--code-* limits)',
     ],
   },
-  { flag: 'code-memory-mb', value: 'N', env: 'MCP_CODE_MEMORY_MB', default: '64', help: "code mode: one program's memory" },
+  {
+    flag: 'code-memory-mb',
+    range: { min: 8, max: 4_096 },
+    value: 'N',
+    env: 'MCP_CODE_MEMORY_MB',
+    default: String(CODE_LIMIT_DEFAULTS.memoryBytes / 1_048_576),
+    help: "code mode: one program's memory",
+  },
   {
     flag: 'code-time-ms',
+    range: { min: 10, max: 600_000 },
     value: 'MS',
     env: 'MCP_CODE_TIME_MS',
-    default: '5000',
+    default: String(CODE_LIMIT_DEFAULTS.timeMs),
     help: "code mode: one program's own running time (waiting for the API not counted)",
   },
-  { flag: 'code-max-calls', value: 'N', env: 'MCP_CODE_MAX_CALLS', default: '50', help: 'code mode: api calls one program may make' },
+  {
+    flag: 'code-max-calls',
+    range: { min: 1, max: 10_000 },
+    value: 'N',
+    env: 'MCP_CODE_MAX_CALLS',
+    default: String(CODE_LIMIT_DEFAULTS.maxCalls),
+    help: 'code mode: api calls one program may make',
+  },
   {
     flag: 'code-max-result-bytes',
+    range: { min: 1, max: 2 ** 28 },
     value: 'N',
     env: 'MCP_CODE_MAX_RESULT_BYTES',
-    default: '262144',
+    default: String(CODE_LIMIT_DEFAULTS.maxResultBytes),
     help: 'code mode: the largest JSON a program may return',
   },
   { flag: 'toolsets', value: 'a,b', env: 'MCP_TOOLSETS', default: 'all', help: 'serve only these toolsets (--help lists them) or all' },
   { flag: 'read-only', env: 'MCP_READ_ONLY', help: 'serve only read-only tools (GET and HEAD)' },
   {
     flag: 'confirm',
+    choices: CONFIRM_SETTINGS,
     value: 'WHICH',
     env: 'MCP_CONFIRM',
     default: 'none',
@@ -79,6 +124,7 @@ export const SETTINGS: readonly Setting[] = [
   { flag: 'dynamic-toolsets', env: 'MCP_DYNAMIC_TOOLSETS', help: 'the same as --tools toolsets' },
   {
     flag: 'client-profile',
+    choices: CLIENT_PROFILES,
     value: 'P',
     env: 'MCP_CLIENT_PROFILE',
     default: 'portable',
@@ -103,6 +149,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     flag: 'sse-keepalive-ms',
+    range: { min: 0, max: 3_600_000 },
     value: 'MS',
     env: 'MCP_SSE_KEEPALIVE_MS',
     default: '15000',
@@ -110,17 +157,26 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     flag: 'drain-delay-ms',
+    range: { min: 0, max: 600_000 },
     value: 'MS',
     env: 'MCP_DRAIN_DELAY_MS',
     default: '0',
     help: 'on SIGTERM, /healthz answers 503 but calls are served this long before the drain starts',
   },
-  { flag: 'port', value: 'N', env: 'PORT', default: '3000', help: 'HTTP port for sse/http' },
+  { flag: 'port', range: { min: 0, max: 65535 }, value: 'N', env: 'PORT', default: '3000', help: 'HTTP port for sse/http' },
   { flag: 'host', value: 'H', env: 'HOST', default: '127.0.0.1', help: 'interface to bind' },
   { flag: 'base-url', value: 'URL', env: 'API_BASE_URL', default: 'from the spec', help: 'upstream API base URL' },
-  { flag: 'timeout', value: 'MS', env: 'API_TIMEOUT_MS', default: '30000', help: 'upstream request timeout' },
+  {
+    flag: 'timeout',
+    range: { min: 1, max: 86_400_000 },
+    value: 'MS',
+    env: 'API_TIMEOUT_MS',
+    default: '30000',
+    help: 'upstream request timeout',
+  },
   {
     flag: 'operation-wait',
+    range: { min: 0, max: 86_400_000 },
     value: 'MS',
     env: 'API_OPERATION_WAIT_MS',
     default: '30000',
@@ -129,6 +185,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     flag: 'retries',
+    range: { min: 0, max: 10 },
     value: 'N',
     env: 'API_RETRIES',
     default: '2',
@@ -141,6 +198,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     flag: 'max-concurrent-requests',
+    range: { min: 1, max: 10_000 },
     value: 'N',
     env: 'API_MAX_CONCURRENT_REQUESTS',
     default: '8',
@@ -153,9 +211,17 @@ export const SETTINGS: readonly Setting[] = [
     default: 'off',
     help: 'most requests per second to one API origin, spaced evenly (e.g. 5, or 0.5 for one every 2 s)',
   },
-  { flag: 'max-response-bytes', value: 'N', env: 'MCP_MAX_RESPONSE_BYTES', default: '262144', help: 'cut upstream bodies above N bytes' },
+  {
+    flag: 'max-response-bytes',
+    range: { min: 1, max: 2 ** 31 },
+    value: 'N',
+    env: 'MCP_MAX_RESPONSE_BYTES',
+    default: '262144',
+    help: 'cut upstream bodies above N bytes',
+  },
   {
     flag: 'max-answer-bytes',
+    range: { min: 0, max: 2 ** 31 },
     value: 'N',
     env: 'MCP_MAX_ANSWER_BYTES',
     default: '65536',
@@ -169,6 +235,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     flag: 'max-request-bytes',
+    range: { min: 1, max: 2 ** 31 },
     value: 'N',
     env: 'MCP_MAX_REQUEST_BYTES',
     default: '4194304',
@@ -182,7 +249,14 @@ export const SETTINGS: readonly Setting[] = [
     help: 'extra Host names accepted over HTTP (DNS-rebinding protection)',
   },
   { flag: 'allowed-origins', value: 'a,b', env: 'MCP_ALLOWED_ORIGINS', default: 'loopback only', help: 'extra Origins accepted over HTTP' },
-  { flag: 'log-level', value: 'L', env: 'LOG_LEVEL', default: 'info', help: 'debug | info | warn | error | silent; logs go to stderr' },
+  {
+    flag: 'log-level',
+    choices: LOG_LEVELS,
+    value: 'L',
+    env: 'LOG_LEVEL',
+    default: 'info',
+    help: 'debug | info | warn | error | silent; logs go to stderr',
+  },
   {
     flag: 'log-calls',
     env: 'MCP_LOG_CALLS',
@@ -235,6 +309,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     flag: 'oauth-token-check',
+    choices: ['jwt', 'introspection'],
     value: 'C',
     env: 'MCP_OAUTH_TOKEN_CHECK',
     default: 'jwt',
@@ -275,6 +350,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     flag: 'oauth-introspection-cache-ms',
+    range: { min: 0, max: 3_600_000 },
     value: 'MS',
     env: 'MCP_OAUTH_INTROSPECTION_CACHE_MS',
     default: '30000',
@@ -282,6 +358,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     flag: 'token-exchange',
+    choices: ['off', 'rfc8693', 'entra-obo'],
     value: 'KIND',
     env: 'MCP_TOKEN_EXCHANGE',
     default: 'rfc8693 when an audience or scope is given, else off',
@@ -348,6 +425,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     flag: 'oauth-api-client-auth',
+    choices: ['post', 'basic'],
     value: 'M',
     env: 'MCP_OAUTH_API_CLIENT_AUTH',
     default: 'post',
@@ -388,11 +466,33 @@ export const SETTINGS: readonly Setting[] = [
     default: 'off',
     help: 'let browsers on these origins call the endpoint (* = any)',
   },
-  { flag: 'max-sessions', value: 'N', env: 'MCP_MAX_SESSIONS', default: '1000', help: 'most open sessions' },
-  { flag: 'session-idle-ms', value: 'MS', env: 'MCP_SESSION_IDLE_MS', default: '1800000', help: 'close sessions unused this long' },
-  { flag: 'shutdown-grace-ms', value: 'MS', env: 'MCP_SHUTDOWN_GRACE_MS', default: '10000', help: 'time in-flight calls get on SIGTERM' },
+  {
+    flag: 'max-sessions',
+    range: { min: 1, max: 1_000_000 },
+    value: 'N',
+    env: 'MCP_MAX_SESSIONS',
+    default: '1000',
+    help: 'most open sessions',
+  },
+  {
+    flag: 'session-idle-ms',
+    range: { min: 1_000, max: 2 ** 31 },
+    value: 'MS',
+    env: 'MCP_SESSION_IDLE_MS',
+    default: '1800000',
+    help: 'close sessions unused this long',
+  },
+  {
+    flag: 'shutdown-grace-ms',
+    range: { min: 0, max: 600_000 },
+    value: 'MS',
+    env: 'MCP_SHUTDOWN_GRACE_MS',
+    default: '10000',
+    help: 'time in-flight calls get on SIGTERM',
+  },
   {
     flag: 'max-sessions-per-client',
+    range: { min: 1, max: 1_000_000 },
     value: 'N',
     env: 'MCP_MAX_SESSIONS_PER_CLIENT',
     default: '250',
@@ -400,6 +500,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     flag: 'request-timeout-ms',
+    range: { min: 100, max: 3_600_000 },
     value: 'MS',
     env: 'MCP_REQUEST_TIMEOUT_MS',
     default: '30000',
@@ -407,6 +508,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     flag: 'headers-timeout-ms',
+    range: { min: 100, max: 3_600_000 },
     value: 'MS',
     env: 'MCP_HEADERS_TIMEOUT_MS',
     default: '10000',
@@ -416,9 +518,17 @@ export const SETTINGS: readonly Setting[] = [
   // A Streamable HTTP session holds its GET stream and, while a call runs, a POST: 200 sessions
   // from one address were measured at 451 connections. Half of this default must leave room for
   // every session --max-sessions-per-client allows.
-  { flag: 'max-connections', value: 'N', env: 'MCP_MAX_CONNECTIONS', default: '2000', help: 'most open TCP connections' },
+  {
+    flag: 'max-connections',
+    range: { min: 1, max: 1_000_000 },
+    value: 'N',
+    env: 'MCP_MAX_CONNECTIONS',
+    default: '2000',
+    help: 'most open TCP connections',
+  },
   {
     flag: 'max-connections-per-address',
+    range: { min: 1, max: 1_000_000 },
     value: 'N',
     env: 'MCP_MAX_CONNECTIONS_PER_ADDRESS',
     default: 'half of --max-connections',

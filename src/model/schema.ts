@@ -64,73 +64,44 @@ export class SchemaConverter {
     if (schema === true || schema === undefined) return {};
     if (schema === false) return { not: {} };
     if (!isObject(schema) || depth > MAX_DEPTH) return {};
-
-    if (typeof schema.$ref === 'string') {
-      const ref: JsonSchema = { $ref: '#/$defs/' + this.defFor(schema.$ref, mode, depth) };
-      refs.add((ref.$ref as string).slice('#/$defs/'.length));
-      if (this.dialect === '3.0') return ref;
-      const siblings = { ...schema };
-      delete siblings.$ref;
-      const rest = this.convert(siblings, mode, refs, depth + 1);
-      return Object.keys(rest).length ? { ...rest, ...ref } : ref;
-    }
+    if (typeof schema.$ref === 'string') return this.convertRef(schema, schema.$ref, mode, refs, depth);
 
     const out: JsonSchema = {};
     const type = normaliseType(schema.type);
     if (type !== undefined) out.type = type;
-    // The keywords the schema has, in SCALAR_KEYWORDS order: a schema has a few of the 28, and
-    // reading all 28 by name from objects of every shape was most of this function's time.
-    const present: number[] = [];
-    for (const key in schema) {
-      const index = SCALAR_INDEX.get(key);
-      if (index !== undefined) present.push(index);
-    }
-    if (present.length > 1) present.sort((a, b) => a - b);
-    for (const index of present) {
-      const key = SCALAR_KEYWORDS[index] as string;
-      const value = schema[key];
-      if (value === undefined) continue;
-      if (NUMERIC.has(key) && typeof value !== 'number') continue;
-      if (key === 'required' && !(Array.isArray(value) && value.every((v) => typeof v === 'string'))) continue;
-      if (VALUE_KEYWORDS[key as keyof typeof VALUE_KEYWORDS].value === 'map' && !isNameListMap(value)) continue;
-      // ajv rejects an empty enum and repeated required names; neither changes what is valid here
-      if (key === 'enum' && !(Array.isArray(value) && value.length > 0)) continue;
-      if (key === 'required') {
-        out.required = [...new Set(value as string[])];
-        continue;
-      }
-      if (key === 'enum') {
-        // draft-07 clients reject repeated enum values (Stripe repeats API versions); same meaning
-        const seen = new Set<string>();
-        out.enum = (value as Json[]).filter((v) => !seen.has(JSON.stringify(v)) && seen.add(JSON.stringify(v)));
-        continue;
-      }
-      if (key === 'pattern' && !isValidPattern(value)) continue;
-      if ((key === 'title' || key === 'description' || key === 'format') && typeof value !== 'string') continue;
-      out[key] = value;
-    }
+    copyScalarKeywords(schema, out);
+    this.copyExtras(schema, out);
+    fromOpenApi30(schema, out);
+    this.convertSubschemas(schema, out, mode, refs, depth);
+    dropRequiredOfDroppedProperties(schema, out);
+    if (out.properties !== undefined && out.type === undefined && !out.allOf && !out.anyOf && !out.oneOf) out.type = 'object';
+    if (mode === 'response') return loosen(out);
+    if (schema.nullable === true || schema['x-nullable'] === true) return makeNullable(out);
+    return out;
+  }
+
+  /** A $ref, to a $defs entry; in 3.1 its siblings apply too. */
+  private convertRef(schema: JsonObject, pointer: string, mode: SchemaMode, refs: Set<string>, depth: number): JsonSchema {
+    const ref: JsonSchema = { $ref: '#/$defs/' + this.defFor(pointer, mode, depth) };
+    refs.add((ref.$ref as string).slice('#/$defs/'.length));
+    if (this.dialect === '3.0') return ref;
+    const siblings = { ...schema };
+    delete siblings.$ref;
+    const rest = this.convert(siblings, mode, refs, depth + 1);
+    return Object.keys(rest).length ? { ...rest, ...ref } : ref;
+  }
+
+  /** Examples and x- extensions, when the options keep them. */
+  private copyExtras(schema: JsonObject, out: JsonSchema): void {
     if (this.extras.examples) {
       if (Array.isArray(schema.examples)) out.examples = schema.examples;
       else if (schema.example !== undefined) out.examples = [schema.example];
     }
     if (this.extras.extensions) for (const [key, value] of Object.entries(schema)) if (key.startsWith('x-')) out[key] = value;
-    // OpenAPI 3.0 boolean exclusiveMinimum/Maximum (draft-04 style) → 2020-12 numbers.
-    for (const [flag, bound] of [
-      ['exclusiveMinimum', 'minimum'],
-      ['exclusiveMaximum', 'maximum'],
-    ] as const) {
-      if (typeof schema[flag] === 'boolean') {
-        delete out[flag];
-        if (schema[flag] === true && typeof schema[bound] === 'number') {
-          out[flag] = schema[bound];
-          delete out[bound];
-        }
-      }
-    }
-    if (out.type === 'file') {
-      out.type = 'string';
-      out.format = 'binary';
-    }
+  }
+
+  /** Each subschema (items, properties, allOf...) converted in turn. */
+  private convertSubschemas(schema: JsonObject, out: JsonSchema, mode: SchemaMode, refs: Set<string>, depth: number): void {
     for (const key of SUBSCHEMA) {
       const value = schema[key];
       if (value === undefined) continue;
@@ -158,15 +129,6 @@ export class SchemaConverter {
       }
       out[key] = converted;
     }
-    if (Array.isArray(out.required) && isObject(out.properties) && isObject(schema.properties)) {
-      const props = schema.properties;
-      out.required = (out.required as string[]).filter((name) => !(name in props) || name in (out.properties as JsonSchema));
-      if ((out.required as string[]).length === 0) delete out.required;
-    }
-    if (out.properties !== undefined && out.type === undefined && !out.allOf && !out.anyOf && !out.oneOf) out.type = 'object';
-    if (mode === 'response') return loosen(out);
-    if (schema.nullable === true || schema['x-nullable'] === true) return makeNullable(out);
-    return out;
   }
 
   /** Returns the def key for a ref met `depth` levels into a schema, converting its target the first time (cycles: key first). */
@@ -290,4 +252,69 @@ function makeNullable(schema: JsonSchema): JsonSchema {
     return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
   }
   return { anyOf: [schema, { type: 'null' }] };
+}
+
+/** The scalar keywords (type aside) a client can check, each kept only when well formed. */
+function copyScalarKeywords(schema: JsonObject, out: JsonSchema): void {
+  // The keywords the schema has, in SCALAR_KEYWORDS order: a schema has a few of the 28, and
+  // reading all 28 by name from objects of every shape was most of this function's time.
+  const present: number[] = [];
+  for (const key in schema) {
+    const index = SCALAR_INDEX.get(key);
+    if (index !== undefined) present.push(index);
+  }
+  if (present.length > 1) present.sort((a, b) => a - b);
+  for (const index of present) {
+    const key = SCALAR_KEYWORDS[index] as string;
+    const value = schema[key];
+    if (value === undefined) continue;
+    if (NUMERIC.has(key) && typeof value !== 'number') continue;
+    if (key === 'required' && !(Array.isArray(value) && value.every((v) => typeof v === 'string'))) continue;
+    if (VALUE_KEYWORDS[key as keyof typeof VALUE_KEYWORDS].value === 'map' && !isNameListMap(value)) continue;
+    // ajv rejects an empty enum and repeated required names; neither changes what is valid here
+    if (key === 'enum' && !(Array.isArray(value) && value.length > 0)) continue;
+    if (key === 'required') {
+      out.required = [...new Set(value as string[])];
+      continue;
+    }
+    if (key === 'enum') {
+      // draft-07 clients reject repeated enum values (Stripe repeats API versions); same meaning
+      const seen = new Set<string>();
+      out.enum = (value as Json[]).filter((v) => !seen.has(JSON.stringify(v)) && seen.add(JSON.stringify(v)));
+      continue;
+    }
+    if (key === 'pattern' && !isValidPattern(value)) continue;
+    if ((key === 'title' || key === 'description' || key === 'format') && typeof value !== 'string') continue;
+    out[key] = value;
+  }
+}
+
+/** OpenAPI 3.0's boolean exclusiveMinimum/Maximum and Swagger's type: file, in 2020-12 terms. */
+function fromOpenApi30(schema: JsonObject, out: JsonSchema): void {
+  // OpenAPI 3.0 boolean exclusiveMinimum/Maximum (draft-04 style) → 2020-12 numbers.
+  for (const [flag, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    if (typeof schema[flag] === 'boolean') {
+      delete out[flag];
+      if (schema[flag] === true && typeof schema[bound] === 'number') {
+        out[flag] = schema[bound];
+        delete out[bound];
+      }
+    }
+  }
+  if (out.type === 'file') {
+    out.type = 'string';
+    out.format = 'binary';
+  }
+}
+
+/** A required name whose property was dropped (readOnly in a request, writeOnly in an answer) is no longer required. */
+function dropRequiredOfDroppedProperties(schema: JsonObject, out: JsonSchema): void {
+  if (Array.isArray(out.required) && isObject(out.properties) && isObject(schema.properties)) {
+    const props = schema.properties;
+    out.required = (out.required as string[]).filter((name) => !(name in props) || name in (out.properties as JsonSchema));
+    if ((out.required as string[]).length === 0) delete out.required;
+  }
 }

@@ -93,6 +93,7 @@ const failure = (text: string, link?: LinkRequired): { failure: CallToolResult }
   failure: link === undefined ? toolError(text) : markLinkRequired(toolError(text), link),
 });
 
+// eslint-disable-next-line max-lines-per-function -- being split in #39
 export function createExecutor(
   table: ToolTable,
   config: ServerConfig,

@@ -40,7 +40,7 @@ export interface SandboxLimits {
   maxCalls: number;
   /** most bytes of the JSON result (--code-max-result-bytes) */
   maxResultBytes: number;
-  /** most bytes of console output kept (the rest cut, with a note; start/code-limits.ts) */
+  /** most bytes of console output kept (the rest cut, with a note; CODE_LIMIT_DEFAULTS in contract/settings.ts) */
   maxLogBytes: number;
 }
 

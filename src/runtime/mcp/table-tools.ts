@@ -24,7 +24,7 @@ import { CLIENT_TOOL_CAP } from '../../contract/limits.js';
 import type { Offers } from '../../contract/summary.js';
 import type { Serving } from './server-instances.js';
 import { toolSchemas, type ToolSchemas } from './tool-schemas.js';
-import { DEFAULT_CODE_LIMITS } from '../start/code-limits.js';
+import { CODE_LIMIT_DEFAULTS } from '../../contract/settings.js';
 
 /** Reads per-request credentials from the MCP client's HTTP headers, as the operator mapped them. */
 export type CredentialReader = (headers: Headers | undefined) => RequestCredentials;
@@ -197,7 +197,7 @@ function operationsContext(table: ToolTable, byName: ReadonlyMap<string, ToolSpe
     index: () => (index ??= new OperationIndex(table.tools)),
     // For code mode's declarations, which are cut by size as they are printed: the whole answer, not the listing's stubs.
     outputSchema: (t: ToolSpec) => t.output && (wholeSchemas ??= toolSchemas(table)).withReachedDefs(t.output.schema),
-    codeLimits: options.codeLimits ?? DEFAULT_CODE_LIMITS,
+    codeLimits: options.codeLimits ?? CODE_LIMIT_DEFAULTS,
   };
 }
 

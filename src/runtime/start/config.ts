@@ -2,19 +2,24 @@
 // A bad value is one line on stderr and exit code 2, never a stack trace.
 
 import { parseArgs } from 'node:util';
-import { CLIENT_PROFILES, type ClientProfile } from '../../contract/profiles.js';
-import { envText, flagText, setting, SETTINGS } from '../../contract/settings.js';
+import { type ClientProfile } from '../../contract/profiles.js';
+import {
+  CODE_LIMIT_DEFAULTS,
+  envText,
+  flagText,
+  setting,
+  SETTINGS,
+  type CONFIRM_SETTINGS,
+  type LOG_LEVELS,
+  type TOOL_MODES,
+  type TRANSPORT_NAMES,
+} from '../../contract/settings.js';
 import { unsendableHeaderName } from '../../contract/headers.js';
 import { didYouMean, nearest } from '../../contract/did-you-mean.js';
 
-/** Every --transport value; main.ts's registry must have an entry for each (the compiler checks). */
-const TRANSPORT_NAMES = ['stdio', 'http', 'sse', 'http+sse'] as const;
 export type TransportName = (typeof TRANSPORT_NAMES)[number];
-const isTransportName = (name: string): name is TransportName => (TRANSPORT_NAMES as readonly string[]).includes(name);
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
-export type ToolMode = 'direct' | 'toolsets' | 'dynamic' | 'code';
-/** Which calls wait for the user's yes (confirm.ts): none, DELETE and the marked ones, or every write. */
-const CONFIRM_SETTINGS = ['none', 'destructive', 'writes'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type ToolMode = (typeof TOOL_MODES)[number];
 export type ConfirmSetting = (typeof CONFIRM_SETTINGS)[number];
 
 export interface ServerConfig {
@@ -170,10 +175,13 @@ export const SERVER_OPTIONS: Record<string, { type: 'string' | 'boolean'; multip
   clients: { type: 'boolean' },
 };
 
-/** `--flag must be a, b or c (got "x")`, with the nearest allowed value when it looks like a typo. */
-function notOneOf(flag: string, allowed: readonly string[], got: string): string {
+/**
+ * `--flag must be a, b or c (got "x")`, with the nearest allowed value when it looks like a
+ * typo (`suggest`; the OAuth choices never said it).
+ */
+function notOneOf(flag: string, allowed: readonly string[], got: string, suggest = true): string {
   const list = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}` : (allowed[0] ?? '');
-  const typo = nearest(got, allowed);
+  const typo = suggest ? nearest(got, allowed) : undefined;
   return `--${flag} must be ${list} (got "${got}"${typo === undefined ? '' : `; did you mean "${typo}"?`})`;
 }
 
@@ -188,78 +196,164 @@ function argumentError(error: Error & { code?: string }): string {
   return error.message.split('\n')[0] ?? String(error);
 }
 
-export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' | 'version' | 'clients' {
-  let values: Record<string, string | boolean | string[] | undefined>;
+/** Flags are string or boolean (or string[] when multiple), as SERVER_OPTIONS declares them. */
+type FlagValues = Record<string, string | boolean | string[] | undefined>;
+
+function parseFlags(argv: string[]): FlagValues {
   try {
-    // Flags are string or boolean (or string[] when multiple), as SERVER_OPTIONS declares them.
-    values = parseArgs({ args: argv, strict: true, allowPositionals: false, options: SERVER_OPTIONS }).values as typeof values;
+    return parseArgs({ args: argv, strict: true, allowPositionals: false, options: SERVER_OPTIONS }).values as FlagValues;
   } catch (error) {
     throw new ConfigError(argumentError(error as Error & { code?: string }));
   }
-  if (values.help) return 'help';
-  if (values.version) return 'version';
-  if (values.clients) return 'clients';
-  // The flag, else its variable (settings.ts), else undefined.
+}
+
+/** Each setting read the one way: the flag, else its variable, else its default; ranges and choices from settings.ts. */
+interface SettingReader {
+  /** The flag, else its variable (an empty one is unset), else undefined. */
+  pick(flag: string): string | undefined;
+  /** A switch: the flag, or its variable set to 1, true or yes. */
+  on(flag: string): boolean;
+  /** A comma-separated list, empty when not given. */
+  list(flag: string): string[];
+  /** A whole number within the setting's range, else its default. */
+  integer(flag: string): number;
+  /** One of the setting's choices, else its default when that is one of them. */
+  choice<T extends string>(flag: string, suggest?: boolean): T | undefined;
+}
+
+function settingReader(values: FlagValues, env: NodeJS.ProcessEnv): SettingReader {
   const pick = (flag: string): string | undefined => {
     const v = values[flag];
     if (typeof v === 'string') return v;
     const e = env[setting(flag).env];
     return e !== undefined && e !== '' ? e : undefined;
   };
-  const on = (flag: string): boolean => values[flag] === true || /^(1|true|yes)$/i.test(env[setting(flag).env] ?? '');
-  const integer = (flag: string, min: number, max: number): number => {
-    const text = pick(flag);
-    if (text === undefined) return Number(setting(flag).default);
-    const n = Number(text);
-    if (!/^\d+$/.test(text.trim()) || n < min || n > max) {
-      throw new ConfigError(`--${flag} must be a whole number from ${min} to ${max} (got "${text}")`);
-    }
-    return n;
+  return {
+    pick,
+    on: (flag) => values[flag] === true || /^(1|true|yes)$/i.test(env[setting(flag).env] ?? ''),
+    list: (flag) =>
+      (pick(flag) ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    integer: (flag) => {
+      const { default: fallback, range } = setting(flag) as { default: string; range: { min: number; max: number } };
+      const text = pick(flag);
+      if (text === undefined) return Number(fallback);
+      const n = Number(text);
+      if (!/^\d+$/.test(text.trim()) || n < range.min || n > range.max) {
+        throw new ConfigError(`--${flag} must be a whole number from ${range.min} to ${range.max} (got "${text}")`);
+      }
+      return n;
+    },
+    choice: <T extends string>(flag: string, suggest = true) => {
+      const { default: fallback, choices = [] } = setting(flag);
+      const value = pick(flag) ?? (fallback !== undefined && choices.includes(fallback) ? fallback : undefined);
+      if (value !== undefined && !choices.includes(value)) throw new ConfigError(notOneOf(flag, choices, value, suggest));
+      return value as T | undefined;
+    },
   };
-  const transport = pick('transport') ?? 'stdio';
-  if (!isTransportName(transport)) {
-    throw new ConfigError(notOneOf('transport', TRANSPORT_NAMES, transport));
-  }
-  const logLevel = pick('log-level') ?? 'info';
-  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
-    throw new ConfigError(notOneOf('log-level', ['debug', 'info', 'warn', 'error', 'silent'], logLevel));
-  }
-  const dynamicToolsets = on('dynamic-toolsets');
-  const toolMode = pick('tools') ?? (dynamicToolsets ? 'toolsets' : undefined);
-  if (toolMode !== undefined && !['direct', 'toolsets', 'dynamic', 'code'].includes(toolMode)) {
-    throw new ConfigError(notOneOf('tools', ['direct', 'toolsets', 'dynamic', 'code'], toolMode));
-  }
+}
+
+export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' | 'version' | 'clients' {
+  const values = parseFlags(argv);
+  if (values.help) return 'help';
+  if (values.version) return 'version';
+  if (values.clients) return 'clients';
+  const read = settingReader(values, env);
+  const transport = read.choice<TransportName>('transport') as TransportName;
+  const logLevel = read.choice<LogLevel>('log-level') as LogLevel;
+  const toolMode = readToolMode(read);
+  const confirm = read.choice<ConfirmSetting>('confirm') as ConfirmSetting;
+  const clientProfile = read.choice<ClientProfile>('client-profile') as ClientProfile;
+  const baseUrl = readBaseUrl(read);
+  const { authToken, authFromHeaders } = readClientCredentials(read, values, env);
+  const replicaId = readReplicaId(read);
+  const host = read.pick('host') ?? (setting('host').default as string);
+  const corsOrigins = read.list('cors-origins');
+  const allowUnauthenticated = read.on('allow-unauthenticated');
+  const oauth = readOAuth(read, { transport, host, authToken, authFromHeaders });
+  refuseOpenServer({ transport, host, corsOrigins, open: authToken === undefined && oauth === undefined && !allowUnauthenticated });
+  const connectionLimits = readConnectionLimits(read);
+  return {
+    transport,
+    host,
+    port: read.integer('port'),
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
+    timeoutMs: read.integer('timeout'),
+    operationWaitMs: read.integer('operation-wait'),
+    sending: readSending(read),
+    maxResponseBytes: read.integer('max-response-bytes'),
+    maxAnswerBytes: read.integer('max-answer-bytes'),
+    maxRequestBytes: read.integer('max-request-bytes'),
+    allowedHosts: read.list('allowed-hosts'),
+    allowedOrigins: read.list('allowed-origins'),
+    logLevel,
+    logCalls: read.on('log-calls'),
+    ...(authToken !== undefined ? { authToken } : {}),
+    authFromHeaders,
+    staticHeaders: readStaticHeaders(values, env),
+    toolsets: read.list('toolsets'),
+    readOnly: read.on('read-only'),
+    ...(toolMode !== undefined ? { toolMode } : {}),
+    confirm,
+    codeLimits: readCodeLimits(read),
+    clientProfile,
+    stateless: read.on('stateless'),
+    ...(replicaId !== undefined ? { replicaId } : {}),
+    sseKeepAliveMs: read.integer('sse-keepalive-ms'),
+    drainDelayMs: read.integer('drain-delay-ms'),
+    corsOrigins,
+    ...readSessionLimits(read),
+    ...connectionLimits,
+    allowUnauthenticated,
+    ...(oauth !== undefined ? { oauth } : {}),
+  };
+}
+
+/** --tools, or toolsets for the older --dynamic-toolsets switch (which cannot name another mode). */
+function readToolMode(read: SettingReader): ToolMode | undefined {
+  const dynamicToolsets = read.on('dynamic-toolsets');
+  const toolMode = read.pick('tools') === undefined && dynamicToolsets ? 'toolsets' : read.choice<ToolMode>('tools');
   if (dynamicToolsets && toolMode !== 'toolsets')
     throw new ConfigError(`--dynamic-toolsets is --tools toolsets: it cannot be combined with --tools ${toolMode}`);
-  const confirm = pick('confirm') ?? 'none';
-  if (!(CONFIRM_SETTINGS as readonly string[]).includes(confirm)) throw new ConfigError(notOneOf('confirm', CONFIRM_SETTINGS, confirm));
-  const clientProfile = pick('client-profile') ?? 'portable';
-  if (!(CLIENT_PROFILES as readonly string[]).includes(clientProfile)) {
-    throw new ConfigError(notOneOf('client-profile', CLIENT_PROFILES, clientProfile));
-  }
-  const baseUrl = pick('base-url');
+  return toolMode;
+}
+
+function readBaseUrl(read: SettingReader): string | undefined {
+  const baseUrl = read.pick('base-url');
   if (baseUrl !== undefined && !/^https?:\/\/[^/]/i.test(baseUrl)) {
     // the URL may carry a password: show it without userinfo
     throw new ConfigError(`--base-url must be an absolute http(s) URL (got "${baseUrl.replace(/^([^/]*\/\/)[^/@]*@/, '$1***@')}")`);
   }
+  return baseUrl?.replace(/\/+$/, '');
+}
+
+/** --auth-token (this server's own) and --auth-from-headers (the client's headers that carry the API's). */
+function readClientCredentials(
+  read: SettingReader,
+  values: FlagValues,
+  env: NodeJS.ProcessEnv,
+): { authToken: string | undefined; authFromHeaders: { header: string; scheme: string }[] } {
   const authToken = endpointToken(values['auth-token'], env[setting('auth-token').env]);
-  const authFromHeaders = (pick('auth-from-headers') ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((pair) => {
-      const m = /^([A-Za-z0-9!#$%&'*+.^_`|~-]+)=(.+)$/.exec(pair);
-      if (!m) throw new ConfigError(`--auth-from-headers takes Header=scheme pairs (got "${pair}")`);
-      return { header: (m[1] as string).toLowerCase(), scheme: (m[2] as string).trim() };
-    });
+  const authFromHeaders = read.list('auth-from-headers').map((pair) => {
+    const m = /^([A-Za-z0-9!#$%&'*+.^_`|~-]+)=(.+)$/.exec(pair);
+    if (!m) throw new ConfigError(`--auth-from-headers takes Header=scheme pairs (got "${pair}")`);
+    return { header: (m[1] as string).toLowerCase(), scheme: (m[2] as string).trim() };
+  });
   // With an endpoint token the client's Authorization is this server's token: the API never gets it.
   if (authToken !== undefined && authFromHeaders.some((m) => m.header === 'authorization')) {
     throw new ConfigError(
       "--auth-from-headers cannot map Authorization with --auth-token (MCP_AUTH_TOKEN): that header carries this server's token, never the API's",
     );
   }
-  const headerLines = Array.isArray(values.header) ? (values.header as string[]) : (env[setting('header').env] ?? '').split('\n');
-  const staticHeaders = headerLines
+  return { authToken, authFromHeaders };
+}
+
+/** --header lines (or API_HEADERS, one a line): `Name: value`, never a header this server owns. */
+function readStaticHeaders(values: FlagValues, env: NodeJS.ProcessEnv): [string, string][] {
+  const headerLines = Array.isArray(values.header) ? values.header : (env[setting('header').env] ?? '').split('\n');
+  return headerLines
     .map((line) => line.replace(/\r$/, ''))
     .filter((line) => line.trim() !== '')
     .map((line, i): [string, string] => {
@@ -273,101 +367,82 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
         throw new ConfigError(`${where}: the value contains a control character or a character an HTTP header cannot carry`);
       return [m[1] as string, m[2] as string];
     });
-  const list = (flag: string) =>
-    (pick(flag) ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-  const replicaId = pick('replica-id');
+}
+
+function readReplicaId(read: SettingReader): string | undefined {
+  const replicaId = read.pick('replica-id');
   // It becomes the start of every session id (visible ASCII) and a proxy's routing key.
   if (replicaId !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(replicaId)) {
     throw new ConfigError(`--replica-id must be 1 to 32 letters, digits, _ or - (got "${replicaId}")`);
   }
-  const host = pick('host') ?? '127.0.0.1';
-  const corsOrigins = list('cors-origins');
-  const allowUnauthenticated = on('allow-unauthenticated');
-  const oauth = readOAuth(pick, list, integer, { transport, host, authToken, authFromHeaders });
-  // Without a token, whoever reaches the port calls the API with the operator's credentials
-  // (and the Host check cannot stop them: any client can send `Host: localhost`). Likewise
-  // CORS `*` lets every web page the user visits drive a local server.
-  if (transport !== 'stdio' && authToken === undefined && oauth === undefined && !allowUnauthenticated) {
-    if (!isLoopback(host)) {
-      throw new ConfigError(
-        `--host ${host} serves beyond loopback: set MCP_AUTH_TOKEN (or --auth-token), or pass --allow-unauthenticated (MCP_ALLOW_UNAUTHENTICATED=1) to accept the risk`,
-      );
-    }
-    if (corsOrigins.includes('*')) {
-      throw new ConfigError(
-        `--cors-origins '*' lets any web page call this server: set MCP_AUTH_TOKEN (or --auth-token), or pass --allow-unauthenticated (MCP_ALLOW_UNAUTHENTICATED=1) to accept the risk`,
-      );
-    }
+  return replicaId;
+}
+
+/**
+ * Without a token, whoever reaches the port calls the API with the operator's credentials
+ * (and the Host check cannot stop them: any client can send `Host: localhost`). Likewise
+ * CORS `*` lets every web page the user visits drive a local server.
+ */
+function refuseOpenServer(server: { transport: TransportName; host: string; corsOrigins: string[]; open: boolean }): void {
+  if (server.transport === 'stdio' || !server.open) return;
+  if (!isLoopback(server.host)) {
+    throw new ConfigError(
+      `--host ${server.host} serves beyond loopback: set MCP_AUTH_TOKEN (or --auth-token), or pass --allow-unauthenticated (MCP_ALLOW_UNAUTHENTICATED=1) to accept the risk`,
+    );
   }
-  const maxConnections = integer('max-connections', 1, 1_000_000);
+  if (server.corsOrigins.includes('*')) {
+    throw new ConfigError(
+      `--cors-origins '*' lets any web page call this server: set MCP_AUTH_TOKEN (or --auth-token), or pass --allow-unauthenticated (MCP_ALLOW_UNAUTHENTICATED=1) to accept the risk`,
+    );
+  }
+}
+
+function readCodeLimits(read: SettingReader): ServerConfig['codeLimits'] {
+  return {
+    memoryBytes: read.integer('code-memory-mb') * 1_048_576,
+    timeMs: read.integer('code-time-ms'),
+    maxCalls: read.integer('code-max-calls'),
+    maxResultBytes: read.integer('code-max-result-bytes'),
+    maxLogBytes: CODE_LIMIT_DEFAULTS.maxLogBytes,
+  };
+}
+
+function readSessionLimits(
+  read: SettingReader,
+): Pick<
+  ServerConfig,
+  'maxSessions' | 'sessionIdleMs' | 'shutdownGraceMs' | 'maxSessionsPerClient' | 'requestTimeoutMs' | 'headersTimeoutMs'
+> {
+  return {
+    maxSessions: read.integer('max-sessions'),
+    sessionIdleMs: read.integer('session-idle-ms'),
+    shutdownGraceMs: read.integer('shutdown-grace-ms'),
+    maxSessionsPerClient: read.integer('max-sessions-per-client'),
+    requestTimeoutMs: read.integer('request-timeout-ms'),
+    headersTimeoutMs: read.integer('headers-timeout-ms'),
+  };
+}
+
+/** --max-connections, and per address half of it unless given (never above it). */
+function readConnectionLimits(read: SettingReader): Pick<ServerConfig, 'maxConnections' | 'maxConnectionsPerAddress'> {
+  const maxConnections = read.integer('max-connections');
   const maxConnectionsPerAddress =
-    pick('max-connections-per-address') === undefined
+    read.pick('max-connections-per-address') === undefined
       ? Math.max(1, Math.floor(maxConnections / 2))
-      : integer('max-connections-per-address', 1, 1_000_000);
+      : read.integer('max-connections-per-address');
   if (maxConnectionsPerAddress > maxConnections) {
     throw new ConfigError(
       `--max-connections-per-address (${maxConnectionsPerAddress}) cannot be above --max-connections (${maxConnections})`,
     );
   }
-  return {
-    transport,
-    host,
-    port: integer('port', 0, 65535),
-    ...(baseUrl !== undefined ? { baseUrl: baseUrl.replace(/\/+$/, '') } : {}),
-    timeoutMs: integer('timeout', 1, 86_400_000),
-    operationWaitMs: integer('operation-wait', 0, 86_400_000),
-    sending: readSending(pick, integer),
-    maxResponseBytes: integer('max-response-bytes', 1, 2 ** 31),
-    maxAnswerBytes: integer('max-answer-bytes', 0, 2 ** 31),
-    maxRequestBytes: integer('max-request-bytes', 1, 2 ** 31),
-    allowedHosts: list('allowed-hosts'),
-    allowedOrigins: list('allowed-origins'),
-    logLevel: logLevel as LogLevel,
-    logCalls: on('log-calls'),
-    ...(authToken !== undefined ? { authToken } : {}),
-    authFromHeaders,
-    staticHeaders,
-    toolsets: list('toolsets'),
-    readOnly: on('read-only'),
-    ...(toolMode !== undefined ? { toolMode: toolMode as ToolMode } : {}),
-    confirm: confirm as ConfirmSetting,
-    codeLimits: {
-      memoryBytes: integer('code-memory-mb', 8, 4_096) * 1_048_576,
-      timeMs: integer('code-time-ms', 10, 600_000),
-      maxCalls: integer('code-max-calls', 1, 10_000),
-      maxResultBytes: integer('code-max-result-bytes', 1, 2 ** 28),
-      maxLogBytes: 16_384,
-    },
-    clientProfile: clientProfile as ClientProfile,
-    stateless: on('stateless'),
-    ...(replicaId !== undefined ? { replicaId } : {}),
-    sseKeepAliveMs: integer('sse-keepalive-ms', 0, 3_600_000),
-    drainDelayMs: integer('drain-delay-ms', 0, 600_000),
-    corsOrigins,
-    maxSessions: integer('max-sessions', 1, 1_000_000),
-    sessionIdleMs: integer('session-idle-ms', 1_000, 2 ** 31),
-    shutdownGraceMs: integer('shutdown-grace-ms', 0, 600_000),
-    maxSessionsPerClient: integer('max-sessions-per-client', 1, 1_000_000),
-    requestTimeoutMs: integer('request-timeout-ms', 100, 3_600_000),
-    headersTimeoutMs: integer('headers-timeout-ms', 100, 3_600_000),
-    maxConnections,
-    maxConnectionsPerAddress,
-    allowUnauthenticated,
-    ...(oauth !== undefined ? { oauth } : {}),
-  };
+  return { maxConnections, maxConnectionsPerAddress };
 }
 
 /** --retries, --max-concurrent-requests and --rate-limit (a positive number, fractions allowed: 0.5 is one every 2 s). */
-function readSending(
-  pick: (flag: string) => string | undefined,
-  integer: (flag: string, min: number, max: number) => number,
-): ServerConfig['sending'] {
-  const retries = integer('retries', 0, 10);
-  const maxConcurrent = integer('max-concurrent-requests', 1, 10_000);
-  const rate = pick('rate-limit')?.trim();
+function readSending(read: SettingReader): ServerConfig['sending'] {
+  const retries = read.integer('retries');
+  const maxConcurrent = read.integer('max-concurrent-requests');
+  const rate = read.pick('rate-limit')?.trim();
   if (rate === undefined || rate === 'off') return { retries, maxConcurrent };
   const ratePerSecond = Number(rate);
   if (!/^\d*\.?\d+$/.test(rate) || ratePerSecond <= 0 || ratePerSecond > 100_000) {
@@ -405,17 +480,14 @@ function refuseStrayOAuthSettings(pick: (flag: string) => string | undefined): v
   );
 }
 
-/** The resource-server settings, checked together; undefined without --oauth-issuer. */
-function readOAuth(
-  pick: (flag: string) => string | undefined,
-  list: (flag: string) => string[],
-  integer: (flag: string, min: number, max: number) => number,
-  other: { transport: TransportName; host: string; authToken: string | undefined; authFromHeaders: { header: string }[] },
-): OAuthConfig | undefined {
-  const given = pick('oauth-issuer');
-  const signIn = readSignIn(pick, list);
+type ClientSide = { transport: TransportName; host: string; authToken: string | undefined; authFromHeaders: { header: string }[] };
+
+/** The OAuth settings, checked together; undefined without --oauth-issuer or --oauth-api-client-id. */
+function readOAuth(read: SettingReader, other: ClientSide): OAuthConfig | undefined {
+  const given = read.pick('oauth-issuer');
+  const signIn = readSignIn(read);
   if (given === undefined && signIn === undefined) {
-    refuseStrayOAuthSettings(pick);
+    refuseStrayOAuthSettings(read.pick);
     return undefined;
   }
   const mode = given !== undefined ? '--oauth-issuer' : '--oauth-api-client-id';
@@ -425,8 +497,13 @@ function readOAuth(
   if (other.authToken !== undefined) {
     throw new ConfigError(`${mode} and --auth-token (MCP_AUTH_TOKEN) exclude each other: choose one way to authenticate clients`);
   }
-  if (given === undefined) return ownIssuer(pick, integer, other, signIn as SignInConfig);
-  const issuer = given;
+  if (given === undefined) return ownIssuer(read, other, signIn as SignInConfig);
+  return otherIssuer(read, other, given, signIn);
+}
+
+/** The resource-server mode: tokens of the authorization server at --oauth-issuer. */
+function otherIssuer(read: SettingReader, other: ClientSide, issuer: string, signIn: SignInConfig | undefined): OAuthConfig {
+  const { pick } = read;
   const local = isLoopback(other.host);
   const issuerUrl = absoluteUrl('oauth-issuer', issuer, false);
   // Forwarding the client's Authorization header would hand its MCP token to the API.
@@ -441,15 +518,40 @@ function readOAuth(
       `--host ${other.host} with --oauth-issuer needs --public-url (${setting('public-url').env}): the URL clients reach this server at`,
     );
   }
-  const tokenCheck = pick('oauth-token-check') ?? 'jwt';
-  if (tokenCheck !== 'jwt' && tokenCheck !== 'introspection') {
-    throw new ConfigError(`--oauth-token-check must be jwt or introspection (got "${tokenCheck}")`);
-  }
+  const tokenCheck = read.choice<'jwt' | 'introspection'>('oauth-token-check', false) as 'jwt' | 'introspection';
   const clientId = pick('oauth-client-id');
   const clientSecret = pick('oauth-client-secret');
-  const scope = (flag: string): string => oneScope(pick, flag);
-  const tokenExchange = readTokenExchange(pick);
-  if (signIn !== undefined && (publicUrl === undefined || clientId === undefined || clientSecret === undefined)) {
+  const tokenExchange = readTokenExchange(read);
+  refuseMissingIssuerClient({ signIn, publicUrl, client: clientId !== undefined && clientSecret !== undefined, tokenCheck, tokenExchange });
+  const scopePrefix = readScopePrefix(pick);
+  const identityHeader = readIdentityHeader(pick);
+  return {
+    issuer: issuerUrl,
+    ...(publicUrl !== undefined ? { publicUrl: absoluteUrl('public-url', publicUrl, local).replace(/\/+$/, '') } : {}),
+    audiences: read.list('oauth-audience'),
+    tokenCheck,
+    ...(clientId !== undefined ? { clientId } : {}),
+    ...(clientSecret !== undefined ? { clientSecret } : {}),
+    readScope: oneScope(pick, 'oauth-read-scope'),
+    writeScope: oneScope(pick, 'oauth-write-scope'),
+    ...(scopePrefix !== undefined ? { scopePrefix } : {}),
+    introspectionCacheMs: read.integer('oauth-introspection-cache-ms'),
+    ...(tokenExchange !== undefined ? { tokenExchange } : {}),
+    ...(identityHeader !== undefined ? { identityHeader } : {}),
+    ...(signIn !== undefined ? { signIn } : {}),
+  };
+}
+
+/** Linking accounts, introspection and token exchange each need this server's own client at the issuer. */
+function refuseMissingIssuerClient(given: {
+  signIn: SignInConfig | undefined;
+  publicUrl: string | undefined;
+  client: boolean;
+  tokenCheck: string;
+  tokenExchange: OAuthConfig['tokenExchange'];
+}): void {
+  const { signIn, tokenCheck, tokenExchange } = given;
+  if (signIn !== undefined && (given.publicUrl === undefined || !given.client)) {
     throw new ConfigError(
       `linking API accounts (--oauth-api-client-id with --oauth-issuer) needs --public-url and this server's client at the authorization server (${setting('oauth-client-id').env}, ${setting('oauth-client-secret').env}): the person who opens a link signs in there first`,
     );
@@ -457,48 +559,37 @@ function readOAuth(
   if (signIn !== undefined && tokenExchange !== undefined) {
     throw new ConfigError('--token-exchange and --oauth-api-client-id exclude each other: choose how calls get the API token');
   }
-  if ((tokenCheck === 'introspection' || tokenExchange !== undefined) && (clientId === undefined || clientSecret === undefined)) {
+  if ((tokenCheck === 'introspection' || tokenExchange !== undefined) && !given.client) {
     const why = tokenCheck === 'introspection' ? '--oauth-token-check introspection' : '--token-exchange';
     throw new ConfigError(
       `${why} needs this server's client: set ${setting('oauth-client-id').env} and ${setting('oauth-client-secret').env}`,
     );
   }
+}
+
+function readScopePrefix(pick: (flag: string) => string | undefined): string | undefined {
   const scopePrefix = pick('oauth-scope-prefix');
   if (scopePrefix !== undefined && !SCOPE_TOKEN.test(scopePrefix)) {
     throw new ConfigError(`--oauth-scope-prefix must be printable ASCII without space, " or \\ (got "${scopePrefix}")`);
   }
+  return scopePrefix;
+}
+
+function readIdentityHeader(pick: (flag: string) => string | undefined): string | undefined {
   const identityHeader = pick('upstream-identity-header');
   if (identityHeader !== undefined) {
     const owned = HEADER_NAME.test(identityHeader) ? unsendableHeaderName(identityHeader) : 'not a valid header name';
     if (owned !== undefined) throw new ConfigError(`--upstream-identity-header "${identityHeader}": ${owned}`);
   }
-  return {
-    issuer: issuerUrl,
-    ...(publicUrl !== undefined ? { publicUrl: absoluteUrl('public-url', publicUrl, local).replace(/\/+$/, '') } : {}),
-    audiences: list('oauth-audience'),
-    tokenCheck,
-    ...(clientId !== undefined ? { clientId } : {}),
-    ...(clientSecret !== undefined ? { clientSecret } : {}),
-    readScope: scope('oauth-read-scope'),
-    writeScope: scope('oauth-write-scope'),
-    ...(scopePrefix !== undefined ? { scopePrefix } : {}),
-    introspectionCacheMs: integer('oauth-introspection-cache-ms', 0, 3_600_000),
-    ...(tokenExchange !== undefined ? { tokenExchange } : {}),
-    ...(identityHeader !== undefined ? { identityHeader } : {}),
-    ...(signIn !== undefined ? { signIn } : {}),
-  };
+  return identityHeader;
 }
 
 /**
  * The server as the MCP clients' authorization server (--oauth-api-client-id without
  * --oauth-issuer): its issuer is its public URL, which the API's callback also hangs from.
  */
-function ownIssuer(
-  pick: (flag: string) => string | undefined,
-  integer: (flag: string, min: number, max: number) => number,
-  other: { host: string; authFromHeaders: { header: string }[] },
-  signIn: SignInConfig,
-): OAuthConfig {
+function ownIssuer(read: SettingReader, other: ClientSide, signIn: SignInConfig): OAuthConfig {
+  const { pick } = read;
   const publicUrl = pick('public-url');
   if (publicUrl === undefined) {
     throw new ConfigError(
@@ -526,7 +617,7 @@ function ownIssuer(
     readScope: oneScope(pick, 'oauth-read-scope'),
     writeScope: oneScope(pick, 'oauth-write-scope'),
     ...(scopePrefix !== undefined ? { scopePrefix } : {}),
-    introspectionCacheMs: integer('oauth-introspection-cache-ms', 0, 3_600_000),
+    introspectionCacheMs: read.integer('oauth-introspection-cache-ms'),
     ...(identityHeader !== undefined ? { identityHeader } : {}),
     signIn,
   };
@@ -540,7 +631,8 @@ function oneScope(pick: (flag: string) => string | undefined, flag: string): str
 }
 
 /** The API's OAuth app and the token store; undefined without --oauth-api-client-id. */
-function readSignIn(pick: (flag: string) => string | undefined, list: (flag: string) => string[]): SignInConfig | undefined {
+function readSignIn(read: SettingReader): SignInConfig | undefined {
+  const { pick } = read;
   const clientId = pick('oauth-api-client-id');
   // The two secrets are not in the list: an environment may hold them for every server it runs.
   const dependents = [
@@ -566,15 +658,12 @@ function readSignIn(pick: (flag: string) => string | undefined, list: (flag: str
       `--oauth-api-client-id needs ${setting('token-store-key').env}: the key that seals users' API tokens at rest (openssl rand -base64 32)`,
     );
   }
-  const clientAuth = pick('oauth-api-client-auth') ?? 'post';
-  if (clientAuth !== 'post' && clientAuth !== 'basic') {
-    throw new ConfigError(`--oauth-api-client-auth must be post or basic (got "${clientAuth}")`);
-  }
+  const clientAuth = read.choice<'post' | 'basic'>('oauth-api-client-auth', false) as 'post' | 'basic';
   const location = pick('token-store') ?? 'file';
   if (location !== 'file' && !/^rediss?:\/\/[^\s]+$/.test(location)) {
     throw new ConfigError('--token-store must be file or a redis:// or rediss:// URL');
   }
-  const scopes = pick('oauth-api-scopes') === undefined ? undefined : list('oauth-api-scopes');
+  const scopes = pick('oauth-api-scopes') === undefined ? undefined : read.list('oauth-api-scopes');
   const bad = scopes?.find((scope) => !SCOPE_TOKEN.test(scope));
   if (bad !== undefined) throw new ConfigError(`--oauth-api-scopes: "${bad}" is not an OAuth scope`);
   const authorizationUrl = pick('oauth-api-authorization-url');
@@ -590,19 +679,19 @@ function readSignIn(pick: (flag: string) => string | undefined, list: (flag: str
   };
 }
 
-function readTokenExchange(pick: (flag: string) => string | undefined): OAuthConfig['tokenExchange'] {
+function readTokenExchange(read: SettingReader): OAuthConfig['tokenExchange'] {
+  const { pick } = read;
   const audience = pick('token-exchange-audience');
   const scope = pick('token-exchange-scope');
   // Naming the API's audience or scope asks for an exchange: RFC 8693 unless told otherwise.
-  const kind = pick('token-exchange') ?? (audience !== undefined || scope !== undefined ? 'rfc8693' : 'off');
+  const kind =
+    read.choice<'off' | TokenExchangeKind>('token-exchange', false) ?? (audience !== undefined || scope !== undefined ? 'rfc8693' : 'off');
   if (kind === 'off') {
     if (audience !== undefined || scope !== undefined) {
       throw new ConfigError('--token-exchange off cannot take --token-exchange-audience or --token-exchange-scope');
     }
     return undefined;
   }
-  if (kind !== 'rfc8693' && kind !== 'entra-obo')
-    throw new ConfigError(`--token-exchange must be off, rfc8693 or entra-obo (got "${kind}")`);
   if (kind === 'rfc8693' && audience === undefined && scope === undefined) {
     throw new ConfigError(
       '--token-exchange rfc8693 needs --token-exchange-audience (or --token-exchange-scope): which API the token is for',

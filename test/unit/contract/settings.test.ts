@@ -169,6 +169,17 @@ describe('.env.example: credentials first, then the settings by concern', () => 
 });
 
 describe('every setting, in every place', () => {
+  it('a choice or a number has its default among the values it takes, so readConfig can fall back to it', () => {
+    // --max-connections-per-address's default is derived from --max-connections.
+    for (const s of SETTINGS.filter((s) => s.range !== undefined && s.flag !== 'max-connections-per-address')) {
+      const n = Number(s.default);
+      expect(Number.isInteger(n) && n >= s.range!.min && n <= s.range!.max, s.flag).toBe(true);
+    }
+    for (const s of SETTINGS.filter((s) => s.choices !== undefined && s.default !== undefined)) {
+      // --tools and --token-exchange describe a default that depends on other settings.
+      if (!['tools', 'token-exchange'].includes(s.flag)) expect(s.choices, s.flag).toContain(s.default);
+    }
+  });
   it('a security scheme whose credential variable would be a setting is refused, e.g. MCP_AUTH_TOKEN', () => {
     expect(() =>
       buildAuth(

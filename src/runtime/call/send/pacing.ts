@@ -45,6 +45,7 @@ class Slots {
   readonly queue: Waiter[] = [];
 }
 
+// eslint-disable-next-line max-lines-per-function -- being split in #39
 export function createPacer(limits: PacingLimits, log: Logger): Pacer {
   const slots = new Map<string, Slots>();
   // With a rate: when the next request to each origin may leave (ms since the epoch).

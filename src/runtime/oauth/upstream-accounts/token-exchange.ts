@@ -100,7 +100,7 @@ export function createTokenExchanger(settings: TokenExchangeSettings, options: E
           .catch((error: unknown) => {
             throw new TokenExchangeError(`token exchange: ${(error as Error).message}`);
           })
-          .then((url) => exchange(url, caller.token)),
+          .then((url) => exchange(settings, timeoutMs, url, caller.token)),
       };
       entry.pending.then(
         (issued) => {
@@ -121,54 +121,70 @@ export function createTokenExchanger(settings: TokenExchangeSettings, options: E
       if (cache.get(key)?.issued !== undefined) cache.delete(key);
     },
   };
+}
 
-  /** One token request; `usableUntil` is the lifetime from the request, less the margin. */
-  async function exchange(url: string, subjectToken: string): Promise<Issued> {
-    const where = url.split('?')[0] as string;
-    const { body, headers } = requestOf(settings, subjectToken);
-    const timed = AbortSignal.timeout(timeoutMs);
-    const secrets = [subjectToken, settings.clientSecret];
-    let response: Response;
-    try {
-      response = await fetch(url, { method: 'POST', headers, body: body.toString(), signal: timed, redirect: 'error' });
-    } catch (error) {
-      throw new TokenExchangeError(
-        `token exchange at ${where} failed (${timed.aborted ? `no answer within ${timeoutMs} ms` : cause(error)})`,
-      );
-    }
-    let read: { bytes: Uint8Array; truncated: boolean };
-    try {
-      read = await readLimited(fromWebResponse(response), MAX_TOKEN_RESPONSE_BYTES);
-    } catch {
-      throw new TokenExchangeError(`token exchange at ${where} failed (${timed.aborted ? 'timeout' : 'the answer broke off'})`);
-    }
-    if (read.truncated) {
-      throw new TokenExchangeError(`token exchange at ${where} answered more than ${MAX_TOKEN_RESPONSE_BYTES} bytes; not a token response`);
-    }
-    let answer: Record<string, unknown> | undefined;
-    try {
-      const parsed: unknown = JSON.parse(new TextDecoder().decode(read.bytes));
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) answer = parsed as Record<string, unknown>;
-    } catch {
-      // said below
-    }
-    if (!response.ok) throw new TokenExchangeError(refusal(where, response.status, answer, secrets));
-    if (answer === undefined) throw new TokenExchangeError(`token exchange at ${where} answered something that is not a JSON object`);
-    const token = answer.access_token;
-    if (typeof token !== 'string' || token === '')
-      throw new TokenExchangeError(`token exchange at ${where} answered without an access_token`);
-    if (badCredential(token, true) !== undefined || /\s/.test(token)) {
-      throw new TokenExchangeError(`token exchange at ${where} answered an access_token that cannot be sent in a header`);
-    }
-    const type = answer.token_type;
-    if (typeof type === 'string' && type.toLowerCase() !== 'bearer') {
-      throw new TokenExchangeError(`token exchange at ${where} answered a token of type ${JSON.stringify(type.slice(0, 40))}, not Bearer`);
-    }
-    // Entra's v1 endpoint writes expires_in as a string.
-    const seconds = typeof answer.expires_in === 'string' ? Number(answer.expires_in) : answer.expires_in;
-    const lifetime = typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : UNSTATED_LIFETIME_MS;
-    return { token, usableUntil: lifetime - EXPIRY_MARGIN_MS };
+/** One token request; `usableUntil` is the lifetime from the request, less the margin. */
+async function exchange(settings: TokenExchangeSettings, timeoutMs: number, url: string, subjectToken: string): Promise<Issued> {
+  const where = url.split('?')[0] as string;
+  const { response, bytes } = await postTokenRequest(settings, timeoutMs, url, subjectToken);
+  let answer: Record<string, unknown> | undefined;
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) answer = parsed as Record<string, unknown>;
+  } catch {
+    // said below
   }
+  if (!response.ok) throw new TokenExchangeError(refusal(where, response.status, answer, [subjectToken, settings.clientSecret]));
+  if (answer === undefined) throw new TokenExchangeError(`token exchange at ${where} answered something that is not a JSON object`);
+  return issuedOf(where, answer);
+}
+
+/** The POST to the token endpoint and its answer, at most MAX_TOKEN_RESPONSE_BYTES, within `timeoutMs`. */
+async function postTokenRequest(
+  settings: TokenExchangeSettings,
+  timeoutMs: number,
+  url: string,
+  subjectToken: string,
+): Promise<{ response: Response; bytes: Uint8Array }> {
+  const where = url.split('?')[0] as string;
+  const { body, headers } = requestOf(settings, subjectToken);
+  const timed = AbortSignal.timeout(timeoutMs);
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'POST', headers, body: body.toString(), signal: timed, redirect: 'error' });
+  } catch (error) {
+    throw new TokenExchangeError(
+      `token exchange at ${where} failed (${timed.aborted ? `no answer within ${timeoutMs} ms` : cause(error)})`,
+    );
+  }
+  let read: { bytes: Uint8Array; truncated: boolean };
+  try {
+    read = await readLimited(fromWebResponse(response), MAX_TOKEN_RESPONSE_BYTES);
+  } catch {
+    throw new TokenExchangeError(`token exchange at ${where} failed (${timed.aborted ? 'timeout' : 'the answer broke off'})`);
+  }
+  if (read.truncated) {
+    throw new TokenExchangeError(`token exchange at ${where} answered more than ${MAX_TOKEN_RESPONSE_BYTES} bytes; not a token response`);
+  }
+  return { response, bytes: read.bytes };
+}
+
+/** The token of a successful answer (RFC 6749 §5.1), checked to be a Bearer token a header can carry. */
+function issuedOf(where: string, answer: Record<string, unknown>): Issued {
+  const token = answer.access_token;
+  if (typeof token !== 'string' || token === '')
+    throw new TokenExchangeError(`token exchange at ${where} answered without an access_token`);
+  if (badCredential(token, true) !== undefined || /\s/.test(token)) {
+    throw new TokenExchangeError(`token exchange at ${where} answered an access_token that cannot be sent in a header`);
+  }
+  const type = answer.token_type;
+  if (typeof type === 'string' && type.toLowerCase() !== 'bearer') {
+    throw new TokenExchangeError(`token exchange at ${where} answered a token of type ${JSON.stringify(type.slice(0, 40))}, not Bearer`);
+  }
+  // Entra's v1 endpoint writes expires_in as a string.
+  const seconds = typeof answer.expires_in === 'string' ? Number(answer.expires_in) : answer.expires_in;
+  const lifetime = typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : UNSTATED_LIFETIME_MS;
+  return { token, usableUntil: lifetime - EXPIRY_MARGIN_MS };
 }
 
 /** The form and headers of the token request for `kind`. */

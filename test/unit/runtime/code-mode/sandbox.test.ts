@@ -2,7 +2,7 @@
 // functions that record their calls (the boundary, not the thing under test).
 import { describe, expect, it } from 'vitest';
 import { runProgram, type SandboxApi, type SandboxLimits } from '../../../../src/runtime/code-mode/sandbox.js';
-import { DEFAULT_CODE_LIMITS } from '../../../../src/runtime/start/code-limits.js';
+import { CODE_LIMIT_DEFAULTS } from '../../../../src/contract/settings.js';
 
 interface Recorded {
   name: string;
@@ -47,7 +47,7 @@ function fakeApi(extra: Record<string, Operation> = {}): SandboxApi & { calls: R
 const never = new AbortController().signal;
 
 function run(body: string, api: SandboxApi = fakeApi(), limits: Partial<SandboxLimits> = {}, signal = never) {
-  return runProgram(body, api, { ...DEFAULT_CODE_LIMITS, ...limits }, signal);
+  return runProgram(body, api, { ...CODE_LIMIT_DEFAULTS, ...limits }, signal);
 }
 
 function failure(outcome: Awaited<ReturnType<typeof runProgram>>): string {
