@@ -20,7 +20,8 @@ import type { OnBehalf } from '../oauth/upstream-accounts/on-behalf.js';
 import { toolError } from '../mcp/output.js';
 import { toToolResult, type UpstreamAnswer, type UpstreamRefusal } from './answer/response.js';
 import { afterResponse, type AfterResponse } from './answer/response-hooks.js';
-import { createRedactor, refusal, structureFor } from './answer/shape.js';
+import { refusal, structureFor } from './answer/shape.js';
+import { serverRedactor } from './answer/redact.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../../contract/table.js';
 import { OPERATION_STATUS } from '../../contract/meta-tools.js';
 import { perTool, toolSchemas } from '../mcp/tool-schemas.js';
@@ -107,7 +108,7 @@ export function createExecutor(
   const defaultBase = apiBase(table, config.baseUrl);
   const send = observer.sender(upstreamSender(table, config));
   const sending = createSending(config.sending, log);
-  const redactor = createRedactor(table, process.env, config.staticHeaders);
+  const redactor = serverRedactor(table, config.staticHeaders);
   const onBehalf = onBehalfOf(table, config, log);
   const thrown = (tool: ToolSpec, error: unknown) => toolError(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`);
   const credentialQuery = credentialPlaces(table).query;

@@ -15,7 +15,7 @@ import {
 import type { Cancellation } from '../call/send/call-limit.js';
 import { clientLogOf, type ClientLog } from './client-log.js';
 import type { ServerConfig } from '../start/config.js';
-import { failureCode } from '../call/send/exchange.js';
+import { failureCode } from './failure-code.js';
 import type { OutgoingRequest } from '../hooks-api.js';
 import type { Logger } from '../start/log.js';
 import type { OtlpProtocol, ToolCallFacts, TraceHeaders, Tracing } from './telemetry.js';

@@ -11,7 +11,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { failureCode } from '../call/send/exchange.js';
+import { failureCode } from './failure-code.js';
 
 /** OTEL_EXPORTER_OTLP_PROTOCOL values this server can send (gRPC would need another stack). */
 export type OtlpProtocol = 'http/protobuf' | 'http/json';

@@ -10,7 +10,7 @@ import type { Attach } from '../mcp/server-instances.js';
 import type { Logger } from './log.js';
 import { createObserver } from '../observe/observe.js';
 import { scopePolicy, type ScopePolicy } from '../mcp/tool-scopes.js';
-import { createRedactor } from '../call/answer/shape.js';
+import { serverRedactor } from '../call/answer/redact.js';
 import { attachHandlers, credentialReader, toolsListedAtStart } from '../mcp/server.js';
 import { CLIENT_TOOL_CAP } from '../../contract/limits.js';
 import type { Offers } from '../../contract/summary.js';
@@ -48,7 +48,7 @@ export async function createService(whole: ToolTable, config: ServerConfig, hook
     hooks,
     codeLimits: config.codeLimits,
     // A question is cleared of the secrets the executor's answers are cleared of.
-    confirm: { setting: config.confirm, redact: createRedactor(table, process.env, config.staticHeaders).text },
+    confirm: { setting: config.confirm, redact: serverRedactor(table, config.staticHeaders).text },
     observer,
     ...(policy ? { access: policy } : {}),
   };

@@ -6,6 +6,7 @@ import { abortSignalOf, type Cancellation } from '../send/call-limit.js';
 import type { Logger } from '../../start/log.js';
 import { encodeValue, getHeader, setHeader } from './request.js';
 import { fromWebResponse, readLimited } from '../send/upstream.js';
+import { clientSecretBasic } from './client-auth.js';
 import { ownValue, type AuthSchemeSpec, type SecurityRequirement, type ToolSpec, type ToolTable } from '../../../contract/table.js';
 
 export interface AuthRequest {
@@ -254,18 +255,4 @@ export class Authenticator {
 /** A client may pass `Bearer abc` where `abc` is meant. */
 function stripScheme(token: string): string {
   return token.replace(/^Bearer\s+/i, '');
-}
-
-/**
- * The Authorization header of client_secret_basic (RFC 6749 §2.3.1): id and secret each
- * form-encoded, then joined and base64-encoded. Every request of this server to an
- * authorization server as its client uses it (client credentials, introspection, token exchange).
- */
-export function clientSecretBasic(id: string, secret: string): string {
-  return `Basic ${Buffer.from(`${formEncode(id)}:${formEncode(secret)}`, 'utf8').toString('base64')}`;
-}
-
-/** application/x-www-form-urlencoded, as RFC 6749 Appendix B specifies it (space as `+`). */
-export function formEncode(value: string): string {
-  return new URLSearchParams({ v: value }).toString().slice(2);
 }

@@ -59,10 +59,3 @@ export function networkFailure(error: unknown, label: string, timedOut: boolean,
   const reason = cause?.code ?? (error as { code?: string }).code ?? cause?.message ?? (error as Error).message ?? String(error);
   return `${label}: request failed (${reason})`;
 }
-
-/** ECONNREFUSED, TimeoutError, AbortError…: what made a request fail, without the message (it names the URL). */
-export function failureCode(error: unknown): string {
-  const failure = error as { code?: unknown; name?: string; cause?: { code?: unknown } } | undefined;
-  const code = failure?.cause?.code ?? failure?.code;
-  return typeof code === 'string' ? code : (failure?.name ?? 'Error');
-}

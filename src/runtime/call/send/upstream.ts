@@ -426,17 +426,3 @@ function joined(chunks: Uint8Array[], size: number, truncated: boolean): { bytes
   }
   return { bytes, truncated };
 }
-
-/** `user:password@` in any URL of a text, which fetch quotes in its errors. */
-const USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi;
-
-/**
- * Removes every credential value in use, and URL userinfo, from a text bound for a client or
- * a log. Values shorter than 4 characters are left: replacing them would mangle the text and
- * hide nothing.
- */
-export function redact(text: string, secrets: Iterable<string>): string {
-  let out = text.replace(USERINFO, '$1***@');
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('***');
-  return out;
-}

@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import { clientSecretBasic } from '../../call/request/credentials.js';
+import { clientSecretBasic } from '../../call/request/client-auth.js';
 import {
   OAuthError,
   OAuthErrorCode,

@@ -3,7 +3,7 @@
 // app's secret goes to the token URL only, and neither it nor a token reaches a message.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { clientSecretBasic } from '../../call/request/credentials.js';
+import { clientSecretBasic } from '../../call/request/client-auth.js';
 import type { SignInConfig } from '../../start/config.js';
 import type { AuthSchemeSpec, ToolTable } from '../../../contract/table.js';
 

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostHeaderValidation } from '@modelcontextprotocol/node';
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { clientSecretBasic } from '../../call/request/credentials.js';
+import { clientSecretBasic } from '../../call/request/client-auth.js';
 import type { OAuthConfig, ServerConfig, SignInConfig } from '../../start/config.js';
 import { ownHostNames } from '../../http/guard.js';
 import type { HttpStep } from '../../http/pipeline.js';

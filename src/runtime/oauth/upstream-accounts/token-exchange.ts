@@ -6,12 +6,14 @@
 
 import { createHash } from 'node:crypto';
 import type { AuthInfo, AuthorizationServerMetadata } from '@modelcontextprotocol/server';
-import { clientSecretBasic, MAX_TOKEN_RESPONSE_BYTES } from '../../call/request/credentials.js';
+import { MAX_TOKEN_RESPONSE_BYTES } from '../../call/request/credentials.js';
+import { clientSecretBasic } from '../../call/request/client-auth.js';
 import type { TokenExchangeKind } from '../../start/config.js';
 import type { Logger } from '../../start/log.js';
 import type { LinkRequired } from '../../call/answer/link-mark.js';
 import { discoverAuthorizationServer } from '../resource-server/discovery.js';
-import { fromWebResponse, readLimited, redact } from '../../call/send/upstream.js';
+import { fromWebResponse, readLimited } from '../../call/send/upstream.js';
+import { redact } from '../../call/answer/redact.js';
 import { badCredential } from '../../../contract/headers.js';
 
 const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { StructureProblem, type OutputCheck } from '../../../../../src/runtime/mcp/output.js';
 import type { UpstreamAnswer } from '../../../../../src/runtime/call/answer/response.js';
-import { createRedactor, refusal, structureFor } from '../../../../../src/runtime/call/answer/shape.js';
+import { refusal, structureFor } from '../../../../../src/runtime/call/answer/shape.js';
+import { createRedactor } from '../../../../../src/runtime/call/answer/redact.js';
 import type { ToolSpec, ToolTable } from '../../../../../src/contract/table.js';
 
 const base = {

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { formEncode } from '../../../../../src/runtime/call/request/credentials.js';
+import { formEncode } from '../../../../../src/runtime/call/request/client-auth.js';
 import { createTokenExchanger, type TokenExchangeSettings } from '../../../../../src/runtime/oauth/upstream-accounts/token-exchange.js';
 import { discoverAuthorizationServer } from '../../../../../src/runtime/oauth/resource-server/discovery.js';
 import { createLogger } from '../../../../../src/runtime/start/log.js';
