@@ -94,7 +94,7 @@ const failure = (text: string, link?: LinkRequired): { failure: CallToolResult }
   failure: link === undefined ? toolError(text) : markLinkRequired(toolError(text), link),
 });
 
-// eslint-disable-next-line max-lines-per-function -- being split in #39
+// eslint-disable-next-line max-lines-per-function -- one server's caches shared by its local steps; splitting them into module-level prepare/send/answer steps is the part of #39 left open
 export function createExecutor(
   table: ToolTable,
   config: ServerConfig,

@@ -45,7 +45,24 @@ class Slots {
   readonly queue: Waiter[] = [];
 }
 
-// eslint-disable-next-line max-lines-per-function -- being split in #39
+/** A place in `own`'s queue, granted in turn; left, with the call's reason, when its signal aborts. */
+function queueFor(own: Slots, signal: Cancellation, busy: () => string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const waiter: Waiter = {
+      grant: () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+    };
+    const onAbort = () => {
+      own.queue.splice(own.queue.indexOf(waiter), 1);
+      reject(timedOut(signal) ? new PacingError(busy()) : signal.reason);
+    };
+    own.queue.push(waiter);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 export function createPacer(limits: PacingLimits, log: Logger): Pacer {
   const slots = new Map<string, Slots>();
   // With a rate: when the next request to each origin may leave (ms since the epoch).
@@ -76,26 +93,11 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
     log.info(
       `${name}: waiting for a request slot (${own.taken} in flight to ${origin}, ${own.queue.length} waiting; --max-concurrent-requests)`,
     );
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        grant: () => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        },
-      };
-      const onAbort = () => {
-        own.queue.splice(own.queue.indexOf(waiter), 1);
-        reject(
-          timedOut(signal)
-            ? new PacingError(
-                `all ${limits.maxConcurrent} request slots to ${origin} stayed busy for the whole call (--max-concurrent-requests)`,
-              )
-            : signal.reason,
-        );
-      };
-      own.queue.push(waiter);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+    return queueFor(
+      own,
+      signal,
+      () => `all ${limits.maxConcurrent} request slots to ${origin} stayed busy for the whole call (--max-concurrent-requests)`,
+    );
   }
 
   /** Waits for the origin's next rate slot, or refuses at once when it comes after the call's end. */
