@@ -126,6 +126,7 @@ describe('cold start over stdio', () => {
       'mcp/server-instances',
       'observe/client-log',
       'start/config',
+      'start/lazy',
       'start/log',
       'transports/stdio',
     ]);
