@@ -422,11 +422,11 @@ function manifestOf(model: ServerModel, description: string, defaultBaseUrl: str
 }
 
 export function emitProject(model: ServerModel, options: EmitOptions): EmittedProject {
-  return { files: projectFiles(model, options), summary: summaryOf(model, options) };
+  const install = installTarget(model);
+  return { files: projectFiles(model, options, install), summary: summaryOf(model, options, install) };
 }
 
-function summaryOf(model: ServerModel, options: EmitOptions): EmitSummary {
-  const install = installTarget(model);
+function summaryOf(model: ServerModel, options: EmitOptions, install: InstallTarget): EmitSummary {
   const claudeCode =
     options.entryPath === undefined
       ? undefined
@@ -438,11 +438,11 @@ function summaryOf(model: ServerModel, options: EmitOptions): EmitSummary {
   };
 }
 
-function projectFiles(model: ServerModel, options: EmitOptions): GeneratedFile[] {
+function projectFiles(model: ServerModel, options: EmitOptions, install: InstallTarget): GeneratedFile[] {
   const { table } = model;
   const defaultBaseUrl = resolveDefaultServer(table.servers);
   const title = mdInline(table.title ?? table.name, 120) || table.name;
-  const install = installTarget(model);
+  const settings = settingRows(model, defaultBaseUrl ?? '');
   const view = {
     packageName: table.name,
     serverKey: table.name.replace(/-mcp$/, ''),
@@ -464,8 +464,8 @@ function projectFiles(model: ServerModel, options: EmitOptions): GeneratedFile[]
     credentials: credentialRows(model),
     credentialChoices: credentialChoices(model),
     hasCredentials: Object.keys(table.auth).length > 0,
-    settings: settingRows(model, defaultBaseUrl ?? ''),
-    settingGroups: settingGroups(settingRows(model, defaultBaseUrl ?? '')),
+    settings,
+    settingGroups: settingGroups(settings),
     installs: clientInstalls(install).map((i) => ({ ...i, fence: i.kind === 'link' ? 'text' : i.kind })),
     installVariables: install.variables.length > 0,
     // our own slug of the package name: safe in Markdown

@@ -22,7 +22,8 @@ export async function run<Args extends object>(tableUrl: URL, hooks: Hooks<Args>
   const summary = readJson<TableSummary>(new URL('tools-summary.json', tableUrl), 'the tool table summary');
   loadEnvFile(fileURLToPath(new URL('.env', tableUrl)));
   const about = () => packageVersion(new URL('package.json', tableUrl));
-  const entry = process.argv[1] === undefined ? undefined : realpathSync(process.argv[1]);
+  // resolved only for --clients: no start pays the syscall
+  const entry = () => (process.argv[1] === undefined ? undefined : realpathSync(process.argv[1]));
   await serve(summary, () => readJson<ToolTable>(tableUrl, 'the tool table'), hooks as Hooks, argv, about, entry);
 }
 
@@ -86,7 +87,7 @@ async function serve(
   hooks: Hooks,
   argv: string[],
   about: () => string,
-  entry?: string,
+  entry: () => string | undefined = () => undefined,
 ): Promise<void> {
   let config;
   try {
@@ -109,7 +110,7 @@ async function serve(
     return;
   }
   if (config === 'clients') {
-    process.stdout.write(await clientLines(summary, entry));
+    process.stdout.write(await clientLines(summary, entry()));
     return;
   }
   // --toolsets alone means "these tools, listed": direct; otherwise the mode chosen at generation.
