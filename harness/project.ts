@@ -3,7 +3,7 @@
 // the same ones) and link them, build with the project's own `npm run build`, start it.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { isAbsolute, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   Client,
@@ -51,10 +51,10 @@ export function buildCli(): void {
   if (stale) execFileSync('npm', ['run', 'build', '--silent'], { cwd: REPO, stdio: 'inherit' });
 }
 
-/** Runs the built CLI: `node bin/mcp-gen.js <spec> --out test/.tmp/<name> --force ...`. */
+/** Runs the built CLI: `node bin/mcp-gen.js <spec> --out test/.tmp/<name> --force ...` (or --out <name> for an absolute path). */
 export function generateProject(spec: string, name: string, extraArgs: string[] = []): string {
   buildCli();
-  const out = join(TMP, name);
+  const out = isAbsolute(name) ? name : join(TMP, name);
   execFileSync('node', [join(REPO, 'bin/mcp-gen.js'), spec, '--out', out, '--force', '--quiet', ...extraArgs], {
     cwd: REPO,
     stdio: 'pipe',
@@ -100,10 +100,15 @@ async function installDeps(pkg: { dependencies: object; devDependencies: object 
   });
 }
 
+/** Development packages of a --target that the tests run from the repository's node_modules/.bin. */
+const PLATFORM_TOOLS = ['wrangler'];
+
 /** Links the shared dependencies into a generated project and builds it. */
 export async function buildProject(dir: string): Promise<void> {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: object; devDependencies: object };
-  await installDeps(pkg);
+  // A platform's own tool (wrangler) runs from this repository's install, at the version the project pins: the shared install stays one.
+  const devDependencies = Object.fromEntries(Object.entries(pkg.devDependencies).filter(([name]) => !PLATFORM_TOOLS.includes(name)));
+  await installDeps({ dependencies: pkg.dependencies, devDependencies });
   const link = join(dir, 'node_modules');
   rmSync(link, { recursive: true, force: true });
   symlinkSync(join(DEPS, 'node_modules'), link, 'dir');

@@ -9,7 +9,7 @@ import { nearest } from './contract/did-you-mean.js';
 import { formatWarning } from './warnings.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
-import { optionsFromCommandLine, withModelOptions, type CliFlags } from './flags.js';
+import { optionsFromCommandLine, withModelOptions, withTargetOption, type CliFlags } from './flags.js';
 
 const print = (line = '') => process.stdout.write(line + '\n');
 
@@ -183,16 +183,24 @@ async function diffMain(argv: string[]): Promise<number> {
 export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'diff') return reportErrors(() => diffMain(argv.slice(1)));
   if (argv[0] === 'serve') return reportErrors(() => serveMain(argv.slice(1)));
-  const program = withModelOptions(
-    new Command()
-      .name('mcp-gen')
-      .description('Generate a ready-to-run MCP server (stdio, SSE, Streamable HTTP) from an OpenAPI spec')
-      .version(GENERATOR_VERSION, '-v, --version')
-      .argument('[spec]', 'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL, YAML or JSON (or "spec" in the config file)')
-      .option('-o, --out <dir>', 'output folder (default: <api-name>-mcp)')
-      .option('-f, --force', 'write into a folder mcp-gen did not create, and overwrite files it did not write or that were edited by hand')
-      .option('--check', 'write nothing; exit 1 and list the files that would change (for CI)')
-      .option('--dry-run', 'write nothing; show what would be written'),
+  const program = withTargetOption(
+    withModelOptions(
+      new Command()
+        .name('mcp-gen')
+        .description('Generate a ready-to-run MCP server (stdio, SSE, Streamable HTTP) from an OpenAPI spec')
+        .version(GENERATOR_VERSION, '-v, --version')
+        .argument(
+          '[spec]',
+          'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL, YAML or JSON (or "spec" in the config file)',
+        )
+        .option('-o, --out <dir>', 'output folder (default: <api-name>-mcp)')
+        .option(
+          '-f, --force',
+          'write into a folder mcp-gen did not create, and overwrite files it did not write or that were edited by hand',
+        )
+        .option('--check', 'write nothing; exit 1 and list the files that would change (for CI)')
+        .option('--dry-run', 'write nothing; show what would be written'),
+    ),
   )
     .option('-q, --quiet', 'print nothing on success')
     .addHelpText(

@@ -4,13 +4,16 @@
 
 import { InvalidArgumentError, type Command } from 'commander';
 import { MODEL_DEFAULTS, RESOURCE_PRESETS, TOOL_MODES, type ResourcePreset, type ToolModeOption } from './model/model-options.js';
-import { findConfigFile, readConfigFile, type UserOptions } from './options.js';
+import { findConfigFile, readConfigFile, targetsError, type UserOptions } from './options.js';
+import { TARGETS, type Target } from './contract/targets.js';
 
 /** What commander gives for the flags: the flag's camelCased name for each. */
 export interface CliFlags extends Omit<
   UserOptions,
-  'spec' | 'maxDescriptionLength' | 'toolOverrides' | 'toolMode' | 'listBudgetKb' | 'toolsets'
+  'spec' | 'maxDescriptionLength' | 'toolOverrides' | 'toolMode' | 'listBudgetKb' | 'toolsets' | 'targets'
 > {
+  /** --target: targets. */
+  target?: Target[];
   /** --max-description: maxDescriptionLength. */
   maxDescription?: number;
   /** --list-budget: listBudgetKb. */
@@ -41,6 +44,23 @@ function resourcePreset(value: string): ResourcePreset {
 function toolMode(value: string): ToolModeOption {
   if (!TOOL_MODES.includes(value as ToolModeOption)) throw new InvalidArgumentError(TOOL_MODES.join(', '));
   return value as ToolModeOption;
+}
+
+/** --target: where the generated server runs (generate only: serve runs it here, on Node). */
+export function withTargetOption(command: Command): Command {
+  return command.option(
+    '--target <targets>',
+    `where the server runs, comma-separated: ${TARGETS.join(', ')} (default: node); each platform adds its entry under src/targets/ and its config`,
+    targetList,
+  );
+}
+
+/** The platforms, each one of TARGETS. */
+function targetList(value: string): Target[] {
+  const targets = list(value);
+  const wrong = targets.find((t) => !(TARGETS as readonly string[]).includes(t)) ?? (targets.length === 0 ? '' : undefined);
+  if (wrong !== undefined) throw new InvalidArgumentError(targetsError('', wrong).replace(/^ must list/, 'expected'));
+  return targets as Target[];
 }
 
 function packageName(value: string): string {
@@ -134,6 +154,6 @@ export function optionsFromCommandLine(flags: CliFlags, spec: string | undefined
 
 /** The flags under their options' names. */
 function optionsFromFlags(flags: CliFlags): UserOptions {
-  const { config: _config, quiet: _quiet, maxDescription, tools, listBudget, ...named } = flags;
-  return { ...named, maxDescriptionLength: maxDescription, toolMode: tools, listBudgetKb: listBudget };
+  const { config: _config, quiet: _quiet, maxDescription, tools, listBudget, target, ...named } = flags;
+  return { ...named, maxDescriptionLength: maxDescription, toolMode: tools, listBudgetKb: listBudget, targets: target };
 }

@@ -8,6 +8,8 @@ import { emitProject, withToolTypes, type EmitSummary, type GeneratedFile } from
 import { GENERATOR_VERSION } from './version.js';
 import { startToolTypesPrinter, type ToolTypesPrinter } from './emit/types-worker.js';
 import { loadSpec } from './parse/load.js';
+import { targetProblem } from './emit/targets.js';
+import { OptionsError } from './errors.js';
 import { screenUpstreams } from './model/upstreams.js';
 import { previousRun, writeProject, type PreviousRun, type WritePlan } from './write/write.js';
 import type { ToolTable } from './contract/table.js';
@@ -32,11 +34,18 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
     const printing = printer.print(built.table);
     printing.catch(() => undefined); // awaited below unless the previous run's text serves
     const model = listingOf(built);
+    const unservable = targetProblem(model.table, resolved.targets);
+    if (unservable !== undefined) throw new OptionsError(unservable);
     const outDir = resolve(resolved.out ?? model.table.name);
     const specName = /^https?:\/\//i.test(resolved.spec) ? resolved.spec : basename(resolved.spec);
     const generator = `mcp-gen@${GENERATOR_VERSION}`;
     const previous = previousRun(outDir, generator);
-    const emitted = emitProject(model, { specName, dirName: basename(outDir), entryPath: resolve(outDir, 'dist/main.js') });
+    const emitted = emitProject(model, {
+      specName,
+      dirName: basename(outDir),
+      entryPath: resolve(outDir, 'dist/main.js'),
+      targets: resolved.targets,
+    });
     const files = withToolTypes(emitted.files, await toolTypes(emitted.files, previous, printer, printing));
     const plan = writeProject(outDir, files, {
       force: resolved.force,

@@ -8,6 +8,7 @@ import { OptionsError } from './errors.js';
 import { toolsetSlug as toolsetName } from './contract/toolsets.js';
 import { isScopeToken } from './model/scopes.js';
 import { nearest } from './contract/did-you-mean.js';
+import { TARGETS, type Target } from './contract/targets.js';
 import {
   RESOURCE_PRESETS,
   ROUTE_KINDS,
@@ -35,6 +36,8 @@ interface OutputOptions {
   force?: boolean;
   check?: boolean;
   dryRun?: boolean;
+  /** Where the server runs (--target): Node, and platforms whose entry and config the project gets. */
+  targets?: Target[];
 }
 
 /** What a user gives, on the command line or in the config file: everything optional. */
@@ -56,7 +59,7 @@ const OVERRIDES_ALIAS = 'tools';
 
 const KEYS: Record<
   keyof UserOptions | typeof OVERRIDES_ALIAS,
-  'string' | 'boolean' | 'number' | 'strings' | 'overrides' | 'mode' | 'toolsets' | 'routes' | 'scopes' | 'preset' | 'prompts'
+  'string' | 'boolean' | 'number' | 'strings' | 'overrides' | 'mode' | 'toolsets' | 'routes' | 'scopes' | 'preset' | 'prompts' | 'targets'
 > = {
   spec: 'string',
   out: 'string',
@@ -64,6 +67,7 @@ const KEYS: Record<
   force: 'boolean',
   check: 'boolean',
   dryRun: 'boolean',
+  targets: 'targets',
   allowRemoteRefs: 'boolean',
   allowInternalServers: 'boolean',
   allowRefDir: 'strings',
@@ -185,6 +189,11 @@ const CHECKS: Record<(typeof KEYS)[keyof typeof KEYS], (value: unknown, at: stri
   preset: (value, at) => {
     if (!(RESOURCE_PRESETS as unknown[]).includes(value)) throw new OptionsError(`${at} must be ${RESOURCE_PRESETS.join(' or ')}`);
   },
+  targets: (value, at) => {
+    const list = isStringList(value) ? (value as string[]) : [];
+    const wrong = isStringList(value) ? list.find((t) => !(TARGETS as readonly string[]).includes(t)) : '';
+    if (wrong !== undefined) throw new OptionsError(targetsError(at, wrong));
+  },
   routes: checkRoutes,
   scopes: checkScopeRules,
   toolsets: checkToolsets,
@@ -296,10 +305,17 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     force: merged.force ?? false,
     check: merged.check ?? false,
     dryRun: merged.dryRun ?? false,
+    targets: merged.targets ?? ['node'],
     allowRemoteRefs: merged.allowRemoteRefs ?? false,
     allowInternalServers: merged.allowInternalServers ?? false,
     allowRefDir: (merged.allowRefDir ?? []).map((dir) => resolve(dir)),
   };
+}
+
+/** A target that is none: the one meant, when it is near one. */
+export function targetsError(at: string, wrong: string): string {
+  const near = wrong === '' ? undefined : nearest(wrong, [...TARGETS]);
+  return `${at} must list targets among ${TARGETS.join(', ')}${wrong === '' ? '' : ` (got "${wrong}"${near ? `; did you mean "${near}"?` : ''})`}`;
 }
 
 /** What no single option's check can see: the spec is given, and the options agree. Returns the spec. */

@@ -17,6 +17,8 @@ import { credentialGroups, credentialSummary } from '../model/auth.js';
 import { resolveDefaultServer } from './servers.js';
 import { bundleManifest } from './bundle-manifest.js';
 import { clientInstalls, type InstallTarget } from '../contract/installs.js';
+import type { Target } from '../contract/targets.js';
+import { COMPATIBILITY_DATE, targetFiles } from './targets.js';
 
 export interface GeneratedFile {
   path: string;
@@ -35,6 +37,8 @@ export interface EmitOptions {
   dirName: string;
   /** Where the built server's entry will be, for the summary's install line only: no file holds it. */
   entryPath?: string;
+  /** Where the server runs besides Node (--target): each adds its entry and its platform's config. */
+  targets?: readonly Target[];
 }
 
 /** What the person who generated the project is told, decided here and only printed by the CLI. */
@@ -118,6 +122,7 @@ const packageVersions = (() => {
     otelResources: exact('@opentelemetry/resources'),
     otelTraceBase: exact('@opentelemetry/sdk-trace-base'),
     mcpb: exact('@anthropic-ai/mcpb'),
+    wrangler: exact('wrangler'),
   };
 })();
 
@@ -473,6 +478,7 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
     resourceCount: table.tools.filter((t) => t.resource !== undefined).length,
     longRunningCount: table.tools.filter((t) => t.longRunning !== undefined).length,
     ...exampleCredential(model),
+    ...targetsView(options.targets ?? ['node'], table.name),
   };
 
   const files: GeneratedFile[] = [
@@ -501,8 +507,27 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
       owner: 'generated',
     },
   ];
+  for (const file of targetFiles(options.targets ?? [])) {
+    const contents = file.render ? render(file.template, view) : readFileSync(TEMPLATES + 'project/' + file.template, 'utf8');
+    files.push({ path: file.path, contents, owner: 'generated' });
+  }
   for (const folder of PREBUILT_FOLDERS) files.push(...prebuiltFiles(folder));
   return files.sort(byPath);
+}
+
+/** What the README and the platform configs say of the targets. */
+function targetsView(targets: readonly Target[], name: string) {
+  return {
+    cloudflare: targets.includes('cloudflare'),
+    deno: targets.includes('deno'),
+    // a Worker's name: lower-case letters, digits and dashes, at most 63
+    workerName:
+      name
+        .replace(/[^a-z0-9-]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .slice(0, 63) || 'mcp-server',
+    compatibilityDate: COMPATIBILITY_DATE,
+  };
 }
 
 /** The project's files with src/tool-types.ts among them: the compiler prints it (types.ts) while emitProject runs. */

@@ -5,17 +5,16 @@
 
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, readConfig, USAGE, type ServerConfig, type ToolMode, type TransportName } from './start/config.js';
+import { ConfigError, readConfig, USAGE, type ServerConfig, type TransportName } from './start/config.js';
 import type { Hooks } from './hooks-api.js';
 import type { HttpEndpoints } from './http/endpoints.js';
-import { serverFactory, type ServerFactory } from './mcp/server-instances.js';
-import { Lazy } from './start/lazy.js';
+import type { ServerFactory } from './mcp/server-instances.js';
+import type { Lazy } from './start/lazy.js';
 import { createLogger, type Logger } from './start/log.js';
 import type { Service } from './start/service.js';
 import { summarize, type TableSummary } from '../contract/summary.js';
 import type { ToolTable } from '../contract/table.js';
-import { checkToolsets, ToolsetError } from '../contract/toolsets.js';
-import { badCredential } from '../contract/headers.js';
+import { prepareServing, startProblem } from './start/serving.js';
 
 /** A generated server's start: its tools.json (read on first need), the summary beside it, and the .env there. */
 export async function run<Args extends object>(tableUrl: URL, hooks: Hooks<Args>, argv = process.argv.slice(2)): Promise<void> {
@@ -113,9 +112,7 @@ async function serve(
     process.stdout.write(await clientLines(summary, entry()));
     return;
   }
-  // --toolsets alone means "these tools, listed": direct; otherwise the mode chosen at generation.
-  const mode: ToolMode = config.toolMode ?? (config.toolsets.length ? 'direct' : (summary.mode ?? 'direct'));
-  const unusable = startProblem(summary, config);
+  const unusable = startProblem(summary, config, process.env);
   if (unusable) {
     process.stderr.write(`${summary.name}: ${unusable}\n`);
     process.exit(2);
@@ -124,34 +121,13 @@ async function serve(
   // A tool call must never take the server down; report and carry on.
   process.on('unhandledRejection', (error) => log.error(`unhandled: ${(error as Error)?.message ?? String(error)}`));
 
-  const initialToolsets = config.toolsets.includes('all')
-    ? summary.toolsets.map(([name]) => name)
-    : config.toolsets.filter((t) => t !== 'all');
-  const choices = { mode, initialToolsets, offers: summary.offers };
-  const service = new Lazy(async () => (await import('./start/service.js')).createService(load(), config, hooks, log, choices));
-  const factory = serverFactory(summary, mode, service);
+  const { factory, service } = prepareServing(summary, load, hooks, config, log);
   try {
     await TRANSPORTS[config.transport](factory, config, log, service);
   } catch (error) {
     process.stderr.write(`${summary.name}: ${(error as Error).message}\n`);
     process.exit(1);
   }
-}
-
-/** Why the server cannot start with these settings, checked before anything is served. */
-function startProblem(summary: TableSummary, config: ServerConfig): string | undefined {
-  try {
-    checkToolsets(summary.toolsets, config.toolsets);
-  } catch (error) {
-    if (!(error instanceof ToolsetError)) throw error;
-    return error.message;
-  }
-  const unusable = credentialProblem(summary, process.env) ?? baseUrlProblem(config.baseUrl);
-  if (unusable) return unusable;
-  const unknown = config.authFromHeaders.find(({ scheme }) => !summary.auth[scheme]);
-  if (unknown === undefined) return undefined;
-  const known = Object.keys(summary.auth).join(', ') || 'none';
-  return `--auth-from-headers maps ${unknown.header} to "${unknown.scheme}", which is not a security scheme of this API (known: ${known})`;
 }
 
 type Start<T> = (factory: ServerFactory, config: ServerConfig, log: Logger, service: Lazy<Service>) => Promise<T>;
@@ -186,31 +162,3 @@ const TRANSPORTS: Record<TransportName, Start<void>> = {
   sse: overHttp(legacySse),
   'http+sse': overHttp(streamableHttp, legacySse),
 };
-
-/**
- * The first credential variable set to something that cannot be sent, as a message that names
- * the variable and never its value (checked at start-up, so that no call fails with fetch's
- * own refusal, which quotes the value).
- */
-export function credentialProblem(table: Pick<ToolTable, 'auth'>, env: NodeJS.ProcessEnv): string | undefined {
-  for (const scheme of Object.values(table.auth)) {
-    for (const [part, variable] of Object.entries(scheme.env) as [string, string][]) {
-      const value = env[variable];
-      if (value === undefined || value === '') continue;
-      // Sent as a header value as it is; the rest is percent- or base64-encoded first.
-      const inHeader = (scheme.type === 'apiKey' && scheme.in === 'header') || part === 'token';
-      const problem = badCredential(value, inHeader);
-      if (problem) return `${variable} ${problem}; fix the variable`;
-    }
-  }
-  return undefined;
-}
-
-/**
- * Credentials in a URL are never sent (upstream.ts refuses the request, as fetch does), and
- * the refusal quotes the URL with its password: refuse it once at start, without quoting it.
- */
-function baseUrlProblem(baseUrl: string | undefined): string | undefined {
-  if (baseUrl === undefined || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(baseUrl)) return undefined;
-  return "--base-url (API_BASE_URL) must not carry a user name or password: set the credentials of the API's security scheme instead";
-}

@@ -119,8 +119,8 @@ describe('cold start over stdio', () => {
 
     expect(before).not.toContain('read tools.json');
     const early = loaded(before);
-    // what initialize needs: the settings, the summary's server instances (with the client log's
-    // logging/setLevel handler, registered on each), the transport
+    // what initialize needs: the settings and their checks (serving), the summary's server instances
+    // (with the client log's logging/setLevel handler, registered on each), the transport
     expect([...early.runtime].sort()).toEqual([
       'main',
       'mcp/server-instances',
@@ -128,6 +128,7 @@ describe('cold start over stdio', () => {
       'start/config',
       'start/lazy',
       'start/log',
+      'start/serving',
       'transports/stdio',
     ]);
     expect([...early.packages].sort()).toEqual(['@modelcontextprotocol/core', '@modelcontextprotocol/server', 'zod']);

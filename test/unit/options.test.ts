@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { optionsFromCommandLine, withModelOptions, type CliFlags } from '../../src/flags.js';
+import { optionsFromCommandLine, withModelOptions, withTargetOption, type CliFlags } from '../../src/flags.js';
 import { MODEL_DEFAULTS, withModelDefaults, type ModelOptions } from '../../src/model/model-options.js';
 import { readConfigFile, resolveOptions, type ResolvedOptions } from '../../src/options.js';
 import { OptionsError } from '../../src/errors.js';
@@ -19,7 +19,7 @@ function folderWith(config: string | undefined): string {
 
 /** What `mcp-gen <argv>` run in a folder holding `config` resolves to. */
 function resolvedFrom(argv: string[], config?: string): ResolvedOptions {
-  const program = withModelOptions(new Command().argument('[spec]')).exitOverride();
+  const program = withTargetOption(withModelOptions(new Command().argument('[spec]'))).exitOverride();
   program.parse(argv, { from: 'user' });
   return resolveOptions({}, optionsFromCommandLine(program.opts<CliFlags>(), program.args[0], folderWith(config)));
 }
@@ -32,6 +32,7 @@ function modelPart(resolved: ResolvedOptions): ModelOptions {
     force: _f,
     check: _c,
     dryRun: _d,
+    targets: _t,
     allowRemoteRefs: _r,
     allowInternalServers: _i,
     allowRefDir: _a,
@@ -246,5 +247,23 @@ describe('withModelDefaults', () => {
   ];
   it.each(cases)('%s', (_name, { given, want }) => {
     expect(withModelDefaults(given)).toEqual(want);
+  });
+});
+
+describe('targets (--target, "targets")', () => {
+  it('are node by default, and taken from the flag over the file', () => {
+    expect(resolvedFrom(['s.yaml']).targets).toEqual(['node']);
+    expect(resolvedFrom(['s.yaml'], 'targets: [deno]\n').targets).toEqual(['deno']);
+    expect(resolvedFrom(['s.yaml', '--target', 'node, cloudflare'], 'targets: [deno]\n').targets).toEqual(['node', 'cloudflare']);
+  });
+
+  it('refuse a target that is none, naming the one meant', () => {
+    expect(() => resolvedFrom(['s.yaml', '--target', 'cloudflaer'])).toThrow(
+      /expected targets among node, cloudflare, deno .*did you mean "cloudflare"/,
+    );
+    const dir = folderWith('targets: [node, lambdaa]\n');
+    expect(() => readConfigFile(join(dir, 'mcp-gen.config.yaml'))).toThrow(/"targets" must list targets among .*got "lambdaa"/);
+    const notList = folderWith('targets: deno\n');
+    expect(() => readConfigFile(join(notList, 'mcp-gen.config.yaml'))).toThrow(/"targets" must list targets among/);
   });
 });

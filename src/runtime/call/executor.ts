@@ -4,6 +4,7 @@
 // and read the answer (exchange.ts, upstream.ts), and shape the answer for the client
 // (shape.ts, response.ts).
 
+import { platform } from '../start/platform.js';
 import type { AuthInfo, CallToolResult } from '@modelcontextprotocol/server';
 import type { ServerConfig } from '../start/config.js';
 import { toolHooks, type Hooks, type OutgoingRequest } from '../hooks-api.js';
@@ -104,7 +105,7 @@ export function createExecutor(
 ): Executor {
   const schemas = toolSchemas(table);
   const checks = createChecks(table, schemas, log);
-  const auth = new Authenticator(table, process.env, log, config.timeoutMs);
+  const auth = new Authenticator(table, platform().env, log, config.timeoutMs);
   const defaultBase = apiBase(table, config.baseUrl);
   const send = observer.sender(upstreamSender(table, config));
   const sending = createSending(config.sending, log);

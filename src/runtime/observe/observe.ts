@@ -4,6 +4,7 @@
 // that came with the call is still forwarded upstream unchanged, so that the client's trace
 // reaches the API across this server at no cost.
 
+import { platform } from '../start/platform.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   PROTOCOL_VERSION_META_KEY,
@@ -173,7 +174,7 @@ export async function createObserver(
   table: ToolTable,
   config: Pick<ServerConfig, 'logCalls'>,
   log: Logger,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = platform().env,
 ): Promise<CallObserver> {
   const protocol = otlpProtocol(env, log);
   if (protocol !== undefined) {

@@ -200,6 +200,8 @@ function argumentError(error: Error & { code?: string }): string {
 type FlagValues = Record<string, string | boolean | string[] | undefined>;
 
 function parseFlags(argv: string[]): FlagValues {
+  // A platform's web handler has no command line, and workerd no parseArgs: settings come from variables only.
+  if (argv.length === 0) return {};
   try {
     return parseArgs({ args: argv, strict: true, allowPositionals: false, options: SERVER_OPTIONS }).values as FlagValues;
   } catch (error) {

@@ -1,4 +1,5 @@
-// Logs go to stderr only: under stdio, stdout belongs to the protocol.
+// Logs go to stderr only (under stdio, stdout belongs to the protocol), or to the console on a
+// platform without one (web/web-server.ts).
 
 import type { LogLevel } from './config.js';
 
@@ -13,12 +14,12 @@ export interface Logger {
   notice(message: string): void;
 }
 
-export function createLogger(name: string, level: LogLevel): Logger {
+export function createLogger(name: string, level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
   const at = (wanted: LogLevel) => (message: string) => {
-    if (RANK[wanted] >= RANK[level]) process.stderr.write(`[${name}] ${wanted}: ${message}\n`);
+    if (RANK[wanted] >= RANK[level]) write(`[${name}] ${wanted}: ${message}\n`);
   };
   const notice = (message: string) => {
-    if (level !== 'silent') process.stderr.write(`[${name}] ${message}\n`);
+    if (level !== 'silent') write(`[${name}] ${message}\n`);
   };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), notice };
 }

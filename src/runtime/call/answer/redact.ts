@@ -1,6 +1,7 @@
 // Redaction, the one place: every text that leaves a call (a tool result, a resources/read
 // refusal, a confirmation question, a token endpoint's error) is cleared of the credentials in use.
 
+import { platform } from '../../start/platform.js';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { RequestCredentials } from '../request/credentials.js';
 import type { ToolTable } from '../../../contract/table.js';
@@ -56,7 +57,7 @@ const shared = new WeakMap<ToolTable, WeakMap<[string, string][], Redactor>>();
 export function serverRedactor(table: ToolTable, staticHeaders: [string, string][]): Redactor {
   const byHeaders = shared.get(table) ?? new WeakMap<[string, string][], Redactor>();
   shared.set(table, byHeaders);
-  const redactor = byHeaders.get(staticHeaders) ?? createRedactor(table, process.env, staticHeaders);
+  const redactor = byHeaders.get(staticHeaders) ?? createRedactor(table, platform().env, staticHeaders);
   byHeaders.set(staticHeaders, redactor);
   return redactor;
 }

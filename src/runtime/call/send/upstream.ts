@@ -8,6 +8,7 @@ import { pipeline, Readable, type Duplex } from 'node:stream';
 import { abortSignalOf, type Cancellation } from './call-limit.js';
 import type { OutgoingRequest } from '../../hooks-api.js';
 import type { ToolTable } from '../../../contract/table.js';
+import { platform } from '../../start/platform.js';
 
 /** Redirect hops followed before giving up (browsers allow 20; an API needs one or two). */
 const MAX_REDIRECTS = 5;
@@ -114,10 +115,10 @@ export async function sendOnce(
   signal: Cancellation,
   publicOnly = false,
 ): Promise<UpstreamResponse> {
-  const viaFetch = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
+  // FormData, Blob, a stream: only a hook sends these, and fetch knows how to frame them.
+  const viaFetch = platform().upstream === 'fetch' || (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array));
   if (publicOnly) await refuseInternal(url, viaFetch);
   if (viaFetch) {
-    // FormData, Blob, a stream: only a hook sends these, and fetch knows how to frame them.
     return fromWebResponse(
       await fetch(url, { method, headers, body: body as RequestInit['body'], signal: abortSignalOf(signal), redirect: 'manual' }),
     );

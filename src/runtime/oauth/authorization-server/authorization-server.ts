@@ -11,7 +11,7 @@ import { hostHeaderValidation } from '@modelcontextprotocol/node';
 import { OAuthError, OAuthErrorCode, type AuthorizationServerMetadata } from '@modelcontextprotocol/server';
 import { isLoopback, type OAuthConfig, type ServerConfig, type SignInConfig } from '../../start/config.js';
 import { clientAddress } from '../../http/connections.js';
-import { ownHostNames } from '../../http/guard.js';
+import { ownHostNames } from '../../http/host-names.js';
 import type { HttpStep } from '../../http/pipeline.js';
 import type { Logger } from '../../start/log.js';
 import { accountsOf, type Accounts } from '../upstream-accounts/accounts.js';

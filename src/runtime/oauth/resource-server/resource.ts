@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import { validateHostHeader } from '@modelcontextprotocol/server';
 import type { OAuthConfig, ServerConfig, TransportName } from '../../start/config.js';
-import { hostnameOf, ownHostNames } from '../../http/guard.js';
+import { hostnameOf, ownHostNames } from '../../http/host-names.js';
 
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 

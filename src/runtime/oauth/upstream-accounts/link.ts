@@ -11,7 +11,7 @@ import type { AuthorizationServerMetadata } from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { clientSecretBasic } from '../../call/request/client-auth.js';
 import type { OAuthConfig, ServerConfig, SignInConfig } from '../../start/config.js';
-import { ownHostNames } from '../../http/guard.js';
+import { ownHostNames } from '../../http/host-names.js';
 import type { HttpStep } from '../../http/pipeline.js';
 import type { Logger } from '../../start/log.js';
 import { accountsOf, saveLink, type Accounts, type LinkStart } from './accounts.js';

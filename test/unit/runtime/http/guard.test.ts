@@ -1,7 +1,8 @@
 // Host and Origin must name this server (DNS-rebinding protection): loopback names always,
 // other names only when the operator lists them.
 import { afterEach, describe, expect, it } from 'vitest';
-import { hostOriginGuard, hostnameOf } from '../../../../src/runtime/http/guard.js';
+import { hostOriginGuard } from '../../../../src/runtime/http/guard.js';
+import { hostnameOf } from '../../../../src/runtime/http/host-names.js';
 import { send, serveSteps, type StepServer } from '../../../harness/http-steps.js';
 
 const NONE = { allowedHosts: [], allowedOrigins: [], corsOrigins: [] };

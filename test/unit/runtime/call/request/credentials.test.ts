@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Authenticator, MAX_TOKEN_RESPONSE_BYTES, type AuthRequest } from '../../../../../src/runtime/call/request/credentials.js';
-import { credentialProblem } from '../../../../../src/runtime/main.js';
+import { credentialProblem } from '../../../../../src/runtime/start/serving.js';
 import { createLogger } from '../../../../../src/runtime/start/log.js';
 import type { AuthSchemeSpec, SecurityRequirement, ToolSpec, ToolTable } from '../../../../../src/contract/table.js';
 

@@ -1,0 +1,77 @@
+// What a server serves, decided once from its settings and its table's summary: the checks
+// that refuse a start, the listing mode and the toolsets enabled at first, the service (loaded
+// on first need) and the factory of server instances. Every platform's start shares it: the
+// Node process (main.ts) and the web handler of the other platforms (web/web-server.ts).
+
+import type { Hooks } from '../hooks-api.js';
+import { serverFactory, type ServerFactory } from '../mcp/server-instances.js';
+import type { ServerConfig, ToolMode } from './config.js';
+import { Lazy } from './lazy.js';
+import type { Logger } from './log.js';
+import type { Service } from './service.js';
+import type { TableSummary } from '../../contract/summary.js';
+import type { ToolTable } from '../../contract/table.js';
+import { checkToolsets, ToolsetError } from '../../contract/toolsets.js';
+import { badCredential } from '../../contract/headers.js';
+
+export interface Serving {
+  factory: ServerFactory;
+  /** The table and what serves it, made on first need. */
+  service: Lazy<Service>;
+}
+
+/** The factory and the (lazy) service of a server whose settings passed startProblem. */
+export function prepareServing(summary: TableSummary, load: () => ToolTable, hooks: Hooks, config: ServerConfig, log: Logger): Serving {
+  // --toolsets alone means "these tools, listed": direct; otherwise the mode chosen at generation.
+  const mode: ToolMode = config.toolMode ?? (config.toolsets.length ? 'direct' : (summary.mode ?? 'direct'));
+  const initialToolsets = config.toolsets.includes('all')
+    ? summary.toolsets.map(([name]) => name)
+    : config.toolsets.filter((t) => t !== 'all');
+  const choices = { mode, initialToolsets, offers: summary.offers };
+  const service = new Lazy(async () => (await import('./service.js')).createService(load(), config, hooks, log, choices));
+  return { factory: serverFactory(summary, mode, service), service };
+}
+
+/** Why the server cannot start with these settings, checked before anything is served. */
+export function startProblem(summary: TableSummary, config: ServerConfig, env: Record<string, string | undefined>): string | undefined {
+  try {
+    checkToolsets(summary.toolsets, config.toolsets);
+  } catch (error) {
+    if (!(error instanceof ToolsetError)) throw error;
+    return error.message;
+  }
+  const unusable = credentialProblem(summary, env) ?? baseUrlProblem(config.baseUrl);
+  if (unusable) return unusable;
+  const unknown = config.authFromHeaders.find(({ scheme }) => !summary.auth[scheme]);
+  if (unknown === undefined) return undefined;
+  const known = Object.keys(summary.auth).join(', ') || 'none';
+  return `--auth-from-headers maps ${unknown.header} to "${unknown.scheme}", which is not a security scheme of this API (known: ${known})`;
+}
+
+/**
+ * The first credential variable set to something that cannot be sent, as a message that names
+ * the variable and never its value (checked at start-up, so that no call fails with fetch's
+ * own refusal, which quotes the value).
+ */
+export function credentialProblem(table: Pick<ToolTable, 'auth'>, env: Record<string, string | undefined>): string | undefined {
+  for (const scheme of Object.values(table.auth)) {
+    for (const [part, variable] of Object.entries(scheme.env) as [string, string][]) {
+      const value = env[variable];
+      if (value === undefined || value === '') continue;
+      // Sent as a header value as it is; the rest is percent- or base64-encoded first.
+      const inHeader = (scheme.type === 'apiKey' && scheme.in === 'header') || part === 'token';
+      const problem = badCredential(value, inHeader);
+      if (problem) return `${variable} ${problem}; fix the variable`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Credentials in a URL are never sent (upstream.ts refuses the request, as fetch does), and
+ * the refusal quotes the URL with its password: refuse it once at start, without quoting it.
+ */
+function baseUrlProblem(baseUrl: string | undefined): string | undefined {
+  if (baseUrl === undefined || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(baseUrl)) return undefined;
+  return "--base-url (API_BASE_URL) must not carry a user name or password: set the credentials of the API's security scheme instead";
+}

@@ -1,0 +1,88 @@
+// The steps of a request to the web handler, in the order they run, each answering the request
+// (a Response) or passing it on (undefined): the same rules as the Node server's pipeline
+// (http/), written against web-standard Request and Response.
+
+import type { ServerConfig } from '../start/config.js';
+import { isLoopback } from '../start/config.js';
+import { guardedNames, hostnameOf } from '../http/host-names.js';
+
+export type WebStep = (request: Request, url: URL) => Response | undefined | Promise<Response | undefined>;
+
+/** A JSON-RPC error as the Node server answers one (http/answer.ts). */
+export function jsonRpcRefusal(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
+}
+
+/** GET /healthz: the platform's probe, before the guard and the token (it comes with neither). */
+export const health: WebStep = (request, url) =>
+  url.pathname === '/healthz' && request.method === 'GET' ? Response.json({ status: 'ok' }) : undefined;
+
+/**
+ * Host and Origin must name this server (DNS-rebinding protection, as http/guard.ts): loopback
+ * always, a deployed name only when listed in MCP_ALLOWED_HOSTS.
+ */
+export function hostOriginGuard(config: Pick<ServerConfig, 'allowedHosts' | 'allowedOrigins' | 'corsOrigins' | 'oauth'>): WebStep {
+  const names = guardedNames(config);
+  return (request) => {
+    const host = request.headers.get('host');
+    if (host === null || !names.hosts.includes(hostnameOf(host))) {
+      return jsonRpcRefusal(403, -32000, `Invalid Host header: ${host ?? '(none)'}; list this server's public name in MCP_ALLOWED_HOSTS`);
+    }
+    const origin = request.headers.get('origin');
+    if (origin !== null && names.origins !== undefined && !names.origins.includes(originHostname(origin))) {
+      return jsonRpcRefusal(403, -32000, `Invalid Origin header: ${origin}`);
+    }
+    return undefined;
+  };
+}
+
+const originHostname = (origin: string): string => {
+  try {
+    return new URL(origin).hostname;
+  } catch {
+    return '';
+  }
+};
+
+/**
+ * A server reached beyond loopback lends the API's credentials to whoever reaches it: without a
+ * token (or MCP_ALLOW_UNAUTHENTICATED) it answers nobody there, as the Node server refuses to
+ * start on a public interface.
+ */
+export function refuseOpenServer(config: Pick<ServerConfig, 'authToken' | 'oauth' | 'allowUnauthenticated'>): WebStep {
+  if (config.authToken !== undefined || config.oauth !== undefined || config.allowUnauthenticated) return () => undefined;
+  return (_request, url) =>
+    isLoopback(url.hostname)
+      ? undefined
+      : jsonRpcRefusal(
+          403,
+          -32001,
+          'This server has no MCP_AUTH_TOKEN: set one as a secret of the platform (or MCP_ALLOW_UNAUTHENTICATED=true to serve anyone)',
+        );
+}
+
+/** One shared bearer token (RFC 6750), compared in constant time over digests; without one every request passes. */
+export function bearerAuth(token: string | undefined): WebStep {
+  if (token === undefined) return () => undefined;
+  const expected = digest(token);
+  return async (request) => {
+    const given = /^Bearer (.*)$/is.exec(request.headers.get('authorization') ?? '')?.[1];
+    if (given !== undefined && equalBytes(await digest(given), await expected)) return undefined;
+    return jsonRpcRefusal(401, -32001, 'Unauthorized: send Authorization: Bearer <token>', {
+      'www-authenticate': given === undefined ? 'Bearer realm="mcp"' : 'Bearer realm="mcp", error="invalid_token"',
+    });
+  };
+}
+
+/** The token's bytes as the Node server reads a header: latin1, one byte per character. */
+async function digest(text: string): Promise<Uint8Array> {
+  const bytes = Uint8Array.from(text, (c) => c.charCodeAt(0) & 0xff);
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+}
+
+/** Equal-length digests compared without an early exit. */
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  let differ = a.length ^ b.length;
+  for (let i = 0; i < a.length && i < b.length; i++) differ |= (a[i] as number) ^ (b[i] as number);
+  return differ === 0;
+}

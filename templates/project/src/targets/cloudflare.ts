@@ -1,0 +1,24 @@
+// Cloudflare Workers: `npx wrangler dev` serves /mcp locally on workerd (local secrets in
+// .dev.vars), `npx wrangler deploy` publishes it. The server is the runtime's web handler; the
+// platform's variables and secrets are its settings and the API's credentials.
+import { createWebServer, type WebServer } from '../../lib/runtime/web/web-server.js';
+import table from '../../tools.json';
+import summary from '../../tools-summary.json';
+import { hooks } from '../hooks.ts';
+
+let server: WebServer | undefined;
+
+export default {
+  fetch(request: Request, env: Record<string, unknown>): Promise<Response> {
+    // One per isolate, made on its first request: the variables arrive with the request.
+    server ??= createWebServer({ platform: 'cloudflare', summary: summary as never, table: table as never, hooks, env: textsOf(env) });
+    return server.fetch(request);
+  },
+};
+
+/** The string variables and secrets; bindings (KV, Durable Objects) are not settings. */
+function textsOf(env: Record<string, unknown>): Record<string, string | undefined> {
+  const texts: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(env)) if (typeof value === 'string') texts[name] = value;
+  return texts;
+}

@@ -1,0 +1,159 @@
+// Generated servers on the platforms' own runtimes (issue #40): the Petstore project generated
+// with --target cloudflare,deno, served by workerd through `wrangler dev` and by `deno task
+// start`, each driven by the official SDK client over Streamable HTTP in both protocol eras,
+// with tool calls reaching a recording upstream with the right request and credential.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildProject, connect, generateProject, REPO } from '../../harness/project.js';
+import { freePort } from '../../harness/process.js';
+import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { startDeno, startWrangler, type PlatformServer } from '../harness/platforms.js';
+
+const TOKEN = 'platform-token-1';
+const API_KEY = 'key-platforms';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+
+// Whether strings are evaluated on the platform: workerd forbids it at request time.
+const EVAL_PROBE = `import type { Hooks } from '../lib/runtime/hooks-api.js';
+import type { ToolArguments } from './tool-types.js';
+
+export const hooks: Hooks<ToolArguments> = {
+  beforeRequest(request) {
+    let evaluated = 'ran';
+    try {
+      new Function('return 1')();
+    } catch {
+      evaluated = 'refused';
+    }
+    request.headers['x-eval'] = evaluated;
+    return request;
+  },
+};
+`;
+
+let dir: string;
+let upstream: Upstream;
+let toolCount: number;
+const servers: Partial<Record<'cloudflare' | 'deno', PlatformServer>> = {};
+
+beforeAll(async () => {
+  upstream = await startUpstream((req) => {
+    const id = /^\/v2\/pet\/(\d+)$/.exec(req.path)?.[1];
+    if (req.method === 'GET' && id) return { body: JSON.stringify({ id: Number(id), name: `pet-${id}`, photoUrls: [] }) };
+    return { status: 404, body: JSON.stringify({ code: 404, message: `unexpected ${req.method} ${req.path}` }) };
+  });
+  // Outside this repository: \`deno task\` would take the repository's node_modules/.bin/deno (the npm
+  // package's binary) for a script of a package and fail to run it.
+  dir = generateProject(`${REPO}samples/petstore/openapi.json`, join(tmpdir(), 'mcp-gen-e2e-platforms'), [
+    '--target',
+    'node,cloudflare,deno',
+  ]);
+  writeFileSync(join(dir, 'src/hooks.ts'), EVAL_PROBE);
+  toolCount = (JSON.parse(readFileSync(join(dir, 'tools.json'), 'utf8')) as { tools: unknown[] }).tools.length;
+  await buildProject(dir);
+  const variables = [`API_BASE_URL=${upstream.url}/v2`, `SWAGGER_PETSTORE_API_KEY=${API_KEY}`, `MCP_AUTH_TOKEN=${TOKEN}`, 'LOG_LEVEL=warn'];
+  writeFileSync(join(dir, '.dev.vars'), `${variables.join('\n')}\n`);
+  writeFileSync(join(dir, '.env'), `${variables.join('\n')}\n`);
+  [servers.cloudflare, servers.deno] = await Promise.all([startWrangler(dir, await freePort()), startDeno(dir, await freePort())]);
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all([servers.cloudflare?.stop(), servers.deno?.stop()]);
+  await upstream?.close();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each(['cloudflare', 'deno'] as const)('on %s', (platform) => {
+  const server = () => servers[platform] as PlatformServer;
+
+  it.each([
+    ['2025-11-25', false],
+    ['2026-07-28', true],
+  ])('the SDK client (%s) lists the tools and a call reaches the API with its credential', async (_era, negotiate) => {
+    const client = await connect('http', server().url, { negotiate, headers: AUTH });
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('getPetById');
+      expect(tools).toHaveLength(toolCount);
+      upstream.clear();
+      const id = negotiate ? 26 : 25;
+      const result = await client.callTool({ name: 'getPetById', arguments: { petId: id } });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual({ id, name: `pet-${id}`, photoUrls: [] });
+      expect(upstream.requests).toHaveLength(1);
+      expect(upstream.requests[0]?.path).toBe(`/v2/pet/${id}`);
+      expect(upstream.requests[0]?.headers.api_key).toBe(API_KEY);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('checks arguments before any request, as on Node', async () => {
+    const client = await connect('http', server().url, { headers: AUTH });
+    try {
+      upstream.clear();
+      const result = await client.callTool({ name: 'getPetById', arguments: { petId: 'not-a-number' } });
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toContain('petId');
+      expect(upstream.requests).toHaveLength(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('serves the documentation resource and the prompts', async () => {
+    const client = await connect('http', server().url, { headers: AUTH });
+    try {
+      expect((await client.listResources()).resources.length).toBeGreaterThan(0);
+      expect((await client.listPrompts()).prompts.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a request without the token, and one naming another host', async () => {
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    expect((await post(`${server().url}/mcp`, initialize, {})).status).toBe(401);
+    const rebound = await post(`${server().url}/mcp`, initialize, { ...AUTH, host: 'attacker.example' });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).toContain('MCP_ALLOWED_HOSTS');
+  });
+});
+
+it('workerd evaluates no string at request time: a hook that tries is refused there, and runs on Deno', async () => {
+  for (const platform of ['cloudflare', 'deno'] as const) {
+    const client = await connect('http', (servers[platform] as PlatformServer).url, { headers: AUTH });
+    try {
+      upstream.clear();
+      await client.callTool({ name: 'getPetById', arguments: { petId: 3 } });
+      expect(upstream.requests[0]?.headers['x-eval']).toBe(platform === 'cloudflare' ? 'refused' : 'ran');
+    } finally {
+      await client.close();
+    }
+  }
+});
+
+/** A raw POST with any Host header (fetch will not send one of its own choosing). */
+function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}

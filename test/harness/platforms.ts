@@ -1,0 +1,92 @@
+// The platforms' own runtimes, installed from npm as this repository's devDependencies: workerd
+// through `wrangler dev`, and deno. Each is started in its own process group, so that stopping
+// it stops what it started too (wrangler runs workerd as a child).
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { REPO } from '../../harness/project.js';
+
+export interface PlatformServer {
+  /** The server's origin (the MCP endpoint is /mcp). */
+  url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const BIN = join(REPO, 'node_modules/.bin');
+
+/** `wrangler dev` on 127.0.0.1:<port>, offline (no metrics, no Cloudflare account), ready when it says so. */
+export function startWrangler(dir: string, port: number): Promise<PlatformServer> {
+  const child = spawn(
+    join(BIN, 'wrangler'),
+    ['dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--show-interactive-dev-session=false'],
+    {
+      cwd: dir,
+      detached: true,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, WRANGLER_SEND_METRICS: 'false', CI: '1', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  return untilReady(child, `http://127.0.0.1:${port}`, (url) => probe(url));
+}
+
+/** `deno task start` (the project's deno.json) on 127.0.0.1:<port>. */
+export function startDeno(dir: string, port: number): Promise<PlatformServer> {
+  const child = spawn(join(BIN, 'deno'), ['task', 'start'], {
+    cwd: dir,
+    detached: true,
+    env: {
+      PATH: `${BIN}:${process.env.PATH ?? ''}`,
+      HOME: process.env.HOME ?? dir,
+      PORT: String(port),
+      NO_COLOR: '1',
+      DENO_NO_UPDATE_CHECK: '1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return untilReady(child, `http://127.0.0.1:${port}`, (url) => probe(url));
+}
+
+/** Whether the endpoint answers (its health check) yet. */
+async function probe(url: string): Promise<boolean> {
+  try {
+    return (await fetch(new URL('/healthz', url), { signal: AbortSignal.timeout(2000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+async function untilReady(child: ChildProcess, url: string, ready: (url: string) => Promise<boolean>): Promise<PlatformServer> {
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  const server: PlatformServer = { url, output: () => output, stop: () => stopGroup(child) };
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (exited !== undefined) throw new Error(`exited with ${exited} before serving:\n${output}`);
+    if (await ready(url)) return server;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  await server.stop();
+  throw new Error(`not serving after 120 s:\n${output}`);
+}
+
+/** SIGTERM to the whole group, then SIGKILL if it lingers. */
+async function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-(child.pid as number), name);
+    } catch {
+      // already gone
+    }
+  };
+  signal('SIGTERM');
+  const timer = setTimeout(() => signal('SIGKILL'), 3000);
+  await exited;
+  clearTimeout(timer);
+  signal('SIGKILL');
+}

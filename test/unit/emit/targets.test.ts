@@ -1,0 +1,71 @@
+// What --target adds to a project (src/emit/targets.ts): each platform's entry and config, the
+// README section that runs and deploys it, and a refusal, at generation, of what a platform
+// cannot serve.
+import { describe, expect, it } from 'vitest';
+import { buildModel } from '../../../src/model/build.js';
+import { emitProject } from '../../../src/emit/project.js';
+import { targetProblem } from '../../../src/emit/targets.js';
+import type { Target } from '../../../src/contract/targets.js';
+
+function project(targets?: Target[]) {
+  const model = buildModel(
+    {
+      doc: {
+        openapi: '3.0.3',
+        info: { title: 'Things', version: '1' },
+        servers: [{ url: 'https://api.example.com' }],
+        paths: { '/things': { get: { operationId: 'listThings', responses: {} } } },
+        components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } },
+        security: [{ key: [] }],
+      },
+      specVersion: '3.0.3',
+      source: 'spec.yaml',
+      warnings: [],
+    },
+    { maxDescriptionLength: 1000, titleNamesCredentials: true },
+  );
+  const files = emitProject(model, { specName: 'spec.yaml', dirName: 'things-mcp', ...(targets ? { targets } : {}) }).files;
+  const text = (path: string) => files.find((f) => f.path === path)?.contents.toString();
+  return { paths: files.map((f) => f.path), text };
+}
+
+describe('--target', () => {
+  it('node alone adds no platform file, and the README names no platform', () => {
+    const { paths, text } = project();
+    expect(paths.filter((p) => p.startsWith('src/targets/') || p === 'wrangler.jsonc' || p === 'deno.json')).toEqual([]);
+    expect(text('README.md')).not.toMatch(/## Cloudflare Workers|## Deno/);
+  });
+
+  it('cloudflare adds its entry, a wrangler config without secrets, wrangler pinned, and a README section', () => {
+    const { paths, text } = project(['node', 'cloudflare']);
+    expect(paths).toEqual(expect.arrayContaining(['src/targets/cloudflare.ts', 'wrangler.jsonc']));
+    const wrangler = text('wrangler.jsonc') as string;
+    expect(wrangler).toContain('"main": "src/targets/cloudflare.ts"');
+    expect(wrangler).toContain('"name": "things-mcp"');
+    expect(wrangler).not.toMatch(/THINGS_KEY/);
+    const pkg = JSON.parse(text('package.json') as string) as { devDependencies: Record<string, string>; scripts: Record<string, string> };
+    expect(pkg.devDependencies.wrangler).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(pkg.scripts['deploy:cloudflare']).toBe('wrangler deploy');
+    const readme = text('README.md') as string;
+    expect(readme).toContain('npx wrangler dev');
+    expect(readme).toContain('npx wrangler secret put THINGS_KEY');
+    expect(text('.gitignore')).toContain('.dev.vars');
+    // the project's tsc leaves the platforms' entries to the platforms' own tools
+    expect(JSON.parse(text('tsconfig.json') as string).exclude).toEqual(['src/targets']);
+  });
+
+  it('deno adds its entry and a deno.json whose start task the README gives', () => {
+    const { paths, text } = project(['deno']);
+    expect(paths).toEqual(expect.arrayContaining(['src/targets/deno.ts', 'deno.json']));
+    expect(JSON.parse(text('deno.json') as string).tasks.start).toContain('src/targets/deno.ts');
+    expect(text('README.md')).toContain('deno task start');
+  });
+
+  it('refuses code mode for a platform without worker threads, naming the alternatives', () => {
+    expect(targetProblem({ serve: { mode: 'code', pinned: [] } }, ['node', 'cloudflare'])).toMatch(
+      /^--target cloudflare: code mode .* --tools direct, toolsets or dynamic, or for --target node only$/,
+    );
+    expect(targetProblem({ serve: { mode: 'code', pinned: [] } }, ['node'])).toBeUndefined();
+    expect(targetProblem({ serve: { mode: 'dynamic', pinned: [] } }, ['deno'])).toBeUndefined();
+  });
+});
