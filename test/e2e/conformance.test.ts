@@ -1,14 +1,18 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance) against a generated
-// Petstore server over Streamable HTTP, stateful (sessions, the default) and --stateless.
+// Petstore server over Streamable HTTP, stateful (sessions, the default) and --stateless on Node,
+// and served by workerd (`wrangler dev`) and Deno (`deno task start`) from its --target entries.
 // The suite needs Node >= 22 while this repository runs on Node 20, so the test installs the
 // suite together with the npm package `node` (a Node 22 binary) into its own folder,
 // test/.tmp/_conformance, from test/fixtures/conformance/package.json, and runs the suite with
 // that binary. Nothing of it reaches the root package.json (whose scripts must stay on Node 20).
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProject, generateProject, REPO, startServer, TMP, withLock, type RunningServer } from '../../harness/project.js';
+import { buildProject, generateProject, REPO, startServer, TMP, withLock } from '../../harness/project.js';
+import { freePort } from '../../harness/process.js';
+import { startDeno, startWrangler } from '../harness/platforms.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const FIXTURE = join(REPO, 'test/fixtures/conformance/package.json');
@@ -107,34 +111,51 @@ const SCENARIOS: [string, [string, 'SUCCESS' | 'INFO'][]][] = [
   ],
 ];
 
+type Mode = 'stateful' | 'stateless' | 'workerd' | 'deno';
 let upstream: Upstream;
-const servers: Record<'stateful' | 'stateless', RunningServer | undefined> = { stateful: undefined, stateless: undefined };
+let platformsDir: string | undefined;
+const servers: Record<Mode, { url: string; stop(): Promise<void> } | undefined> = {
+  stateful: undefined,
+  stateless: undefined,
+  workerd: undefined,
+  deno: undefined,
+};
 
 beforeAll(async () => {
   rmSync(RESULTS, { recursive: true, force: true });
   mkdirSync(RESULTS, { recursive: true });
   const dir = generateProject(`${REPO}samples/petstore/openapi.json`, 'e2e-conformance');
-  await Promise.all([installSuite(), buildProject(dir)]);
+  // Outside this repository, as test/e2e/platforms.test.ts explains.
+  platformsDir = generateProject(`${REPO}samples/petstore/openapi.json`, join(tmpdir(), 'mcp-gen-e2e-conformance-platforms'), [
+    '--target',
+    'cloudflare,deno',
+  ]);
+  await Promise.all([installSuite(), buildProject(dir), buildProject(platformsDir)]);
   upstream = await startUpstream();
   const args = ['--base-url', `${upstream.url}/v2`, '--log-level', 'warn'];
-  [servers.stateful, servers.stateless] = await Promise.all([
+  for (const file of ['.dev.vars', '.env']) writeFileSync(join(platformsDir, file), `API_BASE_URL=${upstream.url}/v2\nLOG_LEVEL=warn\n`);
+  [servers.stateful, servers.stateless, servers.workerd, servers.deno] = await Promise.all([
     startServer(dir, 'http', args),
     startServer(dir, 'http', [...args, '--stateless']),
+    startWrangler(platformsDir, await freePort()),
+    startDeno(platformsDir, await freePort()),
   ]);
 }, 600_000);
 
 afterAll(async () => {
-  await Promise.all([servers.stateful?.stop(), servers.stateless?.stop()]);
+  await Promise.all(Object.values(servers).map((server) => server?.stop()));
   await upstream?.close();
+  if (platformsDir !== undefined) rmSync(platformsDir, { recursive: true, force: true });
 });
 
 const summary = (run: SuiteRun) => `${run.output}\n${JSON.stringify(run.checks, null, 2)}`;
 
-describe.each(['stateful', 'stateless'] as const)('conformance suite, Streamable HTTP %s', (mode) => {
+describe.each(['stateful', 'stateless', 'workerd', 'deno'] as const)('conformance suite, Streamable HTTP %s', (mode) => {
   const url = () => `${servers[mode]?.url}/mcp`;
 
   for (const [scenario, expected] of SCENARIOS) {
-    if (mode === 'stateless' && scenario === 'server-sse-multiple-streams') {
+    // Served without sessions: --stateless, and the platforms' web handler.
+    if (mode !== 'stateful' && scenario === 'server-sse-multiple-streams') {
       // The scenario needs an Mcp-Session-Id to run its checks; a --stateless server gives none
       // by design (session ids are a MAY), so the suite can only warn. What it would check is
       // then done here on the wire: three concurrent POST streams, each answered on its own.
