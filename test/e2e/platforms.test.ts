@@ -1,7 +1,8 @@
 // Generated servers on the platforms' own runtimes (issue #40): the Petstore project generated
 // with --target cloudflare,deno, served by workerd through `wrangler dev` and by `deno task
 // start`, each driven by the official SDK client over Streamable HTTP in both protocol eras,
-// with tool calls reaching a recording upstream with the right request and credential.
+// with tool calls reaching a recording upstream with the right request and credential; and
+// GitHub's 1,223 operations (dynamic mode) on both.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, connect, generateProject, REPO } from '../../harness/project.js';
 import { freePort } from '../../harness/process.js';
+import { corporaMissing, corporaTitle, GITHUB_SPEC } from '../../harness/corpora.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 import { startDeno, startWrangler, type PlatformServer } from '../harness/platforms.js';
 
@@ -35,14 +37,17 @@ export const hooks: Hooks<ToolArguments> = {
 `;
 
 let dir: string;
+let githubDir: string | undefined;
 let upstream: Upstream;
 let toolCount: number;
 const servers: Partial<Record<'cloudflare' | 'deno', PlatformServer>> = {};
+const github: Partial<Record<'cloudflare' | 'deno', PlatformServer>> = {};
 
 beforeAll(async () => {
   upstream = await startUpstream((req) => {
     const id = /^\/v2\/pet\/(\d+)$/.exec(req.path)?.[1];
     if (req.method === 'GET' && id) return { body: JSON.stringify({ id: Number(id), name: `pet-${id}`, photoUrls: [] }) };
+    if (req.method === 'GET' && req.path.startsWith('/repos/')) return { body: JSON.stringify({ id: 1, full_name: req.path.slice(7) }) };
     return { status: 404, body: JSON.stringify({ code: 404, message: `unexpected ${req.method} ${req.path}` }) };
   });
   // Outside this repository: \`deno task\` would take the repository's node_modules/.bin/deno (the npm
@@ -58,12 +63,29 @@ beforeAll(async () => {
   writeFileSync(join(dir, '.dev.vars'), `${variables.join('\n')}\n`);
   writeFileSync(join(dir, '.env'), `${variables.join('\n')}\n`);
   [servers.cloudflare, servers.deno] = await Promise.all([startWrangler(dir, await freePort()), startDeno(dir, await freePort())]);
+  if (corporaMissing === undefined) await startGithub();
 }, 300_000);
 
+/** GitHub's spec (1,223 operations) generated in dynamic mode for both platforms, served against the same upstream. */
+async function startGithub(): Promise<void> {
+  githubDir = generateProject(GITHUB_SPEC, join(tmpdir(), 'mcp-gen-e2e-platforms-github'), [
+    '--target',
+    'cloudflare,deno',
+    '--tools',
+    'dynamic',
+  ]);
+  await buildProject(githubDir);
+  for (const file of ['.dev.vars', '.env']) writeFileSync(join(githubDir, file), `API_BASE_URL=${upstream.url}\nLOG_LEVEL=warn\n`);
+  [github.cloudflare, github.deno] = await Promise.all([
+    startWrangler(githubDir, await freePort()),
+    startDeno(githubDir, await freePort()),
+  ]);
+}
+
 afterAll(async () => {
-  await Promise.all([servers.cloudflare?.stop(), servers.deno?.stop()]);
+  await Promise.all([servers.cloudflare, servers.deno, github.cloudflare, github.deno].map((server) => server?.stop()));
   await upstream?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  for (const folder of [dir, githubDir]) if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
 });
 
 describe.each(['cloudflare', 'deno'] as const)('on %s', (platform) => {
@@ -125,6 +147,29 @@ describe.each(['cloudflare', 'deno'] as const)('on %s', (platform) => {
     const rebound = await post(`${server().url}/mcp`, initialize, { ...AUTH, host: 'attacker.example' });
     expect(rebound.status).toBe(403);
     expect(rebound.body).toContain('MCP_ALLOWED_HOSTS');
+  });
+});
+
+describe.each(['cloudflare', 'deno'] as const)(corporaTitle("GitHub's 1,223 operations on %s"), (platform) => {
+  it.skipIf(corporaMissing !== undefined)('finds an operation and calls it, in both eras', async () => {
+    for (const negotiate of [false, true]) {
+      const client = await connect('http', (github[platform] as PlatformServer).url, { negotiate });
+      try {
+        expect((await client.listTools()).tools.map((t) => t.name)).toContain('invoke_operation');
+        const found = await client.callTool({ name: 'search_operations', arguments: { query: 'get a repository' } });
+        expect(JSON.stringify(found.content)).toContain('repos_get');
+        upstream.clear();
+        const repo = negotiate ? 'modern' : 'legacy';
+        const result = await client.callTool({
+          name: 'invoke_operation',
+          arguments: { name: 'repos_get', arguments: { owner: 'octo', repo } },
+        });
+        expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+        expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /repos/octo/${repo}`]);
+      } finally {
+        await client.close();
+      }
+    }
   });
 });
 
