@@ -2,7 +2,8 @@
 // with --target cloudflare,deno, served by workerd through `wrangler dev` and by `deno task
 // start`, each driven by the official SDK client over Streamable HTTP in both protocol eras,
 // with tool calls reaching a recording upstream with the right request and credential; and
-// GitHub's 1,223 operations (dynamic mode) on both.
+// GitHub's 1,223 operations (dynamic mode) on both; and the OAuth resource server against a real
+// OpenID provider (oidc-provider) on both.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
@@ -13,6 +14,7 @@ import { freePort } from '../../harness/process.js';
 import { corporaMissing, corporaTitle, GITHUB_SPEC } from '../../harness/corpora.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 import { startDeno, startWrangler, type PlatformServer } from '../harness/platforms.js';
+import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
 
 const TOKEN = 'platform-token-1';
 const API_KEY = 'key-platforms';
@@ -42,6 +44,8 @@ let upstream: Upstream;
 let toolCount: number;
 const servers: Partial<Record<'cloudflare' | 'deno', PlatformServer>> = {};
 const github: Partial<Record<'cloudflare' | 'deno', PlatformServer>> = {};
+const guarded: Partial<Record<'cloudflare' | 'deno', PlatformServer>> = {};
+let as: AuthorizationServer | undefined;
 
 beforeAll(async () => {
   upstream = await startUpstream((req) => {
@@ -63,8 +67,25 @@ beforeAll(async () => {
   writeFileSync(join(dir, '.dev.vars'), `${variables.join('\n')}\n`);
   writeFileSync(join(dir, '.env'), `${variables.join('\n')}\n`);
   [servers.cloudflare, servers.deno] = await Promise.all([startWrangler(dir, await freePort()), startDeno(dir, await freePort())]);
+  await startOAuth();
   if (corporaMissing === undefined) await startGithub();
 }, 300_000);
+
+/** The Petstore project again, as an OAuth resource server of a real authorization server, on each platform. */
+async function startOAuth(): Promise<void> {
+  as = await startAuthorizationServer({ format: 'jwt', resources: {} });
+  const [cloudflarePort, denoPort] = [await freePort(), await freePort()];
+  const settings = (port: number) => ({
+    MCP_AUTH_TOKEN: '',
+    MCP_OAUTH_ISSUER: as?.issuer ?? '',
+    MCP_PUBLIC_URL: `http://127.0.0.1:${port}`,
+  });
+  for (const port of [cloudflarePort, denoPort]) as.addResource(`http://127.0.0.1:${port}/mcp`, ['mcp:read', 'mcp:write']);
+  [guarded.cloudflare, guarded.deno] = await Promise.all([
+    startWrangler(dir, cloudflarePort, settings(cloudflarePort)),
+    startDeno(dir, denoPort, settings(denoPort)),
+  ]);
+}
 
 /** GitHub's spec (1,223 operations) generated in dynamic mode for both platforms, served against the same upstream. */
 async function startGithub(): Promise<void> {
@@ -83,7 +104,9 @@ async function startGithub(): Promise<void> {
 }
 
 afterAll(async () => {
-  await Promise.all([servers.cloudflare, servers.deno, github.cloudflare, github.deno].map((server) => server?.stop()));
+  const all = [servers.cloudflare, servers.deno, github.cloudflare, github.deno, guarded.cloudflare, guarded.deno];
+  await Promise.all(all.map((server) => server?.stop()));
+  await as?.close();
   await upstream?.close();
   for (const folder of [dir, githubDir]) if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
 });
@@ -170,6 +193,49 @@ describe.each(['cloudflare', 'deno'] as const)(corporaTitle("GitHub's 1,223 oper
         await client.close();
       }
     }
+  });
+});
+
+describe.each(['cloudflare', 'deno'] as const)('OAuth resource server on %s', (platform) => {
+  const url = () => (guarded[platform] as PlatformServer).url;
+
+  it('answers 401 with where to sign in, and publishes its protected-resource metadata', async () => {
+    const refused = await fetch(`${url()}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(refused.status).toBe(401);
+    const challenge = refused.headers.get('www-authenticate') ?? '';
+    expect(challenge).toContain(`resource_metadata="${url()}/.well-known/oauth-protected-resource/mcp"`);
+    const metadata = (await (await fetch(`${url()}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<string, unknown>;
+    expect(metadata.resource).toBe(`${url()}/mcp`);
+    expect(metadata.authorization_servers).toEqual([as?.issuer]);
+  });
+
+  it('serves a token issued for it, in both eras, and refuses a call its scopes do not allow', async () => {
+    for (const negotiate of [false, true]) {
+      const reader = await (as as AuthorizationServer).issueToken({ user: 'alice', scopes: ['mcp:read'], resource: `${url()}/mcp` });
+      const client = await connect('http', url(), { negotiate, headers: { authorization: `Bearer ${reader}` } });
+      try {
+        upstream.clear();
+        const read = await client.callTool({ name: 'getPetById', arguments: { petId: 9 } });
+        expect(read.isError, JSON.stringify(read.content)).toBeFalsy();
+        expect(upstream.requests.map((r) => r.path)).toEqual(['/v2/pet/9']);
+        await expect(client.callTool({ name: 'deletePet', arguments: { petId: 9 } })).rejects.toThrow(/403|insufficient.scope/i);
+        expect(upstream.requests).toHaveLength(1);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it('refuses a token issued for another resource', async () => {
+    const other = await (as as AuthorizationServer).issueToken({ user: 'alice', scopes: ['mcp:read'], resource: `${url()}/mcp` });
+    const elsewhere = platform === 'cloudflare' ? guarded.deno : guarded.cloudflare;
+    const refused = await fetch(`${(elsewhere as PlatformServer).url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${other}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('invalid_token');
   });
 });
 

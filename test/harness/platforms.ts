@@ -15,11 +15,15 @@ export interface PlatformServer {
 
 const BIN = join(REPO, 'node_modules/.bin');
 
-/** `wrangler dev` on 127.0.0.1:<port>, offline (no metrics, no Cloudflare account), ready when it says so. */
-export function startWrangler(dir: string, port: number): Promise<PlatformServer> {
+/**
+ * `wrangler dev` on 127.0.0.1:<port>, offline (no metrics, no Cloudflare account), ready when its
+ * health check answers; `vars` over those of .dev.vars.
+ */
+export function startWrangler(dir: string, port: number, vars: Record<string, string> = {}): Promise<PlatformServer> {
+  const overrides = Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
   const child = spawn(
     join(BIN, 'wrangler'),
-    ['dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--show-interactive-dev-session=false'],
+    ['dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--show-interactive-dev-session=false', ...overrides],
     {
       cwd: dir,
       detached: true,
@@ -30,8 +34,8 @@ export function startWrangler(dir: string, port: number): Promise<PlatformServer
   return untilReady(child, `http://127.0.0.1:${port}`, (url) => probe(url));
 }
 
-/** `deno task start` (the project's deno.json) on 127.0.0.1:<port>. */
-export function startDeno(dir: string, port: number): Promise<PlatformServer> {
+/** `deno task start` (the project's deno.json) on 127.0.0.1:<port>; `vars` over those of .env. */
+export function startDeno(dir: string, port: number, vars: Record<string, string> = {}): Promise<PlatformServer> {
   const child = spawn(join(BIN, 'deno'), ['task', 'start'], {
     cwd: dir,
     detached: true,
@@ -41,19 +45,23 @@ export function startDeno(dir: string, port: number): Promise<PlatformServer> {
       PORT: String(port),
       NO_COLOR: '1',
       DENO_NO_UPDATE_CHECK: '1',
+      ...vars,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return untilReady(child, `http://127.0.0.1:${port}`, (url) => probe(url));
 }
 
-/** Whether the endpoint answers (its health check) yet. */
+/** Whether the endpoint answers (its health check) yet; a server that refuses its settings (503) fails at once. */
 async function probe(url: string): Promise<boolean> {
+  let answer: Response;
   try {
-    return (await fetch(new URL('/healthz', url), { signal: AbortSignal.timeout(2000) })).ok;
+    answer = await fetch(new URL('/healthz', url), { signal: AbortSignal.timeout(2000) });
   } catch {
     return false;
   }
+  if (answer.status === 503) throw new Error(`refused its settings: ${await answer.text()}`);
+  return answer.ok;
 }
 
 async function untilReady(child: ChildProcess, url: string, ready: (url: string) => Promise<boolean>): Promise<PlatformServer> {
@@ -66,7 +74,11 @@ async function untilReady(child: ChildProcess, url: string, ready: (url: string)
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (exited !== undefined) throw new Error(`exited with ${exited} before serving:\n${output}`);
-    if (await ready(url)) return server;
+    const answered = await ready(url).catch(async (error: unknown) => {
+      await server.stop();
+      throw error;
+    });
+    if (answered) return server;
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
   await server.stop();

@@ -10,8 +10,19 @@ import { ConfigError, readConfig, type ServerConfig } from '../start/config.js';
 import type { Hooks } from '../hooks-api.js';
 import { createLogger, type Logger } from '../start/log.js';
 import { runOn, type PlatformName } from '../start/platform.js';
-import { prepareServing, startProblem } from '../start/serving.js';
-import { bearerAuth, health, hostOriginGuard, jsonRpcRefusal, refuseOpenServer, type WebStep } from './web-steps.js';
+import { prepareServing, startProblem, type Serving } from '../start/serving.js';
+import { Lazy } from '../start/lazy.js';
+import type { ScopePolicy } from '../mcp/tool-scopes.js';
+import {
+  bearerAuth,
+  health,
+  hostOriginGuard,
+  jsonBody,
+  jsonRpcRefusal,
+  refuseOpenServer,
+  type WebContext,
+  type WebStep,
+} from './web-steps.js';
 import type { TableSummary } from '../../contract/summary.js';
 import type { ToolTable } from '../../contract/table.js';
 
@@ -46,17 +57,25 @@ export function createWebServer(input: WebServerInput): WebServer {
     keepAliveMs: config.sseKeepAliveMs,
     onerror: (error) => log.debug(`mcp: ${error.message}`),
   });
-  const steps: WebStep[] = [health, hostOriginGuard(config), refuseOpenServer(config), bearerAuth(config.authToken)];
+  // Made on the first request: the OAuth steps discover the authorization server first.
+  const steps = new Lazy(() => requestSteps(config, serving, log));
   return {
     async fetch(request) {
       try {
         const url = new URL(request.url);
-        for (const step of steps) {
-          const answered = await step(request, url);
+        const context: WebContext = {};
+        // Before the other steps are made: a probe is answered while OAuth discovers its server.
+        const healthy = health(request, url);
+        if (healthy !== undefined) return healthy;
+        for (const step of steps.value ?? (await steps.get())) {
+          const answered = await step(request, url, context);
           if (answered !== undefined) return answered;
         }
         if (url.pathname !== '/mcp') return jsonRpcRefusal(404, -32601, `Not found: ${url.pathname}; the MCP endpoint is /mcp`);
-        return await mcp.fetch(request);
+        return await mcp.fetch(request, {
+          ...(context.auth !== undefined ? { authInfo: context.auth } : {}),
+          ...(context.body !== undefined ? { parsedBody: context.body } : {}),
+        });
       } catch (error) {
         log.error(`${request.method} ${request.url}: ${(error as Error).message}`);
         return jsonRpcRefusal(500, -32603, 'Internal server error');
@@ -65,11 +84,32 @@ export function createWebServer(input: WebServerInput): WebServer {
   };
 }
 
+/**
+ * The steps before the MCP handler, after health, in order: the OAuth metadata (public), Host/Origin,
+ * the open-server rule, the token (shared, or OAuth's), the body, and OAuth's scope check.
+ */
+async function requestSteps(config: ServerConfig, serving: Serving, log: Logger): Promise<WebStep[]> {
+  const oauth = config.oauth === undefined ? undefined : await oauthSteps(config, serving, log);
+  const guarded = [hostOriginGuard(config), refuseOpenServer(config)];
+  const body = jsonBody(config.maxRequestBytes);
+  if (oauth === undefined) return [...guarded, bearerAuth(config.authToken), body];
+  return [oauth.metadata, ...guarded, oauth.gate, body, oauth.scopes];
+}
+
+/** The resource server's steps (oauth/, loaded only with --oauth-issuer: it brings jose). */
+async function oauthSteps(config: ServerConfig, serving: Serving, log: Logger) {
+  const service = await serving.service.get();
+  const { webResourceServer } = await import('../oauth/resource-server/web-resource-server.js');
+  const oauth = config.oauth as NonNullable<ServerConfig['oauth']> & { publicUrl: string };
+  return webResourceServer({ ...config, oauth }, { table: service.table, policy: service.policy as ScopePolicy }, log);
+}
+
 /** The settings from the platform's variables, or why they cannot be served here. */
 function startOn(input: WebServerInput): { config: ServerConfig; log: Logger } | { problem: string } {
   let config: ServerConfig;
   try {
-    const read = readConfig([], input.env);
+    // Streamable HTTP is what a platform serves: the transport setting only says otherwise to be refused.
+    const read = readConfig([], { MCP_TRANSPORT: 'http', ...input.env });
     if (typeof read === 'string') return { problem: `unexpected ${read}` };
     config = read;
   } catch (error) {
@@ -87,7 +127,9 @@ function startOn(input: WebServerInput): { config: ServerConfig; log: Logger } |
  */
 function platformProblem(input: WebServerInput, config: ServerConfig): string | undefined {
   const on = input.platform;
-  if (config.oauth !== undefined) return `OAuth (--oauth-issuer) is not served on ${on} yet: use MCP_AUTH_TOKEN, or the Node server`;
+  if (config.transport !== 'http') return `MCP_TRANSPORT=${config.transport}: ${on} serves Streamable HTTP at /mcp only`;
+  const oauth = oauthProblem(config, on);
+  if (oauth !== undefined) return oauth;
   if ((config.toolMode ?? input.summary.mode) === 'code') {
     return `code mode (--tools code) is not served on ${on}: it runs programs in worker threads; use --tools direct, toolsets or dynamic, or the Node server`;
   }
@@ -96,6 +138,19 @@ function platformProblem(input: WebServerInput, config: ServerConfig): string | 
   }
   if (config.baseUrl === undefined && input.table.publicServers !== undefined) {
     return `the spec came from a URL, so its servers are screened for internal addresses, which ${on}'s fetch cannot do (it tells no resolved address): set API_BASE_URL to the API's URL`;
+  }
+  return undefined;
+}
+
+/** What of OAuth a platform serves: the resource server with another authorization server, at MCP_PUBLIC_URL. */
+function oauthProblem(config: ServerConfig, on: string): string | undefined {
+  const oauth = config.oauth;
+  if (oauth === undefined) return undefined;
+  if (oauth.tokenCheck === 'self' || oauth.signIn !== undefined || oauth.tokenExchange !== undefined) {
+    return `on ${on} OAuth is served as a resource server only (MCP_OAUTH_ISSUER): this server's own sign-in (--oauth-api-client-id) and token exchange need the Node server`;
+  }
+  if (oauth.publicUrl === undefined) {
+    return `MCP_OAUTH_ISSUER on ${on} needs MCP_PUBLIC_URL, this server's URL as clients reach it: tokens are checked as issued for it`;
   }
   return undefined;
 }

@@ -2,11 +2,21 @@
 // (a Response) or passing it on (undefined): the same rules as the Node server's pipeline
 // (http/), written against web-standard Request and Response.
 
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { ServerConfig } from '../start/config.js';
 import { isLoopback } from '../start/config.js';
 import { guardedNames, hostnameOf } from '../http/host-names.js';
+import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../contract/limits.js';
 
-export type WebStep = (request: Request, url: URL) => Response | undefined | Promise<Response | undefined>;
+/** What the steps learnt of a request, for the MCP handler at the end. */
+export interface WebContext {
+  /** The caller's verified token (OAuth). */
+  auth?: AuthInfo;
+  /** The parsed JSON body of a POST. */
+  body?: unknown;
+}
+
+export type WebStep = (request: Request, url: URL, context: WebContext) => Response | undefined | Promise<Response | undefined>;
 
 /** A JSON-RPC error as the Node server answers one (http/answer.ts). */
 export function jsonRpcRefusal(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
@@ -14,7 +24,7 @@ export function jsonRpcRefusal(status: number, code: number, message: string, he
 }
 
 /** GET /healthz: the platform's probe, before the guard and the token (it comes with neither). */
-export const health: WebStep = (request, url) =>
+export const health = (request: Request, url: URL): Response | undefined =>
   url.pathname === '/healthz' && request.method === 'GET' ? Response.json({ status: 'ok' }) : undefined;
 
 /**
@@ -85,4 +95,55 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   let differ = a.length ^ b.length;
   for (let i = 0; i < a.length && i < b.length; i++) differ |= (a[i] as number) ^ (b[i] as number);
   return differ === 0;
+}
+
+const isJson = (request: Request) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(request.headers.get('content-type') ?? '');
+
+/**
+ * A POST's body read within `maxBytes`, checked for depth before it is parsed (as http/body.ts
+ * on Node: a body nested a million deep would stall JSON.parse), and kept for the next steps and
+ * the MCP handler, which then reads nothing itself.
+ */
+export function jsonBody(maxBytes: number): WebStep {
+  return async (request, _url, context) => {
+    if (request.method !== 'POST') return undefined;
+    if (!isJson(request)) return jsonRpcRefusal(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    const text = await readText(request, maxBytes);
+    if (text === undefined) return jsonRpcRefusal(413, -32000, `Request body too large (more than ${maxBytes} bytes)`);
+    if (jsonDeeperThan(text, MAX_JSON_DEPTH)) {
+      return jsonRpcRefusal(400, -32600, `Invalid Request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+    }
+    try {
+      context.body = JSON.parse(text);
+    } catch {
+      return jsonRpcRefusal(400, -32700, 'Parse error: the body is not valid JSON');
+    }
+    return undefined;
+  };
+}
+
+/** The body as text, or undefined past `maxBytes` (the rest is not read). */
+async function readText(request: Request, maxBytes: number): Promise<string | undefined> {
+  if (Number(request.headers.get('content-length') ?? 0) > maxBytes) return undefined;
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const joined = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(joined);
 }

@@ -3,6 +3,7 @@
 // there, and publishes its issuer in the protected-resource metadata.
 
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/server';
+import { fetchWithoutRedirect } from '../without-redirect.js';
 
 /** Longest a discovery request may take: a start-up that waits on a dead server says so soon. */
 const DISCOVERY_TIMEOUT_MS = 10_000;
@@ -64,9 +65,8 @@ async function discover(issuer: string): Promise<AuthorizationServerMetadata> {
 async function fetchMetadata(url: string): Promise<AuthorizationServerMetadata | string> {
   let response: Response;
   try {
-    response = await fetch(url, {
+    response = await fetchWithoutRedirect(url, {
       headers: { accept: 'application/json' },
-      redirect: 'error',
       signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
     });
   } catch (error) {

@@ -16,7 +16,6 @@ import {
   type OAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/server';
 import { isLoopback, type OAuthConfig, type ServerConfig } from '../../start/config.js';
-import { jsonRpcError } from '../../http/answer.js';
 import type { HttpStep } from '../../http/pipeline.js';
 import type { Logger } from '../../start/log.js';
 import { discoverAuthorizationServer } from './discovery.js';
@@ -56,10 +55,38 @@ export async function resourceServer(
 ): Promise<ResourceServerSteps> {
   const oauth = config.oauth;
   const own = oauth.tokenCheck === 'self' ? await ownAuthorizationServer(config, served, log) : undefined;
+  const core = await resourceServerCore(config, served, log, own);
+  const links = own === undefined && oauth.signIn !== undefined ? await linkSteps(config, core.metadata, served.table, log) : undefined;
+  return {
+    metadata: metadataStep(core.resources, core.document, core.metadata),
+    ...(own !== undefined ? { authorization: own.endpoints } : {}),
+    ...(links !== undefined ? { authorization: links } : {}),
+    gate: gateStep(core, oauth, served.policy, log),
+    scopes: scopeStep(core.resources, served.policy, core.byName, core.names),
+  };
+}
+
+/** What the resource server's steps share, on Node and on the other platforms (web-resource-server.ts). */
+export interface ResourceServerCore {
+  /** The authorization server's metadata. */
+  metadata: AuthorizationServerMetadata;
+  verifierFor: VerifierFor;
+  resources: ResourceIdentifiers;
+  /** The protected-resource metadata (RFC 9728) of one identifier. */
+  document(resource: string): OAuthProtectedResourceMetadata;
+  names: ScopeNames;
+  byName: ReadonlyMap<string, ToolSpec>;
+}
+
+export async function resourceServerCore(
+  config: ServerConfig & { oauth: OAuthConfig },
+  served: { table: ToolTable; policy: ScopePolicy },
+  log: Logger,
+  own?: AuthorizationServer,
+): Promise<ResourceServerCore> {
+  const oauth = config.oauth;
   const metadata = own?.metadata ?? (await discoverAuthorizationServer(oauth.issuer));
-  const verifierFor = own?.verifierFor ?? verifierOf(oauth, metadata);
-  const links = own === undefined && oauth.signIn !== undefined ? await linkSteps(config, metadata, served.table, log) : undefined;
-  const resources = resourceIdentifiers(config);
+  const names = scopeNames(oauth.scopePrefix);
   const documents = new Map<string, OAuthProtectedResourceMetadata>();
   const document = (resource: string) => {
     let found = documents.get(resource);
@@ -67,7 +94,7 @@ export async function resourceServer(
       found = buildOAuthProtectedResourceMetadata({
         oauthMetadata: metadata,
         resourceServerUrl: new URL(resource),
-        scopesSupported: scopeNames(oauth.scopePrefix).advertised(served.policy.supported),
+        scopesSupported: names.advertised(served.policy.supported),
         resourceName: served.table.title ?? served.table.name,
         dangerouslyAllowInsecureIssuerUrl: isLoopback(new URL(metadata.issuer).hostname),
       });
@@ -78,14 +105,13 @@ export async function resourceServer(
   // Fails at start, not at the first request, on an issuer the SDK will not publish.
   if (oauth.publicUrl !== undefined) document(oauth.publicUrl);
   if (own === undefined) log.notice(`OAuth resource server: tokens from ${metadata.issuer}, checked by ${oauth.tokenCheck}`);
-  const byName = new Map<string, ToolSpec>(served.table.tools.map((t) => [t.name, t]));
-  const names = scopeNames(oauth.scopePrefix);
   return {
-    metadata: metadataStep(resources, document, metadata),
-    ...(own !== undefined ? { authorization: own.endpoints } : {}),
-    ...(links !== undefined ? { authorization: links } : {}),
-    gate: gateStep(resources, oauth, verifierFor, served.policy, names, log),
-    scopes: scopeStep(resources, served.policy, byName, names),
+    metadata,
+    verifierFor: own?.verifierFor ?? verifierOf(oauth, metadata),
+    resources: resourceIdentifiers(config),
+    document,
+    names,
+    byName: new Map<string, ToolSpec>(served.table.tools.map((t) => [t.name, t])),
   };
 }
 
@@ -93,7 +119,7 @@ export async function resourceServer(
  * Scope names as the authorization server knows them and as tools.json and the settings name
  * them: Entra ID wants `api://<app>/mcp.read` asked for and puts `mcp.read` in the token.
  */
-interface ScopeNames {
+export interface ScopeNames {
   advertised(scopes: readonly string[]): string[];
   held(scopes: readonly string[]): string[];
 }
@@ -175,56 +201,65 @@ function publicAnswer(res: ServerResponse, status: number, body: object | undefi
   return false;
 }
 
-function gateStep(
-  resources: ResourceIdentifiers,
-  oauth: OAuthConfig,
-  verifierFor: VerifierFor,
-  policy: ScopePolicy,
-  names: ScopeNames,
-  log: Logger,
-): HttpStep {
+function gateStep(core: ResourceServerCore, oauth: OAuthConfig, policy: ScopePolicy, log: Logger): HttpStep {
   return async ({ req, res, url }) => {
     // A preflight carries no credentials by design: CORS answers it, or the endpoints do.
     if (req.method === 'OPTIONS') return true;
-    const base = resources.baseOf(req) as string; // the guard has passed: a Host it allows, or --public-url
-    const resource = resources.resourceAt(base, url.pathname);
-    // The 401 names every scope this server knows, so that one sign-in covers what the user may grant.
-    const challenge = { requiredScopes: names.advertised(policy.supported), resourceMetadataUrl: metadataUrlOf(resource) };
-    if (req.headers.authorization === undefined) {
-      answerSignIn(res, challenge);
-      return false;
-    }
-    try {
-      const audiences = oauth.audiences.length > 0 ? oauth.audiences : resources.audiences(base);
-      const auth = await verifyBearerToken(bearerHeader(req), {
-        verifier: verifierFor({ audiences, resource }),
-        expectedResource: new URL(resource),
-        resourceMetadataUrl: challenge.resourceMetadataUrl,
-      });
-      (req as Authenticated).auth = { ...auth, scopes: names.held(auth.scopes) };
+    const base = core.resources.baseOf(req) as string; // the guard has passed: a Host it allows, or --public-url
+    const checked = await checkBearer(core, oauth, policy, log, { authorization: req.headers.authorization, base, path: url.pathname });
+    if ('auth' in checked) {
+      (req as Authenticated).auth = checked.auth;
       return true;
-    } catch (error) {
-      if (!(error instanceof OAuthError) || error.code === OAuthErrorCode.ServerError) {
-        log.error(`token check: ${(error as Error).message}`);
-      } else log.debug(`token refused: ${error.message}`);
-      await answerWith(res, bearerAuthChallengeResponse(error, challenge));
-      return false;
     }
+    await answerWith(res, checked.refusal);
+    return false;
   };
+}
+
+/**
+ * The token of a request to `path` under `base` checked (RFC 6750, RFC 9728 §5.1): its AuthInfo,
+ * with scopes as the settings name them, or the 401 that says where to sign in or what is wrong.
+ */
+export async function checkBearer(
+  core: ResourceServerCore,
+  oauth: OAuthConfig,
+  policy: ScopePolicy,
+  log: Logger,
+  request: { authorization: string | undefined; base: string; path: string },
+): Promise<{ auth: AuthInfo } | { refusal: Response }> {
+  const resource = core.resources.resourceAt(request.base, request.path);
+  // The 401 names every scope this server knows, so that one sign-in covers what the user may grant.
+  const challenge = { requiredScopes: core.names.advertised(policy.supported), resourceMetadataUrl: metadataUrlOf(resource) };
+  if (request.authorization === undefined) return { refusal: signInRefusal(challenge) };
+  try {
+    const audiences = oauth.audiences.length > 0 ? oauth.audiences : core.resources.audiences(request.base);
+    const auth = await verifyBearerToken(bearerHeader(request.authorization), {
+      verifier: core.verifierFor({ audiences, resource }),
+      expectedResource: new URL(resource),
+      resourceMetadataUrl: challenge.resourceMetadataUrl,
+    });
+    return { auth: { ...auth, scopes: core.names.held(auth.scopes) } };
+  } catch (error) {
+    if (!(error instanceof OAuthError) || error.code === OAuthErrorCode.ServerError) {
+      log.error(`token check: ${(error as Error).message}`);
+    } else log.debug(`token refused: ${error.message}`);
+    return { refusal: bearerAuthChallengeResponse(error, challenge) };
+  }
 }
 
 /**
  * The 401 of a request without credentials: where to sign in and for which scopes, and no error
  * code (RFC 6750 §3.1: there is no token to be wrong yet). The SDK's challenge always has one.
  */
-function answerSignIn(res: ServerResponse, challenge: { requiredScopes: string[]; resourceMetadataUrl: string }): void {
+function signInRefusal(challenge: { requiredScopes: string[]; resourceMetadataUrl: string }): Response {
   const scope = challenge.requiredScopes.length > 0 ? `, scope=${quoted(challenge.requiredScopes.join(' '))}` : '';
-  res.setHeader('www-authenticate', `Bearer realm="mcp"${scope}, resource_metadata=${quoted(challenge.resourceMetadataUrl)}`);
-  jsonRpcError(
-    res,
-    401,
-    -32001,
-    'Unauthorized: sign in at the authorization server this server names, then send Authorization: Bearer <token>',
+  const message = 'Unauthorized: sign in at the authorization server this server names, then send Authorization: Bearer <token>';
+  return Response.json(
+    { jsonrpc: '2.0', error: { code: -32001, message }, id: null },
+    {
+      status: 401,
+      headers: { 'www-authenticate': `Bearer realm="mcp"${scope}, resource_metadata=${quoted(challenge.resourceMetadataUrl)}` },
+    },
   );
 }
 
@@ -236,8 +271,7 @@ const quoted = (value: string): string => `"${value.replaceAll(/[\\"]/g, '\\$&')
  * MAX_AUTHORIZATION_BYTES, exactly `Bearer <b64token>` (the SDK's split on spaces would take
  * `Bearer a b` as token `a`).
  */
-function bearerHeader(req: IncomingMessage): string {
-  const header = req.headers.authorization ?? '';
+function bearerHeader(header: string): string {
   if (header.length > MAX_AUTHORIZATION_BYTES) throw new OAuthError(OAuthErrorCode.InvalidToken, 'the Authorization header is too long');
   const token = BEARER.exec(header)?.[1];
   if (token === undefined) throw new OAuthError(OAuthErrorCode.InvalidToken, "the Authorization header must be 'Bearer <token>'");
@@ -253,18 +287,32 @@ function scopeStep(
   return async ({ req, res, url, body }) => {
     const auth = (req as Authenticated).auth;
     if (auth === undefined || req.method !== 'POST') return true;
-    for (const message of Array.isArray(body) ? body : [body]) {
-      const tool = callTarget(message, byName);
-      if (tool === undefined || policy.allows(tool, auth)) continue;
-      // The tool's own scopes: the client adds them to those it holds (MCP 2025-11-25 step-up).
-      const requiredScopes = names.advertised(policy.required(tool));
-      const refused = new OAuthError(OAuthErrorCode.InsufficientScope, `${tool.name} needs the scope ${requiredScopes.join(' ')}`);
-      const resource = resources.resourceAt(resources.baseOf(req) as string, url.pathname);
-      await answerWith(res, bearerAuthChallengeResponse(refused, { requiredScopes, resourceMetadataUrl: metadataUrlOf(resource) }));
-      return false;
-    }
-    return true;
+    const resource = resources.resourceAt(resources.baseOf(req) as string, url.pathname);
+    const refusal = scopeRefusal({ policy, byName, names }, auth, body, resource);
+    if (refusal === undefined) return true;
+    await answerWith(res, refusal);
+    return false;
   };
+}
+
+/**
+ * A tool call in `body` its caller's scopes do not allow, as the 403 insufficient_scope naming
+ * the tool's own scopes (MCP 2025-11-25 step-up: the client adds them to those it holds); undefined when all are allowed.
+ */
+export function scopeRefusal(
+  core: Pick<ResourceServerCore, 'byName' | 'names'> & { policy: ScopePolicy },
+  auth: AuthInfo,
+  body: unknown,
+  resource: string,
+): Response | undefined {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const tool = callTarget(message, core.byName);
+    if (tool === undefined || core.policy.allows(tool, auth)) continue;
+    const requiredScopes = core.names.advertised(core.policy.required(tool));
+    const refused = new OAuthError(OAuthErrorCode.InsufficientScope, `${tool.name} needs the scope ${requiredScopes.join(' ')}`);
+    return bearerAuthChallengeResponse(refused, { requiredScopes, resourceMetadataUrl: metadataUrlOf(resource) });
+  }
+  return undefined;
 }
 
 /** Writes a web Response (the SDK's challenge) to Node's response. */

@@ -13,6 +13,7 @@ import {
   type AuthorizationServerMetadata,
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
+import { fetchWithoutRedirect } from '../without-redirect.js';
 
 /** What a check knows of the request: the audiences it accepts and the resource they stand for. */
 interface Audience {
@@ -143,11 +144,10 @@ export function introspectionVerifier(
   const ask = async (token: string, key: string): Promise<Record<string, unknown>> => {
     let response: Response;
     try {
-      response = await fetch(endpoint, {
+      response = await fetchWithoutRedirect(endpoint, {
         method: 'POST',
         headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
-        redirect: 'error',
         signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
       });
     } catch (error) {

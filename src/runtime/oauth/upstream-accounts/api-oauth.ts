@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { clientSecretBasic } from '../../call/request/client-auth.js';
 import type { SignInConfig } from '../../start/config.js';
 import type { AuthSchemeSpec, ToolTable } from '../../../contract/table.js';
+import { fetchWithoutRedirect } from '../without-redirect.js';
 
 /** The API's tokens of one user, as kept (sealed) in the token store. */
 export interface ApiTokens {
@@ -123,7 +124,7 @@ function tokenRequester(tokenUrl: string, settings: SignInConfig): (fields: Reco
     let response: Response;
     try {
       // The secret goes to the configured URL only, never where a redirect points.
-      response = await fetch(tokenUrl, { method: 'POST', headers, body, redirect: 'error', signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS) });
+      response = await fetchWithoutRedirect(tokenUrl, { method: 'POST', headers, body, signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS) });
     } catch (error) {
       throw new ApiSignInError(`the API's token URL ${where} did not answer (${(error as Error).message})`, false);
     }

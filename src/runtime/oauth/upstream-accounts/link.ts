@@ -20,6 +20,7 @@ import { newSecret } from '../authorization-server/grants.js';
 import { cookie, cookieOf, PENDING_TTL_MS, redirect, sameSecret } from '../authorization-server/forms.js';
 import { errorHtml, sendPage } from '../authorization-server/pages.js';
 import type { ToolTable } from '../../../contract/table.js';
+import { fetchWithoutRedirect } from '../without-redirect.js';
 
 export const LINK_PATHS = { start: '/oauth/link', verified: '/oauth/link/callback', callback: '/oauth/callback' } as const;
 const LINK_COOKIE = 'mcp_link';
@@ -162,7 +163,7 @@ async function linked(context: Context, req: IncomingMessage, res: ServerRespons
 
 /** The company's code traded for an ID token, whose signature, issuer, audience and nonce are checked: its subject. */
 async function signedInSubject(context: Context, code: string, verifier: string, nonce: string): Promise<string> {
-  const response = await fetch(context.company.token_endpoint, {
+  const response = await fetchWithoutRedirect(context.company.token_endpoint, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
@@ -175,7 +176,6 @@ async function signedInSubject(context: Context, code: string, verifier: string,
       redirect_uri: `${context.publicUrl}${LINK_PATHS.verified}`,
       code_verifier: verifier,
     }),
-    redirect: 'error',
     signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
   });
   const answer = (await response.json().catch(() => ({}))) as { id_token?: unknown; error?: unknown };

@@ -15,6 +15,7 @@ import { discoverAuthorizationServer } from '../resource-server/discovery.js';
 import { fromWebResponse, readLimited } from '../../call/send/upstream.js';
 import { redact } from '../../call/answer/redact.js';
 import { badCredential } from '../../../contract/headers.js';
+import { fetchWithoutRedirect } from '../without-redirect.js';
 
 const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -153,7 +154,7 @@ async function postTokenRequest(
   const timed = AbortSignal.timeout(timeoutMs);
   let response: Response;
   try {
-    response = await fetch(url, { method: 'POST', headers, body: body.toString(), signal: timed, redirect: 'error' });
+    response = await fetchWithoutRedirect(url, { method: 'POST', headers, body: body.toString(), signal: timed });
   } catch (error) {
     throw new TokenExchangeError(
       `token exchange at ${where} failed (${timed.aborted ? `no answer within ${timeoutMs} ms` : cause(error)})`,

@@ -1,0 +1,76 @@
+// The OAuth 2.1 resource server (--oauth-issuer) on the platforms' web handler: the same checks
+// as on Node (resource-server.ts shares its core), as web steps: the protected-resource metadata
+// (RFC 9728), the token check, and once the body is read the scope check of a tool call. The
+// base URL is MCP_PUBLIC_URL: a platform tells no port the connection came in on.
+
+import type { OAuthConfig, ServerConfig } from '../../start/config.js';
+import type { Logger } from '../../start/log.js';
+import type { ScopePolicy } from '../../mcp/tool-scopes.js';
+import type { WebStep } from '../../web/web-steps.js';
+import { checkBearer, resourceServerCore, scopeRefusal, type ResourceServerCore } from './resource-server.js';
+import { METADATA_PATH } from './resource.js';
+import type { ToolTable } from '../../../contract/table.js';
+
+const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
+
+export interface WebResourceServer {
+  /** Before the guard: the metadata documents are public. */
+  metadata: WebStep;
+  /** After the guard: the token check. */
+  gate: WebStep;
+  /** After the body: a tool call needs its tool's scopes. */
+  scopes: WebStep;
+}
+
+export async function webResourceServer(
+  config: ServerConfig & { oauth: OAuthConfig & { publicUrl: string } },
+  served: { table: ToolTable; policy: ScopePolicy },
+  log: Logger,
+): Promise<WebResourceServer> {
+  // The web handler serves Streamable HTTP at /mcp, whatever the transport setting says.
+  const core = await resourceServerCore({ ...config, transport: 'http' }, served, log);
+  const base = config.oauth.publicUrl;
+  return {
+    metadata: metadataStep(core, base),
+    gate: async (request, url, context) => {
+      if (request.method === 'OPTIONS') return undefined;
+      const request_ = { authorization: request.headers.get('authorization') ?? undefined, base, path: url.pathname };
+      const checked = await checkBearer(core, config.oauth, served.policy, log, request_);
+      if ('refusal' in checked) return checked.refusal;
+      context.auth = checked.auth;
+      return undefined;
+    },
+    scopes: (request, url, context) => {
+      if (context.auth === undefined || request.method !== 'POST') return undefined;
+      return scopeRefusal({ ...core, policy: served.policy }, context.auth, context.body, core.resources.resourceAt(base, url.pathname));
+    },
+  };
+}
+
+/** The protected-resource metadata at its root and path-suffixed URLs, and the AS metadata for 2025-03-26 clients (as on Node). */
+function metadataStep(core: ResourceServerCore, base: string): WebStep {
+  return (request, url) => {
+    const path = url.pathname;
+    const ours = path === METADATA_PATH || path.startsWith(`${METADATA_PATH}/`);
+    if (!ours && path !== AS_METADATA_PATH && !path.startsWith(`${AS_METADATA_PATH}/`)) return undefined;
+    if (request.method === 'OPTIONS') return publicAnswer(request, 204, undefined);
+    if (request.method !== 'GET' && request.method !== 'HEAD') return publicAnswer(request, 405, { error: 'method_not_allowed' });
+    if (!ours) return publicAnswer(request, 200, core.metadata);
+    const resource = core.resources.documentedAt(base, path);
+    return resource === undefined
+      ? publicAnswer(request, 404, { error: 'not_found' })
+      : publicAnswer(request, 200, core.document(resource));
+  };
+}
+
+/** A public document: any origin may read it (RFC 9728 clients run in browsers too). */
+function publicAnswer(request: Request, status: number, body: object | undefined): Response {
+  const headers: Record<string, string> = {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+    'access-control-allow-headers': 'MCP-Protocol-Version, Content-Type',
+    ...(status === 405 ? { allow: 'GET, HEAD, OPTIONS' } : {}),
+    ...(body !== undefined ? { 'content-type': 'application/json', 'cache-control': 'max-age=300' } : {}),
+  };
+  return new Response(body !== undefined && request.method !== 'HEAD' ? JSON.stringify(body) : null, { status, headers });
+}
