@@ -10,6 +10,7 @@ import { abortSignalOf, type Cancellation } from './send/call-limit.js';
 import { authenticate, buildOutgoing, upstreamBase } from './request/outgoing.js';
 import { setHeader } from './request/request.js';
 import type { AfterResponse } from './answer/response-hooks.js';
+import type { Refresh } from './send/retry.js';
 import type { ToolSpec } from '../../contract/table.js';
 import { failure, type CallContext, type CallServices } from './services.js';
 
@@ -23,6 +24,25 @@ export type Prepared = { request: OutgoingRequest; usedTokenFetch: boolean; exch
 export interface Ready {
   prepare(limit: Cancellation): Promise<Prepared | { failure: CallToolResult }>;
   hooksAfter: (AfterResponse | undefined)[];
+}
+
+/**
+ * After a 401, how to prepare the request again with a fresh token (RFC 6750 §3.1: it may have
+ * been revoked or expired early): the fetched one forgotten, or the one exchanged for the caller;
+ * undefined when the request used no such token, and a 401 is the API's last word.
+ */
+export function refreshFor(
+  services: CallServices,
+  prepared: Prepared,
+  prepare: () => Promise<Prepared | { failure: CallToolResult }>,
+  call: CallContext,
+): Refresh | undefined {
+  if (!prepared.usedTokenFetch && !prepared.exchanged) return undefined;
+  return async () => {
+    if (prepared.usedTokenFetch) services.auth.invalidate();
+    if (prepared.exchanged && call.caller !== undefined) await (await services.onBehalf?.())?.forget(call.caller);
+    return prepare();
+  };
 }
 
 /** A call's arguments checked: the arguments it sends, or why they cannot be sent. */

@@ -1,15 +1,16 @@
 // A call's second step: its request prepared (prepare-step.ts) and sent within the call's time
-// limit, tried as retry.ts allows and paced (pacing.ts), each try observed; the answer passed
-// through the afterResponse hooks, read up to --max-response-bytes (exchange.ts), and kept with
-// what following a long-running operation needs of it.
+// limit, tried as retry.ts allows (after a 401, once more with a fresh token) and paced
+// (pacing.ts), each try observed; the answer passed through the afterResponse hooks, read up to
+// --max-response-bytes (exchange.ts), and kept with what following a long-running operation
+// needs of it.
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { deadline, networkFailure, readAnswer, requestLabel } from './send/exchange.js';
 import { afterResponse, type AfterResponse } from './answer/response-hooks.js';
-import type { CallAttempts } from './send/retry.js';
+import type { Sent } from './send/retry.js';
 import type { TrackedAnswer } from '../long-running/long-running.js';
 import type { ToolSpec } from '../../contract/table.js';
-import type { Prepared, Ready } from './prepare-step.js';
+import { refreshFor, type Ready } from './prepare-step.js';
 import { failure, type CallContext, type CallServices } from './services.js';
 
 /** The upstream's answer (`note`: what the retries have to say about an error answer, retry.ts), or the tool error that stopped the request. */
@@ -28,13 +29,14 @@ export async function sendPrepared(
   // The limit itself, not limit.signal: that would make the AbortSignal the limit avoids.
   const attempts = sending.forCall(tool, { signal: limit, endsAt: limit.endsAt });
   try {
-    // Built afresh for a retry: a fetched token may have been refreshed in between.
+    // Built afresh after a 401: a fetched token may have been refreshed in between.
     const prepare = () => ready.prepare(limit);
     const prepared = await prepare();
     if ('failure' in prepared) return prepared;
     const named = requestLabel(prepared.request);
     try {
-      return await transmit(services, prepared, prepare, call, attempts, ready.hooksAfter, named);
+      const sent = await attempts.send(prepared.request, services.send, refreshFor(services, prepared, prepare, call));
+      return 'failure' in sent ? sent : await received(services, sent, ready.hooksAfter, named);
     } catch (error) {
       return failure(networkFailure(error, named.label, limit.timedOut(), signal, config.timeoutMs));
     }
@@ -44,38 +46,20 @@ export async function sendPrepared(
   }
 }
 
-/**
- * Sends the request (retried as retry.ts allows; once more with a fresh token after a 401), lets
- * the afterResponse hooks see the answer, and reads it.
- */
-async function transmit(
+/** The answer the tries ended with, seen by the afterResponse hooks, read, and kept for following its operation. */
+async function received(
   services: CallServices,
-  prepared: Prepared,
-  prepare: () => Promise<Prepared | { failure: CallToolResult }>,
-  call: CallContext,
-  attempts: CallAttempts,
+  sent: Sent,
   hooksAfter: (AfterResponse | undefined)[],
   named: { label: string; uri: string },
 ): Promise<Exchanged> {
-  const { send, auth, onBehalf, config, following } = services;
-  let sent = await attempts.send(prepared.request, send);
+  const { config, following } = services;
   let response = sent.response;
-  if (response.status === 401 && (prepared.usedTokenFetch || prepared.exchanged)) {
-    // RFC 6750 §3.1: the token may have been revoked or expired early; one fresh try.
-    response.discard();
-    if (prepared.usedTokenFetch) auth.invalidate();
-    if (prepared.exchanged && call.caller !== undefined) await (await onBehalf?.())?.forget(call.caller);
-    const again = await prepare();
-    if ('failure' in again) return again;
-    prepared = again;
-    sent = await attempts.send(prepared.request, send);
-    response = sent.response;
-  }
-  if (hooksAfter.some((hook) => hook !== undefined)) response = await afterResponse(response, prepared.request, hooksAfter);
+  if (hooksAfter.some((hook) => hook !== undefined)) response = await afterResponse(response, sent.request, hooksAfter);
   const read = await readAnswer(response, named, config.maxResponseBytes);
   services.log.debug(`${named.label} → ${response.status}`);
   const answer = services.tracks
-    ? (following.value ?? (await following.get())).tracked(read, response, prepared.request, services.credentialQuery)
+    ? (following.value ?? (await following.get())).tracked(read, response, sent.request, services.credentialQuery)
     : read;
   return sent.note === undefined ? { answer } : { answer, note: sent.note };
 }

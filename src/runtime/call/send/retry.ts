@@ -3,8 +3,9 @@
 // declares, the same key on every try) is tried again after a connection failure or a 429,
 // 502, 503 or 504: after the API's Retry-After when it sends one, else after an exponential
 // backoff with full jitter. No wait runs past the call's time limit: then the last answer goes
-// back with a sentence saying how long the API asked to wait. Every try passes the pacing
-// (pacing.ts) and is its own send, so that each is logged and traced.
+// back with a sentence saying how long the API asked to wait. A 401 to a request whose token
+// was fetched or exchanged is sent once more with a fresh one (RFC 6750 §3.1). Every try passes
+// the pacing (pacing.ts) and is its own send, so that each is logged and traced.
 
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
@@ -100,15 +101,27 @@ function nextWait(outcome: Outcome, retry: number, policy: RetryPolicy): { ms: n
   return asked !== undefined ? { ms: asked, asked: true } : { ms: backoffMs(retry, policy), asked: false };
 }
 
-/** The response to read, and a sentence for the agent when the tries ended without a good answer. */
-interface Sent {
+/** The response to read, the request it answers, and a sentence for the agent when the tries ended without a good answer. */
+export interface Sent {
   response: UpstreamResponse;
+  request: OutgoingRequest;
   note?: string;
 }
 
+/** The request prepared again, with a fresh token; or the tool error that stops it. */
+export type Refresh = () => Promise<{ request: OutgoingRequest } | { failure: CallToolResult }>;
+
 /** One call's tries: each request sent through `sendOne`, paced, and again while the API allows it. */
 export interface CallAttempts {
-  send(request: OutgoingRequest, sendOne: (request: OutgoingRequest, signal: Cancellation) => Promise<UpstreamResponse>): Promise<Sent>;
+  /**
+   * Sends the request and tries it again as the API allows; after a 401, with `refresh` (given
+   * when the request used a token that can be renewed), once more with the request it prepares.
+   */
+  send(
+    request: OutgoingRequest,
+    sendOne: (request: OutgoingRequest, signal: Cancellation) => Promise<UpstreamResponse>,
+    refresh?: Refresh,
+  ): Promise<Sent | { failure: CallToolResult }>;
   /** Frees what the call still holds of the pacing. */
   done(): void;
 }
@@ -128,8 +141,16 @@ export function createSending(settings: { retries: number } & PacingLimits, log:
       // The route template, not the URL: logs carry no argument values.
       const name = `${tool.name} (${tool.http.method} ${tool.http.path})`;
       const pace = pacer.forCall(limit.signal, limit.endsAt, name);
+      const call: TryContext = { tool, name, pace, signal: limit.signal, endsAt: limit.endsAt };
       return {
-        send: (request, sendOne) => tries(request, sendOne, { tool, name, pace, signal: limit.signal, endsAt: limit.endsAt }),
+        async send(request, sendOne, refresh) {
+          const sent = await tries(request, sendOne, call);
+          if (refresh === undefined || sent.response.status !== 401) return sent;
+          // RFC 6750 §3.1: the token may have been revoked or expired early; one fresh try, once per call.
+          sent.response.discard();
+          const again = await refresh();
+          return 'failure' in again ? again : tries(again.request, sendOne, call);
+        },
         done: () => pace.done(),
       };
     },
@@ -145,7 +166,7 @@ export function createSending(settings: { retries: number } & PacingLimits, log:
     for (let attempt = 1; ; attempt++) {
       const outcome = await settle(() => call.pace.send(origin, () => sendOne(request, call.signal)));
       const next = afterTry(outcome, attempt, allowed, call);
-      if ('stop' in next) return settled(outcome, next.stop);
+      if ('stop' in next) return settled(outcome, request, next.stop);
       if ('response' in outcome) outcome.response.discard();
       await sleep(next.waitMs, call.signal);
     }
@@ -217,7 +238,7 @@ async function settle(send: () => Promise<UpstreamResponse>): Promise<Outcome> {
   }
 }
 
-function settled(outcome: Outcome, note?: string): Sent {
+function settled(outcome: Outcome, request: OutgoingRequest, note?: string): Sent {
   if ('error' in outcome) throw outcome.error;
-  return note === undefined ? { response: outcome.response } : { response: outcome.response, note };
+  return note === undefined ? { response: outcome.response, request } : { response: outcome.response, request, note };
 }

@@ -98,9 +98,9 @@ describe('the Idempotency-Key a POST or PATCH is retried with', () => {
 });
 
 /** A response whose body is two chunks, and which says when it was discarded. */
-function response(): UpstreamResponse & { discarded: boolean } {
+function response(status = 200): UpstreamResponse & { discarded: boolean } {
   const made = {
-    status: 200,
+    status,
     statusText: 'OK',
     header: () => null,
     headerList: () => [],
@@ -202,5 +202,38 @@ describe('rate limit per origin', () => {
       '250 ms',
       '0 ms',
     ]);
+  });
+});
+
+describe('a 401 to a token that can be renewed (RFC 6750 §3.1)', () => {
+  const tool = { name: 't', http: { method: 'GET', path: '/x', params: [] } } as unknown as ToolSpec;
+  const request = (token: string) => ({ tool: 't', method: 'GET', url: 'http://a/x', headers: { authorization: token } });
+  const limit = () => ({ signal: new AbortController().signal, endsAt: Date.now() + 10_000 });
+
+  it('is sent once more with the request refresh prepares, once per call; the first answer is discarded', async () => {
+    const attempts = createSending({ retries: 2, maxConcurrent: 8 }, quiet).forCall(tool, limit());
+    const answers: (UpstreamResponse & { discarded: boolean })[] = [];
+    const seen: string[] = [];
+    const sendOne = async (sent: { headers: Record<string, string> }) => {
+      seen.push(sent.headers.authorization as string);
+      answers.push(response(401));
+      return answers.at(-1) as UpstreamResponse;
+    };
+    let refreshed = 0;
+    const sent = await attempts.send(request('old'), sendOne, async () => (refreshed++, { request: request('new') }));
+    expect(seen).toEqual(['old', 'new']);
+    expect(refreshed).toBe(1);
+    expect('failure' in sent ? undefined : sent.request.headers.authorization).toBe('new');
+    expect(answers.map((a) => a.discarded)).toEqual([true, false]);
+    attempts.done();
+  });
+
+  it('without refresh (no fetched or exchanged token) the 401 is the answer', async () => {
+    const attempts = createSending({ retries: 2, maxConcurrent: 8 }, quiet).forCall(tool, limit());
+    let sends = 0;
+    const sent = await attempts.send(request('static'), async () => (sends++, response(401)));
+    expect(sends).toBe(1);
+    expect('failure' in sent ? undefined : sent.response.status).toBe(401);
+    attempts.done();
   });
 });
