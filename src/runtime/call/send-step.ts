@@ -35,7 +35,7 @@ export async function sendPrepared(
     if ('failure' in prepared) return prepared;
     const named = requestLabel(prepared.request);
     try {
-      const sent = await attempts.send(prepared.request, services.send, refreshFor(services, prepared, prepare, call));
+      const sent = await attempts.send(prepared.request, refreshFor(services, prepared, prepare, call));
       return 'failure' in sent ? sent : await received(services, sent, ready.hooksAfter, named);
     } catch (error) {
       return failure(networkFailure(error, named.label, limit.timedOut(), signal, config.timeoutMs));

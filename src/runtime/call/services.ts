@@ -11,6 +11,7 @@ import type { CallObserver } from '../observe/observe.js';
 import { markLinkRequired, type LinkRequired } from './answer/link-mark.js';
 import { Authenticator, type RequestCredentials } from './request/credentials.js';
 import type { Cancellation } from './send/call-limit.js';
+import type { SendOne } from './send/middleware.js';
 import { createChecks, type Checks } from './request/checks.js';
 import { apiBase } from './request/outgoing.js';
 import type { OnBehalf } from '../oauth/upstream-accounts/on-behalf.js';
@@ -19,7 +20,7 @@ import { structureFor } from './answer/shape.js';
 import { serverRedactor, type Redactor } from './answer/redact.js';
 import type { ToolSpec, ToolTable } from '../../contract/table.js';
 import { perTool, toolSchemas, type ToolSchemas } from '../mcp/tool-schemas.js';
-import { credentialPlaces, sendFollowingRedirects, type UpstreamResponse } from './send/upstream.js';
+import { credentialPlaces, sendFollowingRedirects } from './send/upstream.js';
 import { followsOperations } from '../start/optional-features.js';
 import { Lazy } from '../start/lazy.js';
 import type { longRunningCalls, tracked } from '../long-running/long-running.js';
@@ -46,8 +47,6 @@ export interface CallServices {
   readonly auth: Authenticator;
   /** The base URL of operations without servers of their own. */
   readonly defaultBase: string;
-  /** One try of a request: to the upstream, observed. */
-  readonly send: (request: OutgoingRequest, signal: Cancellation) => Promise<UpstreamResponse>;
   readonly sending: Sending;
   readonly redactor: Redactor;
   /** What calls send on their caller's behalf (on-behalf.ts, loaded on first need); undefined when no setting asks for it. */
@@ -82,8 +81,12 @@ export function callServices(
     checks,
     auth: new Authenticator(table, process.env, log, config.timeoutMs),
     defaultBase: apiBase(table, config.baseUrl),
-    send: observer.sender(upstreamSender(table, config)),
-    sending: createSending(config.sending, log),
+    // Each try to the upstream, observed; the pacing goes around it per call (retry.ts).
+    sending: createSending(config.sending, log, {
+      upstream: upstreamSender(table, config),
+      around: [observer.sender],
+      onWait: observer.onWait,
+    }),
     redactor: serverRedactor(table, config.staticHeaders),
     onBehalf: onBehalfOf(table, config, log),
     credentialQuery: credentialPlaces(table).query,
@@ -117,7 +120,7 @@ function onBehalfOf(table: ToolTable, config: ServerConfig, log: Logger): (() =>
  * the static headers and the caller's identity header) stay on the API's origin, and the servers of a spec that came from a
  * URL reach public addresses only (--base-url is the user's choice, and free).
  */
-function upstreamSender(table: ToolTable, config: ServerConfig) {
+function upstreamSender(table: ToolTable, config: ServerConfig): SendOne {
   const places = credentialPlaces(table);
   for (const [name] of config.staticHeaders) places.headers.add(name.toLowerCase());
   // The caller's identity, like a static header, is for the API's origin only.

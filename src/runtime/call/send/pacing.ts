@@ -6,8 +6,8 @@
 import { Readable } from 'node:stream';
 import type { Cancellation } from './call-limit.js';
 import type { Logger } from '../../start/log.js';
-import { noteWait } from '../../observe/observe.js';
-import type { UpstreamResponse } from './upstream.js';
+import type { OnWait, SendMiddleware } from './middleware.js';
+import { urlOf, type UpstreamResponse } from './upstream.js';
 
 export interface PacingLimits {
   /** Requests in flight to one origin at once. */
@@ -63,7 +63,7 @@ function queueFor(own: Slots, signal: Cancellation, busy: () => string): Promise
   });
 }
 
-export function createPacer(limits: PacingLimits, log: Logger): Pacer {
+export function createPacer(limits: PacingLimits, log: Logger, onWait: OnWait): Pacer {
   const slots = new Map<string, Slots>();
   // With a rate: when the next request to each origin may leave (ms since the epoch).
   const nextFree = new Map<string, number>();
@@ -114,7 +114,7 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
     if (at > now) {
       const said = `${name}: waiting ${Math.round(at - now)} ms for the rate limit (--rate-limit ${limits.ratePerSecond} per second to ${origin})`;
       log.info(said);
-      noteWait(at - now, 'rate-limit', said);
+      onWait(at - now, 'rate-limit', said);
       await sleep(at - now, signal);
     }
   }
@@ -150,6 +150,11 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
       };
     },
   };
+}
+
+/** The pacing around each try of a call: the try waits for its origin's slot and the rate. */
+export function pacedBy(pace: CallPace): SendMiddleware {
+  return (next) => (request, signal) => pace.send(urlOf(request).origin, () => next(request, signal));
 }
 
 /** The response, with its slot freed once its body has been read to the end or dropped. */
