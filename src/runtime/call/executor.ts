@@ -99,9 +99,8 @@ export function createExecutor(
     async resume(handle, signal, credentials = NO_CREDENTIALS, options = {}) {
       const call = callFor(credentials, options.caller);
       try {
-        const result = await (
-          await services.following.get()
-        ).resume(handle, { signal, call, advertised: false, progress: options.progress });
+        const following = await services.following.get();
+        const result = await following.resume(handle, { signal, call, advertised: false, progress: options.progress });
         return result.isError ? redacted(services, result, call) : result;
       } catch (error) {
         return redacted(services, thrown(OPERATION_STATUS, error), call);

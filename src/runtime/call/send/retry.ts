@@ -112,7 +112,7 @@ export interface Sent {
 export type Refresh = () => Promise<{ request: OutgoingRequest } | { failure: CallToolResult }>;
 
 /** One call's tries: each request sent, paced and observed, and again while the API allows it. */
-export interface CallAttempts {
+interface CallAttempts {
   /**
    * Sends the request and tries it again as the API allows; after a 401, with `refresh` (given
    * when the request used a token that can be renewed), once more with the request it prepares.
