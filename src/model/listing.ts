@@ -68,6 +68,23 @@ export function splitDefs(
   return { defs: [...full].sort(), stubs: [...stubs].sort() };
 }
 
+/** A tool schema that names shared defs: where its `listing` goes, and the defs it names directly. */
+type Holder = { holder: { listing?: Listing }; output: boolean; tool: string; rootRefs: string[]; refsKey: string };
+
+/** The input and output schemas of the table's tools that name shared defs. */
+function schemaHolders(table: ToolTable): Holder[] {
+  return table.tools.flatMap((tool) => {
+    const found: Holder[] = [];
+    const add = (holder: Holder['holder'], root: JsonSchema, output: boolean) => {
+      const rootRefs = directRefs(root);
+      if (rootRefs.length) found.push({ holder, output, tool: tool.name, rootRefs, refsKey: rootRefs.join(' ') });
+    };
+    add(tool, tool.inputSchema, false);
+    if (tool.output) add(tool.output, tool.output.schema, true);
+    return found;
+  });
+}
+
 /** Sets `listing` on every tool schema whose defs do not all fit, so that tools/list fits the budget. */
 export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LISTING_BUDGET): ListingReport {
   const defSizes = new Map(Object.entries(table.defs).map(([k, v]) => [k, size(v)]));
@@ -81,17 +98,7 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
     return bytes;
   };
   const defSize = (key: string) => defSizes.get(key) ?? 0;
-  type Holder = { holder: { listing?: Listing }; output: boolean; tool: string; rootRefs: string[]; refsKey: string };
-  const holders = table.tools.flatMap((tool) => {
-    const found: Holder[] = [];
-    const add = (holder: Holder['holder'], root: JsonSchema, output: boolean) => {
-      const rootRefs = directRefs(root);
-      if (rootRefs.length) found.push({ holder, output, tool: tool.name, rootRefs, refsKey: rootRefs.join(' ') });
-    };
-    add(tool, tool.inputSchema, false);
-    if (tool.output) add(tool.output, tool.output.schema, true);
-    return found;
-  });
+  const holders = schemaHolders(table);
   const fixedBytes = table.tools.reduce(
     (n, t) => n + t.name.length + size(t.description) + size(t.inputSchema) + (t.output ? size(t.output.schema) : 0),
     0,

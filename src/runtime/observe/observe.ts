@@ -21,9 +21,8 @@ import type { OutgoingRequest } from '../hooks-api.js';
 import type { Logger } from '../start/log.js';
 import type { OtlpProtocol, ToolCallFacts, TraceHeaders, Tracing } from './telemetry.js';
 import type { UpstreamResponse } from '../call/send/upstream.js';
+import type { OnWait, SendMiddleware, SendOne } from '../call/send/middleware.js';
 import type { ToolSpec, ToolTable } from '../../contract/table.js';
-
-type Send = (request: OutgoingRequest, signal: Cancellation) => Promise<UpstreamResponse>;
 
 export interface CallObserver {
   /** Whether calls are traced or logged; when not, only a call that brings a trace context is observed. */
@@ -32,8 +31,13 @@ export interface CallObserver {
   call<T>(facts: ToolCallFacts, incoming: TraceHeaders | undefined, run: () => Promise<T>, clientLog?: ClientLog): Promise<T>;
   /** Runs the exchange of one operation (every attempt of its request) in its scope: its route and attempt count. */
   operation<T>(tool: ToolSpec, run: () => Promise<T>): Promise<T>;
-  /** The sender with each attempt observed: its span, the traceparent it carries, its status in the log line. */
-  sender(send: Send): Send;
+  /** Around each try of a request (middleware.ts): its span, the traceparent it carries, its status in the log line. */
+  sender: SendMiddleware;
+  /**
+   * A wait before a try (retry.ts, pacing.ts; `reason`: e.g. `retry-after`, `backoff`, `rate-limit`): an event on the
+   * call's span, summed as `waitedMs` in its log line, and `said` (a line without argument values) in its client's log.
+   */
+  onWait: OnWait;
 }
 
 interface Attempt {
@@ -86,6 +90,7 @@ export function callObserver(options: { tracing?: Tracing; logCalls: boolean; wr
       const call = current?.call ?? { attempts: [], ...(tracing ? { tracing } : {}) };
       return scopes.run({ call, operation: { route: tool.http.path, sent: 0 } }, run);
     },
+    onWait: noteWait,
     sender(send) {
       return (request, signal) => {
         const current = scopes.getStore();
@@ -116,7 +121,7 @@ export function callObserver(options: { tracing?: Tracing; logCalls: boolean; wr
   }
 
   async function observedAttempt(
-    send: Send,
+    send: SendOne,
     current: Scope | undefined,
     request: OutgoingRequest,
     signal: Cancellation,
@@ -189,12 +194,8 @@ export async function createObserver(
   return callObserver({ ...(activeTracing ? { tracing: activeTracing } : {}), logCalls: config.logCalls });
 }
 
-/**
- * For a retry loop: a wait before the next attempt (`reason`: why, e.g. `retry-after` or
- * `backoff`), an event on the call's span, summed as `waitedMs` in its log line, and `said` (a
- * line without argument values) in its client's log.
- */
-export function noteWait(ms: number, reason: string, said: string): void {
+/** A wait before a try, in the current call's record (CallObserver's `onWait`). */
+function noteWait(ms: number, reason: string, said: string): void {
   const call = scopes.getStore()?.call;
   if (call === undefined) return;
   call.waitedMs = (call.waitedMs ?? 0) + ms;

@@ -51,24 +51,7 @@ export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: 
       };
       res.on('close', () => void transport.close());
       await factory('session').connect(transport);
-      let initializeId: string | number | undefined;
-      const receive = transport.onmessage;
-      transport.onmessage = (message, extra) => {
-        if ('method' in message && 'id' in message) {
-          open.add(message.id);
-          if (message.method === 'initialize') initializeId = message.id;
-        }
-        receive?.(message, extra);
-      };
-      const send = transport.send.bind(transport);
-      transport.send = async (message, options) => {
-        if ('result' in message && initializeId !== undefined && message.id === initializeId) initialized.add(transport.sessionId);
-        try {
-          await send(message, options);
-        } finally {
-          if (!('method' in message) && 'id' in message && message.id !== undefined) open.delete(message.id);
-        }
-      };
+      trackRequests(transport, open, () => initialized.add(transport.sessionId));
       log.debug(`SSE session ${transport.sessionId} opened (${sessions.size} open)`);
       return true;
     }
@@ -98,6 +81,31 @@ export function sseEndpoints(factory: ServerFactory, config: ServerConfig, log: 
     async close() {
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
     },
+  };
+}
+
+/**
+ * Keeps `open` as the ids of the requests the session has not answered yet, and calls
+ * `onInitialized` once the answer to its initialize is sent.
+ */
+function trackRequests(transport: SSEServerTransport, open: Set<string | number>, onInitialized: () => void): void {
+  let initializeId: string | number | undefined;
+  const receive = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if ('method' in message && 'id' in message) {
+      open.add(message.id);
+      if (message.method === 'initialize') initializeId = message.id;
+    }
+    receive?.(message, extra);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    if ('result' in message && initializeId !== undefined && message.id === initializeId) onInitialized();
+    try {
+      await send(message, options);
+    } finally {
+      if (!('method' in message) && 'id' in message && message.id !== undefined) open.delete(message.id);
+    }
   };
 }
 

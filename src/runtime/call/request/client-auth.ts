@@ -1,5 +1,5 @@
 // How this server authenticates as an OAuth client to an authorization server (RFC 6749 §2.3.1):
-// always loaded, for the token clients of credentials.ts and the OAuth rooms alike.
+// always loaded, for the token client of client-credentials.ts and the OAuth rooms alike.
 
 /**
  * The Authorization header of client_secret_basic (RFC 6749 §2.3.1): id and secret each

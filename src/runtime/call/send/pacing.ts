@@ -6,8 +6,8 @@
 import { Readable } from 'node:stream';
 import type { Cancellation } from './call-limit.js';
 import type { Logger } from '../../start/log.js';
-import { noteWait } from '../../observe/observe.js';
-import type { UpstreamResponse } from './upstream.js';
+import type { OnWait, SendMiddleware } from './middleware.js';
+import { urlOf, type UpstreamResponse } from './upstream.js';
 
 export interface PacingLimits {
   /** Requests in flight to one origin at once. */
@@ -63,11 +63,9 @@ function queueFor(own: Slots, signal: Cancellation, busy: () => string): Promise
   });
 }
 
-export function createPacer(limits: PacingLimits, log: Logger): Pacer {
+export function createPacer(limits: PacingLimits, log: Logger, onWait: OnWait): Pacer {
   const slots = new Map<string, Slots>();
-  // With a rate: when the next request to each origin may leave (ms since the epoch).
-  const nextFree = new Map<string, number>();
-  const interval = limits.ratePerSecond === undefined ? 0 : 1000 / limits.ratePerSecond;
+  const spaced = rateSpacing(limits, log, onWait);
   const slotsOf = (origin: string): Slots => {
     const known = slots.get(origin);
     if (known !== undefined) return known;
@@ -100,25 +98,6 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
     );
   }
 
-  /** Waits for the origin's next rate slot, or refuses at once when it comes after the call's end. */
-  async function spaced(origin: string, signal: Cancellation, endsAt: number, name: string): Promise<void> {
-    if (interval === 0) return;
-    const now = Date.now();
-    const at = Math.max(now, nextFree.get(origin) ?? 0);
-    if (at >= endsAt) {
-      throw new PacingError(
-        `the rate limit (--rate-limit ${limits.ratePerSecond} per second to ${origin}) would hold it ${duration(at - now)}, longer than the ${duration(endsAt - now)} left of the call's time`,
-      );
-    }
-    nextFree.set(origin, at + interval);
-    if (at > now) {
-      const said = `${name}: waiting ${Math.round(at - now)} ms for the rate limit (--rate-limit ${limits.ratePerSecond} per second to ${origin})`;
-      log.info(said);
-      noteWait(at - now, 'rate-limit', said);
-      await sleep(at - now, signal);
-    }
-  }
-
   return {
     forCall(signal, endsAt, name) {
       // Made with the call's first slot: a call that never sends holds none.
@@ -137,7 +116,7 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
           };
           (held ??= new Set()).add(free);
           try {
-            if (interval !== 0) await spaced(origin, signal, endsAt, name);
+            if (spaced !== undefined) await spaced(origin, signal, endsAt, name);
             return holding(await sendOne(), free);
           } catch (error) {
             free();
@@ -150,6 +129,42 @@ export function createPacer(limits: PacingLimits, log: Logger): Pacer {
       };
     },
   };
+}
+
+/**
+ * With --rate-limit, the wait for an origin's next rate slot: refused at once when the slot
+ * comes after the call's end; undefined without a rate.
+ */
+function rateSpacing(
+  limits: PacingLimits,
+  log: Logger,
+  onWait: OnWait,
+): ((origin: string, signal: Cancellation, endsAt: number, name: string) => Promise<void>) | undefined {
+  if (limits.ratePerSecond === undefined) return undefined;
+  const interval = 1000 / limits.ratePerSecond;
+  // When the next request to each origin may leave (ms since the epoch).
+  const nextFree = new Map<string, number>();
+  return async (origin, signal, endsAt, name) => {
+    const now = Date.now();
+    const at = Math.max(now, nextFree.get(origin) ?? 0);
+    if (at >= endsAt) {
+      throw new PacingError(
+        `the rate limit (--rate-limit ${limits.ratePerSecond} per second to ${origin}) would hold it ${duration(at - now)}, longer than the ${duration(endsAt - now)} left of the call's time`,
+      );
+    }
+    nextFree.set(origin, at + interval);
+    if (at > now) {
+      const said = `${name}: waiting ${Math.round(at - now)} ms for the rate limit (--rate-limit ${limits.ratePerSecond} per second to ${origin})`;
+      log.info(said);
+      onWait(at - now, 'rate-limit', said);
+      await sleep(at - now, signal);
+    }
+  };
+}
+
+/** The pacing around each try of a call: the try waits for its origin's slot and the rate. */
+export function pacedBy(pace: CallPace): SendMiddleware {
+  return (next) => (request, signal) => pace.send(urlOf(request).origin, () => next(request, signal));
 }
 
 /** The response, with its slot freed once its body has been read to the end or dropped. */

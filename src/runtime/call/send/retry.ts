@@ -3,18 +3,19 @@
 // declares, the same key on every try) is tried again after a connection failure or a 429,
 // 502, 503 or 504: after the API's Retry-After when it sends one, else after an exponential
 // backoff with full jitter. No wait runs past the call's time limit: then the last answer goes
-// back with a sentence saying how long the API asked to wait. Every try passes the pacing
-// (pacing.ts) and is its own send, so that each is logged and traced.
+// back with a sentence saying how long the API asked to wait. A 401 to a request whose token
+// was fetched or exchanged is sent once more with a fresh one (RFC 6750 §3.1). Every try passes
+// the pacing (pacing.ts) and is its own send, so that each is logged and traced (middleware.ts).
 
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Cancellation } from './call-limit.js';
 import type { OutgoingRequest } from '../../hooks-api.js';
 import type { Logger } from '../../start/log.js';
-import { createPacer, duration, sleep, type CallPace, type PacingLimits } from './pacing.js';
-import { noteWait } from '../../observe/observe.js';
+import { createPacer, duration, pacedBy, sleep, type PacingLimits } from './pacing.js';
+import { composeSend, type OnWait, type SendMiddleware, type SendOne } from './middleware.js';
 import { getHeader } from '../request/request.js';
-import { urlOf, type UpstreamResponse } from './upstream.js';
+import type { UpstreamResponse } from './upstream.js';
 import type { ToolSpec } from '../../../contract/table.js';
 
 export interface RetryPolicy {
@@ -100,15 +101,23 @@ function nextWait(outcome: Outcome, retry: number, policy: RetryPolicy): { ms: n
   return asked !== undefined ? { ms: asked, asked: true } : { ms: backoffMs(retry, policy), asked: false };
 }
 
-/** The response to read, and a sentence for the agent when the tries ended without a good answer. */
-interface Sent {
+/** The response to read, the request it answers, and a sentence for the agent when the tries ended without a good answer. */
+export interface Sent {
   response: UpstreamResponse;
+  request: OutgoingRequest;
   note?: string;
 }
 
-/** One call's tries: each request sent through `sendOne`, paced, and again while the API allows it. */
-export interface CallAttempts {
-  send(request: OutgoingRequest, sendOne: (request: OutgoingRequest, signal: Cancellation) => Promise<UpstreamResponse>): Promise<Sent>;
+/** The request prepared again, with a fresh token; or the tool error that stops it. */
+export type Refresh = () => Promise<{ request: OutgoingRequest } | { failure: CallToolResult }>;
+
+/** One call's tries: each request sent, paced and observed, and again while the API allows it. */
+interface CallAttempts {
+  /**
+   * Sends the request and tries it again as the API allows; after a 401, with `refresh` (given
+   * when the request used a token that can be renewed), once more with the request it prepares.
+   */
+  send(request: OutgoingRequest, refresh?: Refresh): Promise<Sent | { failure: CallToolResult }>;
   /** Frees what the call still holds of the pacing. */
   done(): void;
 }
@@ -119,33 +128,48 @@ export interface Sending {
   forCall(tool: ToolSpec, limit: { signal: Cancellation; endsAt: number }): CallAttempts;
 }
 
-export function createSending(settings: { retries: number } & PacingLimits, log: Logger): Sending {
+/**
+ * How each try goes out: `upstream`, inside the server's `around` (the observer's), inside the
+ * call's pacing; `onWait` is told of every wait before a try.
+ */
+export interface SendChain {
+  upstream: SendOne;
+  around: readonly SendMiddleware[];
+  onWait: OnWait;
+}
+
+export function createSending(settings: { retries: number } & PacingLimits, log: Logger, chain: SendChain): Sending {
   const policy: RetryPolicy = { attempts: settings.retries + 1, ...BACKOFF };
-  const pacer = createPacer(settings, log);
+  const pacer = createPacer(settings, log, chain.onWait);
   return {
     keyed: (tool, args) => (policy.attempts > 1 ? withIdempotencyKey(tool, args) : args),
     forCall(tool, limit) {
       // The route template, not the URL: logs carry no argument values.
       const name = `${tool.name} (${tool.http.method} ${tool.http.path})`;
       const pace = pacer.forCall(limit.signal, limit.endsAt, name);
+      // The one place a try's chain is composed: paced first, so that its span and log time the request, not its wait for a slot.
+      const sendOne = composeSend(chain.upstream, [pacedBy(pace), ...chain.around]);
+      const call: TryContext = { tool, name, sendOne, signal: limit.signal, endsAt: limit.endsAt };
       return {
-        send: (request, sendOne) => tries(request, sendOne, { tool, name, pace, signal: limit.signal, endsAt: limit.endsAt }),
+        async send(request, refresh) {
+          const sent = await tries(request, call);
+          if (refresh === undefined || sent.response.status !== 401) return sent;
+          // RFC 6750 §3.1: the token may have been revoked or expired early; one fresh try, once per call.
+          sent.response.discard();
+          const again = await refresh();
+          return 'failure' in again ? again : tries(again.request, call);
+        },
         done: () => pace.done(),
       };
     },
   };
 
-  async function tries(
-    request: OutgoingRequest,
-    sendOne: (request: OutgoingRequest, signal: Cancellation) => Promise<UpstreamResponse>,
-    call: TryContext,
-  ): Promise<Sent> {
+  async function tries(request: OutgoingRequest, call: TryContext): Promise<Sent> {
     const allowed = mayRetry(call.tool, request) ? policy.attempts : 1;
-    const origin = urlOf(request).origin;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await settle(() => call.pace.send(origin, () => sendOne(request, call.signal)));
+      const outcome = await settle(() => call.sendOne(request, call.signal));
       const next = afterTry(outcome, attempt, allowed, call);
-      if ('stop' in next) return settled(outcome, next.stop);
+      if ('stop' in next) return settled(outcome, request, next.stop);
       if ('response' in outcome) outcome.response.discard();
       await sleep(next.waitMs, call.signal);
     }
@@ -173,7 +197,7 @@ export function createSending(settings: { retries: number } & PacingLimits, log:
     const asked = wait.asked ? ' (Retry-After)' : '';
     const said = `${call.name}: try ${attempt} of ${allowed} got ${reason}; trying again in ${Math.round(wait.ms)} ms${asked}`;
     log.info(said);
-    noteWait(wait.ms, wait.asked ? 'retry-after' : 'backoff', said);
+    chain.onWait(wait.ms, wait.asked ? 'retry-after' : 'backoff', said);
     return { waitMs: wait.ms };
   }
 }
@@ -183,7 +207,8 @@ interface TryContext {
   tool: ToolSpec;
   /** The tool and its route template, for the log. */
   name: string;
-  pace: CallPace;
+  /** One try: paced, observed, sent. */
+  sendOne: SendOne;
   signal: Cancellation;
   endsAt: number;
 }
@@ -217,7 +242,7 @@ async function settle(send: () => Promise<UpstreamResponse>): Promise<Outcome> {
   }
 }
 
-function settled(outcome: Outcome, note?: string): Sent {
+function settled(outcome: Outcome, request: OutgoingRequest, note?: string): Sent {
   if ('error' in outcome) throw outcome.error;
-  return note === undefined ? { response: outcome.response } : { response: outcome.response, note };
+  return note === undefined ? { response: outcome.response, request } : { response: outcome.response, request, note };
 }

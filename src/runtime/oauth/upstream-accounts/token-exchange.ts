@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import type { AuthInfo, AuthorizationServerMetadata } from '@modelcontextprotocol/server';
-import { MAX_TOKEN_RESPONSE_BYTES } from '../../call/request/credentials.js';
+import { MAX_TOKEN_RESPONSE_BYTES } from '../../call/request/client-credentials.js';
 import { clientSecretBasic } from '../../call/request/client-auth.js';
 import type { TokenExchangeKind } from '../../start/config.js';
 import type { Logger } from '../../start/log.js';

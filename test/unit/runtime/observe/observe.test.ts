@@ -4,7 +4,7 @@
 // each attempt carries, and the --log-calls line. The sender stands in for the upstream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { callObserver, incomingTrace, noteWait, type CallObserver } from '../../../../src/runtime/observe/observe.js';
+import { callObserver, incomingTrace, type CallObserver } from '../../../../src/runtime/observe/observe.js';
 import { startTracing, type Tracing } from '../../../../src/runtime/observe/telemetry.js';
 import type { OutgoingRequest } from '../../../../src/runtime/hooks-api.js';
 import type { UpstreamResponse } from '../../../../src/runtime/call/send/upstream.js';
@@ -179,14 +179,14 @@ describe('with tracing', () => {
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ traceId: call.spanContext().traceId, attempts: 2, retries: 1 });
   });
 
-  it('a wait between attempts (noteWait, for the retry loop) is an event on the call span and waitedMs in the log line', async () => {
+  it('a wait between attempts (onWait, for the retry loop and the pacing) is an event on the call span and waitedMs in the log line', async () => {
     exporter.reset();
     const api = upstream(429, 200);
     const send = observer.sender(api.send);
     await observer.call(facts, undefined, () =>
       observer.operation(tool('/pets/{id}'), async () => {
         await send(request(), signal);
-        noteWait(250, 'retry-after', 'waiting');
+        observer.onWait(250, 'retry-after', 'waiting');
         return send(request(), signal);
       }),
     );

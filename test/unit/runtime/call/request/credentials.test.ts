@@ -1,11 +1,13 @@
-// The runtime's upstream authentication (src/runtime/call/request/credentials.ts), on its own: each scheme
-// puts the credential where RFC and spec say, alternatives are tried in order, a missing secret
-// names the variable, and the OAuth 2.0 client-credentials grant runs against a real local
-// token endpoint that records what it receives.
+// The runtime's upstream authentication (src/runtime/call/request/credentials.ts, and
+// client-credentials.ts for the tokens), on its own: each scheme puts the credential where RFC
+// and spec say, alternatives are tried in order, a missing secret names the variable, and the
+// OAuth 2.0 client-credentials grant runs against a real local token endpoint that records
+// what it receives.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Authenticator, MAX_TOKEN_RESPONSE_BYTES, type AuthRequest } from '../../../../../src/runtime/call/request/credentials.js';
+import { Authenticator, type AuthRequest } from '../../../../../src/runtime/call/request/credentials.js';
+import { MAX_TOKEN_RESPONSE_BYTES } from '../../../../../src/runtime/call/request/client-credentials.js';
 import { credentialProblem } from '../../../../../src/runtime/start/serving.js';
 import { createLogger } from '../../../../../src/runtime/start/log.js';
 import type { AuthSchemeSpec, SecurityRequirement, ToolSpec, ToolTable } from '../../../../../src/contract/table.js';

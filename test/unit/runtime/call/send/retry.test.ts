@@ -7,6 +7,7 @@ import { backoffMs, BACKOFF, createSending, mayRetry, retryAfterMs } from '../..
 import { createPacer, PacingError, duration, sleep } from '../../../../../src/runtime/call/send/pacing.js';
 import { createLogger } from '../../../../../src/runtime/start/log.js';
 import type { UpstreamResponse } from '../../../../../src/runtime/call/send/upstream.js';
+import type { OutgoingRequest } from '../../../../../src/runtime/hooks-api.js';
 import type { ToolSpec } from '../../../../../src/contract/table.js';
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
@@ -67,6 +68,9 @@ describe('which requests may be sent again', () => {
 });
 
 const quiet = createLogger('test', 'silent');
+const noWait = () => undefined;
+/** For what does not send. */
+const NO_CHAIN = { upstream: () => Promise.reject(new Error('not sent')), around: [], onWait: noWait };
 
 describe('the Idempotency-Key a POST or PATCH is retried with', () => {
   const keyedTool = (method: string) =>
@@ -79,7 +83,7 @@ describe('the Idempotency-Key a POST or PATCH is retried with', () => {
         idempotencyKey: 'Idempotency-Key',
       },
     }) as unknown as ToolSpec;
-  const sending = createSending({ retries: 2, maxConcurrent: 8 }, quiet);
+  const sending = createSending({ retries: 2, maxConcurrent: 8 }, quiet, NO_CHAIN);
   const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
   it('is made once per call when the agent gave none (or null), a new one for each call', () => {
@@ -93,14 +97,14 @@ describe('the Idempotency-Key a POST or PATCH is retried with', () => {
     expect(sending.keyed(keyedTool('POST'), { 'Idempotency-Key': 'mine' })).toEqual({ 'Idempotency-Key': 'mine' });
     expect(sending.keyed(keyedTool('GET'), {})).toEqual({});
     expect(sending.keyed(keyedTool('PUT'), {})).toEqual({});
-    expect(createSending({ retries: 0, maxConcurrent: 8 }, quiet).keyed(keyedTool('POST'), {})).toEqual({});
+    expect(createSending({ retries: 0, maxConcurrent: 8 }, quiet, NO_CHAIN).keyed(keyedTool('POST'), {})).toEqual({});
   });
 });
 
 /** A response whose body is two chunks, and which says when it was discarded. */
-function response(): UpstreamResponse & { discarded: boolean } {
+function response(status = 200): UpstreamResponse & { discarded: boolean } {
   const made = {
-    status: 200,
+    status,
     statusText: 'OK',
     header: () => null,
     headerList: () => [],
@@ -120,7 +124,7 @@ async function drain(answer: UpstreamResponse): Promise<void> {
 
 describe('request slots per origin', () => {
   it('at most N in flight; the others get a slot first come first served, when a body is read or dropped', async () => {
-    const pacer = createPacer({ maxConcurrent: 2 }, quiet);
+    const pacer = createPacer({ maxConcurrent: 2 }, quiet, noWait);
     const never = new AbortController().signal;
     const call = pacer.forCall(never, Date.now() + 10_000, 'test');
     const order: number[] = [];
@@ -145,7 +149,7 @@ describe('request slots per origin', () => {
   });
 
   it("a call's end frees its slots, and a wait ends with the call's signal, naming the setting on a timeout", async () => {
-    const pacer = createPacer({ maxConcurrent: 1 }, quiet);
+    const pacer = createPacer({ maxConcurrent: 1 }, quiet, noWait);
     const holder = pacer.forCall(new AbortController().signal, Date.now() + 10_000, 'holder');
     await holder.send('http://a', async () => response());
     const timer = new AbortController();
@@ -168,7 +172,7 @@ describe('request slots per origin', () => {
 
 describe('rate limit per origin', () => {
   it('spaces requests 1/N s apart, and refuses at once a wait that would end after the call', async () => {
-    const pacer = createPacer({ maxConcurrent: 100, ratePerSecond: 10 }, quiet);
+    const pacer = createPacer({ maxConcurrent: 100, ratePerSecond: 10 }, quiet, noWait);
     const signal = new AbortController().signal;
     const call = pacer.forCall(signal, Date.now() + 10_000, 'test');
     const times: number[] = [];
@@ -202,5 +206,45 @@ describe('rate limit per origin', () => {
       '250 ms',
       '0 ms',
     ]);
+  });
+});
+
+describe('a 401 to a token that can be renewed (RFC 6750 §3.1)', () => {
+  const tool = { name: 't', http: { method: 'GET', path: '/x', params: [] } } as unknown as ToolSpec;
+  const request = (token: string) => ({ tool: 't', method: 'GET', url: 'http://a/x', headers: { authorization: token } });
+  const limit = () => ({ signal: new AbortController().signal, endsAt: Date.now() + 10_000 });
+  /** Tries whose upstream answers 401 to everything, keeping the tokens it saw and the answers it gave. */
+  const answering401 = () => {
+    const seen: string[] = [];
+    const answers: (UpstreamResponse & { discarded: boolean })[] = [];
+    const upstream = async (sent: OutgoingRequest) => {
+      seen.push(sent.headers.authorization as string);
+      answers.push(response(401));
+      return answers.at(-1) as UpstreamResponse;
+    };
+    const attempts = createSending({ retries: 2, maxConcurrent: 8 }, quiet, { upstream, around: [], onWait: noWait }).forCall(
+      tool,
+      limit(),
+    );
+    return { seen, answers, attempts };
+  };
+
+  it('is sent once more with the request refresh prepares, once per call; the first answer is discarded', async () => {
+    const { seen, answers, attempts } = answering401();
+    let refreshed = 0;
+    const sent = await attempts.send(request('old'), async () => (refreshed++, { request: request('new') }));
+    expect(seen).toEqual(['old', 'new']);
+    expect(refreshed).toBe(1);
+    expect('failure' in sent ? undefined : sent.request.headers.authorization).toBe('new');
+    expect(answers.map((a) => a.discarded)).toEqual([true, false]);
+    attempts.done();
+  });
+
+  it('without refresh (no fetched or exchanged token) the 401 is the answer', async () => {
+    const { seen, attempts } = answering401();
+    const sent = await attempts.send(request('static'));
+    expect(seen).toEqual(['static']);
+    expect('failure' in sent ? undefined : sent.response.status).toBe(401);
+    attempts.done();
   });
 });
