@@ -19,6 +19,8 @@ import { startAuthorizationServer, type AuthorizationServer } from '../harness/a
 const TOKEN = 'platform-token-1';
 const API_KEY = 'key-platforms';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
+/** A web page allowed to call the server (MCP_CORS_ORIGINS). */
+const APP_ORIGIN = 'http://app.example';
 
 // Whether strings are evaluated on the platform: workerd forbids it at request time.
 const EVAL_PROBE = `import type { Hooks } from '../lib/runtime/hooks-api.js';
@@ -63,7 +65,13 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'src/hooks.ts'), EVAL_PROBE);
   toolCount = (JSON.parse(readFileSync(join(dir, 'tools.json'), 'utf8')) as { tools: unknown[] }).tools.length;
   await buildProject(dir);
-  const variables = [`API_BASE_URL=${upstream.url}/v2`, `SWAGGER_PETSTORE_API_KEY=${API_KEY}`, `MCP_AUTH_TOKEN=${TOKEN}`, 'LOG_LEVEL=warn'];
+  const variables = [
+    `API_BASE_URL=${upstream.url}/v2`,
+    `SWAGGER_PETSTORE_API_KEY=${API_KEY}`,
+    `MCP_AUTH_TOKEN=${TOKEN}`,
+    `MCP_CORS_ORIGINS=${APP_ORIGIN}`,
+    'LOG_LEVEL=warn',
+  ];
   writeFileSync(join(dir, '.dev.vars'), `${variables.join('\n')}\n`);
   writeFileSync(join(dir, '.env'), `${variables.join('\n')}\n`);
   [servers.cloudflare, servers.deno] = await Promise.all([startWrangler(dir, await freePort()), startDeno(dir, await freePort())]);
@@ -157,6 +165,32 @@ describe.each(['cloudflare', 'deno'] as const)('on %s', (platform) => {
     } finally {
       await client.close();
     }
+  });
+
+  it('lets a listed web page call it (CORS), and no other', async () => {
+    const preflight = await fetch(`${server().url}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: APP_ORIGIN, 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const headers = {
+      ...AUTH,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    };
+    const allowed = await fetch(`${server().url}/mcp`, { method: 'POST', headers: { ...headers, origin: APP_ORIGIN }, body: ping });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+    const other = await fetch(`${server().url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, origin: 'http://evil.example' },
+      body: ping,
+    });
+    expect(other.status).toBe(403);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('refuses a request without the token, and one naming another host', async () => {

@@ -15,11 +15,13 @@ import { Lazy } from '../start/lazy.js';
 import type { ScopePolicy } from '../mcp/tool-scopes.js';
 import {
   bearerAuth,
+  cors,
   health,
   hostOriginGuard,
   jsonBody,
   jsonRpcRefusal,
   refuseOpenServer,
+  withHeaders,
   type WebContext,
   type WebStep,
 } from './web-steps.js';
@@ -59,23 +61,28 @@ export function createWebServer(input: WebServerInput): WebServer {
   });
   // Made on the first request: the OAuth steps discover the authorization server first.
   const steps = new Lazy(() => requestSteps(config, serving, log));
+  const corsOf = cors(config.corsOrigins);
+  const serve = async (request: Request, url: URL): Promise<Response> => {
+    const context: WebContext = {};
+    for (const step of steps.value ?? (await steps.get())) {
+      const answered = await step(request, url, context);
+      if (answered !== undefined) return answered;
+    }
+    if (url.pathname !== '/mcp') return jsonRpcRefusal(404, -32601, `Not found: ${url.pathname}; the MCP endpoint is /mcp`);
+    return mcp.fetch(request, {
+      ...(context.auth !== undefined ? { authInfo: context.auth } : {}),
+      ...(context.body !== undefined ? { parsedBody: context.body } : {}),
+    });
+  };
   return {
     async fetch(request) {
       try {
         const url = new URL(request.url);
-        const context: WebContext = {};
         // Before the other steps are made: a probe is answered while OAuth discovers its server.
         const healthy = health(request, url);
         if (healthy !== undefined) return healthy;
-        for (const step of steps.value ?? (await steps.get())) {
-          const answered = await step(request, url, context);
-          if (answered !== undefined) return answered;
-        }
-        if (url.pathname !== '/mcp') return jsonRpcRefusal(404, -32601, `Not found: ${url.pathname}; the MCP endpoint is /mcp`);
-        return await mcp.fetch(request, {
-          ...(context.auth !== undefined ? { authInfo: context.auth } : {}),
-          ...(context.body !== undefined ? { parsedBody: context.body } : {}),
-        });
+        const allowed = corsOf(request);
+        return allowed.preflight ?? withHeaders(await serve(request, url), allowed.headers);
       } catch (error) {
         log.error(`${request.method} ${request.url}: ${(error as Error).message}`);
         return jsonRpcRefusal(500, -32603, 'Internal server error');

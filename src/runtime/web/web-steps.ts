@@ -147,3 +147,40 @@ async function readText(request: Request, maxBytes: number): Promise<string | un
   }
   return new TextDecoder().decode(joined);
 }
+
+/**
+ * CORS for the listed origins (--cors-origins), as http/cors.ts on Node: a listed Origin's
+ * preflight answered here, and its headers on every answer; nothing without a listed Origin.
+ */
+export function cors(origins: string[]): (request: Request) => { preflight?: Response; headers?: Record<string, string> } {
+  if (origins.length === 0) return () => ({});
+  const all = origins.includes('*');
+  return (request) => {
+    const origin = request.headers.get('origin');
+    if (origin === null || !(all || origins.includes(origin))) return {};
+    const headers = {
+      'access-control-allow-origin': all ? '*' : origin,
+      vary: 'Origin',
+      'access-control-expose-headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
+    };
+    if (request.method !== 'OPTIONS') return { headers };
+    const preflight = new Response(null, {
+      status: 204,
+      headers: {
+        ...headers,
+        'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+        'access-control-allow-headers': 'Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, Accept',
+        'access-control-max-age': '600',
+      },
+    });
+    return { preflight };
+  };
+}
+
+/** `response` with `headers` added (a fetched or SDK-made Response may have immutable headers). */
+export function withHeaders(response: Response, headers: Record<string, string> | undefined): Response {
+  if (headers === undefined) return response;
+  const merged = new Headers(response.headers);
+  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged });
+}
