@@ -8,7 +8,7 @@
 const GENERATOR = '^src/(?!runtime/|contract/)';
 /** What a generated project installs (templates/project/package.json.hbs): all the server may import. */
 const SERVER_PACKAGES =
-  '(@modelcontextprotocol/(server|node|server-legacy)|@opentelemetry/(api|context-async-hooks|core|exporter-trace-otlp-http|exporter-trace-otlp-proto|resources|sdk-trace-base)|ajv|ajv-formats|jose|quickjs-emscripten|re2js|redis)/';
+  '(@cfworker/json-schema|@modelcontextprotocol/(server|node|server-legacy)|@opentelemetry/(api|context-async-hooks|core|exporter-trace-otlp-http|exporter-trace-otlp-proto|resources|sdk-trace-base)|ajv|ajv-formats|jose|quickjs-emscripten|re2js|redis)/';
 
 /**
  * The runtime's rooms whose code loads only when a table or a setting uses them: from anywhere
@@ -65,7 +65,7 @@ module.exports = {
       name: 'server-code-uses-only-the-projects-packages',
       severity: 'error',
       comment:
-        'A generated project installs only the SDK, OpenTelemetry, ajv, jose, quickjs-emscripten, re2js and redis: anything else would not resolve there.',
+        'A generated project installs only the SDK, OpenTelemetry, @cfworker/json-schema, ajv, jose, quickjs-emscripten, re2js and redis: anything else would not resolve there.',
       from: { path: '^src/(runtime|contract)/' },
       to: {
         dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],

@@ -18,7 +18,7 @@ import { SECTIONS, type Results, type Section } from './lib/results.js';
 import { REPO, TMP, ensureDir, log } from './lib/util.js';
 import { runList } from './list.js';
 import { runOAuth } from './oauth.js';
-import { SELF_CONTAINED, render, spliceSections } from './report/index.js';
+import { SELF_CONTAINED, keepOwnScriptSections, render, spliceSections } from './report/index.js';
 import { runRss } from './rss.js';
 import { runStart } from './start.js';
 import { runTokens } from './tokens.js';
@@ -115,7 +115,7 @@ function writeReport(results: Results, outDir: string, resultsFile: string): str
   const report = join(outDir, 'benchmarks.md');
   const missing = SECTIONS.filter((s) => results[s] === undefined);
   if (missing.length === 0) {
-    writeFileSync(report, markdown);
+    writeFileSync(report, existsSync(report) ? keepOwnScriptSections(readFileSync(report, 'utf8'), markdown) : markdown);
     writeFileSync(join(outDir, 'benchmarks.svg'), svg);
     return report;
   }

@@ -104,6 +104,7 @@ export function render(r: Results): { markdown: string; svg: string } {
     'npm run bench -- --only capacity,rss       # some sections (gen, build, start, calls, capacity, list, budget, rss, oauth, tokens, features); the others are kept from bench/.tmp/results.json',
     'npm run bench -- --quick                   # smoke run: fewer specs, repetitions and calls; writes bench/.tmp/quick/',
     'npm run bench -- --render                  # measure nothing: rewrite this file from bench/.tmp/results.json',
+    'npx tsx bench/validators.ts                # section 12 alone (after npm run corpora and npm run build); a full run keeps it',
     '```',
     '',
     "Work files go to `bench/.tmp/` (ignored by git): the Kubernetes spec gunzipped, the synthetic specs, the generated projects, openapi-mcp-generator's dependencies (one `npm install`), the raw results (`results.json`, every repetition). mcp-gen's generated projects link the dependencies the end-to-end tests install in `test/.tmp/_deps`.",
@@ -116,6 +117,27 @@ export function render(r: Results): { markdown: string; svg: string } {
 function whyListParagraphs(r: Results): string[] {
   const lines = whyList(r);
   return lines.length ? ['### Why the GitHub tools/list is larger than openapi-mcp-generator’s', '', ...lines.flatMap((p) => [p, ''])] : [];
+}
+
+/** Sections written by a bench script of their own (bench/validators.ts), which a full render keeps as they are. */
+const OWN_SCRIPT_SECTIONS = ['## 12. Validators'];
+
+/** `rendered` with the sections that their own scripts wrote into `existing`, before "Running it". */
+export function keepOwnScriptSections(existing: string, rendered: string): string {
+  let out = rendered;
+  for (const start of OWN_SCRIPT_SECTIONS) out = spliceBlock(out, existing, start);
+  return out;
+}
+
+/** `into` with the block of `from` that starts with `start` in place of its own (or before "Running it"). */
+export function spliceBlock(into: string, from: string, start: string): string {
+  const fresh = block(from, start);
+  if (!fresh) return into;
+  const text = from.slice(fresh.from, fresh.to);
+  const old = block(into, start);
+  if (old) return into.slice(0, old.from) + text + into.slice(old.to);
+  const before = block(into, RUNNING);
+  return before ? into.slice(0, before.from) + text + into.slice(before.from) : `${into.trimEnd()}\n\n${text}`;
 }
 
 /** Report sections that stand alone (no row in the targets above, no chart): their heading's start. */
@@ -137,16 +159,6 @@ function block(markdown: string, start: string): { from: number; to: number } | 
  */
 export function spliceSections(existing: string, rendered: string, sections: Section[]): string {
   let out = existing;
-  for (const start of [...sections.map((s) => SELF_CONTAINED[s] as string), RUNNING]) {
-    const fresh = block(rendered, start);
-    if (!fresh) continue;
-    const text = rendered.slice(fresh.from, fresh.to);
-    const old = block(out, start);
-    if (old) out = out.slice(0, old.from) + text + out.slice(old.to);
-    else {
-      const before = block(out, RUNNING);
-      out = before ? out.slice(0, before.from) + text + out.slice(before.from) : `${out.trimEnd()}\n\n${text}`;
-    }
-  }
+  for (const start of [...sections.map((s) => SELF_CONTAINED[s] as string), RUNNING]) out = spliceBlock(out, rendered, start);
   return out;
 }

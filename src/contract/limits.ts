@@ -38,8 +38,9 @@ export function argumentsTooBig(args: unknown): string | undefined {
 type RE2Class = typeof import('re2js').RE2JS;
 
 /**
- * An ajv RegExp engine (its `code.regExp` option) on RE2JS, which matches in time linear in
- * the input whatever the pattern. RE2 has no lookaround or backreferences; a pattern that
+ * An ajv RegExp engine (its `code.regExp` option; the interpreted validator runs spec patterns
+ * on it too) on RE2JS, which matches in time linear in the input whatever the pattern. RE2
+ * has no lookaround or backreferences; a pattern that
  * needs them is not checked here (the upstream still validates), rather than run on a
  * backtracking engine. JSON Schema `pattern` is an unanchored search, as RE2JS `test` is.
  */

@@ -110,6 +110,7 @@ const packageVersions = (() => {
     typesNode: exact('@types/node'),
     ajv: exact('ajv'),
     ajvFormats: exact('ajv-formats'),
+    cfworkerJsonSchema: exact('@cfworker/json-schema'),
     jose: exact('jose'),
     quickjs: exact('quickjs-emscripten'),
     re2js: exact('re2js'),

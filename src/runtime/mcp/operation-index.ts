@@ -188,8 +188,8 @@ export interface MetaContext {
 
 /**
  * A call of search_operations, describe_operation or invoke_operation (`meta`, one of
- * metaTools()). Its arguments are checked by ajv against the meta-tool's own schema, as every
- * tool's are.
+ * metaTools()). Its arguments are checked (checks.ts) against the meta-tool's own schema, as
+ * every tool's are.
  */
 export async function callMetaTool(meta: ListedTool, given: Record<string, unknown>, ctx: MetaContext): Promise<CallToolResult> {
   const { name } = meta;

@@ -1,24 +1,18 @@
 // The schema checks of a call: its arguments against the tool's whole inputSchema (coerced and
 // repaired where a client only wrote them differently), a meta-tool's arguments against its own
-// schema, and an answer against the advertised outputSchema. ajv compiles each schema once.
+// schema, and an answer against the advertised outputSchema. The validator (validator.ts)
+// compiles each schema once.
 
-import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Logger } from '../../start/log.js';
 import { coerceArguments } from './coerce.js';
-import { argumentsTooBig, linearRegExpEngine } from '../../../contract/limits.js';
+import { argumentsTooBig } from '../../../contract/limits.js';
 import type { OutputCheck } from '../../mcp/output.js';
 import { chooseMediaType } from './request.js';
 import { ArgumentError } from '../../../contract/argument-error.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../../../contract/table.js';
 import { perTool, type ToolSchemas } from '../../mcp/tool-schemas.js';
-
-type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
-export interface AjvError {
-  instancePath: string;
-  keyword: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
+import { DEFAULT_VALIDATOR, type SchemaError, type Validate, type Validator, type ValidatorName } from './validator.js';
+import { loadValidator } from './validators/load.js';
 
 export interface Checks {
   /** The arguments the request is built from (coerced, repaired), or why they do not fit the tool. */
@@ -32,30 +26,80 @@ export interface Checks {
 /** Rounds of repairArguments before the errors stand: each round fixes what the last one uncovered. */
 const REPAIR_ROUNDS = 8;
 
-export function createChecks(table: ToolTable, schemas: ToolSchemas, log: Logger): Checks {
-  // JSON Schema 2020-12, the dialect of MCP tool schemas (prefixItems, $defs, unevaluated*).
-  // Set by the first check (loadAjv), before any compile.
-  let ajv: Ajv2020 | undefined;
+/** A schema compiled for `tool`; `what` names the schema in the warning when it cannot be checked. */
+type Compile = (tool: ToolSpec, schema: JsonSchema, what: string) => Validate;
+
+export function createChecks(
+  table: ToolTable,
+  schemas: ToolSchemas,
+  log: Logger,
+  validatorName: ValidatorName = DEFAULT_VALIDATOR,
+): Checks {
+  // Set by the first check (load), before any compile.
+  let validator: Validator | undefined;
+  const load = async () => (validator ??= await loadValidator(validatorName, (message) => log.warn(message)));
   // Compiled on first use and kept: compiling every schema at start-up would cost seconds
   // for a large API, and compiling per call would cost that on every call.
-  const compile = (tool: ToolSpec, schema: JsonSchema, what: string): Validate => {
-    if (!ajv) throw new Error('internal: schema compiled before ajv was loaded');
+  const compile: Compile = (tool, schema, what) => {
+    if (!validator) throw new Error('internal: schema compiled before the validator was loaded');
     try {
-      return ajv.compile(schema) as Validate;
+      return validator.compile(schema);
     } catch (error) {
-      // A schema ajv cannot compile must not make the tool unusable: the upstream validates too.
+      // A schema the validator cannot compile must not make the tool unusable: the upstream validates too.
       log.warn(`tool ${tool.name}: ${what} schema not checkable (${(error as Error).message})`);
-      return (() => true) as Validate;
+      return () => undefined;
     }
   };
   // Arguments are checked against the whole schema, also where the listing shows it in part,
   // so that a wrong nested field is named here rather than by the upstream.
   const inputValidator = perTool((tool) => compile(tool, schemas.wholeInput(tool), 'input'));
   const outputValidator = perTool((tool) => compile(tool, schemas.listedOutput(tool) ?? {}, 'output'));
+  const formProblem = bodyFormCheck(table, schemas, compile);
+  const outputCheck = perTool((tool): OutputCheck => {
+    const validate = outputValidator(tool);
+    let errors: SchemaError[] = [];
+    const fits = (value: unknown) => (errors = validate(value) ?? []).length === 0;
+    return Object.assign(fits, { describe: () => describeErrors(errors, 'field') });
+  });
 
-  // A body whose media types' schemas differ (BodySpec.variants) must fit the form of the type it is sent as.
+  const metaValidators = new WeakMap<JsonSchema, Validate>();
+  return {
+    async arguments(tool, given) {
+      const tooBig = argumentsTooBig(given);
+      if (tooBig) return { problem: tooBig };
+      let args = coerceArguments(given, tool.inputSchema, table.defs);
+      await load();
+      const validate = inputValidator(tool);
+      for (let round = 0, errors = validate(args); errors; round++, errors = validate(args)) {
+        const repaired = round < REPAIR_ROUNDS ? repairArguments(args, errors) : undefined;
+        if (!repaired) return { problem: formProblem(tool, args) ?? describeErrors(errors) };
+        args = repaired;
+      }
+      const wrongForm = formProblem(tool, args);
+      return wrongForm ? { problem: wrongForm } : { args };
+    },
+    async schema(schema, args) {
+      const loaded = await load();
+      let validate = metaValidators.get(schema);
+      if (!validate) metaValidators.set(schema, (validate = loaded.compile(schema)));
+      const errors = validate(args);
+      return errors ? describeErrors(errors) : undefined;
+    },
+    output: outputCheck,
+  };
+}
+
+/**
+ * The check that a body whose media types' schemas differ (BodySpec.variants) fits the form of
+ * the type it is sent as: why it does not, or undefined.
+ */
+function bodyFormCheck(
+  table: ToolTable,
+  schemas: ToolSchemas,
+  compile: Compile,
+): (tool: ToolSpec, args: Record<string, unknown>) => string | undefined {
   const formValidators = new Map<string, Validate>();
-  const formProblem = (tool: ToolSpec, args: Record<string, unknown>): string | undefined => {
+  return (tool, args) => {
     const body = tool.http.body;
     const value = body ? args[body.arg] : undefined;
     if (!body?.variants || value === undefined || value === null) return undefined;
@@ -82,61 +126,9 @@ export function createChecks(table: ToolTable, schemas: ToolSchemas, log: Logger
       validate = compile(tool, schemas.withReachedDefs({ type: 'object', properties: { [body.arg]: form } }), `${media} body`);
       formValidators.set(key, validate);
     }
-    return validate({ [body.arg]: value }) ? undefined : `${describeErrors(validate.errors ?? [])} (as ${media})`;
+    const errors = validate({ [body.arg]: value });
+    return errors ? `${describeErrors(errors)} (as ${media})` : undefined;
   };
-
-  const outputCheck = perTool((tool): OutputCheck => {
-    const validate = outputValidator(tool);
-    return Object.assign((value: unknown) => validate(value), { describe: () => describeErrors(validate.errors ?? [], 'field') });
-  });
-
-  const metaValidators = new WeakMap<JsonSchema, Validate>();
-  return {
-    async arguments(tool, given) {
-      const tooBig = argumentsTooBig(given);
-      if (tooBig) return { problem: tooBig };
-      let args = coerceArguments(given, tool.inputSchema, table.defs);
-      ajv ??= await loadAjv(log);
-      const validate = inputValidator(tool);
-      for (let round = 0; !validate(args); round++) {
-        const repaired = round < REPAIR_ROUNDS ? repairArguments(args, validate.errors ?? []) : undefined;
-        if (!repaired) return { problem: formProblem(tool, args) ?? describeErrors(validate.errors ?? []) };
-        args = repaired;
-      }
-      const wrongForm = formProblem(tool, args);
-      return wrongForm ? { problem: wrongForm } : { args };
-    },
-    async schema(schema, args) {
-      ajv ??= await loadAjv(log);
-      let validate = metaValidators.get(schema);
-      if (!validate) metaValidators.set(schema, (validate = ajv.compile(schema) as Validate));
-      return validate(args) ? undefined : describeErrors(validate.errors ?? []);
-    },
-    output: outputCheck,
-  };
-}
-
-/**
- * ajv, loaded on the first tool call rather than at start-up: importing it and its formats
- * costs ~130 ms, a third of a cold start, and `initialize` and `tools/list` never need it.
- */
-let ajvLoading: Promise<Ajv2020> | undefined;
-function loadAjv(log: Logger): Promise<Ajv2020> {
-  return (ajvLoading ??= Promise.all([import('ajv/dist/2020.js'), import('ajv-formats'), import('re2js')]).then(
-    ([ajvModule, formatsModule, re2]) => {
-      // both are CommonJS: the export is the module itself, or its `default` under some loaders
-      const { Ajv2020: AjvClass } = ((ajvModule as { default?: unknown }).default ?? ajvModule) as typeof import('ajv/dist/2020.js');
-      const addFormats = ((formatsModule as { default?: unknown }).default ?? formatsModule) as unknown as (ajv: Ajv2020) => void;
-      // Spec patterns run on a linear-time engine: no pattern can freeze the server (limits.ts).
-      const regExp = linearRegExpEngine(re2.RE2JS, (pattern, reason) =>
-        log.warn(`pattern ${JSON.stringify(pattern.slice(0, 80))} is not checked here (${reason}); the API still checks it`),
-      );
-      // ownProperties: an argument named `constructor` or `toString` is absent unless the client gave it.
-      const ajv = new AjvClass({ strict: false, allErrors: true, validateFormats: true, ownProperties: true, code: { regExp } });
-      addFormats(ajv);
-      return ajv;
-    },
-  ));
 }
 
 /**
@@ -184,7 +176,7 @@ function fieldsOf(schema: JsonSchema, defs: Record<string, JsonSchema>, depth = 
  * object or array fits is read as JSON (profiles that cannot list a free-form object ask
  * for it so). Undefined when nothing could be repaired; the input is not changed.
  */
-export function repairArguments(args: Record<string, unknown>, errors: AjvError[]): Record<string, unknown> | undefined {
+export function repairArguments(args: Record<string, unknown>, errors: SchemaError[]): Record<string, unknown> | undefined {
   let copy: Record<string, unknown> | undefined;
   for (const error of errors) {
     if (error.keyword !== 'type' || error.instancePath === '') continue;
@@ -222,8 +214,8 @@ export function repairArguments(args: Record<string, unknown>, errors: AjvError[
   return copy;
 }
 
-/** ajv's errors as one line that names the arguments: `argument "id": must be integer`. */
-export function describeErrors(errors: AjvError[], noun = 'argument'): string {
+/** A validator's errors as one line that names the arguments: `argument "id": must be integer`. */
+export function describeErrors(errors: SchemaError[], noun = 'argument'): string {
   const seen = new Set<string>();
   for (const e of errors) {
     const path = e.instancePath

@@ -1,0 +1,44 @@
+// What the schema checks (checks.ts) need of a JSON Schema validator: compile a schema once,
+// validate a value against it, and errors in one shape (ajv's) that checks.ts words as one line.
+//
+// Two validators stand behind it, each loaded by import() only when chosen (validators/load.ts):
+// - 'interpreted' (validators/interpreted.ts): @cfworker/json-schema walks the schema as data, so
+//   it runs where code from strings is forbidden (Cloudflare Workers, Deno deploy, strict CSPs).
+//   Spec patterns run on re2js and formats are ajv-formats' own checks, as with ajv.
+// - 'ajv' (validators/ajv.ts): compiles each schema to JavaScript with `new Function`.
+//
+// The default is 'interpreted' everywhere, Node included (docs/benchmarks.md, section 12):
+// spec text never becomes code (ajv's compile writes the spec's names and values into the
+// JavaScript it evaluates), one validator gives the same answers on every platform, and its
+// verdicts and messages are ajv's. Measured on the GitHub and Stripe tables: checking a call's
+// arguments costs it 3-10 µs more than ajv at the median (~1 % of the ~0.64 ms of CPU a call
+// costs), compiling a schema 15-30x less (a tool's first call, a fresh process); checking a
+// large answer against an outputSchema costs it ~10x the answer's JSON.parse where ajv costs
+// ~1x. A Node server whose load is large checked answers can choose 'ajv' (createChecks).
+
+import type { JsonSchema } from '../../../contract/table.js';
+
+/** One way a value does not fit a schema, in ajv's shape. */
+export interface SchemaError {
+  /** JSON Pointer (RFC 6901) to the value that does not fit; '' for the root. */
+  instancePath: string;
+  /** The schema keyword that failed (`type`, `required`, `additionalProperties`, ...). */
+  keyword: string;
+  /** What the value must be, in ajv's words: `must be integer`. */
+  message?: string;
+  /** The keyword's details: `missingProperty`, `additionalProperty`, `allowedValues`, `type`. */
+  params: Record<string, unknown>;
+}
+
+/** A compiled schema: the value's errors, or undefined when it fits. */
+export type Validate = (value: unknown) => SchemaError[] | undefined;
+
+export interface Validator {
+  /** A schema compiled for many validations; throws when the schema cannot be checked. */
+  compile(schema: JsonSchema): Validate;
+}
+
+export type ValidatorName = 'ajv' | 'interpreted';
+
+/** The validator a server uses unless told otherwise (see the header for why). */
+export const DEFAULT_VALIDATOR: ValidatorName = 'interpreted';
