@@ -193,6 +193,15 @@ describe.each(['cloudflare', 'deno'] as const)('on %s', (platform) => {
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it('refuses a session stream in words, naming the stateless mode', async () => {
+    const stream = await fetch(`${server().url}/mcp`, {
+      headers: { ...AUTH, accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+    });
+    expect(stream.status).toBe(405);
+    expect(stream.headers.get('allow')).toBe('POST');
+    expect(await stream.text()).toContain('stateless (as with --stateless)');
+  });
+
   it('refuses a request without the token, and one naming another host', async () => {
     const initialize = JSON.stringify({
       jsonrpc: '2.0',

@@ -62,6 +62,7 @@ export function createWebServer(input: WebServerInput): WebServer {
   // Made on the first request: the OAuth steps discover the authorization server first.
   const steps = new Lazy(() => requestSteps(config, serving, log));
   const corsOf = cors(config.corsOrigins);
+  const platform = input.platform;
   const serve = async (request: Request, url: URL): Promise<Response> => {
     const context: WebContext = {};
     for (const step of steps.value ?? (await steps.get())) {
@@ -69,6 +70,7 @@ export function createWebServer(input: WebServerInput): WebServer {
       if (answered !== undefined) return answered;
     }
     if (url.pathname !== '/mcp') return jsonRpcRefusal(404, -32601, `Not found: ${url.pathname}; the MCP endpoint is /mcp`);
+    if (request.method === 'GET' || request.method === 'DELETE') return noSessions(platform);
     return mcp.fetch(request, {
       ...(context.auth !== undefined ? { authInfo: context.auth } : {}),
       ...(context.body !== undefined ? { parsedBody: context.body } : {}),
@@ -160,4 +162,17 @@ function oauthProblem(config: ServerConfig, on: string): string | undefined {
     return `MCP_OAUTH_ISSUER on ${on} needs MCP_PUBLIC_URL, this server's URL as clients reach it: tokens are checked as issued for it`;
   }
   return undefined;
+}
+
+/**
+ * A 2025-era session's stream (GET) or end (DELETE): there are no sessions here, as under
+ * --stateless on Node; said in words rather than the SDK's bare 405.
+ */
+function noSessions(platform: string): Response {
+  return jsonRpcRefusal(
+    405,
+    -32000,
+    `Method not allowed: on ${platform} this server is stateless (as with --stateless): it keeps no sessions, so there is no stream to open or close; POST each request`,
+    { allow: 'POST' },
+  );
 }
