@@ -2,8 +2,9 @@
 // with --target cloudflare,deno, served by workerd through `wrangler dev` and by `deno task
 // start`, each driven by the official SDK client over Streamable HTTP in both protocol eras,
 // with tool calls reaching a recording upstream with the right request and credential; and
-// GitHub's 1,223 operations (dynamic mode) on both; and the OAuth resource server against a real
-// OpenID provider (oidc-provider) on both.
+// GitHub's 1,223 operations (dynamic mode) on both; the OAuth resource server against a real
+// OpenID provider (oidc-provider) on both; and a long-running operation, followed on both, offered
+// as a task only where the platform goes on working after an answer (Deno).
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
@@ -47,6 +48,8 @@ let toolCount: number;
 const servers: Partial<Record<'cloudflare' | 'deno', PlatformServer>> = {};
 const github: Partial<Record<'cloudflare' | 'deno', PlatformServer>> = {};
 const guarded: Partial<Record<'cloudflare' | 'deno', PlatformServer>> = {};
+const jobs: Partial<Record<'cloudflare' | 'deno', PlatformServer>> = {};
+let jobsDir: string | undefined;
 let as: AuthorizationServer | undefined;
 
 beforeAll(async () => {
@@ -54,6 +57,9 @@ beforeAll(async () => {
     const id = /^\/v2\/pet\/(\d+)$/.exec(req.path)?.[1];
     if (req.method === 'GET' && id) return { body: JSON.stringify({ id: Number(id), name: `pet-${id}`, photoUrls: [] }) };
     if (req.method === 'GET' && req.path.startsWith('/repos/')) return { body: JSON.stringify({ id: 1, full_name: req.path.slice(7) }) };
+    if (req.method === 'POST' && req.path === '/jobs')
+      return { status: 202, headers: { 'operation-location': `${upstream.url}/status/j1`, 'retry-after': '0' } };
+    if (req.method === 'GET' && req.path === '/status/j1') return { body: JSON.stringify({ status: 'Succeeded', result: { rows: 42 } }) };
     return { status: 404, body: JSON.stringify({ code: 404, message: `unexpected ${req.method} ${req.path}` }) };
   });
   // Outside this repository: \`deno task\` would take the repository's node_modules/.bin/deno (the npm
@@ -75,7 +81,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, '.dev.vars'), `${variables.join('\n')}\n`);
   writeFileSync(join(dir, '.env'), `${variables.join('\n')}\n`);
   [servers.cloudflare, servers.deno] = await Promise.all([startWrangler(dir, await freePort()), startDeno(dir, await freePort())]);
-  await startOAuth();
+  await Promise.all([startOAuth(), startJobs()]);
   if (corporaMissing === undefined) await startGithub();
 }, 300_000);
 
@@ -95,6 +101,32 @@ async function startOAuth(): Promise<void> {
   ]);
 }
 
+/** An API whose one operation answers 202 and an Operation-Location to follow. */
+async function startJobs(): Promise<void> {
+  jobsDir = join(tmpdir(), 'mcp-gen-e2e-platforms-jobs');
+  const spec = join(tmpdir(), 'mcp-gen-e2e-platforms-jobs.json');
+  writeFileSync(spec, JSON.stringify(JOBS));
+  generateProject(spec, jobsDir, ['--target', 'cloudflare,deno']);
+  rmSync(spec, { force: true });
+  await buildProject(jobsDir);
+  for (const file of ['.dev.vars', '.env']) writeFileSync(join(jobsDir, file), `API_BASE_URL=${upstream.url}\nLOG_LEVEL=warn\n`);
+  [jobs.cloudflare, jobs.deno] = await Promise.all([startWrangler(jobsDir, await freePort()), startDeno(jobsDir, await freePort())]);
+}
+
+const JOBS = {
+  openapi: '3.0.3',
+  info: { title: 'Jobs', version: '1' },
+  servers: [{ url: 'https://jobs.example.com' }],
+  paths: {
+    '/jobs': {
+      post: {
+        operationId: 'startJob',
+        responses: { '202': { description: 'accepted', headers: { 'Operation-Location': { schema: { type: 'string' } } } } },
+      },
+    },
+  },
+};
+
 /** GitHub's spec (1,223 operations) generated in dynamic mode for both platforms, served against the same upstream. */
 async function startGithub(): Promise<void> {
   githubDir = generateProject(GITHUB_SPEC, join(tmpdir(), 'mcp-gen-e2e-platforms-github'), [
@@ -112,11 +144,11 @@ async function startGithub(): Promise<void> {
 }
 
 afterAll(async () => {
-  const all = [servers.cloudflare, servers.deno, github.cloudflare, github.deno, guarded.cloudflare, guarded.deno];
+  const all = [servers, github, guarded, jobs].flatMap((set) => [set.cloudflare, set.deno]);
   await Promise.all(all.map((server) => server?.stop()));
   await as?.close();
   await upstream?.close();
-  for (const folder of [dir, githubDir]) if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+  for (const folder of [dir, githubDir, jobsDir]) if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
 });
 
 describe.each(['cloudflare', 'deno'] as const)('on %s', (platform) => {
@@ -279,6 +311,25 @@ describe.each(['cloudflare', 'deno'] as const)('OAuth resource server on %s', (p
     });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('invalid_token');
+  });
+});
+
+describe.each(['cloudflare', 'deno'] as const)('a long-running operation on %s', (platform) => {
+  it('is followed to its result within the call; offered as a task only on Deno', async () => {
+    const client = await connect('http', (jobs[platform] as PlatformServer).url);
+    try {
+      const { tools } = await client.listTools();
+      const startJob = tools.find((t) => t.name === 'startJob');
+      const tasks = platform === 'deno';
+      expect(startJob?.execution?.taskSupport).toBe(tasks ? 'optional' : undefined);
+      expect(client.getServerCapabilities()?.tasks !== undefined).toBe(tasks);
+      const result = await client.callTool({ name: 'startJob', arguments: {} });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      const text = (result.content as { text?: string }[]).map((c) => c.text ?? '').join('');
+      expect(JSON.parse(text)).toEqual({ status: 'Succeeded', result: { rows: 42 } });
+    } finally {
+      await client.close();
+    }
   });
 });
 

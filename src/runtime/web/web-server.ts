@@ -52,7 +52,8 @@ export function createWebServer(input: WebServerInput): WebServer {
     return { fetch: refusal };
   }
   const { config, log } = started;
-  const serving = prepareServing(input.summary, () => input.table, input.hooks as Hooks, config, log);
+  const summary = servedSummary(input, log);
+  const serving = prepareServing(summary, () => input.table, input.hooks as Hooks, config, log);
   const mcp = createMcpHandler(() => serving.factory('request'), {
     legacy: 'stateless',
     maxRequestBodySize: config.maxRequestBytes,
@@ -175,4 +176,19 @@ function noSessions(platform: string): Response {
     `Method not allowed: on ${platform} this server is stateless (as with --stateless): it keeps no sessions, so there is no stream to open or close; POST each request`,
     { allow: 'POST' },
   );
+}
+
+/** Platforms that stop a request's work once it is answered (no waitUntil here): a task would stop with it. */
+const ANSWER_ENDS_WORK = new Set<string>(['cloudflare', 'vercel', 'lambda']);
+
+/**
+ * The summary as served here: without tasks where the platform ends the work with the answer,
+ * said once; long-running operations are then followed within the call and by their handle.
+ */
+function servedSummary(input: WebServerInput, log: Logger): TableSummary {
+  if (!input.summary.offers.tasks || !ANSWER_ENDS_WORK.has(input.platform)) return input.summary;
+  log.info(
+    `tasks are not offered on ${input.platform}, which stops a request's work once it is answered: long-running operations are followed within the call (MCP_OPERATION_WAIT) and by get_operation_status`,
+  );
+  return { ...input.summary, offers: { ...input.summary.offers, tasks: false } };
 }
