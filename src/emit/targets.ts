@@ -33,11 +33,15 @@ export function targetFiles(targets: readonly Target[]): TargetFile[] {
   return targets.flatMap((target) => (target === 'node' ? [] : FILES[target]));
 }
 
+/** Why code mode cannot run on a target; a target not named runs it. */
+const NO_CODE_MODE: Partial<Record<Target, string>> = {
+  cloudflare: 'workerd compiles no WebAssembly at run time and has no worker threads, which its sandbox needs',
+};
+
 /** Why the table cannot be served on one of the targets, in one line; undefined when it can. */
 export function targetProblem(table: Pick<ToolTable, 'serve'>, targets: readonly Target[]): string | undefined {
-  const web = targets.filter((target) => target !== 'node');
-  if (web.length > 0 && table.serve?.mode === 'code') {
-    return `--target ${web.join(',')}: code mode (--tools code) is served on Node only (its sandbox runs in Node worker threads); generate with --tools direct, toolsets or dynamic, or for --target node only`;
-  }
-  return undefined;
+  if (table.serve?.mode !== 'code') return undefined;
+  const target = targets.find((t) => NO_CODE_MODE[t] !== undefined);
+  if (target === undefined) return undefined;
+  return `--target ${target}: code mode (--tools code) is not served there (${NO_CODE_MODE[target]}); generate with --tools direct, toolsets or dynamic, or for other targets`;
 }

@@ -4,7 +4,7 @@
 // with tool calls reaching a recording upstream with the right request and credential; and
 // GitHub's 1,223 operations (dynamic mode) on both; the OAuth resource server against a real
 // OpenID provider (oidc-provider) on both; and a long-running operation, followed on both, offered
-// as a task only where the platform goes on working after an answer (Deno).
+// as a task only where the platform goes on working after an answer (Deno); code mode on Deno.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
@@ -14,7 +14,7 @@ import { buildProject, connect, generateProject, REPO } from '../../harness/proj
 import { freePort } from '../../harness/process.js';
 import { corporaMissing, corporaTitle, GITHUB_SPEC } from '../../harness/corpora.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
-import { startDeno, startWrangler, type PlatformServer } from '../harness/platforms.js';
+import { ownNodeModules, startDeno, startWrangler, type PlatformServer } from '../harness/platforms.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
 
 const TOKEN = 'platform-token-1';
@@ -49,6 +49,8 @@ const servers: Partial<Record<'cloudflare' | 'deno', PlatformServer>> = {};
 const github: Partial<Record<'cloudflare' | 'deno', PlatformServer>> = {};
 const guarded: Partial<Record<'cloudflare' | 'deno', PlatformServer>> = {};
 const jobs: Partial<Record<'cloudflare' | 'deno', PlatformServer>> = {};
+let codeDir: string | undefined;
+let codeOnDeno: PlatformServer | undefined;
 let jobsDir: string | undefined;
 let as: AuthorizationServer | undefined;
 
@@ -81,7 +83,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, '.dev.vars'), `${variables.join('\n')}\n`);
   writeFileSync(join(dir, '.env'), `${variables.join('\n')}\n`);
   [servers.cloudflare, servers.deno] = await Promise.all([startWrangler(dir, await freePort()), startDeno(dir, await freePort())]);
-  await Promise.all([startOAuth(), startJobs()]);
+  await Promise.all([startOAuth(), startJobs(), startCodeMode()]);
   if (corporaMissing === undefined) await startGithub();
 }, 300_000);
 
@@ -99,6 +101,20 @@ async function startOAuth(): Promise<void> {
     startWrangler(dir, cloudflarePort, settings(cloudflarePort)),
     startDeno(dir, denoPort, settings(denoPort)),
   ]);
+}
+
+/** The Petstore project in code mode, on Deno (workerd cannot run its sandbox: generation refuses it there). */
+async function startCodeMode(): Promise<void> {
+  codeDir = generateProject(`${REPO}samples/petstore/openapi.json`, join(tmpdir(), 'mcp-gen-e2e-platforms-code'), [
+    '--target',
+    'deno',
+    '--tools',
+    'code',
+  ]);
+  await buildProject(codeDir);
+  ownNodeModules(codeDir);
+  writeFileSync(join(codeDir, '.env'), `API_BASE_URL=${upstream.url}/v2\nSWAGGER_PETSTORE_API_KEY=${API_KEY}\nLOG_LEVEL=warn\n`);
+  codeOnDeno = await startDeno(codeDir, await freePort());
 }
 
 /** An API whose one operation answers 202 and an Operation-Location to follow. */
@@ -144,11 +160,11 @@ async function startGithub(): Promise<void> {
 }
 
 afterAll(async () => {
-  const all = [servers, github, guarded, jobs].flatMap((set) => [set.cloudflare, set.deno]);
+  const all = [...[servers, github, guarded, jobs].flatMap((set) => [set.cloudflare, set.deno]), codeOnDeno];
   await Promise.all(all.map((server) => server?.stop()));
   await as?.close();
   await upstream?.close();
-  for (const folder of [dir, githubDir, jobsDir]) if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+  for (const folder of [dir, githubDir, jobsDir, codeDir]) if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
 });
 
 describe.each(['cloudflare', 'deno'] as const)('on %s', (platform) => {
@@ -331,6 +347,24 @@ describe.each(['cloudflare', 'deno'] as const)('a long-running operation on %s',
       await client.close();
     }
   });
+});
+
+it('code mode on Deno: a program makes two calls in the sandbox, each reaching the API with the credential', async () => {
+  const client = await connect('http', (codeOnDeno as PlatformServer).url);
+  try {
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['execute', 'search_api']);
+    upstream.clear();
+    const code = 'const a = await api.getPetById({ petId: 4 }); const b = await api.getPetById({ petId: 5 }); return [a.name, b.name];';
+    const result = await client.callTool({ name: 'execute', arguments: { code } });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(result.structuredContent).toEqual({ result: ['pet-4', 'pet-5'], calls: 2 });
+    expect(upstream.requests.map((r) => [r.path, r.headers.api_key])).toEqual([
+      ['/v2/pet/4', API_KEY],
+      ['/v2/pet/5', API_KEY],
+    ]);
+  } finally {
+    await client.close();
+  }
 });
 
 it('workerd evaluates no string at request time: a hook that tries is refused there, and runs on Deno', async () => {

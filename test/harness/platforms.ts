@@ -2,7 +2,8 @@
 // through `wrangler dev`, and deno. Each is started in its own process group, so that stopping
 // it stops what it started too (wrangler runs workerd as a child).
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from '../../harness/project.js';
 
@@ -101,4 +102,20 @@ async function stopGroup(child: ChildProcess): Promise<void> {
   await exited;
   clearTimeout(timer);
   signal('SIGKILL');
+}
+
+/**
+ * The project's node_modules (a link to the tests' shared install) as a folder of its own, hard
+ * links where the file system allows: Deno's --allow-read=. covers the project's folder, and
+ * reads the files a package loads at run time (QuickJS's .wasm) by their real path.
+ */
+export function ownNodeModules(dir: string): void {
+  const link = join(dir, 'node_modules');
+  const shared = realpathSync(link);
+  rmSync(link, { force: true });
+  try {
+    execFileSync('cp', ['-al', shared, link]);
+  } catch {
+    execFileSync('cp', ['-a', shared, link]);
+  }
 }

@@ -140,8 +140,8 @@ function platformProblem(input: WebServerInput, config: ServerConfig): string | 
   if (config.transport !== 'http') return `MCP_TRANSPORT=${config.transport}: ${on} serves Streamable HTTP at /mcp only`;
   const oauth = oauthProblem(config, on);
   if (oauth !== undefined) return oauth;
-  if ((config.toolMode ?? input.summary.mode) === 'code') {
-    return `code mode (--tools code) is not served on ${on}: it runs programs in worker threads; use --tools direct, toolsets or dynamic, or the Node server`;
+  if ((config.toolMode ?? input.summary.mode) === 'code' && on === 'cloudflare') {
+    return `code mode (--tools code) is not served on ${on}: workerd compiles no WebAssembly at run time and has no worker threads, which its sandbox needs; use --tools direct, toolsets or dynamic`;
   }
   if (input.env.OTEL_EXPORTER_OTLP_ENDPOINT || input.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
     return `OpenTelemetry export is not served on ${on} yet: unset OTEL_EXPORTER_OTLP_ENDPOINT, or use the Node server`;

@@ -61,11 +61,11 @@ describe('--target', () => {
     expect(text('README.md')).toContain('deno task start');
   });
 
-  it('refuses code mode for a platform without worker threads, naming the alternatives', () => {
+  it('refuses code mode where its sandbox cannot run (workerd), naming the reason and the alternatives', () => {
     expect(targetProblem({ serve: { mode: 'code', pinned: [] } }, ['node', 'cloudflare'])).toMatch(
-      /^--target cloudflare: code mode .* --tools direct, toolsets or dynamic, or for --target node only$/,
+      /^--target cloudflare: code mode \(--tools code\) is not served there \(workerd compiles no WebAssembly at run time.*\); generate with --tools direct, toolsets or dynamic, or for other targets$/,
     );
-    expect(targetProblem({ serve: { mode: 'code', pinned: [] } }, ['node'])).toBeUndefined();
-    expect(targetProblem({ serve: { mode: 'dynamic', pinned: [] } }, ['deno'])).toBeUndefined();
+    expect(targetProblem({ serve: { mode: 'code', pinned: [] } }, ['node', 'deno'])).toBeUndefined();
+    expect(targetProblem({ serve: { mode: 'dynamic', pinned: [] } }, ['cloudflare'])).toBeUndefined();
   });
 });
