@@ -40,7 +40,11 @@ export interface WebServerInput {
 
 export interface WebServer {
   fetch(request: Request): Promise<Response>;
+  /** Where a platform that listens itself (Deno) should: HOST and PORT, checked as on Node (127.0.0.1:3000 by default). */
+  address: { hostname: string; port: number };
 }
+
+const DEFAULT_ADDRESS = { hostname: '127.0.0.1', port: 3000 };
 
 /** The handler a platform entry exports; a setting the platform cannot serve makes every answer say why. */
 export function createWebServer(input: WebServerInput): WebServer {
@@ -49,7 +53,7 @@ export function createWebServer(input: WebServerInput): WebServer {
   if ('problem' in started) {
     console.error(`[${input.summary.name}] ${started.problem}`);
     const refusal = () => Promise.resolve(jsonRpcRefusal(503, -32603, `${input.summary.name}: ${started.problem}`));
-    return { fetch: refusal };
+    return { fetch: refusal, address: DEFAULT_ADDRESS };
   }
   const { config, log } = started;
   const summary = servedSummary(input, log);
@@ -78,6 +82,7 @@ export function createWebServer(input: WebServerInput): WebServer {
     });
   };
   return {
+    address: { hostname: config.host, port: config.port },
     async fetch(request) {
       try {
         const url = new URL(request.url);

@@ -3,7 +3,6 @@
 // and with --rate-limit N, requests spaced 1/N s apart. Every wait is bounded by the call's time
 // limit and ends with the client's cancellation.
 
-import { Readable } from 'node:stream';
 import type { Cancellation } from './call-limit.js';
 import type { Logger } from '../../start/log.js';
 import type { OnWait, SendMiddleware } from './middleware.js';
@@ -179,7 +178,8 @@ function holding(response: UpstreamResponse, free: () => void): UpstreamResponse
     free();
   };
   // node:http's body says when it ends or is destroyed: no wrapper in the way of reading it.
-  if (body instanceof Readable) {
+  // Told by its events rather than by class, so that no node: module is imported on a platform's path.
+  if (isEmitter(body)) {
     body.once('end', free).once('close', free);
     return { ...response, discard };
   }
@@ -195,6 +195,11 @@ function holding(response: UpstreamResponse, free: () => void): UpstreamResponse
     discard,
   };
 }
+
+interface Emitter {
+  once(event: string, listener: () => void): Emitter;
+}
+const isEmitter = (body: object): body is Emitter => typeof (body as Partial<Emitter>).once === 'function';
 
 /** The deadline's own abort (exchange.ts), as against the client's cancellation. */
 function timedOut(signal: Cancellation): boolean {

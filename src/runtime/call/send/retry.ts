@@ -7,7 +7,6 @@
 // was fetched or exchanged is sent once more with a fresh one (RFC 6750 §3.1). Every try passes
 // the pacing (pacing.ts) and is its own send, so that each is logged and traced (middleware.ts).
 
-import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Cancellation } from './call-limit.js';
 import type { OutgoingRequest } from '../../hooks-api.js';
@@ -230,7 +229,7 @@ function withIdempotencyKey(tool: ToolSpec, args: Record<string, unknown>): Reco
   if (param === undefined || (args[param.arg] !== undefined && args[param.arg] !== null)) return args;
   const out = { ...args };
   // defined, not assigned: an argument may be named `__proto__`
-  Object.defineProperty(out, param.arg, { value: randomUUID(), enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(out, param.arg, { value: crypto.randomUUID(), enumerable: true, writable: true, configurable: true });
   return out;
 }
 

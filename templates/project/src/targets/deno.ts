@@ -1,4 +1,4 @@
-// Deno: `deno task start` serves /mcp on 127.0.0.1:$PORT (3000), with the variables of .env.
+// Deno: `deno task start` serves /mcp on $HOST:$PORT (127.0.0.1:3000), with the variables of .env.
 // The server is the runtime's web handler, served by Deno.serve.
 import { createWebServer } from '../../lib/runtime/web/web-server.js';
 import table from '../../tools.json' with { type: 'json' };
@@ -9,8 +9,7 @@ const env = Deno.env.toObject();
 const server = createWebServer({ platform: 'deno', summary: summary as never, table: table as never, hooks, env });
 Deno.serve(
   {
-    hostname: env.MCP_HOST || '127.0.0.1',
-    port: Number(env.PORT || env.MCP_PORT || 3000),
+    ...server.address,
     onListen: ({ hostname, port }) => console.error(`serving Streamable HTTP at /mcp on http://${hostname}:${port}`),
   },
   server.fetch,
