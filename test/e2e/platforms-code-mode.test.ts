@@ -95,3 +95,14 @@ it('a program that allocates without end is stopped by the memory limit, and the
   const next = await execute('return "still here";');
   expect(next.result.structuredContent).toEqual({ result: 'still here', calls: 0 });
 });
+
+it('programs sent at once to one isolate each get their own answer: a loop stopped, a call made', async () => {
+  upstream.clear();
+  const [looping, calling] = await Promise.all([
+    execute('for (;;) {}'),
+    execute('const pet = await api.getPetById({ petId: 7 }); return pet.name;', true),
+  ]);
+  expect(looping.text).toContain(`the program ran longer than its time limit of ${TIME_MS} ms`);
+  expect(calling.result.structuredContent, calling.text).toEqual({ result: 'pet-7', calls: 1 });
+  expect(upstream.requests.map((r) => [r.path, r.headers.api_key])).toEqual([['/v2/pet/7', API_KEY]]);
+});
