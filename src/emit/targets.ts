@@ -33,10 +33,11 @@ export function targetFiles(targets: readonly Target[]): TargetFile[] {
   return targets.flatMap((target) => (target === 'node' ? [] : FILES[target]));
 }
 
-/** Why code mode cannot run on a target; a target not named runs it. */
-const NO_CODE_MODE: Partial<Record<Target, string>> = {
-  cloudflare: 'workerd compiles no WebAssembly at run time and has no worker threads, which its sandbox needs',
-};
+/**
+ * Why code mode cannot run on a target; a target not named runs it (on workerd in the isolate,
+ * its QuickJS imported by the entry: see sandbox-inline.ts).
+ */
+const NO_CODE_MODE: Partial<Record<Target, string>> = {};
 
 /** Why the table cannot be served on one of the targets, in one line; undefined when it can. */
 export function targetProblem(table: Pick<ToolTable, 'serve'>, targets: readonly Target[]): string | undefined {

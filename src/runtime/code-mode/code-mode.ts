@@ -1,6 +1,6 @@
 // Code mode (--tools code): search_api answers operations as TypeScript declarations of `api`,
 // and execute runs the agent's program in the QuickJS sandbox (sandbox.ts, in a worker thread of
-// sandbox-worker.ts, loaded on the first execute), where `api.<operation>(args)` is the only way out. Each such call is made exactly as
+// sandbox-worker.ts, or on workerd in the isolate by sandbox-inline.ts, loaded on the first execute), where `api.<operation>(args)` is the only way out. Each such call is made exactly as
 // invoke_operation makes it: the operation must be served and visible to the caller, and its
 // arguments, credentials, hooks, limits and redaction are the executor's.
 
@@ -12,6 +12,7 @@ import { queryWords, type MetaContext } from '../mcp/operation-index.js';
 import { toolError } from '../mcp/output.js';
 import type { SandboxLimits } from './sandbox.js';
 import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../contract/limits.js';
+import { platform } from '../start/platform.js';
 import { EXECUTE, SEARCH_API } from '../../contract/meta-tools.js';
 import type { ListedTool } from '../../contract/profiles.js';
 import type { JsonSchema, ToolSpec } from '../../contract/table.js';
@@ -60,9 +61,9 @@ function searchApi(ctx: CodeContext, words: string[], limit: number): CallToolRe
 }
 
 async function execute(ctx: CodeContext, code: string): Promise<CallToolResult> {
-  const { runInWorker, lendingWorker } = await import('./sandbox-worker.js');
-  const program = programCall(lendingWorker);
-  const outcome = await runInWorker(
+  const { run, lend } = await sandboxRunner();
+  const program = programCall(lend);
+  const outcome = await run(
     code,
     {
       names: ctx.table.tools.filter((tool) => ctx.visible(tool)).map((tool) => tool.name),
@@ -81,6 +82,16 @@ async function execute(ctx: CodeContext, code: string): Promise<CallToolResult> 
     content: [{ type: 'text', text: `${text}${logs}` }],
     structuredContent: { result: outcome.value as unknown, calls: outcome.calls, ...(outcome.logs !== '' ? { logs: outcome.logs } : {}) },
   };
+}
+
+/** This platform's runner: a pool of worker threads, or the isolate itself where there are none (workerd). */
+async function sandboxRunner() {
+  if (platform().sandbox === 'in-process') {
+    const { runInProcess, lendingPlace } = await import('./sandbox-inline.js');
+    return { run: runInProcess, lend: lendingPlace };
+  }
+  const { runInWorker, lendingWorker } = await import('./sandbox-worker.js');
+  return { run: runInWorker, lend: lendingWorker };
 }
 
 /** A program's way to ask people: its waits together within PERSON_WAIT_MS, its worker lent meanwhile. */

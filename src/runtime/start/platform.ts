@@ -18,9 +18,25 @@ export interface Platform {
   screensAddresses: boolean;
   /** The variables and secrets: the settings and the API's credentials (process.env on Node). */
   env: Record<string, string | undefined>;
+  /**
+   * Where code mode's programs run: a pool of worker threads, or the isolate itself where there
+   * are none (workerd), with the CPU limit held by QuickJS's interrupt handler alone.
+   */
+  sandbox: 'worker-threads' | 'in-process';
+  /**
+   * QuickJS's WebAssembly, compiled by the platform from the entry's import: workerd compiles no
+   * WebAssembly from bytes at run time. Undefined: the sandbox compiles the package's file itself.
+   */
+  quickjsWasm?: object;
 }
 
-let current: Platform = { name: 'node', upstream: 'node-http', screensAddresses: true, env: process.env };
+/** What a platform's entry hands over besides its variables. */
+export interface PlatformModules {
+  /** The `WebAssembly.Module` of @jitl/quickjs-wasmfile-release-sync/wasm, for code mode. */
+  quickjsWasm?: object;
+}
+
+let current: Platform = { name: 'node', upstream: 'node-http', screensAddresses: true, env: process.env, sandbox: 'worker-threads' };
 
 /** The platform this process serves on. */
 export function platform(): Platform {
@@ -28,6 +44,7 @@ export function platform(): Platform {
 }
 
 /** Set once by a platform's entry, before its first request. */
-export function runOn(name: Exclude<PlatformName, 'node'>, env: Record<string, string | undefined>): void {
-  current = { name, upstream: 'fetch', screensAddresses: false, env };
+export function runOn(name: Exclude<PlatformName, 'node'>, env: Record<string, string | undefined>, modules: PlatformModules = {}): void {
+  const sandbox = name === 'cloudflare' ? 'in-process' : 'worker-threads';
+  current = { name, upstream: 'fetch', screensAddresses: false, env, sandbox, ...modules };
 }

@@ -9,7 +9,7 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import { ConfigError, readConfig, type ServerConfig } from '../start/config.js';
 import type { Hooks } from '../hooks-api.js';
 import { createLogger, type Logger } from '../start/log.js';
-import { runOn, type PlatformName } from '../start/platform.js';
+import { runOn, type PlatformModules, type PlatformName } from '../start/platform.js';
 import { prepareServing, startProblem, type Serving } from '../start/serving.js';
 import { Lazy } from '../start/lazy.js';
 import type { ScopePolicy } from '../mcp/tool-scopes.js';
@@ -28,7 +28,7 @@ import {
 import type { TableSummary } from '../../contract/summary.js';
 import type { ToolTable } from '../../contract/table.js';
 
-export interface WebServerInput {
+export interface WebServerInput extends PlatformModules {
   platform: Exclude<PlatformName, 'node'>;
   summary: TableSummary;
   table: ToolTable;
@@ -48,7 +48,7 @@ const DEFAULT_ADDRESS = { hostname: '127.0.0.1', port: 3000 };
 
 /** The handler a platform entry exports; a setting the platform cannot serve makes every answer say why. */
 export function createWebServer(input: WebServerInput): WebServer {
-  runOn(input.platform, input.env);
+  runOn(input.platform, input.env, { quickjsWasm: input.quickjsWasm });
   const started = startOn(input);
   if ('problem' in started) {
     console.error(`[${input.summary.name}] ${started.problem}`);
@@ -145,8 +145,8 @@ function platformProblem(input: WebServerInput, config: ServerConfig): string | 
   if (config.transport !== 'http') return `MCP_TRANSPORT=${config.transport}: ${on} serves Streamable HTTP at /mcp only`;
   const oauth = oauthProblem(config, on);
   if (oauth !== undefined) return oauth;
-  if ((config.toolMode ?? input.summary.mode) === 'code' && on === 'cloudflare') {
-    return `code mode (--tools code) is not served on ${on}: workerd compiles no WebAssembly at run time and has no worker threads, which its sandbox needs; use --tools direct, toolsets or dynamic`;
+  if ((config.toolMode ?? input.summary.mode) === 'code' && on === 'cloudflare' && input.quickjsWasm === undefined) {
+    return `code mode (--tools code) on ${on} needs QuickJS's WebAssembly imported by the entry (workerd compiles none at run time): regenerate the project`;
   }
   if (input.env.OTEL_EXPORTER_OTLP_ENDPOINT || input.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
     return `OpenTelemetry export is not served on ${on} yet: unset OTEL_EXPORTER_OTLP_ENDPOINT, or use the Node server`;

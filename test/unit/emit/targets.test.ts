@@ -61,11 +61,13 @@ describe('--target', () => {
     expect(text('README.md')).toContain('deno task start');
   });
 
-  it('refuses code mode where its sandbox cannot run (workerd), naming the reason and the alternatives', () => {
-    expect(targetProblem({ serve: { mode: 'code', pinned: [] } }, ['node', 'cloudflare'])).toMatch(
-      /^--target cloudflare: code mode \(--tools code\) is not served there \(workerd compiles no WebAssembly at run time.*\); generate with --tools direct, toolsets or dynamic, or for other targets$/,
-    );
+  it("serves code mode on every target: on Workers its QuickJS is the entry's imported WebAssembly module", () => {
+    expect(targetProblem({ serve: { mode: 'code', pinned: [] } }, ['node', 'cloudflare'])).toBeUndefined();
     expect(targetProblem({ serve: { mode: 'code', pinned: [] } }, ['node', 'deno'])).toBeUndefined();
     expect(targetProblem({ serve: { mode: 'dynamic', pinned: [] } }, ['cloudflare'])).toBeUndefined();
+    const { text } = project(['cloudflare']);
+    // workerd compiles no WebAssembly at run time: wrangler bundles it as a module, compiled at deploy
+    expect(text('src/targets/cloudflare.ts')).toContain("import quickjsWasm from '@jitl/quickjs-wasmfile-release-sync/wasm'");
+    expect(text('wrangler.jsonc')).toContain('"type": "CompiledWasm", "globs": ["**/quickjs-wasmfile-release-sync/wasm"]');
   });
 });

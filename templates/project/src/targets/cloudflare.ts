@@ -5,13 +5,16 @@ import { createWebServer, type WebServer } from '../../lib/runtime/web/web-serve
 import table from '../../tools.json';
 import summary from '../../tools-summary.json';
 import { hooks } from '../hooks.ts';
+// Code mode's QuickJS, compiled by wrangler's bundle as a WebAssembly.Module: workerd compiles no
+// WebAssembly from bytes at run time.
+import quickjsWasm from '@jitl/quickjs-wasmfile-release-sync/wasm';
 
 let server: WebServer | undefined;
 
 export default {
   fetch(request: Request, env: Record<string, unknown>): Promise<Response> {
     // One per isolate, made on its first request: the variables arrive with the request.
-    server ??= createWebServer({ platform: 'cloudflare', summary: summary as never, table: table as never, hooks, env: textsOf(env) });
+    server ??= createWebServer({ platform: 'cloudflare', summary: summary as never, table: table as never, hooks, env: textsOf(env), quickjsWasm });
     return server.fetch(request);
   },
 };

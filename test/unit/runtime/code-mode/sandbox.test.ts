@@ -1,6 +1,6 @@
 // Code mode's sandbox with the real QuickJS: the program's api is a fake made of plain async
 // functions that record their calls (the boundary, not the thing under test).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runProgram, type SandboxApi, type SandboxLimits } from '../../../../src/runtime/code-mode/sandbox.js';
 import { CODE_LIMIT_DEFAULTS } from '../../../../src/contract/settings.js';
 
@@ -184,6 +184,21 @@ describe('runProgram: limits', () => {
     );
     expect(performance.now() - started).toBeLessThan(5000);
     expect(await run('return 1 + 1;')).toMatchObject({ ok: true, value: 2 });
+  });
+
+  it('with a clock that stands still (deployed Workers advance it only on I/O), counting the interrupt polls still ends an endless loop', async () => {
+    const frozen = vi.spyOn(performance, 'now').mockReturnValue(1_000);
+    try {
+      const started = Date.now();
+      const outcome = await runProgram('while (true) {}', fakeApi(), { ...CODE_LIMIT_DEFAULTS, timeMs: 200 }, never, { countSteps: true });
+      expect(failure(outcome)).toBe(
+        'the program ran longer than its time limit of 200 ms (CPU time; waiting for api calls does not count)',
+      );
+      // 50 polls per ms of the limit: 10,000 polls, about 0.2 to 2 s of a plain loop
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      frozen.mockRestore();
+    }
   });
 
   it('does not count time spent waiting for api calls', async () => {
