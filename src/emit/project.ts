@@ -113,6 +113,7 @@ const packageVersions = (() => {
     cfworkerJsonSchema: exact('@cfworker/json-schema'),
     jose: exact('jose'),
     quickjs: exact('quickjs-emscripten'),
+    quickjsWasm: exact('@jitl/quickjs-wasmfile-release-sync'),
     re2js: exact('re2js'),
     redis: exact('redis'),
     otelApi: exact('@opentelemetry/api'),

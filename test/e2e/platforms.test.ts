@@ -103,7 +103,7 @@ async function startOAuth(): Promise<void> {
   ]);
 }
 
-/** The Petstore project in code mode, on Deno (workerd cannot run its sandbox: generation refuses it there). */
+/** The Petstore project in code mode, on Deno (its run on workerd: platforms-code-mode.test.ts). */
 async function startCodeMode(): Promise<void> {
   codeDir = generateProject(`${REPO}samples/petstore/openapi.json`, join(tmpdir(), 'mcp-gen-e2e-platforms-code'), [
     '--target',
