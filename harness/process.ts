@@ -1,6 +1,6 @@
 // Child processes and ports, for the tests, the benchmarks and the scripts alike.
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** A free TCP port on 127.0.0.1 (for servers that take their port from the environment). */
@@ -45,4 +45,26 @@ export function cpuMs(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * CPU time (user + system) used so far by the live processes of a process group, by command
+ * name (`/proc/<pid>/comm`), in ms: a server that runs as several processes (wrangler and
+ * workerd, `deno task` and deno) counted whole.
+ */
+export function groupCpuMs(pgid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) !== pgid) continue;
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      out[name] = (out[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
 }

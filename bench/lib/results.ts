@@ -1,7 +1,20 @@
 // The shape of bench/.tmp/results.json: what each section measures, what run.ts stores and
 // what the report reads. Sections and the report import these types from here only.
 
-export const SECTIONS = ['gen', 'build', 'start', 'calls', 'capacity', 'list', 'budget', 'rss', 'oauth', 'tokens', 'features'] as const;
+export const SECTIONS = [
+  'gen',
+  'build',
+  'start',
+  'calls',
+  'capacity',
+  'list',
+  'budget',
+  'rss',
+  'oauth',
+  'tokens',
+  'features',
+  'platforms',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface Results {
@@ -37,6 +50,7 @@ export interface Results {
   oauth?: OAuthResult;
   tokens?: TokensResult;
   features?: FeaturesResult;
+  platforms?: PlatformsResult;
 }
 
 // ── the specs (bench/lib/fixtures.ts)
@@ -477,4 +491,63 @@ export interface FeaturesResult {
     runs: number[];
     ms: number;
   };
+}
+
+// ── 12. generated servers on the platforms' runtimes (bench/platforms.ts)
+
+/** Where a generated server runs: Node (`dist/main.js`), workerd (`wrangler dev`), Deno (`deno task start`). */
+export const PLATFORM_TARGETS = ['node', 'cloudflare', 'deno'] as const;
+export type PlatformTarget = (typeof PLATFORM_TARGETS)[number];
+
+interface PlatformStartCell {
+  /** Spawn of the platform's command → `initialize` answered through the SDK client, ms, per repetition. */
+  runs: number[];
+  ms: number;
+  error?: string;
+}
+
+interface PlatformCallCell {
+  /** Per round of sequential calls: wall time per call and the server's CPU per call (its whole process group), ms. */
+  runs: { wallMs: number; cpuMs: number }[];
+  wallMs: number;
+  cpuMs: number;
+  /** CPU per call by process name over all rounds (wrangler's node, workerd, deno, …), ms. */
+  byProcess: Record<string, number>;
+  errors: number;
+  /** Wrong arguments were refused by the server before any request (the checks ran); absent in older results. */
+  checksArguments?: boolean;
+  error?: string;
+}
+
+export interface WorkerBundle {
+  /** `wrangler deploy --dry-run --outdir`: its wall time, ms. */
+  ms: number;
+  files: number;
+  bytes: number;
+  /** node:zlib gzip (default level) of each file, summed. */
+  gzipBytes: number;
+  /** What wrangler prints as `Total Upload: … KiB / gzip: … KiB`. */
+  wrangler?: { kib: number; gzipKib: number };
+  error?: string;
+}
+
+export interface PlatformProject {
+  key: string;
+  label: string;
+  /** The tools the server lists. */
+  tools?: number;
+  start: Partial<Record<PlatformTarget, PlatformStartCell>>;
+  calls: Partial<Record<PlatformTarget, PlatformCallCell>>;
+  /** The call each round makes, and the wrong arguments it is checked with, as `tool {arguments}`. */
+  call: string;
+  wrongCall?: string;
+  bundle: WorkerBundle;
+}
+
+export interface PlatformsResult {
+  reps: number;
+  calls: number;
+  callReps: number;
+  versions: { wrangler: string; deno: string };
+  projects: PlatformProject[];
 }

@@ -87,7 +87,7 @@ async function untilReady(child: ChildProcess, url: string, ready: (url: string)
 }
 
 /** SIGTERM to the whole group, then SIGKILL if it lingers. */
-async function stopGroup(child: ChildProcess): Promise<void> {
+export async function stopGroup(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.pid === undefined) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const signal = (name: NodeJS.Signals) => {
