@@ -16,6 +16,8 @@ import {
 } from '../../contract/settings.js';
 import { unsendableHeaderName } from '../../contract/headers.js';
 import { didYouMean, nearest } from '../../contract/did-you-mean.js';
+import { parseKeyRing } from '../store/sealing.js';
+import { platform } from './platform.js';
 
 export type TransportName = (typeof TRANSPORT_NAMES)[number];
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -32,6 +34,8 @@ export interface ServerConfig {
   timeoutMs: number;
   /** How long a call follows a long-running operation before answering a handle (long-running.ts). */
   operationWaitMs: number;
+  /** Where handles past the wait live when not in memory (operation-store.ts), with the key sealing them. */
+  operationStore?: { location: string; keys: string };
   /** Retries of a failed request (retry.ts) and the pace of requests to each API origin (pacing.ts). */
   sending: { retries: number; maxConcurrent: number; ratePerSecond?: number };
   /** Largest upstream body passed on to the client, in bytes; more is cut with a note. */
@@ -284,6 +288,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     ...(baseUrl !== undefined ? { baseUrl } : {}),
     timeoutMs: read.integer('timeout'),
     operationWaitMs: read.integer('operation-wait'),
+    ...readOperationStore(read),
     sending: readSending(read),
     maxResponseBytes: read.integer('max-response-bytes'),
     maxAnswerBytes: read.integer('max-answer-bytes'),
@@ -630,6 +635,38 @@ function oneScope(pick: (flag: string) => string | undefined, flag: string): str
   if (!SCOPE_TOKEN.test(value))
     throw new ConfigError(`--${flag} must be one OAuth scope: printable ASCII without space, " or \\ (got "${value}")`);
   return value;
+}
+
+/** What each --operation-store form needs, by the platform that has it. */
+const OPERATION_STORES: { form: RegExp; on: string }[] = [
+  { form: /^rediss?:\/\/\S+$/, on: 'node' },
+  { form: /^deno-kv(:.+)?$/, on: 'deno' },
+  { form: /^workers-kv:[A-Za-z_][\w]*$/, on: 'cloudflare' },
+];
+
+/** --operation-store: memory (nothing to say), or a shared store this platform has, with its sealing key. */
+function readOperationStore(read: SettingReader): { operationStore?: { location: string; keys: string } } {
+  const location = read.pick('operation-store');
+  if (location === undefined || location === 'memory') return {};
+  const store = OPERATION_STORES.find((s) => s.form.test(location));
+  // the location is not echoed: a mistyped URL may still carry a password
+  if (store === undefined) {
+    throw new ConfigError('--operation-store must be memory, a redis:// or rediss:// URL, deno-kv[:PATH] or workers-kv:BINDING');
+  }
+  const on = platform().name;
+  if (store.on !== on) throw new ConfigError(`--operation-store: that store is served on ${store.on}, and this server runs on ${on}`);
+  const keys = read.pick('token-store-key');
+  if (keys === undefined) {
+    throw new ConfigError(
+      `--operation-store needs ${setting('token-store-key').env}: the key that seals operations in the shared store (openssl rand -base64 32)`,
+    );
+  }
+  try {
+    parseKeyRing(keys);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  return { operationStore: { location, keys } };
 }
 
 /** The API's OAuth app and the token store; undefined without --oauth-api-client-id. */

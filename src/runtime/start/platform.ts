@@ -18,6 +18,8 @@ export interface Platform {
   screensAddresses: boolean;
   /** The variables and secrets: the settings and the API's credentials (process.env on Node). */
   env: Record<string, string | undefined>;
+  /** The platform's bindings by name (Workers: KV namespaces), for the settings that name one. */
+  bindings?: Record<string, unknown>;
 }
 
 let current: Platform = { name: 'node', upstream: 'node-http', screensAddresses: true, env: process.env };
@@ -28,6 +30,10 @@ export function platform(): Platform {
 }
 
 /** Set once by a platform's entry, before its first request. */
-export function runOn(name: Exclude<PlatformName, 'node'>, env: Record<string, string | undefined>): void {
-  current = { name, upstream: 'fetch', screensAddresses: false, env };
+export function runOn(
+  name: Exclude<PlatformName, 'node'>,
+  env: Record<string, string | undefined>,
+  bindings?: Record<string, unknown>,
+): void {
+  current = { name, upstream: 'fetch', screensAddresses: false, env, ...(bindings ? { bindings } : {}) };
 }

@@ -36,6 +36,8 @@ export interface WebServerInput {
   hooks: Hooks<any>;
   /** The platform's variables and secrets: the settings and the API's credentials. */
   env: Record<string, string | undefined>;
+  /** The platform's bindings (Workers: the KV namespace MCP_OPERATION_STORE may name). */
+  bindings?: Record<string, unknown>;
 }
 
 export interface WebServer {
@@ -44,7 +46,7 @@ export interface WebServer {
 
 /** The handler a platform entry exports; a setting the platform cannot serve makes every answer say why. */
 export function createWebServer(input: WebServerInput): WebServer {
-  runOn(input.platform, input.env);
+  runOn(input.platform, input.env, input.bindings);
   const started = startOn(input);
   if ('problem' in started) {
     console.error(`[${input.summary.name}] ${started.problem}`);

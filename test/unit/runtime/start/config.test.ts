@@ -190,6 +190,35 @@ describe('readConfig', () => {
   });
 });
 
+describe('--operation-store', () => {
+  const key = Buffer.alloc(32, 3).toString('base64');
+  it('memory by default; a Redis URL on Node, with the key that seals operations', () => {
+    expect((readConfig([], {}) as ServerConfig).operationStore).toBeUndefined();
+    expect((readConfig(['--operation-store', 'memory'], { MCP_TOKEN_STORE_KEY: key }) as ServerConfig).operationStore).toBeUndefined();
+    const config = readConfig([], { MCP_OPERATION_STORE: 'rediss://u:p@redis.example:6380/1', MCP_TOKEN_STORE_KEY: key }) as ServerConfig;
+    expect(config.operationStore).toEqual({ location: 'rediss://u:p@redis.example:6380/1', keys: key });
+  });
+
+  it('a shared store needs MCP_TOKEN_STORE_KEY, of 32 bytes', () => {
+    expect(() => readConfig(['--operation-store', 'redis://127.0.0.1:6379'], {})).toThrow(/^--operation-store needs MCP_TOKEN_STORE_KEY/);
+    expect(() => readConfig(['--operation-store', 'redis://127.0.0.1:6379'], { MCP_TOKEN_STORE_KEY: 'c2hvcnQ=' })).toThrow(
+      /MCP_TOKEN_STORE_KEY is not 32 bytes/,
+    );
+  });
+
+  it("an unknown store is refused without echoing it; another platform's store is refused on Node by name", () => {
+    expect(() => readConfig(['--operation-store', 'redis:/p@ss'], { MCP_TOKEN_STORE_KEY: key })).toThrow(
+      /^--operation-store must be memory, a redis:\/\/ or rediss:\/\/ URL, deno-kv\[:PATH\] or workers-kv:BINDING$/,
+    );
+    expect(() => readConfig(['--operation-store', 'deno-kv'], { MCP_TOKEN_STORE_KEY: key })).toThrow(
+      '--operation-store: that store is served on deno, and this server runs on node',
+    );
+    expect(() => readConfig(['--operation-store', 'workers-kv:MCP_OPERATIONS'], { MCP_TOKEN_STORE_KEY: key })).toThrow(
+      /served on cloudflare/,
+    );
+  });
+});
+
 describe('isLoopback', () => {
   it.each([
     ['127.0.0.1', true],
