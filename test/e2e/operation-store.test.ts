@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, startServer, TMP, type RunningServer } from '../../harness/project.js';
 import { Children } from '../harness/children.js';
+import { freePort } from '../../harness/process.js';
 import { redisMissing, startRedis, type RedisServer } from '../harness/redis.js';
 import { startUpstream, type Answer, type Recorded, type Upstream } from '../harness/upstream.js';
 
@@ -37,6 +38,8 @@ const OTHER_KEY = 'k-someone-else';
 
 let upstream: Upstream;
 let redis: RedisServer;
+let dir: string;
+const args = ['--stateless', '--operation-wait', '1500', '--auth-from-headers', 'X-Api-Key=key'];
 const replicas: RunningServer[] = [];
 const clients: Client[] = [];
 const children = new Children();
@@ -61,11 +64,13 @@ beforeAll(async () => {
   mkdirSync(TMP, { recursive: true });
   const spec = join(TMP, 'operation-store.yaml');
   writeFileSync(spec, SPEC);
-  const dir = generateProject(spec, 'e2e-operation-store');
+  dir = generateProject(spec, 'e2e-operation-store');
   await buildProject(dir);
-  const args = ['--stateless', '--base-url', upstream.url, '--operation-wait', '1500', '--auth-from-headers', 'X-Api-Key=key'];
   for (let i = 0; i < 2; i++) {
-    const replica = await startServer(dir, 'http', args, { MCP_OPERATION_STORE: redis.url, MCP_TOKEN_STORE_KEY: STORE_KEY });
+    const replica = await startServer(dir, 'http', [...args, '--base-url', upstream.url], {
+      MCP_OPERATION_STORE: redis.url,
+      MCP_TOKEN_STORE_KEY: STORE_KEY,
+    });
     children.track(replica.process);
     replicas.push(replica);
   }
@@ -144,5 +149,26 @@ describe.skipIf(redisMissing !== undefined)('operation handles in a store the re
     } finally {
       await reader.close();
     }
+  }, 60_000);
+
+  it('a store that cannot be reached: the call says the operation still runs and that no handle was kept, naming no password; the server goes on', async () => {
+    const nowhere = `redis://:s3cret-password@127.0.0.1:${await freePort()}`;
+    const lone = await startServer(dir, 'http', [...args, '--base-url', upstream.url], {
+      MCP_OPERATION_STORE: nowhere,
+      MCP_TOKEN_STORE_KEY: STORE_KEY,
+    });
+    children.track(lone.process);
+    const c = await connect('http', lone.url, { negotiate: true, headers: { 'X-Api-Key': OWNER_KEY } });
+    clients.push(c);
+    finished = false;
+    const result = await c.callTool({ name: 'startJob', arguments: {} }, { timeout: 30_000 });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(
+      /^startJob: the operation is still running \(Running after \d+ status checks\), but this server could not keep its handle: cannot reach the operation store's Redis at 127\.0\.0\.1:\d+ \(ECONNREFUSED\)\. /,
+    );
+    expect(text(result) + lone.stderr()).not.toContain('s3cret-password');
+    // Still serving: the next request is answered.
+    expect((await c.listTools()).tools.map((t) => t.name)).toContain('get_operation_status');
+    await lone.stop();
   }, 60_000);
 });

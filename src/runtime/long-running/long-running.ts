@@ -99,8 +99,14 @@ export function longRunningCalls<C extends { caller: AuthInfo | undefined; crede
     if ('failure' in followed) return followed.failure;
     if ('failed' in followed) return toolError(`${tool.name}: the operation ended without success: ${followed.failed}`);
     if ('answer' in followed) return io.shape(tool, followed.answer, tracking.args, options.advertised);
-    const handle = await store.save(tracking, ownerOf(options.call.caller, options.call.credentials));
-    if (handle === undefined) return toolError(noRoomForHandle(tool, tracking, store.capacity));
+    const saved: { handle: string } | { problem: string } = await store
+      .save(tracking, ownerOf(options.call.caller, options.call.credentials))
+      .then(
+        (handle) => (handle === undefined ? { problem: noRoomForHandle(tool, tracking, store.capacity) } : { handle }),
+        (error: unknown) => ({ problem: storeFailed(tool, tracking, error) }),
+      );
+    if ('problem' in saved) return toolError(saved.problem);
+    const handle = saved.handle;
     const shaped = tracking.last ? io.shape(tool, tracking.last, tracking.args, options.advertised) : undefined;
     return pendingResult(tool, tracking, handle, shaped, options.advertised && tool.output !== undefined);
   }
@@ -387,6 +393,15 @@ function noRoomForHandle(tool: ToolSpec, tracking: Tracking, capacity: number): 
     `${tool.name}: the operation is still running (${tracking.state ?? 'no result yet'} after ${tracking.polls} status checks), ` +
     `and this server already follows ${capacity.toLocaleString('en')} operations for other callers, so it keeps no handle for this one: ` +
     'its result cannot be fetched through this server. Check with the API itself, or try later.'
+  );
+}
+
+/** Why a call whose operation is still running got no handle: the shared store failed (its message names no secret). */
+function storeFailed(tool: ToolSpec, tracking: Tracking, error: unknown): string {
+  return (
+    `${tool.name}: the operation is still running (${tracking.state ?? 'no result yet'} after ${tracking.polls} status checks), ` +
+    `but this server could not keep its handle: ${error instanceof Error ? error.message : String(error)}. ` +
+    'Its result cannot be fetched through this server: check with the API itself.'
   );
 }
 
