@@ -33,6 +33,7 @@ interface DenoKv {
   delete(key: unknown[]): Promise<void>;
   list(selector: { prefix: unknown[] }): AsyncIterable<{ key: unknown[]; value: unknown }>;
   atomic(): { check(...checks: { key: unknown[]; versionstamp: string | null }[]): DenoAtomic };
+  close(): void;
 }
 interface DenoAtomic {
   delete(key: unknown[]): DenoAtomic;
@@ -63,6 +64,7 @@ async function denoKv(path: string, log: Logger): Promise<SharedRecords> {
         .commit();
       return taken.ok ? record.s : undefined;
     },
+    close: () => Promise.resolve(kv.close()),
   };
 }
 
@@ -113,6 +115,8 @@ function workersKv(binding: string, log: Logger): SharedRecords {
       const record = JSON.parse(text) as KvRecord;
       return record.e > Date.now() ? record.s : undefined;
     },
+    // a binding has no connection of its own to let go of
+    close: () => Promise.resolve(),
   };
 }
 

@@ -48,6 +48,7 @@ export async function openRedisRecords(url: string, log: Logger): Promise<Shared
       const value = await redis.run(redis.client.eval(TAKE, { keys: keysOf(name, group) }));
       return typeof value === 'string' ? value : undefined;
     },
+    close: () => redis.close(),
   };
 }
 

@@ -19,6 +19,8 @@ export interface OperationStore {
   save(tracking: Tracking, owner: string): Promise<string | undefined>;
   /** The operation, taken out while it is followed (save it again if it is still running); or why not. */
   take(handle: string, owner: string): Promise<{ tracking: Tracking } | { problem: string }>;
+  /** Lets go of a shared store's connection, once it has been opened. */
+  close(): Promise<void>;
   /** How many operations it keeps for other callers at most, for the message when it is full. */
   readonly capacity: number;
 }
@@ -44,7 +46,7 @@ const unknownHandle = (where: string) =>
 /** The store `setting` names; `namespace` (the API's name) separates servers sharing one. */
 export function openOperationStore(setting: OperationStoreSetting | undefined, namespace: string, log: Logger): OperationStore {
   if (setting === undefined || setting.location === 'memory') return new MemoryOperationStore();
-  return new SharedOperationStore(() => openRecords(setting.location, log), parseKeyRing(setting.keys ?? ''), namespace);
+  return new SharedOperationStore(() => openRecords(setting.location, log), parseKeyRing(setting.keys ?? ''), namespace, log);
 }
 
 /** The backend of a shared store, loaded on first use (the redis package only for a redis:// URL). */
@@ -91,6 +93,10 @@ export class MemoryOperationStore implements OperationStore {
     return Promise.resolve({ tracking: entry.tracking });
   }
 
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
   private sweep(): void {
     const now = this.now();
     for (const [handle, entry] of this.entries) if (entry.expires <= now) this.entries.delete(handle);
@@ -105,11 +111,13 @@ export class MemoryOperationStore implements OperationStore {
 class SharedOperationStore implements OperationStore {
   readonly capacity = Number.POSITIVE_INFINITY;
   #records: Promise<SharedRecords> | undefined;
+  #warnedUnopened = false;
 
   constructor(
     private readonly open: () => Promise<SharedRecords>,
     private readonly ring: KeyRing,
     private readonly namespace: string,
+    private readonly log: Logger,
   ) {}
 
   async save(tracking: Tracking, owner: string): Promise<string | undefined> {
@@ -124,9 +132,23 @@ class SharedOperationStore implements OperationStore {
     const records = await this.#backend();
     const sealed = await records.take(this.#hash('operation', owner, handle), this.#hash('owner', owner));
     const opened = sealed === undefined ? undefined : unseal(this.ring, this.#aad(owner, handle), sealed);
-    // A record no key of the ring opens (sealed with a key since removed) is as good as gone.
+    if (sealed !== undefined && opened === undefined) this.#warnUnopened();
     if (opened === undefined) return { problem: unknownHandle('by another caller') };
     return { tracking: trackingOf(opened.value as StoredTracking) };
+  }
+
+  async close(): Promise<void> {
+    const records = await this.#records?.catch(() => undefined);
+    await records?.close();
+  }
+
+  /** Once: a replica whose key differs from the others' (or lost the old one too soon) spends their handles unread. */
+  #warnUnopened(): void {
+    if (this.#warnedUnopened) return;
+    this.#warnedUnopened = true;
+    this.log.warn(
+      'operation store: a handle no key of MCP_TOKEN_STORE_KEY opens (sealed by a replica with another key, or with a key since removed) was treated as absent, and is gone',
+    );
   }
 
   /** The backend, opened on first use; a failed opening is tried again by the next call. */

@@ -11,4 +11,6 @@ export interface SharedRecords {
   put(name: string, sealed: string, ttlMs: number, group: { name: string; limit: number }): Promise<void>;
   /** Reads and deletes the record (atomically where the backend can: Redis, Deno KV). */
   take(name: string, group: string): Promise<string | undefined>;
+  /** Lets go of the connection (a server's process ends without it: its exit closes everything). */
+  close(): Promise<void>;
 }
