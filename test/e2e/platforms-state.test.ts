@@ -81,6 +81,15 @@ const text = (result: Awaited<ReturnType<Client['callTool']>>) =>
 const handleOf = (result: Awaited<ReturnType<Client['callTool']>>) =>
   (result._meta?.['io.github.mcp-gen/operation'] as { handle?: string } | undefined)?.handle ?? '';
 
+it('a KV namespace the setting names but wrangler.jsonc does not bind: every request is refused with the reason', async () => {
+  const persist = ['--persist-to', join(scratch, 'wrangler-state')];
+  const outcome = await startWrangler(dir, await freePort(), { MCP_OPERATION_STORE: 'workers-kv:NOT_BOUND' }, persist).then(
+    (served) => (instances.cloudflare.push(served), 'served'),
+    (error: Error) => error.message,
+  );
+  expect(outcome).toMatch(/MCP_OPERATION_STORE=workers-kv:NOT_BOUND: no KV namespace is bound as NOT_BOUND/);
+}, 120_000);
+
 describe.each(['cloudflare', 'deno'] as const)('operation handles in the platform store on %s', (platform) => {
   it('a handle made by one instance is followed by another to the result, and is spent once answered', async () => {
     const [first, second] = instances[platform] as [PlatformServer, PlatformServer];

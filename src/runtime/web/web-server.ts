@@ -140,7 +140,7 @@ function startOn(input: WebServerInput): { config: ServerConfig; log: Logger } |
 function platformProblem(input: WebServerInput, config: ServerConfig): string | undefined {
   const on = input.platform;
   if (config.transport !== 'http') return `MCP_TRANSPORT=${config.transport}: ${on} serves Streamable HTTP at /mcp only`;
-  const oauth = oauthProblem(config, on);
+  const oauth = oauthProblem(config, on) ?? operationStoreProblem(input, config.operationStore?.location);
   if (oauth !== undefined) return oauth;
   if ((config.toolMode ?? input.summary.mode) === 'code' && on === 'cloudflare') {
     return `code mode (--tools code) is not served on ${on}: workerd compiles no WebAssembly at run time and has no worker threads, which its sandbox needs; use --tools direct, toolsets or dynamic`;
@@ -163,6 +163,19 @@ function oauthProblem(config: ServerConfig, on: string): string | undefined {
   }
   if (oauth.publicUrl === undefined) {
     return `MCP_OAUTH_ISSUER on ${on} needs MCP_PUBLIC_URL, this server's URL as clients reach it: tokens are checked as issued for it`;
+  }
+  return undefined;
+}
+
+/** A platform store MCP_OPERATION_STORE names that is not there: an unbound KV namespace, Deno without --unstable-kv. */
+function operationStoreProblem(input: WebServerInput, location: string | undefined): string | undefined {
+  const binding = location?.startsWith('workers-kv:') ? location.slice('workers-kv:'.length) : undefined;
+  if (binding !== undefined && typeof (input.bindings?.[binding] as { get?: unknown } | undefined)?.get !== 'function') {
+    return `MCP_OPERATION_STORE=${location}: no KV namespace is bound as ${binding}; add it to kv_namespaces in wrangler.jsonc`;
+  }
+  const deno = (globalThis as { Deno?: { openKv?: unknown } }).Deno;
+  if (location?.startsWith('deno-kv') && typeof deno?.openKv !== 'function') {
+    return `MCP_OPERATION_STORE=${location}: Deno KV needs Deno started with --unstable-kv (deno.json's start task)`;
   }
   return undefined;
 }
