@@ -151,6 +151,20 @@ describe.skipIf(redisMissing !== undefined)('operation handles in a store the re
     }
   }, 60_000);
 
+  it("another platform's store, or a short key, stops the start with exit 2 and the reason", async () => {
+    for (const [env, reason] of [
+      [{ MCP_OPERATION_STORE: 'deno-kv', MCP_TOKEN_STORE_KEY: STORE_KEY }, 'that store is served on deno, and this server runs on node'],
+      [{ MCP_OPERATION_STORE: redis.url, MCP_TOKEN_STORE_KEY: 'c2hvcnQ=' }, 'MCP_TOKEN_STORE_KEY is not 32 bytes'],
+    ] as const) {
+      const refused = await startServer(dir, 'http', [...args, '--base-url', upstream.url], env).then(
+        (started) => (children.track(started.process), 'started'),
+        (error: Error) => error.message,
+      );
+      expect(refused).toContain('server exited with 2');
+      expect(refused).toContain(reason);
+    }
+  }, 60_000);
+
   it('a store that cannot be reached: the call says the operation still runs and that no handle was kept, naming no password; the server goes on', async () => {
     const nowhere = `redis://:s3cret-password@127.0.0.1:${await freePort()}`;
     const lone = await startServer(dir, 'http', [...args, '--base-url', upstream.url], {

@@ -12,6 +12,7 @@ import { createLogger, type Logger } from '../start/log.js';
 import { runOn, type PlatformName } from '../start/platform.js';
 import { prepareServing, startProblem, type Serving } from '../start/serving.js';
 import { Lazy } from '../start/lazy.js';
+import { operationStoreProblem as storeProblem } from '../store/setting.js';
 import type { ScopePolicy } from '../mcp/tool-scopes.js';
 import {
   bearerAuth,
@@ -140,7 +141,7 @@ function startOn(input: WebServerInput): { config: ServerConfig; log: Logger } |
 function platformProblem(input: WebServerInput, config: ServerConfig): string | undefined {
   const on = input.platform;
   if (config.transport !== 'http') return `MCP_TRANSPORT=${config.transport}: ${on} serves Streamable HTTP at /mcp only`;
-  const oauth = oauthProblem(config, on) ?? operationStoreProblem(input, config.operationStore?.location);
+  const oauth = oauthProblem(config, on) ?? operationStoreProblem(input, config.operationStore);
   if (oauth !== undefined) return oauth;
   if ((config.toolMode ?? input.summary.mode) === 'code' && on === 'cloudflare') {
     return `code mode (--tools code) is not served on ${on}: workerd compiles no WebAssembly at run time and has no worker threads, which its sandbox needs; use --tools direct, toolsets or dynamic`;
@@ -168,7 +169,10 @@ function oauthProblem(config: ServerConfig, on: string): string | undefined {
 }
 
 /** A platform store MCP_OPERATION_STORE names that is not there: an unbound KV namespace, Deno without --unstable-kv. */
-function operationStoreProblem(input: WebServerInput, location: string | undefined): string | undefined {
+function operationStoreProblem(input: WebServerInput, store: ServerConfig['operationStore']): string | undefined {
+  const location = store?.location;
+  const unserved = store === undefined ? undefined : storeProblem(store, input.platform);
+  if (unserved !== undefined) return unserved;
   const binding = location?.startsWith('workers-kv:') ? location.slice('workers-kv:'.length) : undefined;
   if (binding !== undefined && typeof (input.bindings?.[binding] as { get?: unknown } | undefined)?.get !== 'function') {
     return `MCP_OPERATION_STORE=${location}: no KV namespace is bound as ${binding}; add it to kv_namespaces in wrangler.jsonc`;

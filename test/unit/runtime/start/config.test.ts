@@ -3,6 +3,7 @@
 // for serving beyond loopback, and secrets kept out of messages.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, isLoopback, readConfig, type ServerConfig } from '../../../../src/runtime/start/config.js';
+import { operationStoreProblem } from '../../../../src/runtime/store/setting.js';
 
 const config = (argv: string[], env: NodeJS.ProcessEnv = {}) => readConfig(argv, env) as ServerConfig;
 const refusal = (argv: string[], env: NodeJS.ProcessEnv = {}): string => {
@@ -199,22 +200,25 @@ describe('--operation-store', () => {
     expect(config.operationStore).toEqual({ location: 'rediss://u:p@redis.example:6380/1', keys: key });
   });
 
-  it('a shared store needs MCP_TOKEN_STORE_KEY, of 32 bytes', () => {
+  it('a shared store needs MCP_TOKEN_STORE_KEY (whose bytes, and the platform, are checked at start: store/setting.ts)', () => {
     expect(() => readConfig(['--operation-store', 'redis://127.0.0.1:6379'], {})).toThrow(/^--operation-store needs MCP_TOKEN_STORE_KEY/);
-    expect(() => readConfig(['--operation-store', 'redis://127.0.0.1:6379'], { MCP_TOKEN_STORE_KEY: 'c2hvcnQ=' })).toThrow(
-      /MCP_TOKEN_STORE_KEY is not 32 bytes/,
-    );
   });
 
-  it("an unknown store is refused without echoing it; another platform's store is refused on Node by name", () => {
-    expect(() => readConfig(['--operation-store', 'redis:/p@ss'], { MCP_TOKEN_STORE_KEY: key })).toThrow(
-      /^--operation-store must be memory, a redis:\/\/ or rediss:\/\/ URL, deno-kv\[:PATH\] or workers-kv:BINDING$/,
-    );
-    expect(() => readConfig(['--operation-store', 'deno-kv'], { MCP_TOKEN_STORE_KEY: key })).toThrow(
+  it("at start: a key of 32 bytes, and the platform's own store", () => {
+    const redis = { location: 'redis://127.0.0.1:6379', keys: key };
+    expect(operationStoreProblem(redis, 'node')).toBeUndefined();
+    expect(operationStoreProblem({ ...redis, keys: 'c2hvcnQ=' }, 'node')).toMatch(/^MCP_TOKEN_STORE_KEY is not 32 bytes/);
+    expect(operationStoreProblem({ ...redis, location: 'deno-kv' }, 'node')).toBe(
       '--operation-store: that store is served on deno, and this server runs on node',
     );
-    expect(() => readConfig(['--operation-store', 'workers-kv:MCP_OPERATIONS'], { MCP_TOKEN_STORE_KEY: key })).toThrow(
-      /served on cloudflare/,
+    expect(operationStoreProblem({ ...redis, location: 'deno-kv:/var/ops.sqlite' }, 'deno')).toBeUndefined();
+    expect(operationStoreProblem({ ...redis, location: 'workers-kv:OPS' }, 'deno')).toMatch(/served on cloudflare/);
+    expect(operationStoreProblem(redis, 'cloudflare')).toMatch(/served on node, and this server runs on cloudflare/);
+  });
+
+  it('an unknown store is refused without echoing it', () => {
+    expect(() => readConfig(['--operation-store', 'redis:/p@ss'], { MCP_TOKEN_STORE_KEY: key })).toThrow(
+      /^--operation-store must be memory, a redis:\/\/ or rediss:\/\/ URL, deno-kv\[:PATH\] or workers-kv:BINDING$/,
     );
   });
 });
