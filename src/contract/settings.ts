@@ -432,6 +432,17 @@ export const SETTINGS: readonly Setting[] = [
     help: "how the secret goes to the API's token URL: post (form fields) or basic (Authorization header)",
   },
   {
+    flag: 'operation-store',
+    value: 'S',
+    env: 'MCP_OPERATION_STORE',
+    default: 'memory',
+    help: 'where long-running operation handles live: memory (this process) or a store replicas share',
+    more: [
+      'redis://… (Node), deno-kv or deno-kv:PATH (Deno), workers-kv:BINDING',
+      '(Workers); a shared store seals each operation with MCP_TOKEN_STORE_KEY',
+    ],
+  },
+  {
     flag: 'token-store',
     value: 'S',
     env: 'MCP_TOKEN_STORE',
@@ -449,7 +460,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: 'token-store-key',
     value: 'K',
     env: 'MCP_TOKEN_STORE_KEY',
-    help: 'AES-256-GCM key sealing the token store: openssl rand -base64 32 (prefer the variable)',
+    help: 'AES-256-GCM key sealing the token store and a shared operation store: openssl rand -base64 32 (prefer the variable)',
     more: ['rotation: new,old (comma-separated): the first seals, every one opens'],
   },
   {
@@ -606,6 +617,7 @@ export const SETTING_GROUPS: readonly { title: string; flags: readonly string[] 
     flags: [
       'stateless',
       'replica-id',
+      'operation-store',
       'sse-keepalive-ms',
       'drain-delay-ms',
       'shutdown-grace-ms',

@@ -112,7 +112,7 @@ async function serve(
     process.stdout.write(await clientLines(summary, entry()));
     return;
   }
-  const unusable = startProblem(summary, config, process.env);
+  const unusable = startProblem(summary, config, process.env) ?? (await operationStoreProblem(config));
   if (unusable) {
     process.stderr.write(`${summary.name}: ${unusable}\n`);
     process.exit(2);
@@ -162,3 +162,10 @@ const TRANSPORTS: Record<TransportName, Start<void>> = {
   sse: overHttp(legacySse),
   'http+sse': overHttp(streamableHttp, legacySse),
 };
+
+/** A shared --operation-store Node does not serve, or its key's fault (store/setting.ts, loaded only then). */
+async function operationStoreProblem(config: ServerConfig): Promise<string | undefined> {
+  if (config.operationStore === undefined) return undefined;
+  const { operationStoreProblem: problem } = await import('./store/setting.js');
+  return problem(config.operationStore, 'node');
+}

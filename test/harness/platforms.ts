@@ -18,10 +18,10 @@ const BIN = join(REPO, 'node_modules/.bin');
 
 /**
  * `wrangler dev` on 127.0.0.1:<port>, offline (no metrics, no Cloudflare account), ready when its
- * health check answers; `vars` over those of .dev.vars.
+ * health check answers; `vars` over those of .dev.vars; `args` more of wrangler's (`--persist-to`).
  */
-export function startWrangler(dir: string, port: number, vars: Record<string, string> = {}): Promise<PlatformServer> {
-  const overrides = Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
+export function startWrangler(dir: string, port: number, vars: Record<string, string> = {}, args: string[] = []): Promise<PlatformServer> {
+  const overrides = [...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]), ...args];
   const child = spawn(
     join(BIN, 'wrangler'),
     ['dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--show-interactive-dev-session=false', ...overrides],

@@ -132,12 +132,19 @@ async function getStatus(services: CallServices, tool: ToolSpec, url: string, si
 /** long-running.ts, loaded on first need, with this server's steps to call and read operations with. */
 async function loadFollowing(services: CallServices): Promise<Following> {
   const { longRunningCalls, tracked } = await import('../long-running/long-running.js');
+  const { openOperationStore } = await import('../long-running/operation-store.js');
   const { config } = services;
-  const calls = longRunningCalls<CallContext>(services.table, config.operationWaitMs, {
-    get: (tool, url, signal, call) => getStatus(services, tool, url, signal, call),
-    base: (tool) => upstreamBase(tool, config.baseUrl, services.defaultBase),
-    call: (tool, args, signal, call) => exchange(services, tool, args, signal, call),
-    shape: (tool, answer, args, advertised) => shape(services, tool, answer, args, advertised),
-  });
+  const store = openOperationStore(config.operationStore, services.table.name, services.log);
+  const calls = longRunningCalls<CallContext>(
+    services.table,
+    config.operationWaitMs,
+    {
+      get: (tool, url, signal, call) => getStatus(services, tool, url, signal, call),
+      base: (tool) => upstreamBase(tool, config.baseUrl, services.defaultBase),
+      call: (tool, args, signal, call) => exchange(services, tool, args, signal, call),
+      shape: (tool, answer, args, advertised) => shape(services, tool, answer, args, advertised),
+    },
+    store,
+  );
   return { ...calls, tracked };
 }

@@ -7,29 +7,20 @@
 // takes: the status URL never reaches the agent, so that a handle cannot make the server
 // fetch another URL with the API's credentials.
 
-import { randomBytes, createHash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { AuthInfo, CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import type { RequestCredentials } from '../call/request/credentials.js';
 import type { UpstreamAnswer } from '../call/answer/response.js';
 import type { UpstreamResponse } from '../call/send/upstream.js';
 import { OPERATION_STATUS } from '../../contract/meta-tools.js';
-import type { FinalStateVia, ToolSpec, ToolTable } from '../../contract/table.js';
+import type { ToolSpec, ToolTable } from '../../contract/table.js';
 import { noteProgress } from '../observe/observe.js';
 import { toolError } from '../mcp/output.js';
 import { retryAfterMs as readRetryAfter } from '../call/send/retry.js';
+import type { OperationStore } from './operation-store.js';
+import type { OperationHeaders, Poll, TrackedAnswer, Tracking } from './tracking.js';
 
-/** What the first answer's headers say about where the operation goes on (kept server-side, never shown). */
-interface OperationHeaders {
-  /** Azure-AsyncOperation or Operation-Location: a status monitor whose body says how it goes. */
-  monitor?: string;
-  /** Location: polled while it answers 202 when there is no monitor; else where the result may be. */
-  location?: string;
-  /** Retry-After, in milliseconds from when it came. */
-  retryAfterMs?: number;
-}
-
-/** An answer with its headers' operation links and the request it answered (its URL without credentials), kept server-side. */
-export type TrackedAnswer = UpstreamAnswer & { operation?: OperationHeaders; request?: { method: string; url: string } };
+export type { TrackedAnswer, Tracking } from './tracking.js';
 
 /** The answer, tracked: what following its operation needs of the response and the request. `credentialQuery`: query parameters that carry credentials. */
 export function tracked(
@@ -42,37 +33,6 @@ export function tracked(
   for (const name of credentialQuery) url.searchParams.delete(name);
   const operation = operationHeaders(response, request.url);
   return { ...answer, ...(operation ? { operation } : {}), request: { method: request.method, url: url.href } };
-}
-
-/** How the server reads the operation's state, and what it polls. */
-type Poll =
-  /** GET `url`; `monitor`: its body's `status` (or `done`) says; else 202 is running and any other answer is the result. */
-  | { kind: 'url'; url: string; monitor: boolean }
-  /** The linked status operation, called with these arguments. */
-  | { kind: 'tool'; tool: string; args: Record<string, unknown> }
-  /** A Google Operation, read at the API's `path`. */
-  | { kind: 'operation'; path: string };
-
-/** An operation being followed: what to poll, and how to find its result when it has succeeded. */
-export interface Tracking {
-  tool: string;
-  /** The call's arguments, for the result's budget (which pages it names). */
-  args: Record<string, unknown>;
-  method: string;
-  /** The first request's URL, credentials taken out: Azure's `original-uri`. */
-  requestUrl: string;
-  location?: string;
-  finalStateVia?: FinalStateVia;
-  poll: Poll;
-  polls: number;
-  /** The next wait, in ms, unless the upstream says Retry-After. */
-  intervalMs: number;
-  /** When the next status request may go (epoch ms): Retry-After's time, else the interval's. */
-  nextPollAt: number;
-  /** The latest status answer's, the operation's state in a word when it gave one (for progress and the handle's answer). */
-  state?: string;
-  /** The latest Operation seen (Google), the pending answer's structured content. */
-  last?: TrackedAnswer;
 }
 
 type Polled = { answer: TrackedAnswer } | { failure: CallToolResult };
@@ -111,14 +71,15 @@ interface FollowOptions<C> {
 
 /**
  * The executor's long-running steps: `follow` a first answer to its end (or to a handle), and
- * `resume` by a handle. One store of handles per executor, which is one per server process.
+ * `resume` by a handle, kept in `store` (operation-store.ts: this process's memory, or a store
+ * the replicas share).
  */
 export function longRunningCalls<C extends { caller: AuthInfo | undefined; credentials: RequestCredentials }>(
   table: ToolTable,
   waitMs: number,
   io: ExecutorIo<C>,
+  store: OperationStore,
 ) {
-  const store = new OperationStore();
   const byName = new Map(table.tools.map((t) => [t.name, t]));
   const callIo = (call: C): OperationIo => ({
     get: (tool, url, signal) => io.get(tool, url, signal, call),
@@ -138,8 +99,14 @@ export function longRunningCalls<C extends { caller: AuthInfo | undefined; crede
     if ('failure' in followed) return followed.failure;
     if ('failed' in followed) return toolError(`${tool.name}: the operation ended without success: ${followed.failed}`);
     if ('answer' in followed) return io.shape(tool, followed.answer, tracking.args, options.advertised);
-    const handle = store.save(tracking, ownerOf(options.call.caller, options.call.credentials));
-    if (handle === undefined) return toolError(noRoomForHandle(tool, tracking));
+    const saved: { handle: string } | { problem: string } = await store
+      .save(tracking, ownerOf(options.call.caller, options.call.credentials))
+      .then(
+        (handle) => (handle === undefined ? { problem: noRoomForHandle(tool, tracking, store.capacity) } : { handle }),
+        (error: unknown) => ({ problem: storeFailed(tool, tracking, error) }),
+      );
+    if ('problem' in saved) return toolError(saved.problem);
+    const handle = saved.handle;
     const shaped = tracking.last ? io.shape(tool, tracking.last, tracking.args, options.advertised) : undefined;
     return pendingResult(tool, tracking, handle, shaped, options.advertised && tool.output !== undefined);
   }
@@ -152,7 +119,7 @@ export function longRunningCalls<C extends { caller: AuthInfo | undefined; crede
     },
     /** The operation a handle names, followed again for as long. */
     async resume(handle: string, options: FollowOptions<C>): Promise<CallToolResult> {
-      const taken = store.take(handle, ownerOf(options.call.caller, options.call.credentials));
+      const taken = await store.take(handle, ownerOf(options.call.caller, options.call.credentials));
       if ('problem' in taken) return toolError(taken.problem);
       const tool = byName.get(taken.tracking.tool);
       if (tool === undefined) return toolError(`${OPERATION_STATUS}: the operation's tool is gone`);
@@ -420,62 +387,21 @@ export function ownerOf(caller: AuthInfo | undefined, credentials: RequestCreden
   return hash.digest('base64url');
 }
 
-/** Handles kept at most, and for how long after their last use. */
-const MAX_OPERATIONS = 1_000;
-const OPERATION_TTL_MS = 3_600_000;
-/** Handles one caller may hold: past it their own oldest goes, so that no caller fills the store alone. */
-const MAX_OPERATIONS_PER_OWNER = 100;
-
-/**
- * Operations past their call's wait, by handle: a random id (the state itself stays here),
- * bound to its owner, forgotten an hour after its last use or when its owner has too many.
- * Another caller's handles never make room for one: each is an operation still running.
- * In memory: a handle works on the server process that made it (stdio, a session, or replicas
- * with affinity), and says so elsewhere.
- */
-class OperationStore {
-  private readonly entries = new Map<string, { tracking: Tracking; owner: string; expires: number }>();
-
-  constructor(private readonly now: () => number = Date.now) {}
-
-  /** The operation's new handle; undefined when the store is full of other callers' operations. */
-  save(tracking: Tracking, owner: string): string | undefined {
-    this.sweep();
-    const own = [...this.entries].filter(([, entry]) => entry.owner === owner).map(([handle]) => handle);
-    // Entries are in the order they were saved: the first of the owner's is its oldest.
-    if (own.length >= MAX_OPERATIONS_PER_OWNER || (this.entries.size >= MAX_OPERATIONS && own.length > 0))
-      this.entries.delete(own[0] as string);
-    if (this.entries.size >= MAX_OPERATIONS) return undefined;
-    const handle = `op_${randomBytes(18).toString('base64url')}`;
-    this.entries.set(handle, { tracking, owner, expires: this.now() + OPERATION_TTL_MS });
-    return handle;
-  }
-
-  /** The operation, taken out while it is followed (save it again if it is still running); or why not. */
-  take(handle: string, owner: string): { tracking: Tracking } | { problem: string } {
-    this.sweep();
-    const entry = this.entries.get(handle);
-    if (entry === undefined || entry.owner !== owner) {
-      return {
-        problem: `${OPERATION_STATUS}: no operation with this handle (it finished and was answered, it expired after an hour, or it was started on another server process or by another caller)`,
-      };
-    }
-    this.entries.delete(handle);
-    return { tracking: entry.tracking };
-  }
-
-  private sweep(): void {
-    const now = this.now();
-    for (const [handle, entry] of this.entries) if (entry.expires <= now) this.entries.delete(handle);
-  }
-}
-
 /** Why a call whose operation is still running got no handle. */
-function noRoomForHandle(tool: ToolSpec, tracking: Tracking): string {
+function noRoomForHandle(tool: ToolSpec, tracking: Tracking, capacity: number): string {
   return (
     `${tool.name}: the operation is still running (${tracking.state ?? 'no result yet'} after ${tracking.polls} status checks), ` +
-    `and this server already follows ${MAX_OPERATIONS.toLocaleString('en')} operations for other callers, so it keeps no handle for this one: ` +
+    `and this server already follows ${capacity.toLocaleString('en')} operations for other callers, so it keeps no handle for this one: ` +
     'its result cannot be fetched through this server. Check with the API itself, or try later.'
+  );
+}
+
+/** Why a call whose operation is still running got no handle: the shared store failed (its message names no secret). */
+function storeFailed(tool: ToolSpec, tracking: Tracking, error: unknown): string {
+  return (
+    `${tool.name}: the operation is still running (${tracking.state ?? 'no result yet'} after ${tracking.polls} status checks), ` +
+    `but this server could not keep its handle: ${error instanceof Error ? error.message : String(error)}. ` +
+    'Its result cannot be fetched through this server: check with the API itself.'
   );
 }
 

@@ -32,6 +32,8 @@ export interface ServerConfig {
   timeoutMs: number;
   /** How long a call follows a long-running operation before answering a handle (long-running.ts). */
   operationWaitMs: number;
+  /** Where handles past the wait live when not in memory (operation-store.ts), with the key sealing them. */
+  operationStore?: { location: string; keys: string };
   /** Retries of a failed request (retry.ts) and the pace of requests to each API origin (pacing.ts). */
   sending: { retries: number; maxConcurrent: number; ratePerSecond?: number };
   /** Largest upstream body passed on to the client, in bytes; more is cut with a note. */
@@ -284,6 +286,7 @@ export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig
     ...(baseUrl !== undefined ? { baseUrl } : {}),
     timeoutMs: read.integer('timeout'),
     operationWaitMs: read.integer('operation-wait'),
+    ...readOperationStore(read),
     sending: readSending(read),
     maxResponseBytes: read.integer('max-response-bytes'),
     maxAnswerBytes: read.integer('max-answer-bytes'),
@@ -630,6 +633,26 @@ function oneScope(pick: (flag: string) => string | undefined, flag: string): str
   if (!SCOPE_TOKEN.test(value))
     throw new ConfigError(`--${flag} must be one OAuth scope: printable ASCII without space, " or \\ (got "${value}")`);
   return value;
+}
+
+/** The forms of --operation-store beside memory; whether this platform has the store is store/setting.ts's to say. */
+const OPERATION_STORES = [/^rediss?:\/\/\S+$/, /^deno-kv(:.+)?$/, /^workers-kv:[A-Za-z_]\w*$/];
+
+/** --operation-store: memory (nothing to say), or a shared store, with the key that seals it. */
+function readOperationStore(read: SettingReader): { operationStore?: { location: string; keys: string } } {
+  const location = read.pick('operation-store');
+  if (location === undefined || location === 'memory') return {};
+  // the location is not echoed: a mistyped URL may still carry a password
+  if (!OPERATION_STORES.some((form) => form.test(location))) {
+    throw new ConfigError('--operation-store must be memory, a redis:// or rediss:// URL, deno-kv[:PATH] or workers-kv:BINDING');
+  }
+  const keys = read.pick('token-store-key');
+  if (keys === undefined) {
+    throw new ConfigError(
+      `--operation-store needs ${setting('token-store-key').env}: the key that seals operations in the shared store (openssl rand -base64 32)`,
+    );
+  }
+  return { operationStore: { location, keys } };
 }
 
 /** The API's OAuth app and the token store; undefined without --oauth-api-client-id. */

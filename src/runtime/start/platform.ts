@@ -28,12 +28,16 @@ export interface Platform {
    * WebAssembly from bytes at run time. Undefined: the sandbox compiles the package's file itself.
    */
   quickjsWasm?: object;
+  /** The platform's bindings by name (Workers: KV namespaces), for the settings that name one. */
+  bindings?: Record<string, unknown>;
 }
 
 /** What a platform's entry hands over besides its variables. */
 export interface PlatformModules {
   /** The `WebAssembly.Module` of @jitl/quickjs-wasmfile-release-sync/wasm, for code mode. */
   quickjsWasm?: object;
+  /** The platform's bindings by name (Workers: the KV namespace MCP_OPERATION_STORE may name). */
+  bindings?: Record<string, unknown>;
 }
 
 let current: Platform = { name: 'node', upstream: 'node-http', screensAddresses: true, env: process.env, sandbox: 'worker-threads' };

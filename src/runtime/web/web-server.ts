@@ -12,6 +12,7 @@ import { createLogger, type Logger } from '../start/log.js';
 import { runOn, type PlatformModules, type PlatformName } from '../start/platform.js';
 import { prepareServing, startProblem, type Serving } from '../start/serving.js';
 import { Lazy } from '../start/lazy.js';
+import { operationStoreProblem as storeProblem } from '../store/setting.js';
 import type { ScopePolicy } from '../mcp/tool-scopes.js';
 import {
   bearerAuth,
@@ -48,7 +49,10 @@ const DEFAULT_ADDRESS = { hostname: '127.0.0.1', port: 3000 };
 
 /** The handler a platform entry exports; a setting the platform cannot serve makes every answer say why. */
 export function createWebServer(input: WebServerInput): WebServer {
-  runOn(input.platform, input.env, { quickjsWasm: input.quickjsWasm });
+  runOn(input.platform, input.env, {
+    ...(input.quickjsWasm !== undefined ? { quickjsWasm: input.quickjsWasm } : {}),
+    ...(input.bindings !== undefined ? { bindings: input.bindings } : {}),
+  });
   const started = startOn(input);
   if ('problem' in started) {
     console.error(`[${input.summary.name}] ${started.problem}`);
@@ -143,7 +147,7 @@ function startOn(input: WebServerInput): { config: ServerConfig; log: Logger } |
 function platformProblem(input: WebServerInput, config: ServerConfig): string | undefined {
   const on = input.platform;
   if (config.transport !== 'http') return `MCP_TRANSPORT=${config.transport}: ${on} serves Streamable HTTP at /mcp only`;
-  const oauth = oauthProblem(config, on);
+  const oauth = oauthProblem(config, on) ?? operationStoreProblem(input, config.operationStore);
   if (oauth !== undefined) return oauth;
   if ((config.toolMode ?? input.summary.mode) === 'code' && on === 'cloudflare' && input.quickjsWasm === undefined) {
     return `code mode (--tools code) on ${on} needs QuickJS's WebAssembly imported by the entry (workerd compiles none at run time): regenerate the project`;
@@ -166,6 +170,22 @@ function oauthProblem(config: ServerConfig, on: string): string | undefined {
   }
   if (oauth.publicUrl === undefined) {
     return `MCP_OAUTH_ISSUER on ${on} needs MCP_PUBLIC_URL, this server's URL as clients reach it: tokens are checked as issued for it`;
+  }
+  return undefined;
+}
+
+/** A platform store MCP_OPERATION_STORE names that is not there: an unbound KV namespace, Deno without --unstable-kv. */
+function operationStoreProblem(input: WebServerInput, store: ServerConfig['operationStore']): string | undefined {
+  const location = store?.location;
+  const unserved = store === undefined ? undefined : storeProblem(store, input.platform);
+  if (unserved !== undefined) return unserved;
+  const binding = location?.startsWith('workers-kv:') ? location.slice('workers-kv:'.length) : undefined;
+  if (binding !== undefined && typeof (input.bindings?.[binding] as { get?: unknown } | undefined)?.get !== 'function') {
+    return `MCP_OPERATION_STORE=${location}: no KV namespace is bound as ${binding}; add it to kv_namespaces in wrangler.jsonc`;
+  }
+  const deno = (globalThis as { Deno?: { openKv?: unknown } }).Deno;
+  if (location?.startsWith('deno-kv') && typeof deno?.openKv !== 'function') {
+    return `MCP_OPERATION_STORE=${location}: Deno KV needs Deno started with --unstable-kv (deno.json's start task)`;
   }
   return undefined;
 }

@@ -37,6 +37,7 @@ const SAMPLE: Record<string, string> = {
   'base-url': 'https://x.example',
   timeout: '1234',
   'operation-wait': '4321',
+  'operation-store': 'redis://127.0.0.1:6379',
   retries: '4',
   'max-concurrent-requests': '3',
   'rate-limit': '0.5',
@@ -149,6 +150,7 @@ const CONTEXT: Record<string, string[]> = {
 const CONTEXT_ENV: Record<string, Record<string, string>> = {
   'oauth-api-client-secret': { MCP_OAUTH_API_CLIENT_SECRET: 'other' },
   'token-store-key': { MCP_TOKEN_STORE_KEY: Buffer.alloc(32, 1).toString('base64') },
+  'operation-store': { MCP_TOKEN_STORE_KEY: STORE_KEY },
 };
 
 describe('.env.example: credentials first, then the settings by concern', () => {

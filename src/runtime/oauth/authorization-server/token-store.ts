@@ -8,10 +8,11 @@
 // Records that anyone may create without signing in (registrations, pending consents) are
 // written against a cap of their kind, so that a flood of them is refused on its own and never
 // crowds out a signed-in user's grant or refresh token.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../start/log.js';
+import { parseKeyRing as parseRing, seal, SealingKeyError, unseal, type KeyRing } from '../../store/sealing.js';
 
 export interface TokenStore {
   /** The record under key, or undefined (absent, expired, or sealed with a key no longer in the ring). */
@@ -73,6 +74,15 @@ export async function openTokenStore(options: TokenStoreOptions, log: Logger): P
   return new SealedTokenStore(backend, ring, options.namespace, log);
 }
 
+/** The ring of MCP_TOKEN_STORE_KEY, its errors as the store's. */
+function parseKeyRing(value: string): KeyRing {
+  try {
+    return parseRing(value);
+  } catch (error) {
+    throw error instanceof SealingKeyError ? new TokenStoreError(error.message) : error;
+  }
+}
+
 async function openBackend(options: TokenStoreOptions, log: Logger): Promise<RecordBackend> {
   if (options.location === 'file') return FileBackend.open(options.dataDir, log);
   if (/^rediss?:\/\//i.test(options.location)) return openRedis(options.location, log);
@@ -87,70 +97,6 @@ async function openRedis(url: string, log: Logger): Promise<RecordBackend> {
   } catch (error) {
     // openRedisBackend's messages name the host and port, never the URL's credentials
     throw new TokenStoreError(error instanceof Error ? error.message : String(error));
-  }
-}
-
-// ---- keys and sealing ----
-
-const KEY_BYTES = 32;
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-const SEAL_VERSION = 'v1';
-const HOW_TO_MAKE_A_KEY = 'make one with: openssl rand -base64 32';
-
-interface SealingKey {
-  /** First 8 hex digits of SHA-256 of the key: names the key in each sealed record. */
-  id: string;
-  secret: Buffer;
-}
-
-interface KeyRing {
-  /** Seals every write. */
-  current: SealingKey;
-  /** Opens records sealed by any key of the ring, the current one included. */
-  byId: Map<string, SealingKey>;
-}
-
-function parseKeyRing(value: string): KeyRing {
-  const texts = value.split(',').map((text) => text.trim());
-  if (value.trim() === '') throw new TokenStoreError(`MCP_TOKEN_STORE_KEY is not set (${HOW_TO_MAKE_A_KEY})`);
-  const keys = texts.map((text, index) => parseKey(text, index, texts.length));
-  return { current: keys[0]!, byId: new Map(keys.map((key) => [key.id, key])) };
-}
-
-function parseKey(text: string, index: number, count: number): SealingKey {
-  const secret = /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : undefined;
-  if (secret?.length !== KEY_BYTES) {
-    // never the key itself: only which one of the list is wrong
-    const which = count > 1 ? ` (key ${index + 1} of ${count})` : '';
-    throw new TokenStoreError(`MCP_TOKEN_STORE_KEY${which} is not ${KEY_BYTES} bytes in base64 or base64url (${HOW_TO_MAKE_A_KEY})`);
-  }
-  return { id: createHash('sha256').update(secret).digest('hex').slice(0, 8), secret };
-}
-
-/** `v1.<key id>.<iv>.<ciphertext and tag>`, base64url; the AAD binds the record to its key. */
-function seal(ring: KeyRing, aad: Buffer, value: unknown): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', ring.current.secret, iv).setAAD(aad);
-  const sealed = Buffer.concat([cipher.update(JSON.stringify(value) ?? 'null', 'utf8'), cipher.final(), cipher.getAuthTag()]);
-  return [SEAL_VERSION, ring.current.id, iv.toString('base64url'), sealed.toString('base64url')].join('.');
-}
-
-/** The value, or undefined when no key of the ring opens it (an unknown key id, another AAD, altered bytes). */
-function unseal(ring: KeyRing, aad: Buffer, text: string): { value: unknown } | undefined {
-  const [version, id, ivText, sealedText, extra] = text.split('.');
-  const key = id === undefined ? undefined : ring.byId.get(id);
-  if (version !== SEAL_VERSION || !key || ivText === undefined || sealedText === undefined || extra !== undefined) return undefined;
-  const iv = Buffer.from(ivText, 'base64url');
-  const sealed = Buffer.from(sealedText, 'base64url');
-  if (iv.length !== IV_BYTES || sealed.length < TAG_BYTES) return undefined;
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', key.secret, iv).setAAD(aad);
-    decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
-    const plain = Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)), decipher.final()]);
-    return { value: JSON.parse(plain.toString('utf8')) };
-  } catch {
-    return undefined;
   }
 }
 

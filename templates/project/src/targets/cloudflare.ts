@@ -14,7 +14,16 @@ let server: WebServer | undefined;
 export default {
   fetch(request: Request, env: Record<string, unknown>): Promise<Response> {
     // One per isolate, made on its first request: the variables arrive with the request.
-    server ??= createWebServer({ platform: 'cloudflare', summary: summary as never, table: table as never, hooks, env: textsOf(env), quickjsWasm });
+    server ??= createWebServer({
+      platform: 'cloudflare',
+      summary: summary as never,
+      table: table as never,
+      hooks,
+      env: textsOf(env),
+      // A KV namespace bound in wrangler.jsonc, for MCP_OPERATION_STORE=workers-kv:<binding>.
+      bindings: env,
+      quickjsWasm,
+    });
     return server.fetch(request);
   },
 };

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { longRunningCalls, type ExecutorIo, type TrackedAnswer } from '../../../../src/runtime/long-running/long-running.js';
+import { MemoryOperationStore } from '../../../../src/runtime/long-running/operation-store.js';
 import type { LongRunning, ToolSpec, ToolTable } from '../../../../src/contract/table.js';
 
 const API = 'https://api.example.com';
@@ -58,7 +59,7 @@ function setUp(tools: ToolSpec[], answers: Record<string, TrackedAnswer[]>, wait
       ...(a.status >= 400 ? { isError: true } : {}),
     }),
   };
-  const steps = longRunningCalls<Call>(table, waitMs, io);
+  const steps = longRunningCalls<Call>(table, waitMs, io, new MemoryOperationStore());
   const options = (call: Call = anyone) => ({ signal: new AbortController().signal, call, advertised: false });
   return { steps, asked, options };
 }

@@ -3,6 +3,7 @@
 // for serving beyond loopback, and secrets kept out of messages.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, isLoopback, readConfig, type ServerConfig } from '../../../../src/runtime/start/config.js';
+import { operationStoreProblem } from '../../../../src/runtime/store/setting.js';
 
 const config = (argv: string[], env: NodeJS.ProcessEnv = {}) => readConfig(argv, env) as ServerConfig;
 const refusal = (argv: string[], env: NodeJS.ProcessEnv = {}): string => {
@@ -187,6 +188,38 @@ describe('readConfig', () => {
       { header: 'x-api-key', scheme: 'api_key' },
       { header: 'authorization', scheme: 'bearer' },
     ]);
+  });
+});
+
+describe('--operation-store', () => {
+  const key = Buffer.alloc(32, 3).toString('base64');
+  it('memory by default; a Redis URL on Node, with the key that seals operations', () => {
+    expect((readConfig([], {}) as ServerConfig).operationStore).toBeUndefined();
+    expect((readConfig(['--operation-store', 'memory'], { MCP_TOKEN_STORE_KEY: key }) as ServerConfig).operationStore).toBeUndefined();
+    const config = readConfig([], { MCP_OPERATION_STORE: 'rediss://u:p@redis.example:6380/1', MCP_TOKEN_STORE_KEY: key }) as ServerConfig;
+    expect(config.operationStore).toEqual({ location: 'rediss://u:p@redis.example:6380/1', keys: key });
+  });
+
+  it('a shared store needs MCP_TOKEN_STORE_KEY (whose bytes, and the platform, are checked at start: store/setting.ts)', () => {
+    expect(() => readConfig(['--operation-store', 'redis://127.0.0.1:6379'], {})).toThrow(/^--operation-store needs MCP_TOKEN_STORE_KEY/);
+  });
+
+  it("at start: a key of 32 bytes, and the platform's own store", () => {
+    const redis = { location: 'redis://127.0.0.1:6379', keys: key };
+    expect(operationStoreProblem(redis, 'node')).toBeUndefined();
+    expect(operationStoreProblem({ ...redis, keys: 'c2hvcnQ=' }, 'node')).toMatch(/^MCP_TOKEN_STORE_KEY is not 32 bytes/);
+    expect(operationStoreProblem({ ...redis, location: 'deno-kv' }, 'node')).toBe(
+      '--operation-store: that store is served on deno, and this server runs on node',
+    );
+    expect(operationStoreProblem({ ...redis, location: 'deno-kv:/var/ops.sqlite' }, 'deno')).toBeUndefined();
+    expect(operationStoreProblem({ ...redis, location: 'workers-kv:OPS' }, 'deno')).toMatch(/served on cloudflare/);
+    expect(operationStoreProblem(redis, 'cloudflare')).toMatch(/served on node, and this server runs on cloudflare/);
+  });
+
+  it('an unknown store is refused without echoing it', () => {
+    expect(() => readConfig(['--operation-store', 'redis:/p@ss'], { MCP_TOKEN_STORE_KEY: key })).toThrow(
+      /^--operation-store must be memory, a redis:\/\/ or rediss:\/\/ URL, deno-kv\[:PATH\] or workers-kv:BINDING$/,
+    );
   });
 });
 

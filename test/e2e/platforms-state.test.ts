@@ -1,0 +1,113 @@
+// Long-running operation handles in the platforms' own stores (MCP_OPERATION_STORE): a handle
+// one server instance made is followed by another. Two `wrangler dev` instances share Workers KV
+// (the binding the project's wrangler.jsonc names, simulated locally in one --persist-to folder);
+// two `deno task start` processes share Deno KV (Deno.openKv() of the same project, in one
+// DENO_DIR). The official SDK client, a recording upstream that answers 202 and then Running
+// until the test lets the job finish.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { buildProject, connect, generateProject } from '../../harness/project.js';
+import { freePort } from '../../harness/process.js';
+import { ownNodeModules, startDeno, startWrangler, type PlatformServer } from '../harness/platforms.js';
+import { startUpstream, type Answer, type Upstream } from '../harness/upstream.js';
+
+const JOBS = {
+  openapi: '3.0.3',
+  info: { title: 'Jobs', version: '1' },
+  servers: [{ url: 'https://jobs.example.com' }],
+  paths: {
+    '/jobs': {
+      post: {
+        operationId: 'startJob',
+        responses: { '202': { description: 'accepted', headers: { 'Operation-Location': { schema: { type: 'string' } } } } },
+      },
+    },
+  },
+};
+const STORE_KEY = randomBytes(32).toString('base64');
+
+let upstream: Upstream;
+let dir: string;
+const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-e2e-platforms-state-'));
+const instances: Record<'cloudflare' | 'deno', PlatformServer[]> = { cloudflare: [], deno: [] };
+const finished = new Set<string>();
+let jobs = 0;
+
+beforeAll(async () => {
+  upstream = await startUpstream((req): Answer => {
+    if (req.method === 'POST' && req.path === '/jobs') {
+      const id = `j${++jobs}`;
+      return { status: 202, headers: { 'operation-location': `${upstream.url}/status/${id}`, 'retry-after': '0' } };
+    }
+    const id = /^\/status\/(j\d+)$/.exec(req.path)?.[1];
+    if (id !== undefined && finished.has(id)) return { body: JSON.stringify({ status: 'Succeeded', result: { id } }) };
+    if (id !== undefined) return { headers: { 'retry-after': '1' }, body: JSON.stringify({ status: 'Running' }) };
+    return { status: 404, body: '{}' };
+  });
+  // Outside this repository, as platforms.test.ts explains (deno task and the repository's node_modules/.bin).
+  dir = join(scratch, 'project');
+  const spec = join(scratch, 'jobs.json');
+  writeFileSync(spec, JSON.stringify(JOBS));
+  generateProject(spec, dir, ['--target', 'cloudflare,deno']);
+  await buildProject(dir);
+  ownNodeModules(dir);
+  const wrangler = join(dir, 'wrangler.jsonc');
+  // The commented example of the template, taken up: a local namespace is simulated by wrangler dev.
+  const config = readFileSync(wrangler, 'utf8').replace(/\/\/ ("kv_namespaces": .*"<namespace id>" }\],)/, '$1');
+  writeFileSync(wrangler, config.replace('<namespace id>', 'local-operations'));
+  const vars = [`API_BASE_URL=${upstream.url}`, 'API_OPERATION_WAIT_MS=1500', `MCP_TOKEN_STORE_KEY=${STORE_KEY}`, 'LOG_LEVEL=warn'];
+  writeFileSync(join(dir, '.dev.vars'), `${[...vars, 'MCP_OPERATION_STORE=workers-kv:MCP_OPERATIONS'].join('\n')}\n`);
+  writeFileSync(join(dir, '.env'), `${[...vars, 'MCP_OPERATION_STORE=deno-kv'].join('\n')}\n`);
+  const persist = ['--persist-to', join(scratch, 'wrangler-state')];
+  const denoDir = { DENO_DIR: join(scratch, 'deno-dir') };
+  for (let i = 0; i < 2; i++) {
+    instances.cloudflare.push(await startWrangler(dir, await freePort(), {}, persist));
+    instances.deno.push(await startDeno(dir, await freePort(), denoDir));
+  }
+}, 300_000);
+
+afterAll(async () => {
+  for (const server of [...instances.cloudflare, ...instances.deno]) await server.stop();
+  await upstream?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const text = (result: Awaited<ReturnType<Client['callTool']>>) =>
+  (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+const handleOf = (result: Awaited<ReturnType<Client['callTool']>>) =>
+  (result._meta?.['io.github.mcp-gen/operation'] as { handle?: string } | undefined)?.handle ?? '';
+
+it('a KV namespace the setting names but wrangler.jsonc does not bind: every request is refused with the reason', async () => {
+  const persist = ['--persist-to', join(scratch, 'wrangler-state')];
+  const outcome = await startWrangler(dir, await freePort(), { MCP_OPERATION_STORE: 'workers-kv:NOT_BOUND' }, persist).then(
+    (served) => (instances.cloudflare.push(served), 'served'),
+    (error: Error) => error.message,
+  );
+  expect(outcome).toMatch(/MCP_OPERATION_STORE=workers-kv:NOT_BOUND: no KV namespace is bound as NOT_BOUND/);
+}, 120_000);
+
+describe.each(['cloudflare', 'deno'] as const)('operation handles in the platform store on %s', (platform) => {
+  it('a handle made by one instance is followed by another to the result, and is spent once answered', async () => {
+    const [first, second] = instances[platform] as [PlatformServer, PlatformServer];
+    const [onFirst, onSecond] = [await connect('http', first.url), await connect('http', second.url)];
+    try {
+      const started = await onFirst.callTool({ name: 'startJob', arguments: {} }, { timeout: 30_000 });
+      const handle = handleOf(started);
+      expect(handle, text(started)).toMatch(/^op_[\w-]{24}$/);
+      finished.add(`j${jobs}`);
+      const done = await onSecond.callTool({ name: 'get_operation_status', arguments: { handle } }, { timeout: 30_000 });
+      expect(done.isError ?? false, text(done)).toBe(false);
+      expect(JSON.parse(text(done))).toEqual({ status: 'Succeeded', result: { id: `j${jobs}` } });
+      const spent = await onFirst.callTool({ name: 'get_operation_status', arguments: { handle } });
+      expect(spent.isError).toBe(true);
+      expect(text(spent)).toMatch(/no operation with this handle/);
+    } finally {
+      await onFirst.close();
+      await onSecond.close();
+    }
+  }, 60_000);
+});
