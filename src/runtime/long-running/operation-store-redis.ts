@@ -10,7 +10,8 @@ const KEY_PREFIX = 'mcp-gen:op:';
 /**
  * SET within the owner's group, atomically: the group is a sorted set of its records' keys
  * scored by their expiry; expired ones leave it, then its oldest go (their records deleted)
- * until there is room for one more.
+ * until there is room for one more. Saves within one millisecond would tie (and a tie goes by
+ * key, not by age): a score is kept above the group's last by a microsecond.
  * KEYS: record, group. ARGV: sealed value, ttl ms, now ms, limit.
  */
 const PUT_IN_GROUP = `
@@ -22,7 +23,10 @@ while redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) do
   redis.call('DEL', oldest[1])
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
-redis.call('ZADD', KEYS[2], now + ttl, KEYS[1])
+local score = now + ttl
+local last = redis.call('ZREVRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+if last[2] and tonumber(last[2]) >= score then score = tonumber(last[2]) + 0.001 end
+redis.call('ZADD', KEYS[2], score, KEYS[1])
 redis.call('PEXPIRE', KEYS[2], ttl)
 return 1`;
 
