@@ -23,9 +23,9 @@ function builtRender(spec: string): { files: Record<string, string>; loaded: str
     const files = Object.fromEntries(emitProject(model, { specName: 'spec', dirName: 'out' }).files.map((f) => [f.path, String(f.contents)]));
     const loaded = Object.keys(createRequire(import.meta.url).cache).filter((k) => k.includes('handlebars'));
     process.stdout.write(JSON.stringify({ files, loaded }));`;
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as ReturnType<
-    typeof builtRender
-  >;
+  // The project's files include the prebuilt runtime (lib/): megabytes, past execFileSync's 1 MB default.
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  return JSON.parse(out) as ReturnType<typeof builtRender>;
 }
 
 describe('precompiled templates', () => {
