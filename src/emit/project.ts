@@ -522,6 +522,7 @@ function targetsView(targets: readonly Target[], name: string) {
   return {
     cloudflare: targets.includes('cloudflare'),
     deno: targets.includes('deno'),
+    lambda: targets.includes('lambda'),
     // a Worker's name: lower-case letters, digits and dashes, at most 63
     workerName:
       name

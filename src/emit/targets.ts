@@ -26,6 +26,10 @@ const FILES: Record<Exclude<Target, 'node'>, TargetFile[]> = {
     { path: 'src/targets/deno.ts', template: 'src/targets/deno.ts', render: false },
     { path: 'deno.json', template: 'deno.json', render: false },
   ],
+  lambda: [
+    { path: 'src/targets/lambda.ts', template: 'src/targets/lambda.ts', render: false },
+    { path: 'template.yaml', template: 'template.yaml.hbs', render: true },
+  ],
 };
 
 /** The files the targets other than Node add. */

@@ -119,3 +119,14 @@ export function ownNodeModules(dir: string): void {
     execFileSync('cp', ['-a', shared, link]);
   }
 }
+
+/** The Lambda handler of `dir` behind test/harness/lambda-adapter.mts on 127.0.0.1:<port>; `vars`: its environment. */
+export function startLambda(dir: string, port: number, vars: Record<string, string>): Promise<PlatformServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test/harness/lambda-adapter.mts'), dir, String(port)], {
+    cwd: REPO,
+    detached: true,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, ...vars },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return untilReady(child, `http://127.0.0.1:${port}`, (url) => probe(url));
+}

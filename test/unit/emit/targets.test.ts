@@ -30,6 +30,14 @@ function project(targets?: Target[]) {
 }
 
 describe('--target', () => {
+  it('lambda adds its handler and a SAM template with a Function URL, and a README section', () => {
+    const { paths, text } = project(['lambda']);
+    expect(paths).toEqual(expect.arrayContaining(['src/targets/lambda.ts', 'template.yaml']));
+    expect(text('template.yaml')).toContain('FunctionUrlConfig:');
+    expect(text('template.yaml')).toContain('- src/targets/lambda.ts');
+    expect(text('README.md')).toContain('sam build && sam deploy --guided');
+  });
+
   it('node alone adds no platform file, and the README names no platform', () => {
     const { paths, text } = project();
     expect(paths.filter((p) => p.startsWith('src/targets/') || p === 'wrangler.jsonc' || p === 'deno.json')).toEqual([]);
