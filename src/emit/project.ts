@@ -523,6 +523,7 @@ function targetsView(targets: readonly Target[], name: string) {
     cloudflare: targets.includes('cloudflare'),
     deno: targets.includes('deno'),
     lambda: targets.includes('lambda'),
+    vercel: targets.includes('vercel'),
     // a Worker's name: lower-case letters, digits and dashes, at most 63
     workerName:
       name

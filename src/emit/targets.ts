@@ -30,6 +30,10 @@ const FILES: Record<Exclude<Target, 'node'>, TargetFile[]> = {
     { path: 'src/targets/lambda.ts', template: 'src/targets/lambda.ts', render: false },
     { path: 'template.yaml', template: 'template.yaml.hbs', render: true },
   ],
+  vercel: [
+    { path: 'api/mcp.ts', template: 'api/mcp.ts', render: false },
+    { path: 'vercel.json', template: 'vercel.json', render: false },
+  ],
 };
 
 /** The files the targets other than Node add. */

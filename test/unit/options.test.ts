@@ -259,7 +259,7 @@ describe('targets (--target, "targets")', () => {
 
   it('refuse a target that is none, naming the one meant', () => {
     expect(() => resolvedFrom(['s.yaml', '--target', 'cloudflaer'])).toThrow(
-      /expected targets among node, cloudflare, deno, lambda .*did you mean "cloudflare"/,
+      /expected targets among node, cloudflare, deno, lambda, vercel .*did you mean "cloudflare"/,
     );
     const dir = folderWith('targets: [node, lambdaa]\n');
     expect(() => readConfigFile(join(dir, 'mcp-gen.config.yaml'))).toThrow(/"targets" must list targets among .*got "lambdaa"/);

@@ -30,6 +30,13 @@ function project(targets?: Target[]) {
 }
 
 describe('--target', () => {
+  it('vercel adds its function under api/ and vercel.json routing /mcp to it, and a README section', () => {
+    const { paths, text } = project(['vercel']);
+    expect(paths).toEqual(expect.arrayContaining(['api/mcp.ts', 'vercel.json']));
+    expect(JSON.parse(text('vercel.json') as string).rewrites).toContainEqual({ source: '/mcp', destination: '/api/mcp' });
+    expect(text('README.md')).toContain('npx vercel deploy');
+  });
+
   it('lambda adds its handler and a SAM template with a Function URL, and a README section', () => {
     const { paths, text } = project(['lambda']);
     expect(paths).toEqual(expect.arrayContaining(['src/targets/lambda.ts', 'template.yaml']));
