@@ -1,5 +1,7 @@
 // A value made once, on first need: the table, the service, the long-running module. Starting a
 // server makes none of them; the first request that needs one waits for it, and later ones share it.
+// A making that failed is not kept: the next request tries again (a platform's isolate has no
+// restart to clear a passing failure, such as an authorization server not answering yet).
 
 /** A value made once, on first need; `value` is set once it is made. */
 export class Lazy<T> {
@@ -12,6 +14,12 @@ export class Lazy<T> {
   }
 
   get(): Promise<T> {
-    return (this.#making ??= this.#make().then((value) => (this.value = value)));
+    return (this.#making ??= this.#make().then(
+      (value) => (this.value = value),
+      (error: unknown) => {
+        this.#making = undefined;
+        throw error;
+      },
+    ));
   }
 }
