@@ -23,6 +23,8 @@ export interface Platform {
    * are none (workerd), with the CPU limit held by QuickJS's interrupt handler alone.
    */
   sandbox: 'worker-threads' | 'in-process';
+  /** Whether the platform stops a request's work once it is answered (no waitUntil here): then no task can outlive its call. */
+  answerEndsWork: boolean;
   /**
    * QuickJS's WebAssembly, compiled by the platform from the entry's import: workerd compiles no
    * WebAssembly from bytes at run time. Undefined: the sandbox compiles the package's file itself.
@@ -40,7 +42,14 @@ export interface PlatformModules {
   bindings?: Record<string, unknown>;
 }
 
-let current: Platform = { name: 'node', upstream: 'node-http', screensAddresses: true, env: process.env, sandbox: 'worker-threads' };
+let current: Platform = {
+  name: 'node',
+  upstream: 'node-http',
+  screensAddresses: true,
+  env: process.env,
+  sandbox: 'worker-threads',
+  answerEndsWork: false,
+};
 
 /** The platform this process serves on. */
 export function platform(): Platform {
@@ -50,5 +59,6 @@ export function platform(): Platform {
 /** Set once by a platform's entry, before its first request. */
 export function runOn(name: Exclude<PlatformName, 'node'>, env: Record<string, string | undefined>, modules: PlatformModules = {}): void {
   const sandbox = name === 'cloudflare' ? 'in-process' : 'worker-threads';
-  current = { name, upstream: 'fetch', screensAddresses: false, env, sandbox, ...modules };
+  const answerEndsWork = name === 'cloudflare' || name === 'vercel' || name === 'lambda';
+  current = { name, upstream: 'fetch', screensAddresses: false, env, sandbox, answerEndsWork, ...modules };
 }

@@ -9,7 +9,7 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import { ConfigError, readConfig, type ServerConfig } from '../start/config.js';
 import type { Hooks } from '../hooks-api.js';
 import { createLogger, type Logger } from '../start/log.js';
-import { runOn, type PlatformModules, type PlatformName } from '../start/platform.js';
+import { platform, runOn, type PlatformModules, type PlatformName } from '../start/platform.js';
 import { prepareServing, startProblem, type Serving } from '../start/serving.js';
 import { Lazy } from '../start/lazy.js';
 import { operationStoreProblem as storeProblem } from '../store/setting.js';
@@ -71,7 +71,7 @@ export function createWebServer(input: WebServerInput): WebServer {
   // Made on the first request: the OAuth steps discover the authorization server first.
   const steps = new Lazy(() => requestSteps(config, serving, log));
   const corsOf = cors(config.corsOrigins);
-  const platform = input.platform;
+  const platformName = input.platform;
   const serve = async (request: Request, url: URL): Promise<Response> => {
     const context: WebContext = {};
     for (const step of steps.value ?? (await steps.get())) {
@@ -79,7 +79,7 @@ export function createWebServer(input: WebServerInput): WebServer {
       if (answered !== undefined) return answered;
     }
     if (url.pathname !== '/mcp') return jsonRpcRefusal(404, -32601, `Not found: ${url.pathname}; the MCP endpoint is /mcp`);
-    if (request.method === 'GET' || request.method === 'DELETE') return noSessions(platform);
+    if (request.method === 'GET' || request.method === 'DELETE') return noSessions(platformName);
     return mcp.fetch(request, {
       ...(context.auth !== undefined ? { authInfo: context.auth } : {}),
       ...(context.body !== undefined ? { parsedBody: context.body } : {}),
@@ -203,15 +203,12 @@ function noSessions(platform: string): Response {
   );
 }
 
-/** Platforms that stop a request's work once it is answered (no waitUntil here): a task would stop with it. */
-const ANSWER_ENDS_WORK = new Set<string>(['cloudflare', 'vercel', 'lambda']);
-
 /**
  * The summary as served here: without tasks where the platform ends the work with the answer,
  * said once; long-running operations are then followed within the call and by their handle.
  */
 function servedSummary(input: WebServerInput, log: Logger): TableSummary {
-  if (!input.summary.offers.tasks || !ANSWER_ENDS_WORK.has(input.platform)) return input.summary;
+  if (!input.summary.offers.tasks || !platform().answerEndsWork) return input.summary;
   log.info(
     `tasks are not offered on ${input.platform}, which stops a request's work once it is answered: long-running operations are followed within the call (MCP_OPERATION_WAIT) and by get_operation_status`,
   );

@@ -2,10 +2,11 @@
 // (a Response) or passing it on (undefined): the same rules as the Node server's pipeline
 // (http/), written against web-standard Request and Response.
 
-import type { AuthInfo } from '@modelcontextprotocol/server';
+import { validateHostHeader, type AuthInfo } from '@modelcontextprotocol/server';
 import type { ServerConfig } from '../start/config.js';
 import { isLoopback } from '../start/config.js';
-import { guardedNames, hostnameOf } from '../http/host-names.js';
+import { guardedNames } from '../http/host-names.js';
+import { corsRule } from '../http/cors.js';
 import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../contract/limits.js';
 
 /** What the steps learnt of a request, for the MCP handler at the end. */
@@ -35,7 +36,7 @@ export function hostOriginGuard(config: Pick<ServerConfig, 'allowedHosts' | 'all
   const names = guardedNames(config);
   return (request) => {
     const host = request.headers.get('host');
-    if (host === null || !names.hosts.includes(hostnameOf(host))) {
+    if (!validateHostHeader(host, names.hosts).ok) {
       return jsonRpcRefusal(403, -32000, `Invalid Host header: ${host ?? '(none)'}; list this server's public name in MCP_ALLOWED_HOSTS`);
     }
     const origin = request.headers.get('origin');
@@ -148,32 +149,14 @@ async function readText(request: Request, maxBytes: number): Promise<string | un
   return new TextDecoder().decode(joined);
 }
 
-/**
- * CORS for the listed origins (--cors-origins), as http/cors.ts on Node: a listed Origin's
- * preflight answered here, and its headers on every answer; nothing without a listed Origin.
- */
+/** CORS for the listed origins (--cors-origins), by the Node server's rule (http/cors.ts): a preflight answered here, headers for every other answer. */
 export function cors(origins: string[]): (request: Request) => { preflight?: Response; headers?: Record<string, string> } {
-  if (origins.length === 0) return () => ({});
-  const all = origins.includes('*');
+  const rule = corsRule(origins);
   return (request) => {
-    const origin = request.headers.get('origin');
-    if (origin === null || !(all || origins.includes(origin))) return {};
-    const headers = {
-      'access-control-allow-origin': all ? '*' : origin,
-      vary: 'Origin',
-      'access-control-expose-headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
-    };
-    if (request.method !== 'OPTIONS') return { headers };
-    const preflight = new Response(null, {
-      status: 204,
-      headers: {
-        ...headers,
-        'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-        'access-control-allow-headers': 'Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, Accept',
-        'access-control-max-age': '600',
-      },
-    });
-    return { preflight };
+    const answer = rule(request.headers.get('origin'), request.method);
+    if (answer === undefined) return {};
+    if (answer.preflight === undefined) return { headers: answer.headers };
+    return { preflight: new Response(null, { status: 204, headers: { ...answer.headers, ...answer.preflight } }) };
   };
 }
 
