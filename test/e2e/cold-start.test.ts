@@ -14,6 +14,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { buildProject, connect, generateProject, REPO, startNode } from '../../harness/project.js';
 import { startUpstream, type Recorded, type Upstream } from '../harness/upstream.js';
+import { JOBS_SPEC } from '../harness/specs.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-cold-start-'));
 const json = (schema: object) => ({ 'application/json': { schema } });
@@ -160,19 +161,6 @@ describe('cold start over stdio', () => {
 /** The modules of the features that wait for a setting, an operation or a caller that needs them. */
 const FEATURES = ['confirm/confirm', 'long-running/long-running', 'long-running/tasks', 'oauth/upstream-accounts/link-required'];
 const PETSTORE_ENV = { SWAGGER_PETSTORE_API_KEY: 'k-cold', SWAGGER_PETSTORE_AUTH_TOKEN: 't-cold' };
-const JOBS = {
-  openapi: '3.0.3',
-  info: { title: 'Jobs', version: '1' },
-  servers: [{ url: 'https://jobs.example.com' }],
-  paths: {
-    '/jobs': {
-      post: {
-        operationId: 'startJob',
-        responses: { '202': { description: 'accepted', headers: { 'Operation-Location': { schema: { type: 'string' } } } } },
-      },
-    },
-  },
-};
 
 /** The pets and jobs the servers below call: a pet by id, its deletion, a job that has finished at its first status check. */
 function answer(req: Recorded) {
@@ -190,7 +178,7 @@ let apis: Upstream;
 beforeAll(async () => {
   apis = await startUpstream(answer);
   const spec = join(scratch, 'jobs.json');
-  writeFileSync(spec, JSON.stringify(JOBS));
+  writeFileSync(spec, JSON.stringify(JOBS_SPEC));
   petstore = generateProject(`${REPO}samples/petstore/openapi.json`, 'e2e-cold-start-petstore');
   jobs = generateProject(spec, 'e2e-cold-start-jobs');
   await Promise.all([buildProject(petstore), buildProject(jobs)]);

@@ -14,20 +14,8 @@ import { buildProject, connect, generateProject } from '../../harness/project.js
 import { freePort } from '../../harness/process.js';
 import { ownNodeModules, startDeno, startWrangler, type PlatformServer } from '../harness/platforms.js';
 import { startUpstream, type Answer, type Upstream } from '../harness/upstream.js';
+import { JOBS_SPEC } from '../harness/specs.js';
 
-const JOBS = {
-  openapi: '3.0.3',
-  info: { title: 'Jobs', version: '1' },
-  servers: [{ url: 'https://jobs.example.com' }],
-  paths: {
-    '/jobs': {
-      post: {
-        operationId: 'startJob',
-        responses: { '202': { description: 'accepted', headers: { 'Operation-Location': { schema: { type: 'string' } } } } },
-      },
-    },
-  },
-};
 const STORE_KEY = randomBytes(32).toString('base64');
 
 let upstream: Upstream;
@@ -51,7 +39,7 @@ beforeAll(async () => {
   // Outside this repository, as platforms.test.ts explains (deno task and the repository's node_modules/.bin).
   dir = join(scratch, 'project');
   const spec = join(scratch, 'jobs.json');
-  writeFileSync(spec, JSON.stringify(JOBS));
+  writeFileSync(spec, JSON.stringify(JOBS_SPEC));
   generateProject(spec, dir, ['--target', 'cloudflare,deno']);
   await buildProject(dir);
   ownNodeModules(dir);

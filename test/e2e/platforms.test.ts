@@ -16,6 +16,7 @@ import { corporaMissing, corporaTitle, GITHUB_SPEC } from '../../harness/corpora
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 import { ownNodeModules, startDeno, startWrangler, type PlatformServer } from '../harness/platforms.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
+import { JOBS_SPEC } from '../harness/specs.js';
 
 const TOKEN = 'platform-token-1';
 const API_KEY = 'key-platforms';
@@ -121,27 +122,13 @@ async function startCodeMode(): Promise<void> {
 async function startJobs(): Promise<void> {
   jobsDir = join(tmpdir(), 'mcp-gen-e2e-platforms-jobs');
   const spec = join(tmpdir(), 'mcp-gen-e2e-platforms-jobs.json');
-  writeFileSync(spec, JSON.stringify(JOBS));
+  writeFileSync(spec, JSON.stringify(JOBS_SPEC));
   generateProject(spec, jobsDir, ['--target', 'cloudflare,deno']);
   rmSync(spec, { force: true });
   await buildProject(jobsDir);
   for (const file of ['.dev.vars', '.env']) writeFileSync(join(jobsDir, file), `API_BASE_URL=${upstream.url}\nLOG_LEVEL=warn\n`);
   [jobs.cloudflare, jobs.deno] = await Promise.all([startWrangler(jobsDir, await freePort()), startDeno(jobsDir, await freePort())]);
 }
-
-const JOBS = {
-  openapi: '3.0.3',
-  info: { title: 'Jobs', version: '1' },
-  servers: [{ url: 'https://jobs.example.com' }],
-  paths: {
-    '/jobs': {
-      post: {
-        operationId: 'startJob',
-        responses: { '202': { description: 'accepted', headers: { 'Operation-Location': { schema: { type: 'string' } } } } },
-      },
-    },
-  },
-};
 
 /** GitHub's spec (1,223 operations) generated in dynamic mode for both platforms, served against the same upstream. */
 async function startGithub(): Promise<void> {
