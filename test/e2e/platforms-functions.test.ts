@@ -7,6 +7,7 @@
 // a web handler. Each driven by the official SDK client over Streamable HTTP in both eras.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,10 +42,11 @@ beforeAll(async () => {
   for (const project of [dir, jobsDir]) buildLambda(project);
   const ric = await installPinned('lambda-ric', (d) => existsSync(join(d, 'node_modules/aws-lambda-ric/rapid-client.node')));
   const env = { API_BASE_URL: `${upstream.url}/v2`, SWAGGER_PETSTORE_API_KEY: API_KEY, MCP_AUTH_TOKEN: TOKEN, LOG_LEVEL: 'warn' };
-  const lambda = { ric, taskRoot: join(dir, 'dist/lambda'), env };
+  // a credential a client may send in a cookie: proves the event's `cookies` go back into the Cookie header
+  const lambda = { ric, taskRoot: join(dir, 'dist/lambda'), env: { ...env, MCP_AUTH_FROM_HEADERS: 'Cookie=api_key' } };
   [servers.lambda, servers['lambda-buffered'], servers.vercel, servers.jobs] = await Promise.all([
     startLambda(lambda),
-    startLambda({ ...lambda, env: { ...env, AWS_LAMBDA_NODEJS_NO_GLOBAL_AWSLAMBDA: 'true' } }),
+    startLambda({ ...lambda, env: { ...lambda.env, AWS_LAMBDA_NODEJS_NO_GLOBAL_AWSLAMBDA: 'true' }, base64Bodies: true }),
     startVercel(dir, await freePort(), env),
     startLambda({
       ric,
@@ -158,16 +160,43 @@ describe.each(['lambda', 'lambda-buffered', 'vercel'] as const)('on %s', (host) 
   });
 });
 
-describe('on lambda, as a Function URL calls it', () => {
+describe.each(['lambda', 'lambda-buffered'] as const)('on %s, as a Function URL calls it', (host) => {
+  const server = () => servers[host] as FunctionUrlServer;
+
   it('gives the function payload-2.0 events: cookies apart from the headers, the query apart from the path', async () => {
-    const lambda = servers.lambda as FunctionUrlServer;
-    const answered = await fetch(`${lambda.url}/healthz?probe=1`, { headers: { cookie: 'a=1; b=2' } });
+    const answered = await fetch(`${server().url}/healthz?probe=1`, { headers: { cookie: 'a=1; b=2' } });
     expect(answered.status).toBe(200);
-    const event = lambda.events.at(-1) as { rawPath: string; rawQueryString: string; cookies: string[]; headers: object };
+    const event = server().events.at(-1) as { rawPath: string; rawQueryString: string; cookies: string[]; headers: object };
     expect([event.rawPath, event.rawQueryString, event.cookies]).toEqual(['/healthz', 'probe=1', ['a=1', 'b=2']]);
     expect(event.headers).not.toHaveProperty('cookie');
   });
 
+  it("puts the event's cookies back into the Cookie header: a credential taken from it reaches the API", async () => {
+    const client = await connect('http', server().url, { headers: { ...AUTH, cookie: 'k=1; v=2' } });
+    try {
+      upstream.clear();
+      const result = await client.callTool({ name: 'getPetById', arguments: { petId: 7 } });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      expect(upstream.requests.map((r) => r.headers.api_key)).toEqual(['k=1; v=2']);
+    } finally {
+      await client.close();
+    }
+    const called = server()
+      .events.filter((e) => bodyText(e).includes('"tools/call"'))
+      .at(-1);
+    expect(called?.cookies).toEqual(['k=1', 'v=2']);
+    // the buffered one's stand-in sends every body base64-encoded, as AWS does those it takes for binary
+    expect(called?.isBase64Encoded).toBe(host === 'lambda-buffered');
+  });
+
+  it('refuses a request naming a host it was not told about, as the Function URL passes the Host header on', async () => {
+    const refused = await post(`${server().url}/mcp`, { ...AUTH, host: 'attacker.example' });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('MCP_ALLOWED_HOSTS');
+  });
+});
+
+describe('on lambda, streamed', () => {
   it.each([
     ['2025-11-25', false],
     ['2026-07-28', true],
@@ -191,3 +220,21 @@ describe('on lambda, as a Function URL calls it', () => {
     }
   });
 });
+
+/** An event's body as the client sent it. */
+const bodyText = (event: Record<string, unknown>): string =>
+  Buffer.from(String(event.body ?? ''), event.isBase64Encoded === true ? 'base64' : 'utf8').toString();
+
+/** A POST of ping with any Host header (fetch sends its own). */
+function post(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headersOut = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers };
+    const req = request(url, { method: 'POST', headers: headersOut }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+  });
+}

@@ -26,6 +26,8 @@ export interface LambdaRun {
   taskRoot: string;
   /** The function's environment variables. */
   env: Record<string, string>;
+  /** Every body base64-encoded, as a Function URL sends those it takes for binary; otherwise only those. */
+  base64Bodies?: boolean;
 }
 
 export interface FunctionUrlServer extends PlatformServer {
@@ -46,7 +48,7 @@ const DELIMITER = Buffer.alloc(8);
 
 /** Starts the Runtime API and Function URL on 127.0.0.1, then the runtime client; ready once it asks for its first event. */
 export async function startLambda(run: LambdaRun): Promise<FunctionUrlServer> {
-  const api = new RuntimeApi();
+  const api = new RuntimeApi(run.base64Bodies ?? false);
   const server = createServer((req, res) => void api.serve(req, res));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -102,7 +104,7 @@ class RuntimeApi {
   private readonly waiting: ServerResponse[] = [];
   private readonly running = new Map<string, Invocation>();
 
-  constructor() {
+  constructor(private readonly base64Bodies: boolean) {
     this.firstPoll = new Promise((resolve) => (this.polled = resolve));
   }
 
@@ -125,7 +127,7 @@ class RuntimeApi {
 
   /** A request to the Function URL: its event, queued for the runtime client. */
   private invoke(req: IncomingMessage, body: Buffer, client: ServerResponse): void {
-    const event = eventOf(req, body);
+    const event = eventOf(req, body, this.base64Bodies);
     this.events.push(event);
     this.queue.push({ id: randomUUID(), event, client });
     this.dispatch();
@@ -173,10 +175,10 @@ function deliver(invocation: Invocation, next: ServerResponse): void {
  * lower-cased, repeated ones joined with commas, the Cookie header's pairs in `cookies`, and the
  * body base64-encoded unless its type is text.
  */
-function eventOf(req: IncomingMessage, body: Buffer): Record<string, unknown> {
+function eventOf(req: IncomingMessage, body: Buffer, base64: boolean): Record<string, unknown> {
   const { headers, cookies } = headersOf(req);
   const url = new URL(req.url ?? '/', 'http://function-url');
-  const text = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded))/.test(headers['content-type'] ?? '');
+  const text = !base64 && /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded))/.test(headers['content-type'] ?? '');
   const now = new Date();
   return {
     version: '2.0',
