@@ -101,12 +101,12 @@ async function installDeps(pkg: { dependencies: object; devDependencies: object 
 }
 
 /** Development packages of a --target that the tests run from the repository's node_modules/.bin. */
-const PLATFORM_TOOLS = ['wrangler'];
+const PLATFORM_TOOLS = ['wrangler', 'esbuild'];
 
 /** Links the shared dependencies into a generated project and builds it. */
 export async function buildProject(dir: string): Promise<void> {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: object; devDependencies: object };
-  // A platform's own tool (wrangler) runs from this repository's install, at the version the project pins: the shared install stays one.
+  // A platform's own tool (wrangler, esbuild) runs from this repository's install, at the version the project pins: the shared install stays one.
   const devDependencies = Object.fromEntries(Object.entries(pkg.devDependencies).filter(([name]) => !PLATFORM_TOOLS.includes(name)));
   await installDeps({ dependencies: pkg.dependencies, devDependencies });
   const link = join(dir, 'node_modules');

@@ -125,6 +125,7 @@ const packageVersions = (() => {
     otelTraceBase: exact('@opentelemetry/sdk-trace-base'),
     mcpb: exact('@anthropic-ai/mcpb'),
     wrangler: exact('wrangler'),
+    esbuild: exact('esbuild'),
   };
 })();
 
@@ -480,7 +481,7 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
     resourceCount: table.tools.filter((t) => t.resource !== undefined).length,
     longRunningCount: table.tools.filter((t) => t.longRunning !== undefined).length,
     ...exampleCredential(model),
-    ...targetsView(options.targets ?? ['node'], table.name),
+    ...targetsView(options.targets ?? ['node'], table.name, credentialRows(model)),
   };
 
   const files: GeneratedFile[] = [
@@ -518,11 +519,13 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
 }
 
 /** What the README and the platform configs say of the targets. */
-function targetsView(targets: readonly Target[], name: string) {
+function targetsView(targets: readonly Target[], name: string, credentials: { variable: string }[]) {
   return {
     cloudflare: targets.includes('cloudflare'),
     deno: targets.includes('deno'),
     lambda: targets.includes('lambda'),
+    // CloudFormation parameter names are letters and digits: SWAGGER_PETSTORE_API_KEY → SwaggerPetstoreApiKey
+    lambdaSecrets: [...new Set(credentials.map((c) => c.variable))].map((variable) => ({ variable, parameter: pascalCase(variable) })),
     vercel: targets.includes('vercel'),
     // a Worker's name: lower-case letters, digits and dashes, at most 63
     workerName:
@@ -533,6 +536,13 @@ function targetsView(targets: readonly Target[], name: string) {
     compatibilityDate: COMPATIBILITY_DATE,
   };
 }
+
+const pascalCase = (variable: string): string =>
+  variable
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
 
 /** The project's files with src/tool-types.ts among them: the compiler prints it (types.ts) while emitProject runs. */
 export function withToolTypes(files: GeneratedFile[], toolTypes: string): GeneratedFile[] {

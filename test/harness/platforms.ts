@@ -120,18 +120,9 @@ export function ownNodeModules(dir: string): void {
   }
 }
 
-/** The Lambda handler of `dir` behind test/harness/lambda-adapter.mts on 127.0.0.1:<port>; `vars`: its environment. */
-export function startLambda(dir: string, port: number, vars: Record<string, string>): Promise<PlatformServer> {
-  return startAdapted('lambda-adapter.mts', dir, port, vars);
-}
-
 /** The Vercel function of `dir` (api/mcp.ts) behind test/harness/vercel-adapter.mts on 127.0.0.1:<port>; `vars`: its environment. */
 export function startVercel(dir: string, port: number, vars: Record<string, string>): Promise<PlatformServer> {
-  return startAdapted('vercel-adapter.mts', dir, port, vars);
-}
-
-function startAdapted(adapter: string, dir: string, port: number, vars: Record<string, string>): Promise<PlatformServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test/harness', adapter), dir, String(port)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test/harness/vercel-adapter.mts'), dir, String(port)], {
     cwd: REPO,
     detached: true,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, ...vars },

@@ -37,12 +37,24 @@ describe('--target', () => {
     expect(text('README.md')).toContain('npx vercel deploy');
   });
 
-  it('lambda adds its handler and a SAM template with a Function URL, and a README section', () => {
+  it('lambda adds its handler, its bundling script, a SAM template streaming from a Function URL, and a README section', () => {
     const { paths, text } = project(['lambda']);
     expect(paths).toEqual(expect.arrayContaining(['src/targets/lambda.ts', 'template.yaml']));
-    expect(text('template.yaml')).toContain('FunctionUrlConfig:');
-    expect(text('template.yaml')).toContain('- src/targets/lambda.ts');
-    expect(text('README.md')).toContain('sam build && sam deploy --guided');
+    const template = text('template.yaml') as string;
+    expect(template).toContain('FunctionUrlConfig:');
+    expect(template).toContain('InvokeMode: RESPONSE_STREAM');
+    expect(template).toContain('CodeUri: dist/lambda/');
+    // secrets are NoEcho parameters, given at deploy, never values in the file
+    expect(template).toMatch(/ {2}ThingsKey:\n {4}Type: String\n {4}NoEcho: true/);
+    expect(template).toContain('THINGS_KEY: !Ref ThingsKey');
+    expect(template).toMatch(/ {2}McpAuthToken:\n {4}Type: String\n {4}NoEcho: true/);
+    const pkg = JSON.parse(text('package.json') as string) as { devDependencies: Record<string, string>; scripts: Record<string, string> };
+    expect(pkg.scripts['build:lambda']).toMatch(/^esbuild src\/targets\/lambda\.ts --bundle .*--outfile=dist\/lambda\/index\.mjs/);
+    expect(pkg.devDependencies.esbuild).toMatch(/^\d+\.\d+\.\d+$/);
+    const readme = text('README.md') as string;
+    expect(readme).toContain('npm run build:lambda && sam deploy --guided');
+    expect(readme).toContain('`ThingsKey` for `THINGS_KEY`');
+    expect(readme).toContain('sam deploy --parameter-overrides');
   });
 
   it('node alone adds no platform file, and the README names no platform', () => {
