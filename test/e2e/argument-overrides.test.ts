@@ -111,6 +111,24 @@ describe('direct mode', () => {
   });
 });
 
+describe('toolsets mode', () => {
+  it('the tools of the toolsets enabled list no owner, and their calls send it', async () => {
+    const client = await serve('toolsets');
+    for (const toolset of ['repos', 'issues']) await client.callTool({ name: 'enable_toolset', arguments: { toolset } });
+    const { tools } = await client.listTools();
+    expect(
+      tools
+        .map((t) => t.name)
+        .filter((name) => TOOLS.includes(name))
+        .sort(),
+    ).toEqual(TOOLS);
+    for (const tool of tools) expect(tool.inputSchema.properties, tool.name).not.toHaveProperty('owner');
+    upstream.clear();
+    await client.callTool({ name: 'repos_list-branches', arguments: { repo: 'hello' } });
+    expect(sent()).toEqual(['GET /repos/acme/hello/branches']);
+  }, 60_000);
+});
+
 describe('dynamic mode', () => {
   let client: Client;
   beforeAll(async () => {
