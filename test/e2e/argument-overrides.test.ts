@@ -190,7 +190,7 @@ describe('without the environment variable', () => {
 });
 
 describe('tool-types.ts', () => {
-  it("the generated project's argument types take no owner", () => {
+  it("the generated project's argument types take no owner, and .env.example names the variable", () => {
     const dir = generateProject(GITHUB_SPEC, 'e2e-argument-overrides', ['--config', configFile]);
     const types = readFileSync(join(dir, 'src/tool-types.ts'), 'utf8').split('export interface ToolResults')[0] as string;
     const table = JSON.parse(readFileSync(join(dir, 'tools.json'), 'utf8')) as { tools: { name: string; hidden?: object }[] };
@@ -198,6 +198,7 @@ describe('tool-types.ts', () => {
     expect(types).toContain('repos_get: {\n        repo: string;\n    };');
     expect(types).toContain('page_size?: number;');
     expect(types).not.toMatch(/\bowner\??:/);
+    expect(readFileSync(join(dir, '.env.example'), 'utf8')).toContain('# issues_list-for-repo owner\nACME_OWNER=\n');
   }, 120_000);
 });
 
