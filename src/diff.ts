@@ -108,7 +108,8 @@ export function diffTables(before: ToolTable, after: ToolTable): Change[] {
       changes.push({ tool: name, breaking: false, what: 'tool added' });
       continue;
     }
-    compareProperties(name, 'argument', a.inputSchema, b.inputSchema, resolveOld, resolveNew, changes, 0);
+    const listedBefore = withoutNowHidden(a, b, changes);
+    compareProperties(name, 'argument', listedBefore, b.inputSchema, resolveOld, resolveNew, changes, 0);
     compareOutput(name, a, b, resolveOld, resolveNew, changes);
     if (a.http.method !== b.http.method || a.http.path !== b.http.path) {
       changes.push({
@@ -119,6 +120,7 @@ export function diffTables(before: ToolTable, after: ToolTable): Change[] {
     }
   }
   compareCredentials(before, after, changes);
+  compareArgumentVariables(before, after, changes);
   return changes.sort((x, y) => (x.tool < y.tool ? -1 : x.tool > y.tool ? 1 : Number(y.breaking) - Number(x.breaking)));
 }
 
@@ -139,6 +141,29 @@ function compareCredentials(before: ToolTable, after: ToolTable, changes: Change
       what: `no longer read: ${gone.join(', ')}${added.length ? `; now read: ${added.join(', ')}` : ''}`,
     });
   else if (added.length) changes.push({ tool: '(credentials)', breaking: false, what: `now also read: ${added.join(', ')}` });
+}
+
+/**
+ * `before`'s inputSchema without the arguments the config file now hides, each told as no change
+ * a model can break on: the server sends it on every call, and the model no longer sees it.
+ */
+function withoutNowHidden(before: ToolSpec, after: ToolSpec, changes: Change[]): JsonSchema {
+  const properties = { ...((before.inputSchema.properties ?? {}) as Record<string, JsonSchema>) };
+  for (const arg of Object.keys(after.hidden ?? {})) {
+    if (!Object.hasOwn(properties, arg)) continue;
+    delete properties[arg];
+    changes.push({ tool: after.name, breaking: false, what: `argument "${arg}" hidden: the server now sends it` });
+  }
+  return { ...before.inputSchema, properties };
+}
+
+/** Variables hidden arguments are read from: a deployment without a new one has its calls refused. */
+function compareArgumentVariables(before: ToolTable, after: ToolTable, changes: Change[]): void {
+  const variables = (table: ToolTable) =>
+    new Set(table.tools.flatMap((tool) => Object.values(tool.hidden ?? {}).flatMap((h) => ('env' in h ? [h.env] : []))));
+  const was = variables(before);
+  const added = [...variables(after)].filter((v) => !was.has(v));
+  if (added.length) changes.push({ tool: '(arguments)', breaking: true, what: `hidden arguments now read: ${added.join(', ')}` });
 }
 
 function compareOutput(name: string, a: ToolSpec, b: ToolSpec, resolveOld: Resolver, resolveNew: Resolver, changes: Change[]): void {

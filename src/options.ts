@@ -263,20 +263,73 @@ function checkToolsets(value: unknown, at: string): void {
 }
 
 function checkOverrides(value: unknown, at: string): void {
-  if (!isPlainObject(value)) throw new OptionsError(`${at} must map operations to { name, description, toolset, exclude, confirm }`);
+  if (!isPlainObject(value))
+    throw new OptionsError(`${at} must map operations to { name, description, toolset, exclude, confirm, arguments }`);
   for (const [op, override] of Object.entries(value)) {
     if (typeof override !== 'object' || override === null) throw new OptionsError(`${at}."${op}" must be an object`);
     for (const [k, v] of Object.entries(override)) {
+      if (k === 'arguments') {
+        checkArgumentOverrides(v, `${at}."${op}".arguments`);
+        continue;
+      }
       const flag = k === 'exclude' || k === 'confirm';
       if (flag ? typeof v !== 'boolean' : !(k === 'name' || k === 'description' || k === 'toolset') || typeof v !== 'string') {
         throw new OptionsError(
-          `${at}."${op}".${k}: expected name (string), description (string), toolset (string), exclude (boolean) or confirm (boolean)`,
+          `${at}."${op}".${k}: expected name (string), description (string), toolset (string), exclude (boolean), confirm (boolean) or arguments (object)`,
         );
       }
       if (k === 'toolset' && toolsetName(v as string) === '')
         throw new OptionsError(`${at}."${op}".toolset: a toolset name needs a letter or digit`);
     }
   }
+}
+
+const ARGUMENT_KEYS = ['hidden', 'value', 'env', 'default', 'description', 'name', 'enum'];
+/** What a hidden argument is not listed with. */
+const LISTED_ONLY = ['default', 'description', 'name', 'enum'];
+
+/** `toolOverrides.<operation>.arguments`: each argument's override well formed, its options not in conflict. */
+function checkArgumentOverrides(value: unknown, at: string): void {
+  if (!isPlainObject(value))
+    throw new OptionsError(`${at} must map argument names to { hidden, value, env, default, description, name, enum }`);
+  for (const [arg, override] of Object.entries(value)) {
+    const place = `${at}."${arg}"`;
+    if (!isPlainObject(override)) throw new OptionsError(`${place} must be an object`);
+    for (const key of Object.keys(override)) {
+      if (!ARGUMENT_KEYS.includes(key)) throw new OptionsError(`${place}.${key} is not an argument option${didYouMeanKey(key)}`);
+    }
+    checkArgumentValues(override as Record<string, unknown>, place);
+    checkArgumentConflicts(override as Record<string, unknown>, place);
+  }
+}
+
+const didYouMeanKey = (key: string) => {
+  const near = nearest(key, ARGUMENT_KEYS);
+  return near ? ` (did you mean "${near}"?)` : ` (known: ${ARGUMENT_KEYS.join(', ')})`;
+};
+
+function checkArgumentValues(o: Record<string, unknown>, place: string): void {
+  if (o.hidden !== undefined && typeof o.hidden !== 'boolean') throw new OptionsError(`${place}.hidden must be true or false`);
+  for (const key of ['description', 'name'])
+    if (o[key] !== undefined && typeof o[key] !== 'string') throw new OptionsError(`${place}.${key} must be a string`);
+  if (o.env !== undefined && (typeof o.env !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(o.env)))
+    throw new OptionsError(`${place}.env must name an environment variable (letters, digits and "_", not starting with a digit)`);
+  if (o.enum !== undefined && !(Array.isArray(o.enum) && o.enum.length > 0))
+    throw new OptionsError(`${place}.enum must be a non-empty list of values`);
+}
+
+/** A hidden argument needs exactly one of value and env, and takes nothing that only a listed argument has. */
+function checkArgumentConflicts(o: Record<string, unknown>, place: string): void {
+  const fixed = ['value', 'env'].filter((key) => o[key] !== undefined);
+  if (o.hidden !== true) {
+    if (fixed.length) throw new OptionsError(`${place}.${fixed[0]} needs "hidden": true (a fixed value is never listed)`);
+    return;
+  }
+  if (fixed.length === 0)
+    throw new OptionsError(`${place}: "hidden": true needs "value" (a fixed value) or "env" (a variable to read it from)`);
+  if (fixed.length === 2) throw new OptionsError(`${place}: give "value" or "env", not both`);
+  const listed = LISTED_ONLY.find((key) => o[key] !== undefined);
+  if (listed) throw new OptionsError(`${place}: "${listed}" has no effect on a hidden argument, which is never listed`);
 }
 
 /** The overrides map under its one name, toolOverrides, however the file spelled it. */

@@ -122,6 +122,24 @@ export interface ToolSpec {
   confirm?: boolean;
   /** The operation may finish after its answer (mcp-gen's src/model/long-running.ts): the server follows it. */
   longRunning?: LongRunning;
+  /**
+   * Arguments the config file hides (toolOverrides.<operation>.arguments): absent from
+   * inputSchema, always sent with this value, by their name in `http` (ParamSpec.arg, BodySpec.arg).
+   */
+  hidden?: Record<string, HiddenArgument>;
+  /** Defaults the config file gives listed arguments: sent when a call leaves the argument out. */
+  defaults?: Record<string, unknown>;
+}
+
+/** A hidden argument's value: fixed in the table, or the text of an environment variable read at each call. */
+export type HiddenArgument = { value: unknown } | { env: string };
+
+/**
+ * An environment variable whose name says it holds a secret: its value is then taken out of
+ * every answer and confirmation question, like a security scheme's credential.
+ */
+export function namesASecret(variable: string): boolean {
+  return /TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE|CREDENTIAL|AUTH/i.test(variable);
 }
 
 /** Azure's `final-state-via`: where an operation's result is read once its status says it succeeded. */

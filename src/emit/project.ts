@@ -278,6 +278,19 @@ function credentialRows(model: Pick<ServerModel, 'table'>) {
   return rows.map((r) => ({ ...r, schemeText: r.scheme.replace(/\\(.)/g, '$1'), whatText: r.what.replace(/\\(.)/g, '$1') }));
 }
 
+/**
+ * The variables hidden arguments are read from (the config file's argument overrides), each with
+ * the arguments it fills, for .env.example: a call of those tools is refused while it is unset.
+ * Tool and argument names are sanitized (naming.ts), variable names checked (options.ts): plain text.
+ */
+function argumentVariables(table: ServerModel['table']): { variable: string; uses: string }[] {
+  const uses = new Map<string, string[]>();
+  for (const tool of table.tools)
+    for (const [arg, hidden] of Object.entries(tool.hidden ?? {}))
+      if ('env' in hidden) uses.set(hidden.env, [...(uses.get(hidden.env) ?? []), `${tool.name} ${arg}`]);
+  return [...uses].map(([variable, args]) => ({ variable, uses: args.join(', ') }));
+}
+
 /** `12,345`, as toLocaleString('en-US') writes a whole number, without loading the ICU locale data (~40 ms). */
 export const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
@@ -472,6 +485,7 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
     credentials: credentialRows(model),
     credentialChoices: credentialChoices(model),
     hasCredentials: Object.keys(table.auth).length > 0,
+    argumentVariables: argumentVariables(table),
     settings,
     settingGroups: settingGroups(settings),
     installs: clientInstalls(install).map((i) => ({ ...i, fence: i.kind === 'link' ? 'text' : i.kind })),

@@ -12,7 +12,8 @@ import { SchemaConverter } from './schema.js';
 import { defGraph } from '../contract/def-refs.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
 import { buildAuth, credentialNaming, credentialParameters, securityFor, withSchemes } from './auth.js';
-import { selectOperation, type Verdict } from './select.js';
+import { overrideOf, selectOperation, type Verdict } from './select.js';
+import { applyArgumentOverrides, type OverriddenArguments } from './argument-overrides.js';
 import { globsMatch } from './rules.js';
 import { withModelDefaults, type ModelOptions, type ResolvedModelOptions } from './model-options.js';
 import { warning, type GenerationWarning } from '../warnings.js';
@@ -207,7 +208,7 @@ function addOperation(run: ModelRun, operation: Operation): void {
   if (built.ignoredBody) report.droppedBodies.push(operation.label);
   // A parameter that is an API key is the server's to fill from the scheme's variable, not the agent's.
   const credentials = credentialParameters(built.params, run.auth.schemes);
-  const args = withoutParameters(built, credentials.filled);
+  const args = overriddenArguments(run, operation, withoutParameters(built, credentials.filled));
   const tool = toolOf(run, operation, verdict, name, args, refs);
   const security = withSchemes(tool.security, credentials.required, credentials.optional);
   if (security) tool.security = security;
@@ -220,7 +221,8 @@ function addOperation(run: ModelRun, operation: Operation): void {
     tool.description = withSentence(tool.description, LONG_RUNNING_SENTENCE, options.maxDescriptionLength);
   }
   // After the check above: the sentence on paging says nothing of what the operation does.
-  const pagination = detectPagination(run.ctx.doc, operation.op, args.params);
+  // A hidden argument is not the model's to page with.
+  const pagination = detectPagination(run.ctx.doc, operation.op, listedParams(args));
   if (pagination) {
     tool.pagination = pagination;
     tool.description = withSentence(tool.description, paginationSentence(pagination), options.maxDescriptionLength);
@@ -238,6 +240,15 @@ function addOperation(run: ModelRun, operation: Operation): void {
   if (targets.length) run.linkTargets.set(tool, targets);
 }
 
+/** The arguments with the config file's argument overrides applied (argument-overrides.ts). */
+function overriddenArguments(run: ModelRun, operation: Operation, args: Arguments): OverriddenArguments {
+  const found = overrideOf(operation, run.options.toolOverrides);
+  const place = { key: found?.key ?? '', label: operation.label };
+  return applyArgumentOverrides(args, found?.override.arguments, place, run.ctx.converter.defs);
+}
+
+const listedParams = (args: OverriddenArguments) => args.params.filter((p) => !args.hidden || !Object.hasOwn(args.hidden, p.arg));
+
 /** Overrides that name this operation (by operationId or `METHOD /path`) are not typos. */
 function noteOverrides(run: ModelRun, operation: Operation): void {
   for (const key of [operation.operationId, operation.label])
@@ -254,7 +265,7 @@ function toolOf(
   operation: Operation,
   verdict: Verdict & { keep: true },
   name: string,
-  args: Arguments,
+  args: OverriddenArguments,
   refs: Set<string>,
 ): ToolSpec {
   const { options, ctx } = run;
@@ -286,6 +297,8 @@ function toolOf(
   for (const ref of refs) run.reached.add(ref);
   if (output) tool.output = output;
   if (verdict.confirm !== undefined) tool.confirm = verdict.confirm;
+  if (args.hidden) tool.hidden = args.hidden;
+  if (args.defaults) tool.defaults = args.defaults;
   const title = titleOf(op);
   if (title) {
     tool.title = title;
@@ -300,13 +313,16 @@ function offerAsResource(
   tool: ToolSpec,
   operation: Operation,
   route: { kind: string; from: string },
-  args: Arguments,
+  args: OverriddenArguments,
 ): void {
   const { report } = run;
+  const hiddenInPath = args.params.find((p) => p.in === 'path' && args.hidden && Object.hasOwn(args.hidden, p.arg));
   const resource =
-    operation.method === 'get'
-      ? resourceFor(resourceScheme(run.packageName), operation.path, args.params, args.body !== undefined)
-      : { refused: 'only a GET is read as a resource' };
+    operation.method !== 'get'
+      ? { refused: 'only a GET is read as a resource' }
+      : hiddenInPath
+        ? { refused: `its path parameter "${hiddenInPath.name}" is hidden, and a resource template would list it` }
+        : resourceFor(resourceScheme(run.packageName), operation.path, listedParams(args), args.body !== undefined);
   if ('refused' in resource) {
     report.warnings.push(
       warning('not-a-resource', `stays a tool only (${route.from} asked for a resource): ${resource.refused}`, operation.where),

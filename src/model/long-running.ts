@@ -6,7 +6,7 @@
 // operation. The runtime (src/runtime/long-running/long-running.ts) follows them until they end.
 
 import { followRefs, isObject, type JsonObject } from '../parse/pointer.js';
-import type { FinalStateVia, LongRunning, ToolSpec } from '../contract/table.js';
+import { ownValue, type FinalStateVia, type LongRunning, type ToolSpec } from '../contract/table.js';
 import { OPERATION_STATUS } from '../contract/meta-tools.js';
 import { mediaKind } from '../contract/media.js';
 import type { Operation } from './operation.js';
@@ -108,6 +108,20 @@ export function nameStatusTools(tools: ToolSpec[], links: Map<ToolSpec, StatusLi
   }
   for (const [tool, link] of links) {
     const target = byKey.get(link.target);
-    if (target !== undefined && target !== tool && tool.longRunning) tool.longRunning.statusTool = { name: target.name, args: link.args };
+    if (target !== undefined && target !== tool && tool.longRunning)
+      tool.longRunning.statusTool = { name: target.name, args: statusArguments(target, link.args) };
   }
+}
+
+/**
+ * The link's parameters under the names the status tool takes them by (its argument overrides
+ * may rename them), without those the server fills itself (hidden: a call giving one is refused).
+ */
+function statusArguments(target: ToolSpec, args: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, expression] of Object.entries(args)) {
+    const arg = target.http.params.find((p) => p.name === name)?.arg ?? name;
+    if (ownValue(target.hidden, arg) === undefined) out[arg] = expression;
+  }
+  return out;
 }

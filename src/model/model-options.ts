@@ -31,6 +31,23 @@ export interface ToolOverride {
   toolset?: string;
   /** true: a call always needs the user's yes first; false: never (over the server's --confirm). */
   confirm?: boolean;
+  /** Per argument, by its name in the tool's inputSchema (argument-overrides.ts). */
+  arguments?: Record<string, ArgumentOverride>;
+}
+
+/**
+ * One argument changed: hidden from the model and always sent (`value`, or the text of the
+ * environment variable `env` at each call), or listed with a new name (the wire keeps the
+ * spec's), description, default (sent when a call leaves it out) or a narrower enum.
+ */
+export interface ArgumentOverride {
+  hidden?: boolean;
+  value?: unknown;
+  env?: string;
+  default?: unknown;
+  description?: string;
+  name?: string;
+  enum?: unknown[];
 }
 
 /** Operations that make up a toolset: any tag, path glob or operationId glob matches. */

@@ -34,9 +34,20 @@ function xMcp(node: Json | undefined): ToolOverride | undefined {
   return out;
 }
 
+/** The config file's override of an operation and its key there: by operationId, else by `METHOD /path`. */
+export function overrideOf(
+  ref: OperationRef,
+  overrides: Record<string, ToolOverride>,
+): { key: string; override: ToolOverride } | undefined {
+  for (const key of [ref.operationId, `${ref.method.toUpperCase()} ${ref.path}`]) {
+    const override = key !== undefined && Object.hasOwn(overrides, key) ? overrides[key] : undefined;
+    if (key !== undefined && override !== undefined) return { key, override };
+  }
+  return undefined;
+}
+
 export function selectOperation(ref: OperationRef, selection: Selection, overrides: Record<string, ToolOverride>): Verdict {
-  const configured =
-    (ref.operationId !== undefined ? overrides[ref.operationId] : undefined) ?? overrides[`${ref.method.toUpperCase()} ${ref.path}`];
+  const configured = overrideOf(ref, overrides)?.override;
   const fromSpec = [xMcp(ref.doc['x-mcp']), xMcp(ref.item['x-mcp']), xMcp(ref.op['x-mcp'])];
   let exclude: boolean | undefined;
   for (const level of fromSpec) if (level?.exclude !== undefined) exclude = level.exclude;

@@ -86,3 +86,50 @@ describe('diff of the credential variables', () => {
     ]);
   });
 });
+
+describe('diff of argument overrides', () => {
+  const repos = (toolOverrides: JsonObject = {}) =>
+    buildModel(
+      {
+        doc: {
+          openapi: '3.0.3',
+          info: { title: 'Repos', version: '1' },
+          paths: {
+            '/repos/{owner}/{repo}': {
+              get: {
+                operationId: 'getRepo',
+                parameters: ['owner', 'repo'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+                responses: {},
+              },
+            },
+          },
+        },
+        specVersion: '3.0.3',
+        source: 's.yaml',
+        warnings: [],
+      },
+      { maxDescriptionLength: 1000, toolOverrides: toolOverrides as never },
+    ).table;
+
+  it('an argument the config file now hides is no breaking change: the server sends it', () => {
+    expect(diffTables(repos(), repos({ getRepo: { arguments: { owner: { hidden: true, value: 'acme' } } } }))).toEqual([
+      { tool: 'getRepo', breaking: false, what: 'argument "owner" hidden: the server now sends it' },
+    ]);
+  });
+
+  it('a hidden argument read from a new variable breaks a deployment without it; the same hidden argument on both sides is no change', () => {
+    const fromEnv = repos({ getRepo: { arguments: { owner: { hidden: true, env: 'ACME_OWNER' } } } });
+    expect(diffTables(repos(), fromEnv)).toEqual([
+      { tool: '(arguments)', breaking: true, what: 'hidden arguments now read: ACME_OWNER' },
+      { tool: 'getRepo', breaking: false, what: 'argument "owner" hidden: the server now sends it' },
+    ]);
+    expect(diffTables(fromEnv, fromEnv)).toEqual([]);
+  });
+
+  it('a renamed argument is one the model no longer knows by its old name: breaking', () => {
+    expect(diffTables(repos(), repos({ getRepo: { arguments: { repo: { name: 'repository' } } } }))).toEqual([
+      { tool: 'getRepo', breaking: true, what: 'argument "repo" removed' },
+      { tool: 'getRepo', breaking: true, what: 'argument "repository" added as required' },
+    ]);
+  });
+});

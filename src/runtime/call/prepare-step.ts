@@ -13,6 +13,8 @@ import type { AfterResponse } from './answer/response-hooks.js';
 import type { Refresh } from './send/retry.js';
 import type { ToolSpec } from '../../contract/table.js';
 import { failure, type CallContext, type CallServices } from './services.js';
+import { hiddenGiven, withDefaults, withHidden } from './request/argument-overrides.js';
+import { platform } from '../start/platform.js';
 
 /**
  * A request ready to send; whether a token was fetched for it, and whether a token was
@@ -45,14 +47,27 @@ export function refreshFor(
   };
 }
 
-/** A call's arguments checked: the arguments it sends, or why they cannot be sent. */
+/** A call's arguments checked, with the hidden ones the server sends (argument-overrides.ts): the arguments it sends, or why they cannot be sent. */
 export async function checkCall(
   services: CallServices,
   tool: ToolSpec,
   given: Record<string, unknown>,
 ): Promise<{ args: Record<string, unknown> } | { problem: string }> {
+  const checked = await checkListed(services, tool, given);
+  return 'problem' in checked ? checked : withHidden(tool, checked.args, platform().env);
+}
+
+/** The arguments the listing shows checked, with the configured defaults of those left out; or why they cannot be sent. */
+async function checkListed(
+  services: CallServices,
+  tool: ToolSpec,
+  given: Record<string, unknown>,
+): Promise<{ args: Record<string, unknown> } | { problem: string }> {
+  const hidden = hiddenGiven(tool, given);
+  if (hidden !== undefined) return { problem: `Invalid arguments for ${tool.name}: ${hidden}` };
   const checked = await services.checks.arguments(tool, given);
-  return 'problem' in checked ? { problem: `Invalid arguments for ${tool.name}: ${checked.problem}` } : checked;
+  if ('problem' in checked) return { problem: `Invalid arguments for ${tool.name}: ${checked.problem}` };
+  return { args: withDefaults(tool, checked.args) };
 }
 
 /** A call of `tool` made ready to send; or the tool error that stops it. */
@@ -62,12 +77,15 @@ export async function prepareCall(
   given: Record<string, unknown>,
   call: CallContext,
 ): Promise<Ready | { failure: CallToolResult }> {
-  const checked = await checkCall(services, tool, given);
+  const checked = await checkListed(services, tool, given);
   if ('problem' in checked) return failure(checked.problem);
   const { hooks, sending, config } = services;
   const own = toolHooks(hooks, tool.name);
+  // The tool's hook sees the arguments as tool-types.ts types them: the hidden ones come after.
   const hooked = own?.beforeRequest ? ((await own.beforeRequest(checked.args)) ?? checked.args) : checked.args;
-  const args = sending.keyed(tool, hooked);
+  const filled = withHidden(tool, hooked, platform().env);
+  if ('problem' in filled) return failure(filled.problem);
+  const args = sending.keyed(tool, filled.args);
   const target = upstreamBase(tool, config.baseUrl, services.defaultBase);
   if ('problem' in target) return failure(target.problem);
   return {

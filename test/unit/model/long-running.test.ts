@@ -94,6 +94,19 @@ describe('in a built table', () => {
     expect(start?.description).toMatch(/Long-running: .*get_operation_status/);
     expect(table.tools.find((t) => t.operationId === 'getJob')?.longRunning).toBeUndefined();
   });
+
+  it("the link's arguments follow the status tool's argument overrides: renamed, and none the server fills", async () => {
+    const spec = await loadSpec(join(REPO, 'test/fixtures/long-running.yaml'), {});
+    const link = (spec.doc as { paths: Record<string, { post?: { responses: Record<string, { links: JsonObject }> } }> }).paths['/jobs']
+      ?.post?.responses['202']?.links as { status: { parameters: Record<string, string> } };
+    link.status.parameters = { jobId: '$response.body#/id', tenant: 'acme' };
+    const getJob = (spec.doc as { paths: Record<string, { get: { parameters: JsonObject[] } }> }).paths['/jobs/{jobId}']?.get;
+    getJob?.parameters.push({ name: 'tenant', in: 'query', schema: { type: 'string' } });
+    const overrides = { getJob: { arguments: { jobId: { name: 'job' }, tenant: { hidden: true, value: 'acme' } } } };
+    const { table } = buildModel(spec, { toolOverrides: overrides });
+    const start = table.tools.find((t) => t.operationId === 'startJob');
+    expect(start?.longRunning).toEqual({ statusTool: { name: 'getJob', args: { job: '$response.body#/id' } } });
+  });
 });
 
 describe.skipIf(!!corporaMissing)(corporaTitle('real specs'), () => {

@@ -4,7 +4,7 @@
 import { platform } from '../../start/platform.js';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { RequestCredentials } from '../request/credentials.js';
-import type { ToolTable } from '../../../contract/table.js';
+import { namesASecret, type ToolTable } from '../../../contract/table.js';
 
 /** `user:password@` in any URL of a text, which fetch quotes in its errors. */
 const USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi;
@@ -30,10 +30,11 @@ export interface Redactor {
   result(result: CallToolResult, credentials: RequestCredentials, more?: readonly string[]): CallToolResult;
 }
 
-/** The secrets of the table's schemes (from `env`) and the static headers, plus each call's own credentials and secrets. */
+/** The secrets of the table's schemes and secret-named hidden arguments (from `env`) and the static headers, plus each call's own credentials and secrets. */
 export function createRedactor(table: ToolTable, env: NodeJS.ProcessEnv, staticHeaders: [string, string][]): Redactor {
   const configured = Object.values(table.auth)
     .flatMap((scheme) => Object.values(scheme.env) as string[])
+    .concat(secretArgumentVariables(table))
     .map((variable) => env[variable])
     .filter((value): value is string => value !== undefined && value !== '')
     .concat(staticHeaders.map(([, value]) => value));
@@ -46,6 +47,13 @@ export function createRedactor(table: ToolTable, env: NodeJS.ProcessEnv, staticH
       content: result.content.map((item) => (item.type === 'text' ? { ...item, text: text(item.text, credentials, more) } : item)),
     }),
   };
+}
+
+/** The variables hidden arguments are read from whose names say they hold secrets (`namesASecret`). */
+function secretArgumentVariables(table: ToolTable): string[] {
+  return table.tools.flatMap((tool) =>
+    Object.values(tool.hidden ?? {}).flatMap((hidden) => ('env' in hidden && namesASecret(hidden.env) ? [hidden.env] : [])),
+  );
 }
 
 const shared = new WeakMap<ToolTable, WeakMap<[string, string][], Redactor>>();

@@ -7,7 +7,7 @@ import type { Agent, IncomingMessage, request as HttpRequest } from 'node:http';
 import { pipeline, Readable, type Duplex } from 'node:stream';
 import { abortSignalOf, type Cancellation } from './call-limit.js';
 import type { OutgoingRequest } from '../../hooks-api.js';
-import type { ToolTable } from '../../../contract/table.js';
+import { namesASecret, ownValue, type ToolTable } from '../../../contract/table.js';
 import { platform } from '../../start/platform.js';
 
 /** Redirect hops followed before giving up (browsers allow 20; an API needs one or two). */
@@ -19,7 +19,7 @@ export interface CredentialPlaces {
   query: Set<string>;
 }
 
-/** Every place any security scheme of the table puts a credential, plus the generic ones. */
+/** Every place any security scheme or secret hidden argument of the table puts a credential, plus the generic ones. */
 export function credentialPlaces(table: ToolTable): CredentialPlaces {
   const headers = new Set(['authorization', 'proxy-authorization', 'cookie']);
   const query = new Set<string>();
@@ -27,6 +27,15 @@ export function credentialPlaces(table: ToolTable): CredentialPlaces {
     if (scheme.type !== 'apiKey') continue;
     if (scheme.in === 'header') headers.add(scheme.name.toLowerCase());
     if (scheme.in === 'query') query.add(scheme.name);
+  }
+  // A hidden argument read from a variable named as a secret is a credential too (redact.ts).
+  for (const tool of table.tools) {
+    for (const param of tool.http.params) {
+      const hidden = ownValue(tool.hidden, param.arg);
+      if (hidden === undefined || !('env' in hidden) || !namesASecret(hidden.env)) continue;
+      if (param.in === 'header') headers.add(param.name.toLowerCase());
+      if (param.in === 'query') query.add(param.name);
+    }
   }
   return { headers, query };
 }

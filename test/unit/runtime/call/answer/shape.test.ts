@@ -46,8 +46,14 @@ describe('structureFor', () => {
 describe('createRedactor', () => {
   const table = {
     auth: { key: { type: 'apiKey', in: 'header', name: 'X-Key', env: { key: 'API_KEY' } } },
+    tools: [{ hidden: { tenant: { env: 'TENANT_TOKEN' }, region: { env: 'TENANT_REGION' }, org: { value: 'acme' } } }],
   } as unknown as ToolTable;
-  const redactor = createRedactor(table, { API_KEY: 'env-secret' }, [['X-Static', 'static-secret']]);
+  const redactor = createRedactor(table, { API_KEY: 'env-secret', TENANT_TOKEN: 'tenant-secret', TENANT_REGION: 'eu-west' }, [
+    ['X-Static', 'static-secret'],
+  ]);
+  it('takes out the values of hidden arguments read from variables named as secrets, and only those', () => {
+    expect(redactor.text('tenant-secret eu-west acme', new Map())).toBe('*** eu-west acme');
+  });
   it('takes out the environment’s secrets, the static headers and the call’s own credentials', () => {
     const text = 'env-secret static-secret client-secret abc https://user:pw@host/';
     expect(redactor.text(text, new Map([['key', 'client-secret']]))).toBe('*** *** *** abc https://***@host/');
