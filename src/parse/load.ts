@@ -11,6 +11,7 @@ import { getAt, isObject, parsePointer, type JsonObject } from './pointer.js';
 import { SourceGuard } from './sources.js';
 import { someRef } from '../contract/def-refs.js';
 import { convertSwagger2 } from './swagger2.js';
+import { applyOverlays } from './overlay.js';
 import { folderError, notOpenApiError, toSpecError } from './spec-errors.js';
 
 export interface LoadedSpec {
@@ -28,6 +29,8 @@ export interface LoadOptions {
   allowRemoteRefs?: boolean;
   /** Folders local `$ref`s may read besides the spec's own. */
   allowRefDirs?: string[];
+  /** Overlay files or URLs, applied in order to the document as its author wrote it (see overlay.ts). */
+  overlays?: readonly string[];
 }
 
 const isUrl = (s: string) => /^https?:\/\//i.test(s);
@@ -118,6 +121,7 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
   if (!isObject(bundled)) throw new SpecError('the document is not a JSON/YAML object', source);
   if (isUrl(source)) restorePorts(bundled, source);
   const warnings: GenerationWarning[] = [];
+  if (options.overlays?.length) await applyOverlays(bundled, options.overlays, warnings);
   const declared = bundled.openapi ?? bundled.swagger;
   if (typeof declared !== 'string') {
     throw new SpecError('no "openapi" or "swagger" version field: not an OpenAPI document', source + '#/');
