@@ -38,12 +38,18 @@ async function readOverlay(source: string): Promise<unknown> {
     const data = isUrl(source) ? await guard.download(source) : readLocal(source);
     return await guard.parse({ url: source, data }, as);
   } catch (error) {
-    if (guard.refused) throw new SpecError(guard.refused.message.replace(/^the document/, 'the overlay'), source);
+    if (guard.refused) throw new SpecError(inOverlayWords(guard.refused.message), source);
     if (error instanceof SpecError) throw error;
     // a syntax error: js-yaml's first line names the line and column
     throw new SpecError(`the overlay is not valid ${as === 'json' ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`, source);
   }
 }
+
+/** SourceGuard's refusal, said of an overlay: it has no $refs, and a redirect off its origin is never followed. */
+const inOverlayWords = (message: string) =>
+  message
+    .replace(/^the document/, 'the overlay')
+    .replace(/^\$ref to another origin not followed: .*$/, 'the overlay URL redirects to another origin, which is not followed');
 
 function readLocal(source: string): Buffer {
   const path = resolvePath(source);
@@ -58,7 +64,7 @@ function readLocal(source: string): Buffer {
 }
 
 /** The overlay's actions, once the whole document is known to be a well-formed overlay (its version's JSON Schema, and JSONPath). */
-export function checkOverlay(overlay: unknown, source: string): OverlayAction[] {
+function checkOverlay(overlay: unknown, source: string): OverlayAction[] {
   if (!isObject(overlay)) throw new SpecError('the overlay is not a JSON/YAML object', source);
   const minor = checkVersion(overlay, source);
   checkFields(overlay, ROOT_FIELDS, source);

@@ -371,9 +371,15 @@ describe('malformed overlays: one line naming the file and the action', () => {
 });
 
 describe('an overlay from a URL', () => {
-  it('is downloaded from its own origin; an answer that is not 200 is one line naming it', async () => {
+  it('is downloaded from its own origin; an error answer or a redirect elsewhere is one line naming it', async () => {
     const overlay = `${head()}actions:\n  - target: $.info\n    update: { x-from-url: true }`;
-    const upstream = await startUpstream((req) => (req.path === '/fix.overlay.yaml' ? { body: overlay } : { status: 404 }));
+    const upstream = await startUpstream((req) =>
+      req.path === '/fix.overlay.yaml'
+        ? { body: overlay }
+        : req.path === '/moved.yaml'
+          ? { status: 302, headers: { location: 'http://127.0.0.2:9/fix.overlay.yaml' } }
+          : { status: 404 },
+    );
     try {
       const spec = await loadSpec(file('openapi.yaml', ITEMS_SPEC), { overlays: [`${upstream.url}/fix.overlay.yaml`] });
       expect(spec.doc.info).toMatchObject({ 'x-from-url': true });
@@ -382,7 +388,12 @@ describe('an overlay from a URL', () => {
         message: `cannot download ${missing}: HTTP 404`,
         where: missing,
       });
-      expect(upstream.requests.map((r) => r.path)).toEqual(['/fix.overlay.yaml', '/gone.yaml']);
+      const moved = `${upstream.url}/moved.yaml`;
+      await expect(loadSpec(file('openapi.yaml', ITEMS_SPEC), { overlays: [moved] })).rejects.toMatchObject({
+        message: 'the overlay URL redirects to another origin, which is not followed',
+        where: moved,
+      });
+      expect(upstream.requests.map((r) => r.path)).toEqual(['/fix.overlay.yaml', '/gone.yaml', '/moved.yaml']);
     } finally {
       await upstream.close();
     }
