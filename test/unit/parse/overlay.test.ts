@@ -184,6 +184,37 @@ paths:
     expect(doc.paths).toEqual({ '/items': { get: expect.objectContaining({ operationId: 'listItems' }) as unknown }, '/some-items': {} });
   });
 
+  it('reusable actions (1.2): each reference applies the reusable fields at its own target (Reusable Action Reference Example)', async () => {
+    const { doc } = await overlaid(
+      ITEMS_SPEC,
+      `${head('1.2.0')}$self: https://example.com/overlays/errors.overlay.yaml
+extends: ../openapi/items.yaml
+components:
+  actions:
+    error~/Response:
+      description: Adds an error response to the operation
+      fields:
+        update:
+          404:
+            description: Not Found
+            content: { application/json: { schema: { type: object, properties: { message: { type: string } } } } }
+actions:
+- $ref: '#/components/actions/error~0~1Response'
+  target: "$.paths['/items'].get.responses"
+- $ref: '#/components/actions/error~0~1Response'
+  target: "$.paths['/some-items'].delete.responses"
+  description: the same error at another operation`,
+    );
+    const notFound = {
+      description: 'Not Found',
+      content: { 'application/json': { schema: { type: 'object', properties: { message: { type: 'string' } } } } },
+    };
+    expect(doc.paths).toEqual({
+      '/items': { get: { responses: { 200: { description: 'OK' }, 404: notFound } } },
+      '/some-items': { delete: { responses: { 200: { description: 'OK' }, 404: notFound } } },
+    });
+  });
+
   it('remove wins over update in the same action (the specification passes that overlay)', async () => {
     const { doc } = await overlaid(
       ITEMS_SPEC,
@@ -286,12 +317,38 @@ describe('malformed overlays: one line naming the file and the action', () => {
     [
       'copy in a 1.0 overlay',
       head('1.0.0') + "actions:\n  - target: $.paths['/x']\n    copy: $.paths['/items']",
-      { where: '#/actions/0/copy', message: /^"copy" is an Overlay 1\.1 action: this overlay declares 1\.0/ },
+      { where: '#/actions/0', message: /^"copy" is an Overlay 1\.1 field: this overlay declares 1\.0 \(say "overlay: 1\.1\.0"\)$/ },
     ],
     [
       'update and copy together',
       actions("  - target: $.paths['/some-items']", "    copy: $.paths['/items']", '    update: {}'),
       { where: '#/actions/0', message: /^the action has both "update" and "copy"/ },
+    ],
+    [
+      'a reusable action in a 1.1 overlay',
+      actions("  - $ref: '#/components/actions/x'", '    target: $.info'),
+      { where: '#/actions/0/$ref', message: /^a "\$ref" to a reusable action is Overlay 1\.2: this overlay declares 1\.1$/ },
+    ],
+    [
+      'components in a 1.1 overlay',
+      head() + 'components: {}\nactions: [{ target: $ }]',
+      { where: '', message: /^"components" is an Overlay 1\.2 field/ },
+    ],
+    [
+      'a $ref to no reusable action',
+      head('1.2.0') +
+        "components: { actions: { a: { fields: { remove: true } } } }\nactions:\n  - $ref: '#/components/actions/b'\n    target: $.info",
+      { where: '#/actions/0/$ref', message: /^"\$ref" "#\/components\/actions\/b" points to no reusable action$/ },
+    ],
+    [
+      'a reusable action with a target',
+      head('1.2.0') + 'components: { actions: { a: { fields: { target: $.info, remove: true } } } }\nactions: [{ target: $ }]',
+      { where: '#/components/actions/a/fields', message: /^"target" is not an overlay field/ },
+    ],
+    [
+      '$self with a fragment (1.2)',
+      head('1.2.0') + "$self: 'https://example.com/o.yaml#x'\nactions: [{ target: $ }]",
+      { where: '#/$self', message: /^names a whole document: Overlay 1\.2 allows no "#" fragment here$/ },
     ],
     [
       'remove that is not a boolean',
