@@ -11,7 +11,6 @@ import { getAt, isObject, parsePointer, type JsonObject } from './pointer.js';
 import { SourceGuard } from './sources.js';
 import { someRef } from '../contract/def-refs.js';
 import { convertSwagger2 } from './swagger2.js';
-import { applyOverlays } from './overlay.js';
 import { folderError, notOpenApiError, toSpecError } from './spec-errors.js';
 
 export interface LoadedSpec {
@@ -121,7 +120,8 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
   if (!isObject(bundled)) throw new SpecError('the document is not a JSON/YAML object', source);
   if (isUrl(source)) restorePorts(bundled, source);
   const warnings: GenerationWarning[] = [];
-  if (options.overlays?.length) await applyOverlays(bundled, options.overlays, warnings);
+  // the JSONPath library costs ~40 ms to load: only a run with overlays loads it
+  if (options.overlays?.length) await (await import('./overlay.js')).applyOverlays(bundled, options.overlays, warnings);
   const declared = bundled.openapi ?? bundled.swagger;
   if (typeof declared !== 'string') {
     throw new SpecError('no "openapi" or "swagger" version field: not an OpenAPI document', source + '#/');

@@ -2,14 +2,17 @@
 // generate, serve and diff read a spec: the Overlay Specification's compliant sets and its
 // examples give the documents the specification says; every malformed overlay is one SpecError
 // naming the file and the action; a target that matches nothing is a warning naming both.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SpecError } from '../../../src/errors.js';
 import { loadSpec } from '../../../src/parse/load.js';
 import { jsYaml } from '../../../src/parse/yaml.js';
 import { startUpstream } from '../../harness/upstream.js';
+import { buildCli, REPO } from '../../../harness/project.js';
 
 const SETS = new URL('../../fixtures/overlays/compliant-sets/', import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-overlay-'));
@@ -454,5 +457,24 @@ describe('an overlay from a URL', () => {
     } finally {
       await upstream.close();
     }
+  });
+});
+
+describe('the JSONPath library', () => {
+  it('is loaded only by a run with overlays (it costs ~40 ms)', () => {
+    buildCli();
+    const loadedFor = (overlays: string[]) => {
+      // a resolve hook that says which modules of jsonpath-rfc9535 the run imports
+      const hook = `export async function resolve(s, c, next) { if (s.startsWith('jsonpath-rfc9535')) console.log(s); return next(s, c); }`;
+      const script = [
+        `import { register } from 'node:module';`,
+        `register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));`,
+        `const { loadSpec } = await import(${JSON.stringify(pathToFileURL(`${REPO}/dist/src/parse/load.js`).href)});`,
+        `await loadSpec(${JSON.stringify(join(REPO, 'samples/petstore/openapi.json'))}, { overlays: ${JSON.stringify(overlays)} });`,
+      ].join('\n');
+      return execFileSync('node', ['--input-type=module', '-e', script], { cwd: REPO, encoding: 'utf8' }).split('\n').filter(Boolean);
+    };
+    expect(loadedFor([])).toEqual([]);
+    expect(loadedFor([join(SETS, 'add-a-license/overlay.yaml')])).toEqual(['jsonpath-rfc9535', 'jsonpath-rfc9535/parser']);
   });
 });
