@@ -55,9 +55,11 @@ function removeAll(doc: JsonObject, targets: Selected[], where: string): void {
     return { parent: parentOf(doc, path), key: path[path.length - 1]! };
   });
   for (const { parent, key } of places) if (isObject(parent) && typeof key === 'string') delete parent[key];
-  const items = places.filter((p) => Array.isArray(p.parent) && typeof p.key === 'number');
-  items.sort((a, b) => (b.key as number) - (a.key as number));
-  for (const { parent, key } of items) (parent as Json[]).splice(key as number, 1);
+  // an RFC 9535 nodelist may hold a node twice (`$.tags[0,0]`): each array item goes once
+  const items = new Map<Json[], Set<number>>();
+  for (const { parent, key } of places)
+    if (Array.isArray(parent) && typeof key === 'number') items.set(parent, (items.get(parent) ?? new Set()).add(key));
+  for (const [array, indexes] of items) for (const index of [...indexes].sort((a, b) => b - a)) array.splice(index, 1);
 }
 
 /** The value merged into objects, appended to arrays, or put in place of primitives: the selected nodes must be of one kind. */

@@ -218,6 +218,12 @@ actions:
     });
   });
 
+  it('remove takes a node the target selects twice out once', async () => {
+    const spec = ITEMS_SPEC.replace('    get:\n', '    get:\n      tags: [a, b, c]\n');
+    const { doc } = await overlaid(spec, `${head()}actions:\n  - target: $.paths['/items'].get.tags[0,0,2]\n    remove: true`);
+    expect((doc.paths as Record<string, Record<string, Record<string, unknown>>>)['/items']!.get!.tags).toEqual(['b']);
+  });
+
   it('remove wins over update in the same action (the specification passes that overlay)', async () => {
     const { doc } = await overlaid(
       ITEMS_SPEC,
