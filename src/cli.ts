@@ -9,7 +9,7 @@ import { nearest } from './contract/did-you-mean.js';
 import { formatWarning } from './warnings.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
-import { optionsFromCommandLine, withModelOptions, withTargetOption, type CliFlags } from './flags.js';
+import { OVERLAY_OPTION, optionsFromCommandLine, withModelOptions, withTargetOption, type CliFlags } from './flags.js';
 
 const print = (line = '') => process.stdout.write(line + '\n');
 
@@ -155,8 +155,9 @@ async function diffMain(argv: string[]): Promise<number> {
     .option('--json', 'print the changes as JSON')
     .option(
       '-c, --config <file>',
-      'options file, as for generating (default: mcp-gen.config.json or .yaml in this folder, if any): its selection, names and overrides apply to both specs',
+      'options file, as for generating (default: mcp-gen.config.json or .yaml in this folder, if any): its selection, names, overrides and overlays apply to both specs',
     )
+    .option(...OVERLAY_OPTION)
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
   try {
@@ -165,10 +166,14 @@ async function diffMain(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     throw error;
   }
-  const flags = program.opts<{ failOn?: 'breaking' | 'any'; json?: boolean; config?: string }>();
+  const flags = program.opts<{ failOn?: 'breaking' | 'any'; json?: boolean; config?: string; overlay?: string[] }>();
   const [before, after] = program.args as [string, string];
   const { diffSpecs } = await import('./diff.js');
-  const changes = await diffSpecs(before, after, optionsFromCommandLine({ config: flags.config }, undefined, process.cwd()));
+  const changes = await diffSpecs(
+    before,
+    after,
+    optionsFromCommandLine({ config: flags.config, overlay: flags.overlay }, undefined, process.cwd()),
+  );
   const breaking = changes.filter((c) => c.breaking).length;
   if (flags.json) print(JSON.stringify({ breaking, changes }, null, 2));
   else {
@@ -205,7 +210,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('-q, --quiet', 'print nothing on success')
     .addHelpText(
       'after',
-      '\nAlso:\n  mcp-gen serve <spec> [options]   serve the spec as an MCP server, with no project (mcp-gen serve --help)\n  mcp-gen diff <old-spec> <new-spec> [--fail-on breaking|any] [--json]   tool-level changes between two specs',
+      '\nAlso:\n  mcp-gen serve <spec> [options]   serve the spec as an MCP server, with no project (mcp-gen serve --help)\n  mcp-gen diff <old-spec> <new-spec> [--fail-on breaking|any] [--json] [--overlay <file|url>]   tool-level changes between two specs',
     )
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })

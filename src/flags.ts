@@ -10,8 +10,10 @@ import { TARGETS, type Target } from './contract/targets.js';
 /** What commander gives for the flags: the flag's camelCased name for each. */
 export interface CliFlags extends Omit<
   UserOptions,
-  'spec' | 'maxDescriptionLength' | 'toolOverrides' | 'toolMode' | 'listBudgetKb' | 'toolsets' | 'targets'
+  'spec' | 'maxDescriptionLength' | 'toolOverrides' | 'toolMode' | 'listBudgetKb' | 'toolsets' | 'targets' | 'overlays'
 > {
+  /** --overlay, once per overlay: overlays. */
+  overlay?: string[];
   /** --target: targets. */
   target?: Target[];
   /** --max-description: maxDescriptionLength. */
@@ -70,6 +72,13 @@ function packageName(value: string): string {
   return value;
 }
 
+/** --overlay, repeatable: generate, serve and diff take it alike. */
+export const OVERLAY_OPTION = [
+  '--overlay <file|url>',
+  'apply an OpenAPI Overlay (1.0, 1.1 or 1.2) to the spec before anything reads it; repeat it to apply several, in order (replaces the config file\'s "overlays")',
+  (value: string, previous: string[] = []) => [...previous, value],
+] as const;
+
 /** The options that decide the tool table: shared by generate and serve. */
 export function withModelOptions(command: Command, forServe = false): Command {
   // serve hands --tools and --read-only to the server, which applies them at start the same way
@@ -103,6 +112,7 @@ export function withModelOptions(command: Command, forServe = false): Command {
       'use the servers and tokenUrl a spec from a URL names on internal addresses (loopback, private, …; off: they are left out, and --base-url chooses the upstream)',
     )
     .option('--allow-ref-dir <dirs>', "folders local $refs may read besides the spec's own (comma-separated)", list)
+    .option(...OVERLAY_OPTION)
     .option(
       '--max-description <chars>',
       `cut tool descriptions to this many characters (default: ${MODEL_DEFAULTS.maxDescriptionLength})`,
@@ -154,6 +164,6 @@ export function optionsFromCommandLine(flags: CliFlags, spec: string | undefined
 
 /** The flags under their options' names. */
 function optionsFromFlags(flags: CliFlags): UserOptions {
-  const { config: _config, quiet: _quiet, maxDescription, tools, listBudget, target, ...named } = flags;
-  return { ...named, maxDescriptionLength: maxDescription, toolMode: tools, listBudgetKb: listBudget, targets: target };
+  const { config: _config, quiet: _quiet, maxDescription, tools, listBudget, target, overlay, ...named } = flags;
+  return { ...named, maxDescriptionLength: maxDescription, toolMode: tools, listBudgetKb: listBudget, targets: target, overlays: overlay };
 }

@@ -102,7 +102,11 @@ async function toolsFromSpec(
   use: 'generate' | 'serve',
 ): Promise<BuiltTools & { publicServers: Awaited<ReturnType<typeof screenUpstreams>> }> {
   const fromUrl = /^https?:\/\//i.test(resolved.spec);
-  const spec = await loadSpec(resolved.spec, { allowRemoteRefs: resolved.allowRemoteRefs, allowRefDirs: resolved.allowRefDir });
+  const spec = await loadSpec(resolved.spec, {
+    allowRemoteRefs: resolved.allowRemoteRefs,
+    allowRefDirs: resolved.allowRefDir,
+    overlays: resolved.overlays,
+  });
   const publicServers = await screenUpstreams(spec, resolved.allowInternalServers);
   return { ...buildTools(spec, { ...resolved, titleNamesCredentials: use === 'generate' && !fromUrl }), publicServers };
 }

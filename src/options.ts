@@ -28,6 +28,8 @@ interface SourceOptions {
   allowInternalServers?: boolean;
   /** Folders local `$ref`s may read besides the spec's own. */
   allowRefDir?: string[];
+  /** Overlay files or URLs (OpenAPI Overlay 1.0–1.2), applied in order to the spec before anything reads it. */
+  overlays?: string[];
 }
 
 /** Where and how the project is written. */
@@ -71,6 +73,7 @@ const KEYS: Record<
   allowRemoteRefs: 'boolean',
   allowInternalServers: 'boolean',
   allowRefDir: 'strings',
+  overlays: 'strings',
   maxDescriptionLength: 'number',
   includeTags: 'strings',
   excludeTags: 'strings',
@@ -118,6 +121,7 @@ export function readConfigFile(path: string): UserOptions {
   const base = dirname(resolve(path));
   if (options.spec && !/^https?:\/\//i.test(options.spec)) options.spec = resolve(base, options.spec);
   if (options.allowRefDir) options.allowRefDir = options.allowRefDir.map((dir) => resolve(base, dir));
+  if (options.overlays) options.overlays = options.overlays.map((o) => (/^https?:\/\//i.test(o) ? o : resolve(base, o)));
   if (options.out !== undefined) {
     options.out = resolve(base, options.out);
     const inside = relative(realPathOf(base), realPathOf(options.out));
@@ -362,6 +366,7 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     allowRemoteRefs: merged.allowRemoteRefs ?? false,
     allowInternalServers: merged.allowInternalServers ?? false,
     allowRefDir: (merged.allowRefDir ?? []).map((dir) => resolve(dir)),
+    overlays: merged.overlays ?? [],
   };
 }
 

@@ -18,6 +18,7 @@ export type WarningCode =
   | 'large-listing' // tools/list in full beyond what clients read at once
   | 'not-a-resource' // route mapping asked for a resource that a read could not make
   | 'bad-prompt' // an x-mcp-prompts or config prompt that cannot be used
+  | 'unmatched-overlay-target' // an overlay action whose JSONPath target selects nothing: it changes nothing
   | 'unknown-style'; // a parameter style the runtime cannot send: the location's default is used
 
 export interface GenerationWarning {

@@ -28,6 +28,8 @@ export interface LoadOptions {
   allowRemoteRefs?: boolean;
   /** Folders local `$ref`s may read besides the spec's own. */
   allowRefDirs?: string[];
+  /** Overlay files or URLs, applied in order to the document as its author wrote it (see overlay.ts). */
+  overlays?: readonly string[];
 }
 
 const isUrl = (s: string) => /^https?:\/\//i.test(s);
@@ -118,6 +120,8 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
   if (!isObject(bundled)) throw new SpecError('the document is not a JSON/YAML object', source);
   if (isUrl(source)) restorePorts(bundled, source);
   const warnings: GenerationWarning[] = [];
+  // the JSONPath library costs ~40 ms to load: only a run with overlays loads it
+  if (options.overlays?.length) await (await import('./overlay.js')).applyOverlays(bundled, options.overlays, warnings);
   const declared = bundled.openapi ?? bundled.swagger;
   if (typeof declared !== 'string') {
     throw new SpecError('no "openapi" or "swagger" version field: not an OpenAPI document', source + '#/');

@@ -23,7 +23,7 @@ import { ipLiteral, isInternalAddress, publicOnlyLookup } from '../contract/addr
 export { isInternalAddress };
 
 /** Largest spec or referenced file read, in bytes (Microsoft Graph's spec, the largest known, is ~35 MB). */
-const MAX_SPEC_BYTES = 64 * 1024 * 1024;
+export const MAX_SPEC_BYTES = 64 * 1024 * 1024;
 /** Time a download may take, redirects included. */
 const DOWNLOAD_TIMEOUT_MS = 30_000;
 /** Redirect hops followed per download. */

@@ -10,6 +10,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../harness/project.js';
 import { startUpstream } from '../harness/upstream.js';
+import { runCli } from '../harness/cli.js';
 import type { ToolTable } from '../../src/contract/table.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -23,18 +24,7 @@ let dirs = 0;
 /** A new path inside the scratch folder (not created). */
 const freshPath = (label: string) => join(scratch, `${++dirs}-${label}`);
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], cwd = scratch): Run {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  delete env.MCP_GEN_DEBUG;
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (args: string[], cwd = scratch) => runCli(args, cwd);
 
 /** Non-empty lines of a stream. */
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');

@@ -36,6 +36,7 @@ function modelPart(resolved: ResolvedOptions): ModelOptions {
     allowRemoteRefs: _r,
     allowInternalServers: _i,
     allowRefDir: _a,
+    overlays: _o,
     ...model
   } = resolved;
   return model;
@@ -123,10 +124,32 @@ describe('the config file', () => {
   });
 });
 
+describe('overlays', () => {
+  it('are none by default; --overlay, repeated, gives them in order', () => {
+    expect(resolvedFrom(['s.yaml']).overlays).toEqual([]);
+    expect(resolvedFrom(['s.yaml', '--overlay', 'a.yaml', '--overlay', 'https://example.com/b.yaml']).overlays).toEqual([
+      'a.yaml',
+      'https://example.com/b.yaml',
+    ]);
+  });
+
+  it('in the config file are relative to it (URLs as they are), and --overlay replaces them', () => {
+    const dir = folderWith('overlays: [fixes/a.overlay.yaml, "https://example.com/b.yaml"]\n');
+    expect(readConfigFile(join(dir, 'mcp-gen.config.yaml')).overlays).toEqual([
+      join(dir, 'fixes/a.overlay.yaml'),
+      'https://example.com/b.yaml',
+    ]);
+    const program = withModelOptions(new Command().argument('[spec]')).exitOverride();
+    program.parse(['s.yaml', '--overlay', 'c.yaml'], { from: 'user' });
+    expect(optionsFromCommandLine(program.opts<CliFlags>(), 's.yaml', dir).overlays).toEqual(['c.yaml']);
+  });
+});
+
 describe('each kind of value is checked, and the message names the key', () => {
   const cases: [string, { given: string; message: RegExp }][] = [
     ['a number', { given: 'maxTools: 0\n', message: /"maxTools" must be a whole number above 0$/ }],
     ['a string', { given: 'name: 3\n', message: /"name" must be a string$/ }],
+    ['a list of strings', { given: 'overlays: fix.overlay.yaml\n', message: /"overlays" must be a list of strings$/ }],
     ['a resource preset', { given: 'resources: all\n', message: /"resources" must be none or get$/ }],
     ['prompts', { given: 'prompts: {}\n', message: /"prompts" must be a list of/ }],
     [

@@ -1,7 +1,6 @@
 // The output folder is untrusted: it may hold links and a tampered .mcp-gen.json (a cloned
 // repository can carry both), and a config file may come with it. writeProject runs on real
 // temporary folders; the last checks run the built CLI as a child process.
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   existsSync,
@@ -24,6 +23,7 @@ import { OptionsError, OutputError } from '../../../src/errors.js';
 import { readConfigFile } from '../../../src/options.js';
 import { MANIFEST, writeProject, type WriteOptions, type WritePlan } from '../../../src/write/write.js';
 import { buildCli, REPO } from '../../../harness/project.js';
+import { runCli } from '../../harness/cli.js';
 
 const sandbox = mkdtempSync(join(tmpdir(), 'mcp-gen-write-security-'));
 afterAll(() => rmSync(sandbox, { recursive: true, force: true }));
@@ -335,16 +335,10 @@ describe('a config file may not set force, nor aim out at the user’s folders',
 });
 
 describe('through the built CLI', () => {
-  const BIN = join(REPO, 'bin/mcp-gen.js');
   const PETSTORE = join(REPO, 'samples/petstore/openapi.json');
   beforeAll(() => buildCli());
 
-  function cli(args: string[], cwd: string) {
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-    delete env.MCP_GEN_DEBUG;
-    const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: 'utf8', timeout: 60_000 });
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-  }
+  const cli = runCli;
 
   it('a tampered manifest: exit 1, one line naming the entry, the victim kept', () => {
     const { out, victim } = fresh();
