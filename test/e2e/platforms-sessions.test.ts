@@ -162,6 +162,10 @@ describe('Cloudflare: 2025-era sessions kept by Durable Objects', () => {
     expect(stream.status).toBe(200);
     expect(stream.headers.get('content-type')).toContain('text/event-stream');
     await stream.body?.cancel();
+    // A client that lost its stream opens it again (one per session, the latest).
+    const again = await send(sessions.url, { method: 'GET', token, sessionId });
+    expect(again.status).toBe(200);
+    await again.body?.cancel();
     expect((await send(sessions.url, { token, sessionId: 'not-a-session', body: LIST })).status).toBe(404);
     const unknown = sessionId.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
     expect((await send(sessions.url, { token, sessionId: unknown, body: LIST })).status).toBe(404);

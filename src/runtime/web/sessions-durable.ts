@@ -145,6 +145,9 @@ class DurableSession implements SessionObjectHandlers {
     // Another caller's session answers as an unknown one: nothing tells it the id exists.
     if (opens || this.transport === undefined || this.identity !== callerIdentity(auth)) return sessionNotFound();
     this.lastSeen = Date.now();
+    // A new GET replaces the session's stream (the SDK keeps one): the object is not told when a
+    // client behind the Worker goes, so a client reconnecting after a drop would find it taken.
+    if (request.method === 'GET') this.transport.closeStandaloneSSEStream();
     const answer = await this.transport.handleRequest(request, await options(request, auth));
     if (request.method === 'GET') return answer;
     this.busy++;
