@@ -64,12 +64,12 @@ const TOOL_ENV = { WRANGLER_SEND_METRICS: 'false', CI: '1', NO_COLOR: '1', DENO_
 
 /** Each target's command, as a user starts it (wrangler and deno from this repository's devDependencies). */
 function command(target: PlatformTarget, port: number): [string, string[], Record<string, string>] {
-  if (target === 'cloudflare')
-    return [
-      join(BIN, 'wrangler'),
-      ['dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--show-interactive-dev-session=false'],
-      {},
-    ];
+  // Stateless on every target, so that they compare like with like: without MCP_STATELESS a
+  // Worker keeps the SDK client's 2025-era session in a Durable Object.
+  if (target === 'cloudflare') {
+    const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--show-interactive-dev-session=false'];
+    return [join(BIN, 'wrangler'), [...args, '--var', 'MCP_STATELESS:true'], {}];
+  }
   // `deno task` finds deno on PATH for the task's own command line.
   if (target === 'deno') return [join(BIN, 'deno'), ['task', 'start'], { PORT: String(port), PATH: `${BIN}:${process.env.PATH ?? ''}` }];
   return ['node', ['dist/main.js', '--transport', 'http', '--stateless', '--port', String(port)], {}];

@@ -228,13 +228,15 @@ describe.each(['cloudflare', 'deno'] as const)('on %s', (platform) => {
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
 
-  it('refuses a session stream in words, naming the stateless mode', async () => {
+  // Workers keep 2025-era sessions in Durable Objects (platforms-sessions.test.ts): a stream needs one.
+  it('refuses a stream without a session in words: no sessions on Deno, a session id needed on Workers', async () => {
     const stream = await fetch(`${server().url}/mcp`, {
       headers: { ...AUTH, accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' },
     });
-    expect(stream.status).toBe(405);
-    expect(stream.headers.get('allow')).toBe('POST');
-    expect(await stream.text()).toContain('stateless (as with --stateless)');
+    const refusal = { deno: [405, 'stateless (as with --stateless)'], cloudflare: [400, 'needs the Mcp-Session-Id header'] } as const;
+    expect(stream.status).toBe(refusal[platform][0]);
+    if (platform === 'deno') expect(stream.headers.get('allow')).toBe('POST');
+    expect(await stream.text()).toContain(refusal[platform][1]);
   });
 
   it('refuses a request without the token, and one naming another host', async () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject, REPO, startServer, type RunningServer } from '../../harness/project.js';
-import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { petAnswer, startUpstream, type Upstream } from '../harness/upstream.js';
 import type { ToolTable } from '../../src/contract/table.js';
 
 const SECRETS = { SWAGGER_PETSTORE_AUTH_TOKEN: 'tok-eras', SWAGGER_PETSTORE_API_KEY: 'key-eras' };
@@ -20,11 +20,7 @@ const servers: RunningServer[] = [];
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  upstream = await startUpstream((req) => {
-    const id = /^\/v2\/pet\/(\d+)$/.exec(req.path)?.[1];
-    if (req.method === 'GET' && id) return { body: JSON.stringify({ id: Number(id), name: `pet-${id}`, photoUrls: [] }) };
-    return { status: 404, body: JSON.stringify({ code: 404, message: `unexpected ${req.method} ${req.path}` }) };
-  });
+  upstream = await startUpstream(petAnswer);
   dir = generateProject(`${REPO}samples/petstore/openapi.json`, 'e2e-toolsets-eras', ['--tools', 'toolsets']);
   await buildProject(dir);
   table = JSON.parse(readFileSync(join(dir, 'tools.json'), 'utf8')) as ToolTable;

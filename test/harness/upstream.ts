@@ -75,3 +75,10 @@ export async function startUpstream(respond?: (req: Recorded) => Answer | Promis
       }),
   };
 }
+
+/** Petstore's getPetById as the tests' upstreams answer it: `pet-<id>` at GET /v2/pet/<id>, 404 for anything else. */
+export function petAnswer(req: Recorded): Answer {
+  const id = /^\/v2\/pet\/(\d+)$/.exec(req.path)?.[1];
+  if (req.method === 'GET' && id) return { body: JSON.stringify({ id: Number(id), name: `pet-${id}`, photoUrls: [] }) };
+  return { status: 404, body: JSON.stringify({ code: 404, message: `unexpected ${req.method} ${req.path}` }) };
+}

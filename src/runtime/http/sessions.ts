@@ -70,7 +70,11 @@ export function releaseSession(client: string): void {
  * session id is no way in (MCP: sessions are not authentication).
  */
 export function identityOf(req: IncomingMessage): string | undefined {
-  const auth = (req as IncomingMessage & { auth?: AuthInfo }).auth;
+  return callerIdentity((req as IncomingMessage & { auth?: AuthInfo }).auth);
+}
+
+/** The identity of a verified token (see identityOf), on every platform: a Durable Object's session is bound to it too. */
+export function callerIdentity(auth: AuthInfo | undefined): string | undefined {
   if (auth === undefined) return undefined;
   const subject = auth.extra?.subject;
   return typeof subject === 'string' ? `sub:${subject}` : `client:${auth.clientId}`;

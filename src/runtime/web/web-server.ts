@@ -1,9 +1,10 @@
 // The platform-neutral HTTP server: one web-standard handler, (Request) → Response, that the
 // entries of Cloudflare Workers, Deno, Vercel and AWS Lambda serve. Streamable HTTP at /mcp in
-// both protocol eras without sessions: the SDK's createMcpHandler answers 2026-07-28 requests
-// one by one and 2025-era clients statelessly, so that any isolate or instance can answer any
-// request. In front of it the Node server's rules: health, Host/Origin, no open server beyond
-// loopback, the shared token.
+// both protocol eras: the SDK's createMcpHandler answers 2026-07-28 requests one by one and
+// 2025-era clients statelessly, so that any isolate or instance can answer any request; where
+// the platform can keep a session (a Durable Object on Cloudflare), a 2025-era client's
+// initialize opens one there (sessions-durable.ts). In front of it the Node server's rules:
+// health, Host/Origin, no open server beyond loopback, the shared token.
 
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { ConfigError, readConfig, type ServerConfig } from '../start/config.js';
@@ -14,6 +15,13 @@ import { prepareServing, startProblem, type Serving } from '../start/serving.js'
 import { Lazy } from '../start/lazy.js';
 import { operationStoreProblem as storeProblem } from '../store/setting.js';
 import type { ScopePolicy } from '../mcp/tool-scopes.js';
+import {
+  routeToSession,
+  sessionObject,
+  type SessionObjectHandlers,
+  type SessionObjects,
+  type SessionObjectState,
+} from './sessions-durable.js';
 import {
   bearerAuth,
   cors,
@@ -37,12 +45,16 @@ export interface WebServerInput extends PlatformModules {
   hooks: Hooks<any>;
   /** The platform's variables and secrets: the settings and the API's credentials. */
   env: Record<string, string | undefined>;
+  /** Where 2025-era sessions are kept (Cloudflare: the Durable Object namespace bound as MCP_SESSIONS); none: stateless. */
+  sessions?: SessionObjects;
 }
 
 export interface WebServer {
   fetch(request: Request): Promise<Response>;
   /** Where a platform that listens itself (Deno) should: HOST and PORT, checked as on Node (127.0.0.1:3000 by default). */
   address: { hostname: string; port: number };
+  /** The handlers of one session's Durable Object (Cloudflare), for the requests this handler forwards to it. */
+  session(state: SessionObjectState): SessionObjectHandlers;
 }
 
 const DEFAULT_ADDRESS = { hostname: '127.0.0.1', port: 3000 };
@@ -57,7 +69,7 @@ export function createWebServer(input: WebServerInput): WebServer {
   if ('problem' in started) {
     console.error(`[${input.summary.name}] ${started.problem}`);
     const refusal = () => Promise.resolve(jsonRpcRefusal(503, -32603, `${input.summary.name}: ${started.problem}`));
-    return { fetch: refusal, address: DEFAULT_ADDRESS };
+    return { fetch: refusal, address: DEFAULT_ADDRESS, session: () => ({ fetch: refusal, alarm: () => Promise.resolve() }) };
   }
   const { config, log } = started;
   const summary = servedSummary(input, log);
@@ -72,6 +84,8 @@ export function createWebServer(input: WebServerInput): WebServer {
   const steps = new Lazy(() => requestSteps(config, serving, log));
   const corsOf = cors(config.corsOrigins);
   const platformName = input.platform;
+  // --stateless (MCP_STATELESS) serves 2025-era clients without sessions here too.
+  const sessions = config.stateless ? undefined : input.sessions;
   const serve = async (request: Request, url: URL): Promise<Response> => {
     const context: WebContext = {};
     for (const step of steps.value ?? (await steps.get())) {
@@ -79,6 +93,8 @@ export function createWebServer(input: WebServerInput): WebServer {
       if (answered !== undefined) return answered;
     }
     if (url.pathname !== '/mcp') return jsonRpcRefusal(404, -32601, `Not found: ${url.pathname}; the MCP endpoint is /mcp`);
+    const inSession = sessions === undefined ? undefined : routeToSession(sessions, request, context);
+    if (inSession !== undefined) return inSession;
     if (request.method === 'GET' || request.method === 'DELETE') return noSessions(platformName);
     return mcp.fetch(request, {
       ...(context.auth !== undefined ? { authInfo: context.auth } : {}),
@@ -87,6 +103,7 @@ export function createWebServer(input: WebServerInput): WebServer {
   };
   return {
     address: { hostname: config.host, port: config.port },
+    session: (state) => sessionObject(state, { factory: serving.factory, config, log }),
     async fetch(request) {
       try {
         const url = new URL(request.url);
@@ -192,7 +209,8 @@ function operationStoreProblem(input: WebServerInput, store: ServerConfig['opera
 
 /**
  * A 2025-era session's stream (GET) or end (DELETE): there are no sessions here, as under
- * --stateless on Node; said in words rather than the SDK's bare 405.
+ * --stateless on Node; said in words rather than the SDK's bare 405. Only Cloudflare keeps
+ * sessions (sessions-durable.ts), unless MCP_STATELESS or its wrangler.jsonc binds no MCP_SESSIONS.
  */
 function noSessions(platform: string): Response {
   return jsonRpcRefusal(

@@ -70,6 +70,10 @@ describe('--target', () => {
     expect(wrangler).toContain('"main": "src/targets/cloudflare.ts"');
     expect(wrangler).toContain('"name": "things-mcp"');
     expect(wrangler).not.toMatch(/THINGS_KEY/);
+    // 2025-era sessions: the entry's Durable Object class, bound and migrated as SQLite-backed (the free plan's kind)
+    expect(wrangler).toContain('"durable_objects": { "bindings": [{ "name": "MCP_SESSIONS", "class_name": "McpSession" }] }');
+    expect(wrangler).toContain('"migrations": [{ "tag": "v1", "new_sqlite_classes": ["McpSession"] }]');
+    expect(text('src/targets/cloudflare.ts')).toContain('export class McpSession extends DurableObject');
     const pkg = JSON.parse(text('package.json') as string) as { devDependencies: Record<string, string>; scripts: Record<string, string> };
     expect(pkg.devDependencies.wrangler).toMatch(/^\d+\.\d+\.\d+$/);
     expect(pkg.scripts['deploy:cloudflare']).toBe('wrangler deploy');

@@ -1,0 +1,237 @@
+// 2025-era Streamable HTTP sessions on Cloudflare, each kept by a Durable Object: an isolate
+// answers any request and forgets it, an object is one place a session's requests all reach.
+// The Worker checks every request (web-server.ts: Host/Origin, the token, the body, the scopes)
+// and forwards a session's to its object with what it learnt; the object serves them with the
+// SDK's web-standard transport, stateful, its session id being the object's own id. Requests
+// without a session (2026-07-28, and 2025-era requests other than initialize) stay stateless in
+// the Worker.
+
+import { classifyInboundRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo } from '@modelcontextprotocol/server';
+import { callerIdentity } from '../http/sessions.js';
+import type { ServerFactory } from '../mcp/server-instances.js';
+import type { ServerConfig } from '../start/config.js';
+import type { Logger } from '../start/log.js';
+import { jsonRpcRefusal, type WebContext } from './web-steps.js';
+
+/** The Durable Object namespace bound as MCP_SESSIONS (wrangler.jsonc), as far as the routing uses it. */
+export interface SessionObjects {
+  newUniqueId(): { toString(): string };
+  idFromString(id: string): { toString(): string };
+  get(id: { toString(): string }): { fetch(request: Request): Promise<Response> };
+}
+
+/** What a session's object is given by the platform: its id, and its alarm (the idle timer). */
+export interface SessionObjectState {
+  id: { toString(): string };
+  storage: { setAlarm(scheduledTime: number): Promise<void>; deleteAlarm(): Promise<void> };
+}
+
+/** The object's handlers, which the Durable Object class of the Worker's entry calls. */
+export interface SessionObjectHandlers {
+  fetch(request: Request): Promise<Response>;
+  alarm(): Promise<void>;
+}
+
+/**
+ * What the Worker learnt of a forwarded request, in a header it always sets itself (a client's
+ * header of that name is overwritten): the object is reachable only through the Worker's binding.
+ */
+const FORWARDED = 'x-mcp-gen-session';
+
+interface Forwarded {
+  /** A 2025-era initialize, sent to a new object: the only request that opens a session. */
+  opens: boolean;
+  auth?: Omit<AuthInfo, 'resource'> & { resource?: string };
+}
+
+/**
+ * The Worker's side: a request of a session goes to its object, a 2025-era initialize to a new
+ * one; undefined for a request served statelessly here.
+ */
+export function routeToSession(objects: SessionObjects, request: Request, context: WebContext): Promise<Response> | undefined {
+  const sessionId = request.headers.get('mcp-session-id');
+  if (sessionId !== null) {
+    const id = objectId(objects, sessionId);
+    return id === undefined ? Promise.resolve(sessionNotFound()) : objects.get(id).fetch(forwarded(request, context, false));
+  }
+  if (request.method === 'GET' || request.method === 'DELETE') return Promise.resolve(sessionRequired(request.method));
+  if (!opensSession(request, context.body)) return undefined;
+  return objects.get(objects.newUniqueId()).fetch(forwarded(request, context, true));
+}
+
+/** The object a session id names, or undefined for one no object of this namespace could have given. */
+function objectId(objects: SessionObjects, sessionId: string): { toString(): string } | undefined {
+  try {
+    return objects.idFromString(sessionId);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a POST is a 2025-era initialize, as the SDK's own classifier (createMcpHandler's) decides the era. */
+function opensSession(request: Request, body: unknown): boolean {
+  if (request.method !== 'POST' || (body as { method?: unknown } | null)?.method !== 'initialize') return false;
+  const header = (name: string) => request.headers.get(name) ?? undefined;
+  const inbound = {
+    httpMethod: 'POST',
+    protocolVersionHeader: header('mcp-protocol-version'),
+    mcpMethodHeader: header('mcp-method'),
+    mcpNameHeader: header('mcp-name'),
+    body,
+  };
+  return classifyInboundRequest(inbound).kind === 'legacy';
+}
+
+/** The request as the object gets it: the parsed body again as JSON (the Worker read it), and what the Worker learnt. */
+function forwarded(request: Request, context: WebContext, opens: boolean): Request {
+  const headers = new Headers(request.headers);
+  const auth = context.auth === undefined ? undefined : { ...context.auth, resource: context.auth.resource?.href };
+  headers.set(FORWARDED, JSON.stringify({ opens, ...(auth !== undefined ? { auth } : {}) } satisfies Forwarded));
+  headers.delete('content-length');
+  const body = request.method === 'POST' ? JSON.stringify(context.body) : null;
+  return new Request(request.url, { method: request.method, headers, body });
+}
+
+/** What the Worker forwarded with a request, the token's resource a URL again. */
+function readForwarded(request: Request): { opens: boolean; auth: AuthInfo | undefined } {
+  const { opens, auth } = JSON.parse(request.headers.get(FORWARDED) ?? '{"opens":false}') as Forwarded;
+  if (auth === undefined) return { opens, auth: undefined };
+  const { resource, ...rest } = auth;
+  return { opens, auth: { ...rest, ...(resource !== undefined ? { resource: new URL(resource) } : {}) } };
+}
+
+/** An unknown, ended or foreign session: the client opens a new one (Streamable HTTP, "Session Management"). */
+const sessionNotFound = () => jsonRpcRefusal(404, -32001, 'Session not found');
+
+const sessionRequired = (method: string) =>
+  jsonRpcRefusal(
+    400,
+    -32000,
+    `Bad Request: ${method} /mcp needs the Mcp-Session-Id header of a session; a 2025-era initialize without one opens a session`,
+  );
+
+type SessionSettings = Pick<ServerConfig, 'sessionIdleMs' | 'sseKeepAliveMs' | 'maxRequestBytes'>;
+
+/**
+ * The object's side: one session, opened by the initialize the Worker sends to a new object and
+ * bound to its caller's identity (a token of anyone else finds no session, as on Node); ended by
+ * DELETE, or by the alarm once unused for MCP_SESSION_IDLE_MS. An object Cloudflare evicts
+ * forgets its session with its memory: its client is answered 404 and initializes again.
+ */
+export function sessionObject(
+  state: SessionObjectState,
+  serving: { factory: ServerFactory; config: SessionSettings; log: Logger },
+): SessionObjectHandlers {
+  return new DurableSession(state, serving.factory, serving.config, serving.log);
+}
+
+class DurableSession implements SessionObjectHandlers {
+  private transport: WebStandardStreamableHTTPServerTransport | undefined;
+  private identity: string | undefined;
+  private lastSeen = 0;
+  /** Requests being answered, GET streams aside: a session busy with a call is not idle. */
+  private busy = 0;
+
+  constructor(
+    private readonly state: SessionObjectState,
+    private readonly factory: ServerFactory,
+    private readonly config: SessionSettings,
+    private readonly log: Logger,
+  ) {}
+
+  async fetch(request: Request): Promise<Response> {
+    const { opens, auth } = readForwarded(request);
+    if (opens && this.transport === undefined) return this.open(request, auth);
+    // Another caller's session answers as an unknown one: nothing tells it the id exists.
+    if (opens || this.transport === undefined || this.identity !== callerIdentity(auth)) return sessionNotFound();
+    this.lastSeen = Date.now();
+    // A new GET replaces the session's stream (the SDK keeps one): the object is not told when a
+    // client behind the Worker goes, so a client reconnecting after a drop would find it taken.
+    if (request.method === 'GET') this.transport.closeStandaloneSSEStream();
+    const answer = await this.transport.handleRequest(request, await options(request, auth));
+    if (request.method === 'GET') return answer;
+    this.busy++;
+    return whenAnswered(answer, () => {
+      this.busy--;
+      this.lastSeen = Date.now();
+    });
+  }
+
+  /** Ends the session once unused for the idle time, or looks again when it may be. */
+  async alarm(): Promise<void> {
+    if (this.transport === undefined) return;
+    const idleUntil = this.lastSeen + this.config.sessionIdleMs;
+    if (this.busy === 0 && idleUntil <= Date.now()) {
+      this.log.debug(`session ${this.state.id.toString()} idle: closed`);
+      await this.transport.close();
+      return;
+    }
+    await this.state.storage.setAlarm(Math.max(idleUntil, Date.now() + 1000));
+  }
+
+  private async open(request: Request, auth: AuthInfo | undefined): Promise<Response> {
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => this.state.id.toString(),
+      maxRequestBodySize: this.config.maxRequestBytes,
+      keepAliveMs: this.config.sseKeepAliveMs,
+    });
+    transport.onerror = (error) => this.log.debug(`session: ${error.message}`);
+    // DELETE, the idle alarm, or a failed initialize: the object forgets the session.
+    transport.onclose = () => {
+      if (this.transport === transport) this.transport = undefined;
+      void this.state.storage.deleteAlarm();
+    };
+    await this.factory('session').connect(transport);
+    const answer = await transport.handleRequest(request, await options(request, auth));
+    if (transport.sessionId === undefined) {
+      await transport.close();
+      return answer;
+    }
+    this.transport = transport;
+    this.identity = callerIdentity(auth);
+    this.lastSeen = Date.now();
+    await this.state.storage.setAlarm(this.lastSeen + this.config.sessionIdleMs);
+    this.log.debug(`session ${transport.sessionId} opened`);
+    return answer;
+  }
+}
+
+/** The transport's options: the body the Worker checked and parsed (sent again as JSON), and the caller's token. */
+async function options(request: Request, auth: AuthInfo | undefined) {
+  const parsedBody: unknown = request.method === 'POST' ? JSON.parse(await request.text()) : undefined;
+  return { ...(parsedBody !== undefined ? { parsedBody } : {}), ...(auth !== undefined ? { authInfo: auth } : {}) };
+}
+
+/** `answer` with `done` called once its body (an SSE stream) has ended or been cancelled. */
+function whenAnswered(answer: Response, done: () => void): Response {
+  let called = false;
+  const once = () => {
+    if (called) return;
+    called = true;
+    done();
+  };
+  if (answer.body === null) {
+    once();
+    return answer;
+  }
+  const reader = answer.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let read: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        read = await reader.read();
+      } catch (error) {
+        once();
+        throw error;
+      }
+      if (!read.done) return controller.enqueue(read.value);
+      once();
+      controller.close();
+    },
+    cancel(reason) {
+      once();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+}
