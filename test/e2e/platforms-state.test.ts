@@ -13,7 +13,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject } from '../../harness/project.js';
 import { freePort } from '../../harness/process.js';
 import { ownNodeModules, startDeno, startWrangler, type PlatformServer } from '../harness/platforms.js';
-import { startUpstream, type Answer, type Upstream } from '../harness/upstream.js';
+import { startJobsUpstream, type Upstream } from '../harness/upstream.js';
 import { JOBS_SPEC } from '../harness/specs.js';
 
 const STORE_KEY = randomBytes(32).toString('base64');
@@ -22,20 +22,11 @@ let upstream: Upstream;
 let dir: string;
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-e2e-platforms-state-'));
 const instances: Record<'cloudflare' | 'deno', PlatformServer[]> = { cloudflare: [], deno: [] };
-const finished = new Set<string>();
-let jobs = 0;
+let finished: Set<string>;
+let jobs: () => number;
 
 beforeAll(async () => {
-  upstream = await startUpstream((req): Answer => {
-    if (req.method === 'POST' && req.path === '/jobs') {
-      const id = `j${++jobs}`;
-      return { status: 202, headers: { 'operation-location': `${upstream.url}/status/${id}`, 'retry-after': '0' } };
-    }
-    const id = /^\/status\/(j\d+)$/.exec(req.path)?.[1];
-    if (id !== undefined && finished.has(id)) return { body: JSON.stringify({ status: 'Succeeded', result: { id } }) };
-    if (id !== undefined) return { headers: { 'retry-after': '1' }, body: JSON.stringify({ status: 'Running' }) };
-    return { status: 404, body: '{}' };
-  });
+  ({ upstream, jobs, finished } = await startJobsUpstream());
   // Outside this repository, as platforms.test.ts explains (deno task and the repository's node_modules/.bin).
   dir = join(scratch, 'project');
   const spec = join(scratch, 'jobs.json');
@@ -86,10 +77,10 @@ describe.each(['cloudflare', 'deno'] as const)('operation handles in the platfor
       const started = await onFirst.callTool({ name: 'startJob', arguments: {} }, { timeout: 30_000 });
       const handle = handleOf(started);
       expect(handle, text(started)).toMatch(/^op_[\w-]{24}$/);
-      finished.add(`j${jobs}`);
+      finished.add(`j${jobs()}`);
       const done = await onSecond.callTool({ name: 'get_operation_status', arguments: { handle } }, { timeout: 30_000 });
       expect(done.isError ?? false, text(done)).toBe(false);
-      expect(JSON.parse(text(done))).toEqual({ status: 'Succeeded', result: { id: `j${jobs}` } });
+      expect(JSON.parse(text(done))).toEqual({ status: 'Succeeded', result: { id: `j${jobs()}` } });
       const spent = await onFirst.callTool({ name: 'get_operation_status', arguments: { handle } });
       expect(spent.isError).toBe(true);
       expect(text(spent)).toMatch(/no operation with this handle/);
