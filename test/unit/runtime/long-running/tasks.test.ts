@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InMemoryTransport, Server, type CallToolResult } from '@modelcontextprotocol/server';
 import { Client } from '@modelcontextprotocol/client';
-import { TaskStore, taskRequested } from '../../../../src/runtime/long-running/tasks.js';
+import { MemoryTaskStore, serveTaskMethods, taskRequested } from '../../../../src/runtime/long-running/tasks.js';
 
 const any = { '~standard': { version: 1 as const, vendor: 'test', validate: (value: unknown) => ({ value }) } };
 let who = 'alice';
@@ -15,9 +15,9 @@ afterEach(async () => {
   who = 'alice';
 });
 
-async function connected(store: TaskStore): Promise<Client> {
+async function connected(store: MemoryTaskStore): Promise<Client> {
   const server = new Server({ name: 's', version: '1' }, { capabilities: {} });
-  store.serve(server, () => who);
+  serveTaskMethods(server, store, () => who);
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'c', version: '1' });
@@ -35,9 +35,9 @@ function pending(): { run: () => Promise<CallToolResult>; finish: (text: string)
   return { run: () => result, finish };
 }
 
-describe('TaskStore', () => {
+describe('MemoryTaskStore', () => {
   it("a task is its owner's only", async () => {
-    const store = new TaskStore();
+    const store = new MemoryTaskStore();
     const client = await connected(store);
     const job = pending();
     const created = store.start('alice', { generation: 'v1' }, job.run) as unknown as { task: { taskId: string; status: string } };
@@ -62,7 +62,7 @@ describe('TaskStore', () => {
   });
 
   it('a cancelled task says so, and cannot be cancelled twice', async () => {
-    const store = new TaskStore();
+    const store = new MemoryTaskStore();
     const client = await connected(store);
     let aborted = false;
     const created = store.start('alice', { generation: 'v1' }, (signal) => {
@@ -76,7 +76,7 @@ describe('TaskStore', () => {
   });
 
   it('a 2026-07-28 task is the CreateTaskResult itself, and tasks/get carries the complete result', async () => {
-    const store = new TaskStore();
+    const store = new MemoryTaskStore();
     const client = await connected(store);
     const job = pending();
     const created = store.start('alice', { generation: 'v2' }, job.run) as Record<string, unknown>;
@@ -90,7 +90,7 @@ describe('TaskStore', () => {
   });
 
   it('past 20 running tasks a caller gets plain calls; another caller still gets tasks', () => {
-    const store = new TaskStore();
+    const store = new MemoryTaskStore();
     const never = () => new Promise<CallToolResult>(() => undefined);
     for (let i = 0; i < 20; i++) expect(store.start('alice', { generation: 'v1' }, never)).toBeDefined();
     expect(store.start('alice', { generation: 'v1' }, never)).toBeUndefined();
@@ -105,7 +105,7 @@ describe('a full store (1,000 tasks)', () => {
   const settle = () => new Promise((resolve) => setImmediate(resolve));
 
   it("another caller's 1,001 completed tasks never evict a running one; its owner still reads it", async () => {
-    const store = new TaskStore();
+    const store = new MemoryTaskStore();
     const client = await connected(store);
     const victim = idOf(store.start('bob', { generation: 'v1', ttl: 3_600_000 }, never));
     for (let i = 0; i < 1_001; i++) {
@@ -117,7 +117,7 @@ describe('a full store (1,000 tasks)', () => {
   });
 
   it("ended tasks make room, the new task's owner's own first", async () => {
-    const store = new TaskStore();
+    const store = new MemoryTaskStore();
     const client = await connected(store);
     const bobs = idOf(store.start('bob', { generation: 'v1' }, done));
     await settle();
@@ -131,7 +131,7 @@ describe('a full store (1,000 tasks)', () => {
   });
 
   it('when every task kept is running, a new one is refused with a tool error and none is dropped', async () => {
-    const store = new TaskStore();
+    const store = new MemoryTaskStore();
     const client = await connected(store);
     const running = Array.from({ length: 1_000 }, (_, i) => [
       `owner${i % 50}`,
