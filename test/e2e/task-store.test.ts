@@ -2,8 +2,10 @@
 // Redis (--operation-store), and tasks live there with the handles. A task made on replica A
 // (a 2025-11-25 tools/call with `task`, through the official SDK client) is read, listed,
 // cancelled and its result fetched on replica B, with no affinity; the replica that runs the
-// work sees a cancellation made on the other and stops polling. Each client brings its own API
-// key (--auth-from-headers): another key finds no task of the owner's.
+// work sees a cancellation made on the other and stops polling; a 2026-07-28 client of the tasks
+// extension (the ext-tasks client) whose requests go to each replica in turn sees its task
+// settle. Each client brings its own API key (--auth-from-headers): another key finds no task of
+// the owner's.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +15,8 @@ import { everythingStored, redisMissing } from '../harness/redis.js';
 import { StoreReplicas } from '../harness/replicas.js';
 import { startJobsUpstream, type Upstream } from '../harness/upstream.js';
 import { KEYED_JOBS_SPEC } from '../harness/specs.js';
-import { ask, startJobTask, type WireTask } from '../harness/task-requests.js';
+import { ask, rawDispatch, startJobTask, type WireTask } from '../harness/task-requests.js';
+import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 
 if (redisMissing !== undefined) console.log(`task-store.test.ts: ${redisMissing}: skipped`);
 
@@ -96,5 +99,35 @@ describe.skipIf(redisMissing !== undefined)('tasks in a store the replicas share
     const stored = await everythingStored(replicas.redis.url);
     expect(stored).toMatch(/^mcp-gen:task:/m);
     for (const secret of [OWNER_KEY, upstream.url, task.taskId]) expect(stored).not.toContain(secret);
+  }, 60_000);
+
+  it('2026-07-28 (the tasks extension, through the ext-tasks client) with each request sent to the other replica: the task settles with its result', async () => {
+    const c = await replicas.client(0, OWNER_KEY, true);
+    const sentTo: [string, number][] = [];
+    const roundRobin = (method: string) => {
+      const replica = sentTo.length % 2;
+      sentTo.push([method, replica]);
+      return replicas.servers[replica]!.url;
+    };
+    const session = createTaskSessionFromClient(c, {
+      endpointId: 'e2e-replicas-2026',
+      rawDispatch: rawDispatch(roundRobin, { 'X-Api-Key': OWNER_KEY }),
+      v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo: { name: 'e2e', version: '1' }, clientCapabilities: {} },
+    });
+    try {
+      const before = jobs();
+      const execution = await session.callTool('startJob', {}, { task: { preference: 'require' } });
+      expect(execution.kind).toBe('task');
+      while (jobs() === before) await new Promise((r) => setTimeout(r, 20));
+      finished.add(`j${jobs()}`);
+      const { outcome } = await execution.settle();
+      expect(outcome.status).toBe('completed');
+      const result = resultFromTaskOutcome(outcome) as { content: { text: string }[] };
+      expect(JSON.parse(result.content[0]!.text)).toEqual({ status: 'Succeeded', result: { id: `j${jobs()}` } });
+      expect(sentTo[0]).toEqual(['tools/call', 0]);
+      expect(sentTo.filter(([method, replica]) => method === 'tasks/get' && replica === 1).length).toBeGreaterThan(0);
+    } finally {
+      await session.close();
+    }
   }, 60_000);
 });
