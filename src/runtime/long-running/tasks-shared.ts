@@ -117,6 +117,12 @@ class SharedTaskStore implements TaskStore {
     return cancelled;
   }
 
+  async close(): Promise<void> {
+    this.#stopWatching();
+    const records = await this.#records?.catch(() => undefined);
+    await records?.close();
+  }
+
   /** Runs the task here, writes its end (unless it was cancelled first), and watches for a cancellation meanwhile. */
   #run(name: string, owner: string, task: TaskState, run: TaskRun): void {
     const cancel = new AbortController();

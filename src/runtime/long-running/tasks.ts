@@ -72,6 +72,8 @@ export interface TaskStore {
   list(owner: string): Promise<TaskState[]>;
   /** The task, cancelled; a ProtocolError when it has already ended. */
   cancel(taskId: string, owner: string): Promise<TaskState>;
+  /** Lets go of a shared store's connection, once opened. */
+  close(): Promise<void>;
 }
 
 /** The listed tool, with `execution.taskSupport: optional` when it is long-running. */
@@ -272,6 +274,10 @@ export class MemoryTaskStore implements TaskStore {
     this.update(task, 'cancelled');
     task.cancel.abort();
     return task;
+  }
+
+  async close(): Promise<void> {
+    // nothing is held outside this process
   }
 
   private settle(task: MemoryTask, outcome: Parameters<typeof settledTask>[1]): CallToolResult {
