@@ -10,15 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import {
-  createTaskSessionFromClient,
-  resultFromTaskOutcome,
-  toolDeclarationFromMcpTool,
-  type RawClientDispatch,
-} from '@modelcontextprotocol/ext-tasks/client';
+import { createTaskSessionFromClient, resultFromTaskOutcome, toolDeclarationFromMcpTool } from '@modelcontextprotocol/ext-tasks/client';
 import { buildProject, connect, generateProject, startServer, TMP, type RunningServer } from '../../harness/project.js';
 import { Children } from '../harness/children.js';
 import { startUpstream, type Answer, type Recorded, type Upstream } from '../harness/upstream.js';
+import { rawDispatch } from '../harness/task-requests.js';
 
 const KEY = 'k-long-running-secret';
 const SPEC = `openapi: 3.0.3
@@ -319,43 +315,12 @@ describe.each(['stdio', 'http 2025'] as const)('as a task, over %s (2025-11-25 T
   }, 60_000);
 });
 
-/**
- * The ext-tasks client's path for 2026-07-28 task traffic, which the SDK client's codec would
- * refuse: one JSON-RPC POST to /mcp with the standard headers, its answer (JSON or an SSE event).
- */
-function rawDispatch(url: string): RawClientDispatch {
-  let id = 0;
-  return async (request) => {
-    const message = { jsonrpc: '2.0', id: `raw-${++id}`, ...(request as { method: string; params?: Record<string, unknown> }) };
-    const name = message.params?.name ?? message.params?.taskId;
-    const response = await fetch(`${url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': message.method,
-        ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-      },
-      body: JSON.stringify(message),
-    });
-    const body = await response.text();
-    const events = (response.headers.get('content-type') ?? '').includes('text/event-stream')
-      ? body.split('\n').flatMap((line) => (line.startsWith('data:') ? [JSON.parse(line.slice(5)) as Record<string, unknown>] : []))
-      : [JSON.parse(body) as Record<string, unknown>];
-    const answer = events.find((event) => event.id === message.id) ?? {};
-    return 'error' in answer
-      ? { kind: 'error', error: answer.error as { code: number; message: string } }
-      : { kind: 'result', result: answer.result as never };
-  };
-}
-
 describe('as a task, over http 2026 (the tasks extension, SEP-2663, the ext-tasks client)', () => {
   it('the call answers a task at once, and tasks/get gives its state and then its result', async () => {
     const c = await client('http 2026');
     const session = createTaskSessionFromClient(c, {
       endpointId: 'e2e-2026',
-      rawDispatch: rawDispatch(http.url),
+      rawDispatch: rawDispatch(() => http.url),
       v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo: { name: 'e2e', version: '1' }, clientCapabilities: {} },
     });
     try {

@@ -3,15 +3,14 @@
 // on replica A answers a handle past --operation-wait; get_operation_status on replica B follows
 // it to the result, with no affinity. Each client brings its own API key (--auth-from-headers):
 // another key cannot take the handle, and an answered handle is spent on both replicas.
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, startServer, TMP, type RunningServer } from '../../harness/project.js';
-import { Children } from '../harness/children.js';
+import { buildProject, generateProject, TMP } from '../../harness/project.js';
 import { freePort } from '../../harness/process.js';
-import { redisMissing, startRedis, type RedisServer } from '../harness/redis.js';
+import { everythingStored, redisMissing } from '../harness/redis.js';
+import { StoreReplicas } from '../harness/replicas.js';
 import { startUpstream, type Answer, type Recorded, type Upstream } from '../harness/upstream.js';
 
 if (redisMissing !== undefined) console.log(`operation-store.test.ts: ${redisMissing}: skipped`);
@@ -31,18 +30,13 @@ paths:
       responses:
         '202': { description: accepted, headers: { Operation-Location: { schema: { type: string } } } }
 `;
-/** One sealing key for both replicas, as for the token store. */
-const STORE_KEY = randomBytes(32).toString('base64');
 const OWNER_KEY = 'k-owner-of-the-job';
 const OTHER_KEY = 'k-someone-else';
 
 let upstream: Upstream;
-let redis: RedisServer;
 let dir: string;
 const args = ['--stateless', '--operation-wait', '1500', '--auth-from-headers', 'X-Api-Key=key'];
-const replicas: RunningServer[] = [];
-const clients: Client[] = [];
-const children = new Children();
+let replicas: StoreReplicas;
 /** Whether the job is done at its next status check. */
 let finished = false;
 
@@ -60,34 +54,20 @@ function respond(req: Recorded): Answer {
 beforeAll(async () => {
   if (redisMissing !== undefined) return;
   upstream = await startUpstream(respond);
-  redis = await startRedis();
   mkdirSync(TMP, { recursive: true });
   const spec = join(TMP, 'operation-store.yaml');
   writeFileSync(spec, SPEC);
   dir = generateProject(spec, 'e2e-operation-store');
   await buildProject(dir);
-  for (let i = 0; i < 2; i++) {
-    const replica = await startServer(dir, 'http', [...args, '--base-url', upstream.url], {
-      MCP_OPERATION_STORE: redis.url,
-      MCP_TOKEN_STORE_KEY: STORE_KEY,
-    });
-    children.track(replica.process);
-    replicas.push(replica);
-  }
+  replicas = await StoreReplicas.start(dir, [...args, '--base-url', upstream.url]);
 }, 300_000);
 
 afterAll(async () => {
-  for (const client of clients) await client.close().catch(() => undefined);
-  await children.stopAll();
-  await redis?.stop();
+  await replicas?.stop();
   await upstream?.close();
 });
 
-async function client(replica: number, key: string): Promise<Client> {
-  const made = await connect('http', replicas[replica]!.url, { negotiate: true, headers: { 'X-Api-Key': key } });
-  clients.push(made);
-  return made;
-}
+const client = (replica: number, key: string) => replicas.client(replica, key, true);
 
 const text = (result: Awaited<ReturnType<Client['callTool']>>) =>
   (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
@@ -133,31 +113,22 @@ describe.skipIf(redisMissing !== undefined)('operation handles in a store the re
   }, 120_000);
 
   it('the store holds no credential and no status URL in the clear', async () => {
-    const { createClient } = await import('redis');
-    const reader = createClient({ url: redis.url });
-    await reader.connect();
-    try {
-      const c = await client(0, OWNER_KEY);
-      finished = false;
-      const pending = await c.callTool({ name: 'startJob', arguments: {} }, { timeout: 30_000 });
-      expect(handleOf(pending)).not.toBe('');
-      const keys = await reader.keys('*');
-      expect(keys.length).toBeGreaterThan(0);
-      const values = await Promise.all(keys.map((k) => reader.type(k).then((t) => (t === 'string' ? reader.get(k) : k))));
-      const stored = [...keys, ...values].join('\n');
-      for (const secret of [OWNER_KEY, upstream.url, handleOf(pending)]) expect(stored).not.toContain(secret);
-    } finally {
-      await reader.close();
-    }
+    const c = await client(0, OWNER_KEY);
+    finished = false;
+    const pending = await c.callTool({ name: 'startJob', arguments: {} }, { timeout: 30_000 });
+    expect(handleOf(pending)).not.toBe('');
+    const stored = await everythingStored(replicas.redis.url);
+    expect(stored).toMatch(/^mcp-gen:op:/m);
+    for (const secret of [OWNER_KEY, upstream.url, handleOf(pending)]) expect(stored).not.toContain(secret);
   }, 60_000);
 
   it("another platform's store, or a short key, stops the start with exit 2 and the reason", async () => {
     for (const [env, reason] of [
-      [{ MCP_OPERATION_STORE: 'deno-kv', MCP_TOKEN_STORE_KEY: STORE_KEY }, 'that store is served on deno, and this server runs on node'],
-      [{ MCP_OPERATION_STORE: redis.url, MCP_TOKEN_STORE_KEY: 'c2hvcnQ=' }, 'MCP_TOKEN_STORE_KEY is not 32 bytes'],
+      [{ MCP_OPERATION_STORE: 'deno-kv' }, 'that store is served on deno, and this server runs on node'],
+      [{ MCP_TOKEN_STORE_KEY: 'c2hvcnQ=' }, 'MCP_TOKEN_STORE_KEY is not 32 bytes'],
     ] as const) {
-      const refused = await startServer(dir, 'http', [...args, '--base-url', upstream.url], env).then(
-        (started) => (children.track(started.process), 'started'),
+      const refused = await replicas.serve(dir, [...args, '--base-url', upstream.url], env).then(
+        () => 'started',
         (error: Error) => error.message,
       );
       expect(refused).toContain('server exited with 2');
@@ -167,13 +138,8 @@ describe.skipIf(redisMissing !== undefined)('operation handles in a store the re
 
   it('a store that cannot be reached: the call says the operation still runs and that no handle was kept, naming no password; the server goes on', async () => {
     const nowhere = `redis://:s3cret-password@127.0.0.1:${await freePort()}`;
-    const lone = await startServer(dir, 'http', [...args, '--base-url', upstream.url], {
-      MCP_OPERATION_STORE: nowhere,
-      MCP_TOKEN_STORE_KEY: STORE_KEY,
-    });
-    children.track(lone.process);
-    const c = await connect('http', lone.url, { negotiate: true, headers: { 'X-Api-Key': OWNER_KEY } });
-    clients.push(c);
+    const lone = await replicas.serve(dir, [...args, '--base-url', upstream.url], { MCP_OPERATION_STORE: nowhere });
+    const c = await replicas.client(lone, OWNER_KEY, true);
     finished = false;
     const result = await c.callTool({ name: 'startJob', arguments: {} }, { timeout: 30_000 });
     expect(result.isError).toBe(true);

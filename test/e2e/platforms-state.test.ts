@@ -1,5 +1,6 @@
 // Long-running operation handles in the platforms' own stores (MCP_OPERATION_STORE): a handle
-// one server instance made is followed by another. Two `wrangler dev` instances share Workers KV
+// one server instance made is followed by another; on Deno, tasks too: one process runs a task
+// that the other reads, lists, cancels and fetches the result of. Two `wrangler dev` instances share Workers KV
 // (the binding the project's wrangler.jsonc names, simulated locally in one --persist-to folder);
 // two `deno task start` processes share Deno KV (Deno.openKv() of the same project, in one
 // DENO_DIR). The official SDK client, a recording upstream that answers 202 and then Running
@@ -13,8 +14,9 @@ import type { Client } from '@modelcontextprotocol/client';
 import { buildProject, connect, generateProject } from '../../harness/project.js';
 import { freePort } from '../../harness/process.js';
 import { ownNodeModules, startDeno, startWrangler, type PlatformServer } from '../harness/platforms.js';
-import { startUpstream, type Answer, type Upstream } from '../harness/upstream.js';
+import { startJobsUpstream, type Upstream } from '../harness/upstream.js';
 import { JOBS_SPEC } from '../harness/specs.js';
+import { ask, startJobTask, type WireTask } from '../harness/task-requests.js';
 
 const STORE_KEY = randomBytes(32).toString('base64');
 
@@ -22,20 +24,11 @@ let upstream: Upstream;
 let dir: string;
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-e2e-platforms-state-'));
 const instances: Record<'cloudflare' | 'deno', PlatformServer[]> = { cloudflare: [], deno: [] };
-const finished = new Set<string>();
-let jobs = 0;
+let finished: Set<string>;
+let jobs: () => number;
 
 beforeAll(async () => {
-  upstream = await startUpstream((req): Answer => {
-    if (req.method === 'POST' && req.path === '/jobs') {
-      const id = `j${++jobs}`;
-      return { status: 202, headers: { 'operation-location': `${upstream.url}/status/${id}`, 'retry-after': '0' } };
-    }
-    const id = /^\/status\/(j\d+)$/.exec(req.path)?.[1];
-    if (id !== undefined && finished.has(id)) return { body: JSON.stringify({ status: 'Succeeded', result: { id } }) };
-    if (id !== undefined) return { headers: { 'retry-after': '1' }, body: JSON.stringify({ status: 'Running' }) };
-    return { status: 404, body: '{}' };
-  });
+  ({ upstream, jobs, finished } = await startJobsUpstream());
   // Outside this repository, as platforms.test.ts explains (deno task and the repository's node_modules/.bin).
   dir = join(scratch, 'project');
   const spec = join(scratch, 'jobs.json');
@@ -86,13 +79,45 @@ describe.each(['cloudflare', 'deno'] as const)('operation handles in the platfor
       const started = await onFirst.callTool({ name: 'startJob', arguments: {} }, { timeout: 30_000 });
       const handle = handleOf(started);
       expect(handle, text(started)).toMatch(/^op_[\w-]{24}$/);
-      finished.add(`j${jobs}`);
+      finished.add(`j${jobs()}`);
       const done = await onSecond.callTool({ name: 'get_operation_status', arguments: { handle } }, { timeout: 30_000 });
       expect(done.isError ?? false, text(done)).toBe(false);
-      expect(JSON.parse(text(done))).toEqual({ status: 'Succeeded', result: { id: `j${jobs}` } });
+      expect(JSON.parse(text(done))).toEqual({ status: 'Succeeded', result: { id: `j${jobs()}` } });
       const spent = await onFirst.callTool({ name: 'get_operation_status', arguments: { handle } });
       expect(spent.isError).toBe(true);
       expect(text(spent)).toMatch(/no operation with this handle/);
+    } finally {
+      await onFirst.close();
+      await onSecond.close();
+    }
+  }, 60_000);
+});
+
+describe('tasks in Deno KV', () => {
+  const statusChecks = (job: string) => upstream.requests.filter((r) => r.path === `/status/${job}`).length;
+
+  it('a task one Deno process runs is read, listed and its result fetched on the other; one cancelled there stops its polling', async () => {
+    const [first, second] = instances.deno as [PlatformServer, PlatformServer];
+    const [onFirst, onSecond] = [await connect('http', first.url), await connect('http', second.url)];
+    try {
+      const done = await startJobTask(onFirst, jobs);
+      const taskId = done.task.taskId;
+      expect(await ask(onSecond, 'tasks/get', { taskId })).toMatchObject({ taskId, status: 'working' });
+      expect(((await ask(onSecond, 'tasks/list')) as { tasks: WireTask[] }).tasks.map((t) => t.taskId)).toContain(taskId);
+      const result = ask(onSecond, 'tasks/result', { taskId });
+      finished.add(done.job);
+      expect(await result).toMatchObject({
+        content: [{ type: 'text', text: JSON.stringify({ status: 'Succeeded', result: { id: done.job } }) }],
+      });
+
+      const { task, job } = await startJobTask(onFirst, jobs);
+      while (statusChecks(job) < 1) await new Promise((r) => setTimeout(r, 50));
+      expect(await ask(onSecond, 'tasks/cancel', { taskId: task.taskId })).toMatchObject({ status: 'cancelled' });
+      await new Promise((r) => setTimeout(r, 1_500));
+      const seen = statusChecks(job);
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(statusChecks(job)).toBe(seen);
+      expect(await ask(onFirst, 'tasks/get', { taskId: task.taskId })).toMatchObject({ status: 'cancelled' });
     } finally {
       await onFirst.close();
       await onSecond.close();

@@ -63,3 +63,24 @@ function readyLine(output: NodeJS.ReadableStream): Promise<void> {
     });
   });
 }
+
+/** Every key of the Redis at `url` and what it holds (strings, hashes, sorted sets' members), as one text to search for what must not be there. */
+export async function everythingStored(url: string): Promise<string> {
+  const { createClient } = await import('redis');
+  const reader = createClient({ url });
+  await reader.connect();
+  try {
+    const keys = await reader.keys('*');
+    const values = await Promise.all(
+      keys.map(async (key) => {
+        const type = await reader.type(key);
+        if (type === 'string') return (await reader.get(key)) ?? '';
+        if (type === 'hash') return JSON.stringify(await reader.hGetAll(key));
+        return type === 'zset' ? (await reader.zRange(key, 0, -1)).join('\n') : '';
+      }),
+    );
+    return [...keys, ...values].join('\n');
+  } finally {
+    await reader.close();
+  }
+}

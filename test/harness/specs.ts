@@ -14,3 +14,10 @@ export const JOBS_SPEC = {
     },
   },
 };
+
+/** JOBS_SPEC with an API key in X-Api-Key: each client may bring its own (--auth-from-headers X-Api-Key=key), and so be its own caller. */
+export const KEYED_JOBS_SPEC = {
+  ...JOBS_SPEC,
+  security: [{ key: [] }],
+  components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
+};

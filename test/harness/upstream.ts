@@ -82,3 +82,24 @@ export function petAnswer(req: Recorded): Answer {
   if (req.method === 'GET' && id) return { body: JSON.stringify({ id: Number(id), name: `pet-${id}`, photoUrls: [] }) };
   return { status: 404, body: JSON.stringify({ code: 404, message: `unexpected ${req.method} ${req.path}` }) };
 }
+
+/**
+ * An upstream of JOBS_SPEC's startJob (specs.ts): each POST /jobs starts job `j<n>` and answers
+ * 202 with its Operation-Location; its status says Running (Retry-After: 1) until the test adds
+ * its id to `finished`, then Succeeded with `{ id }`.
+ */
+export async function startJobsUpstream(): Promise<{ upstream: Upstream; jobs: () => number; finished: Set<string> }> {
+  let jobs = 0;
+  const finished = new Set<string>();
+  const upstream: Upstream = await startUpstream((req): Answer => {
+    if (req.method === 'POST' && req.path === '/jobs') {
+      const id = `j${++jobs}`;
+      return { status: 202, headers: { 'operation-location': `${upstream.url}/status/${id}`, 'retry-after': '0' } };
+    }
+    const id = /^\/status\/(j\d+)$/.exec(req.path)?.[1];
+    if (id !== undefined && finished.has(id)) return { body: JSON.stringify({ status: 'Succeeded', result: { id } }) };
+    if (id !== undefined) return { headers: { 'retry-after': '1' }, body: JSON.stringify({ status: 'Running' }) };
+    return { status: 404, body: '{}' };
+  });
+  return { upstream, jobs: () => jobs, finished };
+}

@@ -27,24 +27,33 @@ export async function openKvRecords(location: string, log: Logger): Promise<Shar
 
 // ---- Deno KV ----
 
-interface DenoKv {
+/** What the stores use of Deno KV (`Deno.Kv`). */
+export interface DenoKv {
   get(key: unknown[]): Promise<{ value: unknown; versionstamp: string | null }>;
   set(key: unknown[], value: unknown, options?: { expireIn?: number }): Promise<unknown>;
   delete(key: unknown[]): Promise<void>;
   list(selector: { prefix: unknown[] }): AsyncIterable<{ key: unknown[]; value: unknown }>;
-  atomic(): { check(...checks: { key: unknown[]; versionstamp: string | null }[]): DenoAtomic };
+  atomic(): DenoAtomic;
   close(): void;
 }
 interface DenoAtomic {
+  check(...checks: { key: unknown[]; versionstamp: string | null }[]): DenoAtomic;
+  set(key: unknown[], value: unknown, options?: { expireIn?: number }): DenoAtomic;
   delete(key: unknown[]): DenoAtomic;
   commit(): Promise<{ ok: boolean }>;
 }
 
-async function denoKv(path: string, log: Logger): Promise<SharedRecords> {
+/** `Deno.openKv()` (the deployment's KV; locally a file in Deno's cache), or of the file at `path`. */
+export async function openDenoKv(path: string, log: Logger, what: string): Promise<DenoKv> {
   const deno = (globalThis as { Deno?: { openKv?: (path?: string) => Promise<DenoKv> } }).Deno;
-  if (typeof deno?.openKv !== 'function') throw new Error('the operation store deno-kv needs Deno started with --unstable-kv');
+  if (typeof deno?.openKv !== 'function') throw new Error(`the ${what} deno-kv needs Deno started with --unstable-kv`);
   const kv = await deno.openKv(path === '' ? undefined : path);
-  log.info(`operation store: Deno KV${path === '' ? '' : ` at ${path}`}`);
+  log.info(`${what}: Deno KV${path === '' ? '' : ` at ${path}`}`);
+  return kv;
+}
+
+async function denoKv(path: string, log: Logger): Promise<SharedRecords> {
+  const kv = await openDenoKv(path, log, 'operation store');
   const keyOf = (group: string, name: string) => ['mcp-gen', 'op', group, name];
   return {
     async put(name, sealed, ttlMs, group) {

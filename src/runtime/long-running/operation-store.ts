@@ -6,11 +6,11 @@
 // status URL, nor the owner's digest is readable there, and another caller's handle names
 // nothing. Credentials are never part of an operation (the owner is a digest of them).
 
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { OPERATION_STATUS } from '../../contract/meta-tools.js';
 import type { Logger } from '../start/log.js';
 import { parseKeyRing, seal, unseal, type KeyRing } from '../store/sealing.js';
-import type { SharedRecords } from '../store/shared-records.js';
+import { recordName, type SharedRecords } from '../store/shared-records.js';
 import type { Tracking } from './tracking.js';
 
 /** Operations by handle, each bound to its owner. */
@@ -161,9 +161,7 @@ class SharedOperationStore implements OperationStore {
   }
 
   #hash(...parts: string[]): string {
-    return createHash('sha256')
-      .update([this.namespace, ...parts].join('\0'))
-      .digest('hex');
+    return recordName(this.namespace, ...parts);
   }
 
   #aad(owner: string, handle: string): Buffer {

@@ -1,9 +1,11 @@
 // Long-running calls as tasks, for the clients that ask: a 2025-11-25 client by a tools/call
 // with `task` (SEP-1686), a 2026-07-28 client by declaring the tasks extension
 // (`io.modelcontextprotocol/tasks`, SEP-2663) in the request's capabilities. The call answers
-// at once with the task; the call goes on in this process (following its operation for as long
-// as the task is kept), and the client reads its state with tasks/get (2026-07-28: the result
-// comes with it) or fetches its result with tasks/result (2025-11-25), and cancels it.
+// at once with the task; the call goes on in the process that took it (following its operation
+// for as long as the task is kept), and the client reads its state with tasks/get (2026-07-28:
+// the result comes with it) or fetches its result with tasks/result (2025-11-25), and cancels it.
+// Tasks are kept in this process's memory (here), or with --operation-store in the store the
+// replicas share (tasks-shared.ts), where any replica answers the task methods.
 // The SDK v2 server (2.4.0) has no task runtime: its typed surface leaves the task methods
 // out, so they are registered here with their own schemas, which it allows for this purpose.
 
@@ -25,31 +27,53 @@ import { toolError } from '../mcp/output.js';
 /** How long a task and its result are kept when the client names no ttl, and at most. */
 const DEFAULT_TTL_MS = 3_600_000;
 const MAX_TTL_MS = 86_400_000;
-/** Tasks kept at most: ended ones make room for new ones, running ones never do. */
-const MAX_TASKS = 1_000;
-/** Tasks one caller may have running at once: each polls the API until it ends. */
-const MAX_WORKING_PER_OWNER = 20;
+/** Tasks kept at most (ended ones make room for new ones, running ones never do), and running at once per caller (each polls the API until it ends). */
+export const TASK_CAPS = { total: 1_000, workingPerOwner: 20 };
 /** How often a client is told to ask (2025-11-25 `pollInterval`). */
 const POLL_INTERVAL_MS = 1_000;
 
-type Status = 'working' | 'completed' | 'failed' | 'cancelled';
+export type TaskStatus = 'working' | 'completed' | 'failed' | 'cancelled';
 
 /** Which wire the task speaks: 2025-11-25's (`v1`) or 2026-07-28's extension (`v2`). */
 type Generation = 'v1' | 'v2';
 
-interface TaskRecord {
-  owner: string;
+/** What the client asked for: the wire, and the 2025-11-25 ttl. */
+export interface TaskAsked {
+  generation: Generation;
+  ttl?: number;
+}
+
+/** A task as its owner sees it, wherever it is kept. */
+export interface TaskState {
   generation: Generation;
   taskId: string;
-  status: Status;
+  status: TaskStatus;
   createdAt: string;
   lastUpdatedAt: string;
   ttl: number;
-  expires: number;
-  result: Promise<CallToolResult>;
   /** The result once the call has ended (2026-07-28's tasks/get carries it). */
   settled?: CallToolResult;
-  cancel: AbortController;
+}
+
+/** A task's work: the call's result as the client gets it, followed for at most `waitMs`. */
+export type TaskRun = (signal: AbortSignal, waitMs: number) => Promise<CallToolResult>;
+
+/** Where tasks are kept, each its owner's only (the caller's identity and credentials, as handles are); another owner's task is "not found". */
+export interface TaskStore {
+  /**
+   * Starts `run` as a task, unless the owner has too many running (undefined: then the call is
+   * answered as a plain one), and answers the CreateTaskResult; or a tool error when every
+   * task kept is still running.
+   */
+  start(owner: string, asked: TaskAsked, run: TaskRun): CallToolResult | undefined | Promise<CallToolResult | undefined>;
+  get(taskId: string, owner: string): Promise<TaskState>;
+  /** The task's result, once it has one: waits, for as long as the request may (`signal`). */
+  result(taskId: string, owner: string, signal: AbortSignal): Promise<CallToolResult>;
+  list(owner: string): Promise<TaskState[]>;
+  /** The task, cancelled; a ProtocolError when it has already ended. */
+  cancel(taskId: string, owner: string): Promise<TaskState>;
+  /** Lets go of a shared store's connection, once opened. */
+  close(): Promise<void>;
 }
 
 /** The listed tool, with `execution.taskSupport: optional` when it is long-running. */
@@ -75,7 +99,7 @@ export function taskRequested(
 }
 
 /** A task's state as 2026-07-28's extension shows it (`DetailedTask`): the result with it once completed. */
-function wireV2(record: TaskRecord) {
+function wireV2(record: TaskState) {
   const base = {
     taskId: record.taskId,
     status: record.status === 'failed' ? 'completed' : record.status,
@@ -92,7 +116,7 @@ function wireV2(record: TaskRecord) {
 }
 
 /** A task's state as 2025-11-25 shows it (`Task`). */
-function wire(record: TaskRecord) {
+function wire(record: TaskState) {
   return {
     taskId: record.taskId,
     status: record.status,
@@ -103,130 +127,181 @@ function wire(record: TaskRecord) {
   };
 }
 
-/** The tasks of this process, each its owner's only (the caller's identity and credentials, as handles are). */
-export class TaskStore {
-  private readonly tasks = new Map<string, TaskRecord>();
+/** A new task, working, kept for the ttl asked (within 1 s and MAX_TTL_MS), DEFAULT_TTL_MS without one. */
+export function newTask(asked: TaskAsked): TaskState {
+  const ttl = Math.min(Math.max(typeof asked.ttl === 'number' && asked.ttl > 0 ? asked.ttl : DEFAULT_TTL_MS, 1_000), MAX_TTL_MS);
+  const now = new Date().toISOString();
+  const taskId = `task_${randomBytes(18).toString('base64url')}`;
+  return { generation: asked.generation, taskId, status: 'working', createdAt: now, lastUpdatedAt: now, ttl };
+}
 
-  /**
-   * Starts `run` (which answers the call's result as the client gets it) as a task, unless the
-   * owner has too many running (undefined: then the call is answered as a plain one), and
-   * answers the CreateTaskResult; or a tool error when every task kept is still running.
-   * `content: []` beside `task`: the SDK checks a tools/call answer as a CallToolResult, and
-   * an extra field is allowed in a result.
-   */
-  start(
-    owner: string,
-    asked: { generation: Generation; ttl?: number },
-    run: (signal: AbortSignal, waitMs: number) => Promise<CallToolResult>,
-  ): CallToolResult | undefined {
-    const ttlAsked = asked.ttl;
+/**
+ * The tools/call answer that starts a task. 2026-07-28: a CreateTaskResult is the task itself,
+ * marked `resultType: task`, which the SDK passes on for tools/call. `content: []` beside
+ * `task`: the SDK checks a tools/call answer as a CallToolResult, and an extra field is allowed.
+ */
+export function createdAnswer(task: TaskState): CallToolResult {
+  if (task.generation === 'v2') return { ...wireV2(task), resultType: 'task', content: [] };
+  return { task: wire(task), content: [] };
+}
+
+/** The task as it ended, with its result: `failed` when that is an error (a run that threw gives one), else `completed`. */
+export function settledTask(task: TaskState, outcome: { result: CallToolResult } | { error: unknown }): TaskState {
+  const settled: CallToolResult =
+    'result' in outcome
+      ? outcome.result
+      : { content: [{ type: 'text', text: `failed: ${(outcome.error as Error)?.message ?? String(outcome.error)}` }], isError: true };
+  return { ...task, status: settled.isError ? 'failed' : 'completed', lastUpdatedAt: new Date().toISOString(), settled };
+}
+
+/** The refusal of a task when every task kept is still running. */
+export function noRoomForTask(): CallToolResult {
+  return toolError(
+    `No task was started: this server keeps at most ${TASK_CAPS.total.toLocaleString('en')} tasks and all of them are still running. ` +
+      'Try again once one has ended, or call without a task.',
+  );
+}
+
+export const noTask = (taskId: string) =>
+  new ProtocolError(ProtocolErrorCode.InvalidParams, `No task ${JSON.stringify(taskId.slice(0, 64))}`);
+export const alreadyEnded = (task: TaskState) =>
+  new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${task.taskId} has already ended (${task.status})`);
+
+/** What the admission of a task needs to know of each task kept: nothing secret. */
+export interface TaskEntry {
+  status: TaskStatus;
+  /** The owner, or a hash of it. */
+  owner: string;
+  /** When the task is forgotten (ms). */
+  expires: number;
+}
+
+/**
+ * Whether `owner` may start one more task among the live `entries`: not with too many of its own
+ * running ('busy': the call is then answered as a plain one); when the store is full, an ended
+ * task makes room (`evict`), the owner's own first, then anyone's, the one that would expire
+ * first. A running task is never evicted: its client would lose a call still in progress
+ * ('full': every task kept is running).
+ */
+export function admit(entries: Iterable<[string, TaskEntry]>, owner: string): 'busy' | 'full' | { evict?: string } {
+  let count = 0;
+  let working = 0;
+  let own: [string, TaskEntry] | undefined;
+  let any: [string, TaskEntry] | undefined;
+  for (const entry of entries) {
+    const [, { status, owner: whose, expires }] = entry;
+    count++;
+    if (status === 'working') {
+      if (whose === owner) working++;
+      continue;
+    }
+    if (whose === owner && (own === undefined || expires < own[1].expires)) own = entry;
+    if (any === undefined || expires < any[1].expires) any = entry;
+  }
+  if (working >= TASK_CAPS.workingPerOwner) return 'busy';
+  if (count < TASK_CAPS.total) return {};
+  const evicted = own ?? any;
+  return evicted === undefined ? 'full' : { evict: evicted[0] };
+}
+
+/** Registers tasks/get, tasks/result, tasks/list and tasks/cancel on a server instance, answered from `store`. */
+export function serveTaskMethods(server: Server, store: TaskStore, ownerOf: (ctx: ServerContext) => string): void {
+  const any = { '~standard': { version: 1 as const, vendor: 'mcp-gen', validate: (value: unknown) => ({ value }) } };
+  const schemas = { params: any, result: any };
+  const idOf = (params: unknown) =>
+    typeof (params as { taskId?: unknown })?.taskId === 'string' ? (params as { taskId: string }).taskId : '';
+  server.setRequestHandler('tasks/get', schemas, async (params, ctx) => {
+    const task = await store.get(idOf(params), ownerOf(ctx));
+    return task.generation === 'v2' ? wireV2(task) : wire(task);
+  });
+  server.setRequestHandler('tasks/result', schemas, async (params, ctx) => {
+    const taskId = idOf(params);
+    const result = await store.result(taskId, ownerOf(ctx), ctx.mcpReq.signal);
+    return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
+  });
+  server.setRequestHandler('tasks/list', schemas, async (_params, ctx) => ({ tasks: (await store.list(ownerOf(ctx))).map(wire) }));
+  server.setRequestHandler('tasks/cancel', schemas, async (params, ctx) => {
+    const task = await store.cancel(idOf(params), ownerOf(ctx));
+    return task.generation === 'v2' ? {} : wire(task);
+  });
+}
+
+interface MemoryTask extends TaskState {
+  owner: string;
+  expires: number;
+  result: Promise<CallToolResult>;
+  cancel: AbortController;
+}
+
+/** The tasks of this process (the default: a task is answered by the process that runs it). */
+export class MemoryTaskStore implements TaskStore {
+  private readonly tasks = new Map<string, MemoryTask>();
+
+  start(owner: string, asked: TaskAsked, run: TaskRun): CallToolResult | undefined {
     this.sweep();
+    const admitted = admit(this.tasks, owner);
     // A task is an offer (the call may be answered as it is): a caller with many running gets the plain call.
-    if ([...this.tasks.values()].filter((t) => t.owner === owner && t.status === 'working').length >= MAX_WORKING_PER_OWNER)
-      return undefined;
-    if (!this.makeRoom(owner)) {
-      return toolError(
-        `No task was started: this server keeps at most ${MAX_TASKS.toLocaleString('en')} tasks and all of them are still running. ` +
-          'Try again once one has ended, or call without a task.',
-      );
-    }
-    const ttl = Math.min(Math.max(typeof ttlAsked === 'number' && ttlAsked > 0 ? ttlAsked : DEFAULT_TTL_MS, 1_000), MAX_TTL_MS);
-    const now = new Date().toISOString();
+    if (admitted === 'busy') return undefined;
+    if (admitted === 'full') return noRoomForTask();
+    if (admitted.evict !== undefined) this.tasks.delete(admitted.evict);
+    const created = newTask(asked);
     const cancel = new AbortController();
-    const record: TaskRecord = {
-      owner,
-      generation: asked.generation,
-      taskId: `task_${randomBytes(18).toString('base64url')}`,
-      status: 'working',
-      createdAt: now,
-      lastUpdatedAt: now,
-      ttl,
-      expires: Date.now() + ttl,
-      cancel,
-      result: Promise.resolve({ content: [] }),
-    };
-    record.result = run(cancel.signal, ttl)
-      .catch((error: unknown): CallToolResult => ({
-        content: [{ type: 'text', text: `failed: ${(error as Error)?.message ?? String(error)}` }],
-        isError: true,
-      }))
-      .then((result) => {
-        record.settled = result;
-        if (record.status === 'working') this.update(record, result.isError ? 'failed' : 'completed');
-        return result;
-      });
-    this.tasks.set(record.taskId, record);
-    // 2026-07-28: a CreateTaskResult is the task itself, marked `resultType: task`, which the SDK passes on for tools/call.
-    if (record.generation === 'v2') return { ...wireV2(record), resultType: 'task', content: [] };
-    return { task: wire(record), content: [] };
+    const task: MemoryTask = { ...created, owner, expires: Date.now() + created.ttl, cancel, result: Promise.resolve({ content: [] }) };
+    task.result = run(cancel.signal, task.ttl).then(
+      (result) => this.settle(task, { result }),
+      (error: unknown) => this.settle(task, { error }),
+    );
+    this.tasks.set(task.taskId, task);
+    return createdAnswer(task);
   }
 
-  /** Registers tasks/get, tasks/result, tasks/list and tasks/cancel on a server instance. */
-  serve(server: Server, ownerOf: (ctx: ServerContext) => string): void {
-    const any = { '~standard': { version: 1 as const, vendor: 'mcp-gen', validate: (value: unknown) => ({ value }) } };
-    const schemas = { params: any, result: any };
-    const idOf = (params: unknown) =>
-      typeof (params as { taskId?: unknown })?.taskId === 'string' ? (params as { taskId: string }).taskId : '';
-    server.setRequestHandler('tasks/get', schemas, async (params, ctx) => {
-      const record = this.find(idOf(params), ownerOf(ctx));
-      return record.generation === 'v2' ? wireV2(record) : wire(record);
-    });
-    server.setRequestHandler('tasks/result', schemas, async (params, ctx) => {
-      const record = this.find(idOf(params), ownerOf(ctx));
-      const result = await record.result;
-      return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId: record.taskId } } };
-    });
-    server.setRequestHandler('tasks/list', schemas, async (_params, ctx) => {
-      this.sweep();
-      const owner = ownerOf(ctx);
-      return { tasks: [...this.tasks.values()].filter((t) => t.owner === owner).map(wire) };
-    });
-    server.setRequestHandler('tasks/cancel', schemas, async (params, ctx) => {
-      const record = this.find(idOf(params), ownerOf(ctx));
-      if (record.status !== 'working')
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${record.taskId} has already ended (${record.status})`);
-      this.update(record, 'cancelled');
-      record.cancel.abort();
-      return record.generation === 'v2' ? {} : wire(record);
-    });
+  async get(taskId: string, owner: string): Promise<TaskState> {
+    return this.find(taskId, owner);
   }
 
-  private find(taskId: string, owner: string): TaskRecord {
+  async result(taskId: string, owner: string): Promise<CallToolResult> {
+    return this.find(taskId, owner).result;
+  }
+
+  async list(owner: string): Promise<TaskState[]> {
     this.sweep();
-    const record = this.tasks.get(taskId);
-    if (record === undefined || record.owner !== owner)
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No task ${JSON.stringify(taskId.slice(0, 64))}`);
-    return record;
+    return [...this.tasks.values()].filter((t) => t.owner === owner);
   }
 
-  private update(record: TaskRecord, status: Status): void {
-    record.status = status;
-    record.lastUpdatedAt = new Date().toISOString();
-    record.expires = Date.now() + record.ttl;
+  async cancel(taskId: string, owner: string): Promise<TaskState> {
+    const task = this.find(taskId, owner);
+    if (task.status !== 'working') throw alreadyEnded(task);
+    this.update(task, 'cancelled');
+    task.cancel.abort();
+    return task;
   }
 
-  /**
-   * Room for one more task when the store is full: an ended task goes, the owner's own first,
-   * then anyone's, the one that would expire first. A running task is never dropped: its
-   * client would lose a call still in progress. False when every task kept is running.
-   */
-  private makeRoom(owner: string): boolean {
-    if (this.tasks.size < MAX_TASKS) return true;
-    let own: TaskRecord | undefined;
-    let any: TaskRecord | undefined;
-    for (const record of this.tasks.values()) {
-      if (record.status === 'working') continue;
-      if (record.owner === owner && (own === undefined || record.expires < own.expires)) own = record;
-      if (any === undefined || record.expires < any.expires) any = record;
-    }
-    const dropped = own ?? any;
-    if (dropped === undefined) return false;
-    this.tasks.delete(dropped.taskId);
-    return true;
+  async close(): Promise<void> {
+    // nothing is held outside this process
+  }
+
+  private settle(task: MemoryTask, outcome: Parameters<typeof settledTask>[1]): CallToolResult {
+    const { settled, status } = settledTask(task, outcome);
+    task.settled = settled;
+    if (task.status === 'working') this.update(task, status);
+    return settled as CallToolResult;
+  }
+
+  private find(taskId: string, owner: string): MemoryTask {
+    this.sweep();
+    const task = this.tasks.get(taskId);
+    if (task === undefined || task.owner !== owner) throw noTask(taskId);
+    return task;
+  }
+
+  private update(task: MemoryTask, status: TaskStatus): void {
+    task.status = status;
+    task.lastUpdatedAt = new Date().toISOString();
+    task.expires = Date.now() + task.ttl;
   }
 
   private sweep(): void {
     const now = Date.now();
-    for (const [id, record] of this.tasks) if (record.status !== 'working' && record.expires <= now) this.tasks.delete(id);
+    for (const [id, task] of this.tasks) if (task.status !== 'working' && task.expires <= now) this.tasks.delete(id);
   }
 }

@@ -71,7 +71,7 @@ async function callTool(call: ToolCall) {
     if (asked !== undefined) return asked;
   }
   const outputSchema = listsOutputSchema(tools.options.profile) ? tools.executor.outputSchema(tool) : undefined;
-  const started = startTask(call, tool, outputSchema);
+  const started = await startTask(call, tool, outputSchema);
   if (started) return started;
   const result = await execute(call, tool, args, outputSchema !== undefined);
   const link = linkRequiredOf(result);

@@ -76,5 +76,5 @@ export async function attachHandlers(
 /** tasks/get, tasks/result, tasks/list and tasks/cancel, when the table offers tasks: each caller sees its own. */
 function serveTasks(tools: TableTools, server: Parameters<Attach>[0]): void {
   const { tasks, readCredentials } = tools;
-  if (tasks) tasks.store.serve(server, (ctx) => tasks.ownerOf(ctx.http?.authInfo, readCredentials(ctx.http?.req?.headers)));
+  if (tasks) tasks.serve(server, tasks.store, (ctx) => tasks.ownerOf(ctx.http?.authInfo, readCredentials(ctx.http?.req?.headers)));
 }

@@ -6,6 +6,7 @@
 import type { AuthInfo, Server, Tool } from '@modelcontextprotocol/server';
 import type { Confirmations } from '../confirm/confirm.js';
 import type { progressOf } from '../long-running/long-running.js';
+import type { TaskStore } from '../long-running/tasks.js';
 import { OperationIndex } from './operation-index.js';
 import { followsOperations, mayConfirm } from '../start/optional-features.js';
 import { codeTools, metaTools, operationTools } from '../../contract/meta-tools.js';
@@ -17,6 +18,8 @@ import type { ScopePolicy } from './tool-scopes.js';
 import type { RequestCredentials } from '../call/request/credentials.js';
 import type { Executor } from '../call/executor.js';
 import type { ConfirmSetting, ServerConfig, ToolMode } from '../start/config.js';
+import type { Logger } from '../start/log.js';
+import type { OperationStoreSetting } from '../long-running/operation-store.js';
 import { createLister, type ClientProfile, type ListedTool } from '../../contract/profiles.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../../contract/table.js';
 import { toolsetMetaTools, toolsetOf } from '../../contract/toolsets.js';
@@ -51,6 +54,8 @@ export interface ServerOptions {
   confirm?: { setting: ConfirmSetting; redact: (text: string, credentials: RequestCredentials) => string };
   /** Spans and the call log (observe.ts); without one, only an incoming traceparent is forwarded. */
   observer?: CallObserver;
+  /** With --operation-store other than memory: tasks are kept there too (tasks-shared.ts), under the API's name. */
+  sharedTasks?: { store: OperationStoreSetting; namespace: string; log: Logger };
 }
 
 /** The meta-tools a mode lists, as the client profile writes them. */
@@ -180,7 +185,7 @@ async function loadFeatures(
   offers: Offers,
 ): Promise<LoadedFeatures> {
   const following = followsOperations(table) ? await import('../long-running/long-running.js') : undefined;
-  const tasks = offers.tasks ? await taskSupport() : undefined;
+  const tasks = offers.tasks ? await taskSupport(options.sharedTasks) : undefined;
   const confirm = options.confirm ?? { setting: 'none', redact: (text: string) => text };
   const confirmations = await confirmationsOf(whole, confirm, (tool, args) => executor.checkCall(tool, args));
   return { following, tasks, confirmations };
@@ -203,13 +208,20 @@ function operationsContext(table: ToolTable, byName: ReadonlyMap<string, ToolSpe
 
 type TaskSupport = Awaited<ReturnType<typeof taskSupport>>;
 
-/** Long-running calls as tasks for the clients that ask (tasks.ts, loaded only then): one store for every instance of this process. */
-async function taskSupport() {
-  const [{ TaskStore, taskRequested, withTaskSupport }, { ownerOf }] = await Promise.all([
+/**
+ * Long-running calls as tasks for the clients that ask (tasks.ts, loaded only then): one store for
+ * every instance of this process, in its memory or, when `shared` names one, in the replicas' store.
+ */
+async function taskSupport(shared: ServerOptions['sharedTasks']) {
+  const [{ MemoryTaskStore, serveTaskMethods, taskRequested, withTaskSupport }, { ownerOf }] = await Promise.all([
     import('../long-running/tasks.js'),
     import('../long-running/long-running.js'),
   ]);
-  return { store: new TaskStore(), requested: taskRequested, listed: withTaskSupport, ownerOf };
+  const store: TaskStore =
+    shared === undefined
+      ? new MemoryTaskStore()
+      : (await import('../long-running/tasks-shared.js')).openSharedTaskStore(shared.store, shared.namespace, shared.log);
+  return { store, serve: serveTaskMethods, requested: taskRequested, listed: withTaskSupport, ownerOf };
 }
 
 /** The table's confirmations (confirm.ts, loaded only then), when some call may wait for the user's yes. */

@@ -51,10 +51,17 @@ export async function createService(whole: ToolTable, config: ServerConfig, hook
     confirm: { setting: config.confirm, redact: serverRedactor(table, config.staticHeaders).text },
     observer,
     ...(policy ? { access: policy } : {}),
+    ...sharedTasks(table, config, log),
   };
   const attach = await attachHandlers(table, executor, credentialReader(config.authFromHeaders), options, choices.offers);
   warnIfListingTooLong(table, choices, log);
   return { table, ...(policy ? { policy } : {}), attach, streamsMidCall: streamsMidCall(table, config.confirm) };
+}
+
+/** Tasks in the store --operation-store names, when it is not memory: the replicas then share them as they share handles. */
+function sharedTasks(table: ToolTable, config: ServerConfig, log: Logger) {
+  const store = config.operationStore;
+  return store === undefined ? {} : { sharedTasks: { store, namespace: table.name, log } };
 }
 
 function warnIfListingTooLong(table: ToolTable, { mode, initialToolsets }: Choices, log: Logger): void {

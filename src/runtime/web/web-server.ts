@@ -224,11 +224,17 @@ function noSessions(platform: string): Response {
 /**
  * The summary as served here: without tasks where the platform ends the work with the answer,
  * said once; long-running operations are then followed within the call and by their handle.
+ * Workers' waitUntil is no way out: it keeps work going ~30 s after the answer, and a task
+ * follows its operation for its ttl (an hour by default).
  */
 function servedSummary(input: WebServerInput, log: Logger): TableSummary {
   if (!input.summary.offers.tasks || !platform().answerEndsWork) return input.summary;
+  const why =
+    input.platform === 'cloudflare'
+      ? "waitUntil keeps a request's work going only ~30 s after its answer, short of a task's ttl"
+      : "it stops a request's work once it is answered";
   log.info(
-    `tasks are not offered on ${input.platform}, which stops a request's work once it is answered: long-running operations are followed within the call (MCP_OPERATION_WAIT) and by get_operation_status`,
+    `tasks are not offered on ${input.platform}: ${why}; long-running operations are followed within the call (MCP_OPERATION_WAIT) and by get_operation_status`,
   );
   return { ...input.summary, offers: { ...input.summary.offers, tasks: false } };
 }

@@ -1,11 +1,17 @@
-// The task store (src/runtime/long-running/tasks.ts) on the SDK's own Server and Client, linked in memory:
-// a task is its owner's only (another caller's tasks/get, tasks/result and tasks/cancel fail,
-// and tasks/list shows only the caller's), a caller with many running tasks gets plain calls,
-// and which wire a request asked for decides the shape of the task.
-import { afterEach, describe, expect, it } from 'vitest';
+// The task stores on the SDK's own Server and Client, linked in memory: this process's
+// (src/runtime/long-running/tasks.ts), and the one the replicas share (tasks-shared.ts) over a real
+// Redis. In each, a task is its owner's only (another caller's tasks/get, tasks/result and
+// tasks/cancel fail, and tasks/list shows only the caller's), a caller with many running tasks
+// gets plain calls, a full store makes room with ended tasks only, and which wire a request asked
+// for decides the shape of the task.
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryTransport, Server, type CallToolResult } from '@modelcontextprotocol/server';
 import { Client } from '@modelcontextprotocol/client';
-import { TaskStore, taskRequested } from '../../../../src/runtime/long-running/tasks.js';
+import { MemoryTaskStore, serveTaskMethods, taskRequested, type TaskStore } from '../../../../src/runtime/long-running/tasks.js';
+import { openSharedTaskStore } from '../../../../src/runtime/long-running/tasks-shared.js';
+import { createLogger } from '../../../../src/runtime/start/log.js';
+import { redisMissing, startRedis, type RedisServer } from '../../../harness/redis.js';
 
 const any = { '~standard': { version: 1 as const, vendor: 'test', validate: (value: unknown) => ({ value }) } };
 let who = 'alice';
@@ -15,14 +21,46 @@ afterEach(async () => {
   who = 'alice';
 });
 
+let redis: RedisServer | undefined;
+beforeAll(async () => {
+  if (redisMissing === undefined) redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+/** Each store, made anew for a test (the shared one under a namespace of its own). */
+const STORES: [string, () => TaskStore][] = [
+  ['in memory', () => new MemoryTaskStore()],
+  ...(redisMissing === undefined
+    ? [
+        [
+          'shared (Redis)',
+          () =>
+            openSharedTaskStore(
+              { location: redis!.url, keys: randomBytes(32).toString('base64') },
+              `api-${randomBytes(6).toString('hex')}`,
+              createLogger('tasks', 'silent'),
+            ),
+        ] as [string, () => TaskStore],
+      ]
+    : []),
+];
+
+function made(make: () => TaskStore): TaskStore {
+  const store = make();
+  closing.push(() => store.close());
+  return store;
+}
+
 async function connected(store: TaskStore): Promise<Client> {
   const server = new Server({ name: 's', version: '1' }, { capabilities: {} });
-  store.serve(server, () => who);
+  serveTaskMethods(server, store, () => who);
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'c', version: '1' });
   await client.connect(clientSide);
-  closing.push(() => client.close());
+  closing.unshift(() => client.close());
   return client;
 }
 const ask = (client: Client, method: string, params: Record<string, unknown> = {}) =>
@@ -35,12 +73,21 @@ function pending(): { run: () => Promise<CallToolResult>; finish: (text: string)
   return { run: () => result, finish };
 }
 
-describe('TaskStore', () => {
+const never = () => new Promise<CallToolResult>(() => undefined);
+const done = () => Promise.resolve<CallToolResult>({ content: [{ type: 'text', text: 'done' }] });
+const idOf = (created: unknown) => (created as { task: { taskId: string } }).task.taskId;
+
+/** Once the task has ended in `store` (its end is written a moment after its run ends). */
+async function ended(store: TaskStore, created: unknown, owner: string): Promise<void> {
+  while ((await store.get(idOf(created), owner)).status === 'working') await new Promise((r) => setTimeout(r, 5));
+}
+
+describe.each(STORES)('a task store %s', (_, make) => {
   it("a task is its owner's only", async () => {
-    const store = new TaskStore();
+    const store = made(make);
     const client = await connected(store);
     const job = pending();
-    const created = store.start('alice', { generation: 'v1' }, job.run) as unknown as { task: { taskId: string; status: string } };
+    const created = (await store.start('alice', { generation: 'v1' }, job.run)) as unknown as { task: { taskId: string; status: string } };
     expect(created.task.status).toBe('working');
     const taskId = created.task.taskId;
     expect(await ask(client, 'tasks/get', { taskId })).toMatchObject({ taskId, status: 'working', pollInterval: 1_000 });
@@ -62,82 +109,72 @@ describe('TaskStore', () => {
   });
 
   it('a cancelled task says so, and cannot be cancelled twice', async () => {
-    const store = new TaskStore();
+    const store = made(make);
     const client = await connected(store);
     let aborted = false;
-    const created = store.start('alice', { generation: 'v1' }, (signal) => {
+    const created = await store.start('alice', { generation: 'v1' }, (signal) => {
       signal.addEventListener('abort', () => (aborted = true));
       return new Promise(() => undefined);
-    }) as unknown as { task: { taskId: string } };
-    const taskId = created.task.taskId;
+    });
+    const taskId = idOf(created);
     expect(await ask(client, 'tasks/cancel', { taskId })).toMatchObject({ status: 'cancelled' });
     expect(aborted).toBe(true);
     await expect(ask(client, 'tasks/cancel', { taskId })).rejects.toThrow(/already ended/);
   });
 
   it('a 2026-07-28 task is the CreateTaskResult itself, and tasks/get carries the complete result', async () => {
-    const store = new TaskStore();
+    const store = made(make);
     const client = await connected(store);
     const job = pending();
-    const created = store.start('alice', { generation: 'v2' }, job.run) as Record<string, unknown>;
+    const created = (await store.start('alice', { generation: 'v2' }, job.run)) as Record<string, unknown>;
     expect(created).toMatchObject({ resultType: 'task', status: 'working', ttlMs: 3_600_000, pollIntervalMs: 1_000 });
     job.finish('v2 done');
-    await new Promise((r) => setTimeout(r, 10));
+    await ended(store, { task: created }, 'alice');
     expect(await ask(client, 'tasks/get', { taskId: created.taskId })).toMatchObject({
       status: 'completed',
       result: { resultType: 'complete', content: [{ type: 'text', text: 'v2 done' }] },
     });
   });
 
-  it('past 20 running tasks a caller gets plain calls; another caller still gets tasks', () => {
-    const store = new TaskStore();
-    const never = () => new Promise<CallToolResult>(() => undefined);
-    for (let i = 0; i < 20; i++) expect(store.start('alice', { generation: 'v1' }, never)).toBeDefined();
-    expect(store.start('alice', { generation: 'v1' }, never)).toBeUndefined();
-    expect(store.start('bob', { generation: 'v1' }, never)).toBeDefined();
+  it('past 20 running tasks a caller gets plain calls; another caller still gets tasks', async () => {
+    const store = made(make);
+    for (let i = 0; i < 20; i++) expect(await store.start('alice', { generation: 'v1' }, never)).toBeDefined();
+    expect(await store.start('alice', { generation: 'v1' }, never)).toBeUndefined();
+    expect(await store.start('bob', { generation: 'v1' }, never)).toBeDefined();
   });
 });
 
-describe('a full store (1,000 tasks)', () => {
-  const never = () => new Promise<CallToolResult>(() => undefined);
-  const done = () => Promise.resolve<CallToolResult>({ content: [{ type: 'text', text: 'done' }] });
-  const idOf = (created: unknown) => (created as { task: { taskId: string } }).task.taskId;
-  const settle = () => new Promise((resolve) => setImmediate(resolve));
-
+describe.each(STORES)('a full task store %s (1,000 tasks)', (_, make) => {
   it("another caller's 1,001 completed tasks never evict a running one; its owner still reads it", async () => {
-    const store = new TaskStore();
+    const store = made(make);
     const client = await connected(store);
-    const victim = idOf(store.start('bob', { generation: 'v1', ttl: 3_600_000 }, never));
-    for (let i = 0; i < 1_001; i++) {
-      store.start('alice', { generation: 'v1' }, done);
-      await settle();
-    }
+    const victim = idOf(await store.start('bob', { generation: 'v1', ttl: 3_600_000 }, never));
+    for (let i = 0; i < 1_001; i++) await ended(store, await store.start('alice', { generation: 'v1' }, done), 'alice');
     who = 'bob';
     expect(await ask(client, 'tasks/get', { taskId: victim })).toMatchObject({ taskId: victim, status: 'working' });
-  });
+  }, 60_000);
 
   it("ended tasks make room, the new task's owner's own first", async () => {
-    const store = new TaskStore();
+    const store = made(make);
     const client = await connected(store);
-    const bobs = idOf(store.start('bob', { generation: 'v1' }, done));
-    await settle();
-    const alices = idOf(store.start('alice', { generation: 'v1' }, done));
-    await settle();
-    for (let i = 0; i < 998; i++) store.start(`owner${i % 50}`, { generation: 'v1' }, never);
-    expect(idOf(store.start('alice', { generation: 'v1' }, never))).toMatch(/^task_/);
-    await expect(ask(client, 'tasks/get', { taskId: alices })).rejects.toThrow(/No task/);
+    const bobs = await store.start('bob', { generation: 'v1' }, done);
+    await ended(store, bobs, 'bob');
+    const alices = await store.start('alice', { generation: 'v1' }, done);
+    await ended(store, alices, 'alice');
+    for (let i = 0; i < 998; i++) await store.start(`owner${i % 50}`, { generation: 'v1' }, never);
+    expect(idOf(await store.start('alice', { generation: 'v1' }, never))).toMatch(/^task_/);
+    await expect(ask(client, 'tasks/get', { taskId: idOf(alices) })).rejects.toThrow(/No task/);
     who = 'bob';
-    expect(await ask(client, 'tasks/get', { taskId: bobs })).toMatchObject({ status: 'completed' });
-  });
+    expect(await ask(client, 'tasks/get', { taskId: idOf(bobs) })).toMatchObject({ status: 'completed' });
+  }, 60_000);
 
   it('when every task kept is running, a new one is refused with a tool error and none is dropped', async () => {
-    const store = new TaskStore();
+    const store = made(make);
     const client = await connected(store);
-    const running = Array.from({ length: 1_000 }, (_, i) => [
-      `owner${i % 50}`,
-      idOf(store.start(`owner${i % 50}`, { generation: 'v1' }, never)),
-    ]);
-    const refused = store.start('zoe', { generation: 'v1' }, never);
+    const running: [string, string][] = [];
+    for (let i = 0; i < 1_000; i++)
+      running.push([`owner${i % 50}`, idOf(await store.start(`owner${i % 50}`, { generation: 'v1' }, never))]);
+    const refused = await store.start('zoe', { generation: 'v1' }, never);
     expect(refused).toMatchObject({ isError: true });
     expect((refused?.content[0] as { text: string }).text).toMatch(
       /^No task was started: this server keeps at most 1,000 tasks and all of them are still running/,
@@ -146,7 +183,7 @@ describe('a full store (1,000 tasks)', () => {
       who = owner;
       expect(await ask(client, 'tasks/get', { taskId })).toMatchObject({ status: 'working' });
     }
-  });
+  }, 60_000);
 });
 
 describe('taskRequested', () => {
