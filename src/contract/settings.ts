@@ -436,7 +436,7 @@ export const SETTINGS: readonly Setting[] = [
     value: 'S',
     env: 'MCP_OPERATION_STORE',
     default: 'memory',
-    help: 'where long-running operation handles live: memory (this process) or a store replicas share',
+    help: 'where long-running operation handles and tasks live: memory (this process) or a store replicas share',
     more: [
       'redis://… (Node), deno-kv or deno-kv:PATH (Deno), workers-kv:BINDING',
       '(Workers); a shared store seals each operation with MCP_TOKEN_STORE_KEY',
