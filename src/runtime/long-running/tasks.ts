@@ -7,7 +7,6 @@
 // The SDK v2 server (2.4.0) has no task runtime: its typed surface leaves the task methods
 // out, so they are registered here with their own schemas, which it allows for this purpose.
 
-import { randomBytes } from 'node:crypto';
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -21,6 +20,7 @@ import {
 import type { ToolSpec } from '../../contract/table.js';
 import { TASKS_EXTENSION } from '../mcp/server-instances.js';
 import { toolError } from '../mcp/output.js';
+import { randomBytes, toBase64Url } from '../start/crypto.js';
 
 /** How long a task and its result are kept when the client names no ttl, and at most. */
 const DEFAULT_TTL_MS = 3_600_000;
@@ -136,7 +136,7 @@ export class TaskStore {
     const record: TaskRecord = {
       owner,
       generation: asked.generation,
-      taskId: `task_${randomBytes(18).toString('base64url')}`,
+      taskId: `task_${toBase64Url(randomBytes(18))}`,
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,
