@@ -10,7 +10,7 @@
 import type { AuthInfo, CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import type { RequestCredentials } from '../call/request/credentials.js';
 import type { UpstreamAnswer } from '../call/answer/response.js';
-import type { UpstreamResponse } from '../call/send/upstream.js';
+import type { UpstreamResponse } from '../call/send/upstream-response.js';
 import { OPERATION_STATUS } from '../../contract/meta-tools.js';
 import type { ToolSpec, ToolTable } from '../../contract/table.js';
 import { noteProgress } from '../observe/observe.js';

@@ -20,7 +20,7 @@ import { failureCode } from './failure-code.js';
 import type { OutgoingRequest } from '../hooks-api.js';
 import type { Logger } from '../start/log.js';
 import type { OtlpProtocol, ToolCallFacts, TraceHeaders, Tracing } from './telemetry.js';
-import type { UpstreamResponse } from '../call/send/upstream.js';
+import type { UpstreamResponse } from '../call/send/upstream-response.js';
 import type { OnWait, SendMiddleware, SendOne } from '../call/send/middleware.js';
 import type { ToolSpec, ToolTable } from '../../contract/table.js';
 

@@ -7,7 +7,7 @@ import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 import { callObserver, incomingTrace, type CallObserver } from '../../../../src/runtime/observe/observe.js';
 import { startTracing, type Tracing } from '../../../../src/runtime/observe/telemetry.js';
 import type { OutgoingRequest } from '../../../../src/runtime/hooks-api.js';
-import type { UpstreamResponse } from '../../../../src/runtime/call/send/upstream.js';
+import type { UpstreamResponse } from '../../../../src/runtime/call/send/upstream-response.js';
 import type { ToolSpec } from '../../../../src/contract/table.js';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
