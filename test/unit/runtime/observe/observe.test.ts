@@ -4,7 +4,7 @@
 // each attempt carries, and the --log-calls line. The sender stands in for the upstream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { callObserver, incomingTrace, type CallObserver } from '../../../../src/runtime/observe/observe.js';
+import { callObserver, incomingTrace, useCallScopes, type CallObserver } from '../../../../src/runtime/observe/observe.js';
 import { startTracing, type Tracing } from '../../../../src/runtime/observe/telemetry.js';
 import type { OutgoingRequest } from '../../../../src/runtime/hooks-api.js';
 import type { UpstreamResponse } from '../../../../src/runtime/call/send/upstream-response.js';
@@ -40,6 +40,9 @@ function upstream(...statuses: (number | Error)[]) {
 
 const facts = { tool: 'getPet', known: true, requestId: 7, sessionId: 'session-secret', protocolVersion: '2025-11-25' };
 const signal = new AbortController().signal;
+
+// What a server does before its first call (createObserver): the platform's call scopes, Node's here.
+beforeAll(() => useCallScopes());
 
 describe('incomingTrace', () => {
   const headers = (h: Record<string, string>) => new Headers(h);
