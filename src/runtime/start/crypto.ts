@@ -11,21 +11,6 @@ export const utf8Bytes = (text: string): Uint8Array<ArrayBuffer> => utf8.encode(
 /** A header's bytes as Node's HTTP server reads them: latin1, one byte per character. */
 export const latin1Bytes = (text: string): Uint8Array => Uint8Array.from(text, (char) => char.charCodeAt(0) & 0xff);
 
-/** A text's length in UTF-8 bytes, without making them. */
-export function utf8Length(text: string): number {
-  let length = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) continue;
-    if (code < 0x800) length += 1;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      i++; // a surrogate pair: two UTF-16 units, four bytes
-      length += 2;
-    } else length += 2;
-  }
-  return length;
-}
-
 /** `count` random bytes from the platform's CSPRNG. */
 export const randomBytes = (count: number): Uint8Array<ArrayBuffer> => crypto.getRandomValues(new Uint8Array(count));
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { fromBase64, sha256, toBase64, toBase64Url, toHex, utf8Length } from '../../../../src/runtime/start/crypto.js';
+import { fromBase64, sha256, toBase64, toBase64Url, toHex } from '../../../../src/runtime/start/crypto.js';
 
 // The platform-neutral helpers must give what node:crypto and Buffer gave, byte for byte:
 // records sealed, handles hashed and cache keys made before keep their names.
@@ -19,14 +19,5 @@ describe('platform-neutral crypto', () => {
       expect(fromBase64(toBase64(bytes))).toEqual(new Uint8Array(bytes));
       expect(fromBase64(toBase64Url(bytes))).toEqual(new Uint8Array(bytes));
     }
-  });
-
-  it.each(samples)('utf8Length of %j matches Buffer.byteLength', (text) => {
-    expect(utf8Length(text)).toBe(Buffer.byteLength(text, 'utf8'));
-  });
-
-  it('counts a lone surrogate as Buffer does (three bytes of U+FFFD)', () => {
-    expect(utf8Length('a\ud800b')).toBe(Buffer.byteLength('a\ud800b'));
-    expect(utf8Length('\udc00')).toBe(Buffer.byteLength('\udc00'));
   });
 });
