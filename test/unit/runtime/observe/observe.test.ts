@@ -127,6 +127,39 @@ describe('without tracing', () => {
     expect(lines[0]).not.toMatch(/secret-42|hidden|session-secret/);
   });
 
+  it('concurrent calls each find their own scope: trace context and attempts never cross between them', async () => {
+    const lines: string[] = [];
+    const api = upstream();
+    const observer = callObserver({ logCalls: true, write: (line) => lines.push(line) });
+    const send = observer.sender(api.send);
+    const parents = [PARENT, PARENT.replace('b7ad6b7169203331', '1111111111111111')];
+    let secondSent = () => {};
+    const turn = new Promise<void>((resolve) => (secondSent = resolve));
+    // Interleaved: the first call's second attempt waits until the second call has sent its own.
+    const first = observer.call({ ...facts, tool: 'first' }, { traceparent: parents[0]! }, () =>
+      observer.operation(tool('/first'), async () => {
+        await send(request({ call: 'first' }), signal);
+        await turn;
+        return send(request({ call: 'first' }), signal);
+      }),
+    );
+    const second = observer.call({ ...facts, tool: 'second' }, { traceparent: parents[1]! }, () =>
+      observer.operation(tool('/second'), async () => {
+        const sent = await send(request({ call: 'second' }), signal);
+        secondSent();
+        return sent;
+      }),
+    );
+    await Promise.all([first, second]);
+    for (const req of api.sent) expect(req.headers.traceparent).toBe(req.headers.call === 'first' ? parents[0] : parents[1]);
+    const logged = lines.map((line) => JSON.parse(line) as { tool: string; attempts: number; upstream: { route: string }[] });
+    expect(logged.find((line) => line.tool === 'first')).toMatchObject({
+      attempts: 2,
+      upstream: [{ route: '/first' }, { route: '/first' }],
+    });
+    expect(logged.find((line) => line.tool === 'second')).toMatchObject({ attempts: 1, upstream: [{ route: '/second' }] });
+  });
+
   it('a call that throws is logged as an error and still throws', async () => {
     const lines: string[] = [];
     const observer = callObserver({ logCalls: true, write: (line) => lines.push(line) });
