@@ -20,4 +20,13 @@ describe('platform-neutral crypto', () => {
       expect(fromBase64(toBase64Url(bytes))).toEqual(new Uint8Array(bytes));
     }
   });
+
+  it.each(['aGVs bG8=', 'aGVsbG8', 'aGVsbG8=trailing', 'a-_b', 'aGVsbG8x2', '!!aGk*', '', '='])('reads %j as Buffer does', (text) => {
+    expect(fromBase64(text)).toEqual(new Uint8Array(Buffer.from(text, 'base64')));
+  });
+
+  it('encodes a megabyte whole (chunked under the call-argument limit)', () => {
+    const bytes = Uint8Array.from({ length: 1 << 20 }, (_, i) => (i * 7) & 0xff);
+    expect(toBase64(bytes)).toBe(Buffer.from(bytes).toString('base64'));
+  });
 });
