@@ -54,7 +54,7 @@ function parseKey(text: string, index: number, count: number): SealingKey {
 export async function seal(ring: KeyRing, aad: string, value: unknown): Promise<string> {
   const iv = randomBytes(IV_BYTES);
   const plain = utf8Bytes(JSON.stringify(value) ?? 'null');
-  // Web Crypto's AES-GCM output is the ciphertext followed by its 16-byte tag, as sealed before.
+  // Web Crypto's AES-GCM output is the ciphertext followed by its 16-byte tag: v1's layout.
   const sealed = await crypto.subtle.encrypt(gcm(iv, aad), await ring.current.secret(), plain);
   return [SEAL_VERSION, ring.current.id, toBase64Url(iv), toBase64Url(new Uint8Array(sealed))].join('.');
 }
