@@ -17,6 +17,36 @@ const SERVER_PACKAGES =
  */
 const LAZY_ROOMS = ['confirm', 'long-running', 'code-mode', 'oauth'];
 
+/**
+ * The only server modules that may import a Node built-in (node:*), each loaded only where the
+ * platform runs it (issue #40: the core that Workers, Deno, Vercel and Lambda serve through
+ * web/web-server.ts imports none). Every other module of src/runtime/ and src/contract/ reaches
+ * these by import() alone, so that a platform that does not choose them never loads them.
+ */
+const NODE_ONLY = [
+  // The Node server's start (node:fs, node:url) and its command line (node:util's parseArgs).
+  'src/runtime/main\\.ts',
+  'src/runtime/start/command-line\\.ts',
+  // The node:http listener, loaded by main.ts for --transport http and sse.
+  'src/runtime/http/listener\\.ts',
+  // The upstream client over node:http/https/zlib: upstream.ts loads it where Platform.upstream is 'node-http'.
+  'src/runtime/call/send/node-upstream\\.ts',
+  // DNS screening of internal addresses (node:dns, node:net): loaded where a request must reach
+  // public addresses only; a platform's fetch cannot be screened (Platform.screensAddresses).
+  'src/contract/addresses\\.ts',
+  // AsyncLocalStorage (node:async_hooks), the call's scope: observe.ts loads it where Platform.callScopes says.
+  'src/runtime/observe/async-scopes\\.ts',
+  // Code mode's worker threads (Platform.sandbox 'worker-threads'), and QuickJS's file read from
+  // the package where the platform's entry hands over no compiled module.
+  'src/runtime/code-mode/sandbox-worker\\.ts',
+  'src/runtime/code-mode/engine-file\\.ts',
+  // This server's own sign-in and the callers' API accounts: web-server.ts refuses them on every
+  // platform (oauthProblem), so only the Node server loads them.
+  'src/runtime/oauth/authorization-server/',
+  'src/runtime/oauth/upstream-accounts/',
+];
+const NODE_ONLY_PATH = `^(${NODE_ONLY.join('|')})`;
+
 module.exports = {
   forbidden: [
     ...LAZY_ROOMS.map((room) => ({
@@ -32,6 +62,21 @@ module.exports = {
       comment: 'OpenTelemetry loads only when an OTLP endpoint is set: observe.ts reaches telemetry.ts with import().',
       from: { path: '^src/', pathNot: '^src/runtime/observe/telemetry\\.ts$' },
       to: { path: '^src/runtime/observe/telemetry\\.ts$', dependencyTypesNot: ['dynamic-import', 'type-only'] },
+    },
+    {
+      name: 'platform-core-imports-no-node-builtin',
+      severity: 'error',
+      comment:
+        'workerd (without nodejs_compat) and the other platforms serve this code: a Node built-in goes in a module of NODE_ONLY, loaded by import() where the platform chooses it, or is replaced by a web-standard API (Web Crypto, fetch, TextEncoder).',
+      from: { path: '^src/(runtime|contract)/', pathNot: NODE_ONLY_PATH },
+      to: { dependencyTypes: ['core'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'node-only-modules-only-through-import',
+      severity: 'error',
+      comment: 'A module of NODE_ONLY loads only where the platform chooses it: reach it with import() (a type import is fine).',
+      from: { path: '^src/(runtime|contract)/', pathNot: NODE_ONLY_PATH },
+      to: { path: NODE_ONLY_PATH, dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'] },
     },
     {
       name: 'no-cycles',

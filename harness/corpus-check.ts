@@ -16,7 +16,7 @@ import { prebuiltLibFiles } from './project.js';
 import { listFiles } from './samples.js';
 import { SpecError } from '../src/errors.js';
 import { ts } from 'ts-morph';
-import { readConfig } from '../src/runtime/start/config.js';
+import { readConfig } from '../src/runtime/start/command-line.js';
 import { createExecutor } from '../src/runtime/call/executor.js';
 import { createLogger } from '../src/runtime/start/log.js';
 import { createServerFactory, type ServerOptions } from '../src/runtime/mcp/server.js';

@@ -2,7 +2,8 @@
 // official SDK client over an in-memory transport: the MCP wiring tested without a build.
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { readConfig, type ServerConfig } from '../src/runtime/start/config.js';
+import type { ServerConfig } from '../src/runtime/start/config.js';
+import { readConfig } from '../src/runtime/start/command-line.js';
 import { createExecutor } from '../src/runtime/call/executor.js';
 import type { Hooks } from '../src/runtime/hooks-api.js';
 import { createLogger } from '../src/runtime/start/log.js';

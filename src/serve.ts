@@ -8,7 +8,7 @@ import { modelFromOptions } from './generate.js';
 import type { UserOptions } from './options.js';
 import { formatWarning } from './warnings.js';
 import { credentialSummary } from './model/auth.js';
-import { SERVER_OPTIONS, USAGE as SERVER_USAGE } from './runtime/start/config.js';
+import { SERVER_OPTIONS, USAGE as SERVER_USAGE } from './runtime/start/command-line.js';
 
 export { SERVER_OPTIONS, SERVER_USAGE };
 

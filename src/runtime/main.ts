@@ -5,7 +5,8 @@
 
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, readConfig, USAGE, type ServerConfig, type TransportName } from './start/config.js';
+import { ConfigError, type ServerConfig, type TransportName } from './start/config.js';
+import { readConfig, USAGE } from './start/command-line.js';
 import type { Hooks } from './hooks-api.js';
 import type { HttpEndpoints } from './http/endpoints.js';
 import type { ServerFactory } from './mcp/server-instances.js';

@@ -4,7 +4,6 @@
 // invoke_operation makes it: the operation must be served and visible to the caller, and its
 // arguments, credentials, hooks, limits and redaction are the executor's.
 
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ProgramCall } from '../confirm/confirm.js';
 import { declarationOf } from './declarations.js';
@@ -13,6 +12,7 @@ import { toolError } from '../mcp/output.js';
 import type { SandboxLimits } from './sandbox.js';
 import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../contract/limits.js';
 import { platform } from '../start/platform.js';
+import { boundToCall } from '../observe/observe.js';
 import { EXECUTE, SEARCH_API } from '../../contract/meta-tools.js';
 import type { ListedTool } from '../../contract/profiles.js';
 import type { JsonSchema, ToolSpec } from '../../contract/table.js';
@@ -69,7 +69,7 @@ async function execute(ctx: CodeContext, code: string): Promise<CallToolResult> 
       names: ctx.table.tools.filter((tool) => ctx.visible(tool)).map((tool) => tool.name),
       // Bound to this call's async context: the worker's messages arrive outside it, and the
       // operations' spans and log entries belong to this execute.
-      call: AsyncLocalStorage.bind((name: string, args: unknown) => callOperation(ctx, name, args, program)),
+      call: boundToCall((name: string, args: unknown) => callOperation(ctx, name, args, program)),
     },
     ctx.limits,
     ctx.signal,

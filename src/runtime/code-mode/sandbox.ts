@@ -217,20 +217,15 @@ let compiled: Promise<CompiledWasm | undefined> | undefined;
 /**
  * The engine's WebAssembly code, compiled once per thread: each run still instantiates it afresh
  * with its own memory, but skips compiling 1 MB of code (measured: 15 ms for a thread's first
- * instance, 4 ms after). The file is the variant's own, found from quickjs-emscripten's location as
- * Node resolves it; when it cannot be found the variant loads it itself, as before.
+ * instance, 4 ms after): the platform's entry's (workerd), or the variant's own file
+ * (engine-file.ts); when it cannot be read the variant loads it itself.
  */
 function compiledEngine(): Promise<CompiledWasm | undefined> {
   const given = platform().quickjsWasm;
   if (given !== undefined) return Promise.resolve(given as CompiledWasm);
   compiled ??= (async () => {
     try {
-      const { createRequire } = await import('node:module');
-      const { readFile } = await import('node:fs/promises');
-      const fromPackage = createRequire(createRequire(import.meta.url).resolve('quickjs-emscripten'));
-      const bytes = await readFile(fromPackage.resolve('@jitl/quickjs-wasmfile-release-sync/wasm'));
-      const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<CompiledWasm> } };
-      return await wasm.compile(bytes);
+      return await (await import('./engine-file.js')).compileEngineFile<CompiledWasm>();
     } catch {
       return undefined;
     }

@@ -1,20 +1,20 @@
 // Who may use the MCP endpoints with one shared token (--auth-token): one step in the request
 // pipeline. The OAuth 2.1 resource-server check (oauth.ts) takes its place with --oauth-issuer.
 
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { isLoopback, type ServerConfig } from '../start/config.js';
 import type { HttpStep } from './pipeline.js';
 import type { Logger } from '../start/log.js';
+import { equalBytes, latin1Bytes, sha256 } from '../start/crypto.js';
 
 /** One shared bearer token (RFC 6750); without a token every request passes. */
 export function bearerAuth(token: string | undefined): HttpStep {
   if (token === undefined) return () => true;
-  const expected = sha256(Buffer.from(token, 'latin1'));
+  const expected = sha256(latin1Bytes(token));
   return ({ req, res }) => {
     // Exactly "Bearer " and the token, compared as the bytes that came (Node reads header
     // bytes as latin1). Nothing is trimmed, so no look-alike space or padding passes.
     const given = /^Bearer (.*)$/is.exec(req.headers.authorization ?? '')?.[1];
-    if (given !== undefined && timingSafeEqual(sha256(Buffer.from(given, 'latin1')), expected)) return true;
+    if (given !== undefined && equalBytes(sha256(latin1Bytes(given)), expected)) return true;
     res.writeHead(401, {
       'content-type': 'application/json',
       'www-authenticate': given === undefined ? 'Bearer realm="mcp"' : 'Bearer realm="mcp", error="invalid_token"',
@@ -25,9 +25,6 @@ export function bearerAuth(token: string | undefined): HttpStep {
     return false;
   };
 }
-
-/** Equal-length digests, so that timingSafeEqual can compare tokens of any length. */
-const sha256 = (bytes: Buffer): Buffer => createHash('sha256').update(bytes).digest();
 
 /** An open endpoint on a reachable interface lends the API's credentials to anyone: say so. */
 export function warnIfOpen(config: Pick<ServerConfig, 'host' | 'authToken' | 'oauth'>, log: Logger): void {

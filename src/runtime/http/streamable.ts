@@ -12,7 +12,6 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { randomUUID } from 'node:crypto';
 import type { ServerConfig } from '../start/config.js';
 import { jsonRpcError } from './answer.js';
 import type { HttpEndpoints } from './endpoints.js';
@@ -228,7 +227,7 @@ async function openSession(endpoint: Streamable, req: IncomingMessage, res: Serv
   const transport = new SessionTransport(
     {
       // `<replica>.<uuid>` lets a proxy route the session back to the replica that holds it.
-      sessionIdGenerator: () => (config.replicaId === undefined ? randomUUID() : `${config.replicaId}.${randomUUID()}`),
+      sessionIdGenerator: () => (config.replicaId === undefined ? crypto.randomUUID() : `${config.replicaId}.${crypto.randomUUID()}`),
       maxRequestBodySize: config.maxRequestBytes,
       keepAliveMs: config.sseKeepAliveMs,
       onsessioninitialized: (id) => {

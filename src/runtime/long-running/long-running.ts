@@ -7,15 +7,15 @@
 // takes: the status URL never reaches the agent, so that a handle cannot make the server
 // fetch another URL with the API's credentials.
 
-import { createHash } from 'node:crypto';
 import type { AuthInfo, CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import type { RequestCredentials } from '../call/request/credentials.js';
 import type { UpstreamAnswer } from '../call/answer/response.js';
-import type { UpstreamResponse } from '../call/send/upstream.js';
+import type { UpstreamResponse } from '../call/send/upstream-response.js';
 import { OPERATION_STATUS } from '../../contract/meta-tools.js';
 import type { ToolSpec, ToolTable } from '../../contract/table.js';
 import { noteProgress } from '../observe/observe.js';
 import { toolError } from '../mcp/output.js';
+import { sha256, toBase64Url } from '../start/crypto.js';
 import { retryAfterMs as readRetryAfter } from '../call/send/retry.js';
 import type { OperationStore } from './operation-store.js';
 import type { OperationHeaders, Poll, TrackedAnswer, Tracking } from './tracking.js';
@@ -382,9 +382,9 @@ const cancelled = (tool: ToolSpec): CallToolResult =>
 export function ownerOf(caller: AuthInfo | undefined, credentials: RequestCredentials): string {
   const subject = caller?.extra?.subject;
   const who = caller === undefined ? '' : typeof subject === 'string' ? `sub:${subject}` : `client:${caller.clientId}`;
-  const hash = createHash('sha256').update(who);
-  for (const [scheme, value] of [...credentials].sort(([a], [b]) => a.localeCompare(b))) hash.update(`\0${scheme}\0${value}`);
-  return hash.digest('base64url');
+  let text = who;
+  for (const [scheme, value] of [...credentials].sort(([a], [b]) => a.localeCompare(b))) text += `\0${scheme}\0${value}`;
+  return toBase64Url(sha256(text));
 }
 
 /** Why a call whose operation is still running got no handle. */

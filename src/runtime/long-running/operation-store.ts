@@ -6,10 +6,10 @@
 // status URL, nor the owner's digest is readable there, and another caller's handle names
 // nothing. Credentials are never part of an operation (the owner is a digest of them).
 
-import { randomBytes } from 'node:crypto';
 import { OPERATION_STATUS } from '../../contract/meta-tools.js';
 import type { Logger } from '../start/log.js';
 import { parseKeyRing, seal, unseal, type KeyRing } from '../store/sealing.js';
+import { fromBase64, randomBytes, toBase64, toBase64Url } from '../start/crypto.js';
 import { recordName, type SharedRecords } from '../store/shared-records.js';
 import type { Tracking } from './tracking.js';
 
@@ -39,7 +39,7 @@ const OPERATION_TTL_MS = 3_600_000;
 /** Handles one caller may hold: past it their own oldest goes, so that no caller fills the store alone. */
 const MAX_OPERATIONS_PER_OWNER = 100;
 
-const newHandle = () => `op_${randomBytes(18).toString('base64url')}`;
+const newHandle = () => `op_${toBase64Url(randomBytes(18))}`;
 const unknownHandle = (where: string) =>
   `${OPERATION_STATUS}: no operation with this handle (it finished and was answered, it expired after an hour, or it was started ${where})`;
 
@@ -123,7 +123,7 @@ class SharedOperationStore implements OperationStore {
   async save(tracking: Tracking, owner: string): Promise<string | undefined> {
     const handle = newHandle();
     const group = { name: this.#hash('owner', owner), limit: MAX_OPERATIONS_PER_OWNER };
-    const sealed = seal(this.ring, this.#aad(owner, handle), storedOf(tracking));
+    const sealed = await seal(this.ring, this.#aad(owner, handle), storedOf(tracking));
     await (await this.#backend()).put(this.#hash('operation', owner, handle), sealed, OPERATION_TTL_MS, group);
     return handle;
   }
@@ -131,7 +131,7 @@ class SharedOperationStore implements OperationStore {
   async take(handle: string, owner: string): Promise<{ tracking: Tracking } | { problem: string }> {
     const records = await this.#backend();
     const sealed = await records.take(this.#hash('operation', owner, handle), this.#hash('owner', owner));
-    const opened = sealed === undefined ? undefined : unseal(this.ring, this.#aad(owner, handle), sealed);
+    const opened = sealed === undefined ? undefined : await unseal(this.ring, this.#aad(owner, handle), sealed);
     if (sealed !== undefined && opened === undefined) this.#warnUnopened();
     if (opened === undefined) return { problem: unknownHandle('by another caller') };
     return { tracking: trackingOf(opened.value as StoredTracking) };
@@ -164,8 +164,8 @@ class SharedOperationStore implements OperationStore {
     return recordName(this.namespace, ...parts);
   }
 
-  #aad(owner: string, handle: string): Buffer {
-    return Buffer.from(`${this.namespace}\0operation\0${owner}\0${handle}`, 'utf8');
+  #aad(owner: string, handle: string): string {
+    return `${this.namespace}\0operation\0${owner}\0${handle}`;
   }
 }
 
@@ -174,10 +174,10 @@ type StoredTracking = Omit<Tracking, 'last'> & { last?: Omit<NonNullable<Trackin
 
 function storedOf(tracking: Tracking): StoredTracking {
   const { last, ...rest } = tracking;
-  return last === undefined ? rest : { ...rest, last: { ...last, bytes: Buffer.from(last.bytes).toString('base64') } };
+  return last === undefined ? rest : { ...rest, last: { ...last, bytes: toBase64(last.bytes) } };
 }
 
 function trackingOf(stored: StoredTracking): Tracking {
   const { last, ...rest } = stored;
-  return last === undefined ? rest : { ...rest, last: { ...last, bytes: new Uint8Array(Buffer.from(last.bytes, 'base64')) } };
+  return last === undefined ? rest : { ...rest, last: { ...last, bytes: fromBase64(last.bytes) } };
 }

@@ -73,7 +73,7 @@ class SharedTaskStore implements TaskStore {
     const name = this.#name(owner, task.taskId);
     let added: 'added' | 'busy' | 'full';
     try {
-      added = await (await this.#backend()).add(name, this.#entry(owner, task, RUNNING_MARGIN_MS), this.#seal(name, task));
+      added = await (await this.#backend()).add(name, this.#entry(owner, task, RUNNING_MARGIN_MS), await this.#seal(name, task));
     } catch (error) {
       // A task is an offer: without the store, the call is answered as a plain one.
       this.log.warn(`task store: ${(error as Error).message}; a call asked as a task is answered without one`);
@@ -163,12 +163,12 @@ class SharedTaskStore implements TaskStore {
   }
 
   async #end(name: string, owner: string, task: TaskState): Promise<boolean> {
-    return (await this.#backend()).end(name, this.#entry(owner, task, 0), this.#seal(name, task));
+    return (await this.#backend()).end(name, this.#entry(owner, task, 0), await this.#seal(name, task));
   }
 
   async #read(name: string): Promise<TaskState | undefined> {
     const sealed = await (await this.#backend()).read(name);
-    const opened = sealed === undefined ? undefined : unseal(this.ring, this.#aad(name), sealed);
+    const opened = sealed === undefined ? undefined : await unseal(this.ring, this.#aad(name), sealed);
     if (sealed !== undefined && opened === undefined) this.#warnUnopened();
     return opened?.value as TaskState | undefined;
   }
@@ -201,13 +201,13 @@ class SharedTaskStore implements TaskStore {
     return recordName(this.namespace, 'owner', owner);
   }
 
-  #seal(name: string, task: TaskState): string {
+  #seal(name: string, task: TaskState): Promise<string> {
     return seal(this.ring, this.#aad(name), task);
   }
 
   /** A record opens only under its own name, which only its owner and task id give. */
-  #aad(name: string): Buffer {
-    return Buffer.from(`${this.namespace}\0task\0${name}`, 'utf8');
+  #aad(name: string): string {
+    return `${this.namespace}\0task\0${name}`;
   }
 }
 

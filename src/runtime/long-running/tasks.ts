@@ -9,7 +9,6 @@
 // The SDK v2 server (2.4.0) has no task runtime: its typed surface leaves the task methods
 // out, so they are registered here with their own schemas, which it allows for this purpose.
 
-import { randomBytes } from 'node:crypto';
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -23,6 +22,7 @@ import {
 import type { ToolSpec } from '../../contract/table.js';
 import { TASKS_EXTENSION } from '../mcp/server-instances.js';
 import { toolError } from '../mcp/output.js';
+import { randomBytes, toBase64Url } from '../start/crypto.js';
 
 /** How long a task and its result are kept when the client names no ttl, and at most. */
 const DEFAULT_TTL_MS = 3_600_000;
@@ -131,7 +131,7 @@ function wire(record: TaskState) {
 export function newTask(asked: TaskAsked): TaskState {
   const ttl = Math.min(Math.max(typeof asked.ttl === 'number' && asked.ttl > 0 ? asked.ttl : DEFAULT_TTL_MS, 1_000), MAX_TTL_MS);
   const now = new Date().toISOString();
-  const taskId = `task_${randomBytes(18).toString('base64url')}`;
+  const taskId = `task_${toBase64Url(randomBytes(18))}`;
   return { generation: asked.generation, taskId, status: 'working', createdAt: now, lastUpdatedAt: now, ttl };
 }
 

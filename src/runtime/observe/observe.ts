@@ -5,7 +5,6 @@
 // reaches the API across this server at no cost.
 
 import { platform } from '../start/platform.js';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   PROTOCOL_VERSION_META_KEY,
   TRACEPARENT_META_KEY,
@@ -20,9 +19,10 @@ import { failureCode } from './failure-code.js';
 import type { OutgoingRequest } from '../hooks-api.js';
 import type { Logger } from '../start/log.js';
 import type { OtlpProtocol, ToolCallFacts, TraceHeaders, Tracing } from './telemetry.js';
-import type { UpstreamResponse } from '../call/send/upstream.js';
+import type { UpstreamResponse } from '../call/send/upstream-response.js';
 import type { OnWait, SendMiddleware, SendOne } from '../call/send/middleware.js';
 import type { ToolSpec, ToolTable } from '../../contract/table.js';
+import { UNSCOPED, type CallScopes } from './call-scope.js';
 
 export interface CallObserver {
   /** Whether calls are traced or logged; when not, only a call that brings a trace context is observed. */
@@ -68,8 +68,18 @@ interface Scope {
 /**
  * Started only for a call that has something to observe (tracing, --log-calls, or an incoming
  * traceparent): Node 20's AsyncLocalStorage costs every promise something once it is used.
+ * The platform's kind (call-scope.ts), in place once useCallScopes has run.
  */
-const scopes = new AsyncLocalStorage<Scope>();
+let scopes: CallScopes<Scope> = UNSCOPED;
+
+/** The platform's way of carrying a call's scope across awaits, loaded once, before calls are served. */
+export async function useCallScopes(): Promise<void> {
+  if (scopes !== UNSCOPED || platform().callScopes !== 'async-local-storage') return;
+  scopes = (await import('./async-scopes.js')).asyncScopes<Scope>();
+}
+
+/** `fn` bound to the current call, for callbacks that arrive outside it (code mode's worker messages). */
+export const boundToCall = <F extends (...args: never[]) => unknown>(fn: F): F => scopes.bind(fn);
 
 /** The tracing in use, for the flush at exit. */
 let activeTracing: Tracing | undefined;
@@ -85,7 +95,7 @@ export function callObserver(options: { tracing?: Tracing; logCalls: boolean; wr
       return observedCall(facts, incoming, run, clientLog);
     },
     operation(tool, run) {
-      const current = scopes.getStore();
+      const current = scopes.current();
       if (current === undefined && tracing === undefined) return run();
       const call = current?.call ?? { attempts: [], ...(tracing ? { tracing } : {}) };
       return scopes.run({ call, operation: { route: tool.http.path, sent: 0 } }, run);
@@ -93,7 +103,7 @@ export function callObserver(options: { tracing?: Tracing; logCalls: boolean; wr
     onWait: noteWait,
     sender(send) {
       return (request, signal) => {
-        const current = scopes.getStore();
+        const current = scopes.current();
         // Unobserved, the common case: the sender itself, without an async layer of its own.
         if (current === undefined && tracing === undefined) return send(request, signal);
         return observedAttempt(send, current, request, signal);
@@ -181,6 +191,7 @@ export async function createObserver(
   log: Logger,
   env: NodeJS.ProcessEnv = platform().env,
 ): Promise<CallObserver> {
+  await useCallScopes();
   const protocol = otlpProtocol(env, log);
   if (protocol !== undefined) {
     const { startTracing } = await import('./telemetry.js');
@@ -196,7 +207,7 @@ export async function createObserver(
 
 /** A wait before a try, in the current call's record (CallObserver's `onWait`). */
 function noteWait(ms: number, reason: string, said: string): void {
-  const call = scopes.getStore()?.call;
+  const call = scopes.current()?.call;
   if (call === undefined) return;
   call.waitedMs = (call.waitedMs ?? 0) + ms;
   call.tracing?.event('retry.wait', { 'retry.wait_ms': Math.round(ms), 'retry.reason': reason });
@@ -205,12 +216,12 @@ function noteWait(ms: number, reason: string, said: string): void {
 
 /** Why a call's credentials failed (a line without secrets), in its call's client's log as an error. */
 export function noteCredentialFailure(said: string): void {
-  scopes.getStore()?.call.clientLog?.('error', said);
+  scopes.current()?.call.clientLog?.('error', said);
 }
 
 /** A long-running operation's progress (a line without argument values), in its call's client's log. */
 export function noteProgress(said: string): void {
-  scopes.getStore()?.call.clientLog?.('info', said);
+  scopes.current()?.call.clientLog?.('info', said);
 }
 
 /** Exports the spans still buffered, before the process exits (at most 2 s). */

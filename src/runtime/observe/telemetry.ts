@@ -5,13 +5,13 @@
 // clients (each upstream attempt, CLIENT), without argument values: the route is the template,
 // never the filled URL, and no header, query or body is recorded.
 
-import { createHash } from 'node:crypto';
 import { context, diag, DiagLogLevel, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { failureCode } from './failure-code.js';
+import { sha256, toHex } from '../start/crypto.js';
 
 /** OTEL_EXPORTER_OTLP_PROTOCOL values this server can send (gRPC would need another stack). */
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -163,7 +163,7 @@ function toolCallAttributes(facts: ToolCallFacts): Record<string, string> {
     'gen_ai.tool.name': facts.tool.slice(0, CLIENT_TEXT_CHARS),
     ...(facts.requestId !== undefined ? { 'jsonrpc.request.id': String(facts.requestId).slice(0, CLIENT_TEXT_CHARS) } : {}),
     // The session id admits whoever holds it to the session: traces get a digest that correlates, not the id.
-    ...(facts.sessionId ? { 'mcp.session.id': createHash('sha256').update(facts.sessionId).digest('hex').slice(0, 32) } : {}),
+    ...(facts.sessionId ? { 'mcp.session.id': toHex(sha256(facts.sessionId)).slice(0, 32) } : {}),
     ...(facts.protocolVersion ? { 'mcp.protocol.version': facts.protocolVersion } : {}),
   };
 }

@@ -1,21 +1,18 @@
 // Start-up options of the generated server: flags first, then environment, then defaults.
-// A bad value is one line on stderr and exit code 2, never a stack trace.
+// A bad value is one line on stderr and exit code 2, never a stack trace. The flags come parsed
+// (command-line.ts, Node's): a platform's web handler has no command line, only variables.
 
-import { parseArgs } from 'node:util';
 import { type ClientProfile } from '../../contract/profiles.js';
 import {
   CODE_LIMIT_DEFAULTS,
-  envText,
-  flagText,
   setting,
-  SETTINGS,
   type CONFIRM_SETTINGS,
   type LOG_LEVELS,
   type TOOL_MODES,
   type TRANSPORT_NAMES,
 } from '../../contract/settings.js';
 import { unsendableHeaderName } from '../../contract/headers.js';
-import { didYouMean, nearest } from '../../contract/did-you-mean.js';
+import { nearest } from '../../contract/did-you-mean.js';
 
 export type TransportName = (typeof TRANSPORT_NAMES)[number];
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -146,37 +143,6 @@ export interface SignInConfig {
 
 export class ConfigError extends Error {}
 
-/** --help: every setting, its variable and default (settings.ts). */
-export const USAGE = [
-  'Options (each also settable by the environment variable in brackets):',
-  ...SETTINGS.flatMap((s) => {
-    const flag = flagText(s);
-    // A flag wider than its column takes a line of its own, with its help below it.
-    const [own, column] = flag.length < 29 ? [[], flag.padEnd(29)] : [[`  ${flag}`], ' '.repeat(29)];
-    const head = `  ${column}${s.help}`;
-    const tail = `[${envText(s)}]${s.default !== undefined ? ` (default: ${s.default})` : ''}`;
-    // The variable and default go on a line of their own when they would run past ~100 columns.
-    const lines = head.length + tail.length < 100 ? [`${head} ${tail}`] : [head, tail];
-    return [...own, ...[...lines, ...(s.more ?? [])].map((line, i) => (i === 0 ? line : `${' '.repeat(31)}${line}`))];
-  }),
-  `  ${'--clients'.padEnd(29)}print the line that adds this server to each MCP client, with its real path`,
-  `  ${'--version'.padEnd(29)}show the server's package name and version (also -v)`,
-  `  ${'--help'.padEnd(29)}show this help`,
-].join('\n');
-
-/** Every server option and its kind, for parseArgs (and for `mcp-gen serve`, which splits its arguments by it). */
-export const SERVER_OPTIONS: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {
-  ...Object.fromEntries(
-    SETTINGS.map((s) => [
-      s.flag,
-      s.value === undefined ? { type: 'boolean' as const } : { type: 'string' as const, ...(s.multiple ? { multiple: true } : {}) },
-    ]),
-  ),
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-  clients: { type: 'boolean' },
-};
-
 /**
  * `--flag must be a, b or c (got "x")`, with the nearest allowed value when it looks like a
  * typo (`suggest`; the OAuth choices never said it).
@@ -187,29 +153,8 @@ function notOneOf(flag: string, allowed: readonly string[], got: string, suggest
   return `--${flag} must be ${list} (got "${got}"${typo === undefined ? '' : `; did you mean "${typo}"?`})`;
 }
 
-/** parseArgs' complaint in one line; an unknown flag with the nearest known one. */
-function argumentError(error: Error & { code?: string }): string {
-  const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec(error.message);
-  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
-    const flag = unknown[1] as string;
-    const known = Object.keys(SERVER_OPTIONS).map((name) => `--${name}`);
-    return `unknown option ${flag}${didYouMean(flag.replace(/=.*$/, ''), known)}; --help lists the options`;
-  }
-  return error.message.split('\n')[0] ?? String(error);
-}
-
-/** Flags are string or boolean (or string[] when multiple), as SERVER_OPTIONS declares them. */
-type FlagValues = Record<string, string | boolean | string[] | undefined>;
-
-function parseFlags(argv: string[]): FlagValues {
-  // A platform's web handler has no command line, and workerd no parseArgs: settings come from variables only.
-  if (argv.length === 0) return {};
-  try {
-    return parseArgs({ args: argv, strict: true, allowPositionals: false, options: SERVER_OPTIONS }).values as FlagValues;
-  } catch (error) {
-    throw new ConfigError(argumentError(error as Error & { code?: string }));
-  }
-}
+/** Flags are string or boolean (or string[] when multiple), as SERVER_OPTIONS (command-line.ts) declares them. */
+export type FlagValues = Record<string, string | boolean | string[] | undefined>;
 
 /** Each setting read the one way: the flag, else its variable, else its default; ranges and choices from settings.ts. */
 interface SettingReader {
@@ -259,8 +204,8 @@ function settingReader(values: FlagValues, env: NodeJS.ProcessEnv): SettingReade
   };
 }
 
-export function readConfig(argv: string[], env: NodeJS.ProcessEnv): ServerConfig | 'help' | 'version' | 'clients' {
-  const values = parseFlags(argv);
+/** The settings from parsed flags and the environment; --help, --version and --clients instead when given. */
+export function configFrom(values: FlagValues, env: NodeJS.ProcessEnv): ServerConfig | 'help' | 'version' | 'clients' {
   if (values.help) return 'help';
   if (values.version) return 'version';
   if (values.clients) return 'clients';

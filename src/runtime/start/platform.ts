@@ -23,6 +23,12 @@ export interface Platform {
    * are none (workerd), with the CPU limit held by QuickJS's interrupt handler alone.
    */
   sandbox: 'worker-threads' | 'in-process';
+  /**
+   * How a call's scope is carried across awaits (observe/call-scope.ts): AsyncLocalStorage on
+   * every platform today (workerd's by the nodejs_compat flag); 'none' would keep calls apart
+   * but lose the call log's attempts, the trace context sent upstream and the client's log.
+   */
+  callScopes: 'async-local-storage' | 'none';
   /** Whether the platform stops a request's work once it is answered (no waitUntil here): then no task can outlive its call. */
   answerEndsWork: boolean;
   /**
@@ -48,6 +54,7 @@ let current: Platform = {
   screensAddresses: true,
   env: process.env,
   sandbox: 'worker-threads',
+  callScopes: 'async-local-storage',
   answerEndsWork: false,
 };
 
@@ -60,5 +67,14 @@ export function platform(): Platform {
 export function runOn(name: Exclude<PlatformName, 'node'>, env: Record<string, string | undefined>, modules: PlatformModules = {}): void {
   const sandbox = name === 'cloudflare' ? 'in-process' : 'worker-threads';
   const answerEndsWork = name === 'cloudflare' || name === 'vercel' || name === 'lambda';
-  current = { name, upstream: 'fetch', screensAddresses: false, env, sandbox, answerEndsWork, ...modules };
+  current = {
+    name,
+    upstream: 'fetch',
+    screensAddresses: false,
+    env,
+    sandbox,
+    callScopes: 'async-local-storage',
+    answerEndsWork,
+    ...modules,
+  };
 }

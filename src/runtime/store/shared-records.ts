@@ -1,7 +1,7 @@
 // What a store the replicas share holds, whatever it is (Redis, Workers KV, Deno KV): sealed
 // records under hashed names, each in its owner's group. The port between the operation store
 // (long-running/operation-store.ts) and its backends.
-import { createHash } from 'node:crypto';
+import { sha256, toHex } from '../start/crypto.js';
 
 /** Where a shared store's sealed records live: Redis, Workers KV, Deno KV. Names are hashes, values sealed. */
 export interface SharedRecords {
@@ -18,5 +18,5 @@ export interface SharedRecords {
 
 /** A record's name in a shared store: a hash of what names it (the server's namespace first), so that the store reads none of it. */
 export function recordName(...parts: string[]): string {
-  return createHash('sha256').update(parts.join('\0')).digest('hex');
+  return toHex(sha256(parts.join('\0')));
 }

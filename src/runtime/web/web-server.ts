@@ -7,7 +7,7 @@
 // health, Host/Origin, no open server beyond loopback, the shared token.
 
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import { ConfigError, readConfig, type ServerConfig } from '../start/config.js';
+import { ConfigError, configFrom, type ServerConfig } from '../start/config.js';
 import type { Hooks } from '../hooks-api.js';
 import { createLogger, type Logger } from '../start/log.js';
 import { platform, runOn, type PlatformModules, type PlatformName } from '../start/platform.js';
@@ -145,7 +145,7 @@ function startOn(input: WebServerInput): { config: ServerConfig; log: Logger } |
   let config: ServerConfig;
   try {
     // Streamable HTTP is what a platform serves: the transport setting only says otherwise to be refused.
-    const read = readConfig([], { MCP_TRANSPORT: 'http', ...input.env });
+    const read = configFrom({}, { MCP_TRANSPORT: 'http', ...input.env });
     if (typeof read === 'string') return { problem: `unexpected ${read}` };
     config = read;
   } catch (error) {

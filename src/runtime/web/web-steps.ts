@@ -8,6 +8,7 @@ import { isLoopback } from '../start/config.js';
 import { guardedNames } from '../http/host-names.js';
 import { corsRule } from '../http/cors.js';
 import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../contract/limits.js';
+import { equalBytes, latin1Bytes, sha256 } from '../start/crypto.js';
 
 /** What the steps learnt of a request, for the MCP handler at the end. */
 export interface WebContext {
@@ -75,27 +76,14 @@ export function refuseOpenServer(config: Pick<ServerConfig, 'authToken' | 'oauth
 /** One shared bearer token (RFC 6750), compared in constant time over digests; without one every request passes. */
 export function bearerAuth(token: string | undefined): WebStep {
   if (token === undefined) return () => undefined;
-  const expected = digest(token);
-  return async (request) => {
+  const expected = sha256(latin1Bytes(token));
+  return (request) => {
     const given = /^Bearer (.*)$/is.exec(request.headers.get('authorization') ?? '')?.[1];
-    if (given !== undefined && equalBytes(await digest(given), await expected)) return undefined;
+    if (given !== undefined && equalBytes(sha256(latin1Bytes(given)), expected)) return undefined;
     return jsonRpcRefusal(401, -32001, 'Unauthorized: send Authorization: Bearer <token>', {
       'www-authenticate': given === undefined ? 'Bearer realm="mcp"' : 'Bearer realm="mcp", error="invalid_token"',
     });
   };
-}
-
-/** The token's bytes as the Node server reads a header: latin1, one byte per character. */
-async function digest(text: string): Promise<Uint8Array> {
-  const bytes = Uint8Array.from(text, (c) => c.charCodeAt(0) & 0xff);
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-}
-
-/** Equal-length digests compared without an early exit. */
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  let differ = a.length ^ b.length;
-  for (let i = 0; i < a.length && i < b.length; i++) differ |= (a[i] as number) ^ (b[i] as number);
-  return differ === 0;
 }
 
 const isJson = (request: Request) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(request.headers.get('content-type') ?? '');

@@ -9,7 +9,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { createServerFactory } from '../../../src/runtime/mcp/server.js';
 import { createExecutor } from '../../../src/runtime/call/executor.js';
 import { createLogger } from '../../../src/runtime/start/log.js';
-import { readConfig, type ServerConfig } from '../../../src/runtime/start/config.js';
+import { type ServerConfig } from '../../../src/runtime/start/config.js';
+import { readConfig } from '../../../src/runtime/start/command-line.js';
 import type { ToolTable } from '../../../src/contract/table.js';
 
 let upstream: HttpServer;

@@ -2,7 +2,8 @@
 // agree: the flag parser and --help, the generated README, the generated .env.example, and the
 // variable names no API credential may take.
 import { describe, expect, it } from 'vitest';
-import { readConfig, USAGE, type ServerConfig } from '../../../src/runtime/start/config.js';
+import type { ServerConfig } from '../../../src/runtime/start/config.js';
+import { readConfig, USAGE } from '../../../src/runtime/start/command-line.js';
 import { envText, flagText, SETTING_GROUPS, SETTINGS } from '../../../src/contract/settings.js';
 import { buildAuth, isServerSetting } from '../../../src/model/auth.js';
 import { buildModel } from '../../../src/model/build.js';

@@ -8,7 +8,8 @@ import { servedTable, ToolsetError, toolsetOf, toolsetSizes, toolsetSlug } from 
 import { createServerFactory, toolsListedAtStart, type Serving } from '../../../src/runtime/mcp/server.js';
 import { createExecutor } from '../../../src/runtime/call/executor.js';
 import { createLogger } from '../../../src/runtime/start/log.js';
-import { readConfig, type ServerConfig } from '../../../src/runtime/start/config.js';
+import { type ServerConfig } from '../../../src/runtime/start/config.js';
+import { readConfig } from '../../../src/runtime/start/command-line.js';
 import { buildModel } from '../../../src/model/build.js';
 import { checkOptions } from '../../../src/options.js';
 import { OptionsError } from '../../../src/errors.js';

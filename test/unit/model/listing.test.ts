@@ -8,7 +8,7 @@ import { buildModel } from '../../../src/model/build.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, splitDefs } from '../../../src/model/listing.js';
 import type { LoadedSpec } from '../../../src/parse/load.js';
 import type { JsonObject } from '../../../src/parse/pointer.js';
-import { readConfig } from '../../../src/runtime/start/config.js';
+import { readConfig } from '../../../src/runtime/start/command-line.js';
 import { createExecutor } from '../../../src/runtime/call/executor.js';
 import { createLogger } from '../../../src/runtime/start/log.js';
 import { stubSchema, type JsonSchema, type ToolSpec, type ToolTable } from '../../../src/contract/table.js';

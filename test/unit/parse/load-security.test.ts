@@ -16,7 +16,7 @@ import { loadSpec } from '../../../src/parse/load.js';
 import { isInternalAddress, MAX_DOCUMENT_DEPTH, shapeProblem } from '../../../src/parse/sources.js';
 import { MAX_SCHEMA_NESTING } from '../../../src/model/schema.js';
 import { buildCli, REPO } from '../../../harness/project.js';
-import { readConfig } from '../../../src/runtime/start/config.js';
+import { readConfig } from '../../../src/runtime/start/command-line.js';
 import { createExecutor } from '../../../src/runtime/call/executor.js';
 import { createLogger } from '../../../src/runtime/start/log.js';
 import { CLIENT_PROFILES, createLister } from '../../../src/contract/profiles.js';

@@ -4,7 +4,8 @@
 // that leaves the answer alone (one that logs the request, say) costs no conversion.
 
 import type { OutgoingRequest } from '../../hooks-api.js';
-import { fromWebResponse, toWebResponse, type UpstreamResponse } from '../send/upstream.js';
+import { fromWebResponse, toWebResponse } from '../send/upstream.js';
+import type { UpstreamResponse } from '../send/upstream-response.js';
 
 export type AfterResponse = (response: Response, request: OutgoingRequest) => Response | void | Promise<Response | void>;
 

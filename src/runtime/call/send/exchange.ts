@@ -4,7 +4,8 @@
 
 import type { UpstreamAnswer } from '../answer/response.js';
 import { CallLimit } from './call-limit.js';
-import { readLimited, RedirectError, urlOf, type UpstreamResponse } from './upstream.js';
+import { readLimited, RedirectError, urlOf } from './upstream.js';
+import type { UpstreamResponse } from './upstream-response.js';
 
 /** How messages name a request: `METHOD url-without-query` (a query string can carry secrets), and that URL. */
 export function requestLabel(request: { method: string; url: string }): { label: string; uri: string } {

@@ -5,7 +5,7 @@
 
 import type { OutgoingRequest } from '../../hooks-api.js';
 import type { Cancellation } from './call-limit.js';
-import type { UpstreamResponse } from './upstream.js';
+import type { UpstreamResponse } from './upstream-response.js';
 
 /** One try of a request. */
 export type SendOne = (request: OutgoingRequest, signal: Cancellation) => Promise<UpstreamResponse>;

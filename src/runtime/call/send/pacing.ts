@@ -6,7 +6,8 @@
 import type { Cancellation } from './call-limit.js';
 import type { Logger } from '../../start/log.js';
 import type { OnWait, SendMiddleware } from './middleware.js';
-import { urlOf, type UpstreamResponse } from './upstream.js';
+import { urlOf } from './upstream.js';
+import type { UpstreamResponse } from './upstream-response.js';
 
 export interface PacingLimits {
   /** Requests in flight to one origin at once. */

@@ -14,7 +14,7 @@ import type { Logger } from '../../start/log.js';
 import { createPacer, duration, pacedBy, sleep, type PacingLimits } from './pacing.js';
 import { composeSend, type OnWait, type SendMiddleware, type SendOne } from './middleware.js';
 import { getHeader } from '../request/request.js';
-import type { UpstreamResponse } from './upstream.js';
+import type { UpstreamResponse } from './upstream-response.js';
 import type { ToolSpec } from '../../../contract/table.js';
 
 export interface RetryPolicy {

@@ -133,14 +133,14 @@ class SealedTokenStore implements TokenStore {
   async put(key: string, value: unknown, ttlMs: number, cap?: number): Promise<void> {
     const ttl = checkTtl(ttlMs);
     const budget = cap === undefined ? undefined : { name: recordName(this.namespace, `budget\0${kindOf(key)}`), limit: cap };
-    if (!(await this.backend.put(recordName(this.namespace, key), seal(this.ring, this.#aad(key), value), ttl, budget))) {
+    if (!(await this.backend.put(recordName(this.namespace, key), await seal(this.ring, this.#aad(key), value), ttl, budget))) {
       throw new StoreFullError(`the token store holds ${cap} records of kind ${kindOf(key)}: refusing new ones`);
     }
   }
 
   async putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean> {
     const ttl = checkTtl(ttlMs);
-    return this.backend.putIfAbsent(recordName(this.namespace, key), seal(this.ring, this.#aad(key), value), ttl);
+    return this.backend.putIfAbsent(recordName(this.namespace, key), await seal(this.ring, this.#aad(key), value), ttl);
   }
 
   async take<T>(key: string): Promise<T | undefined> {
@@ -155,13 +155,13 @@ class SealedTokenStore implements TokenStore {
     return this.backend.close();
   }
 
-  #aad(key: string): Buffer {
-    return Buffer.from(`${this.namespace}\0${key}`, 'utf8');
+  #aad(key: string): string {
+    return `${this.namespace}\0${key}`;
   }
 
-  #open<T>(key: string, sealed: string | undefined): T | undefined {
+  async #open<T>(key: string, sealed: string | undefined): Promise<T | undefined> {
     if (sealed === undefined) return undefined;
-    const opened = unseal(this.ring, this.#aad(key), sealed);
+    const opened = await unseal(this.ring, this.#aad(key), sealed);
     if (!opened) this.#warnUnopened();
     return opened?.value as T | undefined;
   }

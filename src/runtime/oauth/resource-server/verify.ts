@@ -3,7 +3,6 @@
 // opaque token. Both answer the token's AuthInfo with `resource` set only when the token's
 // audience is one this server accepts, so that the SDK's audience comparison holds.
 
-import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { clientSecretBasic } from '../../call/request/client-auth.js';
 import {
@@ -14,6 +13,7 @@ import {
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
 import { fetchWithoutRedirect } from '../without-redirect.js';
+import { sha256, toBase64Url } from '../../start/crypto.js';
 
 /** What a check knows of the request: the audiences it accepts and the resource they stand for. */
 interface Audience {
@@ -186,7 +186,7 @@ export function introspectionVerifier(
 }
 
 /** A cache key for a token: its SHA-256, so that no cache holds a token. */
-const keyOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
+const keyOf = (token: string): string => toBase64Url(sha256(token));
 
 /** Remembered until `until`; the oldest entry goes first when full. */
 function remember<T>(cache: Map<string, { payload: T; until: number }>, key: string, payload: T, until: number): void {

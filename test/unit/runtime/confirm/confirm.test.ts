@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { describeRequest } from '../../../../src/runtime/confirm/confirm.js';
 import { needsConfirmation, streamsMidCall } from '../../../../src/runtime/start/optional-features.js';
-import { readConfig, type ConfirmSetting, type ServerConfig } from '../../../../src/runtime/start/config.js';
+import { type ConfirmSetting, type ServerConfig } from '../../../../src/runtime/start/config.js';
+import { readConfig } from '../../../../src/runtime/start/command-line.js';
 import type { ParamSpec, ToolSpec, ToolTable } from '../../../../src/contract/table.js';
 
 function tool(method: string, more: Partial<ToolSpec> = {}): ToolSpec {

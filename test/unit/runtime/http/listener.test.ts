@@ -1,7 +1,8 @@
 // The order of the request pipeline: readiness before everything, CORS preflight before the
 // guard, the guard before authentication, authentication before the body is read.
 import { afterEach, describe, expect, it } from 'vitest';
-import { readConfig, type ServerConfig } from '../../../../src/runtime/start/config.js';
+import { type ServerConfig } from '../../../../src/runtime/start/config.js';
+import { readConfig } from '../../../../src/runtime/start/command-line.js';
 import { requestSteps } from '../../../../src/runtime/http/listener.js';
 import { Drain } from '../../../../src/runtime/http/drain.js';
 import type { HttpEndpoints } from '../../../../src/runtime/http/endpoints.js';

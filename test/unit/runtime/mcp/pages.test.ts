@@ -8,7 +8,8 @@ import { createServerFactory } from '../../../../src/runtime/mcp/server.js';
 import { page, pageStarts } from '../../../../src/runtime/mcp/pages.js';
 import { createExecutor } from '../../../../src/runtime/call/executor.js';
 import { createLogger } from '../../../../src/runtime/start/log.js';
-import { readConfig, type ServerConfig } from '../../../../src/runtime/start/config.js';
+import { type ServerConfig } from '../../../../src/runtime/start/config.js';
+import { readConfig } from '../../../../src/runtime/start/command-line.js';
 import type { ToolSpec, ToolTable } from '../../../../src/contract/table.js';
 
 const tool = (i: number): ToolSpec => ({

@@ -4,10 +4,10 @@
 // each attempt carries, and the --log-calls line. The sender stands in for the upstream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { callObserver, incomingTrace, type CallObserver } from '../../../../src/runtime/observe/observe.js';
+import { callObserver, incomingTrace, useCallScopes, type CallObserver } from '../../../../src/runtime/observe/observe.js';
 import { startTracing, type Tracing } from '../../../../src/runtime/observe/telemetry.js';
 import type { OutgoingRequest } from '../../../../src/runtime/hooks-api.js';
-import type { UpstreamResponse } from '../../../../src/runtime/call/send/upstream.js';
+import type { UpstreamResponse } from '../../../../src/runtime/call/send/upstream-response.js';
 import type { ToolSpec } from '../../../../src/contract/table.js';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -40,6 +40,9 @@ function upstream(...statuses: (number | Error)[]) {
 
 const facts = { tool: 'getPet', known: true, requestId: 7, sessionId: 'session-secret', protocolVersion: '2025-11-25' };
 const signal = new AbortController().signal;
+
+// What a server does before its first call (createObserver): the platform's call scopes, Node's here.
+beforeAll(() => useCallScopes());
 
 describe('incomingTrace', () => {
   const headers = (h: Record<string, string>) => new Headers(h);
@@ -122,6 +125,39 @@ describe('without tracing', () => {
     });
     expect(line.traceId).toBeUndefined();
     expect(lines[0]).not.toMatch(/secret-42|hidden|session-secret/);
+  });
+
+  it('concurrent calls each find their own scope: trace context and attempts never cross between them', async () => {
+    const lines: string[] = [];
+    const api = upstream();
+    const observer = callObserver({ logCalls: true, write: (line) => lines.push(line) });
+    const send = observer.sender(api.send);
+    const parents = [PARENT, PARENT.replace('b7ad6b7169203331', '1111111111111111')];
+    let secondSent = () => {};
+    const turn = new Promise<void>((resolve) => (secondSent = resolve));
+    // Interleaved: the first call's second attempt waits until the second call has sent its own.
+    const first = observer.call({ ...facts, tool: 'first' }, { traceparent: parents[0]! }, () =>
+      observer.operation(tool('/first'), async () => {
+        await send(request({ call: 'first' }), signal);
+        await turn;
+        return send(request({ call: 'first' }), signal);
+      }),
+    );
+    const second = observer.call({ ...facts, tool: 'second' }, { traceparent: parents[1]! }, () =>
+      observer.operation(tool('/second'), async () => {
+        const sent = await send(request({ call: 'second' }), signal);
+        secondSent();
+        return sent;
+      }),
+    );
+    await Promise.all([first, second]);
+    for (const req of api.sent) expect(req.headers.traceparent).toBe(req.headers.call === 'first' ? parents[0] : parents[1]);
+    const logged = lines.map((line) => JSON.parse(line) as { tool: string; attempts: number; upstream: { route: string }[] });
+    expect(logged.find((line) => line.tool === 'first')).toMatchObject({
+      attempts: 2,
+      upstream: [{ route: '/first' }, { route: '/first' }],
+    });
+    expect(logged.find((line) => line.tool === 'second')).toMatchObject({ attempts: 1, upstream: [{ route: '/second' }] });
   });
 
   it('a call that throws is logged as an error and still throws', async () => {

@@ -2,7 +2,8 @@
 // table test covers: defaults, each refusal as one line naming the option, the security rules
 // for serving beyond loopback, and secrets kept out of messages.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, isLoopback, readConfig, type ServerConfig } from '../../../../src/runtime/start/config.js';
+import { ConfigError, isLoopback, type ServerConfig } from '../../../../src/runtime/start/config.js';
+import { readConfig } from '../../../../src/runtime/start/command-line.js';
 import { operationStoreProblem } from '../../../../src/runtime/store/setting.js';
 
 const config = (argv: string[], env: NodeJS.ProcessEnv = {}) => readConfig(argv, env) as ServerConfig;

@@ -1,7 +1,8 @@
 // The resource-server settings are checked together at start: each mistake is one line naming
 // the setting, and the combinations that would leak a token or accept any token are refused.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readConfig, type ServerConfig } from '../../../../src/runtime/start/config.js';
+import { ConfigError, type ServerConfig } from '../../../../src/runtime/start/config.js';
+import { readConfig } from '../../../../src/runtime/start/command-line.js';
 import { metadataUrls } from '../../../../src/runtime/oauth/resource-server/discovery.js';
 import { metadataUrlOf } from '../../../../src/runtime/oauth/resource-server/resource.js';
 import { scopePolicy } from '../../../../src/runtime/mcp/tool-scopes.js';

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutgoingRequest } from '../../../../../src/runtime/hooks-api.js';
 import { afterResponse, lazyResponse, type AfterResponse } from '../../../../../src/runtime/call/answer/response-hooks.js';
-import { readLimited, sendOnce, type UpstreamResponse } from '../../../../../src/runtime/call/send/upstream.js';
+import { readLimited, sendOnce } from '../../../../../src/runtime/call/send/upstream.js';
+import type { UpstreamResponse } from '../../../../../src/runtime/call/send/upstream-response.js';
 import { startUpstream, type Upstream } from '../../../../harness/upstream.js';
 
 let upstream: Upstream;

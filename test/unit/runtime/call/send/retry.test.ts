@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { backoffMs, BACKOFF, createSending, mayRetry, retryAfterMs } from '../../../../../src/runtime/call/send/retry.js';
 import { createPacer, PacingError, duration, sleep } from '../../../../../src/runtime/call/send/pacing.js';
 import { createLogger } from '../../../../../src/runtime/start/log.js';
-import type { UpstreamResponse } from '../../../../../src/runtime/call/send/upstream.js';
+import type { UpstreamResponse } from '../../../../../src/runtime/call/send/upstream-response.js';
 import type { OutgoingRequest } from '../../../../../src/runtime/hooks-api.js';
 import type { ToolSpec } from '../../../../../src/contract/table.js';
 

@@ -3,7 +3,8 @@
 // --allowed-hosts) and the port the server listens on when no public URL is set, and the
 // metadata never names a Host the guard would refuse.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readConfig, type OAuthConfig, type ServerConfig } from '../../../../../src/runtime/start/config.js';
+import { type OAuthConfig, type ServerConfig } from '../../../../../src/runtime/start/config.js';
+import { readConfig } from '../../../../../src/runtime/start/command-line.js';
 import { hostOriginGuard } from '../../../../../src/runtime/http/guard.js';
 import { resourceServer } from '../../../../../src/runtime/oauth/resource-server/resource-server.js';
 import { scopePolicy } from '../../../../../src/runtime/mcp/tool-scopes.js';
