@@ -155,7 +155,8 @@ interface ModelRun {
 
 function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
   const { doc } = spec;
-  const dialect = spec.specVersion.startsWith('3.1') ? '3.1' : '3.0';
+  // 3.2's Schema Object is 3.1's (JSON Schema 2020-12); Swagger 2.0 arrives converted to 3.0's
+  const dialect = spec.specVersion.startsWith('3.0') || spec.specVersion.startsWith('2') ? '3.0' : '3.1';
   const converter = new SchemaConverter(doc, dialect, { examples: options.keepExamples, extensions: options.keepExtensions }, spec.source);
   const report: ModelReport = {
     skipped: [],
@@ -246,7 +247,7 @@ function noteOverrides(run: ModelRun, operation: Operation): void {
 
 function placeOf(run: ModelRun, { path, method, label, where }: Operation): OperationPlace {
   const { specVersion } = run.spec;
-  return { path, method, label, where, styledMultipart: specVersion.startsWith('3.1') || specVersion.startsWith('2') };
+  return { path, method, label, where, styledMultipart: !specVersion.startsWith('3.0') };
 }
 
 function toolOf(
