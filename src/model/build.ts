@@ -305,9 +305,9 @@ function offerAsResource(
 ): void {
   const { report } = run;
   const resource =
-    operation.method === 'get'
+    operation.method === 'get' || operation.method === 'query'
       ? resourceFor(resourceScheme(run.packageName), operation.path, args.params, args.body !== undefined)
-      : { refused: 'only a GET is read as a resource' };
+      : { refused: 'only a GET or a QUERY is read as a resource' };
   if ('refused' in resource) {
     report.warnings.push(
       warning('not-a-resource', `stays a tool only (${route.from} asked for a resource): ${resource.refused}`, operation.where),

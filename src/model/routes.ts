@@ -1,7 +1,7 @@
 // Route mapping: whether an operation becomes a tool (the default), an MCP resource or resource
 // template, both, or nothing. Steered, first match winning, by the config file's `routes`
 // rules, the spec's `x-mcp: { kind }`, and the `--resources get` preset. Resources are read
-// with the same HTTP request a tool call makes, so only side-effect-free GETs may be one.
+// with the same HTTP request a tool call makes, so only side-effect-free GETs (and QUERYs) may be one.
 
 import { isObject, type Json, type JsonObject } from '../parse/pointer.js';
 import type { ParamSpec, ResourceSpec } from '../contract/table.js';
@@ -23,7 +23,9 @@ export function routeKind(
       return { kind: node.kind as RouteKind, from: 'x-mcp' };
     }
   }
-  if (preset === 'get' && method === 'GET' && !params.some((p) => p.required && p.in !== 'path'))
+  // A QUERY without a body reads as a GET does (draft-ietf-httpbis-safe-method-w-body: safe, idempotent)
+  const readsLikeGet = method === 'GET' || (method === 'QUERY' && ref.op.requestBody === undefined);
+  if (preset === 'get' && readsLikeGet && !params.some((p) => p.required && p.in !== 'path'))
     return { kind: 'both', from: '--resources get' };
   return { kind: 'tool', from: 'default' };
 }

@@ -1,0 +1,63 @@
+// What OpenAPI 3.2 adds, through the real loader and model (test/fixtures/openapi-3.2/petstore.yaml,
+// built from the 3.2.0 specification's own examples): each addition as the tool table has it.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildModel, type ServerModel } from '../../../src/model/build.js';
+import { loadSpec, type LoadedSpec } from '../../../src/parse/load.js';
+import type { ToolSpec } from '../../../src/contract/table.js';
+import type { JsonObject } from '../../../src/parse/pointer.js';
+
+const PETSTORE = new URL('../../fixtures/openapi-3.2/petstore.yaml', import.meta.url).pathname;
+
+let spec: LoadedSpec;
+let built: ServerModel;
+const tool = (name: string): ToolSpec => {
+  const found = built.table.tools.find((t) => t.name === name);
+  expect(found, name).toBeDefined();
+  return found as ToolSpec;
+};
+
+beforeAll(async () => {
+  spec = await loadSpec(PETSTORE);
+  built = buildModel(spec, {});
+});
+
+describe('QUERY and additionalOperations become tools', () => {
+  it("the path item's `query` is a QUERY tool: read-only, with its body as an argument", () => {
+    const search = tool('searchPets');
+    expect(search.http.method).toBe('QUERY');
+    expect(search.annotations).toMatchObject({ readOnlyHint: true });
+    expect(search.annotations.destructiveHint).toBeUndefined();
+    expect(search.http.body).toMatchObject({ arg: 'body', required: true, mediaTypes: ['application/json'] });
+    expect(search.inputSchema.required).toEqual(['body']);
+  });
+
+  it('an additionalOperations entry is a tool sent with its own method', () => {
+    const copy = tool('copyPet');
+    expect(copy.http).toMatchObject({ method: 'COPY', path: '/pets/{petId}' });
+    expect(copy.annotations).toEqual({ title: "Copy a pet's record", readOnlyHint: false, openWorldHint: true });
+    expect(copy.inputSchema.required).toEqual(['petId']);
+  });
+
+  it('--read-only keeps QUERY (safe) and drops COPY; --methods names an additional method', () => {
+    const readOnly = buildModel(spec, { readOnly: true }).table.tools.map((t) => t.name);
+    expect(readOnly).toContain('searchPets');
+    expect(readOnly).not.toContain('copyPet');
+    expect(buildModel(spec, { methods: ['copy'] }).table.tools.map((t) => t.name)).toEqual(['copyPet']);
+  });
+
+  it('a QUERY is a resource where a GET would be: --resources get makes a body-less QUERY one, not one with a body', async () => {
+    const doc = structuredClone(spec.doc);
+    (doc.paths as JsonObject)['/pets/count'] = { query: { operationId: 'countPets', responses: { '200': { description: 'how many' } } } };
+    const m = buildModel({ ...spec, doc }, { resources: 'get' });
+    expect(m.table.tools.find((t) => t.name === 'countPets')?.resource).toEqual({ uri: 'petstore://pets/count' });
+    expect(m.table.tools.find((t) => t.name === 'searchPets')?.resource).toBeUndefined();
+  });
+
+  it('a method that is no HTTP token, or one a fixed field names, is not an operation', () => {
+    const doc = structuredClone(spec.doc);
+    (doc.paths as JsonObject)['/odd'] = {
+      additionalOperations: { 'NOT A TOKEN': { responses: {} }, Post: { operationId: 'shadow', responses: {} } },
+    };
+    expect(buildModel({ ...spec, doc }, {}).table.tools.filter((t) => t.http.path === '/odd')).toEqual([]);
+  });
+});
