@@ -222,7 +222,8 @@ interface ToolAnnotationsSpec {
   openWorldHint?: boolean;
 }
 
-export type ParamLocation = 'path' | 'query' | 'header' | 'cookie';
+/** `querystring` (OAS 3.2): the whole query string is this one parameter, serialised as its `contentType`. */
+export type ParamLocation = 'path' | 'query' | 'querystring' | 'header' | 'cookie';
 
 /**
  * OpenAPI 3 serialisation styles (3.0.3 §4.7.12.4), plus `tabDelimited` for Swagger 2.0's
@@ -263,6 +264,8 @@ export interface ParamSpec {
    * Set when the spec describes the parameter with `content` instead of `schema` (Parameter
    * Object, `content`): the value is sent as a document of this media type (JSON text for
    * application/json), then percent-encoded where the location needs it; `style` is unused.
+   * A `querystring` parameter's form media type (application/x-www-form-urlencoded) makes the
+   * query string itself, as a form body would be written.
    */
   contentType?: string;
 }

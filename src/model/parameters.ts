@@ -1,5 +1,6 @@
 // Parameter Objects (OAS 3.1.1 §4.8.12): path, query, header and cookie parameters become
-// arguments, each with where and how it is sent (location, style, explode, media type).
+// arguments, each with where and how it is sent (location, style, explode, media type); OAS
+// 3.2's `querystring` parameter is one argument that is the whole query string.
 
 import { asArray, followRefs, isObject, type Json, type JsonObject } from '../parse/pointer.js';
 import type { JsonSchema, ParamLocation, ParamSpec, ParamStyle } from '../contract/table.js';
@@ -11,7 +12,7 @@ import { exampleValues } from './routes.js';
 import type { OperationPlace, SpecContext } from './context.js';
 
 /** Where name collisions are settled: the first location keeps the plain name. */
-const LOCATION_ORDER: ParamLocation[] = ['path', 'query', 'header', 'cookie'];
+const LOCATION_ORDER: ParamLocation[] = ['path', 'query', 'querystring', 'header', 'cookie'];
 // OpenAPI 3.0.3 §4.7.12: header parameters with these names SHALL be ignored.
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 /** Every style the runtime can send (request.ts); `tabDelimited` comes from Swagger 2.0's `tsv`. */

@@ -72,7 +72,7 @@ export function withExamples(resource: ResourceSpec, examples: ReadonlyMap<strin
 export function resourceFor(scheme: string, path: string, params: ParamSpec[], hasBody: boolean): ResourceSpec | { refused: string } {
   if (hasBody) return { refused: 'it takes a request body' };
   if (/[?#]/.test(path)) return { refused: 'its path has a literal query or fragment' };
-  const blocked = params.find((p) => p.required && (p.in === 'header' || p.in === 'cookie'));
+  const blocked = params.find((p) => p.required && (p.in === 'header' || p.in === 'cookie' || p.in === 'querystring'));
   if (blocked) return { refused: `its ${blocked.in} parameter "${blocked.name}" is required, and a URI cannot carry it` };
   const variables: Record<string, string> = {};
   const taken = new Set<string>();

@@ -61,3 +61,28 @@ describe('QUERY and additionalOperations become tools', () => {
     expect(buildModel({ ...spec, doc }, {}).table.tools.filter((t) => t.http.path === '/odd')).toEqual([]);
   });
 });
+
+describe('an `in: querystring` parameter', () => {
+  it("is one argument, described by its content's schema, sent as the whole query string in its media type", () => {
+    const find = tool('findPets');
+    expect(find.http.params).toEqual([
+      {
+        arg: 'filter',
+        name: 'filter',
+        in: 'querystring',
+        style: 'simple',
+        explode: false,
+        required: false,
+        contentType: 'application/x-www-form-urlencoded',
+        type: 'object',
+      },
+    ]);
+    expect(find.inputSchema.properties).toEqual({
+      filter: {
+        type: 'object',
+        properties: { name: { type: 'string' }, vaccinated: { type: 'boolean' } },
+        description: 'The whole query string, as a form.',
+      },
+    });
+  });
+});
