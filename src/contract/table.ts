@@ -38,6 +38,11 @@ export interface ToolTable {
    * in every mode. Chosen at generation to keep tools/list within what clients accept.
    */
   serve?: { mode: 'toolsets' | 'dynamic' | 'code'; pinned: string[] };
+  /**
+   * Toolset → the toolset it is nested in, from OAS 3.2 tags' `parent`: enabling a toolset
+   * enables those nested in it (toolsets.ts). Absent: every toolset stands alone.
+   */
+  toolsetParents?: Record<string, string>;
   /** Security schemes by their name in the spec; secrets come from the named variables. */
   auth: Record<string, AuthSchemeSpec>;
   /**

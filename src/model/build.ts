@@ -43,6 +43,7 @@ import { serverList } from './servers.js';
 import { idempotencyKeyOf } from './parameters.js';
 import { oneLine } from './text.js';
 import { didYouMean } from '../contract/did-you-mean.js';
+import { navigationFirst, tagFacts, toolsetParents, type TagFacts } from './tags.js';
 
 /** The meta-tools' names (dynamic.ts, toolsets.ts): operations never take them, so any mode can be served. */
 const META_TOOLS = ['search_operations', 'describe_operation', 'invoke_operation', LIST_TOOLSETS, ENABLE_TOOLSET, OPERATION_STATUS];
@@ -151,6 +152,7 @@ interface ModelRun {
   auth: ReturnType<typeof buildAuth>;
   /** Which config `scopes` rules matched a tool, and which set one's scopes. */
   scopeUse: ScopeRuleUse;
+  tags: TagFacts;
 }
 
 function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
@@ -187,6 +189,7 @@ function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
     auth,
     scopeUse: { matched: new Set(), won: new Set() },
     reached: new Set(),
+    tags: tagFacts(doc),
   };
 }
 
@@ -269,7 +272,7 @@ function toolOf(
     ...(operationId ? { operationId } : {}),
     description: descriptionOf(verdict.description, op, item, label, options.maxDescriptionLength),
     ...(tags.length ? { tags } : {}),
-    toolset: toolsetFor(verdict, options.toolsets, operation),
+    toolset: toolsetFor(verdict, options.toolsets, { ...operation, tags: navigationFirst(tags, run.tags) }),
     inputSchema: args.inputSchema,
     annotations: annotationsFor(method),
     http: {
@@ -360,10 +363,13 @@ function tableOf(run: ModelRun): ToolTable {
     scheme: resourceScheme(run.packageName),
     servers: run.rootServers,
     defs: usedDefs(run.reached, run.ctx.converter),
+    ...withToolsetParents(toolsetParents(run.tools, run.tags)),
     auth: run.auth.schemes,
     tools: run.tools,
   };
 }
+
+const withToolsetParents = (parents: Record<string, string> | undefined) => (parents ? { toolsetParents: parents } : {});
 
 /** The converted shared schemas that some tool's input or output reaches, by key. */
 function usedDefs(reached: Set<string>, converter: SchemaConverter): Record<string, JsonSchema> {
