@@ -36,7 +36,7 @@ import {
   type Arguments,
   type Operation,
 } from './operation.js';
-import { buildOutput, linkedOperations, linkSequences } from './responses.js';
+import { buildOutput, buildSequence, linkedOperations, linkSequences } from './responses.js';
 import { detectPagination, paginationSentence, withSentence } from './pagination.js';
 import { detectLongRunning, LONG_RUNNING_SENTENCE, nameStatusTools, type StatusLink } from './long-running.js';
 import { serverList } from './servers.js';
@@ -287,8 +287,10 @@ function toolOf(
   const security = securityFor(op, ctx.doc, run.auth.schemes);
   if (security) tool.security = security;
   const output = buildOutput(ctx.doc, ctx.converter, op, refs);
+  const sequence = buildSequence(ctx.doc, ctx.converter, op, refs);
   for (const ref of refs) run.reached.add(ref);
   if (output) tool.output = output;
+  if (sequence) tool.sequence = sequence;
   if (verdict.confirm !== undefined) tool.confirm = verdict.confirm;
   const title = titleOf(op);
   if (title) {

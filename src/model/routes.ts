@@ -45,10 +45,14 @@ const MAX_SUGGESTIONS = 100;
 
 /**
  * Values for completion/complete from a parameter's examples (Parameter Object `example` and
- * `examples`, then its schema's `example` and `examples`): text, numbers and booleans as text.
+ * `examples`, their `value` or OAS 3.2 `dataValue`, then its schema's `example` and `examples`): text, numbers and booleans as text.
  */
 export function exampleValues(param: JsonObject, schema: Json | undefined): string[] {
-  const exampleObjects = isObject(param.examples) ? Object.values(param.examples).map((e) => (isObject(e) ? e.value : undefined)) : [];
+  // OAS 3.2's `dataValue` is the value as data, what an argument holds; `serializedValue` is its
+  // wire form (`species=dog`), no value to offer
+  const exampleObjects = isObject(param.examples)
+    ? Object.values(param.examples).map((e) => (isObject(e) ? (e.dataValue ?? e.value) : undefined))
+    : [];
   const fromSchema = isObject(schema) ? [schema.example, ...(Array.isArray(schema.examples) ? schema.examples : [])] : [];
   const values = [param.example, ...exampleObjects, ...fromSchema]
     .filter((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')

@@ -12,7 +12,7 @@ import { SourceGuard } from './sources.js';
 import { someRef } from '../contract/def-refs.js';
 import { convertSwagger2 } from './swagger2.js';
 import { folderError, notOpenApiError, SUPPORTED, toSpecError } from './spec-errors.js';
-import { isOpenApi32, refParser, validateOpenApi32, withSelfBase } from './openapi32.js';
+import { inlineMediaTypes, isOpenApi32, refParser, validateOpenApi32, withSelfBase } from './openapi32.js';
 
 export interface LoadedSpec {
   /** OpenAPI 3.x-shaped document; internal `#/...` refs are kept (cycles stay finite). */
@@ -144,6 +144,7 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
     doc = bundled;
   } else if (isOpenApi32(declared)) {
     await validateOpenApi32(bundled, source);
+    inlineMediaTypes(bundled);
     doc = bundled;
   } else {
     throw new SpecError(

@@ -8,7 +8,7 @@ import { resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { SpecError } from '../errors.js';
-import { escapeToken, isObject, type JsonObject } from './pointer.js';
+import { escapeToken, followRefs, isObject, type JsonObject } from './pointer.js';
 
 /** `openapi` values read as 3.2 (the schema's own pattern: `3.2.<patch>`, an optional suffix). */
 export const isOpenApi32 = (version: unknown): boolean => typeof version === 'string' && /^3\.2\.\d+(-.+)?$/.test(version);
@@ -77,6 +77,30 @@ function rebaseRefs(node: unknown, rebase: (ref: string) => string): unknown {
     }
   }
   return root.value;
+}
+
+/**
+ * Media Type Objects that are references to `components.mediaTypes` (OAS 3.2), replaced in place
+ * by what they name, so that every reader of a `content` map finds the object itself; the
+ * schemas inside keep their own references.
+ */
+export function inlineMediaTypes(doc: JsonObject): void {
+  const stack: unknown[] = [doc];
+  while (stack.length) {
+    const node = stack.pop();
+    if (Array.isArray(node)) stack.push(...(node as unknown[]));
+    if (!isObject(node)) continue;
+    if (isObject(node.content)) {
+      for (const [media, entry] of Object.entries(node.content)) {
+        const target =
+          isObject(entry) && typeof entry.$ref === 'string' && entry.$ref.startsWith('#/components/mediaTypes/')
+            ? followRefs(doc, entry)
+            : undefined;
+        if (isObject(target)) node.content[media] = target;
+      }
+    }
+    stack.push(...Object.values(node));
+  }
 }
 
 let validator: ValidateFunction | undefined;

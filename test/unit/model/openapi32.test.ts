@@ -86,3 +86,56 @@ describe('an `in: querystring` parameter', () => {
     });
   });
 });
+
+describe('the other 3.2 additions, as the table records them', () => {
+  it('a Media Type Object referenced from components.mediaTypes is read as if written in place', () => {
+    const adopt = tool('adoptPet');
+    expect(adopt.http.body).toEqual({ arg: 'body', required: true, mediaTypes: ['application/json'] });
+    expect(adopt.inputSchema.properties).toEqual({ body: { $ref: '#/$defs/Adoption', description: 'Request body (application/json).' } });
+    expect(built.table.defs.Adoption).toMatchObject({ required: ['petId', 'adopter'] });
+  });
+
+  it('the device authorization flow and oauth2MetadataUrl are recorded; a deprecated scheme is marked and says so', () => {
+    expect(built.table.auth.petstore_auth).toEqual({
+      type: 'oauth2',
+      env: { token: 'MCPGEN_PETSTORE_AUTH_TOKEN' },
+      description: 'Sign in on a TV or a CLI with a device code.',
+      deviceAuthorization: {
+        deviceAuthorizationUrl: 'https://auth.petstore.example.com/device',
+        tokenUrl: 'https://auth.petstore.example.com/token',
+        scopes: ['pets:read', 'pets:write'],
+      },
+      metadataUrl: 'https://auth.petstore.example.com/.well-known/oauth-authorization-server',
+    });
+    expect(built.table.auth.legacy_key).toEqual({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Legacy-Key',
+      env: { key: 'MCPGEN_LEGACY_KEY' },
+      description: '(Deprecated by the API: prefer another scheme where an operation offers one.)',
+      deprecated: true,
+    });
+  });
+
+  it("a server's name is kept beside its description", () => {
+    expect(built.table.servers).toEqual([{ url: 'https://petstore.example.com/v2', name: 'production', description: 'The live store' }]);
+  });
+
+  it("a response's summary describes the output when its schema does not", () => {
+    expect(tool('listPets').output?.schema.description).toBe('The pets');
+    expect(tool('getPet').output?.schema.description).toBe('The pet');
+  });
+
+  it("an example's dataValue is offered by completions; its serializedValue (the wire form) is not", () => {
+    const withResources = buildModel(spec, { resources: 'get' });
+    const getPet = withResources.table.tools.find((t) => t.name === 'getPet');
+    expect(getPet?.resource).toMatchObject({ uriTemplate: 'petstore://pets/{petId}', examples: { petId: ['1'] } });
+  });
+
+  it("an itemSchema on a sequential media type is recorded as the answer's items, with no outputSchema", () => {
+    const events = tool('adoptionEvents');
+    expect(events.sequence).toEqual({ mediaType: 'application/jsonl', itemSchema: { $ref: '#/$defs/Adoption.out' } });
+    expect(events.output).toBeUndefined();
+    expect(built.table.defs['Adoption.out']).toBeDefined();
+  });
+});
