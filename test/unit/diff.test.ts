@@ -86,3 +86,23 @@ describe('diff of the credential variables', () => {
     ]);
   });
 });
+
+describe('diff across an upgrade from OpenAPI 3.1 to 3.2', () => {
+  const upgrade = (name: string) => new URL(`../fixtures/openapi-3.2/${name}`, import.meta.url).pathname;
+
+  it('the same API in 3.1 and in 3.2: only the tools 3.2 adds (QUERY, an additional operation), nothing breaking', async () => {
+    const changes = await diffSpecs(upgrade('petstore-3.1.yaml'), upgrade('petstore.yaml'), { maxDescriptionLength: 1000 });
+    expect(changes).toEqual([
+      { tool: 'copyPet', breaking: false, what: 'tool added' },
+      { tool: 'searchPets', breaking: false, what: 'tool added' },
+    ]);
+  });
+
+  it('and back: removing them is breaking, nothing else is', async () => {
+    const changes = await diffSpecs(upgrade('petstore.yaml'), upgrade('petstore-3.1.yaml'), { maxDescriptionLength: 1000 });
+    expect(changes).toEqual([
+      { tool: 'copyPet', breaking: true, what: 'tool removed' },
+      { tool: 'searchPets', breaking: true, what: 'tool removed' },
+    ]);
+  });
+});
