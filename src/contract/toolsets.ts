@@ -68,6 +68,12 @@ export function withNested(table: ToolTable, names: Iterable<string>): Set<strin
   return enabled;
 }
 
+/** The tools enabling `toolset` lists: its own and those of the toolsets nested in it. */
+export function toolsIn(table: ToolTable, toolset: string): ToolSpec[] {
+  const nested = withNested(table, [toolset]);
+  return table.tools.filter((tool) => nested.has(toolsetOf(tool)));
+}
+
 export class ToolsetError extends Error {}
 
 /** Throws when a toolset asked for is not one of `known` (names with their number of tools). */

@@ -226,7 +226,16 @@ describe('nested toolsets (OAS 3.2 tags with a `parent`)', () => {
   // store ⊃ pets ⊃ adoptions; `beta` is a badge, not a toolset of its own
   const loaded = loadSpec(new URL('../../fixtures/openapi-3.2/petstore.yaml', import.meta.url).pathname);
   const nestedTable = async () => buildModel(await loaded, {}).table;
-  const toolsIn = (t: ToolTable) => t.tools.map((x) => x.name).sort();
+  const namesOf = (t: ToolTable) => t.tools.map((x) => x.name).sort();
+  const clientOf = async (table: ToolTable, mode: 'toolsets' | 'direct') => {
+    const executor = createExecutor(table, readConfig([], {}) as ServerConfig, {}, createLogger('t', 'silent'));
+    const server = createServerFactory(table, executor, undefined, { mode, profile: 'portable', initialToolsets: [] })('session');
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 't', version: '1' });
+    await server.connect(b);
+    await client.connect(a);
+    return client;
+  };
 
   it("the table records each toolset's parent; a badge tag names no toolset while a navigation tag does", async () => {
     const table = await nestedTable();
@@ -241,25 +250,30 @@ describe('nested toolsets (OAS 3.2 tags with a `parent`)', () => {
 
   it('--toolsets with a parent serves its children too, at any depth; a child alone is itself', async () => {
     const table = await nestedTable();
-    expect(toolsIn(servedTable(table, { toolsets: ['store'], readOnly: false }))).toEqual(toolsIn(table));
-    expect(toolsIn(servedTable(table, { toolsets: ['adoptions'], readOnly: false }))).toEqual(['adoptPet', 'adoptionEvents']);
+    expect(namesOf(servedTable(table, { toolsets: ['store'], readOnly: false }))).toEqual(namesOf(table));
+    expect(namesOf(servedTable(table, { toolsets: ['adoptions'], readOnly: false }))).toEqual(['adoptPet', 'adoptionEvents']);
   });
 
   it('enable_toolset on a parent lists the tools of the toolsets nested in it', async () => {
     const table = await nestedTable();
-    const executor = createExecutor(table, readConfig([], {}) as ServerConfig, {}, createLogger('t', 'silent'));
-    const server = createServerFactory(table, executor, undefined, { mode: 'toolsets', profile: 'portable', initialToolsets: [] })(
-      'session',
-    );
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: 't', version: '1' });
-    await server.connect(b);
-    await client.connect(a);
+    const client = await clientOf(table, 'toolsets');
     try {
       const result = await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'store' } });
       expect(result.content).toEqual([{ type: 'text', text: 'Toolset store is enabled: 7 tools; the tool list has changed.' }]);
       const listed = (await client.listTools()).tools.map((t) => t.name);
-      expect(listed.filter((n) => !n.endsWith('_toolsets') && n !== 'enable_toolset').sort()).toEqual(toolsIn(table));
+      expect(listed.filter((n) => !n.endsWith('_toolsets') && n !== 'enable_toolset').sort()).toEqual(namesOf(table));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a parent toolset's docs resource lists the tools of the toolsets nested in it, as enabling it does", async () => {
+    const table = await nestedTable();
+    const client = await clientOf(table, 'direct');
+    try {
+      const docs = await client.readResource({ uri: `${table.scheme}://docs/store` });
+      const text = docs.contents.map((c) => ('text' in c ? c.text : '')).join('');
+      for (const name of namesOf(table)) expect(text).toContain(`\`${name}\``);
     } finally {
       await client.close();
     }
