@@ -14,7 +14,7 @@ import { oneLine, truncate } from './text.js';
 import type { OperationPlace, SpecContext } from './context.js';
 
 /** The Path Item's fixed operation fields; `query` is OAS 3.2's (the HTTP QUERY method). */
-export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query'] as const;
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query'] as const;
 
 /** An operation of the document, with the names the report and warnings give it. */
 export interface Operation extends OperationRef {
