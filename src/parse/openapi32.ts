@@ -125,9 +125,11 @@ export async function validateOpenApi32(doc: JsonObject, source: string): Promis
   if (validate(doc)) return;
   const fault = deepestError(validate.errors ?? []);
   if (!fault) throw new SpecError('not a valid OpenAPI 3.2 document', source + '#/');
-  const where =
-    fault.keyword === 'required' ? `${fault.instancePath}/${escapeToken(String(fault.params.missingProperty))}` : fault.instancePath;
-  throw new SpecError(`not a valid OpenAPI 3.2 document: ${faultText(fault)}`, `${source}#${where || '/'}`);
+  // a missing field, or a key whose name is wrong (propertyNames), is named in the pointer
+  const key = fault.keyword === 'required' ? String(fault.params.missingProperty) : fault.propertyName;
+  const where = key === undefined ? fault.instancePath : `${fault.instancePath}/${escapeToken(key)}`;
+  const text = fault.propertyName === undefined ? faultText(fault) : `the name ${JSON.stringify(fault.propertyName)} ${faultText(fault)}`;
+  throw new SpecError(`not a valid OpenAPI 3.2 document: ${text}`, `${source}#${where || '/'}`);
 }
 
 /** The error that says most: the deepest place, and there a keyword's own fault before "oneOf failed". */
@@ -149,6 +151,10 @@ function faultText(fault: ErrorObject): string {
     }
     case 'enum':
       return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'false schema':
+      return 'is not allowed here';
+    case 'not':
+      return 'holds fields that may not be used together';
     default:
       return fault.message ?? fault.keyword;
   }
