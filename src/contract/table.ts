@@ -288,6 +288,8 @@ export interface ParamSpec {
    * query string itself, as a form body would be written.
    */
   contentType?: string;
+  /** A `querystring` parameter's form: its Encoding Objects by property, as a form body's (BodySpec `encoding`). */
+  encoding?: Record<string, EncodingSpec>;
 }
 
 export interface BodySpec {

@@ -9,6 +9,7 @@ import { unsendableCookieName, unsendableHeaderName } from '../contract/headers.
 import { warning } from '../warnings.js';
 import { NameScope, sanitizeArgName } from './naming.js';
 import { exampleValues } from './routes.js';
+import { encodingsOf } from './request-body.js';
 import type { OperationPlace, SpecContext } from './context.js';
 
 /** Where name collisions are settled: the first location keeps the plain name. */
@@ -144,9 +145,17 @@ function addParameter(ctx: SpecContext, { p, at }: Declared, refs: Set<string>, 
   };
   if (p.allowReserved === true) spec.allowReserved = true;
   if (contentEntry !== undefined) spec.contentType = concreteMediaType(contentEntry[0]);
+  if (contentEntry !== undefined && location === 'querystring') addFormEncoding(ctx, p, contentEntry[0], spec);
   const type = typeOf(rawSchema, ctx.doc);
   if (type) spec.type = type;
   out.params.push(spec);
+}
+
+/** A querystring parameter's form is written as a form body is: with its media type's Encoding Objects (OAS 3.2). */
+function addFormEncoding(ctx: SpecContext, p: JsonObject, media: string, spec: ParamSpec): void {
+  const sent = spec.contentType ?? media;
+  const encoding = encodingsOf(ctx.doc, p.content as JsonObject, [{ key: media, sent }], true)?.[sent];
+  if (encoding) spec.encoding = encoding;
 }
 
 /** The argument's schema: the parameter's, with its description, deprecation, and the name it is sent as when that differs. */

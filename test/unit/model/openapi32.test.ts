@@ -139,3 +139,14 @@ describe('the other 3.2 additions, as the table records them', () => {
     expect(built.table.defs['Adoption.out']).toBeDefined();
   });
 });
+
+describe("a querystring parameter's Encoding Objects", () => {
+  it('are kept with the parameter, as a form body keeps its own', () => {
+    const doc = structuredClone(spec.doc);
+    const find = ((doc.paths as JsonObject)['/pets/find'] as JsonObject).get as JsonObject;
+    const form = ((find.parameters as JsonObject[])[0]?.content as JsonObject)['application/x-www-form-urlencoded'] as JsonObject;
+    form.encoding = { near: { style: 'deepObject', explode: true } };
+    const findPets = buildModel({ ...spec, doc }, {}).table.tools.find((t) => t.name === 'findPets');
+    expect(findPets?.http.params[0]?.encoding).toEqual({ near: { style: 'deepObject', explode: true } });
+  });
+});

@@ -356,7 +356,7 @@ function serializeQuery(param: ParamSpec, value: unknown): string[] {
 function serializeQueryString(param: ParamSpec, value: unknown): string {
   if (param.contentType !== undefined && essence(param.contentType) === 'application/x-www-form-urlencoded') {
     if (typeof value === 'string') return value; // already a form, as a pre-encoded form body is
-    if (isPlainObject(value)) return formBody(param.arg, value, {});
+    if (isPlainObject(value)) return formBody(param.arg, value, param.encoding ?? {});
     throw new ArgumentError(param.arg, "must be an object of the form's fields, or the query string itself");
   }
   return encodeValue(contentText(param, value));

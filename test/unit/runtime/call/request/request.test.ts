@@ -878,3 +878,15 @@ describe('an `in: querystring` parameter (OAS 3.2) is the whole query string, as
     );
   });
 });
+
+describe("a querystring parameter's form honours its Encoding Objects, as a form body does", () => {
+  it('a deepObject property in brackets, the others as form pairs', () => {
+    const p = param('querystring', 'q', {
+      style: 'form',
+      contentType: 'application/x-www-form-urlencoded',
+      encoding: { near: { style: 'deepObject', explode: true } },
+    });
+    const url = buildRequest(op('/pets/find', [p]), { q: { name: 'Rex', near: { lat: 1, lon: 2 } } }, 'https://example.com').url;
+    expect(url).toBe('https://example.com/pets/find?name=Rex&near%5Blat%5D=1&near%5Blon%5D=2');
+  });
+});
