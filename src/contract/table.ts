@@ -38,6 +38,11 @@ export interface ToolTable {
    * in every mode. Chosen at generation to keep tools/list within what clients accept.
    */
   serve?: { mode: 'toolsets' | 'dynamic' | 'code'; pinned: string[] };
+  /**
+   * Toolset → the toolset it is nested in, from OAS 3.2 tags' `parent`: enabling a toolset
+   * enables those nested in it (toolsets.ts). Absent: every toolset stands alone.
+   */
+  toolsetParents?: Record<string, string>;
   /** Security schemes by their name in the spec; secrets come from the named variables. */
   auth: Record<string, AuthSchemeSpec>;
   /**
@@ -50,10 +55,10 @@ export interface ToolTable {
   tools: ToolSpec[];
 }
 
-export type AuthSchemeSpec =
-  | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string; env: { key: string }; description?: string }
-  | { type: 'basic'; env: { username: string; password: string }; description?: string }
-  | { type: 'http'; scheme: string; env: { token: string }; description?: string }
+export type AuthSchemeSpec = (
+  | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string; env: { key: string } }
+  | { type: 'basic'; env: { username: string; password: string } }
+  | { type: 'http'; scheme: string; env: { token: string } }
   | {
       type: 'oauth2';
       /** Present when the server can fetch tokens itself (OAuth 2.0 client credentials grant). */
@@ -63,15 +68,25 @@ export type AuthSchemeSpec =
        * authorization server, sends each user (--oauth-api-client-id).
        */
       authorizationCode?: { authorizationUrl: string; tokenUrl: string; scopes: string[] };
+      /** OAS 3.2's device authorization flow (RFC 8628), recorded: a token got this way goes in `env.token`'s variable. */
+      deviceAuthorization?: { deviceAuthorizationUrl: string; tokenUrl: string; scopes: string[] };
+      /** OAS 3.2's `oauth2MetadataUrl`: the authorization server's RFC 8414 metadata, recorded. */
+      metadataUrl?: string;
       env: { token: string; clientId?: string; clientSecret?: string };
-      description?: string;
-    };
+    }
+) & {
+  description?: string;
+  /** OAS 3.2: the API declares the scheme deprecated (its description says so too). */
+  deprecated?: true;
+};
 
 /** One way to authenticate: every named scheme (with the scopes it needs) must be satisfied. */
 export type SecurityRequirement = Record<string, string[]>;
 
 export interface ServerSpec {
   url: string;
+  /** OAS 3.2's name of the host the URL designates (`production`). */
+  name?: string;
   description?: string;
   variables?: Record<string, { default: string; enum?: string[]; description?: string }>;
 }
@@ -106,6 +121,11 @@ export interface ToolSpec {
   scopes?: string[];
   /** From the success response's JSON schema, loosened so that no good answer fails it. */
   output?: OutputSpec;
+  /**
+   * A success answer of a sequential media type (JSON Lines, server-sent events…) whose items OAS
+   * 3.2's `itemSchema` describes: recorded; the answer is served whole, as text, today.
+   */
+  sequence?: { mediaType: string; itemSchema: JsonSchema };
   /** The operation is also (or only) an MCP resource or resource template, read with its request. */
   resource?: ResourceSpec;
   /** false: a resource only, neither listed nor callable as a tool. */
@@ -240,7 +260,8 @@ interface ToolAnnotationsSpec {
   openWorldHint?: boolean;
 }
 
-export type ParamLocation = 'path' | 'query' | 'header' | 'cookie';
+/** `querystring` (OAS 3.2): the whole query string is this one parameter, serialised as its `contentType`. */
+export type ParamLocation = 'path' | 'query' | 'querystring' | 'header' | 'cookie';
 
 /**
  * OpenAPI 3 serialisation styles (3.0.3 §4.7.12.4), plus `tabDelimited` for Swagger 2.0's
@@ -281,8 +302,12 @@ export interface ParamSpec {
    * Set when the spec describes the parameter with `content` instead of `schema` (Parameter
    * Object, `content`): the value is sent as a document of this media type (JSON text for
    * application/json), then percent-encoded where the location needs it; `style` is unused.
+   * A `querystring` parameter's form media type (application/x-www-form-urlencoded) makes the
+   * query string itself, as a form body would be written.
    */
   contentType?: string;
+  /** A `querystring` parameter's form: its Encoding Objects by property, as a form body's (BodySpec `encoding`). */
+  encoding?: Record<string, EncodingSpec>;
 }
 
 export interface BodySpec {

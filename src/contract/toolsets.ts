@@ -3,7 +3,7 @@
 // more than 128), so a big API is served a part at a time; the generated project is the same.
 
 import type { ListedTool } from './profiles.js';
-import type { ToolSpec, ToolTable } from './table.js';
+import { ownValue, type ToolSpec, type ToolTable } from './table.js';
 import { didYouMean } from './did-you-mean.js';
 
 /** A name as toolsets are named: lower-case ASCII words joined by `-`. */
@@ -35,11 +35,43 @@ export function toolsetOf(tool: ToolSpec): string {
   return tool.toolset ?? defaultToolset(tool.tags, tool.http.path);
 }
 
-/** Toolset names with their number of tools, in order of first appearance. */
+/**
+ * Toolset names with the number of tools enabling each lists, in order of first appearance: a
+ * toolset's own tools and those of the toolsets nested in it (OAS 3.2 tag `parent`), so a parent
+ * with no tools of its own is one too.
+ */
 export function toolsetSizes(table: ToolTable): Map<string, number> {
   const sizes = new Map<string, number>();
-  for (const tool of table.tools) sizes.set(toolsetOf(tool), (sizes.get(toolsetOf(tool)) ?? 0) + 1);
+  for (const tool of table.tools) {
+    for (const name of withParents(table, toolsetOf(tool))) sizes.set(name, (sizes.get(name) ?? 0) + 1);
+  }
   return sizes;
+}
+
+/** The toolset and those it is nested in, nearest first (a loop, which OAS 3.2 forbids, ends where it closes). */
+function withParents(table: ToolTable, toolset: string): string[] {
+  const chain = [toolset];
+  for (let parent = ownValue(table.toolsetParents, toolset); parent !== undefined && !chain.includes(parent);) {
+    chain.push(parent);
+    parent = ownValue(table.toolsetParents, parent);
+  }
+  return chain;
+}
+
+/** The toolsets enabling `names` enables: each, and every toolset nested in it at any depth. */
+export function withNested(table: ToolTable, names: Iterable<string>): Set<string> {
+  const enabled = new Set(names);
+  if (!table.toolsetParents) return enabled;
+  for (const child of Object.keys(table.toolsetParents)) {
+    if (withParents(table, child).some((name) => enabled.has(name))) enabled.add(child);
+  }
+  return enabled;
+}
+
+/** The tools enabling `toolset` lists: its own and those of the toolsets nested in it. */
+export function toolsIn(table: ToolTable, toolset: string): ToolSpec[] {
+  const nested = withNested(table, [toolset]);
+  return table.tools.filter((tool) => nested.has(toolsetOf(tool)));
 }
 
 export class ToolsetError extends Error {}
@@ -60,8 +92,9 @@ export function servedTable(table: ToolTable, choice: { toolsets: string[]; read
   const wanted = choice.toolsets.filter((t) => t !== 'all');
   if (wanted.length === 0 && !choice.readOnly) return table;
   checkToolsets(toolsetSizes(table), wanted);
+  const nested = withNested(table, wanted);
   const tools = table.tools.filter(
-    (t) => (wanted.length === 0 || wanted.includes(toolsetOf(t))) && (!choice.readOnly || t.annotations.readOnlyHint === true),
+    (t) => (wanted.length === 0 || nested.has(toolsetOf(t))) && (!choice.readOnly || t.annotations.readOnlyHint === true),
   );
   const names = new Set(tools.map((t) => t.name));
   return { ...table, tools, ...(table.serve ? { serve: { ...table.serve, pinned: table.serve.pinned.filter((n) => names.has(n)) } } : {}) };

@@ -232,8 +232,7 @@ function buildAuthNamed(doc: JsonObject, naming: AuthNaming, source: string): Au
       );
       continue;
     }
-    const description = typeof s.description === 'string' ? s.description.replace(/\s+/g, ' ').trim().slice(0, 200) : undefined;
-    const extra = description ? { description } : {};
+    const extra = schemeNotes(s);
     if (s.type === 'apiKey' && typeof s.name === 'string' && (s.in === 'header' || s.in === 'query' || s.in === 'cookie')) {
       schemes[name] = { type: 'apiKey', in: s.in, name: s.name, env: { key: variable(name, 'KEY') }, ...extra };
     } else if (s.type === 'http' && typeof s.scheme === 'string' && s.scheme.toLowerCase() === 'basic') {
@@ -243,17 +242,7 @@ function buildAuthNamed(doc: JsonObject, naming: AuthNaming, source: string): Au
       const scheme = s.scheme.toLowerCase() === 'bearer' ? 'Bearer' : s.scheme;
       schemes[name] = { type: 'http', scheme, env: { token: variable(name, 'TOKEN') }, ...extra };
     } else if (s.type === 'oauth2') {
-      const flows = isObject(s.flows) ? s.flows : {};
-      const cc = isObject(flows.clientCredentials) ? flows.clientCredentials : undefined;
-      const spec: AuthSchemeSpec = { type: 'oauth2', env: { token: variable(name, 'TOKEN') }, ...extra };
-      if (cc && typeof cc.tokenUrl === 'string') {
-        spec.clientCredentials = { tokenUrl: cc.tokenUrl };
-        spec.env.clientId = variable(name, 'CLIENT_ID');
-        spec.env.clientSecret = variable(name, 'CLIENT_SECRET');
-      }
-      const code = authorizationCodeFlow(flows.authorizationCode);
-      if (code !== undefined) spec.authorizationCode = code;
-      schemes[name] = spec;
+      schemes[name] = oauth2Scheme(s, (part) => variable(name, part), extra);
     } else if (s.type === 'openIdConnect') {
       schemes[name] = { type: 'oauth2', env: { token: variable(name, 'TOKEN') }, ...extra };
     } else {
@@ -347,6 +336,46 @@ export function withSchemes(
 }
 
 /** Scope names kept of a flow: enough for any real API (Google's declare a few hundred at most). */
+/** What every scheme may carry: its description on one line, and OAS 3.2's `deprecated`, said in it too. */
+function schemeNotes(s: JsonObject): { description?: string; deprecated?: true } {
+  const text = typeof s.description === 'string' ? s.description.replace(/\s+/g, ' ').trim().slice(0, 200) : '';
+  if (s.deprecated !== true) return text ? { description: text } : {};
+  return {
+    description: `${text ? `${text} ` : ''}(Deprecated by the API: prefer another scheme where an operation offers one.)`,
+    deprecated: true,
+  };
+}
+
+/**
+ * An oauth2 scheme: a token from its variable; the client credentials grant when the server can
+ * fetch tokens itself, the authorization code flow for delegated sign-in. OAS 3.2's device
+ * authorization flow and `oauth2MetadataUrl` (RFC 8414) are recorded for the user: a device
+ * sign-in gives the token the variable holds.
+ */
+function oauth2Scheme(s: JsonObject, variable: (part: string) => string, extra: object): AuthSchemeSpec {
+  const flows = isObject(s.flows) ? s.flows : {};
+  const cc = isObject(flows.clientCredentials) ? flows.clientCredentials : undefined;
+  const spec: AuthSchemeSpec = { type: 'oauth2', env: { token: variable('TOKEN') }, ...extra };
+  if (cc && typeof cc.tokenUrl === 'string') {
+    spec.clientCredentials = { tokenUrl: cc.tokenUrl };
+    spec.env.clientId = variable('CLIENT_ID');
+    spec.env.clientSecret = variable('CLIENT_SECRET');
+  }
+  const code = authorizationCodeFlow(flows.authorizationCode);
+  if (code !== undefined) spec.authorizationCode = code;
+  const device = deviceFlow(flows.deviceAuthorization);
+  if (device !== undefined) spec.deviceAuthorization = device;
+  if (typeof s.oauth2MetadataUrl === 'string' && isHttpUrl(s.oauth2MetadataUrl)) spec.metadataUrl = s.oauth2MetadataUrl;
+  return spec;
+}
+
+/** OAS 3.2's device authorization flow (RFC 8628), when complete. */
+function deviceFlow(flow: unknown): { deviceAuthorizationUrl: string; tokenUrl: string; scopes: string[] } | undefined {
+  if (!isObject(flow) || typeof flow.deviceAuthorizationUrl !== 'string' || typeof flow.tokenUrl !== 'string') return undefined;
+  if (!isHttpUrl(flow.deviceAuthorizationUrl) || !isHttpUrl(flow.tokenUrl)) return undefined;
+  return { deviceAuthorizationUrl: flow.deviceAuthorizationUrl, tokenUrl: flow.tokenUrl, scopes: flowScopes(flow) };
+}
+
 const MAX_FLOW_SCOPES = 500;
 /** RFC 6749 §3.3 scope-token: printable ASCII but space, `"` and `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
@@ -355,8 +384,14 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 function authorizationCodeFlow(flow: unknown): { authorizationUrl: string; tokenUrl: string; scopes: string[] } | undefined {
   if (!isObject(flow) || typeof flow.authorizationUrl !== 'string' || typeof flow.tokenUrl !== 'string') return undefined;
   if (!isHttpUrl(flow.authorizationUrl) || !isHttpUrl(flow.tokenUrl)) return undefined;
-  const scopes = Object.keys(isObject(flow.scopes) ? flow.scopes : {}).filter((scope) => SCOPE_TOKEN.test(scope));
-  return { authorizationUrl: flow.authorizationUrl, tokenUrl: flow.tokenUrl, scopes: scopes.slice(0, MAX_FLOW_SCOPES) };
+  return { authorizationUrl: flow.authorizationUrl, tokenUrl: flow.tokenUrl, scopes: flowScopes(flow) };
+}
+
+/** A flow's scopes that are RFC 6749 scope tokens, at most MAX_FLOW_SCOPES. */
+function flowScopes(flow: JsonObject): string[] {
+  return Object.keys(isObject(flow.scopes) ? flow.scopes : {})
+    .filter((scope) => SCOPE_TOKEN.test(scope))
+    .slice(0, MAX_FLOW_SCOPES);
 }
 
 function isHttpUrl(text: string): boolean {

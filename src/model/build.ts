@@ -37,13 +37,14 @@ import {
   type Arguments,
   type Operation,
 } from './operation.js';
-import { buildOutput, linkedOperations, linkSequences } from './responses.js';
+import { buildOutput, buildSequence, linkedOperations, linkSequences } from './responses.js';
 import { detectPagination, paginationSentence, withSentence } from './pagination.js';
 import { detectLongRunning, LONG_RUNNING_SENTENCE, nameStatusTools, type StatusLink } from './long-running.js';
 import { serverList } from './servers.js';
 import { idempotencyKeyOf } from './parameters.js';
 import { oneLine } from './text.js';
 import { didYouMean } from '../contract/did-you-mean.js';
+import { navigationFirst, tagFacts, toolsetParents, type TagFacts } from './tags.js';
 
 /** The meta-tools' names (dynamic.ts, toolsets.ts): operations never take them, so any mode can be served. */
 const META_TOOLS = ['search_operations', 'describe_operation', 'invoke_operation', LIST_TOOLSETS, ENABLE_TOOLSET, OPERATION_STATUS];
@@ -152,11 +153,13 @@ interface ModelRun {
   auth: ReturnType<typeof buildAuth>;
   /** Which config `scopes` rules matched a tool, and which set one's scopes. */
   scopeUse: ScopeRuleUse;
+  tags: TagFacts;
 }
 
 function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
   const { doc } = spec;
-  const dialect = spec.specVersion.startsWith('3.1') ? '3.1' : '3.0';
+  // 3.2's Schema Object is 3.1's (JSON Schema 2020-12); Swagger 2.0 arrives converted to 3.0's
+  const dialect = spec.specVersion.startsWith('3.0') || spec.specVersion.startsWith('2') ? '3.0' : '3.1';
   const converter = new SchemaConverter(doc, dialect, { examples: options.keepExamples, extensions: options.keepExtensions }, spec.source);
   const report: ModelReport = {
     skipped: [],
@@ -187,6 +190,7 @@ function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
     auth,
     scopeUse: { matched: new Set(), won: new Set() },
     reached: new Set(),
+    tags: tagFacts(doc),
   };
 }
 
@@ -257,7 +261,7 @@ function noteOverrides(run: ModelRun, operation: Operation): void {
 
 function placeOf(run: ModelRun, { path, method, label, where }: Operation): OperationPlace {
   const { specVersion } = run.spec;
-  return { path, method, label, where, styledMultipart: specVersion.startsWith('3.1') || specVersion.startsWith('2') };
+  return { path, method, label, where, styledMultipart: !specVersion.startsWith('3.0') };
 }
 
 function toolOf(
@@ -279,7 +283,7 @@ function toolOf(
     ...(operationId ? { operationId } : {}),
     description: descriptionOf(verdict.description, op, item, label, options.maxDescriptionLength),
     ...(tags.length ? { tags } : {}),
-    toolset: toolsetFor(verdict, options.toolsets, operation),
+    toolset: toolsetFor(verdict, options.toolsets, { ...operation, tags: navigationFirst(tags, run.tags) }),
     inputSchema: args.inputSchema,
     annotations: annotationsFor(method),
     http: {
@@ -294,8 +298,10 @@ function toolOf(
   const security = securityFor(op, ctx.doc, run.auth.schemes);
   if (security) tool.security = security;
   const output = buildOutput(ctx.doc, ctx.converter, op, refs);
+  const sequence = buildSequence(ctx.doc, ctx.converter, op, refs);
   for (const ref of refs) run.reached.add(ref);
   if (output) tool.output = output;
+  if (sequence) tool.sequence = sequence;
   if (verdict.confirm !== undefined) tool.confirm = verdict.confirm;
   if (args.hidden) tool.hidden = args.hidden;
   if (args.defaults) tool.defaults = args.defaults;
@@ -318,8 +324,8 @@ function offerAsResource(
   const { report } = run;
   const hiddenInPath = args.params.find((p) => p.in === 'path' && args.hidden && Object.hasOwn(args.hidden, p.arg));
   const resource =
-    operation.method !== 'get'
-      ? { refused: 'only a GET is read as a resource' }
+    operation.method !== 'get' && operation.method !== 'query'
+      ? { refused: 'only a GET or a QUERY is read as a resource' }
       : hiddenInPath
         ? { refused: `its path parameter "${hiddenInPath.name}" is hidden, and a resource template would list it` }
         : resourceFor(resourceScheme(run.packageName), operation.path, listedParams(args), args.body !== undefined);
@@ -375,10 +381,13 @@ function tableOf(run: ModelRun): ToolTable {
     scheme: resourceScheme(run.packageName),
     servers: run.rootServers,
     defs: usedDefs(run.reached, run.ctx.converter),
+    ...withToolsetParents(toolsetParents(run.tools, run.tags)),
     auth: run.auth.schemes,
     tools: run.tools,
   };
 }
+
+const withToolsetParents = (parents: Record<string, string> | undefined) => (parents ? { toolsetParents: parents } : {});
 
 /** The converted shared schemas that some tool's input or output reaches, by key. */
 function usedDefs(reached: Set<string>, converter: SchemaConverter): Record<string, JsonSchema> {

@@ -76,7 +76,7 @@ export interface ScopeRule extends OperationCriteria {
   scopes: string[];
 }
 
-/** `get`: GETs without required query, header or cookie parameters are also resources (templates when they take path parameters). */
+/** `get`: GETs (and body-less QUERYs) without required query, header or cookie parameters are also resources (templates when they take path parameters). */
 export type ResourcePreset = 'none' | 'get';
 export const RESOURCE_PRESETS: ResourcePreset[] = ['none', 'get'];
 

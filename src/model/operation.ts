@@ -13,7 +13,8 @@ import { buildRequestBody } from './request-body.js';
 import { oneLine, truncate } from './text.js';
 import type { OperationPlace, SpecContext } from './context.js';
 
-export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+/** The Path Item's fixed operation fields; `query` is OAS 3.2's (the HTTP QUERY method). */
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query'] as const;
 
 /** An operation of the document, with the names the report and warnings give it. */
 export interface Operation extends OperationRef {
@@ -23,28 +24,45 @@ export interface Operation extends OperationRef {
   where: string;
 }
 
-/** Every operation of the document, in path order then METHODS order. */
+/**
+ * Every operation of the document, in path order then METHODS order, then the path item's
+ * `additionalOperations` (OAS 3.2: any other method, keyed as it is sent).
+ */
 export function* operationsOf(doc: JsonObject): Generator<Operation> {
   for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
     const item = followRefs(doc, rawItem);
     if (!isObject(item)) continue;
+    const at = `#/paths/${escapeToken(path)}`;
     for (const method of METHODS) {
       const op = item[method];
-      if (!isObject(op)) continue;
-      const operationId = typeof op.operationId === 'string' && op.operationId.trim() !== '' ? op.operationId : undefined;
-      yield {
-        method,
-        path,
-        ...(operationId ? { operationId } : {}),
-        tags: asArray(op.tags).filter((t): t is string => typeof t === 'string'),
-        op,
-        item,
-        doc,
-        label: `${method.toUpperCase()} ${path}`,
-        where: `#/paths/${escapeToken(path)}/${method}`,
-      };
+      if (isObject(op)) yield operationOf(doc, path, item, method, op, `${at}/${method}`);
+    }
+    const additional = isObject(item.additionalOperations) ? item.additionalOperations : {};
+    for (const [method, op] of Object.entries(additional)) {
+      const fixed = (METHODS as readonly string[]).includes(method.toLowerCase());
+      if (isObject(op) && !fixed && HTTP_TOKEN.test(method)) {
+        yield operationOf(doc, path, item, method, op, `${at}/additionalOperations/${escapeToken(method)}`);
+      }
     }
   }
+}
+
+/** A method name is an HTTP token (RFC 9110 §9.1, §5.6.2); anything else could not be sent. */
+const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function operationOf(doc: JsonObject, path: string, item: JsonObject, method: string, op: JsonObject, where: string): Operation {
+  const operationId = typeof op.operationId === 'string' && op.operationId.trim() !== '' ? op.operationId : undefined;
+  return {
+    method,
+    path,
+    ...(operationId ? { operationId } : {}),
+    tags: asArray(op.tags).filter((t): t is string => typeof t === 'string'),
+    op,
+    item,
+    doc,
+    label: `${method.toUpperCase()} ${path}`,
+    where,
+  };
 }
 
 /**
@@ -154,6 +172,7 @@ export function annotationsFor(method: string): ToolSpec['annotations'] {
     case 'head':
     case 'options':
     case 'trace': // the safe methods (RFC 9110 §9.2.1)
+    case 'query': // safe and idempotent (draft-ietf-httpbis-safe-method-w-body §2)
       return { readOnlyHint: true, openWorldHint: true };
     case 'delete':
       return { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };

@@ -1,5 +1,6 @@
 // Parameter Objects (OAS 3.1.1 §4.8.12): path, query, header and cookie parameters become
-// arguments, each with where and how it is sent (location, style, explode, media type).
+// arguments, each with where and how it is sent (location, style, explode, media type); OAS
+// 3.2's `querystring` parameter is one argument that is the whole query string.
 
 import { asArray, followRefs, isObject, type Json, type JsonObject } from '../parse/pointer.js';
 import type { JsonSchema, ParamLocation, ParamSpec, ParamStyle } from '../contract/table.js';
@@ -8,10 +9,11 @@ import { unsendableCookieName, unsendableHeaderName } from '../contract/headers.
 import { warning } from '../warnings.js';
 import { NameScope, sanitizeArgName } from './naming.js';
 import { exampleValues } from './routes.js';
+import { encodingsOf } from './request-body.js';
 import type { OperationPlace, SpecContext } from './context.js';
 
 /** Where name collisions are settled: the first location keeps the plain name. */
-const LOCATION_ORDER: ParamLocation[] = ['path', 'query', 'header', 'cookie'];
+const LOCATION_ORDER: ParamLocation[] = ['path', 'query', 'querystring', 'header', 'cookie'];
 // OpenAPI 3.0.3 §4.7.12: header parameters with these names SHALL be ignored.
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 /** Every style the runtime can send (request.ts); `tabDelimited` comes from Swagger 2.0's `tsv`. */
@@ -143,9 +145,17 @@ function addParameter(ctx: SpecContext, { p, at }: Declared, refs: Set<string>, 
   };
   if (p.allowReserved === true) spec.allowReserved = true;
   if (contentEntry !== undefined) spec.contentType = concreteMediaType(contentEntry[0]);
+  if (contentEntry !== undefined && location === 'querystring') addFormEncoding(ctx, p, contentEntry[0], spec);
   const type = typeOf(rawSchema, ctx.doc);
   if (type) spec.type = type;
   out.params.push(spec);
+}
+
+/** A querystring parameter's form is written as a form body is: with its media type's Encoding Objects (OAS 3.2). */
+function addFormEncoding(ctx: SpecContext, p: JsonObject, media: string, spec: ParamSpec): void {
+  const sent = spec.contentType ?? media;
+  const encoding = encodingsOf(ctx.doc, p.content as JsonObject, [{ key: media, sent }], true)?.[sent];
+  if (encoding) spec.encoding = encoding;
 }
 
 /** The argument's schema: the parameter's, with its description, deprecation, and the name it is sent as when that differs. */

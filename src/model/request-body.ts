@@ -81,7 +81,7 @@ function mediaRank(media: string): number {
 }
 
 /** A request body's Media Type Object: its key (perhaps a range) and the concrete type it is sent as. */
-interface BodyMedia {
+export interface BodyMedia {
   key: string;
   sent: string;
 }
@@ -253,11 +253,11 @@ const STYLES = new Set(['form', 'spaceDelimited', 'pipeDelimited', 'tabDelimited
 
 /**
  * The Encoding Objects of the form and multipart media types (OAS 3.1.1 §4.8.15), reduced to
- * what changes the bytes. style/explode/allowReserved apply to forms, and to multipart from 3.1
+ * what changes the bytes (also those of a 3.2 `querystring` parameter's form, written alike). style/explode/allowReserved apply to forms, and to multipart from 3.1
  * on (3.0.3: "SHALL be ignored if the request body media type is not
  * application/x-www-form-urlencoded"); when they apply, contentType is ignored.
  */
-function encodingsOf(doc: JsonObject, content: JsonObject, usable: BodyMedia[], styledMultipart: boolean): BodySpec['encoding'] {
+export function encodingsOf(doc: JsonObject, content: JsonObject, usable: BodyMedia[], styledMultipart: boolean): BodySpec['encoding'] {
   const out: NonNullable<BodySpec['encoding']> = {};
   for (const { key, sent: media } of usable) {
     const kind = bodyKindOf(media);

@@ -6,6 +6,7 @@ import { followRefs, isObject, parsePointer, type JsonObject } from '../parse/po
 import type { JsonSchema, OutputSpec, ToolSpec } from '../contract/table.js';
 import { mediaKind } from '../contract/media.js';
 import type { SchemaConverter } from './schema.js';
+import { oneLine } from './text.js';
 
 /**
  * outputSchema from the first 2xx response with a JSON schema. MCP wants an object at the
@@ -26,7 +27,30 @@ export function buildOutput(doc: JsonObject, converter: SchemaConverter, op: Jso
     const schema = converter.convert(entry.schema, 'response', refs);
     const wrap = !isObjectRoot(schema, converter);
     const root: JsonSchema = wrap ? { type: 'object', properties: { result: schema } } : { ...schema, type: 'object' };
+    // OAS 3.2's response `summary` says what the answer is, where the schema may not
+    const summary = typeof response.summary === 'string' ? oneLine(response.summary) : '';
+    if (summary && root.description === undefined) root.description = summary;
     return { schema: root, wrap };
+  }
+  return undefined;
+}
+
+/**
+ * The first 2xx answer of a sequential media type whose items OAS 3.2's `itemSchema` describes
+ * (JSON Lines, JSON Text Sequences, server-sent events…): its media type and each item's schema.
+ */
+export function buildSequence(doc: JsonObject, converter: SchemaConverter, op: JsonObject, refs: Set<string>): ToolSpec['sequence'] {
+  const responses = isObject(op.responses) ? op.responses : {};
+  for (const code of Object.keys(responses)
+    .filter((c) => /^2(\d\d|XX)$/i.test(c))
+    .sort()) {
+    const response = followRefs(doc, responses[code]);
+    if (!isObject(response) || !isObject(response.content)) continue;
+    for (const [mediaType, entry] of Object.entries(response.content)) {
+      if (isObject(entry) && entry.itemSchema !== undefined) {
+        return { mediaType, itemSchema: converter.convert(entry.itemSchema, 'response', refs) };
+      }
+    }
   }
   return undefined;
 }

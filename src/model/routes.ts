@@ -1,7 +1,7 @@
 // Route mapping: whether an operation becomes a tool (the default), an MCP resource or resource
 // template, both, or nothing. Steered, first match winning, by the config file's `routes`
 // rules, the spec's `x-mcp: { kind }`, and the `--resources get` preset. Resources are read
-// with the same HTTP request a tool call makes, so only side-effect-free GETs may be one.
+// with the same HTTP request a tool call makes, so only side-effect-free GETs (and QUERYs) may be one.
 
 import { isObject, type Json, type JsonObject } from '../parse/pointer.js';
 import type { ParamSpec, ResourceSpec } from '../contract/table.js';
@@ -23,7 +23,9 @@ export function routeKind(
       return { kind: node.kind as RouteKind, from: 'x-mcp' };
     }
   }
-  if (preset === 'get' && method === 'GET' && !params.some((p) => p.required && p.in !== 'path'))
+  // A QUERY without a body reads as a GET does (draft-ietf-httpbis-safe-method-w-body: safe, idempotent)
+  const readsLikeGet = method === 'GET' || (method === 'QUERY' && ref.op.requestBody === undefined);
+  if (preset === 'get' && readsLikeGet && !params.some((p) => p.required && p.in !== 'path'))
     return { kind: 'both', from: '--resources get' };
   return { kind: 'tool', from: 'default' };
 }
@@ -43,10 +45,14 @@ const MAX_SUGGESTIONS = 100;
 
 /**
  * Values for completion/complete from a parameter's examples (Parameter Object `example` and
- * `examples`, then its schema's `example` and `examples`): text, numbers and booleans as text.
+ * `examples`, their `value` or OAS 3.2 `dataValue`, then its schema's `example` and `examples`): text, numbers and booleans as text.
  */
 export function exampleValues(param: JsonObject, schema: Json | undefined): string[] {
-  const exampleObjects = isObject(param.examples) ? Object.values(param.examples).map((e) => (isObject(e) ? e.value : undefined)) : [];
+  // OAS 3.2's `dataValue` is the value as data, what an argument holds; `serializedValue` is its
+  // wire form (`species=dog`), no value to offer
+  const exampleObjects = isObject(param.examples)
+    ? Object.values(param.examples).map((e) => (isObject(e) ? (e.dataValue ?? e.value) : undefined))
+    : [];
   const fromSchema = isObject(schema) ? [schema.example, ...(Array.isArray(schema.examples) ? schema.examples : [])] : [];
   const values = [param.example, ...exampleObjects, ...fromSchema]
     .filter((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
@@ -70,7 +76,7 @@ export function withExamples(resource: ResourceSpec, examples: ReadonlyMap<strin
 export function resourceFor(scheme: string, path: string, params: ParamSpec[], hasBody: boolean): ResourceSpec | { refused: string } {
   if (hasBody) return { refused: 'it takes a request body' };
   if (/[?#]/.test(path)) return { refused: 'its path has a literal query or fragment' };
-  const blocked = params.find((p) => p.required && (p.in === 'header' || p.in === 'cookie'));
+  const blocked = params.find((p) => p.required && (p.in === 'header' || p.in === 'cookie' || p.in === 'querystring'));
   if (blocked) return { refused: `its ${blocked.in} parameter "${blocked.name}" is required, and a URI cannot carry it` };
   const variables: Record<string, string> = {};
   const taken = new Set<string>();

@@ -55,7 +55,7 @@ export function selectOperation(ref: OperationRef, selection: Selection, overrid
   if (exclude === true) return { keep: false, reason: configured?.exclude ? 'excluded in the config file' : 'x-mcp: excluded by the spec' };
 
   const method = ref.method.toUpperCase();
-  if (selection.readOnly && method !== 'GET' && method !== 'HEAD') return { keep: false, reason: '--read-only' };
+  if (selection.readOnly && !['GET', 'HEAD', 'QUERY'].includes(method)) return { keep: false, reason: '--read-only' };
   if (selection.methods?.length && !selection.methods.some((m) => m.toUpperCase() === method))
     return { keep: false, reason: 'method not in --methods' };
   if (selection.includeTags?.length && !ref.tags.some((t) => selection.includeTags?.includes(t)))

@@ -42,6 +42,7 @@ export function serverOf(s: Json, source: string): ServerSpec | undefined {
   if (!isObject(s) || typeof s.url !== 'string') return undefined;
   const server: ServerSpec = { url: absoluteUrl(s.url.trim(), source) };
   if (typeof s.description === 'string') server.description = oneLine(s.description);
+  if (typeof s.name === 'string' && oneLine(s.name)) server.name = oneLine(s.name); // OAS 3.2
   if (isObject(s.variables)) server.variables = serverVariables(s.variables);
   return server;
 }

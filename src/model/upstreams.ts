@@ -12,7 +12,7 @@ import { warning, type GenerationWarning } from '../warnings.js';
 import { internalAddressOf } from '../contract/addresses.js';
 import { resolveServerUrl } from '../contract/server-url.js';
 import type { ToolTable } from '../contract/table.js';
-import { METHODS } from './operation.js';
+import { operationsOf } from './operation.js';
 import { serverOf } from './servers.js';
 
 const isHttpUrl = (s: string) => /^https?:\/\//i.test(s);
@@ -91,11 +91,8 @@ function serverLists(doc: LoadedSpec['doc']): { list: Json[]; at: string }[] {
     const item = followRefs(doc, raw);
     if (!isObject(item)) continue;
     if (Array.isArray(item.servers)) lists.push({ list: item.servers, at: pointer('paths', path, 'servers') });
-    for (const method of METHODS) {
-      const op = item[method];
-      if (isObject(op) && Array.isArray(op.servers)) lists.push({ list: op.servers, at: pointer('paths', path, method, 'servers') });
-    }
   }
+  for (const { op, where } of operationsOf(doc)) if (Array.isArray(op.servers)) lists.push({ list: op.servers, at: `${where}/servers` });
   return lists;
 }
 

@@ -11,7 +11,8 @@ import { getAt, isObject, parsePointer, type JsonObject } from './pointer.js';
 import { SourceGuard } from './sources.js';
 import { someRef } from '../contract/def-refs.js';
 import { convertSwagger2 } from './swagger2.js';
-import { folderError, notOpenApiError, toSpecError } from './spec-errors.js';
+import { folderError, notOpenApiError, SUPPORTED, toSpecError } from './spec-errors.js';
+import { inlineMediaTypes, isOpenApi32, refParser, validateOpenApi32, withSelfBase } from './openapi32.js';
 
 export interface LoadedSpec {
   /** OpenAPI 3.x-shaped document; internal `#/...` refs are kept (cycles stay finite). */
@@ -76,7 +77,7 @@ async function readPlainLocalSpec(source: string, guard: SourceGuard): Promise<J
   }
   const notOpenApi = notOpenApiError(root, source);
   if (notOpenApi) throw notOpenApi;
-  return isObject(root) && versionAccepted(root) ? root : undefined;
+  return isObject(root) && (versionAccepted(root) || isOpenApi32(root.openapi)) ? root : undefined;
 }
 
 /** The parser swagger-parser tries first for a root document, by its extension. */
@@ -101,8 +102,22 @@ async function withExternalRefs(source: string, guard: SourceGuard, plain: JsonO
   } as SwaggerParser.Options;
   // bundle() only resolves external $refs for us, and costs 85% of generating GitHub's spec
   // (it grows with the square of the refs): skip it when every $ref is internal.
-  const parsed: unknown = plain ?? (await swaggerParser().parse(source, parserOptions));
+  const parsed: unknown = plain ?? (await parseRoot(source, parserOptions));
+  if (isObject(parsed) && isOpenApi32(parsed.openapi)) {
+    const based = withSelfBase(parsed, source);
+    return needsBundle(based) ? await refParser().bundle(source, based, parserOptions) : based;
+  }
   return needsBundle(parsed) ? await swaggerParser().bundle(source, parserOptions) : parsed;
+}
+
+/** swagger-parser's parse(); a 3.2 document, which it refuses by version, is read by its resolver alone. */
+async function parseRoot(source: string, parserOptions: SwaggerParser.Options): Promise<unknown> {
+  try {
+    return await swaggerParser().parse(source, parserOptions);
+  } catch (error) {
+    if (!/^Unsupported OpenAPI version: 3\.2\./.test(String((error as Error)?.message))) throw error;
+    return refParser().parse(source, parserOptions);
+  }
 }
 
 export async function loadSpec(source: string, options: LoadOptions = {}): Promise<LoadedSpec> {
@@ -131,9 +146,13 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
     doc = convertSwagger2(bundled, warnings);
   } else if (/^3\.[01]\.\d+$/.test(declared)) {
     doc = bundled;
+  } else if (isOpenApi32(declared)) {
+    await validateOpenApi32(bundled, source);
+    inlineMediaTypes(bundled);
+    doc = bundled;
   } else {
     throw new SpecError(
-      `unsupported version ${JSON.stringify(declared)}: mcp-gen reads Swagger 2.0 and OpenAPI 3.0.x / 3.1.x`,
+      `unsupported version ${JSON.stringify(declared)}: ${SUPPORTED}`,
       source + (bundled.openapi !== undefined ? '#/openapi' : '#/swagger'),
     );
   }

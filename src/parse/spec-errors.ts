@@ -8,7 +8,7 @@ import { SpecError } from '../errors.js';
 import { isObject } from './pointer.js';
 
 const isUrl = (s: string) => /^https?:\/\//i.test(s);
-const SUPPORTED = 'mcp-gen reads Swagger 2.0 and OpenAPI 3.0.x / 3.1.x';
+export const SUPPORTED = 'mcp-gen reads Swagger 2.0 and OpenAPI 3.0.x / 3.1.x / 3.2.x';
 
 /** A folder given where a spec file belongs: named, with the spec files it holds, if any. */
 export function folderError(source: string): SpecError | undefined {
@@ -44,7 +44,7 @@ export function notOpenApiError(root: unknown, source: string): SpecError | unde
   if (typeof root.openapi === 'string' && root.paths === undefined && root.webhooks === undefined) {
     const needs = root.openapi.startsWith('3.0')
       ? 'an OpenAPI 3.0 document needs one'
-      : 'an OpenAPI 3.1 document needs "paths" or "webhooks"';
+      : `an OpenAPI ${root.openapi.startsWith('3.2') ? '3.2' : '3.1'} document needs "paths" or "webhooks"`;
     return new SpecError(`no "paths" object: ${needs}`, source + '#/paths');
   }
   if (root.openapi !== undefined || root.swagger !== undefined) return undefined;

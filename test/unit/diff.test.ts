@@ -2,7 +2,10 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { diffSpecs, diffTables } from '../../src/diff.js';
+import { join } from 'node:path';
 import { buildModel } from '../../src/model/build.js';
+import { loadSpec } from '../../src/parse/load.js';
+import { corporaMissing, corporaTitle, DIRECTORY } from '../../harness/corpora.js';
 import type { JsonObject } from '../../src/parse/pointer.js';
 
 const fixture = (name: string) => new URL(`../fixtures/diff/${name}`, import.meta.url).pathname;
@@ -132,4 +135,39 @@ describe('diff of argument overrides', () => {
       { tool: 'getRepo', breaking: true, what: 'argument "repository" added as required' },
     ]);
   });
+});
+
+describe('diff across an upgrade from OpenAPI 3.1 to 3.2', () => {
+  const upgrade = (name: string) => new URL(`../fixtures/openapi-3.2/${name}`, import.meta.url).pathname;
+
+  it('the same API in 3.1 and in 3.2: only the tools 3.2 adds (QUERY, an additional operation), nothing breaking', async () => {
+    const changes = await diffSpecs(upgrade('petstore-3.1.yaml'), upgrade('petstore.yaml'), { maxDescriptionLength: 1000 });
+    expect(changes).toEqual([
+      { tool: 'copyPet', breaking: false, what: 'tool added' },
+      { tool: 'searchPets', breaking: false, what: 'tool added' },
+    ]);
+  });
+
+  it('and back: removing them is breaking, nothing else is', async () => {
+    const changes = await diffSpecs(upgrade('petstore.yaml'), upgrade('petstore-3.1.yaml'), { maxDescriptionLength: 1000 });
+    expect(changes).toEqual([
+      { tool: 'copyPet', breaking: true, what: 'tool removed' },
+      { tool: 'searchPets', breaking: true, what: 'tool removed' },
+    ]);
+  });
+});
+
+describe(corporaTitle('three real 3.1 specs and their 3.2 upgrade by @scalar/openapi-upgrader'), () => {
+  it.skipIf(corporaMissing !== undefined).each(['rentcast.io', 'listennotes.com', 'placekit.co'])(
+    '%s: the same tool table (so the same requests), and diff finds no change',
+    async (name) => {
+      const original = join(DIRECTORY, `${name}.json`);
+      const upgraded = new URL(`../fixtures/openapi-3.2/upgraded/${name}.json`, import.meta.url).pathname;
+      const [before, after] = await Promise.all([loadSpec(original), loadSpec(upgraded)]);
+      expect([before.specVersion, after.specVersion]).toEqual(['3.1.0', '3.2.0']);
+      const options = { maxDescriptionLength: 1000 };
+      expect(buildModel(after, options).table).toEqual(buildModel(before, options).table);
+      expect(await diffSpecs(original, upgraded, options)).toEqual([]);
+    },
+  );
 });

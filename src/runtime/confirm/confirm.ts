@@ -43,7 +43,7 @@ const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0,
 
 /**
  * The request a call would make, as a person reads it: method, path with its arguments filled,
- * query arguments and the body. Credentials and static headers are never arguments, so never
+ * query arguments (a querystring argument as it was given) and the body. Credentials and static headers are never arguments, so never
  * here; a query argument where a security scheme puts its credential (`credentialQuery`, as a
  * spec may also declare it as a parameter) shows `***`, and `redact` takes out the values of
  * the secrets in use wherever they appear. Names decide nothing: a field called `auth_level`
@@ -60,9 +60,14 @@ export function describeRequest(
     const param = tool.http.params.find((p) => p.in === 'path' && p.name === name);
     return param !== undefined && given(param.arg) ? encodeURIComponent(shown(args[param.arg], VALUE_CHARS, redact)) : whole;
   });
+  // an OAS 3.2 querystring argument is the whole query: the user sees it as given
   const query = tool.http.params
-    .filter((p) => p.in === 'query' && given(p.arg))
-    .map((p) => `${p.name}=${credentialQuery.has(p.name) ? '***' : shown(args[p.arg], VALUE_CHARS, redact)}`);
+    .filter((p) => (p.in === 'query' || p.in === 'querystring') && given(p.arg))
+    .map((p) =>
+      p.in === 'querystring'
+        ? shown(args[p.arg], VALUE_CHARS, redact)
+        : `${p.name}=${credentialQuery.has(p.name) ? '***' : shown(args[p.arg], VALUE_CHARS, redact)}`,
+    );
   const lines = [`${tool.http.method} ${path}${query.length ? `?${query.join('&')}` : ''}`];
   const body = tool.http.body?.arg;
   if (body !== undefined && given(body)) lines.push(shownBody(args[body], redact));

@@ -4,7 +4,7 @@
 // declares). All written from the tool table at run time; spec text is only ever quoted.
 
 import { ownValue, type PromptSpec, type ToolSpec, type ToolTable } from '../../contract/table.js';
-import { toolsetOf, toolsetSizes } from '../../contract/toolsets.js';
+import { toolsetSizes, toolsIn } from '../../contract/toolsets.js';
 
 function schemeOf(table: ToolTable): string {
   return (
@@ -75,7 +75,7 @@ export function docText(table: ToolTable, doc: DocResource): string {
     );
     return lines.join('\n') + '\n';
   }
-  const tools = table.tools.filter((t) => toolsetOf(t) === doc.toolset);
+  const tools = toolsIn(table, doc.toolset);
   const lines = [`# ${api(table)}: ${doc.toolset}`, '', '| tool | request | what it does | required |', '|---|---|---|---|'];
   for (const t of tools) {
     lines.push(
@@ -112,7 +112,7 @@ export interface Guide {
 export function guides(table: ToolTable): Guide[] {
   const scheme = schemeOf(table);
   const toolsetGuides: Guide[] = [...toolsetSizes(table).keys()].map((toolset) => {
-    const tools = table.tools.filter((t) => toolsetOf(t) === toolset);
+    const tools = toolsIn(table, toolset);
     const reads = tools.filter((t) => t.annotations.readOnlyHint).map((t) => `\`${t.name}\``);
     const writes = tools.filter((t) => !t.annotations.readOnlyHint).map((t) => `\`${t.name}\``);
     const creds = credentials(table);

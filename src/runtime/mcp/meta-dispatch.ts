@@ -10,7 +10,7 @@ import { toolError } from './output.js';
 import type { ListedTool } from '../../contract/profiles.js';
 import type { SandboxLimits } from '../code-mode/sandbox.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../../contract/table.js';
-import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSizes } from '../../contract/toolsets.js';
+import { ENABLE_TOOLSET, LIST_TOOLSETS, toolsetSizes, withNested } from '../../contract/toolsets.js';
 
 /** What one meta-tool call may use of the request it came in: invoke_operation calls an operation with it. */
 export interface MetaRequest {
@@ -112,7 +112,7 @@ async function enableToolset(session: ToolsetSession, wanted: string, visible: (
     return toolError(`Toolset ${wanted} has no tool the scopes of your token allow; see ${LIST_TOOLSETS}`);
   }
   const before = session.listedTools(visible);
-  session.enabled.add(wanted);
+  for (const name of withNested(session.table, [wanted])) session.enabled.add(name);
   const count = session.listedTools(visible);
   if (count === before) {
     return {

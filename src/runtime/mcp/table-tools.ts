@@ -22,7 +22,7 @@ import type { Logger } from '../start/log.js';
 import type { OperationStoreSetting } from '../long-running/operation-store.js';
 import { createLister, type ClientProfile, type ListedTool } from '../../contract/profiles.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../../contract/table.js';
-import { toolsetMetaTools, toolsetOf } from '../../contract/toolsets.js';
+import { toolsetMetaTools, toolsetOf, withNested } from '../../contract/toolsets.js';
 import { CLIENT_TOOL_CAP } from '../../contract/limits.js';
 import type { Offers } from '../../contract/summary.js';
 import type { Serving } from './server-instances.js';
@@ -153,7 +153,7 @@ export async function tableTools(
 export function instanceTools(tools: TableTools, server: Server, serving: Serving): InstanceTools {
   const onDemand = tools.toolsetTools !== undefined && serving === 'session';
   // Toolsets this session has enabled (toolsets mode only): one server per session.
-  const enabled = new Set(tools.options.initialToolsets);
+  const enabled = withNested(tools.table, tools.options.initialToolsets);
   const served = (tool: ToolSpec) => tools.listedFromStart(tool) || (onDemand && enabled.has(toolsetOf(tool)));
   return {
     server,
@@ -238,7 +238,7 @@ async function confirmationsOf(
 export function startsListed(table: ToolTable, mode: ToolMode, initialToolsets: string[]): (tool: ToolSpec) => boolean {
   if (mode === 'direct') return () => true;
   const pinned = new Set(table.serve?.pinned ?? []);
-  const initial = new Set(mode === 'toolsets' ? initialToolsets : []);
+  const initial = withNested(table, mode === 'toolsets' ? initialToolsets : []);
   return (tool) => pinned.has(tool.name) || initial.has(toolsetOf(tool));
 }
 

@@ -13,7 +13,7 @@ import { readConfig } from '../../../src/runtime/start/command-line.js';
 import { buildModel } from '../../../src/model/build.js';
 import { checkOptions } from '../../../src/options.js';
 import { OptionsError } from '../../../src/errors.js';
-import type { LoadedSpec } from '../../../src/parse/load.js';
+import { loadSpec, type LoadedSpec } from '../../../src/parse/load.js';
 import type { ToolSpec, ToolTable } from '../../../src/contract/table.js';
 import { corporaMissing, corporaTitle, GITHUB_SPEC } from '../../../harness/corpora.js';
 
@@ -220,5 +220,63 @@ describe('toolsListedAtStart: what the over-128 warning counts', () => {
     ],
   ] as const)('%s', (_name, mode, initial, want) => {
     expect(toolsListedAtStart(pinned, mode, [...initial])).toBe(want);
+  });
+});
+
+describe('nested toolsets (OAS 3.2 tags with a `parent`)', () => {
+  // store ⊃ pets ⊃ adoptions; `beta` is a badge, not a toolset of its own
+  const loaded = loadSpec(new URL('../../fixtures/openapi-3.2/petstore.yaml', import.meta.url).pathname);
+  const nestedTable = async () => buildModel(await loaded, {}).table;
+  const namesOf = (t: ToolTable) => t.tools.map((x) => x.name).sort();
+  const clientOf = async (table: ToolTable, mode: 'toolsets' | 'direct') => {
+    const executor = createExecutor(table, readConfig([], {}) as ServerConfig, {}, createLogger('t', 'silent'));
+    const server = createServerFactory(table, executor, undefined, { mode, profile: 'portable', initialToolsets: [] })('session');
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 't', version: '1' });
+    await server.connect(b);
+    await client.connect(a);
+    return client;
+  };
+
+  it("the table records each toolset's parent; a badge tag names no toolset while a navigation tag does", async () => {
+    const table = await nestedTable();
+    expect(table.toolsetParents).toEqual({ pets: 'store', adoptions: 'pets' });
+    expect(table.tools.find((t) => t.name === 'copyPet')?.toolset).toBe('pets');
+    expect([...toolsetSizes(table)]).toEqual([
+      ['pets', 7],
+      ['store', 7],
+      ['adoptions', 2],
+    ]);
+  });
+
+  it('--toolsets with a parent serves its children too, at any depth; a child alone is itself', async () => {
+    const table = await nestedTable();
+    expect(namesOf(servedTable(table, { toolsets: ['store'], readOnly: false }))).toEqual(namesOf(table));
+    expect(namesOf(servedTable(table, { toolsets: ['adoptions'], readOnly: false }))).toEqual(['adoptPet', 'adoptionEvents']);
+  });
+
+  it('enable_toolset on a parent lists the tools of the toolsets nested in it', async () => {
+    const table = await nestedTable();
+    const client = await clientOf(table, 'toolsets');
+    try {
+      const result = await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'store' } });
+      expect(result.content).toEqual([{ type: 'text', text: 'Toolset store is enabled: 7 tools; the tool list has changed.' }]);
+      const listed = (await client.listTools()).tools.map((t) => t.name);
+      expect(listed.filter((n) => !n.endsWith('_toolsets') && n !== 'enable_toolset').sort()).toEqual(namesOf(table));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a parent toolset's docs resource lists the tools of the toolsets nested in it, as enabling it does", async () => {
+    const table = await nestedTable();
+    const client = await clientOf(table, 'direct');
+    try {
+      const docs = await client.readResource({ uri: `${table.scheme}://docs/store` });
+      const text = docs.contents.map((c) => ('text' in c ? c.text : '')).join('');
+      for (const name of namesOf(table)) expect(text).toContain(`\`${name}\``);
+    } finally {
+      await client.close();
+    }
   });
 });

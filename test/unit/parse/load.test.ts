@@ -2,6 +2,11 @@
 // `where` names the place (file:line:column for syntax, a JSON pointer for content), and
 // the ways it can be usable load.
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import SwaggerParser from '@apidevtools/swagger-parser';
@@ -12,6 +17,7 @@ import { SpecError } from '../../../src/errors.js';
 import { buildModel } from '../../../src/model/build.js';
 import { loadSpec } from '../../../src/parse/load.js';
 import { convertSwagger2 } from '../../../src/parse/swagger2.js';
+import { jsYaml } from '../../../src/parse/yaml.js';
 import type { JsonObject } from '../../../src/parse/pointer.js';
 import type { JsonSchema } from '../../../src/contract/table.js';
 import { defGraph } from '../../../src/contract/def-refs.js';
@@ -201,5 +207,111 @@ describe('the plain path: a local spec whose $refs are all internal is read with
     };
     expect(loadedFor(sample('petstore/openapi.json'))).toEqual([]);
     expect(loadedFor(fixture('external/main.yaml'))).toEqual(['swagger-parser', 'js-yaml']);
+  });
+});
+
+describe('OpenAPI 3.2 (swagger-parser does not read it: its resolver and the official 3.2 schema do)', () => {
+  it('a 3.2 document loads, and a $ref written against $self points into the document itself', async () => {
+    const spec = await loadSpec(fixture('openapi-3.2/petstore.yaml'));
+    expect(spec.specVersion).toBe('3.2.0');
+    const query = ((spec.doc.paths as JsonObject)['/pets'] as JsonObject).query as JsonObject;
+    expect(query.requestBody).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/PetQuery' } } } });
+  });
+
+  it('$self is the base URI: a relative $ref and one to a document beside $self resolve, the second read from beside the file', async () => {
+    const spec = await loadSpec(fixture('openapi-3.2/self-base.yaml'));
+    const get = ((spec.doc.paths as JsonObject)['/pets/{petId}'] as JsonObject).get as JsonObject;
+    expect(get.parameters).toEqual([{ $ref: '#/components/parameters/PetId' }]);
+    const [tool] = buildModel(spec, {}).table.tools;
+    expect(tool?.inputSchema).toMatchObject({ properties: { petId: { type: 'integer' } }, required: ['petId'] });
+    expect(Object.keys((tool?.output?.schema.properties ?? {}) as JsonObject)).toEqual(['id', 'name']);
+  });
+
+  it('a document the 3.2 schema refuses: one line naming the field by pointer', async () => {
+    const error = await specError(fixture('openapi-3.2/invalid.yaml'));
+    expect(error.message).toBe('not a valid OpenAPI 3.2 document: must be one of "query", "querystring", "header", "path", "cookie"');
+    expect(error.where).toBe(fixture('openapi-3.2/invalid.yaml') + '#/paths/~1pets/get/parameters/0/in');
+  });
+
+  it('a 3.2 document without paths, webhooks or components is told as 3.1 is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oas32-'));
+    const source = join(dir, 'empty.json');
+    writeFileSync(source, JSON.stringify({ openapi: '3.2.0', info: { title: 'x', version: '1' } }));
+    const error = await specError(source);
+    expect(error.message).toBe('no "paths" object: an OpenAPI 3.2 document needs "paths" or "webhooks"');
+    expect(error.where).toBe(source + '#/paths');
+  });
+
+  it('a 3.2 document from a URL, with a $ref to a file beside it, loads through the same source rules', async () => {
+    const here = readFileSync(fixture('openapi-3.2/self-base.yaml'), 'utf8').replace(/^\$self: .*$/m, '');
+    const pet = readFileSync(fixture('openapi-3.2/shared/pet.yaml'), 'utf8');
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      asked.push(req.url ?? '');
+      const body = req.url === '/openapi/main' ? here.replace(/https:\/\/petstore\.example\.com\/openapi\//, '') : pet;
+      res.writeHead(200, { 'content-type': 'application/yaml' }).end(body);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const spec = await loadSpec(`http://127.0.0.1:${(server.address() as AddressInfo).port}/openapi/main`);
+      expect(spec.specVersion).toBe('3.2.0');
+      expect(JSON.stringify(spec.doc)).not.toContain('pet.yaml');
+      expect(asked).toContain('/openapi/shared/pet.yaml');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('other versions are still refused, and the message lists 3.2', async () => {
+    const error = await specError(fixture('bad/openapi-4.yaml'));
+    expect(error.message).toBe('unsupported version "4.0.0": mcp-gen reads Swagger 2.0 and OpenAPI 3.0.x / 3.1.x / 3.2.x');
+  });
+});
+
+describe("the OpenAPI Initiative's 3.2 schema test documents (test/fixtures/openapi-3.2/oai-schema-tests)", () => {
+  const suite = fixture('openapi-3.2/oai-schema-tests');
+  const dir = mkdtempSync(join(tmpdir(), 'oai-schema-tests-'));
+  /** The document as a spec file with `paths`: most are components-only libraries, which mcp-gen refuses before any schema check. */
+  const asSpec = (kind: string, name: string): string => {
+    const doc = jsYaml().load(readFileSync(`${suite}/${kind}/${name}`, 'utf8')) as JsonObject;
+    const path = join(dir, `${kind}-${name}.json`);
+    writeFileSync(path, JSON.stringify({ paths: {}, ...doc }));
+    return path;
+  };
+  // Not the schema's to refuse: Schema Object contents (it validates them only as objects), and a
+  // document without containers (mcp-gen's own check, which `paths` added here satisfies).
+  const beyondTheSchema = ['xml-attr-exclusion.yaml', 'xml-wrapped-exclusion.yaml', 'no_containers.yaml'];
+
+  it.each(readdirSync(`${suite}/fail`).filter((name) => !beyondTheSchema.includes(name)))(
+    'fail/%s: refused in one line at a pointer',
+    async (name) => {
+      const source = asSpec('fail', name);
+      const error = await specError(source);
+      expect(error.message).not.toContain('\n');
+      if (error.message.startsWith('$ref')) return; // path-item-object-conflicting-additional-operation names a schema it lacks
+      expect(error.message).toMatch(/^not a valid OpenAPI 3\.2 document: /);
+      expect(error.where).toMatch(new RegExp(`^${source.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}#/`));
+    },
+  );
+
+  it('a wrong key is named in the pointer, a field not allowed by the place it is in, in words', async () => {
+    const badHeader = asSpec('fail', 'header-object-name.yaml');
+    const header = await specError(badHeader);
+    expect(header.where).toBe(`${badHeader}#/paths/~1foo/get/responses/default/headers/Bad=Header`);
+    expect(header.message).toMatch(/^not a valid OpenAPI 3\.2 document: the name "Bad=Header" must match pattern /);
+    const both = asSpec('fail', 'example-object-old-vs-data.yaml');
+    expect((await specError(both)).message).toBe('not a valid OpenAPI 3.2 document: holds fields that may not be used together');
+  });
+
+  it.each(readdirSync(`${suite}/pass`))('pass/%s: loads, and models', async (name) => {
+    const source = asSpec('pass', name);
+    if (name === 'security-scheme-object-examples.yaml') {
+      // its $ref to another host is the source rules' to refuse, as in any version
+      expect((await specError(source)).message).toMatch(/^\$ref to a URL not followed: https:\/\/example\.com\/api\/openapi\.json/);
+      return;
+    }
+    const spec = await loadSpec(source);
+    expect(spec.specVersion).toMatch(/^3\.2\./);
+    expect(() => buildModel(spec, {})).not.toThrow();
   });
 });

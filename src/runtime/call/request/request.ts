@@ -56,6 +56,9 @@ export function buildRequest(http: HttpSpec, args: Record<string, unknown>, base
       case 'query':
         for (const pair of serializeQuery(param, value)) query.push(pair);
         break;
+      case 'querystring':
+        query.push(serializeQueryString(param, value));
+        break;
       case 'header': {
         // Parameter Object, `name`: "If in is "header" and the name field is "Accept",
         // "Content-Type" or "Authorization", the parameter definition SHALL be ignored."
@@ -343,6 +346,20 @@ function serializeQuery(param: ParamSpec, value: unknown): string[] {
     return [`${key}=${pairs.flat().join(separator)}`];
   }
   return [`${key}=${encode(scalarText(value))}`];
+}
+
+/**
+ * An OAS 3.2 `in: querystring` parameter: the whole query string. A form media type writes it as
+ * a form body is written (that text is query-ready as it is); any other media type's text (JSON,
+ * a string) is percent-encoded as one piece (OAS 3.2.0, Parameter Object Examples).
+ */
+function serializeQueryString(param: ParamSpec, value: unknown): string {
+  if (param.contentType !== undefined && essence(param.contentType) === 'application/x-www-form-urlencoded') {
+    if (typeof value === 'string') return value; // already a form, as a pre-encoded form body is
+    if (isPlainObject(value)) return formBody(param.arg, value, param.encoding ?? {});
+    throw new ArgumentError(param.arg, "must be an object of the form's fields, or the query string itself");
+  }
+  return encodeValue(contentText(param, value));
 }
 
 /**

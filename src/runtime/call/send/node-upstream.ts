@@ -40,8 +40,8 @@ function clientFor(protocol: string, publicOnly: boolean): Client | Promise<Clie
   return client;
 }
 
-/** RFC 9110 §9.2.2: a request that can be sent again when a kept-alive socket was closed under it. */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+/** RFC 9110 §9.2.2 (and QUERY, draft-ietf-httpbis-safe-method-w-body §2): a request that can be sent again when a kept-alive socket was closed under it. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'QUERY']);
 /** Methods whose empty body fetch announces as `Content-Length: 0` (RFC 9110 §8.6): the same here. */
 const BODY_EXPECTED = new Set(['POST', 'PUT', 'PATCH']);
 

@@ -28,8 +28,8 @@ export interface RetryPolicy {
 /** 250 ms, 500 ms, 1 s…: quick enough for a blip, slow enough not to hammer an API that is struggling. */
 export const BACKOFF = { baseMs: 250, capMs: 10_000 } as const;
 
-/** RFC 9110 §9.2.2. */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+/** RFC 9110 §9.2.2, and QUERY (draft-ietf-httpbis-safe-method-w-body §2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'QUERY']);
 /** Methods retried only with an Idempotency-Key. */
 const KEYED_METHODS = new Set(['POST', 'PATCH']);
 /** Too many requests, and a gateway or the service saying the failure is passing (RFC 6585 §4, RFC 9110 §15.6). */

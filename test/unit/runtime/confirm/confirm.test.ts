@@ -85,6 +85,12 @@ describe('the request the question shows', () => {
     expect(text).toBe('PATCH /stores/north%2Feast/pets/42?dry_run=true\nbody: {"name":"Rex","tags":["a"]}');
   });
 
+  it('an OAS 3.2 querystring argument is shown as the query, its secrets taken out', () => {
+    const find = tool('GET', { http: { method: 'GET', path: '/pets/find', params: [param('filter', 'querystring')] } });
+    const text = describeRequest(find, { filter: { name: 'Rex', key: SECRET } }, noSecrets);
+    expect(text).toBe('GET /pets/find?{"name":"Rex","key":"***"}');
+  });
+
   it("shows no credential: the secrets' values taken out wherever they are, a scheme's query parameter as ***, headers left out", () => {
     const text = describeRequest(
       update,

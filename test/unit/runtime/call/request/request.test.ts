@@ -848,3 +848,45 @@ describe('resolveServerUrl', () => {
     }
   });
 });
+
+describe('an `in: querystring` parameter (OAS 3.2) is the whole query string, as its media type writes it', () => {
+  const querystring = (contentType: string) => param('querystring', 'q', { style: 'form', contentType });
+  const url = (p: ParamSpec, value: unknown) => buildRequest(op('/foo', [p]), { q: value }, 'https://example.com').url;
+
+  it('application/x-www-form-urlencoded: the form of the object, as a form body is written', () => {
+    // the spec's spacesAndPluses example: `foo=a+%2B+b&bar=true`; %20 is the same space to a form reader
+    const form = url(querystring('application/x-www-form-urlencoded'), { foo: 'a + b', bar: true });
+    expect(form).toBe('https://example.com/foo?foo=a%20%2B%20b&bar=true');
+    expect(Object.fromEntries(new URL(form).searchParams)).toEqual({ foo: 'a + b', bar: 'true' });
+  });
+
+  it("application/json: the JSON text, percent-encoded as one piece (the spec's TwoNoFlag example)", () => {
+    expect(url(querystring('application/json'), { numbers: [1, 2], flag: null })).toBe(
+      'https://example.com/foo?%7B%22numbers%22%3A%5B1%2C2%5D%2C%22flag%22%3Anull%7D',
+    );
+  });
+
+  it("a string media type: the text, percent-encoded (the spec's JSONPath example)", () => {
+    expect(url(querystring('application/jsonpath'), '$.a.b[1:1]')).toBe('https://example.com/foo?%24.a.b%5B1%3A1%5D');
+  });
+
+  it("after the path's literal query; a form given as anything but an object or its text is refused by name", () => {
+    const p = querystring('application/x-www-form-urlencoded');
+    expect(buildRequest(op('/foo?v=2', [p]), { q: { a: '1' } }, 'https://example.com').url).toBe('https://example.com/foo?v=2&a=1');
+    expect(() => buildRequest(op('/foo', [p]), { q: [1] }, 'https://example.com')).toThrow(
+      new ArgumentError('q', "must be an object of the form's fields, or the query string itself"),
+    );
+  });
+});
+
+describe("a querystring parameter's form honours its Encoding Objects, as a form body does", () => {
+  it('a deepObject property in brackets, the others as form pairs', () => {
+    const p = param('querystring', 'q', {
+      style: 'form',
+      contentType: 'application/x-www-form-urlencoded',
+      encoding: { near: { style: 'deepObject', explode: true } },
+    });
+    const url = buildRequest(op('/pets/find', [p]), { q: { name: 'Rex', near: { lat: 1, lon: 2 } } }, 'https://example.com').url;
+    expect(url).toBe('https://example.com/pets/find?name=Rex&near%5Blat%5D=1&near%5Blon%5D=2');
+  });
+});

@@ -59,6 +59,11 @@ describe('which requests may be sent again', () => {
     expect(mayRetry(tool(method), { method, headers: {} })).toBe(true);
   });
 
+  it('QUERY (OAS 3.2): always, being idempotent (draft-ietf-httpbis-safe-method-w-body §2); an unknown method never', () => {
+    expect(mayRetry(tool('QUERY'), { method: 'QUERY', headers: {} })).toBe(true);
+    expect(mayRetry(tool('COPY'), { method: 'COPY', headers: {} })).toBe(false);
+  });
+
   it('POST and PATCH: only with the Idempotency-Key their operation declares, present in the request (any case)', () => {
     expect(mayRetry(tool('POST'), { method: 'POST', headers: { 'Idempotency-Key': 'k' } })).toBe(false);
     expect(mayRetry(tool('POST', 'Idempotency-Key'), { method: 'POST', headers: {} })).toBe(false);
