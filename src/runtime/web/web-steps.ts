@@ -17,6 +17,16 @@ export interface WebContext {
   body?: unknown;
 }
 
+/**
+ * Endpoints written as web handlers (the OAuth sign-in's): `answer` answers a request to a path
+ * `serves` names. The Node listener serves them through http/web-endpoints.ts.
+ */
+export interface WebEndpoints {
+  serves(path: string): boolean;
+  /** `address`: the client's IP address, as far as the platform tells it. */
+  answer(request: Request, url: URL, address: string): Promise<Response>;
+}
+
 export type WebStep = (request: Request, url: URL, context: WebContext) => Response | undefined | Promise<Response | undefined>;
 
 /** A JSON-RPC error as the Node server answers one (http/answer.ts). */
@@ -91,8 +101,8 @@ async function digest(text: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
 }
 
-/** Equal-length digests compared without an early exit. */
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+/** Byte strings compared without an early exit (their lengths are no secret). */
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   let differ = a.length ^ b.length;
   for (let i = 0; i < a.length && i < b.length; i++) differ |= (a[i] as number) ^ (b[i] as number);
   return differ === 0;
@@ -123,8 +133,8 @@ export function jsonBody(maxBytes: number): WebStep {
   };
 }
 
-/** The body as text, or undefined past `maxBytes` (the rest is not read). */
-async function readText(request: Request, maxBytes: number): Promise<string | undefined> {
+/** The body of a Request (or a Response) as text, or undefined past `maxBytes` (the rest is not read). */
+export async function readText(request: Pick<Request, 'headers' | 'body'>, maxBytes: number): Promise<string | undefined> {
   if (Number(request.headers.get('content-length') ?? 0) > maxBytes) return undefined;
   if (request.body === null) return '';
   const reader = request.body.getReader();
