@@ -11,6 +11,8 @@ import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../contract/limits.js';
 
 /** What the steps learnt of a request, for the MCP handler at the end. */
 export interface WebContext {
+  /** The client's IP address, as far as the platform tells it ('unknown' otherwise). */
+  address: string;
   /** The caller's verified token (OAuth). */
   auth?: AuthInfo;
   /** The parsed JSON body of a POST. */
