@@ -448,7 +448,7 @@ export const SETTINGS: readonly Setting[] = [
     env: 'MCP_TOKEN_STORE',
     default: 'file',
     help: "where signed-in users' tokens live: file (under --data-dir) or a store replicas share",
-    more: ['redis://… (Node), deno-kv or deno-kv:PATH (Deno), workers-kv:BINDING (Workers)'],
+    more: ['redis://… (Node), deno-kv or deno-kv:PATH (Deno), durable-object:BINDING or', 'workers-kv:BINDING (Workers)'],
   },
   {
     flag: 'data-dir',

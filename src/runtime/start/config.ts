@@ -689,8 +689,10 @@ function readSignIn(read: SettingReader): SignInConfig | undefined {
   const clientAuth = read.choice<'post' | 'basic'>('oauth-api-client-auth', false) as 'post' | 'basic';
   const location = pick('token-store') ?? 'file';
   // the location is not echoed: a mistyped URL may still carry a password
-  if (location !== 'file' && !SHARED_STORES.some((form) => form.test(location))) {
-    throw new ConfigError('--token-store must be file, a redis:// or rediss:// URL, deno-kv[:PATH] or workers-kv:BINDING');
+  if (location !== 'file' && !/^durable-object:[A-Za-z_]\w*$/.test(location) && !SHARED_STORES.some((form) => form.test(location))) {
+    throw new ConfigError(
+      '--token-store must be file, a redis:// or rediss:// URL, deno-kv[:PATH], workers-kv:BINDING or durable-object:BINDING',
+    );
   }
   const scopes = pick('oauth-api-scopes') === undefined ? undefined : read.list('oauth-api-scopes');
   const bad = scopes?.find((scope) => !SCOPE_TOKEN.test(scope));

@@ -10,6 +10,7 @@ const STORES: { form: RegExp; on: string }[] = [
   { form: /^rediss?:\/\//i, on: 'node' },
   { form: /^deno-kv(:|$)/, on: 'deno' },
   { form: /^workers-kv:/, on: 'cloudflare' },
+  { form: /^durable-object:/, on: 'cloudflare' },
 ];
 
 /** Why the operation store cannot be used on platform `on` (its key included), or undefined. */

@@ -199,7 +199,10 @@ function oauthProblem(config: ServerConfig, input: WebServerInput): string | und
 }
 
 /** The platforms' own token stores, for the message that names the one to use. */
-const PLATFORM_TOKEN_STORES: Partial<Record<PlatformName, string>> = { cloudflare: 'workers-kv:<BINDING>', deno: 'deno-kv' };
+const PLATFORM_TOKEN_STORES: Partial<Record<PlatformName, string>> = {
+  cloudflare: 'durable-object:<BINDING> (or workers-kv:<BINDING>)',
+  deno: 'deno-kv',
+};
 
 /** The token store of --oauth-api-client-id where it runs: the platform's own, there, with its key. */
 function tokenStoreProblem(input: WebServerInput, store: { location: string; keys: string }): string | undefined {
@@ -224,6 +227,10 @@ function platformStoreMissing(input: WebServerInput, variable: string, location:
   const binding = location.startsWith('workers-kv:') ? location.slice('workers-kv:'.length) : undefined;
   if (binding !== undefined && typeof (input.bindings?.[binding] as { get?: unknown } | undefined)?.get !== 'function') {
     return `${variable}=${location}: no KV namespace is bound as ${binding}; add it to kv_namespaces in wrangler.jsonc`;
+  }
+  const object = location.startsWith('durable-object:') ? location.slice('durable-object:'.length) : undefined;
+  if (object !== undefined && typeof (input.bindings?.[object] as { idFromName?: unknown } | undefined)?.idFromName !== 'function') {
+    return `${variable}=${location}: no Durable Object is bound as ${object}; add it to durable_objects in wrangler.jsonc`;
   }
   const deno = (globalThis as { Deno?: { openKv?: unknown } }).Deno;
   if (location.startsWith('deno-kv') && typeof deno?.openKv !== 'function') {

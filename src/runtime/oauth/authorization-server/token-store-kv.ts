@@ -1,16 +1,18 @@
 // The token store's records in a platform's key-value store, loaded by token-store.ts for
-// `deno-kv[:PATH]` (Deno KV) or `workers-kv:BINDING` (the Workers KV namespace bound under that
-// name). Values arrive sealed and names hashed; this module only moves strings. It imports nothing
+// `deno-kv[:PATH]` (Deno KV), `workers-kv:BINDING` (the Workers KV namespace bound under that
+// name) or `durable-object:BINDING` (the Durable Object of token-store-object.ts bound so). Values arrive sealed and names hashed; this module only moves strings. It imports nothing
 // of token-store.ts (which imports it): what it returns fits RecordBackend by shape.
 //
-// Deno KV writes conditionally (a versionstamp check), so take and putIfAbsent are atomic: a code
-// or refresh token is honoured once. Workers KV has no conditional write and is eventually
+// Deno KV writes conditionally (a versionstamp check), and a Durable Object runs one operation at
+// a time, so take and putIfAbsent are atomic: a code or refresh token is honoured once. Workers KV has no conditional write and is eventually
 // consistent across Cloudflare's locations (up to 60 s): there a code or refresh token presented
 // twice at once, or at two locations within that time, may be honoured twice; once the first use
 // has spread, a second one revokes the grant as everywhere else (docs/deploy.md says so).
 // A cap is counted by listing its kind's live records, then written: writers racing at the cap
 // may pass it by a few; a flood is still refused.
 import type { Logger } from '../../start/log.js';
+import { platform } from '../../start/platform.js';
+import type { StoreOperation } from './token-store-object.js';
 import {
   listedRecords,
   liveRecords,
@@ -42,9 +44,44 @@ export async function openKvBackend(location: string, log: Logger) {
     log.info(`token store: Deno KV${name === '' ? '' : ` at ${name}`}`);
     return denoKvBackend(kv);
   }
+  if (kind === 'durable-object') {
+    log.info(`token store: the Durable Object bound as ${name}`);
+    return durableObjectBackend(name);
+  }
   const kv = workersKvBinding(name, WHAT);
   log.info(`token store: Workers KV bound as ${name}`);
   return workersKvBackend(kv);
+}
+
+/** The part of a Durable Object namespace binding this uses. */
+interface ObjectNamespace {
+  idFromName(name: string): unknown;
+  get(id: unknown): { fetch(url: string, init: RequestInit): Promise<Response> };
+}
+
+/** Every operation sent to one Durable Object, which the whole store is. */
+function durableObjectBackend(binding: string) {
+  const namespace = platform().bindings?.[binding] as ObjectNamespace | undefined;
+  if (typeof namespace?.idFromName !== 'function') {
+    throw new Error(`${WHAT} durable-object:${binding} needs a Durable Object bound as ${binding} (durable_objects in wrangler.jsonc)`);
+  }
+  const send = async <T>(operation: StoreOperation): Promise<T> => {
+    // A stub is the request's own I/O object in workerd: one per operation, not one per isolate.
+    const store = namespace.get(namespace.idFromName('mcp-gen-token-store'));
+    const answer = await store.fetch('https://token-store.internal/', { method: 'POST', body: JSON.stringify(operation) });
+    if (!answer.ok) throw new Error(`${WHAT}'s Durable Object answered ${answer.status}`);
+    return ((await answer.json()) as { value: T }).value;
+  };
+  return {
+    get: async (name: string) => (await send<string | null>({ op: 'get', name })) ?? undefined,
+    put: (name: string, sealed: string, ttlMs: number, budget?: Budget) =>
+      send<boolean>({ op: 'put', name, sealed, ttlMs, ...(budget !== undefined ? { budget } : {}) }),
+    putIfAbsent: (name: string, sealed: string, ttlMs: number) => send<boolean>({ op: 'putIfAbsent', name, sealed, ttlMs }),
+    take: async (name: string) => (await send<string | null>({ op: 'take', name })) ?? undefined,
+    delete: async (name: string) => void (await send({ op: 'delete', name })),
+    // a binding has no connection of its own to let go of
+    close: () => Promise.resolve(),
+  };
 }
 
 function denoKvBackend(kv: DenoKv) {

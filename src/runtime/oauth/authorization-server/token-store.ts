@@ -31,7 +31,7 @@ export interface TokenStore {
 }
 
 export interface TokenStoreOptions {
-  /** 'file', a redis:// or rediss:// URL, 'workers-kv:BINDING', or 'deno-kv' / 'deno-kv:PATH'. */
+  /** 'file', a redis:// or rediss:// URL, 'durable-object:BINDING', 'workers-kv:BINDING', or 'deno-kv' / 'deno-kv:PATH'. */
   location: string;
   /** Folder of the file store (created 0700 when missing). */
   dataDir: string;
@@ -87,10 +87,12 @@ async function openBackend(options: TokenStoreOptions, log: Logger): Promise<Rec
   if (location === 'file') return openFile(options.dataDir, log);
   if (/^rediss?:\/\//i.test(location))
     return openShared(async () => (await import('./token-store-redis.js')).openRedisBackend(location, log));
-  if (/^(workers-kv|deno-kv)(:|$)/.test(location))
+  if (/^(workers-kv|deno-kv|durable-object)(:|$)/.test(location))
     return openShared(async () => (await import('./token-store-kv.js')).openKvBackend(location, log));
   // the location is not echoed: a mistyped URL may still carry a password
-  throw new TokenStoreError("the token store's location must be 'file', a redis:// or rediss:// URL, workers-kv:BINDING or deno-kv");
+  throw new TokenStoreError(
+    "the token store's location must be 'file', a redis:// or rediss:// URL, durable-object:BINDING, workers-kv:BINDING or deno-kv",
+  );
 }
 
 async function openFile(dir: string, log: Logger): Promise<RecordBackend> {

@@ -221,6 +221,8 @@ describe('--operation-store', () => {
     expect(tokenStoreProblem(file, 'node')).toBeUndefined();
     expect(tokenStoreProblem({ ...file, location: 'redis://127.0.0.1:6379' }, 'node')).toBeUndefined();
     expect(tokenStoreProblem({ ...file, location: 'workers-kv:MCP_TOKENS' }, 'cloudflare')).toBeUndefined();
+    expect(tokenStoreProblem({ ...file, location: 'durable-object:MCP_TOKENS' }, 'cloudflare')).toBeUndefined();
+    expect(tokenStoreProblem({ ...file, location: 'durable-object:MCP_TOKENS' }, 'deno')).toMatch(/served on cloudflare/);
     expect(tokenStoreProblem({ ...file, location: 'deno-kv' }, 'deno')).toBeUndefined();
     expect(tokenStoreProblem(file, 'deno')).toBe('--token-store: that store is served on node, and this server runs on deno');
     expect(tokenStoreProblem({ ...file, location: 'deno-kv' }, 'node')).toMatch(/served on deno, and this server runs on node/);

@@ -152,7 +152,7 @@ describe('--oauth-api-client-id: each user signs in at the API', () => {
     [
       [...OWN, '--token-store', 'memcached://x'],
       APP_ENV,
-      /--token-store must be file, a redis:\/\/ or rediss:\/\/ URL, deno-kv\[:PATH\] or workers-kv:BINDING/,
+      /--token-store must be file, a redis:\/\/ or rediss:\/\/ URL, deno-kv\[:PATH\], workers-kv:BINDING or durable-object:BINDING/,
     ],
     [[...OWN, '--token-store', 'workers-kv:not a name'], APP_ENV, /--token-store must be file/],
     [[...OWN, '--oauth-api-client-auth', 'jwt'], APP_ENV, /--oauth-api-client-auth must be post or basic/],
@@ -172,9 +172,12 @@ describe('--oauth-api-client-id: each user signs in at the API', () => {
     expect(() => config(args, env)).toThrow(message);
   });
 
-  it.each(['workers-kv:MCP_TOKENS', 'deno-kv', 'deno-kv:/var/tokens.sqlite'])('takes the platform store %s', (location) => {
-    expect(config([...OWN, '--token-store', location], APP_ENV).oauth?.signIn?.store.location).toBe(location);
-  });
+  it.each(['workers-kv:MCP_TOKENS', 'durable-object:MCP_TOKENS', 'deno-kv', 'deno-kv:/var/tokens.sqlite'])(
+    'takes the platform store %s',
+    (location) => {
+      expect(config([...OWN, '--token-store', location], APP_ENV).oauth?.signIn?.store.location).toBe(location);
+    },
+  );
 
   it('stdio refuses it, and no message carries a secret', () => {
     expect(() => readConfig([...OWN], APP_ENV)).toThrow(/--oauth-api-client-id serves HTTP clients/);
