@@ -212,3 +212,19 @@ it.each(['cloudflare', 'deno'] as const)(
   },
   120_000,
 );
+
+it('linking API accounts (another authorization server with MCP_OAUTH_API_CLIENT_ID) is refused on a platform, naming the Node server', async () => {
+  const port = await freePort();
+  const vars = {
+    MCP_OAUTH_ISSUER: as.issuer,
+    MCP_OAUTH_CLIENT_ID: 'mcp-server',
+    MCP_OAUTH_CLIENT_SECRET: 'mcp-server-secret',
+    MCP_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DENO_DIR: join(scratch, 'deno-link'),
+  };
+  const outcome = await startDeno(dir, port, vars).then(
+    async (served) => (await served.stop(), 'served'),
+    (error: Error) => error.message,
+  );
+  expect(outcome).toContain('linking API accounts (MCP_OAUTH_ISSUER with MCP_OAUTH_API_CLIENT_ID) is not served on deno yet');
+}, 120_000);

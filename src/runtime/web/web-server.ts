@@ -195,7 +195,13 @@ function oauthProblem(config: ServerConfig, input: WebServerInput): string | und
   if (oauth.publicUrl === undefined) {
     return `MCP_OAUTH_ISSUER on ${on} needs MCP_PUBLIC_URL, this server's URL as clients reach it: tokens are checked as issued for it`;
   }
-  return oauth.signIn === undefined ? undefined : tokenStoreProblem(input, oauth.signIn.store);
+  if (oauth.signIn === undefined) return undefined;
+  // A call then asks the client to open a link (URL elicitation): a 2025 client answers it within a
+  // session, which a platform keeps none of, and the 2026-07-28 way is not proven there yet.
+  if (oauth.tokenCheck !== 'self') {
+    return `linking API accounts (MCP_OAUTH_ISSUER with MCP_OAUTH_API_CLIENT_ID) is not served on ${on} yet: use the Node server, or drop MCP_OAUTH_ISSUER to make this server the authorization server`;
+  }
+  return tokenStoreProblem(input, oauth.signIn.store);
 }
 
 /** The platforms' own token stores, for the message that names the one to use. */
