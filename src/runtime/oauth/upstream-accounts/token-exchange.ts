@@ -252,8 +252,17 @@ function endpointOf(metadata: AuthorizationServerMetadata, issuer: string): stri
   return url;
 }
 
-/** The cache key of a caller token: its SHA-256, so that the cache holds no caller token. */
-const keyOf = (token: string): Promise<string> => sha256Base64url(token);
+let lastKey: Promise<unknown> = Promise.resolve();
+/**
+ * The cache key of a caller token: its SHA-256, so that the cache holds no caller token. Digests
+ * resolve in the order they were asked for (Web Crypto's need not), so that a forget followed by a
+ * tokenFor acts in that order.
+ */
+const keyOf = (token: string): Promise<string> => {
+  const key = lastKey.then(() => sha256Base64url(token));
+  lastKey = key.catch(() => undefined);
+  return key;
+};
 
 /** Why fetch failed, in a word: its cause's code (ECONNREFUSED), or the cause's message (a redirect). */
 function cause(error: unknown): string {
