@@ -40,10 +40,12 @@ const NODE_ONLY = [
   // the package where the platform's entry hands over no compiled module.
   'src/runtime/code-mode/sandbox-worker\\.ts',
   'src/runtime/code-mode/engine-file\\.ts',
-  // This server's own sign-in and the callers' API accounts: web-server.ts refuses them on every
-  // platform (oauthProblem), so only the Node server loads them.
-  'src/runtime/oauth/authorization-server/',
-  'src/runtime/oauth/upstream-accounts/',
+  // The Node server's adapter from node:http to the sign-in endpoints' web handlers, the token
+  // store in a file (node:fs), and client ID metadata documents fetched with the address check
+  // made as the connection is (node:https): the platforms use their KV stores and fetch.
+  'src/runtime/http/web-endpoints\\.ts',
+  'src/runtime/oauth/authorization-server/token-store-file\\.ts',
+  'src/runtime/oauth/authorization-server/client-documents-node\\.ts',
 ];
 const NODE_ONLY_PATH = `^(${NODE_ONLY.join('|')})`;
 

@@ -447,7 +447,8 @@ export const SETTINGS: readonly Setting[] = [
     value: 'S',
     env: 'MCP_TOKEN_STORE',
     default: 'file',
-    help: "where signed-in users' tokens live: file (under --data-dir) or a redis:// URL that replicas share",
+    help: "where signed-in users' tokens live: file (under --data-dir) or a store replicas share",
+    more: ['redis://… (Node), deno-kv or deno-kv:PATH (Deno), durable-object:BINDING or', 'workers-kv:BINDING (Workers)'],
   },
   {
     flag: 'data-dir',

@@ -113,7 +113,7 @@ async function serve(
     process.stdout.write(await clientLines(summary, entry()));
     return;
   }
-  const unusable = startProblem(summary, config, process.env) ?? (await operationStoreProblem(config));
+  const unusable = startProblem(summary, config, process.env) ?? (await sharedStoreProblem(config));
   if (unusable) {
     process.stderr.write(`${summary.name}: ${unusable}\n`);
     process.exit(2);
@@ -164,9 +164,13 @@ const TRANSPORTS: Record<TransportName, Start<void>> = {
   'http+sse': overHttp(streamableHttp, legacySse),
 };
 
-/** A shared --operation-store Node does not serve, or its key's fault (store/setting.ts, loaded only then). */
-async function operationStoreProblem(config: ServerConfig): Promise<string | undefined> {
-  if (config.operationStore === undefined) return undefined;
-  const { operationStoreProblem: problem } = await import('./store/setting.js');
-  return problem(config.operationStore, 'node');
+/** A shared --operation-store or a --token-store Node does not serve, or its key's fault (store/setting.ts, loaded only then). */
+async function sharedStoreProblem(config: ServerConfig): Promise<string | undefined> {
+  const tokenStore = config.oauth?.signIn?.store;
+  if (config.operationStore === undefined && tokenStore === undefined) return undefined;
+  const { operationStoreProblem: problem, tokenStoreProblem } = await import('./store/setting.js');
+  return (
+    (config.operationStore === undefined ? undefined : problem(config.operationStore, 'node')) ??
+    (tokenStore === undefined ? undefined : tokenStoreProblem(tokenStore, 'node'))
+  );
 }

@@ -7,7 +7,7 @@
 // caps by a few (as the operation store's groups there).
 import type { Logger } from '../start/log.js';
 import type { TaskRecords } from '../store/task-records.js';
-import { openDenoKv, type DenoKv } from './operation-store-kv.js';
+import { openDenoKv, type DenoKv } from '../store/kv.js';
 import { admit, type TaskEntry } from './tasks.js';
 
 /** A record's part, in characters of its sealed text (base64url: one byte each). */
@@ -20,7 +20,9 @@ interface KvTaskEntry extends TaskEntry {
 export async function openKvTaskRecords(location: string, space: string, log: Logger): Promise<TaskRecords> {
   const [kind, ...rest] = location.split(':');
   if (kind !== 'deno-kv') throw new Error(`tasks are not kept in ${kind}: only Redis and Deno KV keep them`);
-  const kv = await openDenoKv(rest.join(':'), log, 'task store');
+  const path = rest.join(':');
+  const kv = await openDenoKv(path, 'the task store');
+  log.info(`task store: Deno KV${path === '' ? '' : ` at ${path}`}`);
   const indexKey = (name: string) => ['mcp-gen', 'task', space, 'index', name];
   const partKey = (name: string, part: number) => ['mcp-gen', 'task', space, 'record', name, part];
   const live = () => liveEntries(kv, ['mcp-gen', 'task', space, 'index']);

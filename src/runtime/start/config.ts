@@ -580,15 +580,18 @@ function oneScope(pick: (flag: string) => string | undefined, flag: string): str
   return value;
 }
 
-/** The forms of --operation-store beside memory; whether this platform has the store is store/setting.ts's to say. */
-const OPERATION_STORES = [/^rediss?:\/\/\S+$/, /^deno-kv(:.+)?$/, /^workers-kv:[A-Za-z_]\w*$/];
+/**
+ * The forms of a store replicas share (--operation-store beside memory, --token-store beside
+ * file); whether this platform has the store is store/setting.ts's to say.
+ */
+const SHARED_STORES = [/^rediss?:\/\/\S+$/, /^deno-kv(:.+)?$/, /^workers-kv:[A-Za-z_]\w*$/];
 
 /** --operation-store: memory (nothing to say), or a shared store, with the key that seals it. */
 function readOperationStore(read: SettingReader): { operationStore?: { location: string; keys: string } } {
   const location = read.pick('operation-store');
   if (location === undefined || location === 'memory') return {};
   // the location is not echoed: a mistyped URL may still carry a password
-  if (!OPERATION_STORES.some((form) => form.test(location))) {
+  if (!SHARED_STORES.some((form) => form.test(location))) {
     throw new ConfigError('--operation-store must be memory, a redis:// or rediss:// URL, deno-kv[:PATH] or workers-kv:BINDING');
   }
   const keys = read.pick('token-store-key');
@@ -630,8 +633,11 @@ function readSignIn(read: SettingReader): SignInConfig | undefined {
   }
   const clientAuth = read.choice<'post' | 'basic'>('oauth-api-client-auth', false) as 'post' | 'basic';
   const location = pick('token-store') ?? 'file';
-  if (location !== 'file' && !/^rediss?:\/\/[^\s]+$/.test(location)) {
-    throw new ConfigError('--token-store must be file or a redis:// or rediss:// URL');
+  // the location is not echoed: a mistyped URL may still carry a password
+  if (location !== 'file' && !/^durable-object:[A-Za-z_]\w*$/.test(location) && !SHARED_STORES.some((form) => form.test(location))) {
+    throw new ConfigError(
+      '--token-store must be file, a redis:// or rediss:// URL, deno-kv[:PATH], workers-kv:BINDING or durable-object:BINDING',
+    );
   }
   const scopes = pick('oauth-api-scopes') === undefined ? undefined : read.list('oauth-api-scopes');
   const bad = scopes?.find((scope) => !SCOPE_TOKEN.test(scope));

@@ -13,7 +13,7 @@ import { createLogger, type Logger } from '../start/log.js';
 import { platform, runOn, type PlatformModules, type PlatformName } from '../start/platform.js';
 import { prepareServing, startProblem, type Serving } from '../start/serving.js';
 import { Lazy } from '../start/lazy.js';
-import { operationStoreProblem as storeProblem } from '../store/setting.js';
+import { operationStoreProblem as storeProblem, tokenStoreProblem as tokenStoreProblemOn } from '../store/setting.js';
 import type { ScopePolicy } from '../mcp/tool-scopes.js';
 import {
   routeToSession,
@@ -32,6 +32,7 @@ import {
   refuseOpenServer,
   withHeaders,
   type WebContext,
+  type WebEndpoints,
   type WebStep,
 } from './web-steps.js';
 import type { TableSummary } from '../../contract/summary.js';
@@ -49,8 +50,13 @@ export interface WebServerInput extends PlatformModules {
   sessions?: SessionObjects;
 }
 
+/** What a platform tells of a request's connection: Deno.serve's second argument has this shape. */
+export interface ConnectionInfo {
+  remoteAddr?: { hostname?: string };
+}
+
 export interface WebServer {
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
   /** Where a platform that listens itself (Deno) should: HOST and PORT, checked as on Node (127.0.0.1:3000 by default). */
   address: { hostname: string; port: number };
   /** The handlers of one session's Durable Object (Cloudflare), for the requests this handler forwards to it. */
@@ -69,7 +75,12 @@ export function createWebServer(input: WebServerInput): WebServer {
   if ('problem' in started) {
     console.error(`[${input.summary.name}] ${started.problem}`);
     const refusal = () => Promise.resolve(jsonRpcRefusal(503, -32603, `${input.summary.name}: ${started.problem}`));
-    return { fetch: refusal, address: DEFAULT_ADDRESS, session: () => ({ fetch: refusal, alarm: () => Promise.resolve() }) };
+    // Still on HOST and PORT when they were read: the refusal is said where clients look (Deno).
+    return {
+      fetch: refusal,
+      address: started.address ?? DEFAULT_ADDRESS,
+      session: () => ({ fetch: refusal, alarm: () => Promise.resolve() }),
+    };
   }
   const { config, log } = started;
   const summary = servedSummary(input, log);
@@ -86,8 +97,8 @@ export function createWebServer(input: WebServerInput): WebServer {
   const platformName = input.platform;
   // --stateless (MCP_STATELESS) serves 2025-era clients without sessions here too.
   const sessions = config.stateless ? undefined : input.sessions;
-  const serve = async (request: Request, url: URL): Promise<Response> => {
-    const context: WebContext = {};
+  const serve = async (request: Request, url: URL, info: ConnectionInfo | undefined): Promise<Response> => {
+    const context: WebContext = { address: addressOf(request, info, platformName) };
     for (const step of steps.value ?? (await steps.get())) {
       const answered = await step(request, url, context);
       if (answered !== undefined) return answered;
@@ -104,14 +115,14 @@ export function createWebServer(input: WebServerInput): WebServer {
   return {
     address: { hostname: config.host, port: config.port },
     session: (state) => sessionObject(state, { factory: serving.factory, config, log }),
-    async fetch(request) {
+    async fetch(request, info) {
       try {
         const url = new URL(request.url);
         // Before the other steps are made: a probe is answered while OAuth discovers its server.
         const healthy = health(request, url);
         if (healthy !== undefined) return healthy;
         const allowed = corsOf(request);
-        return allowed.preflight ?? withHeaders(await serve(request, url), allowed.headers);
+        return allowed.preflight ?? withHeaders(await serve(request, url, info), allowed.headers);
       } catch (error) {
         log.error(`${request.method} ${request.url}: ${(error as Error).message}`);
         return jsonRpcRefusal(500, -32603, 'Internal server error');
@@ -129,7 +140,22 @@ async function requestSteps(config: ServerConfig, serving: Serving, log: Logger)
   const guarded = [hostOriginGuard(config), refuseOpenServer(config)];
   const body = jsonBody(config.maxRequestBytes);
   if (oauth === undefined) return [...guarded, bearerAuth(config.authToken), body];
-  return [oauth.metadata, ...guarded, oauth.gate, body, oauth.scopes];
+  const endpoints = oauth.endpoints === undefined ? [] : [endpointsStep(oauth.endpoints)];
+  return [oauth.metadata, ...endpoints, ...guarded, oauth.gate, body, oauth.scopes];
+}
+
+/** The sign-in endpoints as a step: before the guard, with their own Host check (as on Node). */
+function endpointsStep(endpoints: WebEndpoints): WebStep {
+  return (request, url, context) => (endpoints.serves(url.pathname) ? endpoints.answer(request, url, context.address) : undefined);
+}
+
+/**
+ * The client's address, for what is paced per address (registrations): Deno's connection, the
+ * header Cloudflare's edge sets; elsewhere unknown, and then every client shares one pace.
+ */
+function addressOf(request: Request, info: ConnectionInfo | undefined, on: PlatformName): string {
+  const fromEdge = on === 'cloudflare' ? request.headers.get('cf-connecting-ip') : null;
+  return info?.remoteAddr?.hostname ?? fromEdge ?? 'unknown';
 }
 
 /** The resource server's steps (oauth/, loaded only with --oauth-issuer: it brings jose). */
@@ -141,7 +167,7 @@ async function oauthSteps(config: ServerConfig, serving: Serving, log: Logger) {
 }
 
 /** The settings from the platform's variables, or why they cannot be served here. */
-function startOn(input: WebServerInput): { config: ServerConfig; log: Logger } | { problem: string } {
+function startOn(input: WebServerInput): { config: ServerConfig; log: Logger } | { problem: string; address?: WebServer['address'] } {
   let config: ServerConfig;
   try {
     // Streamable HTTP is what a platform serves: the transport setting only says otherwise to be refused.
@@ -153,7 +179,7 @@ function startOn(input: WebServerInput): { config: ServerConfig; log: Logger } |
     return { problem: error.message };
   }
   const problem = startProblem(input.summary, config, input.env) ?? platformProblem(input, config);
-  if (problem !== undefined) return { problem };
+  if (problem !== undefined) return { problem, address: { hostname: config.host, port: config.port } };
   return { config, log: createLogger(input.summary.name, config.logLevel, (line) => console.error(line.trimEnd())) };
 }
 
@@ -164,7 +190,7 @@ function startOn(input: WebServerInput): { config: ServerConfig; log: Logger } |
 function platformProblem(input: WebServerInput, config: ServerConfig): string | undefined {
   const on = input.platform;
   if (config.transport !== 'http') return `MCP_TRANSPORT=${config.transport}: ${on} serves Streamable HTTP at /mcp only`;
-  const oauth = oauthProblem(config, on) ?? operationStoreProblem(input, config.operationStore);
+  const oauth = oauthProblem(config, input) ?? operationStoreProblem(input, config.operationStore);
   if (oauth !== undefined) return oauth;
   if ((config.toolMode ?? input.summary.mode) === 'code' && on === 'cloudflare' && input.quickjsWasm === undefined) {
     return `code mode (--tools code) on ${on} needs QuickJS's WebAssembly imported by the entry (workerd compiles none at run time): regenerate the project`;
@@ -178,31 +204,64 @@ function platformProblem(input: WebServerInput, config: ServerConfig): string | 
   return undefined;
 }
 
-/** What of OAuth a platform serves: the resource server with another authorization server, at MCP_PUBLIC_URL. */
-function oauthProblem(config: ServerConfig, on: string): string | undefined {
+/**
+ * What of OAuth a platform serves: the resource server with another authorization server, at
+ * MCP_PUBLIC_URL; this server's own sign-in (--oauth-api-client-id) with the platform's token store.
+ */
+function oauthProblem(config: ServerConfig, input: WebServerInput): string | undefined {
   const oauth = config.oauth;
+  const on = input.platform;
   if (oauth === undefined) return undefined;
-  if (oauth.tokenCheck === 'self' || oauth.signIn !== undefined || oauth.tokenExchange !== undefined) {
-    return `on ${on} OAuth is served as a resource server only (MCP_OAUTH_ISSUER): this server's own sign-in (--oauth-api-client-id) and token exchange need the Node server`;
-  }
+  if (oauth.tokenExchange !== undefined) return `token exchange (MCP_TOKEN_EXCHANGE) is not served on ${on} yet: use the Node server`;
   if (oauth.publicUrl === undefined) {
     return `MCP_OAUTH_ISSUER on ${on} needs MCP_PUBLIC_URL, this server's URL as clients reach it: tokens are checked as issued for it`;
   }
-  return undefined;
+  if (oauth.signIn === undefined) return undefined;
+  // A call then asks the client to open a link (URL elicitation): a 2025 client answers it within a
+  // session, which a platform keeps none of, and the 2026-07-28 way is not proven there yet.
+  if (oauth.tokenCheck !== 'self') {
+    return `linking API accounts (MCP_OAUTH_ISSUER with MCP_OAUTH_API_CLIENT_ID) is not served on ${on} yet: use the Node server, or drop MCP_OAUTH_ISSUER to make this server the authorization server`;
+  }
+  return tokenStoreProblem(input, oauth.signIn.store);
+}
+
+/** The platforms' own token stores, for the message that names the one to use. */
+const PLATFORM_TOKEN_STORES: Partial<Record<PlatformName, string>> = {
+  cloudflare: 'durable-object:<BINDING> (or workers-kv:<BINDING>)',
+  deno: 'deno-kv',
+};
+
+/** The token store of --oauth-api-client-id where it runs: the platform's own, there, with its key. */
+function tokenStoreProblem(input: WebServerInput, store: { location: string; keys: string }): string | undefined {
+  const own = PLATFORM_TOKEN_STORES[input.platform];
+  if (own === undefined) {
+    return `this server's own sign-in (MCP_OAUTH_API_CLIENT_ID) needs a token store ${input.platform} does not have yet (Workers KV on cloudflare, Deno KV on deno, Redis on Node): use one of those`;
+  }
+  if (store.location === 'file' || /^rediss?:/i.test(store.location)) {
+    return `MCP_TOKEN_STORE=${store.location === 'file' ? 'file' : 'redis://…'} is served by the Node server only: on ${input.platform} set MCP_TOKEN_STORE=${own}`;
+  }
+  return tokenStoreProblemOn(store, input.platform) ?? platformStoreMissing(input, 'MCP_TOKEN_STORE', store.location);
 }
 
 /** A platform store MCP_OPERATION_STORE names that is not there: an unbound KV namespace, Deno without --unstable-kv. */
 function operationStoreProblem(input: WebServerInput, store: ServerConfig['operationStore']): string | undefined {
-  const location = store?.location;
-  const unserved = store === undefined ? undefined : storeProblem(store, input.platform);
-  if (unserved !== undefined) return unserved;
-  const binding = location?.startsWith('workers-kv:') ? location.slice('workers-kv:'.length) : undefined;
+  if (store === undefined) return undefined;
+  return storeProblem(store, input.platform) ?? platformStoreMissing(input, 'MCP_OPERATION_STORE', store.location);
+}
+
+/** The store `variable` names, where the platform should hold it: an unbound KV namespace, Deno without --unstable-kv. */
+function platformStoreMissing(input: WebServerInput, variable: string, location: string): string | undefined {
+  const binding = location.startsWith('workers-kv:') ? location.slice('workers-kv:'.length) : undefined;
   if (binding !== undefined && typeof (input.bindings?.[binding] as { get?: unknown } | undefined)?.get !== 'function') {
-    return `MCP_OPERATION_STORE=${location}: no KV namespace is bound as ${binding}; add it to kv_namespaces in wrangler.jsonc`;
+    return `${variable}=${location}: no KV namespace is bound as ${binding}; add it to kv_namespaces in wrangler.jsonc`;
+  }
+  const object = location.startsWith('durable-object:') ? location.slice('durable-object:'.length) : undefined;
+  if (object !== undefined && typeof (input.bindings?.[object] as { idFromName?: unknown } | undefined)?.idFromName !== 'function') {
+    return `${variable}=${location}: no Durable Object is bound as ${object}; add it to durable_objects in wrangler.jsonc`;
   }
   const deno = (globalThis as { Deno?: { openKv?: unknown } }).Deno;
-  if (location?.startsWith('deno-kv') && typeof deno?.openKv !== 'function') {
-    return `MCP_OPERATION_STORE=${location}: Deno KV needs Deno started with --unstable-kv (deno.json's start task)`;
+  if (location.startsWith('deno-kv') && typeof deno?.openKv !== 'function') {
+    return `${variable}=${location}: Deno KV needs Deno started with --unstable-kv (deno.json's start task)`;
   }
   return undefined;
 }

@@ -12,10 +12,22 @@ import { equalBytes, latin1Bytes, sha256 } from '../start/crypto.js';
 
 /** What the steps learnt of a request, for the MCP handler at the end. */
 export interface WebContext {
+  /** The client's IP address, as far as the platform tells it ('unknown' otherwise). */
+  address: string;
   /** The caller's verified token (OAuth). */
   auth?: AuthInfo;
   /** The parsed JSON body of a POST. */
   body?: unknown;
+}
+
+/**
+ * Endpoints written as web handlers (the OAuth sign-in's): `answer` answers a request to a path
+ * `serves` names. The Node listener serves them through http/web-endpoints.ts.
+ */
+export interface WebEndpoints {
+  serves(path: string): boolean;
+  /** `address`: the client's IP address, as far as the platform tells it. */
+  answer(request: Request, url: URL, address: string): Promise<Response>;
 }
 
 export type WebStep = (request: Request, url: URL, context: WebContext) => Response | undefined | Promise<Response | undefined>;
@@ -111,8 +123,8 @@ export function jsonBody(maxBytes: number): WebStep {
   };
 }
 
-/** The body as text, or undefined past `maxBytes` (the rest is not read). */
-async function readText(request: Request, maxBytes: number): Promise<string | undefined> {
+/** The body of a Request (or a Response) as text, or undefined past `maxBytes` (the rest is not read). */
+export async function readText(request: Pick<Request, 'headers' | 'body'>, maxBytes: number): Promise<string | undefined> {
   if (Number(request.headers.get('content-length') ?? 0) > maxBytes) return undefined;
   if (request.body === null) return '';
   const reader = request.body.getReader();

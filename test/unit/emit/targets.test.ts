@@ -81,6 +81,9 @@ describe('--target', () => {
     expect(readme).toContain('npx wrangler dev');
     expect(readme).toContain('npx wrangler secret put THINGS_KEY');
     expect(text('.gitignore')).toContain('.dev.vars');
+    // the token store's Durable Object: exported by the entry, bound by the commented lines of wrangler.jsonc
+    expect(text('src/targets/cloudflare.ts')).toContain('export { TokenStoreObject } from');
+    expect(wrangler).toContain('// "durable_objects": { "bindings": [{ "name": "MCP_TOKENS", "class_name": "TokenStoreObject" }] },');
     // the project's tsc leaves the platforms' entries to the platforms' own tools
     expect(JSON.parse(text('tsconfig.json') as string).exclude).toEqual(['src/targets']);
   });

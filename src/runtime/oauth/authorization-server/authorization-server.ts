@@ -5,14 +5,10 @@
 // 7009 revocation. The tokens it issues are opaque, kept in the token store, and checked by the
 // resource server's gate like any other (storeVerifier).
 
-import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { hostHeaderValidation } from '@modelcontextprotocol/node';
 import { OAuthError, OAuthErrorCode, type AuthorizationServerMetadata } from '@modelcontextprotocol/server';
 import { isLoopback, type OAuthConfig, type ServerConfig, type SignInConfig } from '../../start/config.js';
-import { clientAddress } from '../../http/connections.js';
 import { ownHostNames } from '../../http/host-names.js';
-import type { HttpStep } from '../../http/pipeline.js';
+import type { WebEndpoints } from '../../web/web-steps.js';
 import type { Logger } from '../../start/log.js';
 import { accountsOf, type Accounts } from '../upstream-accounts/accounts.js';
 import { ApiSignInError, pkcePair } from '../upstream-accounts/api-oauth.js';
@@ -28,8 +24,9 @@ import {
   saveGrant,
   type AuthorizationRequest,
 } from './grants.js';
-import { cookie, cookieOf, PENDING_TTL_MS, readForm, readText, redirect, sameSecret, sendJson } from './forms.js';
-import { consentHtml, errorHtml, sendPage } from './pages.js';
+import { cookie, cookieOf, hostRefusal, jsonAnswer, PENDING_TTL_MS, readForm, readText, redirect, sameSecret } from './forms.js';
+import { consentHtml, errorHtml, htmlAnswer } from './pages.js';
+import { fromBase64, randomText } from '../secrets.js';
 import type { VerifierFor } from '../resource-server/verify.js';
 import { identifiersUnder } from '../resource-server/resource.js';
 import type { ScopePolicy } from '../../mcp/tool-scopes.js';
@@ -63,7 +60,7 @@ export interface AuthorizationServer {
   metadata: AuthorizationServerMetadata;
   verifierFor: VerifierFor;
   /** The endpoints: answered before the Host/Origin guard, which they replace with their own checks. */
-  endpoints: HttpStep;
+  endpoints: WebEndpoints;
 }
 
 interface Context {
@@ -100,7 +97,7 @@ export async function authorizationServer(
   return {
     metadata: metadataOf(issuer, served.policy),
     verifierFor: storeVerifier(accounts),
-    endpoints: endpointsStep(context, ownHostNames(issuer, config.allowedHosts)),
+    endpoints: endpointsOf(context, ownHostNames(issuer, config.allowedHosts)),
   };
 }
 
@@ -141,48 +138,51 @@ function storeVerifier(accounts: Accounts): VerifierFor {
   });
 }
 
-function endpointsStep(context: Context, hosts: string[]): HttpStep {
-  const checkHost = hostHeaderValidation(hosts);
-  const routes: Record<string, Partial<Record<string, (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>>>> = {
-    [PATHS.authorize]: { GET: (req, res, url) => authorize(context, req, res, url) },
-    [PATHS.consent]: { POST: (req, res) => consent(context, req, res) },
-    [PATHS.callback]: { GET: (req, res, url) => callback(context, req, res, url) },
-    [PATHS.token]: { POST: (req, res) => token(context, req, res) },
-    [PATHS.register]: { POST: (req, res) => register(context, req, res) },
-    [PATHS.revoke]: { POST: (req, res) => revoke(context, req, res) },
+type Endpoint = (request: Request, url: URL, address: string) => Promise<Response>;
+
+function endpointsOf(context: Context, hosts: string[]): WebEndpoints {
+  const routes: Record<string, Partial<Record<string, Endpoint>>> = {
+    [PATHS.authorize]: { GET: (_request, url) => authorize(context, url) },
+    [PATHS.consent]: { POST: (request) => consent(context, request) },
+    [PATHS.callback]: { GET: (request, url) => callback(context, request, url) },
+    [PATHS.token]: { POST: (request) => token(context, request) },
+    [PATHS.register]: { POST: (request, _url, address) => register(context, request, address) },
+    [PATHS.revoke]: { POST: (request) => revoke(context, request) },
   };
-  return async ({ req, res, url }) => {
-    const route = routes[url.pathname];
-    if (route === undefined) return true;
-    if (!checkHost(req, res)) return false;
-    const api = url.pathname === PATHS.token || url.pathname === PATHS.register || url.pathname === PATHS.revoke;
-    // Clients in browsers call these three from their own origin; no cookie is involved.
-    if (api) setPublicCors(res);
-    if (req.method === 'OPTIONS' && api) {
-      res.writeHead(204).end();
-      return false;
-    }
-    const handler = route[req.method ?? ''];
-    if (handler === undefined) {
-      res.writeHead(405, { allow: Object.keys(route).join(', ') }).end();
-      return false;
-    }
-    await handler(req, res, url);
-    return false;
+  return {
+    serves: (path) => routes[path] !== undefined,
+    async answer(request, url, address) {
+      const route = routes[url.pathname] ?? {};
+      const refused = hostRefusal(request, hosts);
+      if (refused !== undefined) return refused;
+      const api = url.pathname === PATHS.token || url.pathname === PATHS.register || url.pathname === PATHS.revoke;
+      // Clients in browsers call these three from their own origin; no cookie is involved.
+      const answer = await routed(route, request, url, address, api);
+      return api ? withPublicCors(answer) : answer;
+    },
   };
 }
 
-function setPublicCors(res: ServerResponse): void {
-  res.setHeader('access-control-allow-origin', '*');
-  res.setHeader('access-control-allow-methods', 'POST, OPTIONS');
-  res.setHeader('access-control-allow-headers', 'Authorization, Content-Type');
+async function routed(route: Partial<Record<string, Endpoint>>, request: Request, url: URL, address: string, api: boolean) {
+  if (request.method === 'OPTIONS' && api) return new Response(null, { status: 204 });
+  const handler = route[request.method];
+  if (handler === undefined) return new Response(null, { status: 405, headers: { allow: Object.keys(route).join(', ') } });
+  return handler(request, url, address);
+}
+
+function withPublicCors(answer: Response): Response {
+  const headers = new Headers(answer.headers);
+  headers.set('access-control-allow-origin', '*');
+  headers.set('access-control-allow-methods', 'POST, OPTIONS');
+  headers.set('access-control-allow-headers', 'Authorization, Content-Type');
+  return new Response(answer.body, { status: answer.status, headers });
 }
 
 /**
  * GET /authorize. An unknown client or a redirect URI it did not declare gets a page, never a
  * redirect (no open redirect); any other problem goes back to the client's redirect URI.
  */
-async function authorize(context: Context, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+async function authorize(context: Context, url: URL): Promise<Response> {
   const q = url.searchParams;
   const clientId = single(q, 'client_id');
   const client =
@@ -191,16 +191,16 @@ async function authorize(context: Context, req: IncomingMessage, res: ServerResp
       : clientId.length > MAX_CLIENT_ID
         ? { problem: `client_id is longer than ${MAX_CLIENT_ID} characters` }
         : await context.clients.find(clientId);
-  if ('problem' in client) return sendPage(res, 400, errorHtml('Unknown client', client.problem));
+  if ('problem' in client) return htmlAnswer(400, errorHtml('Unknown client', client.problem));
   const redirectUri = single(q, 'redirect_uri');
   if (redirectUri === undefined || !redirectAllowed(client, redirectUri)) {
-    return sendPage(res, 400, errorHtml('Wrong redirect URI', `The client ${client.name} did not register the redirect URI given.`));
+    return htmlAnswer(400, errorHtml('Wrong redirect URI', `The client ${client.name} did not register the redirect URI given.`));
   }
   const asked = single(q, 'state');
   // an overlong state is not echoed: the client learns of it by the error alone
   const state = asked !== undefined && asked.length > MAX_STATE ? undefined : asked;
   const back = (error: string, description: string) =>
-    redirectBack(res, context.issuer, redirectUri, state, { error, error_description: description });
+    redirectBack(context.issuer, redirectUri, state, { error, error_description: description });
   if (state !== asked) return back('invalid_request', `state is longer than ${MAX_STATE} characters`);
   if (single(q, 'response_type') !== 'code') return back('unsupported_response_type', 'only response_type=code');
   const challenge = single(q, 'code_challenge');
@@ -224,10 +224,11 @@ async function authorize(context: Context, req: IncomingMessage, res: ServerResp
     resource,
   };
   const requestId = newSecret('');
-  const csrf = randomBytes(24).toString('base64url');
-  if (!(await putPending(context, res, `pending:${requestId}`, { request, csrf }))) return;
-  res.setHeader('set-cookie', cookie(CONSENT_COOKIE, csrf, PATHS.consent, 'Strict', context.secureCookies));
-  sendConsent(context, res, client, request, requestId, csrf);
+  const csrf = randomText(24);
+  const full = await putPending(context, `pending:${requestId}`, { request, csrf });
+  if (full !== undefined) return full;
+  const setCookie = cookie(CONSENT_COOKIE, csrf, PATHS.consent, 'Strict', context.secureCookies);
+  return htmlAnswer(200, consentPage(context, client, request, requestId, csrf), [['set-cookie', setCookie]]);
 }
 
 let warnedFullAt = 0;
@@ -239,33 +240,25 @@ function warnFullOnce(log: Logger): void {
   log.warn(`authorization server: ${MAX_PENDING} sign-ins are under way; refusing new ones until some end`);
 }
 
-/** Keeps a step of a sign-in under way, or answers 503 when too many are (false). */
-async function putPending(context: Context, res: ServerResponse, key: string, value: unknown): Promise<boolean> {
+/** Keeps a step of a sign-in under way; when too many are, the 503 to answer. */
+async function putPending(context: Context, key: string, value: unknown): Promise<Response | undefined> {
   try {
     await context.accounts.store.put(key, value, PENDING_TTL_MS, MAX_PENDING);
-    return true;
+    return undefined;
   } catch (error) {
     if (!(error instanceof StoreFullError)) throw error;
     warnFullOnce(context.log);
-    res.setHeader('retry-after', String(PENDING_FULL_RETRY_AFTER_SECONDS));
-    sendPage(res, 503, errorHtml('Too many sign-ins', 'Too many sign-ins are under way. Try again in a minute.'));
-    return false;
+    const retryAfter: [string, string][] = [['retry-after', String(PENDING_FULL_RETRY_AFTER_SECONDS)]];
+    return htmlAnswer(503, errorHtml('Too many sign-ins', 'Too many sign-ins are under way. Try again in a minute.'), retryAfter);
   }
 }
 
-function sendConsent(
-  context: Context,
-  res: ServerResponse,
-  client: Client,
-  request: AuthorizationRequest,
-  requestId: string,
-  csrf: string,
-) {
+function consentPage(context: Context, client: Client, request: AuthorizationRequest, requestId: string, csrf: string): string {
   const { table, policy } = context.served;
   const tools = table.tools
     .filter((tool) => policy.required(tool).every((scope) => request.scopes.includes(scope)))
     .map((tool) => tool.name);
-  const page = consentHtml({
+  return consentHtml({
     apiName: table.title ?? table.name,
     clientName: client.name,
     clientOrigin: client.origin,
@@ -277,13 +270,12 @@ function sendConsent(
     csrf,
     action: `${context.issuer}${PATHS.consent}`,
   });
-  sendPage(res, 200, page);
 }
 
 /** POST from the consent page: this origin only, with the cookie the page set (CSRF). */
-async function consent(context: Context, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if (req.headers.origin !== new URL(context.issuer).origin) {
-    return sendPage(res, 403, errorHtml('Refused', 'The answer did not come from this server’s own page.'));
+async function consent(context: Context, req: Request): Promise<Response> {
+  if (req.headers.get('origin') !== new URL(context.issuer).origin) {
+    return htmlAnswer(403, errorHtml('Refused', 'The answer did not come from this server’s own page.'));
   }
   const form = await readForm(req);
   const requestId = form?.get('request') ?? '';
@@ -293,50 +285,47 @@ async function consent(context: Context, req: IncomingMessage, res: ServerRespon
       : await context.accounts.store.get<{ request: AuthorizationRequest; csrf: string }>(`pending:${requestId}`);
   const fromCookie = cookieOf(req, CONSENT_COOKIE);
   if (pending === undefined || !sameSecret(form?.get('csrf'), pending.csrf) || !sameSecret(fromCookie, pending.csrf)) {
-    return sendPage(
-      res,
+    return htmlAnswer(
       403,
       errorHtml('Refused', 'This consent page has expired or was not opened in this browser. Start again from your client.'),
     );
   }
   if ((await context.accounts.store.take(`pending:${requestId}`)) === undefined) {
-    return sendPage(res, 403, errorHtml('Refused', 'This consent was already answered.'));
+    return htmlAnswer(403, errorHtml('Refused', 'This consent was already answered.'));
   }
   const { request } = pending;
   if (form?.get('decision') !== 'allow') {
-    return redirectBack(res, context.issuer, request.redirectUri, request.state, {
+    return redirectBack(context.issuer, request.redirectUri, request.state, {
       error: 'access_denied',
       error_description: 'the user denied access',
     });
   }
-  const { verifier, challenge } = pkcePair();
+  const { verifier, challenge } = await pkcePair();
   const state = newSecret('');
-  if (!(await putPending(context, res, `signin:${state}`, { request, verifier }))) return;
-  res.setHeader('set-cookie', [
-    cookie(CONSENT_COOKIE, '', PATHS.consent, 'Strict', context.secureCookies, 0),
+  const full = await putPending(context, `signin:${state}`, { request, verifier });
+  if (full !== undefined) return full;
+  return redirect(context.accounts.api.signInUrl(state, challenge, context.callback), [
+    ['set-cookie', cookie(CONSENT_COOKIE, '', PATHS.consent, 'Strict', context.secureCookies, 0)],
     // Lax: the API's redirect back is a top-level navigation from its site.
-    cookie(SIGN_IN_COOKIE, state, PATHS.callback, 'Lax', context.secureCookies),
+    ['set-cookie', cookie(SIGN_IN_COOKIE, state, PATHS.callback, 'Lax', context.secureCookies)],
   ]);
-  redirect(res, context.accounts.api.signInUrl(state, challenge, context.callback));
 }
 
 /** GET from the API's sign-in: its code traded for the user's API tokens, and a code of ours sent to the client. */
-async function callback(context: Context, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+async function callback(context: Context, req: Request, url: URL): Promise<Response> {
   const state = url.searchParams.get('state') ?? '';
   // The sign-in must come back to the browser that started it (a link to it sent to someone else fails here).
   if (state === '' || !sameSecret(cookieOf(req, SIGN_IN_COOKIE), state)) {
-    return sendPage(res, 400, errorHtml('Sign-in refused', 'This sign-in was not started in this browser. Start again from your client.'));
+    return htmlAnswer(400, errorHtml('Sign-in refused', 'This sign-in was not started in this browser. Start again from your client.'));
   }
   const started = await context.accounts.store.take<{ request: AuthorizationRequest; verifier: string }>(`signin:${state}`);
-  if (started === undefined) return sendPage(res, 400, errorHtml('Sign-in expired', 'Start again from your client.'));
-  res.setHeader('set-cookie', cookie(SIGN_IN_COOKIE, '', PATHS.callback, 'Lax', context.secureCookies, 0));
+  if (started === undefined) return htmlAnswer(400, errorHtml('Sign-in expired', 'Start again from your client.'));
+  const cleared: [string, string][] = [['set-cookie', cookie(SIGN_IN_COOKIE, '', PATHS.callback, 'Lax', context.secureCookies, 0)]];
   const { request, verifier } = started;
   const code = url.searchParams.get('code');
   if (code === null) {
-    return redirectBack(res, context.issuer, request.redirectUri, request.state, {
-      error: 'access_denied',
-      error_description: 'the sign-in at the API did not complete',
-    });
+    const fields = { error: 'access_denied', error_description: 'the sign-in at the API did not complete' };
+    return redirectBack(context.issuer, request.redirectUri, request.state, fields, cleared);
   }
   let api;
   try {
@@ -344,7 +333,7 @@ async function callback(context: Context, req: IncomingMessage, res: ServerRespo
   } catch (error) {
     if (!(error instanceof ApiSignInError)) throw error;
     context.log.warn(`sign-in at the API failed: ${error.message}`);
-    return sendPage(res, 502, errorHtml('Sign-in failed', `${error.message}. Start again from your client.`));
+    return htmlAnswer(502, errorHtml('Sign-in failed', `${error.message}. Start again from your client.`), cleared);
   }
   const grant = {
     id: newSecret(''),
@@ -356,15 +345,15 @@ async function callback(context: Context, req: IncomingMessage, res: ServerRespo
   };
   await saveGrant(context.accounts.store, grant);
   const ours = await issueCode(context.accounts.store, grant, request);
-  redirectBack(res, context.issuer, request.redirectUri, request.state, { code: ours });
+  return redirectBack(context.issuer, request.redirectUri, request.state, { code: ours }, cleared);
 }
 
 /** POST /token: authorization_code and refresh_token grants. */
-async function token(context: Context, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function token(context: Context, req: Request): Promise<Response> {
   const form = await readForm(req);
-  if (form === undefined) return tokenError(res, 400, 'invalid_request', 'a form-encoded body of at most 16 KiB is expected');
+  if (form === undefined) return tokenError(400, 'invalid_request', 'a form-encoded body of at most 16 KiB is expected');
   const client = await authenticateClient(context, req, form);
-  if ('error' in client) return tokenError(res, 401, 'invalid_client', client.error);
+  if ('error' in client) return tokenError(401, 'invalid_client', client.error);
   try {
     const grantType = form.get('grant_type');
     const answer =
@@ -373,26 +362,26 @@ async function token(context: Context, req: IncomingMessage, res: ServerResponse
         : grantType === 'refresh_token'
           ? await refreshTokens(context.accounts.store, client.clientId, form)
           : undefined;
-    if (answer === undefined) return tokenError(res, 400, 'unsupported_grant_type', 'authorization_code or refresh_token');
+    if (answer === undefined) return tokenError(400, 'unsupported_grant_type', 'authorization_code or refresh_token');
     // the tokens are issued: a store that cannot keep the client longer now must not lose them
     await context.clients.used(client).catch((error: unknown) => context.log.warn(`keeping client ${client.clientId}: ${String(error)}`));
-    sendJson(res, 200, answer);
+    return jsonAnswer(200, answer);
   } catch (error) {
     if (!(error instanceof GrantError)) throw error;
-    tokenError(res, 400, error.code, error.message);
+    return tokenError(400, error.code, error.message);
   }
 }
 
-async function revoke(context: Context, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function revoke(context: Context, req: Request): Promise<Response> {
   const form = await readForm(req);
-  if (form === undefined || !form.get('token')) return tokenError(res, 400, 'invalid_request', 'token is required');
+  if (form === undefined || !form.get('token')) return tokenError(400, 'invalid_request', 'token is required');
   const client = await authenticateClient(context, req, form);
-  if ('error' in client) return tokenError(res, 401, 'invalid_client', client.error);
+  if ('error' in client) return tokenError(401, 'invalid_client', client.error);
   await revokeToken(context.accounts.store, client.clientId, form.get('token') as string);
-  sendJson(res, 200, {});
+  return jsonAnswer(200, {});
 }
 
-async function register(context: Context, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function register(context: Context, req: Request, address: string): Promise<Response> {
   const text = await readText(req);
   let metadata: unknown;
   try {
@@ -400,32 +389,31 @@ async function register(context: Context, req: IncomingMessage, res: ServerRespo
   } catch {
     metadata = undefined;
   }
-  const answer = await context.clients.register(metadata, clientAddress(req.socket));
-  if (answer.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(answer.retryAfterSeconds));
-  sendJson(res, answer.status, answer.body);
+  const answer = await context.clients.register(metadata, address);
+  const retryAfter: Record<string, string> =
+    answer.retryAfterSeconds === undefined ? {} : { 'retry-after': String(answer.retryAfterSeconds) };
+  return jsonAnswer(answer.status, answer.body, retryAfter);
 }
 
 /**
  * The client of a token or revocation request: a public client by its client_id; a confidential
  * one by its secret, in the form or as HTTP Basic.
  */
-async function authenticateClient(context: Context, req: IncomingMessage, form: URLSearchParams): Promise<Client | { error: string }> {
-  const basic = basicCredentials(req.headers.authorization);
+async function authenticateClient(context: Context, req: Request, form: URLSearchParams): Promise<Client | { error: string }> {
+  const basic = basicCredentials(req.headers.get('authorization') ?? undefined);
   const clientId = basic?.id ?? form.get('client_id');
   if (!clientId) return { error: 'client_id is required' };
   const client = await context.clients.find(clientId);
   if ('problem' in client) return { error: client.problem };
   if (client.secretHash === undefined) return basic === undefined ? client : { error: 'this client has no secret' };
   const secret = basic?.secret ?? form.get('client_secret') ?? '';
-  return sameSecret(hashOf(secret), client.secretHash) ? client : { error: 'wrong client secret' };
+  return sameSecret(await hashOf(secret), client.secretHash) ? client : { error: 'wrong client secret' };
 }
 
 function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
   const m = /^Basic ([A-Za-z0-9+/]+=*)$/i.exec(header ?? '');
   if (m === null) return undefined;
-  const [id, secret] = Buffer.from(m[1] as string, 'base64')
-    .toString('utf8')
-    .split(':');
+  const [id, secret] = (fromBase64(m[1] as string) ?? '').split(':');
   if (id === undefined || secret === undefined) return undefined;
   const decode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
   try {
@@ -437,21 +425,21 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
 
 /** Sends the user back to the client with the answer, and `iss` (RFC 9207) against mix-up. */
 function redirectBack(
-  res: ServerResponse,
   issuer: string,
   redirectUri: string,
   state: string | undefined,
   fields: Record<string, string>,
-): void {
+  headers: [string, string][] = [],
+): Response {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(fields)) url.searchParams.set(name, value);
   if (state !== undefined) url.searchParams.set('state', state);
   url.searchParams.set('iss', issuer);
-  redirect(res, url.href);
+  return redirect(url.href, headers);
 }
 
-function tokenError(res: ServerResponse, status: number, error: string, description: string): void {
-  sendJson(res, status, { error, error_description: description });
+function tokenError(status: number, error: string, description: string): Response {
+  return jsonAnswer(status, { error, error_description: description });
 }
 
 /** One value of a query parameter; a repeated one counts as missing (RFC 6749 §3.1). */

@@ -3,12 +3,11 @@
 // those registered dynamically (RFC 7591). A redirect URI must match one the client declared,
 // exactly, but for the port of a loopback one (RFC 8252 §7.3).
 
-import { createHash, randomBytes } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import { get as httpsGet } from 'node:https';
-import { isIP } from 'node:net';
-import { InternalAddressError, ipLiteral, isInternalAddress, publicOnlyLookup } from '../../../contract/addresses.js';
 import type { Logger } from '../../start/log.js';
+import { platform } from '../../start/platform.js';
+import { readText } from '../../web/web-steps.js';
+import { fetchWithoutRedirect } from '../without-redirect.js';
+import { randomText, sha256Base64url } from '../secrets.js';
 import { StoreFullError, type TokenStore } from './token-store.js';
 
 export interface Client {
@@ -102,15 +101,15 @@ function tooMany(description: string, retryAfterSeconds: number): Registered {
 }
 
 async function saveRegistration(store: TokenStore, checked: Registration, cap: number): Promise<Registered> {
-  const clientId = `mcp_${randomBytes(16).toString('base64url')}`;
-  const secret = checked.authMethod === 'none' ? undefined : randomBytes(32).toString('base64url');
+  const clientId = `mcp_${randomText(16)}`;
+  const secret = checked.authMethod === 'none' ? undefined : randomText(32);
   const client: Client = {
     clientId,
     name: checked.name ?? 'an unnamed client',
     redirectUris: checked.redirectUris,
     authMethod: checked.authMethod,
     origin: 'registered here',
-    ...(secret !== undefined ? { secretHash: hashOf(secret) } : {}),
+    ...(secret !== undefined ? { secretHash: await hashOf(secret) } : {}),
   };
   try {
     await store.put(`client:${clientId}`, client, UNUSED_REGISTRATION_TTL_MS, cap);
@@ -156,7 +155,7 @@ class RegistrationPace {
  * usually holds whole (RFC 6177), so that fresh addresses from one subscriber share one pace.
  */
 function paceUnit(address: string): string {
-  if (isIP(address) !== 6) return address;
+  if (!address.includes(':')) return address;
   const [head = '', tail] = address.toLowerCase().split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
@@ -213,8 +212,8 @@ async function registeredClient(store: TokenStore, clientId: string): Promise<Cl
   return (await store.get<Client>(`client:${clientId}`)) ?? { problem: 'unknown client_id' };
 }
 
-export function hashOf(secret: string): string {
-  return createHash('sha256').update(secret).digest('base64url');
+export function hashOf(secret: string): Promise<string> {
+  return sha256Base64url(secret);
 }
 
 /** Exact match, or a loopback http redirect on another port (native apps pick a free port). */
@@ -332,47 +331,27 @@ async function clientOfDocument(clientId: string, options: ClientsOptions): Prom
 /**
  * GET over https without redirects, within a size limit and one deadline for the whole answer;
  * the host, a name or an address, must be public (an MCP client's URL must not make this server
- * reach its own network), unless this server itself serves loopback only.
+ * reach its own network), unless this server itself serves loopback only. Node screens the
+ * address a name resolves to as it connects (client-documents-node.ts); a platform's fetch tells
+ * none, so there only an address written in the URL is screened.
  */
-function fetchDocument(url: URL, allowInternal: boolean): Promise<string> {
+async function fetchDocument(url: URL, allowInternal: boolean): Promise<string> {
+  // The address rules (node:net's BlockList) load with the first document fetched.
+  const { InternalAddressError, ipLiteral, isInternalAddress } = await import('../../../contract/addresses.js');
   const literal = ipLiteral(url);
-  if (!allowInternal && literal !== undefined && isInternalAddress(literal)) {
-    return Promise.reject(new InternalAddressError(literal, literal));
+  if (!allowInternal && literal !== undefined && isInternalAddress(literal)) throw new InternalAddressError(literal, literal);
+  if (platform().screensAddresses) {
+    const { fetchScreened } = await import('./client-documents-node.js');
+    return fetchScreened(url, allowInternal, { timeoutMs: DOCUMENT_TIMEOUT_MS, maxBytes: MAX_DOCUMENT_BYTES });
   }
-  let deadline: NodeJS.Timeout | undefined;
-  const fetched = new Promise<string>((resolve, reject) => {
-    const request = httpsGet(
-      url,
-      { headers: { accept: 'application/json' }, ...(allowInternal ? {} : { lookup: publicOnlyLookup }) },
-      (response) => {
-        if (response.statusCode !== 200) {
-          reject(new Error(`HTTP ${response.statusCode}`));
-          return request.destroy();
-        }
-        readBody(response, (error) => request.destroy(error)).then(resolve, reject);
-      },
-    );
-    // A timeout on silence alone would let a document sent a byte at a time hold /authorize.
-    deadline = setTimeout(() => request.destroy(new Error(`no whole answer within ${DOCUMENT_TIMEOUT_MS} ms`)), DOCUMENT_TIMEOUT_MS);
-    request.on('error', reject);
+  const response = await fetchWithoutRedirect(url.href, {
+    headers: { accept: 'application/json' },
+    signal: AbortSignal.timeout(DOCUMENT_TIMEOUT_MS),
   });
-  return fetched.finally(() => clearTimeout(deadline));
-}
-
-/** The body as text, at most MAX_DOCUMENT_BYTES (beyond, `abort` with why). */
-function readBody(response: IncomingMessage, abort: (error: Error) => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    response.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_DOCUMENT_BYTES) abort(new Error(`larger than ${MAX_DOCUMENT_BYTES} bytes`));
-      else chunks.push(chunk);
-    });
-    response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    response.on('error', reject);
-    response.on('close', () => reject(new Error('the answer was cut short')));
-  });
+  if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
+  const text = await readText(response, MAX_DOCUMENT_BYTES);
+  if (text === undefined) throw new Error(`larger than ${MAX_DOCUMENT_BYTES} bytes`);
+  return text;
 }
 
 /** new URL without the throw (URL.parse is newer than Node 20.0). */

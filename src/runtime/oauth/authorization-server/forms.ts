@@ -1,30 +1,24 @@
-// The HTTP pieces the sign-in endpoints share (oauth-server.ts, oauth-link.ts): bounded form
-// bodies, cookies that bind a step to the browser that started it, redirects and JSON answers
-// that no cache keeps, and a comparison of secrets in constant time.
+// The HTTP pieces the sign-in endpoints share (authorization-server.ts, link.ts), on web-standard
+// Request and Response: bounded form bodies, cookies that bind a step to the browser that started
+// it, redirects and JSON answers that no cache keeps, and a comparison of secrets in constant time.
 
-import { timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { validateHostHeader } from '@modelcontextprotocol/server';
+import { equalBytes } from '../../start/crypto.js';
+import { readText as readBounded } from '../../web/web-steps.js';
 
 /** How long a started sign-in waits for the user: also the lifetime of the cookies that bind it. */
 export const PENDING_TTL_MS = 600_000;
 const MAX_FORM_BYTES = 16_384;
 
-export async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
-  if (!/^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) return undefined;
-  const text = await readText(req);
+export async function readForm(request: Request): Promise<URLSearchParams | undefined> {
+  if (!/^application\/x-www-form-urlencoded\b/i.test(request.headers.get('content-type') ?? '')) return undefined;
+  const text = await readText(request);
   return text === undefined ? undefined : new URLSearchParams(text);
 }
 
 /** The body as text, or undefined above MAX_FORM_BYTES. */
-export async function readText(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+export function readText(request: Request): Promise<string | undefined> {
+  return readBounded(request, MAX_FORM_BYTES);
 }
 
 export function cookie(
@@ -38,8 +32,8 @@ export function cookie(
   return `${name}=${value}; Path=${path}; Max-Age=${maxAge}; HttpOnly; SameSite=${sameSite}${secure ? '; Secure' : ''}`;
 }
 
-export function cookieOf(req: IncomingMessage, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
+export function cookieOf(request: Request, name: string): string | undefined {
+  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
     const [key, ...rest] = part.trim().split('=');
     if (key === name) return rest.join('=');
   }
@@ -48,16 +42,30 @@ export function cookieOf(req: IncomingMessage, name: string): string | undefined
 
 export function sameSecret(a: string | null | undefined, b: string): boolean {
   if (a === null || a === undefined) return false;
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  return x.length === y.length && equalBytes(x, y);
 }
 
-export function redirect(res: ServerResponse, location: string): void {
-  res.writeHead(302, { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).end();
+/** A 302 to `location`; `headers` adds to it (cookies). */
+export function redirect(location: string, headers: [string, string][] = []): Response {
+  const answer = new Headers(headers);
+  answer.set('location', location);
+  answer.set('cache-control', 'no-store');
+  answer.set('referrer-policy', 'no-referrer');
+  return new Response(null, { status: 302, headers: answer });
 }
 
-export function sendJson(res: ServerResponse, status: number, body: object): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache' });
-  res.end(JSON.stringify(body));
+export function jsonAnswer(status: number, body: object, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache', ...headers },
+  });
+}
+
+/** The 403 of a Host that is not this server's (DNS rebinding), as the SDK's Node guard answers it. */
+export function hostRefusal(request: Request, hosts: string[]): Response | undefined {
+  const checked = validateHostHeader(request.headers.get('host'), hosts);
+  if (checked.ok) return undefined;
+  return Response.json({ jsonrpc: '2.0', error: { code: -32000, message: checked.message }, id: null }, { status: 403 });
 }

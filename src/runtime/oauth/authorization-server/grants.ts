@@ -3,8 +3,8 @@
 // a grant, which holds the user's API tokens; revoking the grant ends every token of it. A code
 // or refresh token presented twice revokes its grant (OAuth 2.1 §4.1.2, §4.3.1).
 
-import { randomBytes } from 'node:crypto';
 import { s256, type ApiTokens } from '../upstream-accounts/api-oauth.js';
+import { randomText } from '../secrets.js';
 import type { TokenStore } from './token-store.js';
 
 const ACCESS_TTL_MS = 3_600_000;
@@ -72,7 +72,7 @@ export class GrantError extends Error {
 }
 
 export function newSecret(prefix: string): string {
-  return `${prefix}${randomBytes(32).toString('base64url')}`;
+  return `${prefix}${randomText(32)}`;
 }
 
 export async function saveGrant(store: TokenStore, grant: Grant): Promise<void> {
@@ -117,7 +117,7 @@ export async function redeemCode(store: TokenStore, clientId: string, form: URLS
   if (form.get('redirect_uri') !== record.redirectUri)
     throw new GrantError('invalid_grant', 'redirect_uri differs from the authorization request');
   const verifier = form.get('code_verifier') ?? '';
-  if (!VERIFIER.test(verifier) || s256(verifier) !== record.challenge) {
+  if (!VERIFIER.test(verifier) || (await s256(verifier)) !== record.challenge) {
     throw new GrantError('invalid_grant', 'code_verifier does not match the code_challenge');
   }
   checkResource(form, record.resource);

@@ -2,8 +2,6 @@
 // scopes) and the error page. Plain HTML without script; every text from a client or the spec
 // is escaped; no page may be framed (clickjacking) and the consent form posts only here.
 
-import type { ServerResponse } from 'node:http';
-
 export interface ConsentPage {
   apiName: string;
   clientName: string;
@@ -56,21 +54,24 @@ export function errorHtml(title: string, message: string): string {
   return document(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>`);
 }
 
-export function sendPage(res: ServerResponse, status: number, html: string): void {
-  res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    // No script, no framing. No form-action: browsers apply it to every redirect after the
-    // post, and an API's sign-in may hop to a login host of its own (Atlassian, company SSO);
-    // the page's one form, to this server, is written here with nothing a client can inject.
-    'content-security-policy': ["default-src 'none'", "style-src 'unsafe-inline'", "frame-ancestors 'none'", "base-uri 'none'"].join('; '),
-    'x-frame-options': 'DENY',
-    'x-content-type-options': 'nosniff',
-    // Not no-referrer: with it browsers send `Origin: null` on the form's POST, which the
-    // consent endpoint's Origin check must refuse. same-origin still sends nothing elsewhere.
-    'referrer-policy': 'same-origin',
-    'cache-control': 'no-store',
-  });
-  res.end(html);
+/** The page as an answer; `headers` adds to it (cookies, Retry-After). */
+export function htmlAnswer(status: number, html: string, headers: [string, string][] = []): Response {
+  const answer = new Headers(headers);
+  answer.set('content-type', 'text/html; charset=utf-8');
+  // No script, no framing. No form-action: browsers apply it to every redirect after the
+  // post, and an API's sign-in may hop to a login host of its own (Atlassian, company SSO);
+  // the page's one form, to this server, is written here with nothing a client can inject.
+  answer.set(
+    'content-security-policy',
+    ["default-src 'none'", "style-src 'unsafe-inline'", "frame-ancestors 'none'", "base-uri 'none'"].join('; '),
+  );
+  answer.set('x-frame-options', 'DENY');
+  answer.set('x-content-type-options', 'nosniff');
+  // Not no-referrer: with it browsers send `Origin: null` on the form's POST, which the
+  // consent endpoint's Origin check must refuse. same-origin still sends nothing elsewhere.
+  answer.set('referrer-policy', 'same-origin');
+  answer.set('cache-control', 'no-store');
+  return new Response(html, { status, headers: answer });
 }
 
 function document(title: string, body: string): string {

@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { isLoopback, type OAuthConfig, type ServerConfig } from '../../start/config.js';
 import type { HttpStep } from '../../http/pipeline.js';
+import type { WebEndpoints } from '../../web/web-steps.js';
 import type { Logger } from '../../start/log.js';
 import { discoverAuthorizationServer } from './discovery.js';
 import { METADATA_PATH, metadataUrlOf, resourceIdentifiers, type ResourceIdentifiers } from './resource.js';
@@ -56,11 +57,13 @@ export async function resourceServer(
   const oauth = config.oauth;
   const own = oauth.tokenCheck === 'self' ? await ownAuthorizationServer(config, served, log) : undefined;
   const core = await resourceServerCore(config, served, log, own);
-  const links = own === undefined && oauth.signIn !== undefined ? await linkSteps(config, core.metadata, served.table, log) : undefined;
+  const links = own === undefined && oauth.signIn !== undefined ? await linkEndpoints(config, core.metadata, served.table, log) : undefined;
+  const endpoints = own?.endpoints ?? links;
+  // the web endpoints' Node adapter (node:stream), loaded only for them
+  const nodeStepOf = endpoints === undefined ? undefined : (await import('../../http/web-endpoints.js')).nodeStepOf;
   return {
     metadata: metadataStep(core.resources, core.document, core.metadata),
-    ...(own !== undefined ? { authorization: own.endpoints } : {}),
-    ...(links !== undefined ? { authorization: links } : {}),
+    ...(endpoints !== undefined && nodeStepOf !== undefined ? { authorization: nodeStepOf(endpoints) } : {}),
     gate: gateStep(core, oauth, served.policy, log),
     scopes: scopeStep(core.resources, served.policy, core.byName, core.names),
   };
@@ -132,8 +135,8 @@ function scopeNames(prefix: string | undefined): ScopeNames {
   };
 }
 
-/** The authorization server in this process (oauth-server.ts, loaded only then). */
-async function ownAuthorizationServer(
+/** The authorization server in this process (authorization-server.ts, loaded only then). */
+export async function ownAuthorizationServer(
   config: ServerConfig & { oauth: OAuthConfig },
   served: { table: ToolTable; policy: ScopePolicy },
   log: Logger,
@@ -141,13 +144,13 @@ async function ownAuthorizationServer(
   return (await import('../authorization-server/authorization-server.js')).authorizationServer(config, served, log);
 }
 
-/** The link endpoints of API accounts, with another authorization server (oauth-link.ts, loaded only then). */
-async function linkSteps(
+/** The link endpoints of API accounts, with another authorization server (link.ts, loaded only then). */
+export async function linkEndpoints(
   config: ServerConfig & { oauth: OAuthConfig },
   metadata: AuthorizationServerMetadata,
   table: ToolTable,
   log: Logger,
-): Promise<HttpStep> {
+): Promise<WebEndpoints> {
   return (await import('../upstream-accounts/link.js')).linkEndpoints(config, metadata, table, log);
 }
 

@@ -1,13 +1,22 @@
 // The OAuth 2.1 resource server (--oauth-issuer) on the platforms' web handler: the same checks
 // as on Node (resource-server.ts shares its core), as web steps: the protected-resource metadata
-// (RFC 9728), the token check, and once the body is read the scope check of a tool call. The
-// base URL is MCP_PUBLIC_URL: a platform tells no port the connection came in on.
+// (RFC 9728), the token check, and once the body is read the scope check of a tool call; and the
+// sign-in endpoints when the server is its own authorization server (--oauth-api-client-id) or
+// links API accounts. The base URL is MCP_PUBLIC_URL: a platform tells no port the connection
+// came in on.
 
 import type { OAuthConfig, ServerConfig } from '../../start/config.js';
 import type { Logger } from '../../start/log.js';
 import type { ScopePolicy } from '../../mcp/tool-scopes.js';
-import type { WebStep } from '../../web/web-steps.js';
-import { checkBearer, resourceServerCore, scopeRefusal, type ResourceServerCore } from './resource-server.js';
+import type { WebEndpoints, WebStep } from '../../web/web-steps.js';
+import {
+  checkBearer,
+  linkEndpoints,
+  ownAuthorizationServer,
+  resourceServerCore,
+  scopeRefusal,
+  type ResourceServerCore,
+} from './resource-server.js';
 import { METADATA_PATH } from './resource.js';
 import type { ToolTable } from '../../../contract/table.js';
 
@@ -16,6 +25,8 @@ const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
 export interface WebResourceServer {
   /** Before the guard: the metadata documents are public. */
   metadata: WebStep;
+  /** Before the guard too, with checks of their own: the sign-in endpoints, when this server has them. */
+  endpoints?: WebEndpoints;
   /** After the guard: the token check. */
   gate: WebStep;
   /** After the body: a tool call needs its tool's scopes. */
@@ -28,10 +39,16 @@ export async function webResourceServer(
   log: Logger,
 ): Promise<WebResourceServer> {
   // The web handler serves Streamable HTTP at /mcp, whatever the transport setting says.
-  const core = await resourceServerCore({ ...config, transport: 'http' }, served, log);
+  const http = { ...config, transport: 'http' as const };
+  const own = config.oauth.tokenCheck === 'self' ? await ownAuthorizationServer(http, served, log) : undefined;
+  const core = await resourceServerCore(http, served, log, own);
+  const links =
+    own === undefined && config.oauth.signIn !== undefined ? await linkEndpoints(http, core.metadata, served.table, log) : undefined;
+  const endpoints = own?.endpoints ?? links;
   const base = config.oauth.publicUrl;
   return {
     metadata: metadataStep(core, base),
+    ...(endpoints !== undefined ? { endpoints } : {}),
     gate: async (request, url, context) => {
       if (request.method === 'OPTIONS') return undefined;
       const request_ = { authorization: request.headers.get('authorization') ?? undefined, base, path: url.pathname };

@@ -6,7 +6,6 @@
 // no longer accepts the user's sign-in ends the grant (the client's next request is 401) or
 // the link (the next call asks to link again).
 
-import { randomBytes } from 'node:crypto';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { OAuthConfig, SignInConfig } from '../../start/config.js';
 import type { Logger } from '../../start/log.js';
@@ -15,6 +14,7 @@ import { grantOf, revokeGrant, saveGrant } from '../authorization-server/grants.
 import { noteCredentialFailure } from '../../observe/observe.js';
 import { TokenExchangeError, type TokenExchanger } from './token-exchange.js';
 import { openTokenStore, type TokenStore } from '../authorization-server/token-store.js';
+import { randomText } from '../secrets.js';
 import type { ToolTable } from '../../../contract/table.js';
 
 /** An API token this close to its expiry is refreshed first. */
@@ -96,7 +96,7 @@ async function openAccounts(oauth: OAuthConfig, signIn: SignInConfig, table: Too
         throw new TokenExchangeError('the sign-in at the API has ended: sign in again (the next request asks for it)');
       }
       const subject = subjectOf(caller);
-      const id = randomBytes(24).toString('base64url');
+      const id = randomText(24);
       await store.put(`linkstart:${id}`, { subject } satisfies LinkStart, LINK_START_TTL_MS);
       const url = `${oauth.publicUrl}/oauth/link?id=${id}`;
       const message = `Link your ${apiName} account: open ${url} and sign in there; the call goes on once it is linked`;

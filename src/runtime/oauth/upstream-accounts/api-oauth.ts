@@ -2,11 +2,11 @@
 // user is sent to, and the token requests that trade the API's codes and refresh tokens. The
 // app's secret goes to the token URL only, and neither it nor a token reaches a message.
 
-import { createHash, randomBytes } from 'node:crypto';
 import { clientSecretBasic } from '../../call/request/client-auth.js';
 import type { SignInConfig } from '../../start/config.js';
 import type { AuthSchemeSpec, ToolTable } from '../../../contract/table.js';
 import { fetchWithoutRedirect } from '../without-redirect.js';
+import { randomText, sha256Base64url } from '../secrets.js';
 
 /** The API's tokens of one user, as kept (sealed) in the token store. */
 export interface ApiTokens {
@@ -43,13 +43,13 @@ const REFUSED_GRANT = new Set(['invalid_grant', 'bad_verification_code', 'bad_re
 const ERROR_CODE = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,100}$/;
 
 /** PKCE S256 (RFC 7636): a verifier and its challenge. */
-export function pkcePair(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: s256(verifier) };
+export async function pkcePair(): Promise<{ verifier: string; challenge: string }> {
+  const verifier = randomText(32);
+  return { verifier, challenge: await s256(verifier) };
 }
 
-export function s256(verifier: string): string {
-  return createHash('sha256').update(verifier).digest('base64url');
+export function s256(verifier: string): Promise<string> {
+  return sha256Base64url(verifier);
 }
 
 /**

@@ -5,20 +5,18 @@
 // same person the link was made for does the API's sign-in follow. So a link URL sent to
 // someone else links nothing, and nobody can attach their API account to another user.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { hostHeaderValidation } from '@modelcontextprotocol/node';
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { clientSecretBasic } from '../../call/request/client-auth.js';
 import type { OAuthConfig, ServerConfig, SignInConfig } from '../../start/config.js';
 import { ownHostNames } from '../../http/host-names.js';
-import type { HttpStep } from '../../http/pipeline.js';
+import type { WebEndpoints } from '../../web/web-steps.js';
 import type { Logger } from '../../start/log.js';
 import { accountsOf, saveLink, type Accounts, type LinkStart } from './accounts.js';
 import { ApiSignInError, pkcePair } from './api-oauth.js';
 import { newSecret } from '../authorization-server/grants.js';
-import { cookie, cookieOf, PENDING_TTL_MS, redirect, sameSecret } from '../authorization-server/forms.js';
-import { errorHtml, sendPage } from '../authorization-server/pages.js';
+import { cookie, cookieOf, hostRefusal, PENDING_TTL_MS, redirect, sameSecret } from '../authorization-server/forms.js';
+import { errorHtml, htmlAnswer } from '../authorization-server/pages.js';
 import type { ToolTable } from '../../../contract/table.js';
 import { fetchWithoutRedirect } from '../without-redirect.js';
 
@@ -45,7 +43,7 @@ export async function linkEndpoints(
   company: AuthorizationServerMetadata,
   table: ToolTable,
   log: Logger,
-): Promise<HttpStep> {
+): Promise<WebEndpoints> {
   const { oauth } = config;
   const publicUrl = oauth.publicUrl as string;
   const accounts = await accountsOf(oauth, oauth.signIn as SignInConfig, table, log);
@@ -60,31 +58,29 @@ export async function linkEndpoints(
     log,
   };
   log.notice(`API accounts are linked at ${publicUrl}${LINK_PATHS.start}; register ${publicUrl}${LINK_PATHS.callback} with the API`);
-  const checkHost = hostHeaderValidation(ownHostNames(publicUrl, config.allowedHosts));
-  const routes: Record<string, (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>> = {
-    [LINK_PATHS.start]: (_req, res, url) => start(context, res, url),
-    [LINK_PATHS.verified]: (req, res, url) => verified(context, req, res, url),
-    [LINK_PATHS.callback]: (req, res, url) => linked(context, req, res, url),
+  const hosts = ownHostNames(publicUrl, config.allowedHosts);
+  const routes: Record<string, (request: Request, url: URL) => Promise<Response>> = {
+    [LINK_PATHS.start]: (_request, url) => start(context, url),
+    [LINK_PATHS.verified]: (request, url) => verified(context, request, url),
+    [LINK_PATHS.callback]: (request, url) => linked(context, request, url),
   };
-  return async ({ req, res, url }) => {
-    const route = routes[url.pathname];
-    if (route === undefined) return true;
-    if (!checkHost(req, res)) return false;
-    if (req.method !== 'GET') {
-      res.writeHead(405, { allow: 'GET' }).end();
-      return false;
-    }
-    await route(req, res, url);
-    return false;
+  return {
+    serves: (path) => routes[path] !== undefined,
+    async answer(request, url) {
+      const refused = hostRefusal(request, hosts);
+      if (refused !== undefined) return refused;
+      if (request.method !== 'GET') return new Response(null, { status: 405, headers: { allow: 'GET' } });
+      return (routes[url.pathname] as (request: Request, url: URL) => Promise<Response>)(request, url);
+    },
   };
 }
 
 /** GET /oauth/link?id: first, who opens it signs in at the company's authorization server. */
-async function start(context: Context, res: ServerResponse, url: URL): Promise<void> {
+async function start(context: Context, url: URL): Promise<Response> {
   const id = url.searchParams.get('id') ?? '';
   const pending = id === '' ? undefined : await context.accounts.store.get<LinkStart>(`linkstart:${id}`);
-  if (pending === undefined) return sendPage(res, 400, errorHtml('Link expired', 'Call the tool again for a new link.'));
-  const { verifier, challenge } = pkcePair();
+  if (pending === undefined) return htmlAnswer(400, errorHtml('Link expired', 'Call the tool again for a new link.'));
+  const { verifier, challenge } = await pkcePair();
   const state = newSecret('');
   const nonce = newSecret('');
   await context.accounts.store.put(`linkverify:${state}`, { id, verifier, nonce }, PENDING_TTL_MS);
@@ -99,66 +95,60 @@ async function start(context: Context, res: ServerResponse, url: URL): Promise<v
     code_challenge: challenge,
     code_challenge_method: 'S256',
   }).toString();
-  res.setHeader('set-cookie', cookie(LINK_COOKIE, state, LINK_PATHS.verified, 'Lax', context.secureCookies));
-  redirect(res, authorize.href);
+  return redirect(authorize.href, [['set-cookie', cookie(LINK_COOKIE, state, LINK_PATHS.verified, 'Lax', context.secureCookies)]]);
 }
 
 /** Back from the company's sign-in: the same person the link was made for goes on to the API's sign-in. */
-async function verified(context: Context, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+async function verified(context: Context, req: Request, url: URL): Promise<Response> {
   const state = url.searchParams.get('state') ?? '';
   if (state === '' || !sameSecret(cookieOf(req, LINK_COOKIE), state)) {
-    return sendPage(res, 400, errorHtml('Link refused', 'This link was not opened in this browser. Call the tool again for a new link.'));
+    return htmlAnswer(400, errorHtml('Link refused', 'This link was not opened in this browser. Call the tool again for a new link.'));
   }
   const started = await context.accounts.store.take<{ id: string; verifier: string; nonce: string }>(`linkverify:${state}`);
   const code = url.searchParams.get('code');
-  if (started === undefined || code === null) return sendPage(res, 400, errorHtml('Link expired', 'Call the tool again for a new link.'));
+  if (started === undefined || code === null) return htmlAnswer(400, errorHtml('Link expired', 'Call the tool again for a new link.'));
   let subject: string;
   try {
     subject = await signedInSubject(context, code, started.verifier, started.nonce);
   } catch (error) {
     context.log.warn(`link: the company sign-in failed: ${(error as Error).message}`);
-    return sendPage(res, 502, errorHtml('Sign-in failed', `${(error as Error).message}. Call the tool again for a new link.`));
+    return htmlAnswer(502, errorHtml('Sign-in failed', `${(error as Error).message}. Call the tool again for a new link.`));
   }
   const pending = await context.accounts.store.take<LinkStart>(`linkstart:${started.id}`);
-  if (pending === undefined) return sendPage(res, 400, errorHtml('Link expired', 'Call the tool again for a new link.'));
+  if (pending === undefined) return htmlAnswer(400, errorHtml('Link expired', 'Call the tool again for a new link.'));
   if (pending.subject !== subject) {
     context.log.warn('link: opened by another user than the one it was made for; nothing linked');
-    return sendPage(res, 403, errorHtml('Link refused', 'You signed in as another user than the one who asked to link an account.'));
+    return htmlAnswer(403, errorHtml('Link refused', 'You signed in as another user than the one who asked to link an account.'));
   }
-  const { verifier, challenge } = pkcePair();
+  const { verifier, challenge } = await pkcePair();
   const apiState = newSecret('');
   await context.accounts.store.put(`signin:${apiState}`, { linkKey: context.accounts.linkKeyOf(subject), verifier }, PENDING_TTL_MS);
-  res.setHeader('set-cookie', [
-    cookie(LINK_COOKIE, '', LINK_PATHS.verified, 'Lax', context.secureCookies, 0),
-    cookie(SIGN_IN_COOKIE, apiState, LINK_PATHS.callback, 'Lax', context.secureCookies),
+  return redirect(context.accounts.api.signInUrl(apiState, challenge, `${context.publicUrl}${LINK_PATHS.callback}`), [
+    ['set-cookie', cookie(LINK_COOKIE, '', LINK_PATHS.verified, 'Lax', context.secureCookies, 0)],
+    ['set-cookie', cookie(SIGN_IN_COOKIE, apiState, LINK_PATHS.callback, 'Lax', context.secureCookies)],
   ]);
-  redirect(res, context.accounts.api.signInUrl(apiState, challenge, `${context.publicUrl}${LINK_PATHS.callback}`));
 }
 
 /** Back from the API's sign-in: its tokens are kept for the user, sealed. */
-async function linked(context: Context, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+async function linked(context: Context, req: Request, url: URL): Promise<Response> {
   const state = url.searchParams.get('state') ?? '';
   if (state === '' || !sameSecret(cookieOf(req, SIGN_IN_COOKIE), state)) {
-    return sendPage(
-      res,
-      400,
-      errorHtml('Link refused', 'This sign-in was not started in this browser. Call the tool again for a new link.'),
-    );
+    return htmlAnswer(400, errorHtml('Link refused', 'This sign-in was not started in this browser. Call the tool again for a new link.'));
   }
   const started = await context.accounts.store.take<{ linkKey: string; verifier: string }>(`signin:${state}`);
   const code = url.searchParams.get('code');
-  res.setHeader('set-cookie', cookie(SIGN_IN_COOKIE, '', LINK_PATHS.callback, 'Lax', context.secureCookies, 0));
+  const cleared: [string, string][] = [['set-cookie', cookie(SIGN_IN_COOKIE, '', LINK_PATHS.callback, 'Lax', context.secureCookies, 0)]];
   if (started === undefined || code === null)
-    return sendPage(res, 400, errorHtml('Link not made', 'The sign-in at the API did not complete.'));
+    return htmlAnswer(400, errorHtml('Link not made', 'The sign-in at the API did not complete.'), cleared);
   try {
     const tokens = await context.accounts.api.redeem(code, started.verifier, `${context.publicUrl}${LINK_PATHS.callback}`);
     await saveLink(context.accounts.store, started.linkKey, tokens);
   } catch (error) {
     if (!(error instanceof ApiSignInError)) throw error;
     context.log.warn(`link: the sign-in at the API failed: ${error.message}`);
-    return sendPage(res, 502, errorHtml('Link not made', `${error.message}. Call the tool again for a new link.`));
+    return htmlAnswer(502, errorHtml('Link not made', `${error.message}. Call the tool again for a new link.`), cleared);
   }
-  sendPage(res, 200, errorHtml(`${context.apiName} account linked`, 'You can close this window and go back to your client.'));
+  return htmlAnswer(200, errorHtml(`${context.apiName} account linked`, 'You can close this window and go back to your client.'), cleared);
 }
 
 /** The company's code traded for an ID token, whose signature, issuer, audience and nonce are checked: its subject. */

@@ -4,13 +4,13 @@
 // cached per caller token (by its hash) until shortly before they expire. Loaded only when
 // token exchange is on (on-behalf.ts).
 
-import { createHash } from 'node:crypto';
 import type { AuthInfo, AuthorizationServerMetadata } from '@modelcontextprotocol/server';
 import { MAX_TOKEN_RESPONSE_BYTES } from '../../call/request/client-credentials.js';
 import { clientSecretBasic } from '../../call/request/client-auth.js';
 import type { TokenExchangeKind } from '../../start/config.js';
 import type { Logger } from '../../start/log.js';
 import type { LinkRequired } from '../../call/answer/link-mark.js';
+import { sha256Base64url } from '../secrets.js';
 import { discoverAuthorizationServer } from '../resource-server/discovery.js';
 import { fromWebResponse, readLimited } from '../../call/send/upstream.js';
 import { redact } from '../../call/answer/redact.js';
@@ -89,12 +89,13 @@ export function createTokenExchanger(settings: TokenExchangeSettings, options: E
     discoverAuthorizationServer(settings.issuer).then((metadata) => endpointOf(metadata, settings.issuer));
 
   return {
-    tokenFor(caller, signal) {
-      const key = keyOf(caller.token);
+    async tokenFor(caller, signal) {
+      // Nothing else waits between this digest and the cache's entry: callers of one token share one request.
+      const key = await keyOf(caller.token);
       const cached = cache.get(key);
       if (cached !== undefined) {
         if (cached.issued === undefined) return abortable(cached.pending, signal).then((t) => t.token);
-        if (cached.issued.usableUntil > now()) return Promise.resolve(cached.issued.token);
+        if (cached.issued.usableUntil > now()) return cached.issued.token;
         cache.delete(key);
       }
       const sentAt = now();
@@ -119,8 +120,8 @@ export function createTokenExchanger(settings: TokenExchangeSettings, options: E
       while (cache.size > maxEntries) cache.delete(cache.keys().next().value as string);
       return abortable(entry.pending, signal).then((t) => t.token);
     },
-    forget(caller) {
-      const key = keyOf(caller.token);
+    async forget(caller) {
+      const key = await keyOf(caller.token);
       if (cache.get(key)?.issued !== undefined) cache.delete(key);
     },
   };
@@ -251,8 +252,17 @@ function endpointOf(metadata: AuthorizationServerMetadata, issuer: string): stri
   return url;
 }
 
-/** The cache key of a caller token: its SHA-256, so that the cache holds no caller token. */
-const keyOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
+let lastKey: Promise<unknown> = Promise.resolve();
+/**
+ * The cache key of a caller token: its SHA-256, so that the cache holds no caller token. Digests
+ * resolve in the order they were asked for (Web Crypto's need not), so that a forget followed by a
+ * tokenFor acts in that order.
+ */
+const keyOf = (token: string): Promise<string> => {
+  const key = lastKey.then(() => sha256Base64url(token));
+  lastKey = key.catch(() => undefined);
+  return key;
+};
 
 /** Why fetch failed, in a word: its cause's code (ECONNREFUSED), or the cause's message (a redirect). */
 function cause(error: unknown): string {

@@ -9,6 +9,9 @@ import { hooks } from '../hooks.ts';
 // Code mode's QuickJS, compiled by wrangler's bundle as a WebAssembly.Module: workerd compiles no
 // WebAssembly from bytes at run time.
 import quickjsWasm from '@jitl/quickjs-wasmfile-release-sync/wasm';
+// The token store of this server's own sign-in as a Durable Object (MCP_TOKEN_STORE=durable-object:
+// <binding>), for wrangler.jsonc to bind: it takes codes and refresh tokens atomically.
+export { TokenStoreObject } from '../../lib/runtime/oauth/authorization-server/token-store-object.js';
 
 let server: WebServer | undefined;
 
@@ -20,7 +23,7 @@ function serverOf(env: Record<string, unknown>): WebServer {
     table: table as never,
     hooks,
     env: textsOf(env),
-    // A KV namespace bound in wrangler.jsonc, for MCP_OPERATION_STORE=workers-kv:<binding>.
+    // A KV namespace or Durable Object bound in wrangler.jsonc, for MCP_OPERATION_STORE or MCP_TOKEN_STORE.
     bindings: env,
     // 2025-era clients' sessions, one Durable Object each (McpSession below).
     sessions: env.MCP_SESSIONS as never,

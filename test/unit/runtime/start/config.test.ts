@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, isLoopback, type ServerConfig } from '../../../../src/runtime/start/config.js';
 import { readConfig } from '../../../../src/runtime/start/command-line.js';
-import { operationStoreProblem } from '../../../../src/runtime/store/setting.js';
+import { operationStoreProblem, tokenStoreProblem } from '../../../../src/runtime/store/setting.js';
 
 const config = (argv: string[], env: NodeJS.ProcessEnv = {}) => readConfig(argv, env) as ServerConfig;
 const refusal = (argv: string[], env: NodeJS.ProcessEnv = {}): string => {
@@ -215,6 +215,19 @@ describe('--operation-store', () => {
     expect(operationStoreProblem({ ...redis, location: 'deno-kv:/var/ops.sqlite' }, 'deno')).toBeUndefined();
     expect(operationStoreProblem({ ...redis, location: 'workers-kv:OPS' }, 'deno')).toMatch(/served on cloudflare/);
     expect(operationStoreProblem(redis, 'cloudflare')).toMatch(/served on node, and this server runs on cloudflare/);
+  });
+
+  it("--token-store at start: the file and Redis on Node, each platform's KV on its platform, with a key of 32 bytes", () => {
+    const file = { location: 'file', keys: key };
+    expect(tokenStoreProblem(file, 'node')).toBeUndefined();
+    expect(tokenStoreProblem({ ...file, location: 'redis://127.0.0.1:6379' }, 'node')).toBeUndefined();
+    expect(tokenStoreProblem({ ...file, location: 'workers-kv:MCP_TOKENS' }, 'cloudflare')).toBeUndefined();
+    expect(tokenStoreProblem({ ...file, location: 'durable-object:MCP_TOKENS' }, 'cloudflare')).toBeUndefined();
+    expect(tokenStoreProblem({ ...file, location: 'durable-object:MCP_TOKENS' }, 'deno')).toMatch(/served on cloudflare/);
+    expect(tokenStoreProblem({ ...file, location: 'deno-kv' }, 'deno')).toBeUndefined();
+    expect(tokenStoreProblem(file, 'deno')).toBe('--token-store: that store is served on node, and this server runs on deno');
+    expect(tokenStoreProblem({ ...file, location: 'deno-kv' }, 'node')).toMatch(/served on deno, and this server runs on node/);
+    expect(tokenStoreProblem({ ...file, keys: 'c2hvcnQ=' }, 'node')).toMatch(/^MCP_TOKEN_STORE_KEY is not 32 bytes/);
   });
 
   it('an unknown store is refused without echoing it', () => {

@@ -150,7 +150,12 @@ describe('--oauth-api-client-id: each user signs in at the API', () => {
     [APP, APP_ENV, /needs --public-url \(MCP_PUBLIC_URL\).*<public-url>\/oauth\/callback/],
     [OWN, { MCP_TOKEN_STORE_KEY: KEY }, /needs the app's secret: set MCP_OAUTH_API_CLIENT_SECRET/],
     [OWN, { MCP_OAUTH_API_CLIENT_SECRET: 's' }, /needs MCP_TOKEN_STORE_KEY.*openssl rand -base64 32/],
-    [[...OWN, '--token-store', 'memcached://x'], APP_ENV, /--token-store must be file or a redis:\/\/ or rediss:\/\/ URL/],
+    [
+      [...OWN, '--token-store', 'memcached://x'],
+      APP_ENV,
+      /--token-store must be file, a redis:\/\/ or rediss:\/\/ URL, deno-kv\[:PATH\], workers-kv:BINDING or durable-object:BINDING/,
+    ],
+    [[...OWN, '--token-store', 'workers-kv:not a name'], APP_ENV, /--token-store must be file/],
     [[...OWN, '--oauth-api-client-auth', 'jwt'], APP_ENV, /--oauth-api-client-auth must be post or basic/],
     [[...OWN, '--oauth-api-scopes', 'a"b'], APP_ENV, /--oauth-api-scopes: "a"b" is not an OAuth scope/],
     [[...OWN, '--oauth-api-token-url', 'http://api.example/token'], APP_ENV, /--oauth-api-token-url must be an https URL/],
@@ -167,6 +172,13 @@ describe('--oauth-api-client-id: each user signs in at the API', () => {
     expect(() => config(args, env)).toThrow(ConfigError);
     expect(() => config(args, env)).toThrow(message);
   });
+
+  it.each(['workers-kv:MCP_TOKENS', 'durable-object:MCP_TOKENS', 'deno-kv', 'deno-kv:/var/tokens.sqlite'])(
+    'takes the platform store %s',
+    (location) => {
+      expect(config([...OWN, '--token-store', location], APP_ENV).oauth?.signIn?.store.location).toBe(location);
+    },
+  );
 
   it('stdio refuses it, and no message carries a secret', () => {
     expect(() => readConfig([...OWN], APP_ENV)).toThrow(/--oauth-api-client-id serves HTTP clients/);
