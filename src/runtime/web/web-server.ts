@@ -201,6 +201,27 @@ function platformProblem(input: WebServerInput, config: ServerConfig): string | 
   if (config.baseUrl === undefined && input.table.publicServers !== undefined) {
     return `the spec came from a URL, so its servers are screened for internal addresses, which ${on}'s fetch cannot do (it tells no resolved address): set API_BASE_URL to the API's URL`;
   }
+  const tokenUrl = unscreenedTokenUrl(input.table, input.env);
+  if (tokenUrl !== undefined) {
+    return `the spec came from a URL, so its OAuth token URL (${tokenUrl}) is screened for internal addresses, which ${on}'s fetch cannot do: generate from a saved copy of the spec, or use the Node server`;
+  }
+  return undefined;
+}
+
+/**
+ * The token URL of a client credentials scheme the server will use (its client id is set) that a
+ * spec read from a URL named outside its own origin: on Node checked before each token request.
+ */
+function unscreenedTokenUrl(table: ToolTable, env: Record<string, string | undefined>): string | undefined {
+  const rule = table.publicServers;
+  if (rule === undefined) return undefined;
+  for (const scheme of Object.values(table.auth)) {
+    if (scheme.type !== 'oauth2' || scheme.clientCredentials === undefined) continue;
+    if (!env[scheme.env.clientId ?? '']) continue;
+    const tokenUrl = scheme.clientCredentials.tokenUrl;
+    const origin = URL.canParse(tokenUrl) ? new URL(tokenUrl).origin : undefined;
+    if (origin !== rule.trustedOrigin) return tokenUrl.split('?')[0];
+  }
   return undefined;
 }
 
