@@ -13,7 +13,7 @@ import { Authenticator, type RequestCredentials } from './request/credentials.js
 import type { Cancellation } from './send/call-limit.js';
 import type { SendOne } from './send/middleware.js';
 import { createChecks, type Checks } from './request/checks.js';
-import { apiBase } from './request/outgoing.js';
+import { upstreamBases } from './request/outgoing.js';
 import type { OnBehalf } from '../oauth/upstream-accounts/on-behalf.js';
 import { toolError, type Structurer } from '../mcp/output.js';
 import { structureFor } from './answer/shape.js';
@@ -46,8 +46,8 @@ export interface CallServices {
   readonly schemas: ToolSchemas;
   readonly checks: Checks;
   readonly auth: Authenticator;
-  /** The base URL of operations without servers of their own. */
-  readonly defaultBase: string;
+  /** Where a tool's requests go (outgoing.ts), or why nowhere. */
+  readonly baseOf: (tool: ToolSpec) => { base: string } | { problem: string };
   readonly sending: Sending;
   readonly redactor: Redactor;
   /** What calls send on their caller's behalf (on-behalf.ts, loaded on first need); undefined when no setting asks for it. */
@@ -81,7 +81,7 @@ export function callServices(
     schemas,
     checks,
     auth: new Authenticator(table, platform().env, log, config.timeoutMs),
-    defaultBase: apiBase(table, config.baseUrl),
+    baseOf: upstreamBases(table, config.baseUrl, platform().env),
     // Each try to the upstream, observed; the pacing goes around it per call (retry.ts).
     sending: createSending(config.sending, log, {
       upstream: upstreamSender(table, config),

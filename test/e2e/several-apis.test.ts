@@ -1,0 +1,126 @@
+// Several APIs in one server, run as a user runs it: the built CLI serves the two Petstore
+// samples (OpenAPI 3 and Swagger 2.0, the same operationIds) together through the official SDK
+// client. Each tool carries its namespace and reaches its own recording upstream with its own
+// credential; the code-mode program calls both.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { buildCli, connect, REPO } from '../../harness/project.js';
+import { petAnswer, startUpstream, type Upstream } from '../harness/upstream.js';
+import { runCli } from '../harness/cli.js';
+import type { ToolTable } from '../../src/contract/table.js';
+
+const BIN = join(REPO, 'bin/mcp-gen.js');
+const PETSTORE = join(REPO, 'samples/petstore/openapi.json');
+const PETSTORE_SWAGGER2 = join(REPO, 'samples/petstore-swagger2/openapi.yaml');
+const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-apis-e2e-'));
+
+let shopUpstream: Upstream;
+let zooUpstream: Upstream;
+let config: string;
+beforeAll(async () => {
+  buildCli();
+  shopUpstream = await startUpstream(petAnswer);
+  zooUpstream = await startUpstream(petAnswer);
+  config = join(scratch, 'mcp-gen.config.json');
+  // The shop's upstream is the config file's choice; the zoo's comes from ZOO_BASE_URL at start.
+  writeFileSync(
+    config,
+    JSON.stringify({
+      apis: [
+        { spec: PETSTORE, namespace: 'shop', baseUrl: `${shopUpstream.url}/v2` },
+        { spec: PETSTORE_SWAGGER2, namespace: 'zoo' },
+      ],
+    }),
+  );
+});
+afterAll(async () => {
+  await shopUpstream?.close();
+  await zooUpstream?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const credentials = { SHOP_API_KEY: 'shop-key', ZOO_API_KEY: 'zoo-key' };
+
+async function serve(extra: string[] = []): Promise<Client> {
+  return connect('stdio', REPO, {
+    argv: [BIN, 'serve', '--config', config, '--log-level', 'warn', ...extra],
+    env: { ...credentials, ZOO_BASE_URL: `${zooUpstream.url}/v2` },
+  });
+}
+
+const sent = (upstream: Upstream) => upstream.requests.map((r) => [`${r.method} ${r.url}`, r.headers.api_key]);
+
+describe('mcp-gen serve over two APIs whose operationIds collide', () => {
+  it('names each tool with its namespace, and each call reaches its own upstream with its own credential', async () => {
+    const client = await serve(['--tools', 'direct']);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['shop_getPetById', 'zoo_getPetById']));
+      expect(names).not.toContain('getPetById');
+      shopUpstream.clear();
+      zooUpstream.clear();
+      const shop = await client.callTool({ name: 'shop_getPetById', arguments: { petId: 1 } });
+      const zoo = await client.callTool({ name: 'zoo_getPetById', arguments: { petId: 2 } });
+      expect(shop.isError, JSON.stringify(shop.content)).toBeFalsy();
+      expect(zoo.isError, JSON.stringify(zoo.content)).toBeFalsy();
+      expect(sent(shopUpstream)).toEqual([['GET /v2/pet/1', 'shop-key']]);
+      expect(sent(zooUpstream)).toEqual([['GET /v2/pet/2', 'zoo-key']]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('the two APIs in code mode', () => {
+  it('one program calls both, each call reaching its own upstream with its own credential', async () => {
+    const client = await serve(['--tools', 'code']);
+    try {
+      shopUpstream.clear();
+      zooUpstream.clear();
+      const program = `
+const shop = await api.shop_getPetById({ petId: 3 });
+const zoo = await api.zoo_getPetById({ petId: 4 });
+return [shop.id, zoo.id];`;
+      const result = await client.callTool({ name: 'execute', arguments: { code: program } });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ result: [3, 4], calls: 2 });
+      expect(sent(shopUpstream)).toEqual([['GET /v2/pet/3', 'shop-key']]);
+      expect(sent(zooUpstream)).toEqual([['GET /v2/pet/4', 'zoo-key']]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('mcp-gen <spec> <spec>', () => {
+  it('two specs of one title are one line naming both and the namespace they share, exit 2', () => {
+    const r = runCli([PETSTORE, PETSTORE_SWAGGER2, '--out', join(scratch, 'never')], scratch);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `mcp-gen: error: ${PETSTORE} and ${PETSTORE_SWAGGER2} both have the namespace "swagger_petstore": give one another in the config file's "apis"`,
+    ]);
+  });
+
+  it('generates one project whose table keeps each API, its credential variables and its base URL variable, and says so', () => {
+    const out = join(scratch, 'together');
+    const r = runCli(['--config', config, '--out', out], scratch);
+    expect(r.code, r.stderr).toBe(0);
+    const table = JSON.parse(readFileSync(join(out, 'tools.json'), 'utf8')) as ToolTable;
+    expect(table.apis).toEqual({
+      shop: { servers: [{ url: `${shopUpstream.url}/v2` }], baseUrlEnv: 'SHOP_BASE_URL' },
+      zoo: { servers: [{ url: 'http://petstore.swagger.io/v2' }], baseUrlEnv: 'ZOO_BASE_URL' },
+    });
+    expect(table.auth.shop_api_key).toMatchObject({ type: 'apiKey', env: { key: 'SHOP_API_KEY' } });
+    expect(table.auth.zoo_api_key).toMatchObject({ type: 'apiKey', env: { key: 'ZOO_API_KEY' } });
+    expect(r.stdout).toContain(
+      [
+        '  APIs: 2, each tool named <namespace>_<operation>',
+        `    shop: 20 tools, upstream SHOP_BASE_URL (else ${shopUpstream.url}/v2)`,
+        '    zoo: 20 tools, upstream ZOO_BASE_URL (else http://petstore.swagger.io/v2)',
+      ].join('\n'),
+    );
+  });
+});
