@@ -104,6 +104,22 @@ describe('mcp-gen <spec> <spec>', () => {
     ]);
   });
 
+  it('two tools that share a name even with their namespaces are one line naming both operations, exit 2', () => {
+    const folder = mkdtempSync(join(scratch, 'collide-'));
+    // shop's getPetById becomes shop_pet_x; shop_pet's findPetsByStatus becomes shop_pet_x too
+    const overrides = { getPetById: { name: 'pet_x' }, findPetsByStatus: { name: 'x' } };
+    const apis = [
+      { spec: PETSTORE, namespace: 'shop' },
+      { spec: PETSTORE_SWAGGER2, namespace: 'shop_pet' },
+    ];
+    writeFileSync(join(folder, 'mcp-gen.config.json'), JSON.stringify({ apis, toolOverrides: overrides }));
+    const r = runCli(['--out', join(folder, 'never')], folder);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'mcp-gen: error: tool name "shop_pet_x" of shop_pet: findPetsByStatus is already that of shop: getPetById: give one API another namespace',
+    ]);
+  });
+
   it('generates one project whose table keeps each API, its credential variables and its base URL variable, and says so', () => {
     const out = join(scratch, 'together');
     const r = runCli(['--config', config, '--out', out], scratch);
