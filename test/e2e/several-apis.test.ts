@@ -131,6 +131,16 @@ describe('mcp-gen <spec> <spec>', () => {
     });
     expect(table.auth.shop_api_key).toMatchObject({ type: 'apiKey', env: { key: 'SHOP_API_KEY' } });
     expect(table.auth.zoo_api_key).toMatchObject({ type: 'apiKey', env: { key: 'ZOO_API_KEY' } });
+    // Claude Desktop's form and .env.example ask for each API's base URL, required of none: both specs name one.
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as {
+      user_config: Record<string, { title: string; required: boolean }>;
+    };
+    expect(manifest.user_config.shop_base_url).toMatchObject({ title: 'shop API base URL', required: false });
+    expect(manifest.user_config.zoo_base_url).toMatchObject({ title: 'zoo API base URL', required: false });
+    expect(manifest.user_config).not.toHaveProperty('api_base_url');
+    const example = readFileSync(join(out, '.env.example'), 'utf8');
+    expect(example).toContain(`# the shop API's base URL [${shopUpstream.url}/v2]\nSHOP_BASE_URL=\n`);
+    expect(example).toContain("# the zoo API's base URL [http://petstore.swagger.io/v2]\nZOO_BASE_URL=\n");
     expect(r.stdout).toContain(
       [
         '  APIs: 2, each tool named <namespace>_<operation>',
