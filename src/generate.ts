@@ -129,8 +129,11 @@ async function toolsFromApis(resolved: ResolvedOptions): Promise<ScreenedTools> 
         `${taken} and ${api.spec} both have the namespace "${namespace}": give one another in the config file's "apis"`,
       );
     specOf.set(namespace, api.spec);
-    publicServers ??= await screenUpstreams(spec, resolved.allowInternalServers);
+    // Each API's requests keep its own spec's rule (ApiSpec.publicServers); the table's, for token URLs, is the first's.
+    const screened = await screenUpstreams(spec, resolved.allowInternalServers);
+    publicServers ??= screened;
     const built = buildTools(spec, { ...resolved, name: namespace, envPrefix: undefined, titleNamesCredentials: true });
+    if (screened) built.table.publicServers = screened;
     if (api.baseUrl !== undefined) built.table.servers = [{ url: api.baseUrl }];
     apis.push({ namespace, built });
   }

@@ -64,6 +64,8 @@ export interface ToolTable {
 export interface ApiSpec {
   servers: ServerSpec[];
   baseUrlEnv: string;
+  /** ToolTable.publicServers for this API's requests: its spec came from a URL. */
+  publicServers?: { trustedOrigin?: string };
 }
 
 export type AuthSchemeSpec = (

@@ -66,7 +66,9 @@ export function joinApis(apis: NamespacedTools[], name: string): BuiltTools {
 
 /** What the tools of one API share: its servers, and the variable that replaces them. */
 function apiOf(namespace: string, table: ToolTable): ApiSpec {
-  return { servers: table.servers, baseUrlEnv: baseUrlVariable(namespace) };
+  const api: ApiSpec = { servers: table.servers, baseUrlEnv: baseUrlVariable(namespace) };
+  if (table.publicServers) api.publicServers = table.publicServers;
+  return api;
 }
 
 /** Each tool's name under its namespace; one already taken by another API's tool is an error naming both operations. */

@@ -23,7 +23,8 @@ let config: string;
 beforeAll(async () => {
   buildCli();
   shopUpstream = await startUpstream(petAnswer);
-  zooUpstream = await startUpstream(petAnswer);
+  // The zoo's upstream also serves its spec, for the API given by URL below.
+  zooUpstream = await startUpstream((req) => (req.path === '/spec/openapi.json' ? { body: servedSpec() } : petAnswer(req)));
   config = join(scratch, 'mcp-gen.config.json');
   // The shop's upstream is the config file's choice; the zoo's comes from ZOO_BASE_URL at start.
   writeFileSync(
@@ -42,6 +43,9 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+/** The Petstore as its API serves it: its server relative to where the spec is. */
+const servedSpec = () => JSON.stringify({ ...(JSON.parse(readFileSync(PETSTORE, 'utf8')) as object), servers: [{ url: '/v2' }] });
+
 const credentials = { SHOP_API_KEY: 'shop-key', ZOO_API_KEY: 'zoo-key' };
 
 async function serve(extra: string[] = []): Promise<Client> {
@@ -53,6 +57,18 @@ async function serve(extra: string[] = []): Promise<Client> {
 
 const sent = (upstream: Upstream) => upstream.requests.map((r) => [`${r.method} ${r.url}`, r.headers.api_key]);
 
+/** shop_getPetById and zoo_getPetById called once each: each request on its own upstream, with its own key. */
+async function expectEachOnItsOwnUpstream(client: Client, shopPet: number, zooPet: number): Promise<void> {
+  shopUpstream.clear();
+  zooUpstream.clear();
+  const shop = await client.callTool({ name: 'shop_getPetById', arguments: { petId: shopPet } });
+  const zoo = await client.callTool({ name: 'zoo_getPetById', arguments: { petId: zooPet } });
+  expect(shop.isError, JSON.stringify(shop.content)).toBeFalsy();
+  expect(zoo.isError, JSON.stringify(zoo.content)).toBeFalsy();
+  expect(sent(shopUpstream)).toEqual([[`GET /v2/pet/${shopPet}`, 'shop-key']]);
+  expect(sent(zooUpstream)).toEqual([[`GET /v2/pet/${zooPet}`, 'zoo-key']]);
+}
+
 describe('mcp-gen serve over two APIs whose operationIds collide', () => {
   it('names each tool with its namespace, and each call reaches its own upstream with its own credential', async () => {
     const client = await serve(['--tools', 'direct']);
@@ -60,14 +76,27 @@ describe('mcp-gen serve over two APIs whose operationIds collide', () => {
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(['shop_getPetById', 'zoo_getPetById']));
       expect(names).not.toContain('getPetById');
-      shopUpstream.clear();
-      zooUpstream.clear();
-      const shop = await client.callTool({ name: 'shop_getPetById', arguments: { petId: 1 } });
-      const zoo = await client.callTool({ name: 'zoo_getPetById', arguments: { petId: 2 } });
-      expect(shop.isError, JSON.stringify(shop.content)).toBeFalsy();
-      expect(zoo.isError, JSON.stringify(zoo.content)).toBeFalsy();
-      expect(sent(shopUpstream)).toEqual([['GET /v2/pet/1', 'shop-key']]);
-      expect(sent(zooUpstream)).toEqual([['GET /v2/pet/2', 'zoo-key']]);
+      await expectEachOnItsOwnUpstream(client, 1, 2);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('an API from a URL beside one from a file', () => {
+  it("keeps the URL's rule (its own origin or public addresses) to its own calls: the file's API reaches its loopback upstream", async () => {
+    const folder = mkdtempSync(join(scratch, 'url-'));
+    const apis = [
+      { spec: PETSTORE, namespace: 'shop', baseUrl: `${shopUpstream.url}/v2` },
+      { spec: `${zooUpstream.url}/spec/openapi.json`, namespace: 'zoo' },
+    ];
+    writeFileSync(join(folder, 'mcp-gen.config.json'), JSON.stringify({ apis }));
+    const client = await connect('stdio', REPO, {
+      argv: [BIN, 'serve', '--config', join(folder, 'mcp-gen.config.json'), '--log-level', 'warn', '--tools', 'direct'],
+      env: credentials,
+    });
+    try {
+      await expectEachOnItsOwnUpstream(client, 5, 6);
     } finally {
       await client.close();
     }

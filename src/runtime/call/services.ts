@@ -18,7 +18,7 @@ import type { OnBehalf } from '../oauth/upstream-accounts/on-behalf.js';
 import { toolError, type Structurer } from '../mcp/output.js';
 import { structureFor } from './answer/shape.js';
 import { serverRedactor, type Redactor } from './answer/redact.js';
-import type { ToolSpec, ToolTable } from '../../contract/table.js';
+import { ownValue, type ToolSpec, type ToolTable } from '../../contract/table.js';
 import { perTool, toolSchemas, type ToolSchemas } from '../mcp/tool-schemas.js';
 import { credentialPlaces, sendFollowingRedirects } from './send/upstream.js';
 import { followsOperations } from '../start/optional-features.js';
@@ -126,6 +126,24 @@ function upstreamSender(table: ToolTable, config: ServerConfig): SendOne {
   for (const [name] of config.staticHeaders) places.headers.add(name.toLowerCase());
   // The caller's identity, like a static header, is for the API's origin only.
   if (config.oauth?.identityHeader !== undefined) places.headers.add(config.oauth.identityHeader.toLowerCase());
-  const publicServers = config.baseUrl === undefined ? table.publicServers : undefined;
-  return (request: OutgoingRequest, signal: Cancellation) => sendFollowingRedirects(request, signal, places, publicServers);
+  const ruleOf = publicServerRules(table, config.baseUrl);
+  return (request: OutgoingRequest, signal: Cancellation) => sendFollowingRedirects(request, signal, places, ruleOf(request.tool));
+}
+
+/**
+ * Whether a tool's requests may reach public addresses only: its spec came from a URL and no
+ * one chose its upstream. Over several APIs, each API's own rule, lifted by its
+ * `<NAMESPACE>_BASE_URL` too.
+ */
+function publicServerRules(table: ToolTable, baseUrl: string | undefined): (toolName: string) => ToolTable['publicServers'] {
+  const single = baseUrl === undefined ? table.publicServers : undefined;
+  if (table.apis === undefined) return () => single;
+  const env = platform().env;
+  const byTool = new Map<string, ToolTable['publicServers']>();
+  for (const tool of table.tools) {
+    const api = tool.api === undefined ? undefined : ownValue(table.apis, tool.api);
+    const chosen = baseUrl !== undefined || (api !== undefined && Boolean(env[api.baseUrlEnv]));
+    byTool.set(tool.name, api === undefined ? single : chosen ? undefined : api.publicServers);
+  }
+  return (toolName) => (byTool.has(toolName) ? byTool.get(toolName) : single);
 }
