@@ -429,6 +429,8 @@ export function targetsError(at: string, wrong: string): string {
 function checkCombination(merged: UserOptions): string {
   if (merged.apis !== undefined) {
     if (merged.spec !== undefined) throw new OptionsError('give one spec, or "apis" for several, not both');
+    if (merged.envPrefix !== undefined)
+      throw new OptionsError("--env-prefix does not apply to several APIs: each API's credential variables start with its namespace");
     checkApis(merged.apis, 'options: "apis"');
     return (merged.apis[0] as ApiOption).spec;
   }

@@ -133,6 +133,14 @@ describe('mcp-gen <spec> <spec>', () => {
     ]);
   });
 
+  it('--env-prefix, which one API would take, is one line saying each API has its namespace, exit 2', () => {
+    const r = runCli(['--config', config, '--env-prefix', 'ACME', '--out', join(scratch, 'never')], scratch);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      "mcp-gen: error: --env-prefix does not apply to several APIs: each API's credential variables start with its namespace",
+    ]);
+  });
+
   it('two tools that share a name even with their namespaces are one line naming both operations, exit 2', () => {
     const folder = mkdtempSync(join(scratch, 'collide-'));
     // shop's getPetById becomes shop_pet_x; shop_pet's findPetsByStatus becomes shop_pet_x too
