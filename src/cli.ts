@@ -6,10 +6,10 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { relative } from 'node:path';
 import { GENERATOR_VERSION } from './version.js';
 import { nearest } from './contract/did-you-mean.js';
-import { resolveServerUrl } from './contract/server-url.js';
 import { formatWarning } from './warnings.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
+import { apiLines } from './model/apis.js';
 import { OVERLAY_OPTION, optionsFromCommandLine, withModelOptions, withTargetOption, type CliFlags } from './flags.js';
 
 const print = (line = '') => process.stdout.write(line + '\n');
@@ -49,13 +49,9 @@ function printDrift({ table, plan }: GenerateResult, where: string): void {
 
 /** Over several APIs: each namespace, its tools and where they go. */
 function printApis({ table }: GenerateResult): void {
-  if (table.apis === undefined) return;
-  print(`  APIs: ${Object.keys(table.apis).length}, each tool named <namespace>_<operation>`);
-  for (const [namespace, api] of Object.entries(table.apis)) {
-    const tools = table.tools.filter((t) => t.api === namespace).length;
-    const server = api.servers[0] ? `else ${resolveServerUrl(api.servers[0])}` : 'required: the spec names no server';
-    print(`    ${namespace}: ${tools} tool${tools === 1 ? '' : 's'}, upstream ${api.baseUrlEnv} (${server})`);
-  }
+  const lines = apiLines(table);
+  if (lines.length) print(`  ${lines[0]}`);
+  for (const line of lines.slice(1)) print(`    ${line}`);
 }
 
 /** Files kept, operations skipped and tools renamed. */

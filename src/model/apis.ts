@@ -9,6 +9,7 @@ import { OptionsError } from '../errors.js';
 import type { BuiltTools, ModelReport } from './build.js';
 import { packageNameFor, sanitizeToolName } from './naming.js';
 import { isObject, type JsonObject } from '../parse/pointer.js';
+import { resolveServerUrl } from '../contract/server-url.js';
 
 const DEFS_PREFIX = '#/$defs/';
 
@@ -145,4 +146,16 @@ function addReport(into: ModelReport, from: ModelReport, namespace: string): voi
   into.droppedBodies.push(...from.droppedBodies.map(at));
   into.resources.static += from.resources.static;
   into.resources.templates += from.resources.templates;
+}
+
+/** For people (the generation summary, `mcp-gen serve`): the APIs, then a line per namespace; none for one API. */
+export function apiLines(table: Pick<ToolTable, 'apis' | 'tools'>): string[] {
+  if (table.apis === undefined) return [];
+  const lines = [`APIs: ${Object.keys(table.apis).length}, each tool named <namespace>_<operation>`];
+  for (const [namespace, api] of Object.entries(table.apis)) {
+    const tools = table.tools.filter((t) => t.api === namespace).length;
+    const server = api.servers[0] ? `else ${resolveServerUrl(api.servers[0])}` : 'required: the spec names no server';
+    lines.push(`${namespace}: ${tools} tool${tools === 1 ? '' : 's'}, upstream ${api.baseUrlEnv} (${server})`);
+  }
+  return lines;
 }

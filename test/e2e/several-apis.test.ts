@@ -83,6 +83,21 @@ describe('mcp-gen serve over two APIs whose operationIds collide', () => {
   });
 });
 
+describe('mcp-gen serve over two APIs, as it starts', () => {
+  it('names each namespace, its tools and its upstream', () => {
+    // stdin at its end: the server starts, says what it serves, and stops
+    const r = runCli(['serve', '--config', config, '--log-level', 'warn'], scratch);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      [
+        'mcp-gen serve: APIs: 2, each tool named <namespace>_<operation>',
+        `mcp-gen serve: shop: 20 tools, upstream SHOP_BASE_URL (else ${shopUpstream.url}/v2)`,
+        'mcp-gen serve: zoo: 20 tools, upstream ZOO_BASE_URL (else http://petstore.swagger.io/v2)',
+      ].join('\n'),
+    );
+  });
+});
+
 describe('an API from a URL beside one from a file', () => {
   it("keeps the URL's rule (its own origin or public addresses) to its own calls: the file's API reaches its loopback upstream", async () => {
     const folder = mkdtempSync(join(scratch, 'url-'));
