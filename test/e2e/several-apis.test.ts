@@ -24,7 +24,13 @@ beforeAll(async () => {
   buildCli();
   shopUpstream = await startUpstream(petAnswer);
   // The zoo's upstream also serves its spec, for the API given by URL below.
-  zooUpstream = await startUpstream((req) => (req.path === '/spec/openapi.json' ? { body: servedSpec() } : petAnswer(req)));
+  zooUpstream = await startUpstream((req) =>
+    req.path === '/spec/openapi.json'
+      ? { body: servedSpec() }
+      : req.path === '/spec/elsewhere.json'
+        ? { body: servedSpec(`${shopUpstream.url}/v2`) }
+        : petAnswer(req),
+  );
   config = join(scratch, 'mcp-gen.config.json');
   // The shop's upstream is the config file's choice; the zoo's comes from ZOO_BASE_URL at start.
   writeFileSync(
@@ -44,7 +50,8 @@ afterAll(async () => {
 });
 
 /** The Petstore as its API serves it: its server relative to where the spec is. */
-const servedSpec = () => JSON.stringify({ ...(JSON.parse(readFileSync(PETSTORE, 'utf8')) as object), servers: [{ url: '/v2' }] });
+const servedSpec = (server = '/v2') =>
+  JSON.stringify({ ...(JSON.parse(readFileSync(PETSTORE, 'utf8')) as object), servers: [{ url: server }] });
 
 const credentials = { SHOP_API_KEY: 'shop-key', ZOO_API_KEY: 'zoo-key' };
 
@@ -98,20 +105,38 @@ describe('mcp-gen serve over two APIs, as it starts', () => {
   });
 });
 
+/** The shop from its file, at its upstream; the zoo from `spec` (a URL), where that spec says. */
+async function serveWithZooFrom(spec: string): Promise<Client> {
+  const folder = mkdtempSync(join(scratch, 'url-'));
+  const apis = [
+    { spec: PETSTORE, namespace: 'shop', baseUrl: `${shopUpstream.url}/v2` },
+    { spec, namespace: 'zoo' },
+  ];
+  writeFileSync(join(folder, 'mcp-gen.config.json'), JSON.stringify({ apis }));
+  return connect('stdio', REPO, {
+    argv: [BIN, 'serve', '--config', join(folder, 'mcp-gen.config.json'), '--log-level', 'warn', '--tools', 'direct'],
+    env: credentials,
+  });
+}
+
 describe('an API from a URL beside one from a file', () => {
   it("keeps the URL's rule (its own origin or public addresses) to its own calls: the file's API reaches its loopback upstream", async () => {
-    const folder = mkdtempSync(join(scratch, 'url-'));
-    const apis = [
-      { spec: PETSTORE, namespace: 'shop', baseUrl: `${shopUpstream.url}/v2` },
-      { spec: `${zooUpstream.url}/spec/openapi.json`, namespace: 'zoo' },
-    ];
-    writeFileSync(join(folder, 'mcp-gen.config.json'), JSON.stringify({ apis }));
-    const client = await connect('stdio', REPO, {
-      argv: [BIN, 'serve', '--config', join(folder, 'mcp-gen.config.json'), '--log-level', 'warn', '--tools', 'direct'],
-      env: credentials,
-    });
+    const client = await serveWithZooFrom(`${zooUpstream.url}/spec/openapi.json`);
     try {
       await expectEachOnItsOwnUpstream(client, 5, 6);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an API whose URL spec names only another internal server has no upstream: a call says which variable to set', async () => {
+    const client = await serveWithZooFrom(`${zooUpstream.url}/spec/elsewhere.json`);
+    try {
+      shopUpstream.clear();
+      const zoo = await client.callTool({ name: 'zoo_getPetById', arguments: { petId: 7 } });
+      expect(zoo.isError).toBe(true);
+      expect(zoo.content).toEqual([{ type: 'text', text: 'zoo_getPetById: no upstream base URL; set ZOO_BASE_URL' }]);
+      expect(shopUpstream.requests).toEqual([]);
     } finally {
       await client.close();
     }
