@@ -226,4 +226,17 @@ describe('mcp-gen <spec> <spec>', () => {
       ].join('\n'),
     );
   });
+
+  it('--check over the APIs together: clean as generated, and a change to one API lists tools.json', () => {
+    const out = join(scratch, 'together');
+    const clean = runCli(['--config', config, '--out', out, '--check'], scratch);
+    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+    expect(clean.stdout).toMatch(/is up to date \(40 tools\)/);
+    const changed = join(scratch, 'changed.config.json');
+    const zoo = { spec: PETSTORE_SWAGGER2, namespace: 'zoo', baseUrl: 'https://zoo.example/v2' };
+    writeFileSync(changed, JSON.stringify({ apis: [{ spec: PETSTORE, namespace: 'shop', baseUrl: `${shopUpstream.url}/v2` }, zoo] }));
+    const drift = runCli(['--config', changed, '--out', out, '--check'], scratch);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain('  ~ tools.json');
+  });
 });
