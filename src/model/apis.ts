@@ -93,7 +93,8 @@ function addPrefixed(into: ToolTable, namespace: string, from: ToolTable, rename
   for (const [key, def] of Object.entries(from.defs)) into.defs[prefix + key] = withPrefixedRefs(def, prefix);
   for (const [key, scheme] of Object.entries(from.auth)) into.auth[prefix + key] = scheme;
   for (const [child, parent] of Object.entries(from.toolsetParents ?? {})) (into.toolsetParents ??= {})[prefix + child] = prefix + parent;
-  if (from.prompts) (into.prompts ??= []).push(...from.prompts);
+  // Each API's table has the config file's prompts: the first of a name is kept, as within one API.
+  for (const prompt of from.prompts ?? []) if (!into.prompts?.some((p) => p.name === prompt.name)) (into.prompts ??= []).push(prompt);
   for (const tool of from.tools) into.tools.push(prefixedTool(tool, namespace, renamed));
 }
 

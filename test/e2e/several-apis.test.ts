@@ -90,6 +90,24 @@ describe('mcp-gen serve over two APIs whose operationIds collide', () => {
   });
 });
 
+describe("the config file's prompts over two APIs", () => {
+  it('are served once each', async () => {
+    const folder = mkdtempSync(join(scratch, 'prompts-'));
+    const withPrompts = { ...(JSON.parse(readFileSync(config, 'utf8')) as object), prompts: [{ name: 'hello', template: 'Say hello.' }] };
+    writeFileSync(join(folder, 'mcp-gen.config.json'), JSON.stringify(withPrompts));
+    const client = await connect('stdio', REPO, {
+      argv: [BIN, 'serve', '--config', join(folder, 'mcp-gen.config.json'), '--log-level', 'warn'],
+      env: credentials,
+    });
+    try {
+      const names = (await client.listPrompts()).prompts.map((p) => p.name);
+      expect(names.filter((name) => name === 'hello')).toEqual(['hello']);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('mcp-gen serve over two APIs, as it starts', () => {
   it('names each namespace, its tools and its upstream', () => {
     // stdin at its end: the server starts, says what it serves, and stops
