@@ -9,6 +9,7 @@ import { nearest } from './contract/did-you-mean.js';
 import { formatWarning } from './warnings.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
+import { apiLines } from './model/apis.js';
 import { OVERLAY_OPTION, optionsFromCommandLine, withModelOptions, withTargetOption, type CliFlags } from './flags.js';
 
 const print = (line = '') => process.stdout.write(line + '\n');
@@ -25,6 +26,7 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   print(
     `  files: ${plan.created.length} new, ${plan.updated.length} updated, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed`,
   );
+  printApis(result);
   printOperations(result);
   printNotes(result);
   printServing(result);
@@ -43,6 +45,13 @@ function printDrift({ table, plan }: GenerateResult, where: string): void {
   for (const p of plan.created) print(`  + ${p}`);
   for (const p of plan.updated) print(`  ~ ${p}`);
   for (const p of plan.removed) print(`  - ${p}`);
+}
+
+/** Over several APIs: each namespace, its tools and where they go. */
+function printApis({ table }: GenerateResult): void {
+  const lines = apiLines(table);
+  if (lines.length) print(`  ${lines[0]}`);
+  for (const line of lines.slice(1)) print(`    ${line}`);
 }
 
 /** Files kept, operations skipped and tools renamed. */
@@ -116,9 +125,12 @@ function printNext(result: GenerateResult, where: string): void {
   print('');
   print('Next:');
   print(`  cd ${where} && npm install && npm run build`);
-  const { needsBaseUrl, claudeCodeInstall } = result.summary;
+  const { missingBaseUrls, claudeCodeInstall } = result.summary;
+  const baseUrls = missingBaseUrls.includes('API_BASE_URL')
+    ? ['', ' --base-url https://your.api']
+    : [missingBaseUrls.map((v) => `${v}=https://your.api `).join(''), ''];
   print(
-    `  node dist/main.js --transport http${needsBaseUrl ? ' --base-url https://your.api' : ''}   # Streamable HTTP on http://127.0.0.1:3000/mcp (stdio is the default)`,
+    `  ${baseUrls[0]}node dist/main.js --transport http${baseUrls[1]}   # Streamable HTTP on http://127.0.0.1:3000/mcp (stdio is the default)`,
   );
   if (claudeCodeInstall)
     print(
@@ -195,8 +207,8 @@ export async function main(argv: string[]): Promise<number> {
         .description('Generate a ready-to-run MCP server (stdio, SSE, Streamable HTTP) from an OpenAPI spec')
         .version(GENERATOR_VERSION, '-v, --version')
         .argument(
-          '[spec]',
-          'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL, YAML or JSON (or "spec" in the config file)',
+          '[specs...]',
+          'OpenAPI 3.x or Swagger 2.0 spec: a file path or an http(s) URL, YAML or JSON (or "spec" in the config file); several serve several APIs as one server, each tool prefixed with its namespace',
         )
         .option('-o, --out <dir>', 'output folder (default: <api-name>-mcp)')
         .option(
@@ -229,7 +241,7 @@ export async function main(argv: string[]): Promise<number> {
     // loading it now, beside the pipeline's own modules (src/emit/types-worker.ts).
     (await import('./emit/types-worker.js')).prestartToolTypesPrinter();
     const { generate } = await import('./generate.js');
-    const result = await generate(optionsFromCommandLine(flags, program.args[0], process.cwd()));
+    const result = await generate(optionsFromCommandLine(flags, program.args, process.cwd()));
     summarise(result, flags);
     if (flags.check) {
       const { created, updated, removed } = result.plan;
@@ -262,7 +274,10 @@ async function serveMain(argv: string[]): Promise<number> {
     new Command()
       .name('mcp-gen serve')
       .description('Serve an OpenAPI spec as an MCP server straight away, with no project: the tool table is built in memory')
-      .argument('[spec]', 'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL (or "spec" in the config file)'),
+      .argument(
+        '[specs...]',
+        'OpenAPI 3.x or Swagger 2.0 spec: a file path or an http(s) URL (or "spec" in the config file); several serve several APIs as one',
+      ),
     true,
   )
     .addHelpText(
@@ -284,7 +299,7 @@ async function serveMain(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     throw error;
   }
-  await serveSpec(optionsFromCommandLine(flags, program.args[0], process.cwd()), server);
+  await serveSpec(optionsFromCommandLine(flags, program.args, process.cwd()), server);
   return 0;
 }
 

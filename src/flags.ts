@@ -10,7 +10,7 @@ import { TARGETS, type Target } from './contract/targets.js';
 /** What commander gives for the flags: the flag's camelCased name for each. */
 export interface CliFlags extends Omit<
   UserOptions,
-  'spec' | 'maxDescriptionLength' | 'toolOverrides' | 'toolMode' | 'listBudgetKb' | 'toolsets' | 'targets' | 'overlays'
+  'spec' | 'apis' | 'maxDescriptionLength' | 'toolOverrides' | 'toolMode' | 'listBudgetKb' | 'toolsets' | 'targets' | 'overlays'
 > {
   /** --overlay, once per overlay: overlays. */
   overlay?: string[];
@@ -152,13 +152,16 @@ export function withModelOptions(command: Command, forServe = false): Command {
 }
 
 /** The config file (found in `cwd`, or named), then the flags over it. */
-export function optionsFromCommandLine(flags: CliFlags, spec: string | undefined, cwd: string): UserOptions {
+export function optionsFromCommandLine(flags: CliFlags, specs: string | string[] | undefined, cwd: string): UserOptions {
   const configFile = findConfigFile(flags.config, cwd);
   const fromFile = configFile ? readConfigFile(configFile) : {};
+  const given = typeof specs === 'string' ? [specs] : (specs ?? []);
+  // Specs on the command line replace the config file's spec or apis; several are several APIs.
+  const { spec: _spec, apis: _apis, ...withoutSpecs } = fromFile;
   return {
-    ...fromFile,
+    ...(given.length ? withoutSpecs : fromFile),
     ...Object.fromEntries(Object.entries(optionsFromFlags(flags)).filter(([, v]) => v !== undefined)),
-    ...(spec !== undefined ? { spec } : {}),
+    ...(given.length === 1 ? { spec: given[0] } : given.length > 1 ? { apis: given.map((spec) => ({ spec })) } : {}),
   };
 }
 

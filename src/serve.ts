@@ -8,6 +8,7 @@ import { modelFromOptions } from './generate.js';
 import type { UserOptions } from './options.js';
 import { formatWarning } from './warnings.js';
 import { credentialSummary } from './model/auth.js';
+import { apiLines } from './model/apis.js';
 import { SERVER_OPTIONS, USAGE as SERVER_USAGE } from './runtime/start/command-line.js';
 
 export { SERVER_OPTIONS, SERVER_USAGE };
@@ -47,6 +48,7 @@ export async function serveSpec(options: UserOptions, serverArgv: string[]): Pro
   say(
     `${table.title ?? table.name}: ${table.tools.length} tool${table.tools.length === 1 ? '' : 's'}, tools/list ${table.serve?.mode ?? 'direct'} by default${report.skipped.length ? `, ${report.skipped.length} operation${report.skipped.length === 1 ? '' : 's'} skipped` : ''}`,
   );
+  for (const line of apiLines(table)) say(line);
   for (const warning of report.warnings) say(`warning: ${formatWarning(warning)}`);
   const credentials = credentialSummary(table);
   if (credentials) say(`credentials read from the environment or .env: ${credentials}`);

@@ -52,7 +52,20 @@ export interface ToolTable {
    * origin when it is internal itself, where the user pointed. --base-url lifts the rule.
    */
   publicServers?: { trustedOrigin?: string };
+  /**
+   * Several APIs served as one (mcp-gen's src/model/apis.ts): namespace → what its tools share.
+   * A tool with `api` goes to its API's servers, not the table's `servers`. Absent: one API.
+   */
+  apis?: Record<string, ApiSpec>;
   tools: ToolSpec[];
+}
+
+/** One API of a server over several: its upstream servers, and the variable that replaces them (`<NAMESPACE>_BASE_URL`). */
+export interface ApiSpec {
+  servers: ServerSpec[];
+  baseUrlEnv: string;
+  /** ToolTable.publicServers for this API's requests: its spec came from a URL. */
+  publicServers?: { trustedOrigin?: string };
 }
 
 export type AuthSchemeSpec = (
@@ -93,6 +106,8 @@ export interface ServerSpec {
 
 export interface ToolSpec {
   name: string;
+  /** The namespace of the tool's API, a key of ToolTable.apis, when the server serves several. */
+  api?: string;
   /** The spec's operationId, when it has one (the name may differ: see the generation report). */
   operationId?: string;
   title?: string;

@@ -37,6 +37,7 @@ function modelPart(resolved: ResolvedOptions): ModelOptions {
     allowInternalServers: _i,
     allowRefDir: _a,
     overlays: _o,
+    apis: _apis,
     ...model
   } = resolved;
   return model;

@@ -10,7 +10,6 @@ import type { Hooks } from '../hooks-api.js';
 import type { Logger } from '../start/log.js';
 import { callObserver, type CallObserver } from '../observe/observe.js';
 import type { RequestCredentials } from './request/credentials.js';
-import { upstreamBase } from './request/outgoing.js';
 import type { UpstreamAnswer, UpstreamRefusal } from './answer/response.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../../contract/table.js';
 import { OPERATION_STATUS } from '../../contract/meta-tools.js';
@@ -140,7 +139,7 @@ async function loadFollowing(services: CallServices): Promise<Following> {
     config.operationWaitMs,
     {
       get: (tool, url, signal, call) => getStatus(services, tool, url, signal, call),
-      base: (tool) => upstreamBase(tool, config.baseUrl, services.defaultBase),
+      base: (tool) => services.baseOf(tool),
       call: (tool, args, signal, call) => exchange(services, tool, args, signal, call),
       shape: (tool, answer, args, advertised) => shape(services, tool, answer, args, advertised),
     },

@@ -1,0 +1,260 @@
+// Several APIs in one server, run as a user runs it: the built CLI serves the two Petstore
+// samples (OpenAPI 3 and Swagger 2.0, the same operationIds) together through the official SDK
+// client. Each tool carries its namespace and reaches its own recording upstream with its own
+// credential; the code-mode program calls both.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { buildCli, connect, REPO } from '../../harness/project.js';
+import { petAnswer, startUpstream, type Upstream } from '../harness/upstream.js';
+import { runCli } from '../harness/cli.js';
+import type { ToolTable } from '../../src/contract/table.js';
+
+const BIN = join(REPO, 'bin/mcp-gen.js');
+const PETSTORE = join(REPO, 'samples/petstore/openapi.json');
+const PETSTORE_SWAGGER2 = join(REPO, 'samples/petstore-swagger2/openapi.yaml');
+const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-apis-e2e-'));
+
+let shopUpstream: Upstream;
+let zooUpstream: Upstream;
+let config: string;
+beforeAll(async () => {
+  buildCli();
+  shopUpstream = await startUpstream(petAnswer);
+  // The zoo's upstream also serves its spec, for the API given by URL below.
+  zooUpstream = await startUpstream((req) =>
+    req.path === '/spec/openapi.json'
+      ? { body: servedSpec() }
+      : req.path === '/spec/elsewhere.json'
+        ? { body: servedSpec(`${shopUpstream.url}/v2`) }
+        : petAnswer(req),
+  );
+  config = join(scratch, 'mcp-gen.config.json');
+  // The shop's upstream is the config file's choice; the zoo's comes from ZOO_BASE_URL at start.
+  writeFileSync(
+    config,
+    JSON.stringify({
+      apis: [
+        { spec: PETSTORE, namespace: 'shop', baseUrl: `${shopUpstream.url}/v2` },
+        { spec: PETSTORE_SWAGGER2, namespace: 'zoo' },
+      ],
+    }),
+  );
+});
+afterAll(async () => {
+  await shopUpstream?.close();
+  await zooUpstream?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** The Petstore as its API serves it: its server relative to where the spec is. */
+const servedSpec = (server = '/v2') =>
+  JSON.stringify({ ...(JSON.parse(readFileSync(PETSTORE, 'utf8')) as object), servers: [{ url: server }] });
+
+const credentials = { SHOP_API_KEY: 'shop-key', ZOO_API_KEY: 'zoo-key' };
+
+async function serve(extra: string[] = []): Promise<Client> {
+  return connect('stdio', REPO, {
+    argv: [BIN, 'serve', '--config', config, '--log-level', 'warn', ...extra],
+    env: { ...credentials, ZOO_BASE_URL: `${zooUpstream.url}/v2` },
+  });
+}
+
+const sent = (upstream: Upstream) => upstream.requests.map((r) => [`${r.method} ${r.url}`, r.headers.api_key]);
+
+/** shop_getPetById and zoo_getPetById called once each: each request on its own upstream, with its own key. */
+async function expectEachOnItsOwnUpstream(client: Client, shopPet: number, zooPet: number): Promise<void> {
+  shopUpstream.clear();
+  zooUpstream.clear();
+  const shop = await client.callTool({ name: 'shop_getPetById', arguments: { petId: shopPet } });
+  const zoo = await client.callTool({ name: 'zoo_getPetById', arguments: { petId: zooPet } });
+  expect(shop.isError, JSON.stringify(shop.content)).toBeFalsy();
+  expect(zoo.isError, JSON.stringify(zoo.content)).toBeFalsy();
+  expect(sent(shopUpstream)).toEqual([[`GET /v2/pet/${shopPet}`, 'shop-key']]);
+  expect(sent(zooUpstream)).toEqual([[`GET /v2/pet/${zooPet}`, 'zoo-key']]);
+}
+
+describe('mcp-gen serve over two APIs whose operationIds collide', () => {
+  it('names each tool with its namespace, and each call reaches its own upstream with its own credential', async () => {
+    const client = await serve(['--tools', 'direct']);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['shop_getPetById', 'zoo_getPetById']));
+      expect(names).not.toContain('getPetById');
+      await expectEachOnItsOwnUpstream(client, 1, 2);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the config file's prompts over two APIs", () => {
+  it('are served once each', async () => {
+    const folder = mkdtempSync(join(scratch, 'prompts-'));
+    const withPrompts = { ...(JSON.parse(readFileSync(config, 'utf8')) as object), prompts: [{ name: 'hello', template: 'Say hello.' }] };
+    writeFileSync(join(folder, 'mcp-gen.config.json'), JSON.stringify(withPrompts));
+    const client = await connect('stdio', REPO, {
+      argv: [BIN, 'serve', '--config', join(folder, 'mcp-gen.config.json'), '--log-level', 'warn'],
+      env: credentials,
+    });
+    try {
+      const names = (await client.listPrompts()).prompts.map((p) => p.name);
+      expect(names.filter((name) => name === 'hello')).toEqual(['hello']);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('mcp-gen serve over two APIs, as it starts', () => {
+  it('names each namespace, its tools and its upstream', () => {
+    // stdin at its end: the server starts, says what it serves, and stops
+    const r = runCli(['serve', '--config', config, '--log-level', 'warn'], scratch);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      [
+        'mcp-gen serve: APIs: 2, each tool named <namespace>_<operation>',
+        `mcp-gen serve: shop: 20 tools, upstream SHOP_BASE_URL (else ${shopUpstream.url}/v2)`,
+        'mcp-gen serve: zoo: 20 tools, upstream ZOO_BASE_URL (else http://petstore.swagger.io/v2)',
+      ].join('\n'),
+    );
+  });
+});
+
+/** The shop from its file, at its upstream; the zoo from `spec` (a URL), where that spec says. */
+async function serveWithZooFrom(spec: string): Promise<Client> {
+  const folder = mkdtempSync(join(scratch, 'url-'));
+  const apis = [
+    { spec: PETSTORE, namespace: 'shop', baseUrl: `${shopUpstream.url}/v2` },
+    { spec, namespace: 'zoo' },
+  ];
+  writeFileSync(join(folder, 'mcp-gen.config.json'), JSON.stringify({ apis }));
+  return connect('stdio', REPO, {
+    argv: [BIN, 'serve', '--config', join(folder, 'mcp-gen.config.json'), '--log-level', 'warn', '--tools', 'direct'],
+    env: credentials,
+  });
+}
+
+describe('an API from a URL beside one from a file', () => {
+  it("keeps the URL's rule (its own origin or public addresses) to its own calls: the file's API reaches its loopback upstream", async () => {
+    const client = await serveWithZooFrom(`${zooUpstream.url}/spec/openapi.json`);
+    try {
+      await expectEachOnItsOwnUpstream(client, 5, 6);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an API whose URL spec names only another internal server has no upstream: a call says which variable to set', async () => {
+    const client = await serveWithZooFrom(`${zooUpstream.url}/spec/elsewhere.json`);
+    try {
+      shopUpstream.clear();
+      const zoo = await client.callTool({ name: 'zoo_getPetById', arguments: { petId: 7 } });
+      expect(zoo.isError).toBe(true);
+      expect(zoo.content).toEqual([{ type: 'text', text: 'zoo_getPetById: no upstream base URL; set ZOO_BASE_URL' }]);
+      expect(shopUpstream.requests).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('the two APIs in code mode', () => {
+  it('one program calls both, each call reaching its own upstream with its own credential', async () => {
+    const client = await serve(['--tools', 'code']);
+    try {
+      shopUpstream.clear();
+      zooUpstream.clear();
+      const program = `
+const shop = await api.shop_getPetById({ petId: 3 });
+const zoo = await api.zoo_getPetById({ petId: 4 });
+return [shop.id, zoo.id];`;
+      const result = await client.callTool({ name: 'execute', arguments: { code: program } });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ result: [3, 4], calls: 2 });
+      expect(sent(shopUpstream)).toEqual([['GET /v2/pet/3', 'shop-key']]);
+      expect(sent(zooUpstream)).toEqual([['GET /v2/pet/4', 'zoo-key']]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('mcp-gen <spec> <spec>', () => {
+  it('two specs of one title are one line naming both and the namespace they share, exit 2', () => {
+    const r = runCli([PETSTORE, PETSTORE_SWAGGER2, '--out', join(scratch, 'never')], scratch);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `mcp-gen: error: ${PETSTORE} and ${PETSTORE_SWAGGER2} both have the namespace "swagger_petstore": give one another in the config file's "apis"`,
+    ]);
+  });
+
+  it('--env-prefix, which one API would take, is one line saying each API has its namespace, exit 2', () => {
+    const r = runCli(['--config', config, '--env-prefix', 'ACME', '--out', join(scratch, 'never')], scratch);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      "mcp-gen: error: --env-prefix does not apply to several APIs: each API's credential variables start with its namespace",
+    ]);
+  });
+
+  it('two tools that share a name even with their namespaces are one line naming both operations, exit 2', () => {
+    const folder = mkdtempSync(join(scratch, 'collide-'));
+    // shop's getPetById becomes shop_pet_x; shop_pet's findPetsByStatus becomes shop_pet_x too
+    const overrides = { getPetById: { name: 'pet_x' }, findPetsByStatus: { name: 'x' } };
+    const apis = [
+      { spec: PETSTORE, namespace: 'shop' },
+      { spec: PETSTORE_SWAGGER2, namespace: 'shop_pet' },
+    ];
+    writeFileSync(join(folder, 'mcp-gen.config.json'), JSON.stringify({ apis, toolOverrides: overrides }));
+    const r = runCli(['--out', join(folder, 'never')], folder);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'mcp-gen: error: tool name "shop_pet_x" of shop_pet: findPetsByStatus is already that of shop: getPetById: give one API another namespace',
+    ]);
+  });
+
+  it('generates one project whose table keeps each API, its credential variables and its base URL variable, and says so', () => {
+    const out = join(scratch, 'together');
+    const r = runCli(['--config', config, '--out', out], scratch);
+    expect(r.code, r.stderr).toBe(0);
+    const table = JSON.parse(readFileSync(join(out, 'tools.json'), 'utf8')) as ToolTable;
+    expect(table.apis).toEqual({
+      shop: { servers: [{ url: `${shopUpstream.url}/v2` }], baseUrlEnv: 'SHOP_BASE_URL' },
+      zoo: { servers: [{ url: 'http://petstore.swagger.io/v2' }], baseUrlEnv: 'ZOO_BASE_URL' },
+    });
+    expect(table.auth.shop_api_key).toMatchObject({ type: 'apiKey', env: { key: 'SHOP_API_KEY' } });
+    expect(table.auth.zoo_api_key).toMatchObject({ type: 'apiKey', env: { key: 'ZOO_API_KEY' } });
+    // Claude Desktop's form and .env.example ask for each API's base URL, required of none: both specs name one.
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as {
+      user_config: Record<string, { title: string; required: boolean }>;
+    };
+    expect(manifest.user_config.shop_base_url).toMatchObject({ title: 'shop API base URL', required: false });
+    expect(manifest.user_config.zoo_base_url).toMatchObject({ title: 'zoo API base URL', required: false });
+    expect(manifest.user_config).not.toHaveProperty('api_base_url');
+    const example = readFileSync(join(out, '.env.example'), 'utf8');
+    expect(example).toContain(`# the shop API's base URL [${shopUpstream.url}/v2]\nSHOP_BASE_URL=\n`);
+    expect(example).toContain("# the zoo API's base URL [http://petstore.swagger.io/v2]\nZOO_BASE_URL=\n");
+    expect(r.stdout).toContain(
+      [
+        '  APIs: 2, each tool named <namespace>_<operation>',
+        `    shop: 20 tools, upstream SHOP_BASE_URL (else ${shopUpstream.url}/v2)`,
+        '    zoo: 20 tools, upstream ZOO_BASE_URL (else http://petstore.swagger.io/v2)',
+      ].join('\n'),
+    );
+  });
+
+  it('--check over the APIs together: clean as generated, and a change to one API lists tools.json', () => {
+    const out = join(scratch, 'together');
+    const clean = runCli(['--config', config, '--out', out, '--check'], scratch);
+    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+    expect(clean.stdout).toMatch(/is up to date \(40 tools\)/);
+    const changed = join(scratch, 'changed.config.json');
+    const zoo = { spec: PETSTORE_SWAGGER2, namespace: 'zoo', baseUrl: 'https://zoo.example/v2' };
+    writeFileSync(changed, JSON.stringify({ apis: [{ spec: PETSTORE, namespace: 'shop', baseUrl: `${shopUpstream.url}/v2` }, zoo] }));
+    const drift = runCli(['--config', changed, '--out', out, '--check'], scratch);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain('  ~ tools.json');
+  });
+});
