@@ -21,7 +21,7 @@ import {
 } from './model/model-options.js';
 
 /** One API of a server over several (the config file's `apis`, or several specs on the command line). */
-export interface ApiOption {
+interface ApiOption {
   spec: string;
   /** Prefix of its tools and credential variables, `[a-z0-9_]`; default: from its spec, as the package name. */
   namespace?: string;

@@ -19,7 +19,7 @@ export interface NamespacedTools {
 }
 
 /** `<NAMESPACE>_BASE_URL`: the variable that points one API of a server elsewhere (as API_BASE_URL does for one). */
-export const baseUrlVariable = (namespace: string): string => `${namespace.toUpperCase()}_BASE_URL`;
+const baseUrlVariable = (namespace: string): string => `${namespace.toUpperCase()}_BASE_URL`;
 
 /** A spec's namespace: its package name (up to three telling words of its title, else its server's host) as `[a-z0-9_]`. */
 export function namespaceOfSpec(doc: JsonObject): string {
