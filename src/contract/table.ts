@@ -346,7 +346,8 @@ export interface EncodingSpec {
 
 /**
  * Why a streamed answer's reading ended (its result's `ended`): the stream's own end, a
- * terminal event (`[DONE]`), --stream-max-items, --stream-time-ms, or the call's time limit.
+ * terminal event (`[DONE]`), --stream-max-items, --stream-time-ms, the call's time limit, or a
+ * connection that broke off.
  */
-export const STREAM_ENDS = ['end', 'terminal', 'max-items', 'time', 'timeout'] as const;
+export const STREAM_ENDS = ['end', 'terminal', 'max-items', 'time', 'timeout', 'broken'] as const;
 export type StreamEnd = (typeof STREAM_ENDS)[number];

@@ -92,7 +92,8 @@ export function sequenceOutput(sequence: NonNullable<ToolSpec['sequence']>): Out
       type: 'object',
       properties: {
         items: { type: 'array', items },
-        omitted: { type: 'integer', description: 'Items read but left out to stay within the answer budget.' },
+        omitted: { type: 'integer', description: 'Records read but left out to stay within the answer budget.' },
+        note: { type: 'string' },
         malformed: {
           type: 'array',
           description: 'Records that were not JSON, as text, by their position in the stream.',
