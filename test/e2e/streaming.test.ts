@@ -1,0 +1,232 @@
+// Streaming answers through the official SDK v2 client, over stdio and Streamable HTTP (2025-11-25
+// sessions and 2026-07-28 stateless requests), against a real local upstream that streams: a
+// chat-completions-shaped SSE answer ending with [DONE] (and left open after it), a JSON Lines
+// export of 10,000 records, and an event stream that never ends. Each: progress while it is read,
+// a result valid against the listed outputSchema and within --max-answer-bytes; the endless one
+// ended by --stream-time-ms; a cancel closing the upstream connection within a second, as the
+// upstream measures it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { buildProject, connect, generateProject, startServer, TMP, type RunningServer } from '../../harness/project.js';
+import { Children } from '../harness/children.js';
+import { startUpstream, type Answer, type Recorded, type Upstream } from '../harness/upstream.js';
+
+const SPEC = `openapi: 3.1.0
+info: { title: Streams, version: '1.0' }
+servers: [{ url: 'https://streams.example.com' }]
+paths:
+  /chat/completions:
+    post:
+      operationId: createChatCompletion
+      summary: Complete a chat
+      requestBody:
+        content: { application/json: { schema: { type: object, properties: { prompt: { type: string } } } } }
+      responses:
+        '200': { description: the completion's chunks, content: { text/event-stream: { schema: { type: string } } } }
+  /export:
+    get:
+      operationId: exportRecords
+      summary: Export every record
+      responses:
+        '200': { description: one record per line, content: { application/jsonl: { schema: { type: string } } } }
+  /live:
+    get:
+      operationId: followLive
+      summary: Follow the live feed
+      responses:
+        '200': { description: events without end, content: { text/event-stream: { schema: { type: string } } } }
+`;
+
+const STREAM_TIME_MS = 1_500;
+const MAX_ANSWER_BYTES = 65_536;
+const WORDS = ['Hel', 'lo', ', ', 'wor', 'ld'];
+const RECORDS = 10_000;
+
+let upstream: Upstream;
+let dir: string;
+let http: RunningServer;
+const clients: Client[] = [];
+const children = new Children();
+/** When the upstream saw each live feed's connection closed, by request order. */
+const liveClosed: Promise<number>[] = [];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const SSE = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
+
+async function* chat(): AsyncGenerator<string> {
+  yield ': the model is thinking\n\n';
+  for (const word of WORDS) {
+    await sleep(250);
+    yield `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: word } }] })}\n\n`;
+  }
+  yield 'data: [DONE]\n\n';
+  // Left open after [DONE], as a careless proxy may: the terminal event must end the reading.
+  await sleep(20_000);
+}
+
+async function* exported(): AsyncGenerator<string> {
+  for (let start = 0; start < RECORDS; start += 500) {
+    let lines = '';
+    for (let id = start; id < start + 500; id++) lines += JSON.stringify({ id, name: `record-${id}`, payload: 'x'.repeat(40) }) + '\n';
+    yield lines;
+    await sleep(5);
+  }
+}
+
+async function* live(connection: { closed: Promise<void> }): AsyncGenerator<string> {
+  let open = true;
+  void connection.closed.then(() => (open = false));
+  for (let n = 0; open; n++) {
+    yield `event: tick\nid: ${n}\ndata: {"n":${n}}\n\n`;
+    await sleep(100);
+  }
+}
+
+function respond(req: Recorded): Answer {
+  if (req.method === 'POST' && req.path === '/chat/completions') return { headers: SSE, stream: chat };
+  if (req.path === '/export') return { headers: { 'content-type': 'application/jsonl' }, stream: exported };
+  if (req.path === '/live') {
+    return {
+      headers: SSE,
+      stream: (connection) => {
+        liveClosed.push(connection.closed.then(() => Date.now()));
+        return live(connection);
+      },
+    };
+  }
+  return { status: 404, body: JSON.stringify({ error: `no ${req.method} ${req.path}` }) };
+}
+
+beforeAll(async () => {
+  upstream = await startUpstream(respond);
+  mkdirSync(TMP, { recursive: true });
+  const spec = join(TMP, 'streaming.yaml');
+  writeFileSync(spec, SPEC);
+  dir = generateProject(spec, 'e2e-streaming');
+  await buildProject(dir);
+  http = await startServer(dir, 'http', serverArgs());
+  children.track(http.process);
+}, 300_000);
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => undefined);
+  await children.stopAll();
+  await upstream?.close();
+});
+
+const serverArgs = () => ['--base-url', upstream.url, '--stream-time-ms', String(STREAM_TIME_MS)];
+
+type Kind = 'stdio' | 'http 2025' | 'http 2026';
+const KINDS: Kind[] = ['stdio', 'http 2025', 'http 2026'];
+
+async function client(kind: Kind): Promise<Client> {
+  const made =
+    kind === 'stdio'
+      ? await connect('stdio', dir, { args: serverArgs() })
+      : await connect('http', http.url, kind === 'http 2026' ? { negotiate: true } : {});
+  clients.push(made);
+  return made;
+}
+
+type Result = Awaited<ReturnType<Client['callTool']>>;
+const text = (result: Result) => (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+
+/** The result's structuredContent, checked against the outputSchema tools/list gave the tool. */
+async function validStructure(c: Client, name: string, result: Result): Promise<Record<string, unknown>> {
+  const { tools } = await c.listTools();
+  const schema = tools.find((t) => t.name === name)?.outputSchema;
+  expect(schema, `${name} lists an outputSchema`).toBeDefined();
+  const validate = new Ajv2020({ strict: false }).compile(schema as object);
+  expect(validate(result.structuredContent), JSON.stringify(validate.errors)).toBe(true);
+  return result.structuredContent as Record<string, unknown>;
+}
+
+describe.each(KINDS)('over %s', (kind) => {
+  it('a chat completion streamed as events: progress with each chunk, the chunks as items, ended by [DONE]', async () => {
+    const c = await client(kind);
+    const progress: { progress: number; message?: string }[] = [];
+    const started = Date.now();
+    const result = await c.callTool(
+      { name: 'createChatCompletion', arguments: { body: { prompt: 'Say hello' } } },
+      { onprogress: (p) => void progress.push(p), timeout: 30_000 },
+    );
+    expect(result.isError ?? false, text(result)).toBe(false);
+    // [DONE] ended it, not the upstream (which keeps the connection open) nor --stream-time-ms.
+    expect(Date.now() - started).toBeLessThan(STREAM_TIME_MS + 1_000);
+    const structured = await validStructure(c, 'createChatCompletion', result);
+    expect(structured.ended).toBe('terminal');
+    const items = structured.items as { data: { choices: { delta: { content: string } }[] } }[];
+    expect(items.map((item) => item.data.choices[0]?.delta.content).join('')).toBe('Hello, world');
+    expect(progress.map((p) => p.progress)).toEqual([1, 2, 3, 4, 5]);
+    expect(progress[0]?.message).toBe('createChatCompletion: 1 items so far, the latest: "Hel"');
+  }, 60_000);
+
+  it('a JSON Lines export of 10,000 records: read to its end, whole records within the budget, the rest counted', async () => {
+    const c = await client(kind);
+    const progress: number[] = [];
+    const result = await c.callTool(
+      { name: 'exportRecords', arguments: {} },
+      { onprogress: (p) => void progress.push(p.progress), timeout: 30_000 },
+    );
+    expect(result.isError ?? false, text(result)).toBe(false);
+    const structured = await validStructure(c, 'exportRecords', result);
+    const items = structured.items as { id: number }[];
+    expect(structured.ended).toBe('end');
+    expect(items.length).toBeGreaterThan(100);
+    expect(items.map((item) => item.id)).toEqual(items.map((_, index) => index));
+    expect(items.length + (structured.omitted as number)).toBe(RECORDS);
+    expect(structured.note).toMatch(new RegExp(`^${RECORDS - items.length} of ${RECORDS} records read were left out`));
+    expect(Buffer.byteLength(JSON.stringify(structured))).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress[0]).toBe(1);
+  }, 60_000);
+
+  it('a stream that never ends: ended by --stream-time-ms with the items so far, and its connection closed', async () => {
+    const c = await client(kind);
+    const progress: number[] = [];
+    const index = liveClosed.length;
+    const started = Date.now();
+    const result = await c.callTool(
+      { name: 'followLive', arguments: {} },
+      { onprogress: (p) => void progress.push(p.progress), timeout: 30_000 },
+    );
+    const answeredAt = Date.now();
+    expect(result.isError ?? false, text(result)).toBe(false);
+    expect(answeredAt - started).toBeGreaterThanOrEqual(STREAM_TIME_MS);
+    expect(answeredAt - started).toBeLessThan(STREAM_TIME_MS + 2_000);
+    const structured = await validStructure(c, 'followLive', result);
+    expect(structured.ended).toBe('time');
+    expect((structured.items as unknown[]).length).toBeGreaterThan(5);
+    expect(structured.items).toContainEqual({ data: { n: 0 }, event: 'tick', id: '0' });
+    expect(progress.length).toBeGreaterThan(1);
+    const closedAt = await liveClosed[index];
+    expect((closedAt ?? Infinity) - answeredAt).toBeLessThan(1_000);
+  }, 60_000);
+
+  it('a cancel closes the upstream connection within a second, measured at the upstream', async () => {
+    const c = await client(kind);
+    const index = liveClosed.length;
+    const controller = new AbortController();
+    let cancelledAt = 0;
+    const call = c.callTool(
+      { name: 'followLive', arguments: {} },
+      {
+        signal: controller.signal,
+        timeout: 30_000,
+        onprogress: (p) => {
+          if (p.progress >= 3 && cancelledAt === 0) {
+            cancelledAt = Date.now();
+            controller.abort();
+          }
+        },
+      },
+    );
+    await expect(call).rejects.toThrow();
+    const closedAt = await Promise.race([liveClosed[index], sleep(5_000).then(() => Infinity)]);
+    expect(cancelledAt).toBeGreaterThan(0);
+    expect((closedAt ?? Infinity) - cancelledAt).toBeLessThan(1_000);
+  }, 60_000);
+});
