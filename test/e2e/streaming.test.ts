@@ -6,7 +6,7 @@
 // ended by --stream-time-ms; a cancel closing the upstream connection within a second, as the
 // upstream measures it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Client } from '@modelcontextprotocol/client';
@@ -32,6 +32,12 @@ paths:
       summary: Export every record
       responses:
         '200': { description: one record per line, content: { application/jsonl: { schema: { type: string } } } }
+  /dump:
+    get:
+      operationId: dumpEverything
+      summary: Dump every record there is
+      responses:
+        '200': { description: one record per line, content: { application/x-ndjson: { schema: { type: string } } } }
   /live:
     get:
       operationId: followLive
@@ -44,6 +50,7 @@ const STREAM_TIME_MS = 1_500;
 const MAX_ANSWER_BYTES = 65_536;
 const WORDS = ['Hel', 'lo', ', ', 'wor', 'ld'];
 const RECORDS = 10_000;
+const DUMP_PIECES = 100;
 
 let upstream: Upstream;
 let dir: string;
@@ -76,6 +83,18 @@ async function* exported(): AsyncGenerator<string> {
   }
 }
 
+/** About 100 MB of JSON Lines in pieces of 1 MB, a malformed line in each, cut in the middle of its last record. */
+async function* dump(): AsyncGenerator<string> {
+  const filler = 'z'.repeat(70);
+  for (let piece = 0; piece < DUMP_PIECES; piece++) {
+    const lines: string[] = [];
+    for (let n = 0; n < 10_000; n++) lines.push(`{"id":${piece * 10_000 + n},"fill":"${filler}"}`);
+    lines[5_000] = 'this line is not JSON';
+    yield lines.join('\n') + '\n';
+  }
+  yield '{"id":-1,"fill":"the stream is cut he';
+}
+
 async function* live(connection: { closed: Promise<void> }): AsyncGenerator<string> {
   let open = true;
   void connection.closed.then(() => (open = false));
@@ -88,6 +107,7 @@ async function* live(connection: { closed: Promise<void> }): AsyncGenerator<stri
 function respond(req: Recorded): Answer {
   if (req.method === 'POST' && req.path === '/chat/completions') return { headers: SSE, stream: chat };
   if (req.path === '/export') return { headers: { 'content-type': 'application/jsonl' }, stream: exported };
+  if (req.path === '/dump') return { headers: { 'content-type': 'application/x-ndjson' }, stream: dump };
   if (req.path === '/live') {
     return {
       headers: SSE,
@@ -229,4 +249,48 @@ describe.each(KINDS)('over %s', (kind) => {
     expect(cancelledAt).toBeGreaterThan(0);
     expect((closedAt ?? Infinity) - cancelledAt).toBeLessThan(1_000);
   }, 60_000);
+});
+
+/** A process's resident memory now, and its peak so far (VmRSS, VmHWM), in MiB. */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+}
+
+describe('a 100 MB stream, with malformed records and cut mid-record', () => {
+  it('is read to its end in bounded memory: the peak grows far less than the stream', async () => {
+    const big = await startServer(dir, 'http', [
+      '--base-url',
+      upstream.url,
+      '--stream-time-ms',
+      '60000',
+      '--stream-max-items',
+      '100000000',
+      '--timeout',
+      '120000',
+    ]);
+    children.track(big.process);
+    const pid = big.process.pid ?? 0;
+    const c = await connect('http', big.url, { negotiate: true });
+    clients.push(c);
+    await c.listTools();
+    const before = memoryOf(pid);
+    const result = await c.callTool({ name: 'dumpEverything', arguments: {} }, { timeout: 120_000 });
+    const after = memoryOf(pid);
+    expect(result.isError ?? false, text(result)).toBe(false);
+    const structured = await validStructure(c, 'dumpEverything', result);
+    const items = structured.items as { id: number }[];
+    const malformed = structured.malformed as unknown[];
+    expect(structured.ended).toBe('end');
+    // every record counted: 10,000 per piece (one of them malformed), and the one cut short
+    expect(items.length + malformed.length + (structured.omitted as number)).toBe(DUMP_PIECES * 10_000 + 1);
+    // the budget is full long before the first malformed line: it is counted with the rest
+    expect(malformed).toEqual([]);
+    expect(structured.note).toMatch(/^\d+ of 1000001 records read were left out/);
+    expect(Buffer.byteLength(JSON.stringify(structured))).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
+    const growth = after.peak - Math.max(before.rss, 0);
+    console.log(`100 MB stream: server RSS ${before.rss.toFixed(0)} MiB before, peak ${after.peak.toFixed(0)} MiB (+${growth.toFixed(0)})`);
+    expect(growth).toBeLessThan(64);
+  }, 180_000);
 });

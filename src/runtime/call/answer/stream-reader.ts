@@ -202,7 +202,8 @@ export class StreamCollector {
     if ('terminal' in record) return 'terminal';
     const position = this.count++;
     const value = 'item' in record ? record.item : { at: position, text: record.malformed, note: record.note };
-    const size = utf8Length(JSON.stringify(value) ?? 'null') + 1;
+    // Once full, a record is only counted: not even measured.
+    const size = this.full ? 0 : utf8Length(JSON.stringify(value) ?? 'null') + 1;
     if (!this.full && this.kept + size <= this.limits.keepBytes) {
       this.kept += size;
       if ('item' in record) this.read.items.push(value);
