@@ -46,6 +46,45 @@ paths:
         '200': { description: events without end, content: { text/event-stream: { schema: { type: string } } } }
 `;
 
+/** OpenAPI 3.2: each item described by an itemSchema, an event's data by its contentSchema (OAS 3.2 §4.14.4.2). */
+const SPEC_32 = `openapi: 3.2.0
+info: { title: Streams 3.2, version: '1.0' }
+servers: [{ url: 'https://streams.example.com' }]
+components:
+  schemas:
+    Adoption:
+      type: object
+      required: [petId]
+      properties: { petId: { type: integer }, adopter: { type: string } }
+paths:
+  /adoptions:
+    get:
+      operationId: followAdoptions
+      responses:
+        '200':
+          description: one adoption per line
+          content:
+            application/jsonl:
+              itemSchema: { $ref: '#/components/schemas/Adoption' }
+  /completions:
+    post:
+      operationId: complete
+      responses:
+        '200':
+          description: the completion's chunks
+          content:
+            text/event-stream:
+              itemSchema:
+                type: object
+                required: [data]
+                properties:
+                  event: { type: string }
+                  data:
+                    type: string
+                    contentMediaType: application/json
+                    contentSchema: { type: object, required: [delta], properties: { delta: { type: string } } }
+`;
+
 const STREAM_TIME_MS = 1_500;
 const MAX_ANSWER_BYTES = 65_536;
 const WORDS = ['Hel', 'lo', ', ', 'wor', 'ld'];
@@ -107,6 +146,16 @@ async function* live(connection: { closed: Promise<void> }): AsyncGenerator<stri
 function respond(req: Recorded): Answer {
   if (req.method === 'POST' && req.path === '/chat/completions') return { headers: SSE, stream: chat };
   if (req.path === '/export') return { headers: { 'content-type': 'application/jsonl' }, stream: exported };
+  if (req.path === '/adoptions') {
+    const lines = [1, 2, 3].map((petId) => JSON.stringify({ petId, adopter: `adopter-${petId}` }) + '\n');
+    return { headers: { 'content-type': 'application/jsonl' }, body: lines.join('') };
+  }
+  if (req.path === '/completions') {
+    return {
+      headers: SSE,
+      body: ['Hi', ' there'].map((delta) => `event: chunk\ndata: ${JSON.stringify({ delta })}\n\n`).join('') + 'data: [DONE]\n\n',
+    };
+  }
   if (req.path === '/dump') return { headers: { 'content-type': 'application/x-ndjson' }, stream: dump };
   if (req.path === '/live') {
     return {
@@ -293,4 +342,46 @@ describe('a 100 MB stream, with malformed records and cut mid-record', () => {
     console.log(`100 MB stream: server RSS ${before.rss.toFixed(0)} MiB before, peak ${after.peak.toFixed(0)} MiB (+${growth.toFixed(0)})`);
     expect(growth).toBeLessThan(64);
   }, 180_000);
+});
+
+describe('an OpenAPI 3.2 spec: items as its itemSchema describes them', () => {
+  let c: Client;
+
+  beforeAll(async () => {
+    const spec = join(TMP, 'streaming-3.2.yaml');
+    writeFileSync(spec, SPEC_32);
+    const dir32 = generateProject(spec, 'e2e-streaming-32');
+    await buildProject(dir32);
+    c = await connect('stdio', dir32, { args: serverArgs() });
+    clients.push(c);
+  }, 300_000);
+
+  it("JSON Lines: each item is the itemSchema's, in the listed outputSchema and in the result", async () => {
+    const { tools } = await c.listTools();
+    const tool = tools.find((t) => t.name === 'followAdoptions');
+    // the Adoption schema, in $defs or inlined as the client profile lists it
+    expect(JSON.stringify(tool?.outputSchema)).toContain('"petId"');
+    const result = await c.callTool({ name: 'followAdoptions', arguments: {} });
+    expect(result.isError ?? false, text(result)).toBe(false);
+    const structured = await validStructure(c, 'followAdoptions', result);
+    expect(structured).toMatchObject({ items: [{ petId: 1 }, { petId: 2 }, { petId: 3 }], omitted: 0, ended: 'end' });
+  }, 60_000);
+
+  it("server-sent events: each event's data is its contentSchema's, parsed", async () => {
+    const { tools } = await c.listTools();
+    const data = (
+      tools.find((t) => t.name === 'complete')?.outputSchema?.properties as Record<string, { items?: { properties?: { data?: object } } }>
+    ).items?.items?.properties?.data;
+    expect(data).toMatchObject({ properties: { delta: {} } });
+    const result = await c.callTool({ name: 'complete', arguments: {} });
+    expect(result.isError ?? false, text(result)).toBe(false);
+    const structured = await validStructure(c, 'complete', result);
+    expect(structured).toMatchObject({
+      items: [
+        { event: 'chunk', data: { delta: 'Hi' } },
+        { event: 'chunk', data: { delta: ' there' } },
+      ],
+      ended: 'terminal',
+    });
+  }, 60_000);
 });
