@@ -70,7 +70,19 @@ function eventDataSchema(doc: JsonObject, itemSchema: Json | undefined): Json | 
 
 /** The sentence a streaming tool's description ends with. */
 export const STREAMING_SENTENCE =
-  'The API answers with a stream: the server reads it item by item, reports progress while it runs, and returns the items (as many as fit) once it ends.';
+  'The API may answer with a stream: the server then reads it item by item, reports progress while it runs, and returns the items (as many as fit) once it ends.';
+
+/**
+ * The outputSchema of a tool that may stream: the streamed items, or, when the operation also
+ * answers one JSON value (a chat API's `stream: false`), either shape. A JSON answer wrapped as
+ * `{ result }` cannot share the root with the items: then no shape is promised.
+ */
+export function streamingOutput(sequence: NonNullable<ToolSpec['sequence']>, json: OutputSpec | undefined): OutputSpec | undefined {
+  const streamed = sequenceOutput(sequence);
+  if (json === undefined) return streamed;
+  if (json.wrap) return undefined;
+  return { schema: { type: 'object', anyOf: [streamed.schema, json.schema] }, wrap: false };
+}
 
 /**
  * A streaming tool's outputSchema: the items read (each as `itemSchema` says, an event

@@ -23,9 +23,13 @@ paths:
       operationId: createChatCompletion
       summary: Complete a chat
       requestBody:
-        content: { application/json: { schema: { type: object, properties: { prompt: { type: string } } } } }
+        content: { application/json: { schema: { type: object, properties: { prompt: { type: string }, stream: { type: boolean } } } } }
       responses:
-        '200': { description: the completion's chunks, content: { text/event-stream: { schema: { type: string } } } }
+        '200':
+          description: the completion, whole or in chunks as the request's stream asks
+          content:
+            application/json: { schema: { type: object, properties: { id: { type: string }, text: { type: string } } } }
+            text/event-stream: { schema: { type: string } }
   /export:
     get:
       operationId: exportRecords
@@ -144,7 +148,12 @@ async function* live(connection: { closed: Promise<void> }): AsyncGenerator<stri
 }
 
 function respond(req: Recorded): Answer {
-  if (req.method === 'POST' && req.path === '/chat/completions') return { headers: SSE, stream: chat };
+  if (req.method === 'POST' && req.path === '/chat/completions') {
+    // As chat APIs do: one JSON answer unless the request asks for a stream.
+    if ((JSON.parse(req.body.toString()) as { stream?: boolean }).stream === false)
+      return { body: JSON.stringify({ id: 'c1', text: 'Hello, world' }) };
+    return { headers: SSE, stream: chat };
+  }
   if (req.path === '/export') return { headers: { 'content-type': 'application/jsonl' }, stream: exported };
   if (req.path === '/adoptions') {
     const lines = [1, 2, 3].map((petId) => JSON.stringify({ petId, adopter: `adopter-${petId}` }) + '\n');
@@ -231,6 +240,13 @@ describe.each(KINDS)('over %s', (kind) => {
     expect(items.map((item) => item.data.choices[0]?.delta.content).join('')).toBe('Hello, world');
     expect(progress.map((p) => p.progress)).toEqual([1, 2, 3, 4, 5]);
     expect(progress[0]?.message).toBe('createChatCompletion: 1 items so far, the latest: "Hel"');
+  }, 60_000);
+
+  it('the same tool answered with one JSON value (stream: false): that value, valid against the listed schema', async () => {
+    const c = await client(kind);
+    const result = await c.callTool({ name: 'createChatCompletion', arguments: { body: { prompt: 'Say hello', stream: false } } });
+    expect(result.isError ?? false, text(result)).toBe(false);
+    expect(await validStructure(c, 'createChatCompletion', result)).toEqual({ id: 'c1', text: 'Hello, world' });
   }, 60_000);
 
   it('a JSON Lines export of 10,000 records: read to its end, whole records within the budget, the rest counted', async () => {

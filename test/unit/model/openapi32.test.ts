@@ -136,7 +136,7 @@ describe('the other 3.2 additions, as the table records them', () => {
     const events = tool('adoptionEvents');
     expect(events.sequence).toEqual({ mediaType: 'application/jsonl', itemSchema: { $ref: '#/$defs/Adoption.out' } });
     expect(events.output?.schema).toMatchObject({ properties: { items: { type: 'array', items: { $ref: '#/$defs/Adoption.out' } } } });
-    expect(events.description).toMatch(/answers with a stream/);
+    expect(events.description).toMatch(/may answer with a stream/);
     expect(built.table.defs['Adoption.out']).toBeDefined();
   });
 });

@@ -1,6 +1,14 @@
 // Responses → outputSchema, and Link Objects → the tools an agent may call next (src/model/responses.ts).
 import { describe, expect, it } from 'vitest';
-import { buildOutput, buildSequence, isObjectRoot, linkedOperations, linkSequences, sequenceOutput } from '../../../src/model/responses.js';
+import {
+  buildOutput,
+  buildSequence,
+  isObjectRoot,
+  linkedOperations,
+  linkSequences,
+  sequenceOutput,
+  streamingOutput,
+} from '../../../src/model/responses.js';
 import { SchemaConverter } from '../../../src/model/schema.js';
 import type { JsonObject } from '../../../src/parse/pointer.js';
 import type { JsonSchema, OutputSpec, ToolSpec } from '../../../src/contract/table.js';
@@ -115,6 +123,26 @@ describe('Link Objects', () => {
     );
     expect(a.then).toEqual(['b']);
     expect(b.then).toEqual(['a']);
+  });
+});
+
+describe('streamingOutput: the streamed items, or either shape when the operation also answers JSON', () => {
+  const sequence = { mediaType: 'text/event-stream' };
+  const json = { schema: { type: 'object', properties: { id: { type: 'string' } } }, wrap: false };
+
+  it('the items alone, without a JSON answer', () => {
+    expect(streamingOutput(sequence, undefined)).toEqual(sequenceOutput(sequence));
+  });
+
+  it("either shape beside a JSON object answer (a chat API's stream: false)", () => {
+    expect(streamingOutput(sequence, json)).toEqual({
+      schema: { type: 'object', anyOf: [sequenceOutput(sequence).schema, json.schema] },
+      wrap: false,
+    });
+  });
+
+  it('no promise beside a JSON answer wrapped as { result }', () => {
+    expect(streamingOutput(sequence, { ...json, wrap: true })).toBeUndefined();
   });
 });
 
