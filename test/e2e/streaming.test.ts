@@ -239,7 +239,7 @@ describe.each(KINDS)('over %s', (kind) => {
     const items = structured.items as { data: { choices: { delta: { content: string } }[] } }[];
     expect(items.map((item) => item.data.choices[0]?.delta.content).join('')).toBe('Hello, world');
     expect(progress.map((p) => p.progress)).toEqual([1, 2, 3, 4, 5]);
-    expect(progress[0]?.message).toBe('createChatCompletion: 1 items so far, the latest: "Hel"');
+    expect(progress[0]?.message).toBe('createChatCompletion: 1 item so far, the latest: "Hel"');
   }, 60_000);
 
   it('the same tool answered with one JSON value (stream: false): that value, valid against the listed schema', async () => {

@@ -80,6 +80,7 @@ function progressTeller(toolName: string, progress: Progress): (seen: number, it
     if (seen > 1 && now - toldAt < PROGRESS_EVERY_MS) return;
     toldAt = now;
     const text = shortText(item);
-    progress(seen, `${toolName}: ${seen} items so far${text !== undefined ? `, the latest: ${JSON.stringify(text)}` : ''}`);
+    const latest = text !== undefined ? `, the latest: ${JSON.stringify(text)}` : '';
+    progress(seen, `${toolName}: ${seen} ${seen === 1 ? 'item' : 'items'} so far${latest}`);
   };
 }
