@@ -157,6 +157,8 @@ function respond(req: Recorded): Answer {
   if (req.path === '/export') return { headers: { 'content-type': 'application/jsonl' }, stream: exported };
   if (req.path === '/adoptions') {
     const lines = [1, 2, 3].map((petId) => JSON.stringify({ petId, adopter: `adopter-${petId}` }) + '\n');
+    // One record off the itemSchema (petId is an integer there): set aside, not the whole answer failed.
+    lines.splice(1, 0, JSON.stringify({ petId: 'four' }) + '\n');
     return { headers: { 'content-type': 'application/jsonl' }, body: lines.join('') };
   }
   if (req.path === '/completions') {
@@ -381,6 +383,9 @@ describe('an OpenAPI 3.2 spec: items as its itemSchema describes them', () => {
     expect(result.isError ?? false, text(result)).toBe(false);
     const structured = await validStructure(c, 'followAdoptions', result);
     expect(structured).toMatchObject({ items: [{ petId: 1 }, { petId: 2 }, { petId: 3 }], omitted: 0, ended: 'end' });
+    expect(structured.malformed).toEqual([
+      { at: 1, text: '{"petId":"four"}', note: expect.stringMatching(/^does not match the spec's item schema: .*petId/) as unknown },
+    ]);
   }, 60_000);
 
   it("server-sent events: each event's data is its contentSchema's, parsed", async () => {

@@ -7,7 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { deadline, networkFailure, readAnswer, requestLabel } from './send/exchange.js';
 import type { CallLimit } from './send/call-limit.js';
-import { readStreamedAnswer, streamFormat } from './send/streamed-answer.js';
+import { readStreamedAnswer, streamFormat, type StreamCall } from './send/streamed-answer.js';
 import { afterResponse, type AfterResponse } from './answer/response-hooks.js';
 import type { Sent } from './send/retry.js';
 import type { TrackedAnswer } from '../long-running/long-running.js';
@@ -56,6 +56,14 @@ interface Receiving {
   call: CallContext;
 }
 
+/** What a streamed answer's reading tells and checks: the client's progress, and the items against the tool's outputSchema. */
+function streamChecks(services: CallServices, receiving: Receiving): Pick<StreamCall, 'progress' | 'check'> {
+  return {
+    ...(receiving.call.progress ? { progress: receiving.call.progress } : {}),
+    ...(receiving.tool.output ? { check: services.checks.output(receiving.tool) } : {}),
+  };
+}
+
 /** The answer the tries ended with, seen by the afterResponse hooks, read, and kept for following its operation. */
 async function received(
   services: CallServices,
@@ -70,7 +78,7 @@ async function received(
   const format = streamFormat(receiving.tool, response);
   const read =
     format !== undefined
-      ? await readStreamedAnswer(response, named, { ...receiving, format, config, progress: receiving.call.progress })
+      ? await readStreamedAnswer(response, named, { ...receiving, format, config, ...streamChecks(services, receiving) })
       : await readAnswer(response, named, config.maxResponseBytes);
   services.log.debug(`${named.label} → ${response.status}`);
   const answer = services.tracks

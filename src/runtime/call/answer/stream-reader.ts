@@ -232,6 +232,27 @@ function utf8Length(text: string): number {
   return /^[\x00-\x7f]*$/.test(text) ? text.length : encoder.encode(text).length;
 }
 
+/**
+ * The read with the items `fits` refuses (one off the spec's itemSchema) moved to `malformed`
+ * with the reason, so that one stray item does not make the whole answer fail its outputSchema.
+ * `fits` checks a whole result, so each item is checked alone in one.
+ */
+export function conformed(read: StreamRead, fits: ((value: unknown) => boolean) & { describe(): string }): StreamRead {
+  if (fits(read)) return read;
+  const items: unknown[] = [];
+  const malformed = [...read.malformed];
+  const taken = new Set(read.malformed.map((record) => record.at));
+  let at = 0;
+  for (const item of read.items) {
+    while (taken.has(at)) at++;
+    if (fits({ items: [item], omitted: 0, malformed: [], ended: read.ended })) items.push(item);
+    else
+      malformed.push({ at, text: excerpt(JSON.stringify(item) ?? ''), note: `does not match the spec's item schema: ${fits.describe()}` });
+    at++;
+  }
+  return { ...read, items, malformed: malformed.sort((a, b) => a.at - b.at) };
+}
+
 /** The short text an item carries where one is obvious: a `delta`, `text` or `content` string, as chat APIs stream. */
 export function shortText(value: unknown, depth = 0): string | undefined {
   if (depth > 5 || value === null || typeof value !== 'object') return undefined;

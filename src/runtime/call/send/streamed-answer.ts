@@ -7,7 +7,8 @@ import type { ToolSpec } from '../../../contract/table.js';
 import type { ServerConfig } from '../../start/config.js';
 import type { Progress } from '../../mcp/progress.js';
 import type { UpstreamAnswer } from '../answer/response.js';
-import { readStreamed, shortText, type StreamLimits } from '../answer/stream-reader.js';
+import { conformed, readStreamed, shortText, type StreamLimits } from '../answer/stream-reader.js';
+import type { OutputCheck } from '../../mcp/output.js';
 import type { CallLimit } from './call-limit.js';
 import type { UpstreamResponse } from './upstream-response.js';
 
@@ -33,6 +34,8 @@ export interface StreamCall {
   /** The client's cancellation. */
   signal: AbortSignal;
   progress?: Progress;
+  /** The tool's outputSchema check, when it has one: items off it are moved to `malformed`. */
+  check?: OutputCheck;
 }
 
 /** The streamed answer as a JSON answer: `{ items, omitted, malformed, ended, note }`. */
@@ -50,11 +53,12 @@ export async function readStreamedAnswer(
     abandon: () => response.discard(),
     stoppedBy: () => (signal.aborted ? 'cancelled' : limit.timedOut() ? 'timeout' : undefined),
   });
+  const result = call.check ? conformed(read, call.check) : read;
   return {
     status: response.status,
     statusText: response.statusText,
     contentType: 'application/json',
-    bytes: new TextEncoder().encode(JSON.stringify(read)),
+    bytes: new TextEncoder().encode(JSON.stringify(result)),
     truncated: false,
     label: named.label,
     uri: named.uri,

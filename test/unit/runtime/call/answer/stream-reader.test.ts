@@ -3,6 +3,7 @@
 // the answer budget and the limits, and a body that never ends stopped at --stream-time-ms.
 import { describe, expect, it } from 'vitest';
 import {
+  conformed,
   readStreamed,
   recordSplitter,
   shortText,
@@ -174,6 +175,24 @@ describe('readStreamed', () => {
     await expect(readStreamed(broken(), { ...reading('lines', () => undefined), stoppedBy: () => 'timeout' })).resolves.toMatchObject({
       ended: 'timeout',
     });
+  });
+});
+
+describe("conformed: items off the spec's item schema moved to malformed, by their place in the stream", () => {
+  // A whole result fits when each of its items is a number (as an outputSchema check would say).
+  const fits = Object.assign((value: unknown) => (value as { items: unknown[] }).items.every((item) => typeof item === 'number'), {
+    describe: () => 'items/0 must be number',
+  });
+
+  it('keeps a fitting read as it is, and moves a stray item with the reason', () => {
+    const read = { items: [1, 2], omitted: 0, malformed: [], ended: 'end' as const };
+    expect(conformed(read, fits)).toBe(read);
+    const stray = conformed({ items: [1, 'two', 3], omitted: 0, malformed: [{ at: 1, text: 'x', note: 'not JSON' }], ended: 'end' }, fits);
+    expect(stray.items).toEqual([1, 3]);
+    expect(stray.malformed).toEqual([
+      { at: 1, text: 'x', note: 'not JSON' },
+      { at: 2, text: '"two"', note: "does not match the spec's item schema: items/0 must be number" },
+    ]);
   });
 });
 
