@@ -137,10 +137,11 @@ export interface ToolSpec {
   /** From the success response's JSON schema, loosened so that no good answer fails it. */
   output?: OutputSpec;
   /**
-   * A success answer of a sequential media type (JSON Lines, server-sent events…) whose items OAS
-   * 3.2's `itemSchema` describes: recorded; the answer is served whole, as text, today.
+   * A success answer of a sequential media type (server-sent events, JSON Lines, JSON Text
+   * Sequences): the server reads it item by item (runtime/call/answer/stream-reader.ts).
+   * `itemSchema`: each item's (OAS 3.2), for events their parsed `data`'s.
    */
-  sequence?: { mediaType: string; itemSchema: JsonSchema };
+  sequence?: { mediaType: string; itemSchema?: JsonSchema };
   /** The operation is also (or only) an MCP resource or resource template, read with its request. */
   resource?: ResourceSpec;
   /** false: a resource only, neither listed nor callable as a tool. */
@@ -357,3 +358,11 @@ export interface EncodingSpec {
   /** Multipart part headers whose value the spec fixes (`const`, a single `enum`, or `default`). */
   headers?: Record<string, string>;
 }
+
+/**
+ * Why a streamed answer's reading ended (its result's `ended`): the stream's own end, a
+ * terminal event (`[DONE]`), --stream-max-items, --stream-time-ms, the call's time limit, or a
+ * connection that broke off.
+ */
+export const STREAM_ENDS = ['end', 'terminal', 'max-items', 'time', 'timeout', 'broken'] as const;
+export type StreamEnd = (typeof STREAM_ENDS)[number];

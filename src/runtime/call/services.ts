@@ -16,6 +16,7 @@ import { createChecks, type Checks } from './request/checks.js';
 import { upstreamBases } from './request/outgoing.js';
 import type { OnBehalf } from '../oauth/upstream-accounts/on-behalf.js';
 import { toolError, type Structurer } from '../mcp/output.js';
+import type { Progress } from '../mcp/progress.js';
 import { structureFor } from './answer/shape.js';
 import { serverRedactor, type Redactor } from './answer/redact.js';
 import { ownValue, type ToolSpec, type ToolTable } from '../../contract/table.js';
@@ -32,6 +33,8 @@ export interface CallContext {
   credentials: RequestCredentials;
   caller: AuthInfo | undefined;
   secrets: string[];
+  /** The client's progress, when it asked for it: told while a streamed answer is read. */
+  progress?: Progress;
 }
 
 /** long-running.ts's calls for this server, and its `tracked`: what following an operation needs of an answer. */
