@@ -105,7 +105,8 @@ function prefixedTool(tool: ToolSpec, namespace: string, renamed: Map<string, st
   if (tool.toolset !== undefined) copy.toolset = prefix + tool.toolset;
   if (tool.security) copy.security = tool.security.map((alternative) => prefixedRequirement(alternative, prefix));
   if (tool.output) copy.output = { ...tool.output, schema: withPrefixedRefs(tool.output.schema, prefix) };
-  if (tool.sequence) copy.sequence = { ...tool.sequence, itemSchema: withPrefixedRefs(tool.sequence.itemSchema, prefix) };
+  const itemSchema = tool.sequence?.itemSchema;
+  if (tool.sequence && itemSchema) copy.sequence = { ...tool.sequence, itemSchema: withPrefixedRefs(itemSchema, prefix) };
   if (tool.then) copy.then = tool.then.map(named);
   const statusTool = tool.longRunning?.statusTool;
   if (statusTool) copy.longRunning = { ...tool.longRunning, statusTool: { ...statusTool, name: named(statusTool.name) } };
