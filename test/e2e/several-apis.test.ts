@@ -162,14 +162,28 @@ describe('an API from a URL beside one from a file', () => {
 });
 
 describe('the two APIs in code mode', () => {
-  it('one program calls both, each call reaching its own upstream with its own credential', async () => {
+  it("search_api declares each API's operations in an object of its namespace", async () => {
+    const client = await serve(['--tools', 'code']);
+    try {
+      const result = await client.callTool({ name: 'search_api', arguments: { query: 'find pet by id', limit: 30 } });
+      const text = (result.content as { text: string }[])[0]?.text ?? '';
+      expect(text).toMatch(/^interface Api \{\n {2}shop: \{\n/m);
+      expect(text).toMatch(/^ {2}zoo: \{\n/m);
+      expect(text).toMatch(/^ {4}getPetById\(args: \{ petId: number \}\)/m);
+      expect(text).not.toContain('shop_getPetById');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('one program calls api.<namespace>.<operation> of both, each call reaching its own upstream with its own credential', async () => {
     const client = await serve(['--tools', 'code']);
     try {
       shopUpstream.clear();
       zooUpstream.clear();
       const program = `
-const shop = await api.shop_getPetById({ petId: 3 });
-const zoo = await api.zoo_getPetById({ petId: 4 });
+const shop = await api.shop.getPetById({ petId: 3 });
+const zoo = await api.zoo.getPetById({ petId: 4 });
 return [shop.id, zoo.id];`;
       const result = await client.callTool({ name: 'execute', arguments: { code: program } });
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
