@@ -272,3 +272,60 @@ describe('mcp-gen <spec> <spec>', () => {
     expect(drift.stdout).toContain('  ~ tools.json');
   });
 });
+
+describe('mcp-gen diff over several APIs', () => {
+  /** The Petstore under another title (so its namespace), and a later version without DELETE /pet/{petId}. */
+  function petstoreAs(title: string, withoutDelete = false): string {
+    const doc = JSON.parse(readFileSync(PETSTORE, 'utf8')) as { info: { title: string }; paths: Record<string, Record<string, unknown>> };
+    doc.info.title = title;
+    if (withoutDelete) delete doc.paths['/pet/{petId}']?.delete;
+    const file = join(scratch, `${title.toLowerCase()}${withoutDelete ? '-next' : ''}.json`);
+    writeFileSync(file, JSON.stringify(doc));
+    return file;
+  }
+
+  it('compares two config files of several APIs, each tool named with its namespace', () => {
+    const [before, after] = ['before', 'after'].map((side) => {
+      const file = join(scratch, `${side}.config.json`);
+      const zoo = side === 'before' ? petstoreAs('Zoo') : petstoreAs('Zoo', true);
+      writeFileSync(
+        file,
+        JSON.stringify({
+          apis: [
+            { spec: PETSTORE, namespace: 'shop' },
+            { spec: zoo, namespace: 'zoo' },
+          ],
+        }),
+      );
+      return file;
+    }) as [string, string];
+    const r = runCli(['diff', before, after], scratch);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual(['BREAKING  zoo_deletePet: tool removed', '1 change, 1 breaking']);
+  });
+
+  it('compares the specs before with as many after, in the same order', () => {
+    const r = runCli(['diff', petstoreAs('Shop'), petstoreAs('Zoo'), petstoreAs('Shop'), petstoreAs('Zoo', true)], scratch);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual(['BREAKING  zoo_deletePet: tool removed', '1 change, 1 breaking']);
+  });
+
+  it("compares one API's spec pair as before, beside a config file of several APIs: its tools without a namespace", () => {
+    const r = runCli(['diff', petstoreAs('Zoo'), petstoreAs('Zoo', true)], scratch);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual(['BREAKING  deletePet: tool removed', '1 change, 1 breaking']);
+  });
+
+  it('an odd number of specs, or a config file against a spec, is one line saying what diff takes, exit 2', () => {
+    const odd = runCli(['diff', petstoreAs('Shop'), petstoreAs('Zoo'), petstoreAs('Shop')], scratch);
+    expect(odd.code).toBe(2);
+    expect(odd.stderr.trim().split('\n')).toEqual([
+      'mcp-gen: error: diff takes the specs before and as many after (3 given), or two config files',
+    ]);
+    const mixed = runCli(['diff', join(scratch, 'before.config.json'), petstoreAs('Shop')], scratch);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr.trim().split('\n')).toEqual([
+      `mcp-gen: error: diff compares a config file with a config file: ${petstoreAs('Shop')} is not one (its name ends in .config.json, .config.yaml or .config.yml)`,
+    ]);
+  });
+});
