@@ -108,6 +108,13 @@ async function toolsFromSpec(resolved: ResolvedOptions, use: 'generate' | 'serve
   return { ...buildTools(spec, { ...resolved, titleNamesCredentials: use === 'generate' && !fromUrl }), publicServers };
 }
 
+/** Each `--base-url <namespace>=<url>` names one of the APIs. */
+function checkBaseUrlNamespaces(baseUrls: Record<string, string>, namespaces: string[]): void {
+  const unknown = Object.keys(baseUrls).find((namespace) => !namespaces.includes(namespace));
+  if (unknown !== undefined)
+    throw new OptionsError(`--base-url ${unknown}=…: no API has the namespace "${unknown}" (the APIs: ${namespaces.join(', ')})`);
+}
+
 const readSpec = (resolved: ResolvedOptions, path: string) =>
   loadSpec(path, { allowRemoteRefs: resolved.allowRemoteRefs, allowRefDirs: resolved.allowRefDir, overlays: resolved.overlays });
 
@@ -134,8 +141,10 @@ async function toolsFromApis(resolved: ResolvedOptions): Promise<ScreenedTools> 
     publicServers ??= screened;
     const built = buildTools(spec, { ...resolved, name: namespace, envPrefix: undefined, titleNamesCredentials: true });
     if (screened) built.table.publicServers = screened;
-    if (api.baseUrl !== undefined) built.table.servers = [{ url: api.baseUrl }];
+    const baseUrl = resolved.baseUrls[namespace] ?? api.baseUrl;
+    if (baseUrl !== undefined) built.table.servers = [{ url: baseUrl }];
     apis.push({ namespace, built });
   }
+  checkBaseUrlNamespaces(resolved.baseUrls, [...specOf.keys()]);
   return { ...joinApis(apis, resolved.name ?? `${[...specOf.keys()].join('-').replace(/_/g, '-')}-mcp`), publicServers };
 }

@@ -329,3 +329,45 @@ describe('mcp-gen diff over several APIs', () => {
     ]);
   });
 });
+
+describe('--base-url <namespace>=<url>', () => {
+  it("at generation sets that API's upstream in the table, over the config file's", () => {
+    const out = join(scratch, 'base-urls');
+    const r = runCli(
+      ['--config', config, '--out', out, '--base-url', 'zoo=https://zoo.example/v2', '--base-url', 'shop=https://shop.example/v2'],
+      scratch,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const table = JSON.parse(readFileSync(join(out, 'tools.json'), 'utf8')) as ToolTable;
+    expect(table.apis?.shop?.servers).toEqual([{ url: 'https://shop.example/v2' }]);
+    expect(table.apis?.zoo?.servers).toEqual([{ url: 'https://zoo.example/v2' }]);
+  });
+
+  it('with mcp-gen serve: the call reaches that upstream', async () => {
+    const client = await connect('stdio', REPO, {
+      argv: [BIN, 'serve', '--config', config, '--log-level', 'warn', '--base-url', `zoo=${zooUpstream.url}/v2`],
+      env: credentials,
+    });
+    try {
+      await expectEachOnItsOwnUpstream(client, 8, 9);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a namespace no API has, or one API, is one line naming the flag, exit 2', () => {
+    const unknown = runCli(['--config', config, '--out', join(scratch, 'never'), '--base-url', 'zo=https://zoo.example'], scratch);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim().split('\n')).toEqual([
+      'mcp-gen: error: --base-url zo=…: no API has the namespace "zo" (the APIs: shop, zoo)',
+    ]);
+    const one = runCli([PETSTORE, '--out', join(scratch, 'never'), '--base-url', 'shop=https://shop.example'], scratch);
+    expect(one.code).toBe(2);
+    expect(one.stderr.trim().split('\n')).toEqual([
+      "mcp-gen: error: --base-url <namespace>=<url> is for several APIs; one API's upstream is chosen at start (the server's --base-url, API_BASE_URL)",
+    ]);
+    const bad = runCli(['--config', config, '--out', join(scratch, 'never'), '--base-url', 'zoo=ftp://zoo.example'], scratch);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("option '--base-url <namespace=url>' argument 'zoo=ftp://zoo.example' is invalid");
+  });
+});
