@@ -29,7 +29,9 @@ beforeAll(async () => {
       ? { body: servedSpec() }
       : req.path === '/spec/elsewhere.json'
         ? { body: servedSpec(`${shopUpstream.url}/v2`) }
-        : petAnswer(req),
+        : req.path === '/v2/pet/77'
+          ? { status: 302, headers: { location: `${shopUpstream.url}/v2/pet/77` } }
+          : petAnswer(req),
   );
   config = join(scratch, 'mcp-gen.config.json');
   // The shop's upstream is the config file's choice; the zoo's comes from ZOO_BASE_URL at start.
@@ -154,6 +156,22 @@ describe('an API from a URL beside one from a file', () => {
       const zoo = await client.callTool({ name: 'zoo_getPetById', arguments: { petId: 7 } });
       expect(zoo.isError).toBe(true);
       expect(zoo.content).toEqual([{ type: 'text', text: 'zoo_getPetById: no upstream base URL; set ZOO_BASE_URL' }]);
+      expect(shopUpstream.requests).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('an API from a URL whose server redirects to an internal address', () => {
+  it("is refused, naming that API's own base URL variable", async () => {
+    const client = await serveWithZooFrom(`${zooUpstream.url}/spec/openapi.json`);
+    try {
+      shopUpstream.clear();
+      const zoo = await client.callTool({ name: 'zoo_getPetById', arguments: { petId: 77 } });
+      expect(zoo.isError).toBe(true);
+      const text = (zoo.content as { text: string }[])[0]?.text ?? '';
+      expect(text).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/v2\/pet\/77: not sent: .*; choose the upstream with ZOO_BASE_URL$/);
       expect(shopUpstream.requests).toEqual([]);
     } finally {
       await client.close();
