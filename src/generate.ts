@@ -136,7 +136,7 @@ async function toolsFromApis(resolved: ResolvedOptions): Promise<ScreenedTools> 
         `${taken} and ${api.spec} both have the namespace "${namespace}": give one another in the config file's "apis"`,
       );
     specOf.set(namespace, api.spec);
-    // Each API's requests keep its own spec's rule (ApiSpec.publicServers); the table's, for token URLs, is the first's.
+    // Each API's requests and token URLs keep its own spec's rule (ApiSpec.publicServers); the table's is the first's.
     const screened = await screenUpstreams(spec, resolved.allowInternalServers);
     publicServers ??= screened;
     const built = buildTools(spec, { ...resolved, name: namespace, envPrefix: undefined, titleNamesCredentials: true });

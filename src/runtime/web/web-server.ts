@@ -36,7 +36,7 @@ import {
   type WebStep,
 } from './web-steps.js';
 import type { TableSummary } from '../../contract/summary.js';
-import type { ToolTable } from '../../contract/table.js';
+import { screeningOfScheme, type ToolTable } from '../../contract/table.js';
 
 export interface WebServerInput extends PlatformModules {
   platform: Exclude<PlatformName, 'node'>;
@@ -235,15 +235,6 @@ function screenedApis(table: ToolTable): { namespace?: string; variable: string 
   return Object.entries(table.apis).flatMap(([namespace, api]) =>
     api.publicServers === undefined ? [] : [{ namespace, variable: api.baseUrlEnv }],
   );
-}
-
-/** The screening rule of a security scheme's API: the table's for one API; of several, the API whose namespace prefixes the scheme (the longest). */
-function screeningOfScheme(table: ToolTable, key: string): ToolTable['publicServers'] {
-  if (table.apis === undefined) return table.publicServers;
-  const namespace = Object.keys(table.apis)
-    .filter((name) => key.startsWith(`${name}_`))
-    .sort((a, b) => b.length - a.length)[0];
-  return namespace === undefined ? undefined : table.apis[namespace]?.publicServers;
 }
 
 /**
