@@ -180,9 +180,12 @@ describe('an API from a URL whose server redirects to an internal address', () =
 });
 
 describe('the two APIs in code mode', () => {
-  it("search_api declares each API's operations in an object of its namespace", async () => {
+  it("search_api declares each API's operations in an object of its namespace, as execute's description says", async () => {
     const client = await serve(['--tools', 'code']);
     try {
+      const execute = (await client.listTools()).tools.find((t) => t.name === 'execute');
+      expect(execute?.description).toContain('`api` (an object per API: shop, zoo; each with one async method per operation');
+      expect(execute?.description).toContain('await api.shop.someOperation({ id: 1 })');
       const result = await client.callTool({ name: 'search_api', arguments: { query: 'find pet by id', limit: 30 } });
       const text = (result.content as { text: string }[])[0]?.text ?? '';
       expect(text).toMatch(/^interface Api \{\n {2}shop: \{\n/m);
