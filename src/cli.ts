@@ -9,6 +9,7 @@ import { nearest } from './contract/did-you-mean.js';
 import { formatWarning } from './warnings.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
+import type { UserOptions } from './options.js';
 import { apiLines } from './model/apis.js';
 import { OVERLAY_OPTION, optionsFromCommandLine, withModelOptions, withTargetOption, type CliFlags } from './flags.js';
 
@@ -153,13 +154,44 @@ function servedAs(serving: NonNullable<GenerateResult['report']['serving']>): st
   }
 }
 
-/** `mcp-gen diff <old> <new> [--fail-on breaking|any] [--json]`. */
+const CONFIG_FILE_NAME = /\.config\.(json|ya?ml)$/i;
+
+/**
+ * The options of diff's two sides: two config files, each its own (several APIs, with their
+ * namespaces); else the specs before and as many after, each half one spec or several APIs,
+ * both with the `--config` file's other options.
+ */
+function diffOptions(sides: string[], flags: { config?: string; overlay?: string[] }): [UserOptions, UserOptions] {
+  const cwd = process.cwd();
+  const configs = sides.filter((side) => CONFIG_FILE_NAME.test(side));
+  if (configs.length > 0) {
+    const spec = sides.find((side) => !CONFIG_FILE_NAME.test(side));
+    if (spec !== undefined)
+      throw new OptionsError(
+        `diff compares a config file with a config file: ${spec} is not one (its name ends in .config.json, .config.yaml or .config.yml)`,
+      );
+    if (sides.length !== 2) throw new OptionsError(`diff compares two config files (${sides.length} given)`);
+    return [configs[0] as string, configs[1] as string].map((config) =>
+      optionsFromCommandLine({ config, overlay: flags.overlay }, undefined, cwd),
+    ) as [UserOptions, UserOptions];
+  }
+  if (sides.length % 2 !== 0)
+    throw new OptionsError(`diff takes the specs before and as many after (${sides.length} given), or two config files`);
+  const half = sides.length / 2;
+  return [sides.slice(0, half), sides.slice(half)].map((specs) =>
+    optionsFromCommandLine({ config: flags.config, overlay: flags.overlay }, specs, cwd),
+  ) as [UserOptions, UserOptions];
+}
+
+/** `mcp-gen diff <old>… <new>… [--fail-on breaking|any] [--json]`. */
 async function diffMain(argv: string[]): Promise<number> {
   const program = new Command()
     .name('mcp-gen diff')
     .description('List what a spec change does to the MCP tools, each change classed breaking or not')
-    .argument('<old-spec>', 'the spec before')
-    .argument('<new-spec>', 'the spec after')
+    .argument(
+      '<sides...>',
+      'the spec before and the spec after; for several APIs, the specs before then as many after, or two config files (*.config.json|yaml|yml)',
+    )
     .option('--fail-on <level>', 'exit 1 when a change of this level is found: breaking or any', (v: string) => {
       if (v !== 'breaking' && v !== 'any') throw new InvalidArgumentError('breaking or any');
       return v;
@@ -179,13 +211,9 @@ async function diffMain(argv: string[]): Promise<number> {
     throw error;
   }
   const flags = program.opts<{ failOn?: 'breaking' | 'any'; json?: boolean; config?: string; overlay?: string[] }>();
-  const [before, after] = program.args as [string, string];
-  const { diffSpecs } = await import('./diff.js');
-  const changes = await diffSpecs(
-    before,
-    after,
-    optionsFromCommandLine({ config: flags.config, overlay: flags.overlay }, undefined, process.cwd()),
-  );
+  const [before, after] = diffOptions(program.args, flags);
+  const { diffSides } = await import('./diff.js');
+  const changes = await diffSides(before, after);
   const breaking = changes.filter((c) => c.breaking).length;
   if (flags.json) print(JSON.stringify({ breaking, changes }, null, 2));
   else {
@@ -222,7 +250,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('-q, --quiet', 'print nothing on success')
     .addHelpText(
       'after',
-      '\nAlso:\n  mcp-gen serve <spec> [options]   serve the spec as an MCP server, with no project (mcp-gen serve --help)\n  mcp-gen diff <old-spec> <new-spec> [--fail-on breaking|any] [--json] [--overlay <file|url>]   tool-level changes between two specs',
+      '\nAlso:\n  mcp-gen serve <spec> [options]   serve the spec as an MCP server, with no project (mcp-gen serve --help)\n  mcp-gen diff <old-spec>… <new-spec>… [--fail-on breaking|any] [--json] [--overlay <file|url>]   tool-level changes between two specs (several APIs: as many after as before, or two *.config.json|yaml files)',
     )
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })

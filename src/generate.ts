@@ -108,6 +108,13 @@ async function toolsFromSpec(resolved: ResolvedOptions, use: 'generate' | 'serve
   return { ...buildTools(spec, { ...resolved, titleNamesCredentials: use === 'generate' && !fromUrl }), publicServers };
 }
 
+/** Each `--base-url <namespace>=<url>` names one of the APIs. */
+function checkBaseUrlNamespaces(baseUrls: Record<string, string>, namespaces: string[]): void {
+  const unknown = Object.keys(baseUrls).find((namespace) => !namespaces.includes(namespace));
+  if (unknown !== undefined)
+    throw new OptionsError(`--base-url ${unknown}=…: no API has the namespace "${unknown}" (the APIs: ${namespaces.join(', ')})`);
+}
+
 const readSpec = (resolved: ResolvedOptions, path: string) =>
   loadSpec(path, { allowRemoteRefs: resolved.allowRemoteRefs, allowRefDirs: resolved.allowRefDir, overlays: resolved.overlays });
 
@@ -129,13 +136,15 @@ async function toolsFromApis(resolved: ResolvedOptions): Promise<ScreenedTools> 
         `${taken} and ${api.spec} both have the namespace "${namespace}": give one another in the config file's "apis"`,
       );
     specOf.set(namespace, api.spec);
-    // Each API's requests keep its own spec's rule (ApiSpec.publicServers); the table's, for token URLs, is the first's.
+    // Each API's requests and token URLs keep its own spec's rule (ApiSpec.publicServers); the table's is the first's.
     const screened = await screenUpstreams(spec, resolved.allowInternalServers);
     publicServers ??= screened;
     const built = buildTools(spec, { ...resolved, name: namespace, envPrefix: undefined, titleNamesCredentials: true });
     if (screened) built.table.publicServers = screened;
-    if (api.baseUrl !== undefined) built.table.servers = [{ url: api.baseUrl }];
+    const baseUrl = resolved.baseUrls[namespace] ?? api.baseUrl;
+    if (baseUrl !== undefined) built.table.servers = [{ url: baseUrl }];
     apis.push({ namespace, built });
   }
+  checkBaseUrlNamespaces(resolved.baseUrls, [...specOf.keys()]);
   return { ...joinApis(apis, resolved.name ?? `${[...specOf.keys()].join('-').replace(/_/g, '-')}-mcp`), publicServers };
 }

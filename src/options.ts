@@ -41,6 +41,8 @@ interface SourceOptions {
   allowRefDir?: string[];
   /** Overlay files or URLs (OpenAPI Overlay 1.0–1.2), applied in order to the spec before anything reads it. */
   overlays?: string[];
+  /** `--base-url <namespace>=<url>`: an API's upstream over its `baseUrl` in `apis` (command line only). */
+  baseUrls?: Record<string, string>;
 }
 
 /** Where and how the project is written. */
@@ -86,6 +88,7 @@ const KEYS: Record<
   | 'prompts'
   | 'targets'
   | 'apis'
+  | 'baseUrls'
 > = {
   spec: 'string',
   apis: 'apis',
@@ -99,6 +102,7 @@ const KEYS: Record<
   allowInternalServers: 'boolean',
   allowRefDir: 'strings',
   overlays: 'strings',
+  baseUrls: 'baseUrls',
   maxDescriptionLength: 'number',
   includeTags: 'strings',
   excludeTags: 'strings',
@@ -229,6 +233,9 @@ const CHECKS: Record<(typeof KEYS)[keyof typeof KEYS], (value: unknown, at: stri
   toolsets: checkToolsets,
   overrides: checkOverrides,
   apis: checkApis,
+  baseUrls: (_value, at) => {
+    throw new OptionsError(`${at} is the command line's --base-url <namespace>=<url>; in the file, give each API's "baseUrl" in "apis"`);
+  },
 };
 
 /** `apis`: a list of { spec, namespace, baseUrl }, the namespaces `[a-z0-9_]` and each once. */
@@ -416,6 +423,7 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     allowRefDir: (merged.allowRefDir ?? []).map((dir) => resolve(dir)),
     overlays: merged.overlays ?? [],
     apis: merged.apis ?? [],
+    baseUrls: merged.baseUrls ?? {},
   };
 }
 
@@ -434,6 +442,10 @@ function checkCombination(merged: UserOptions): string {
     checkApis(merged.apis, 'options: "apis"');
     return (merged.apis[0] as ApiOption).spec;
   }
+  if (merged.baseUrls !== undefined && Object.keys(merged.baseUrls).length > 0)
+    throw new OptionsError(
+      "--base-url <namespace>=<url> is for several APIs; one API's upstream is chosen at start (the server's --base-url, API_BASE_URL)",
+    );
   if (!merged.spec) throw new OptionsError('no spec given: pass a path or URL, or set "spec" in the config file');
   if (merged.check && merged.dryRun) throw new OptionsError('--check and --dry-run cannot be combined');
   if (merged.name !== undefined && !/^[a-z0-9][a-z0-9._-]{0,213}$/.test(merged.name)) {

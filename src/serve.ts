@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { modelFromOptions } from './generate.js';
 import type { UserOptions } from './options.js';
+import { isNamespacedBaseUrl } from './flags.js';
 import { formatWarning } from './warnings.js';
 import { credentialSummary } from './model/auth.js';
 import { apiLines } from './model/apis.js';
@@ -29,7 +30,9 @@ export function splitServeArgs(argv: string[]): { model: string[]; server: strin
     }
     const option = /^--([^=]+)(=.*)?$/.exec(token);
     const spec = option ? (SERVER_OPTIONS as Record<string, { type: string }>)[option[1] as string] : undefined;
-    if (!option || !spec || option[1] === 'help') {
+    // --base-url <namespace>=<url> chooses an API's upstream in the table; a plain URL is the server's
+    const namespaced = option?.[1] === 'base-url' && isNamespacedBaseUrl(option[2]?.slice(1) ?? argv[i + 1] ?? '');
+    if (!option || !spec || option[1] === 'help' || namespaced) {
       model.push(token);
       continue;
     }

@@ -366,3 +366,16 @@ export interface EncodingSpec {
  */
 export const STREAM_ENDS = ['end', 'terminal', 'max-items', 'time', 'timeout', 'broken'] as const;
 export type StreamEnd = (typeof STREAM_ENDS)[number];
+
+/**
+ * The rule for a spec read from a URL (`publicServers`) that a security scheme's token URL is
+ * held to: the table's for one API; of several, that of the API whose namespace prefixes the
+ * scheme's name (the longest, as model/apis.ts names it).
+ */
+export function screeningOfScheme(table: ToolTable, key: string): ToolTable['publicServers'] {
+  if (table.apis === undefined) return table.publicServers;
+  const namespace = Object.keys(table.apis)
+    .filter((name) => key.startsWith(`${name}_`))
+    .sort((a, b) => b.length - a.length)[0];
+  return namespace === undefined ? undefined : table.apis[namespace]?.publicServers;
+}

@@ -29,7 +29,9 @@ beforeAll(async () => {
       ? { body: servedSpec() }
       : req.path === '/spec/elsewhere.json'
         ? { body: servedSpec(`${shopUpstream.url}/v2`) }
-        : petAnswer(req),
+        : req.path === '/v2/pet/77'
+          ? { status: 302, headers: { location: `${shopUpstream.url}/v2/pet/77` } }
+          : petAnswer(req),
   );
   config = join(scratch, 'mcp-gen.config.json');
   // The shop's upstream is the config file's choice; the zoo's comes from ZOO_BASE_URL at start.
@@ -161,15 +163,48 @@ describe('an API from a URL beside one from a file', () => {
   });
 });
 
+describe('an API from a URL whose server redirects to an internal address', () => {
+  it("is refused, naming that API's own base URL variable", async () => {
+    const client = await serveWithZooFrom(`${zooUpstream.url}/spec/openapi.json`);
+    try {
+      shopUpstream.clear();
+      const zoo = await client.callTool({ name: 'zoo_getPetById', arguments: { petId: 77 } });
+      expect(zoo.isError).toBe(true);
+      const text = (zoo.content as { text: string }[])[0]?.text ?? '';
+      expect(text).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/v2\/pet\/77: not sent: .*; choose the upstream with ZOO_BASE_URL$/);
+      expect(shopUpstream.requests).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('the two APIs in code mode', () => {
-  it('one program calls both, each call reaching its own upstream with its own credential', async () => {
+  it("search_api declares each API's operations in an object of its namespace, as execute's description says", async () => {
+    const client = await serve(['--tools', 'code']);
+    try {
+      const execute = (await client.listTools()).tools.find((t) => t.name === 'execute');
+      expect(execute?.description).toContain('`api` (an object per API: shop, zoo; each with one async method per operation');
+      expect(execute?.description).toContain('await api.shop.someOperation({ id: 1 })');
+      const result = await client.callTool({ name: 'search_api', arguments: { query: 'find pet by id', limit: 30 } });
+      const text = (result.content as { text: string }[])[0]?.text ?? '';
+      expect(text).toMatch(/^interface Api \{\n {2}shop: \{\n/m);
+      expect(text).toMatch(/^ {2}zoo: \{\n/m);
+      expect(text).toMatch(/^ {4}getPetById\(args: \{ petId: number \}\)/m);
+      expect(text).not.toContain('shop_getPetById');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('one program calls api.<namespace>.<operation> of both, each call reaching its own upstream with its own credential', async () => {
     const client = await serve(['--tools', 'code']);
     try {
       shopUpstream.clear();
       zooUpstream.clear();
       const program = `
-const shop = await api.shop_getPetById({ petId: 3 });
-const zoo = await api.zoo_getPetById({ petId: 4 });
+const shop = await api.shop.getPetById({ petId: 3 });
+const zoo = await api.zoo.getPetById({ petId: 4 });
 return [shop.id, zoo.id];`;
       const result = await client.callTool({ name: 'execute', arguments: { code: program } });
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
@@ -256,5 +291,104 @@ describe('mcp-gen <spec> <spec>', () => {
     const drift = runCli(['--config', changed, '--out', out, '--check'], scratch);
     expect(drift.code).toBe(1);
     expect(drift.stdout).toContain('  ~ tools.json');
+  });
+});
+
+describe('mcp-gen diff over several APIs', () => {
+  /** The Petstore under another title (so its namespace), and a later version without DELETE /pet/{petId}. */
+  function petstoreAs(title: string, withoutDelete = false): string {
+    const doc = JSON.parse(readFileSync(PETSTORE, 'utf8')) as { info: { title: string }; paths: Record<string, Record<string, unknown>> };
+    doc.info.title = title;
+    if (withoutDelete) delete doc.paths['/pet/{petId}']?.delete;
+    const file = join(scratch, `${title.toLowerCase()}${withoutDelete ? '-next' : ''}.json`);
+    writeFileSync(file, JSON.stringify(doc));
+    return file;
+  }
+
+  it('compares two config files of several APIs, each tool named with its namespace', () => {
+    const [before, after] = ['before', 'after'].map((side) => {
+      const file = join(scratch, `${side}.config.json`);
+      const zoo = side === 'before' ? petstoreAs('Zoo') : petstoreAs('Zoo', true);
+      writeFileSync(
+        file,
+        JSON.stringify({
+          apis: [
+            { spec: PETSTORE, namespace: 'shop' },
+            { spec: zoo, namespace: 'zoo' },
+          ],
+        }),
+      );
+      return file;
+    }) as [string, string];
+    const r = runCli(['diff', before, after], scratch);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual(['BREAKING  zoo_deletePet: tool removed', '1 change, 1 breaking']);
+  });
+
+  it('compares the specs before with as many after, in the same order', () => {
+    const r = runCli(['diff', petstoreAs('Shop'), petstoreAs('Zoo'), petstoreAs('Shop'), petstoreAs('Zoo', true)], scratch);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual(['BREAKING  zoo_deletePet: tool removed', '1 change, 1 breaking']);
+  });
+
+  it("compares one API's spec pair as before, beside a config file of several APIs: its tools without a namespace", () => {
+    const r = runCli(['diff', petstoreAs('Zoo'), petstoreAs('Zoo', true)], scratch);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual(['BREAKING  deletePet: tool removed', '1 change, 1 breaking']);
+  });
+
+  it('an odd number of specs, or a config file against a spec, is one line saying what diff takes, exit 2', () => {
+    const odd = runCli(['diff', petstoreAs('Shop'), petstoreAs('Zoo'), petstoreAs('Shop')], scratch);
+    expect(odd.code).toBe(2);
+    expect(odd.stderr.trim().split('\n')).toEqual([
+      'mcp-gen: error: diff takes the specs before and as many after (3 given), or two config files',
+    ]);
+    const mixed = runCli(['diff', join(scratch, 'before.config.json'), petstoreAs('Shop')], scratch);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr.trim().split('\n')).toEqual([
+      `mcp-gen: error: diff compares a config file with a config file: ${petstoreAs('Shop')} is not one (its name ends in .config.json, .config.yaml or .config.yml)`,
+    ]);
+  });
+});
+
+describe('--base-url <namespace>=<url>', () => {
+  it("at generation sets that API's upstream in the table, over the config file's", () => {
+    const out = join(scratch, 'base-urls');
+    const r = runCli(
+      ['--config', config, '--out', out, '--base-url', 'zoo=https://zoo.example/v2', '--base-url', 'shop=https://shop.example/v2'],
+      scratch,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const table = JSON.parse(readFileSync(join(out, 'tools.json'), 'utf8')) as ToolTable;
+    expect(table.apis?.shop?.servers).toEqual([{ url: 'https://shop.example/v2' }]);
+    expect(table.apis?.zoo?.servers).toEqual([{ url: 'https://zoo.example/v2' }]);
+  });
+
+  it('with mcp-gen serve: the call reaches that upstream', async () => {
+    const client = await connect('stdio', REPO, {
+      argv: [BIN, 'serve', '--config', config, '--log-level', 'warn', '--base-url', `zoo=${zooUpstream.url}/v2`],
+      env: credentials,
+    });
+    try {
+      await expectEachOnItsOwnUpstream(client, 8, 9);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a namespace no API has, or one API, is one line naming the flag, exit 2', () => {
+    const unknown = runCli(['--config', config, '--out', join(scratch, 'never'), '--base-url', 'zo=https://zoo.example'], scratch);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim().split('\n')).toEqual([
+      'mcp-gen: error: --base-url zo=…: no API has the namespace "zo" (the APIs: shop, zoo)',
+    ]);
+    const one = runCli([PETSTORE, '--out', join(scratch, 'never'), '--base-url', 'shop=https://shop.example'], scratch);
+    expect(one.code).toBe(2);
+    expect(one.stderr.trim().split('\n')).toEqual([
+      "mcp-gen: error: --base-url <namespace>=<url> is for several APIs; one API's upstream is chosen at start (the server's --base-url, API_BASE_URL)",
+    ]);
+    const bad = runCli(['--config', config, '--out', join(scratch, 'never'), '--base-url', 'zoo=ftp://zoo.example'], scratch);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("option '--base-url <namespace=url>' argument 'zoo=ftp://zoo.example' is invalid");
   });
 });

@@ -40,7 +40,8 @@ export async function sendPrepared(
       const sent = await attempts.send(prepared.request, refreshFor(services, prepared, prepare, call));
       return 'failure' in sent ? sent : await received(services, sent, ready.hooksAfter, named, { tool, limit, signal, call });
     } catch (error) {
-      return failure(networkFailure(error, named.label, limit.timedOut(), signal, config.timeoutMs));
+      const apiVariable = tool.api === undefined ? undefined : services.table.apis?.[tool.api]?.baseUrlEnv;
+      return failure(networkFailure(error, named.label, limit.timedOut(), signal, config.timeoutMs, apiVariable));
     }
   } finally {
     attempts.done();
