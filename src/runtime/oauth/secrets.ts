@@ -1,6 +1,6 @@
 // Random secrets and digests of the OAuth modes, over the runtime's own Web Crypto helpers
 // (start/crypto.ts), which Node, workerd and Deno all run: nothing here needs node:crypto.
-import { randomBytes, sha256, toBase64Url, toHex } from '../start/crypto.js';
+import { randomBytes, sha256, toBase64Url } from '../start/crypto.js';
 
 /** `bytes` random bytes as base64url text (RFC 4648 §5), e.g. 32 for a token. */
 export function randomText(bytes: number): string {
@@ -10,11 +10,6 @@ export function randomText(bytes: number): string {
 /** SHA-256 of the text's UTF-8 bytes, as base64url (PKCE's S256, RFC 7636 §4.2). */
 export async function sha256Base64url(text: string): Promise<string> {
   return toBase64Url(sha256(text));
-}
-
-/** SHA-256 of the text's UTF-8 bytes, as lowercase hex. */
-export async function sha256Hex(text: string): Promise<string> {
-  return toHex(sha256(text));
 }
 
 /**
