@@ -137,12 +137,13 @@ export function writeProject(outDir: string, files: GeneratedFile[], options: Wr
 
   if (options.check || options.dryRun) return plan;
   const target = root ?? createRoot(outDir);
+  const folders = new Set<string>();
   for (const file of toWrite) {
-    if (file.owner === 'user') createInside(target, file.path, file.contents);
-    else replaceInside(target, file.path, file.contents);
+    if (file.owner === 'user') createInside(target, file.path, file.contents, folders);
+    else replaceInside(target, file.path, file.contents, folders);
   }
   for (const path of plan.removed) removeInside(target, path);
-  if (manifestOnDisk !== manifestText) replaceInside(target, MANIFEST, manifestText);
+  if (manifestOnDisk !== manifestText) replaceInside(target, MANIFEST, manifestText, folders);
   return plan;
 }
 
@@ -279,11 +280,16 @@ function readInside(root: string, path: string): Buffer | undefined {
   }
 }
 
-/** Creates the folders of `path` below `root` one by one, refusing a link or a file on the way. */
-function makeFoldersInside(root: string, path: string): void {
+/**
+ * Creates the folders of `path` below `root` one by one, refusing a link or a file on the way;
+ * `made` holds the folders already checked by this run (a project has ~300 files in ~30 folders).
+ */
+function makeFoldersInside(root: string, path: string, made: Set<string>): void {
   const parts = path.split('/').slice(0, -1);
   for (let i = 1; i <= parts.length; i++) {
     const sub = parts.slice(0, i).join('/');
+    if (made.has(sub)) continue;
+    made.add(sub);
     try {
       mkdirSync(join(root, sub));
     } catch (error) {
@@ -296,14 +302,14 @@ function makeFoldersInside(root: string, path: string): void {
 }
 
 /** Writes a new file; fails rather than follow or replace anything already at `path`. */
-function createInside(root: string, path: string, contents: string | Buffer): void {
-  makeFoldersInside(root, path);
+function createInside(root: string, path: string, contents: string | Buffer, folders: Set<string>): void {
+  makeFoldersInside(root, path, folders);
   writeNew(join(root, path), contents);
 }
 
 /** Writes beside the target, then renames over it: rename replaces whatever entry is there instead of writing through it. */
-function replaceInside(root: string, path: string, contents: string | Buffer): void {
-  makeFoldersInside(root, path);
+function replaceInside(root: string, path: string, contents: string | Buffer, folders: Set<string>): void {
+  makeFoldersInside(root, path, folders);
   const target = join(root, path);
   const temporary = `${target}.${randomBytes(6).toString('hex')}.mcp-gen-tmp`;
   writeNew(temporary, contents);
