@@ -11,24 +11,26 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-/** Where each source module's `require = createRequire(import.meta.url)` is declared. */
+/** Where a source module declares `require = createRequire(import.meta.url)`. */
 const LAZY_REQUIRE = /^const require = createRequire\(import\.meta\.url\);$/m;
-/** ts-morph's compiler (9 MB) stays its own file: the worker loads it with V8's code cache. */
-const COMPILER_LOADER = join('src', 'emit', 'compiler.ts');
+/** The module whose lazy requires every generation makes: Handlebars' runtime and the precompiled templates. */
+const EVERY_RUN = join('src', 'emit', 'project.ts');
 
 /**
- * The generator loads some packages lazily with a `require` of its own, so that the unbundled
- * CLI reads them only when a spec needs them (swagger-parser, js-yaml, Handlebars). Without that
- * declaration `require` is the bundle's: the package is bundled and still evaluated at first use.
+ * The generator loads some packages lazily with a `require` of its own, so that a run reads them
+ * only when it needs them. Those only some specs need (js-yaml, swagger-parser for external
+ * refs, ajv for OpenAPI 3.2; ts-morph's compiler, in the worker) stay so, out of the bundle.
+ * Those every generation needs are bundled: without its declaration, `require` is the bundle's,
+ * and the module is still evaluated at first use.
  */
-const lazyRequiresBundled = {
-  name: 'lazy-requires-bundled',
+const everyRunRequiresBundled = {
+  name: 'every-run-requires-bundled',
   setup(bundle) {
     bundle.onResolve({ filter: /^\.\/serve\.js$/ }, () => ({ path: '../src/serve.js', external: true }));
     // the templates as precompiled by scripts/precompile-templates.js, which runs first
     bundle.onResolve({ filter: /\/templates\.cjs$/ }, () => ({ path: join(REPO, 'dist/templates.cjs') }));
-    bundle.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => {
-      if (args.path.endsWith(COMPILER_LOADER)) return undefined;
+    bundle.onLoad({ filter: /[\\/]src[\\/]emit[\\/]project\.ts$/ }, (args) => {
+      if (!args.path.endsWith(EVERY_RUN)) return undefined;
       return { contents: readFileSync(args.path, 'utf8').replace(LAZY_REQUIRE, ''), loader: 'ts' };
     });
   },
@@ -48,6 +50,6 @@ await build({
   sourcemap: 'external',
   // CommonJS packages inside an ES module bundle require Node's built-ins through this
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);" },
-  plugins: [lazyRequiresBundled],
+  plugins: [everyRunRequiresBundled],
   logLevel: 'warning',
 });

@@ -164,7 +164,8 @@ function templateFunction(template: string): HandlebarsTemplateDelegate {
     runtimeEnv ??= environment(require('handlebars/runtime') as Handlebars);
     return runtimeEnv.template(built.spec);
   }
-  compilerEnv ??= environment(require('handlebars') as Handlebars);
+  // the compiler is for a template the build did not precompile (from source): never bundled with the CLI
+  compilerEnv ??= environment(createRequire(import.meta.url)('handlebars') as Handlebars);
   // strict: a missing value is an error, not an empty string; noEscape: sanitised in the view.
   return compilerEnv.compile(source, { strict: true, noEscape: true });
 }
