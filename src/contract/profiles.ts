@@ -85,11 +85,11 @@ export function createLister(
   profile: ClientProfile,
   full: { input(tool: ToolSpec): JsonSchema; output(tool: ToolSpec): JsonSchema | undefined },
   /**
-   * Lists each distinct schema once, for tools whose schemas are equal as JSON (Kubernetes
-   * repeats one parameter set in hundreds of tools); their listed tools then share the listed
-   * schema. For a caller that measures every tool once: the memo holds each schema's text.
+   * With it, each distinct schema is listed once, for tools whose schemas have the same JSON
+   * text (Kubernetes repeats one parameter set in hundreds of tools); their listed tools then
+   * share the listed schema. For a caller that measures every tool once: the memo holds the texts.
    */
-  sameSchemasOnce = false,
+  textOf?: (schema: JsonSchema) => string,
 ): Lister {
   const sizes = new Map<string, number>();
   const defSize = (key: string) =>
@@ -117,10 +117,10 @@ export function createLister(
   };
 
   // adapt() of the tool with its schemas expanded, one schema at a time
-  const listedInput = onceEach(sameSchemasOnce, (schema: JsonSchema) =>
+  const listedInput = onceEach(textOf, (schema: JsonSchema) =>
     toProfile(expandWithin(schema, table.defs, defSize, INLINE_BYTES), profile as CompactProfile, true),
   );
-  const listedOutput = onceEach(sameSchemasOnce, (schema: JsonSchema) =>
+  const listedOutput = onceEach(textOf, (schema: JsonSchema) =>
     shallowWithin(toProfile(expandWithin(schema, table.defs, defSize, OUTPUT_BYTES), profile as CompactProfile, true), OUTPUT_BYTES),
   );
   const list = (t: ToolSpec): ListedTool => {
@@ -142,12 +142,15 @@ export function createLister(
 
 type CompactProfile = Exclude<ClientProfile, 'full'>;
 
-/** `make`, or with `memo` the same answered for schemas equal as JSON (made once each). */
-function onceEach(memo: boolean, make: (schema: JsonSchema) => JsonSchema): (schema: JsonSchema) => JsonSchema {
-  if (!memo) return make;
+/** `make`, or with `textOf` the same answered for schemas of the same text (made once each). */
+function onceEach(
+  textOf: ((schema: JsonSchema) => string) | undefined,
+  make: (schema: JsonSchema) => JsonSchema,
+): (schema: JsonSchema) => JsonSchema {
+  if (!textOf) return make;
   const made = new Map<string, JsonSchema>();
   return (schema) => {
-    const key = JSON.stringify(schema);
+    const key = textOf(schema);
     let found = made.get(key);
     if (!found) made.set(key, (found = make(schema)));
     return found;
