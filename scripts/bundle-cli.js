@@ -2,7 +2,8 @@
 // dist/bundle/types-worker.mjs (esbuild), so that a generation loads one module instead of the
 // ~70 of dist/src and the packages they import. bin/mcp-gen.js runs the bundle; dist/src stays,
 // for the runtime every project gets (src/emit/project.ts) and for `mcp-gen serve`, which
-// loads the runtime and is left out of the bundle (src/serve.ts, imported from dist/src).
+// bin/mcp-gen.js runs from dist/src/cli.js as a whole: it loads the runtime, left out of the
+// bundle, whose modules must throw the very error classes the CLI tells apart.
 // The bundles sit two folders below the package, as dist/src's modules do, so that their
 // lookups of the package's files (templates/, package.json, dist/src/runtime) find them alike.
 import { readFileSync } from 'node:fs';
