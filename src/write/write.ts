@@ -23,6 +23,7 @@ import {
   realpathSync,
   renameSync,
   rmdirSync,
+  rmSync,
   unlinkSync,
   writeFileSync,
   type Stats,
@@ -126,25 +127,68 @@ export function writeProject(outDir: string, files: GeneratedFile[], options: Wr
     );
   }
 
-  const manifest: Manifest = {
-    generator: options.generator,
-    spec: options.specName,
-    files: Object.fromEntries(files.filter((f) => f.owner === 'generated').map((f) => [f.path, sha256(f.contents)])),
-  };
-  const manifestText = JSON.stringify(manifest, null, 2) + '\n';
+  const manifestText = manifestTextOf(files, options);
   if (manifestOnDisk !== manifestText) (manifestOnDisk === undefined ? plan.created : plan.updated).push(MANIFEST);
   else plan.unchanged.push(MANIFEST);
 
   if (options.check || options.dryRun) return plan;
   const target = root ?? createRoot(outDir);
   const folders = new Set<string>();
-  for (const file of toWrite) {
-    if (file.owner === 'user') createInside(target, file.path, file.contents, folders);
-    else replaceInside(target, file.path, file.contents, folders);
-  }
+  for (const file of toWrite) writeInside(target, file, folders);
   for (const path of plan.removed) removeInside(target, path);
   if (manifestOnDisk !== manifestText) replaceInside(target, MANIFEST, manifestText, folders);
   return plan;
+}
+
+/** The manifest of a run that writes `files`: the generated ones and the sha256 of each. */
+function manifestTextOf(files: GeneratedFile[], options: WriteOptions): string {
+  const manifest: Manifest = {
+    generator: options.generator,
+    spec: options.specName,
+    files: Object.fromEntries(files.filter((f) => f.owner === 'generated').map((f) => [f.path, sha256(f.contents)])),
+  };
+  return JSON.stringify(manifest, null, 2) + '\n';
+}
+
+/** A user's file is created once; a generated one replaces whatever is there. */
+function writeInside(root: string, file: GeneratedFile, folders: Set<string>): void {
+  if (file.owner === 'user') createInside(root, file.path, file.contents, folders);
+  else replaceInside(root, file.path, file.contents, folders);
+}
+
+/** writeProject into a folder that did not exist, begun before the last files' text is ready. */
+export interface FreshWrite {
+  /** Writes the files not written yet and the manifest: the plan writeProject gives for a new folder. */
+  finish(files: GeneratedFile[]): WritePlan;
+  /** Removes the folder begun, when the run fails before finishing it. */
+  abandon(): void;
+}
+
+/**
+ * When the output folder does not exist yet, every file is new there, so nothing needs to wait
+ * to be compared or refused: the files at hand are written now, while the last ones are still
+ * being made (src/tool-types.ts, printed in a worker), and `finish` adds those and the manifest.
+ * Undefined when the folder exists, or for --check and --dry-run: writeProject decides then.
+ */
+export function startFreshWrite(outDir: string, early: GeneratedFile[], options: WriteOptions): FreshWrite | undefined {
+  if (options.check || options.dryRun || lstatIfAny(outDir)) return undefined;
+  const target = createRoot(outDir);
+  const folders = new Set<string>();
+  const written = new Set<string>();
+  for (const file of early) {
+    writeInside(target, file, folders);
+    written.add(file.path);
+  }
+  return {
+    finish(files) {
+      for (const file of files) if (!written.has(file.path)) writeInside(target, file, folders);
+      replaceInside(target, MANIFEST, manifestTextOf(files, options), folders);
+      return { created: [...files.map((f) => f.path), MANIFEST], updated: [], unchanged: [], removed: [], kept: [] };
+    },
+    abandon() {
+      rmSync(target, { recursive: true, force: true });
+    },
+  };
 }
 
 /** What the output folder holds from the previous run, as far as that run's manifest vouches for it. */
