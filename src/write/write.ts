@@ -8,7 +8,9 @@
 // folder is checked with lstat before it is read, written or deleted, and a link is refused,
 // never followed. Generated files are written to a new temporary file beside the target and
 // renamed over it, so a link or hard link planted at the target is replaced, not written
-// through; src/hooks.ts is created with O_EXCL, so it never replaces anything.
+// through; src/hooks.ts is created with O_EXCL, so it never replaces anything, and so is every
+// file of a folder this run created (startFreshWrite): nothing there is to be replaced, and
+// anything put there since is refused rather than written through.
 
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -166,9 +168,11 @@ export interface FreshWrite {
 
 /**
  * When the output folder does not exist yet, every file is new there, so nothing needs to wait
- * to be compared or refused: the files at hand are written now, while the last ones are still
- * being made (src/tool-types.ts, printed in a worker), and `finish` adds those and the manifest.
- * Undefined when the folder exists, or for --check and --dry-run: writeProject decides then.
+ * to be compared or refused, and each is created in place with O_EXCL (half the file system's
+ * work of a temporary file and a rename, which a disk busy with deletions makes slow). The
+ * files at hand are written now, while the last ones are still being made (src/tool-types.ts,
+ * printed in a worker), and `finish` adds those and the manifest. Undefined when the folder
+ * exists, or for --check and --dry-run: writeProject decides then.
  */
 export function startFreshWrite(outDir: string, early: GeneratedFile[], options: WriteOptions): FreshWrite | undefined {
   if (options.check || options.dryRun || lstatIfAny(outDir)) return undefined;
@@ -176,13 +180,13 @@ export function startFreshWrite(outDir: string, early: GeneratedFile[], options:
   const folders = new Set<string>();
   const written = new Set<string>();
   for (const file of early) {
-    writeInside(target, file, folders);
+    createInside(target, file.path, file.contents, folders);
     written.add(file.path);
   }
   return {
     finish(files) {
-      for (const file of files) if (!written.has(file.path)) writeInside(target, file, folders);
-      replaceInside(target, MANIFEST, manifestTextOf(files, options), folders);
+      for (const file of files) if (!written.has(file.path)) createInside(target, file.path, file.contents, folders);
+      createInside(target, MANIFEST, manifestTextOf(files, options), folders);
       return { created: [...files.map((f) => f.path), MANIFEST], updated: [], unchanged: [], removed: [], kept: [] };
     },
     abandon() {
