@@ -88,7 +88,8 @@ const PARTS: Record<string, (frame: Frame) => boolean> = {
   '… of which swagger-parser bundle()': (f) => f.functionName === 'bundle' && f.url.includes('json-schema-ref-parser/dist/lib/bundle.js'),
   'mcp-gen model (buildModel)': (f) => inStage(f, MODEL_STAGE, 'src/model/'),
   'mcp-gen emit (emitProject)': (f) => inStage(f, ['emitProject'], 'src/emit/'),
-  'mcp-gen write (writeProject)': (f) => inStage(f, ['writeProject'], 'src/write/'),
+  // a new folder is written by startFreshWrite and its finish(), beside the printing
+  'mcp-gen write (writeProject)': (f) => inStage(f, ['writeProject', 'startFreshWrite', 'finish'], 'src/write/'),
 };
 
 /** One mcp-gen run under `--cpu-prof`; a sample counts for a part when the part is on its stack. */
