@@ -7,6 +7,7 @@ import { relative } from 'node:path';
 import { GENERATOR_VERSION } from './version.js';
 import { nearest } from './contract/did-you-mean.js';
 import { formatWarning } from './warnings.js';
+import { useNodeCompileCache } from './emit/compiler.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
 import type { UserOptions } from './options.js';
@@ -226,6 +227,8 @@ async function diffMain(argv: string[]): Promise<number> {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // Node 22+ compiles what loads from here on from its cache (mcp-gen serve's runtime modules)
+  useNodeCompileCache();
   if (argv[0] === 'diff') return reportErrors(() => diffMain(argv.slice(1)));
   if (argv[0] === 'serve') return reportErrors(() => serveMain(argv.slice(1)));
   const program = withTargetOption(

@@ -12,7 +12,7 @@ import { targetProblem } from './emit/targets.js';
 import { OptionsError } from './errors.js';
 import { screenUpstreams } from './model/upstreams.js';
 import { joinApis, namespaceOfSpec, type NamespacedTools } from './model/apis.js';
-import { previousRun, writeProject, type PreviousRun, type WritePlan } from './write/write.js';
+import { previousRun, startFreshWrite, writeProject, type PreviousRun, type WriteOptions, type WritePlan } from './write/write.js';
 import type { ToolTable } from './contract/table.js';
 import { resolveOptions, type ResolvedOptions, type UserOptions } from './options.js';
 
@@ -47,17 +47,32 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
       entryPath: resolve(outDir, 'dist/main.js'),
       targets: resolved.targets,
     });
-    const files = withToolTypes(emitted.files, await toolTypes(emitted.files, previous, printer, printing));
-    const plan = writeProject(outDir, files, {
-      force: resolved.force,
-      check: resolved.check,
-      dryRun: resolved.dryRun,
-      generator,
-      specName,
-    });
+    const writing = { force: resolved.force, check: resolved.check, dryRun: resolved.dryRun, generator, specName };
+    const { files, plan } = await written(outDir, emitted.files, writing, () => toolTypes(emitted.files, previous, printer, printing));
     return { outDir, table: model.table, report: model.report, files, plan, summary: emitted.summary };
   } finally {
     printer.cancel();
+  }
+}
+
+/**
+ * The project written, src/tool-types.ts with it once printed. Into a new folder, the other
+ * files are written while it is printed (write.ts, startFreshWrite); a run that fails before
+ * it is there leaves no folder behind.
+ */
+async function written(
+  outDir: string,
+  emitted: GeneratedFile[],
+  options: WriteOptions,
+  printed: () => Promise<string>,
+): Promise<{ files: GeneratedFile[]; plan: WritePlan }> {
+  const fresh = startFreshWrite(outDir, emitted, options);
+  try {
+    const files = withToolTypes(emitted, await printed());
+    return { files, plan: fresh ? fresh.finish(files) : writeProject(outDir, files, options) };
+  } catch (error) {
+    fresh?.abandon();
+    throw error;
   }
 }
 

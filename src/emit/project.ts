@@ -144,8 +144,8 @@ function precompiledTemplates(): Precompiled {
 }
 
 /** A Handlebars environment with our one helper: the runtime alone for precompiled templates, the compiler otherwise. */
-function environment(module: string): Handlebars {
-  const hbs = (require(module) as Handlebars).create();
+function environment(handlebars: Handlebars): Handlebars {
+  const hbs = handlebars.create();
   hbs.registerHelper('json', (value: unknown) => JSON.stringify(value));
   return hbs;
 }
@@ -161,10 +161,11 @@ function templateFunction(template: string): HandlebarsTemplateDelegate {
   precompiled ??= precompiledTemplates();
   const built = precompiled[template];
   if (built?.sha256 === createHash('sha256').update(source).digest('hex')) {
-    runtimeEnv ??= environment('handlebars/runtime');
+    runtimeEnv ??= environment(require('handlebars/runtime') as Handlebars);
     return runtimeEnv.template(built.spec);
   }
-  compilerEnv ??= environment('handlebars');
+  // the compiler is for a template the build did not precompile (from source): never bundled with the CLI
+  compilerEnv ??= environment(createRequire(import.meta.url)('handlebars') as Handlebars);
   // strict: a missing value is an error, not an empty string; noEscape: sanitised in the view.
   return compilerEnv.compile(source, { strict: true, noEscape: true });
 }
