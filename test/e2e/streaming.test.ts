@@ -4,15 +4,18 @@
 // export of 10,000 records, and an event stream that never ends. Each: progress while it is read,
 // a result valid against the listed outputSchema and within --max-answer-bytes; the endless one
 // ended by --stream-time-ms; a cancel closing the upstream connection within a second, as the
-// upstream measures it.
+// upstream measures it. The same as a task: past --timeout up to the stream's own limits, and a
+// cancelled task closing the upstream connection within a second.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Client } from '@modelcontextprotocol/client';
+import { createTaskSessionFromClient, resultFromTaskOutcome, toolDeclarationFromMcpTool } from '@modelcontextprotocol/ext-tasks/client';
 import { buildProject, connect, generateProject, startServer, TMP, type RunningServer } from '../../harness/project.js';
 import { Children } from '../harness/children.js';
 import { startUpstream, type Answer, type Recorded, type Upstream } from '../harness/upstream.js';
+import { rawDispatch } from '../harness/task-requests.js';
 
 const SPEC = `openapi: 3.1.0
 info: { title: Streams, version: '1.0' }
@@ -202,11 +205,12 @@ const serverArgs = () => ['--base-url', upstream.url, '--stream-time-ms', String
 type Kind = 'stdio' | 'http 2025' | 'http 2026';
 const KINDS: Kind[] = ['stdio', 'http 2025', 'http 2026'];
 
-async function client(kind: Kind): Promise<Client> {
+/** A client of the shared servers, or with `args` of a stdio server and `server` the HTTP one started with them. */
+async function client(kind: Kind, args = serverArgs(), server = http): Promise<Client> {
   const made =
     kind === 'stdio'
-      ? await connect('stdio', dir, { args: serverArgs() })
-      : await connect('http', http.url, kind === 'http 2026' ? { negotiate: true } : {});
+      ? await connect('stdio', dir, { args })
+      : await connect('http', server.url, kind === 'http 2026' ? { negotiate: true } : {});
   clients.push(made);
   return made;
 }
@@ -405,4 +409,81 @@ describe('an OpenAPI 3.2 spec: items as its itemSchema describes them', () => {
       ended: 'terminal',
     });
   }, 60_000);
+});
+
+describe('as a task (2025-11-25 Tasks over stdio and a session, the 2026-07-28 tasks extension), the ext-tasks client', () => {
+  /** Shorter than the stream's own limit: a plain call ends at it, a task runs past it. */
+  const TIMEOUT_MS = 1_000;
+  const TASK_STREAM_MS = 2_500;
+  const taskArgs = () => ['--base-url', upstream.url, '--timeout', String(TIMEOUT_MS), '--stream-time-ms', String(TASK_STREAM_MS)];
+  let short: RunningServer;
+
+  beforeAll(async () => {
+    short = await startServer(dir, 'http', taskArgs());
+    children.track(short.process);
+  }, 60_000);
+
+  const taskClient = (kind: Kind) => client(kind, taskArgs(), short);
+
+  /** A task session on `c`: 2026-07-28's through the raw path the ext-tasks client takes, else 2025-11-25's with the tool's declaration. */
+  async function taskSession(c: Client, kind: Kind, name: string) {
+    const { tools } = await c.listTools();
+    const listed = tools.find((t) => t.name === name);
+    if (kind === 'http 2026') {
+      const session = createTaskSessionFromClient(c, {
+        endpointId: `e2e-stream-${name}-2026`,
+        rawDispatch: rawDispatch(() => short.url),
+        v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo: { name: 'e2e', version: '1' }, clientCapabilities: {} },
+      });
+      return { session, options: {} };
+    }
+    // 2026-07-28 lists no execution: its client asks for a task in the request's capabilities.
+    expect(listed?.execution?.taskSupport).toBe('optional');
+    return {
+      session: createTaskSessionFromClient(c, { endpointId: `e2e-stream-${name}-${kind}` }),
+      options: { declaration: toolDeclarationFromMcpTool(listed as never) },
+    };
+  }
+
+  describe.each(KINDS)('over %s', (kind) => {
+    it('a plain call is held to --timeout; as a task the stream runs to --stream-time-ms and the result is the bounded items', async () => {
+      const c = await taskClient(kind);
+      const plain = await c.callTool({ name: 'followLive', arguments: {} }, { timeout: 30_000 });
+      expect((plain.structuredContent as { ended?: string } | undefined)?.ended).toBe('timeout');
+      const { session, options } = await taskSession(c, kind, 'followLive');
+      try {
+        const started = Date.now();
+        const execution = await session.callTool('followLive', {}, { task: { preference: 'require' }, ...options });
+        expect(execution.kind).toBe('task');
+        const { outcome } = await execution.settle();
+        const took = Date.now() - started;
+        expect(outcome.status).toBe('completed');
+        const result = resultFromTaskOutcome(outcome) as Result;
+        expect(result.isError ?? false, text(result)).toBe(false);
+        expect(took).toBeGreaterThanOrEqual(TASK_STREAM_MS);
+        const structured = await validStructure(c, 'followLive', result);
+        expect(structured.ended).toBe('time');
+        expect((structured.items as unknown[]).length).toBeGreaterThan(TIMEOUT_MS / 100 + 5);
+      } finally {
+        await session.close();
+      }
+    }, 60_000);
+
+    it('a cancelled task closes the upstream connection within a second, measured at the upstream', async () => {
+      const c = await taskClient(kind);
+      const { session, options } = await taskSession(c, kind, 'followLive');
+      try {
+        const index = liveClosed.length;
+        const execution = await session.callTool('followLive', {}, { task: { preference: 'require' }, ...options });
+        while (liveClosed.length === index) await sleep(20);
+        await sleep(300);
+        const cancelledAt = Date.now();
+        await execution.cancel();
+        const closedAt = await Promise.race([liveClosed[index], sleep(5_000).then(() => Infinity)]);
+        expect((closedAt ?? Infinity) - cancelledAt).toBeLessThan(1_000);
+      } finally {
+        await session.close();
+      }
+    }, 60_000);
+  });
 });

@@ -86,7 +86,7 @@ export function createExecutor(
       }
     },
     async call(tool, args, signal, credentials = NO_CREDENTIALS, options = {}) {
-      const call = callFor(credentials, options.caller, options.progress);
+      const call = { ...callFor(credentials, options.caller, options.progress), ...lifetimeOf(options) };
       try {
         const outcome = await observer.operation(tool, () => exchange(services, tool, args, signal, call));
         return await callOutcome(services, tool, outcome, args, signal, call, options);
@@ -114,6 +114,9 @@ const callFor = (credentials: RequestCredentials, caller: AuthInfo | undefined, 
   secrets: [],
   ...(progress ? { progress } : {}),
 });
+
+const lifetimeOf = (options: AnswerOptions): Pick<CallContext, 'lifetimeMs'> =>
+  options.lifetimeMs !== undefined ? { lifetimeMs: options.lifetimeMs } : {};
 
 /** The request a call of `tool` makes, sent: the upstream's answer, or the tool error that stopped it. */
 async function exchange(

@@ -27,7 +27,7 @@ export async function sendPrepared(
   signal: AbortSignal,
 ): Promise<Exchanged> {
   const { config, sending } = services;
-  const limit = deadline(signal, config.timeoutMs);
+  const limit = deadline(signal, timeLimitOf(tool, call, config.timeoutMs));
   // The limit itself, not limit.signal: that would make the AbortSignal the limit avoids.
   const attempts = sending.forCall(tool, { signal: limit, endsAt: limit.endsAt });
   try {
@@ -47,6 +47,15 @@ export async function sendPrepared(
     attempts.done();
     limit.done();
   }
+}
+
+/**
+ * How long the call may take: --timeout, or for a streaming call made as a task the task's
+ * lifetime, as long as it is longer: the stream's own limits (--stream-time-ms, --stream-max-items)
+ * then end it, and a task may outlast the request that made it.
+ */
+function timeLimitOf(tool: ToolSpec, call: CallContext, timeoutMs: number): number {
+  return tool.sequence !== undefined && call.lifetimeMs !== undefined ? Math.max(timeoutMs, call.lifetimeMs) : timeoutMs;
 }
 
 /** What reading an answer needs of its call: a streamed one is read within the call's limit, telling its progress. */
