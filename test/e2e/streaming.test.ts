@@ -487,3 +487,34 @@ describe('as a task (2025-11-25 Tasks over stdio and a session, the 2026-07-28 t
     }, 60_000);
   });
 });
+
+describe('in code mode', () => {
+  let c: Client;
+
+  beforeAll(async () => {
+    // room for the 10,000 records (about 700 KB): a program reads a stream whole, up to --max-response-bytes
+    c = await client('stdio', [...serverArgs(), '--tools', 'code', '--max-response-bytes', '2000000']);
+  }, 60_000);
+
+  it("search_api declares a streaming operation's answer as its items", async () => {
+    const found = await c.callTool({ name: 'search_api', arguments: { query: 'export every record' } });
+    expect(text(found)).toContain('exportRecords(args: object): Promise<unknown[]>;');
+  }, 60_000);
+
+  const SUM = 'const records = await api.exportRecords({}); return { count: records.length, sum: records.reduce((s, r) => s + r.id, 0) };';
+
+  it('a program gets the items of a JSON Lines stream, all 10,000 of them, and sums them', async () => {
+    const result = await c.callTool({ name: 'execute', arguments: { code: SUM } }, { timeout: 30_000 });
+    expect(result.isError ?? false, text(result)).toBe(false);
+    expect((result.structuredContent as { result: unknown }).result).toEqual({ count: RECORDS, sum: (RECORDS * (RECORDS - 1)) / 2 });
+  }, 60_000);
+
+  it('a stream larger than --max-response-bytes makes the api call throw, saying so, rather than give part of it', async () => {
+    const small = await client('stdio', [...serverArgs(), '--tools', 'code']);
+    const result = await small.callTool({ name: 'execute', arguments: { code: SUM } }, { timeout: 30_000 });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(
+      /api\.exportRecords: the stream held more than --max-response-bytes; \d+ items were read, \d+ more were left out/,
+    );
+  }, 60_000);
+});

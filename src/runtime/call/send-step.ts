@@ -66,9 +66,10 @@ interface Receiving {
   call: CallContext;
 }
 
-/** What a streamed answer's reading tells and checks: the client's progress, and the items against the tool's outputSchema. */
-function streamChecks(services: CallServices, receiving: Receiving): Pick<StreamCall, 'progress' | 'check'> {
+/** What a streamed answer's reading tells and checks: the client's progress, the items against the tool's outputSchema, and for a program all of them. */
+function streamChecks(services: CallServices, receiving: Receiving): Pick<StreamCall, 'progress' | 'check' | 'whole'> {
   return {
+    ...(receiving.call.whole ? { whole: true } : {}),
     ...(receiving.call.progress ? { progress: receiving.call.progress } : {}),
     ...(receiving.tool.output ? { check: services.checks.output(receiving.tool) } : {}),
   };

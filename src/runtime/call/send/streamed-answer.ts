@@ -36,6 +36,8 @@ export interface StreamCall {
   progress?: Progress;
   /** The tool's outputSchema check, when it has one: items off it are moved to `malformed`. */
   check?: OutputCheck;
+  /** A code-mode program's call: items kept up to --max-response-bytes, not the answer budget. */
+  whole?: boolean;
 }
 
 /** The streamed answer as a JSON answer: `{ items, omitted, malformed, ended, note }`. */
@@ -47,7 +49,7 @@ export async function readStreamedAnswer(
   const { config, limit, signal } = call;
   const read = await readStreamed(response.body, {
     format: call.format,
-    limits: limitsOf(config),
+    limits: limitsOf(config, call.whole === true),
     timeMs: config.stream.timeMs,
     ...(call.progress ? { onItem: progressTeller(call.tool.name, call.progress) } : {}),
     abandon: () => response.discard(),
@@ -65,9 +67,9 @@ export async function readStreamedAnswer(
   };
 }
 
-/** The settings as the reader's bounds: without an answer budget, what is kept is bounded by --max-response-bytes. */
-function limitsOf(config: ServerConfig): StreamLimits {
-  const budget = config.maxAnswerBytes > 0 ? Math.max(0, config.maxAnswerBytes - ENVELOPE_BYTES) : config.maxResponseBytes;
+/** The settings as the reader's bounds: without an answer budget (or for a program), what is kept is bounded by --max-response-bytes. */
+function limitsOf(config: ServerConfig, whole: boolean): StreamLimits {
+  const budget = config.maxAnswerBytes > 0 && !whole ? Math.max(0, config.maxAnswerBytes - ENVELOPE_BYTES) : config.maxResponseBytes;
   return {
     maxItems: config.stream.maxItems,
     keepBytes: Math.min(budget, config.maxResponseBytes),
