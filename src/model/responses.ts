@@ -4,7 +4,7 @@
 
 import { followRefs, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type { JsonSchema, OutputSpec, ToolSpec } from '../contract/table.js';
-import { mediaKind, sequenceFormat } from '../contract/media.js';
+import { mediaKind, sequenceFormat, type SequenceFormat } from '../contract/media.js';
 import { STREAM_ENDS } from '../contract/table.js';
 import type { SchemaConverter } from './schema.js';
 import { oneLine } from './text.js';
@@ -52,12 +52,23 @@ export function buildSequence(doc: JsonObject, converter: SchemaConverter, op: J
     for (const [mediaType, entry] of Object.entries(response.content)) {
       const format = sequenceFormat(mediaType);
       if (format === undefined) continue;
-      const given = isObject(entry) ? entry.itemSchema : undefined;
+      const given = isObject(entry) ? (entry.itemSchema ?? recordSchemaBefore32(doc, format, entry.schema)) : undefined;
       const raw = format === 'sse' ? eventDataSchema(doc, given) : given;
       return { mediaType, ...(raw !== undefined ? { itemSchema: converter.convert(raw, 'response', refs) } : {}) };
     }
   }
   return undefined;
+}
+
+/**
+ * Before 3.2 there is no itemSchema, and a JSON Lines or json-seq answer's `schema` that is an
+ * object can only describe one record (the whole answer is a sequence, never one object): it is
+ * then the item schema. 3.2 gives `schema` to the whole sequence, and itemSchema to each item.
+ */
+function recordSchemaBefore32(doc: JsonObject, format: SequenceFormat, schema: Json | undefined): Json | undefined {
+  if (format === 'sse' || String(doc.openapi ?? '').startsWith('3.2')) return undefined;
+  const resolved = followRefs(doc, schema);
+  return isObject(resolved) && (resolved.type === 'object' || isObject(resolved.properties)) ? schema : undefined;
 }
 
 /** The schema of an event's `data` once parsed: its `contentSchema` where the itemSchema gives one. */
