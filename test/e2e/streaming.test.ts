@@ -45,6 +45,23 @@ paths:
       summary: Dump every record there is
       responses:
         '200': { description: one record per line, content: { application/x-ndjson: { schema: { type: string } } } }
+  /messages:
+    post:
+      operationId: createMessage
+      summary: Create a message, streamed as Anthropic does
+      responses:
+        '200':
+          description: the message's events, the last one message_stop
+          content:
+            text/event-stream:
+              schema: { type: string }
+              x-mcp-stream-end: { event: message_stop }
+  /jobs/log:
+    get:
+      operationId: followJobLog
+      summary: Follow a job's log until it finishes
+      responses:
+        '200': { description: one log record per line, content: { application/jsonl: { schema: { type: string } } } }
   /live:
     get:
       operationId: followLive
@@ -150,6 +167,25 @@ async function* live(connection: { closed: Promise<void> }): AsyncGenerator<stri
   }
 }
 
+/** Anthropic's Messages stream: named events, the last `message_stop`; left open after it. */
+async function* message(): AsyncGenerator<string> {
+  const event = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  yield event('message_start', { message: { id: 'msg_1', role: 'assistant' } });
+  for (const text of WORDS) {
+    await sleep(50);
+    yield event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
+  }
+  yield event('message_stop', {});
+  await sleep(20_000);
+}
+
+/** A job's log: its lines, then the record saying it finished, which only a hook knows ends it; left open after it. */
+async function* jobLog(): AsyncGenerator<string> {
+  for (const line of ['starting', 'working']) yield JSON.stringify({ status: 'running', line }) + '\n';
+  yield JSON.stringify({ status: 'finished' }) + '\n';
+  await sleep(20_000);
+}
+
 function respond(req: Recorded): Answer {
   if (req.method === 'POST' && req.path === '/chat/completions') {
     // As chat APIs do: one JSON answer unless the request asks for a stream.
@@ -170,6 +206,8 @@ function respond(req: Recorded): Answer {
       body: ['Hi', ' there'].map((delta) => `event: chunk\ndata: ${JSON.stringify({ delta })}\n\n`).join('') + 'data: [DONE]\n\n',
     };
   }
+  if (req.path === '/messages') return { headers: SSE, stream: message };
+  if (req.path === '/jobs/log') return { headers: { 'content-type': 'application/jsonl' }, stream: jobLog };
   if (req.path === '/dump') return { headers: { 'content-type': 'application/x-ndjson' }, stream: dump };
   if (req.path === '/live') {
     return {
@@ -189,6 +227,14 @@ beforeAll(async () => {
   const spec = join(TMP, 'streaming.yaml');
   writeFileSync(spec, SPEC);
   dir = generateProject(spec, 'e2e-streaming');
+  writeFileSync(
+    join(dir, 'src/hooks.ts'),
+    `import type { Hooks } from '../lib/runtime/hooks-api.js';
+export const hooks: Hooks = {
+  tools: { followJobLog: { endsStream: (item) => (item as { status?: string }).status === 'finished' } },
+};
+`,
+  );
   await buildProject(dir);
   http = await startServer(dir, 'http', serverArgs());
   children.track(http.process);
@@ -246,6 +292,32 @@ describe.each(KINDS)('over %s', (kind) => {
     expect(items.map((item) => item.data.choices[0]?.delta.content).join('')).toBe('Hello, world');
     expect(progress.map((p) => p.progress)).toEqual([1, 2, 3, 4, 5]);
     expect(progress[0]?.message).toBe('createChatCompletion: 1 item so far, the latest: "Hel"');
+  }, 60_000);
+
+  /** A call of `name` ended by a terminal mark, well before --stream-time-ms though the upstream keeps it open: its valid result. */
+  async function endedEarly(name: string): Promise<Record<string, unknown>> {
+    const c = await client(kind);
+    const started = Date.now();
+    const result = await c.callTool({ name, arguments: {} }, { timeout: 30_000 });
+    expect(result.isError ?? false, text(result)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(STREAM_TIME_MS);
+    const structured = await validStructure(c, name, result);
+    expect(structured.ended).toBe('terminal');
+    return structured;
+  }
+
+  it('an Anthropic-style stream ends at the event the spec names (x-mcp-stream-end: message_stop)', async () => {
+    const items = (await endedEarly('createMessage')).items as { event: string; data: { delta?: { text: string } } }[];
+    expect(items.map((item) => item.event)).toEqual(['message_start', ...WORDS.map(() => 'content_block_delta')]);
+    expect(items.map((item) => item.data.delta?.text ?? '').join('')).toBe('Hello, world');
+  }, 60_000);
+
+  it("a JSON Lines stream ends at the record the user's endsStream hook names", async () => {
+    const items = (await endedEarly('followJobLog')).items;
+    expect(items).toEqual([
+      { status: 'running', line: 'starting' },
+      { status: 'running', line: 'working' },
+    ]);
   }, 60_000);
 
   it('the same tool answered with one JSON value (stream: false): that value, valid against the listed schema', async () => {

@@ -12,6 +12,7 @@ import { afterResponse, type AfterResponse } from './answer/response-hooks.js';
 import type { Sent } from './send/retry.js';
 import type { TrackedAnswer } from '../long-running/long-running.js';
 import type { ToolSpec } from '../../contract/table.js';
+import { toolHooks, type Hooks } from '../hooks-api.js';
 import { refreshFor, type Ready } from './prepare-step.js';
 import { failure, type CallContext, type CallServices } from './services.js';
 
@@ -67,12 +68,22 @@ interface Receiving {
 }
 
 /** What a streamed answer's reading tells and checks: the client's progress, the items against the tool's outputSchema, and for a program all of them. */
-function streamChecks(services: CallServices, receiving: Receiving): Pick<StreamCall, 'progress' | 'check' | 'whole'> {
+function streamChecks(services: CallServices, receiving: Receiving): Pick<StreamCall, 'progress' | 'check' | 'whole' | 'endsAt'> {
+  const endsAt = streamEndHook(services.hooks, receiving.tool.name);
   return {
+    ...(endsAt ? { endsAt } : {}),
     ...(receiving.call.whole ? { whole: true } : {}),
     ...(receiving.call.progress ? { progress: receiving.call.progress } : {}),
     ...(receiving.tool.output ? { check: services.checks.output(receiving.tool) } : {}),
   };
+}
+
+/** The user's endsStream hooks for a tool, the tool's own first, as one test; undefined without any. */
+function streamEndHook(hooks: Hooks, name: string): ((item: unknown) => boolean) | undefined {
+  const own = toolHooks(hooks, name)?.endsStream;
+  const all = hooks.endsStream;
+  if (own === undefined && all === undefined) return undefined;
+  return (item) => own?.(item) === true || all?.(item, name) === true;
 }
 
 /** The answer the tries ended with, seen by the afterResponse hooks, read, and kept for following its operation. */

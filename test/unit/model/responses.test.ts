@@ -185,6 +185,30 @@ describe('buildSequence: a sequential answer marks the tool as streaming', () =>
     });
   });
 
+  it('x-mcp-stream-end names the events that end a stream of events; a mark naming neither event nor data is warned of', () => {
+    const warned: string[] = [];
+    const doc = { ...docWith(), openapi: '3.1.0' };
+    const of = (entry: JsonObject, op: JsonObject = {}) =>
+      buildSequence(
+        doc,
+        new SchemaConverter(doc, '3.1'),
+        { ...op, responses: { '200': { content: { 'text/event-stream': entry } } } },
+        new Set(),
+        (m) => warned.push(m),
+      );
+    expect(of({ 'x-mcp-stream-end': { event: 'message_stop' } })).toEqual({
+      mediaType: 'text/event-stream',
+      ends: [{ event: 'message_stop' }],
+    });
+    expect(of({}, { 'x-mcp-stream-end': [{ data: '[END]' }, { event: 'done', data: 'ok' }] })?.ends).toEqual([
+      { data: '[END]' },
+      { event: 'done', data: 'ok' },
+    ]);
+    expect(warned).toEqual([]);
+    expect(of({ 'x-mcp-stream-end': { name: 'stop' } })).toEqual({ mediaType: 'text/event-stream' });
+    expect(warned).toEqual(['x-mcp-stream-end: {"name":"stop"} names no "event" or "data" string; left out']);
+  });
+
   it('before 3.2, a JSON Lines or json-seq schema that is an object describes one record: the item schema', () => {
     const record = { type: 'object', properties: { id: { type: 'integer' } } };
     const doc = { ...docWith({ schemas: { Record: record } }), openapi: '3.1.0' };
