@@ -193,6 +193,8 @@ function jsonOrText(data: string): unknown {
 export class StreamCollector {
   private readonly read: StreamRead = { items: [], omitted: 0, malformed: [], ended: 'end' };
   private count = 0;
+  /** Malformed records among the omitted: counted only, as the items past the budget are. */
+  private malformedOmitted = 0;
   private kept = 0;
   private full = false;
   constructor(private readonly limits: Pick<StreamLimits, 'maxItems' | 'keepBytes'>) {}
@@ -217,15 +219,17 @@ export class StreamCollector {
       // Whole items from the start: once one does not fit, none after it is kept either.
       this.full = true;
       this.read.omitted++;
+      if (!('item' in record)) this.malformedOmitted++;
     }
     return this.count >= this.limits.maxItems ? 'max-items' : undefined;
   }
 
   result(ended: StreamEnd): StreamRead {
     const { omitted } = this.read;
+    const malformed = this.malformedOmitted > 0 ? `, ${this.malformedOmitted} of them not JSON (counted, not shown)` : '';
     const note =
       omitted > 0
-        ? `${omitted} of ${this.count} records read were left out to stay within --max-answer-bytes; the first ${this.count - omitted} are here`
+        ? `${omitted} of ${this.count} records read were left out to stay within --max-answer-bytes${malformed}; the first ${this.count - omitted} are here`
         : undefined;
     return { ...this.read, ended, ...(note ? { note } : {}) };
   }

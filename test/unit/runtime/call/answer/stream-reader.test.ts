@@ -113,6 +113,19 @@ describe('the collector: whole items within the budget, the rest counted', () =>
     expect(read.note).toMatch(/^6 of 10 records read were left out/);
   });
 
+  it('counts the records that were not JSON past the budget, and the note says how many of the left out they are', () => {
+    const collector = new StreamCollector({ maxItems: 100, keepBytes: 16 });
+    collector.add({ item: { n: 0 } });
+    collector.add({ item: { n: 1, long: 'x'.repeat(20) } });
+    collector.add({ malformed: 'not json', note: 'not JSON' });
+    collector.add({ malformed: 'nor this', note: 'not JSON' });
+    const read = collector.result('end');
+    expect(read).toMatchObject({ items: [{ n: 0 }], malformed: [], omitted: 3 });
+    expect(read.note).toBe(
+      '3 of 4 records read were left out to stay within --max-answer-bytes, 2 of them not JSON (counted, not shown); the first 1 are here',
+    );
+  });
+
   it('stops at the most items', () => {
     const collector = new StreamCollector({ maxItems: 2, keepBytes: 1_000 });
     expect(collector.add({ item: 1 })).toBeUndefined();
