@@ -198,7 +198,10 @@ export const SETTINGS: readonly Setting[] = [
     env: 'API_STREAM_TIME_MS',
     default: '20000',
     help: 'stop reading a streamed answer after MS and answer the items read so far',
-    more: ['--timeout still bounds the whole call, the stream included.'],
+    more: [
+      '--timeout still bounds the whole call, the stream included, unless the',
+      "call runs as a task: the task's lifetime bounds it then.",
+    ],
   },
   {
     flag: 'retries',

@@ -32,7 +32,7 @@ export interface Offers {
   prompts: boolean;
   /** Values for resource template variables and prompt arguments. */
   completions: boolean;
-  /** Long-running tool calls as tasks. */
+  /** Long-running and streaming tool calls as tasks. */
   tasks: boolean;
 }
 
@@ -56,6 +56,6 @@ function offersOf(table: ToolTable): Offers {
   return {
     prompts: declared.length > 0 || table.tools.length > 0,
     completions: table.tools.some((t) => t.resource?.uriTemplate !== undefined) || declared.some((p) => (p.arguments ?? []).length > 0),
-    tasks: table.tools.some((t) => t.longRunning !== undefined && t.asTool !== false),
+    tasks: table.tools.some((t) => (t.longRunning !== undefined || t.sequence !== undefined) && t.asTool !== false),
   };
 }

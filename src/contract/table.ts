@@ -139,9 +139,10 @@ export interface ToolSpec {
   /**
    * A success answer of a sequential media type (server-sent events, JSON Lines, JSON Text
    * Sequences): the server reads it item by item (runtime/call/answer/stream-reader.ts).
-   * `itemSchema`: each item's (OAS 3.2), for events their parsed `data`'s.
+   * `itemSchema`: each item's (OAS 3.2), for events their parsed `data`'s. `ends`: the events
+   * that end the stream (the spec's `x-mcp-stream-end`); without it, the data `[DONE]`.
    */
-  sequence?: { mediaType: string; itemSchema?: JsonSchema };
+  sequence?: { mediaType: string; itemSchema?: JsonSchema; ends?: StreamEndMark[] };
   /** The operation is also (or only) an MCP resource or resource template, read with its request. */
   resource?: ResourceSpec;
   /** false: a resource only, neither listed nor callable as a tool. */
@@ -358,6 +359,15 @@ export interface EncodingSpec {
   /** Multipart part headers whose value the spec fixes (`const`, a single `enum`, or `default`). */
   headers?: Record<string, string>;
 }
+
+/** An event that ends a stream of server-sent events: of that `event` type, with that `data`, or both. */
+export interface StreamEndMark {
+  event?: string;
+  data?: string;
+}
+
+/** What ends a stream of events when the spec names nothing: the data chat-completion APIs end with (OpenAI's, and those that copy it). */
+export const DEFAULT_STREAM_ENDS: StreamEndMark[] = [{ data: '[DONE]' }];
 
 /**
  * Why a streamed answer's reading ended (its result's `ended`): the stream's own end, a

@@ -304,7 +304,9 @@ function toolOf(
   const security = securityFor(op, ctx.doc, run.auth.schemes);
   if (security) tool.security = security;
   const output = buildOutput(ctx.doc, ctx.converter, op, refs);
-  const sequence = buildSequence(ctx.doc, ctx.converter, op, refs);
+  const sequence = buildSequence(ctx.doc, ctx.converter, op, refs, (message) =>
+    run.report.warnings.push(warning('bad-stream-end', `${tool.name}: ${message}`)),
+  );
   for (const ref of refs) run.reached.add(ref);
   if (output) tool.output = output;
   if (sequence) tool.sequence = sequence;

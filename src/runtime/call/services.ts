@@ -35,6 +35,10 @@ export interface CallContext {
   secrets: string[];
   /** The client's progress, when it asked for it: told while a streamed answer is read. */
   progress?: Progress;
+  /** A task's lifetime, when the call is one: what bounds a streamed answer instead of --timeout. */
+  lifetimeMs?: number;
+  /** A code-mode program's call, which reads the answer whole: a streamed one kept up to --max-response-bytes, not the answer budget. */
+  whole?: boolean;
 }
 
 /** long-running.ts's calls for this server, and its `tracked`: what following an operation needs of an answer. */

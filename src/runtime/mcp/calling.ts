@@ -149,17 +149,20 @@ function typoOf(call: ToolCall, name: string): string {
   return didYouMean(name, callable, (found) => JSON.stringify(found));
 }
 
-/** A long-running call as a task, when the client asks for one; undefined to call it now. */
+/**
+ * A long-running or streaming call as a task, when the client asks for one; undefined to call it
+ * now. The task's lifetime, not --timeout, bounds it.
+ */
 function startTask(call: ToolCall, tool: ToolSpec, outputSchema: OutputSchema) {
   const { tasks, executor } = call.tools;
-  if (!tasks || !tool.longRunning) return undefined;
+  if (!tasks?.eligible(tool)) return undefined;
   // The tasks extension is asked for per request (2026-07-28's envelope), never by a 2025 session's initialize.
   const envelope = call.ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const task = tasks.requested(call.request.params, envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined);
   if (!task) return undefined;
   const credentials = credentialsOf(call);
-  return tasks.store.start(tasks.ownerOf(call.auth, credentials), task, async (signal, operationWaitMs) => {
-    const options = { advertised: outputSchema !== undefined, caller: call.auth, operationWaitMs };
+  return tasks.store.start(tasks.ownerOf(call.auth, credentials), task, async (signal, waitMs) => {
+    const options = { advertised: outputSchema !== undefined, caller: call.auth, operationWaitMs: waitMs, lifetimeMs: waitMs };
     return call.server.projectCallToolResult(await executor.call(tool, call.args, signal, credentials, options), outputSchema);
   });
 }

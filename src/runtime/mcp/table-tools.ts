@@ -209,11 +209,11 @@ function operationsContext(table: ToolTable, byName: ReadonlyMap<string, ToolSpe
 type TaskSupport = Awaited<ReturnType<typeof taskSupport>>;
 
 /**
- * Long-running calls as tasks for the clients that ask (tasks.ts, loaded only then): one store for
+ * Long-running and streaming calls as tasks for the clients that ask (tasks.ts, loaded only then): one store for
  * every instance of this process, in its memory or, when `shared` names one, in the replicas' store.
  */
 async function taskSupport(shared: ServerOptions['sharedTasks']) {
-  const [{ MemoryTaskStore, serveTaskMethods, taskRequested, withTaskSupport }, { ownerOf }] = await Promise.all([
+  const [{ MemoryTaskStore, runsAsTask, serveTaskMethods, taskRequested, withTaskSupport }, { ownerOf }] = await Promise.all([
     import('../long-running/tasks.js'),
     import('../long-running/long-running.js'),
   ]);
@@ -221,7 +221,7 @@ async function taskSupport(shared: ServerOptions['sharedTasks']) {
     shared === undefined
       ? new MemoryTaskStore()
       : (await import('../long-running/tasks-shared.js')).openSharedTaskStore(shared.store, shared.namespace, shared.log);
-  return { store, serve: serveTaskMethods, requested: taskRequested, listed: withTaskSupport, ownerOf };
+  return { store, serve: serveTaskMethods, requested: taskRequested, listed: withTaskSupport, eligible: runsAsTask, ownerOf };
 }
 
 /** The table's confirmations (confirm.ts, loaded only then), when some call may wait for the user's yes. */
