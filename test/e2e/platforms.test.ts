@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, connect, generateProject, REPO } from '../../harness/project.js';
 import { freePort } from '../../harness/process.js';
 import { corporaMissing, corporaTitle, GITHUB_SPEC } from '../../harness/corpora.js';
-import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { startUpstream, type Answer, type Upstream } from '../harness/upstream.js';
 import { ownNodeModules, startDeno, startTogether, startWrangler, type PlatformServer } from '../harness/platforms.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
 import { JOBS_SPEC } from '../harness/specs.js';
@@ -56,7 +56,7 @@ let jobsDir: string | undefined;
 let as: AuthorizationServer | undefined;
 
 beforeAll(async () => {
-  upstream = await startUpstream((req) => {
+  upstream = await startUpstream((req): Answer => {
     const id = /^\/v2\/pet\/(\d+)$/.exec(req.path)?.[1];
     if (req.method === 'GET' && id) return { body: JSON.stringify({ id: Number(id), name: `pet-${id}`, photoUrls: [] }) };
     if (req.method === 'GET' && req.path.startsWith('/repos/')) return { body: JSON.stringify({ id: 1, full_name: req.path.slice(7) }) };
