@@ -258,20 +258,21 @@ function oauthProblem(config: ServerConfig, input: WebServerInput): string | und
   return tokenStoreProblem(input, oauth.signIn.store);
 }
 
-/** The platforms' own token stores, for the message that names the one to use. */
-const PLATFORM_TOKEN_STORES: Partial<Record<PlatformName, string>> = {
+/** The token store to use on each platform, for the message that names it: its own, or Redis where it runs Node. */
+const PLATFORM_TOKEN_STORES: Record<Exclude<PlatformName, 'node'>, string> = {
   cloudflare: 'durable-object:<BINDING> (or workers-kv:<BINDING>)',
   deno: 'deno-kv',
+  lambda: 'redis://… (or rediss://…)',
+  vercel: 'redis://… (or rediss://…)',
 };
 
 /** The token store of --oauth-api-client-id where it runs: the platform's own, there, with its key. */
 function tokenStoreProblem(input: WebServerInput, store: { location: string; keys: string }): string | undefined {
   const own = PLATFORM_TOKEN_STORES[input.platform];
-  if (own === undefined) {
-    return `this server's own sign-in (MCP_OAUTH_API_CLIENT_ID) needs a token store ${input.platform} does not have yet (Workers KV on cloudflare, Deno KV on deno, Redis on Node): use one of those`;
-  }
-  if (store.location === 'file' || /^rediss?:/i.test(store.location)) {
-    return `MCP_TOKEN_STORE=${store.location === 'file' ? 'file' : 'redis://…'} is served by the Node server only: on ${input.platform} set MCP_TOKEN_STORE=${own}`;
+  const redisHere = input.platform === 'lambda' || input.platform === 'vercel';
+  if (store.location === 'file' || (/^rediss?:/i.test(store.location) && !redisHere)) {
+    const servedBy = store.location === 'file' ? 'the Node server only' : 'the Node server, lambda and vercel only';
+    return `MCP_TOKEN_STORE=${store.location === 'file' ? 'file' : 'redis://…'} is served by ${servedBy}: on ${input.platform} set MCP_TOKEN_STORE=${own}`;
   }
   return tokenStoreProblemOn(store, input.platform) ?? platformStoreMissing(input, 'MCP_TOKEN_STORE', store.location);
 }
