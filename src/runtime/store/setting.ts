@@ -4,33 +4,30 @@
 // loads this module only when a setting names a store).
 import { parseKeyRing, SealingKeyError } from './sealing.js';
 
-/** The platforms whose store each form names. */
+/**
+ * The platforms whose store each form names. Redis serves the function platforms too: they run
+ * Node and its redis client (test/e2e/platforms-oauth-server.test.ts, platforms-state.test.ts).
+ */
 const STORES: { form: RegExp; on: string[] }[] = [
   { form: /^file$/, on: ['node'] },
-  { form: /^rediss?:\/\//i, on: ['node'] },
+  { form: /^rediss?:\/\//i, on: ['node', 'lambda', 'vercel'] },
   { form: /^deno-kv(:|$)/, on: ['deno'] },
   { form: /^workers-kv:/, on: ['cloudflare'] },
   { form: /^durable-object:/, on: ['cloudflare'] },
 ];
 
-/**
- * The token store's Redis also serves the function platforms, which run Node and its redis
- * client (test/e2e/platforms-functions-oauth.test.ts); their operation store is not proved there.
- */
-const TOKEN_STORES: { form: RegExp; on: string[] }[] = [{ form: /^rediss?:\/\//i, on: ['node', 'lambda', 'vercel'] }, ...STORES];
-
 /** Why the operation store cannot be used on platform `on` (its key included), or undefined. */
 export function operationStoreProblem(store: { location: string; keys: string }, on: string): string | undefined {
-  return storeProblem('operation-store', STORES, store, on);
+  return storeProblem('operation-store', store, on);
 }
 
 /** Why the token store cannot be used on platform `on` (its key included), or undefined. */
 export function tokenStoreProblem(store: { location: string; keys: string }, on: string): string | undefined {
-  return storeProblem('token-store', TOKEN_STORES, store, on);
+  return storeProblem('token-store', store, on);
 }
 
-function storeProblem(flag: string, stores: typeof STORES, store: { location: string; keys: string }, on: string): string | undefined {
-  const served = stores.find((s) => s.form.test(store.location))?.on;
+function storeProblem(flag: string, store: { location: string; keys: string }, on: string): string | undefined {
+  const served = STORES.find((s) => s.form.test(store.location))?.on;
   if (!served?.includes(on))
     return `--${flag}: that store is served on ${served?.join(', ') ?? 'no platform'}, and this server runs on ${on}`;
   try {
