@@ -13,6 +13,7 @@ import { createLogger, type Logger } from '../start/log.js';
 import { platform, runOn, type PlatformModules, type PlatformName } from '../start/platform.js';
 import { prepareServing, startProblem, type Serving } from '../start/serving.js';
 import { Lazy } from '../start/lazy.js';
+import { unappliedSettingsNotice } from './node-only-settings.js';
 import { operationStoreProblem as storeProblem, tokenStoreProblem as tokenStoreProblemOn } from '../store/setting.js';
 import type { ScopePolicy } from '../mcp/tool-scopes.js';
 import {
@@ -83,6 +84,8 @@ export function createWebServer(input: WebServerInput): WebServer {
     };
   }
   const { config, log } = started;
+  const unapplied = unappliedSettingsNotice(input.env, input.platform);
+  if (unapplied !== undefined) log.warn(unapplied);
   const summary = servedSummary(input, log);
   const serving = prepareServing(summary, () => input.table, input.hooks as Hooks, config, log);
   const mcp = createMcpHandler(() => serving.factory('request'), {

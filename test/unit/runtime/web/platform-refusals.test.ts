@@ -1,8 +1,10 @@
 // What a platform cannot serve is refused at start, in words, on every request (issue #40's
 // rule): the address screening a spec read from a URL asks for, which a platform's fetch cannot
-// do, and the settings no platform serves yet. The web handler runs in this process as the Deno
-// entry runs it.
-import { describe, expect, it } from 'vitest';
+// do, and the settings no platform serves yet. The Node server's own settings (connection caps,
+// timeouts, drain, replica ids, session caps) are the platform's concern there: not applied, and
+// said so at start, naming them and the platform, while the server serves. The web handler runs
+// in this process as the entries run it.
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { createWebServer } from '../../../../src/runtime/web/web-server.js';
 import { summarize } from '../../../../src/contract/summary.js';
 import type { ToolTable } from '../../../../src/contract/table.js';
@@ -123,16 +125,19 @@ describe('several APIs, one of them read from a URL, served on a platform', () =
   });
 });
 
+/** A table of one API from a saved spec: nothing of it needs what a platform lacks. */
+const PLAIN_TABLE = {
+  format: 1,
+  name: 'acme',
+  version: '1.0.0',
+  servers: [{ url: 'https://api.example' }],
+  defs: {},
+  auth: {},
+  tools: [],
+} as ToolTable;
+
 describe.each(['cloudflare', 'deno', 'lambda', 'vercel'] as const)('on %s, a setting no platform serves yet', (platform) => {
-  const table = {
-    format: 1,
-    name: 'acme',
-    version: '1.0.0',
-    servers: [{ url: 'https://api.example' }],
-    defs: {},
-    auth: {},
-    tools: [],
-  } as ToolTable;
+  const table = PLAIN_TABLE;
   const base = { MCP_AUTH_TOKEN: 'shared' };
   // OAuth in place of the shared token.
   const issuer = {
@@ -173,5 +178,45 @@ describe.each(['cloudflare', 'deno', 'lambda', 'vercel'] as const)('on %s, a set
     expect(answer.message).toContain(reason);
     expect(answer.message).not.toContain('\n');
     expect(answer.message).not.toContain('mcp-secret');
+  });
+});
+
+let printed: MockInstance<typeof console.error>;
+beforeEach(() => {
+  printed = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+});
+afterEach(() => printed.mockRestore());
+
+/** What the server printed at start on `platform` with `env`, and its health answer's status. */
+async function startOn(platform: 'cloudflare' | 'deno' | 'lambda' | 'vercel', env: Record<string, string>) {
+  const server = createWebServer({
+    platform,
+    summary: summarize(PLAIN_TABLE),
+    table: PLAIN_TABLE,
+    hooks: {},
+    env: { MCP_AUTH_TOKEN: 'shared', ...env },
+  });
+  const health = await server.fetch(new Request('http://127.0.0.1:3000/healthz'));
+  return { lines: printed.mock.calls.map((call) => String(call[0])), status: health.status };
+}
+
+describe.each(['cloudflare', 'deno', 'lambda', 'vercel'] as const)("on %s, the Node server's own settings", (platform) => {
+  it("says at start which of the Node server's settings it does not apply, and serves", async () => {
+    const started = await startOn(platform, {
+      MCP_MAX_CONNECTIONS: '50',
+      MCP_REQUEST_TIMEOUT_MS: '1000',
+      API_BASE_URL: 'https://api.example',
+    });
+    const said = started.lines.filter((line) => line.includes('MCP_MAX_CONNECTIONS'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain(`MCP_MAX_CONNECTIONS, MCP_REQUEST_TIMEOUT_MS are the Node server's and not applied on ${platform}`);
+    expect(said[0]).not.toContain('API_BASE_URL');
+    expect(started.status).toBe(200);
+  });
+
+  it('says nothing of the kind without them', async () => {
+    const started = await startOn(platform, { API_BASE_URL: 'https://api.example' });
+    expect(started.lines.filter((line) => line.includes('not applied'))).toEqual([]);
+    expect(started.status).toBe(200);
   });
 });
