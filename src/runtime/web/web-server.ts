@@ -179,11 +179,18 @@ function startOn(input: WebServerInput): { config: ServerConfig; log: Logger } |
     config = read;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    return { problem: error.message };
+    return { problem: error.message, address: addressFromEnv(input.env) };
   }
   const problem = startProblem(input.summary, config, input.env) ?? platformProblem(input, config);
   if (problem !== undefined) return { problem, address: { hostname: config.host, port: config.port } };
   return { config, log: createLogger(input.summary.name, config.logLevel, (line) => console.error(line.trimEnd())) };
+}
+
+/** HOST and PORT as given, when other settings could not be read: the refusal is then said there (Deno). */
+function addressFromEnv(env: Record<string, string | undefined>): WebServer['address'] {
+  const port = Number(env.PORT);
+  const valid = env.PORT !== undefined && Number.isInteger(port) && port >= 0 && port <= 65_535;
+  return { hostname: env.HOST || DEFAULT_ADDRESS.hostname, port: valid ? port : DEFAULT_ADDRESS.port };
 }
 
 /**

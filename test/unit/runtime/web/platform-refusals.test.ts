@@ -220,3 +220,14 @@ describe.each(['cloudflare', 'deno', 'lambda', 'vercel'] as const)("on %s, the N
     expect(started.status).toBe(200);
   });
 });
+
+describe('on deno, settings refused as they are read', () => {
+  it('still listens on HOST and PORT, where the refusal is said', async () => {
+    const env = { HOST: '127.0.0.2', PORT: '4567', MCP_AUTH_TOKEN: 'shared', MCP_OAUTH_API_CLIENT_ID: 'app' };
+    const server = createWebServer({ platform: 'deno', summary: summarize(PLAIN_TABLE), table: PLAIN_TABLE, hooks: {}, env });
+    expect(server.address).toEqual({ hostname: '127.0.0.2', port: 4567 });
+    const answer = await server.fetch(new Request('http://127.0.0.2:4567/mcp', { method: 'POST', body: '{}' }));
+    expect(answer.status).toBe(503);
+    expect(await answer.text()).toContain('MCP_OAUTH_API_CLIENT_SECRET');
+  });
+});
