@@ -118,6 +118,12 @@ function checkBaseUrlNamespaces(baseUrls: Record<string, string>, namespaces: st
 const readSpec = (resolved: ResolvedOptions, path: string) =>
   loadSpec(path, { allowRemoteRefs: resolved.allowRemoteRefs, allowRefDirs: resolved.allowRefDir, overlays: resolved.overlays });
 
+/** An API's own retries and rate limit from the config file, when it gives them. */
+const ownSending = (api: ResolvedOptions['apis'][number]) => ({
+  ...(api.retries !== undefined ? { retries: api.retries } : {}),
+  ...(api.rateLimit !== undefined ? { rateLimit: api.rateLimit } : {}),
+});
+
 /**
  * Several APIs as one server (model/apis.ts): each spec modelled under its namespace, which
  * names its credential variables (`<NAMESPACE>_…`, the user's choice or the spec's title as
@@ -143,7 +149,7 @@ async function toolsFromApis(resolved: ResolvedOptions): Promise<ScreenedTools> 
     if (screened) built.table.publicServers = screened;
     const baseUrl = resolved.baseUrls[namespace] ?? api.baseUrl;
     if (baseUrl !== undefined) built.table.servers = [{ url: baseUrl }];
-    apis.push({ namespace, built });
+    apis.push({ namespace, built, sending: ownSending(api) });
   }
   checkBaseUrlNamespaces(resolved.baseUrls, [...specOf.keys()]);
   return { ...joinApis(apis, resolved.name ?? `${[...specOf.keys()].join('-').replace(/_/g, '-')}-mcp`), publicServers };

@@ -66,6 +66,12 @@ export interface ApiSpec {
   baseUrlEnv: string;
   /** ToolTable.publicServers for this API's requests: its spec came from a URL. */
   publicServers?: { trustedOrigin?: string };
+  /** `<NAMESPACE>_RETRIES` and `<NAMESPACE>_RATE_LIMIT`: this API's own --retries and --rate-limit. */
+  retriesEnv?: string;
+  rateLimitEnv?: string;
+  /** The config file's `apis[i].retries` and `.rateLimit`: under the variables, over the server-wide settings. */
+  retries?: number;
+  rateLimit?: number;
 }
 
 export type AuthSchemeSpec = (

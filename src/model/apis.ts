@@ -16,10 +16,15 @@ const DEFS_PREFIX = '#/$defs/';
 export interface NamespacedTools {
   namespace: string;
   built: BuiltTools;
+  /** The config file's `apis[i].retries` and `.rateLimit`: this API's own --retries and --rate-limit. */
+  sending?: Pick<ApiSpec, 'retries' | 'rateLimit'>;
 }
 
-/** `<NAMESPACE>_BASE_URL`: the variable that points one API of a server elsewhere (as API_BASE_URL does for one). */
-const baseUrlVariable = (namespace: string): string => `${namespace.toUpperCase()}_BASE_URL`;
+/**
+ * `<NAMESPACE>_<SETTING>`: the variable of one API's own setting, as API_BASE_URL, API_RETRIES and
+ * API_RATE_LIMIT are the server's (BASE_URL, RETRIES, RATE_LIMIT).
+ */
+const apiVariable = (namespace: string, setting: string): string => `${namespace.toUpperCase()}_${setting}`;
 
 /** A spec's namespace: its package name (up to three telling words of its title, else its server's host) as `[a-z0-9_]`. */
 export function namespaceOfSpec(doc: JsonObject): string {
@@ -55,9 +60,9 @@ export function joinApis(apis: NamespacedTools[], name: string): BuiltTools {
   const report = emptyReport();
   const pinned: string[] = [];
   const owners = new Map<string, string>();
-  for (const { namespace, built } of apis) {
+  for (const { namespace, built, sending } of apis) {
     const renamed = toolNames(namespace, built.table.tools, owners);
-    table.apis[namespace] = apiOf(namespace, built.table);
+    table.apis[namespace] = { ...apiOf(namespace, built.table), ...sending };
     addPrefixed(table, namespace, built.table, renamed);
     pinned.push(...built.pinned.map((n) => renamed.get(n) ?? n));
     addReport(report, built.report, namespace);
@@ -65,9 +70,14 @@ export function joinApis(apis: NamespacedTools[], name: string): BuiltTools {
   return { table, report, options: first.built.options, pinned };
 }
 
-/** What the tools of one API share: its servers, and the variable that replaces them. */
+/** What the tools of one API share: its servers, and the variables of its own base URL, retries and rate limit. */
 function apiOf(namespace: string, table: ToolTable): ApiSpec {
-  const api: ApiSpec = { servers: table.servers, baseUrlEnv: baseUrlVariable(namespace) };
+  const api: ApiSpec = {
+    servers: table.servers,
+    baseUrlEnv: apiVariable(namespace, 'BASE_URL'),
+    retriesEnv: apiVariable(namespace, 'RETRIES'),
+    rateLimitEnv: apiVariable(namespace, 'RATE_LIMIT'),
+  };
   if (table.publicServers) api.publicServers = table.publicServers;
   return api;
 }

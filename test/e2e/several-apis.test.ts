@@ -64,6 +64,13 @@ async function serve(extra: string[] = []): Promise<Client> {
   });
 }
 
+/** The variables of an API's own base URL, retries and rate limit. */
+const variablesOf = (prefix: string) => ({
+  baseUrlEnv: `${prefix}_BASE_URL`,
+  retriesEnv: `${prefix}_RETRIES`,
+  rateLimitEnv: `${prefix}_RATE_LIMIT`,
+});
+
 const sent = (upstream: Upstream) => upstream.requests.map((r) => [`${r.method} ${r.url}`, r.headers.api_key]);
 
 /** shop_getPetById and zoo_getPetById called once each: each request on its own upstream, with its own key. */
@@ -256,8 +263,8 @@ describe('mcp-gen <spec> <spec>', () => {
     expect(r.code, r.stderr).toBe(0);
     const table = JSON.parse(readFileSync(join(out, 'tools.json'), 'utf8')) as ToolTable;
     expect(table.apis).toEqual({
-      shop: { servers: [{ url: `${shopUpstream.url}/v2` }], baseUrlEnv: 'SHOP_BASE_URL' },
-      zoo: { servers: [{ url: 'http://petstore.swagger.io/v2' }], baseUrlEnv: 'ZOO_BASE_URL' },
+      shop: { ...variablesOf('SHOP'), servers: [{ url: `${shopUpstream.url}/v2` }] },
+      zoo: { ...variablesOf('ZOO'), servers: [{ url: 'http://petstore.swagger.io/v2' }] },
     });
     expect(table.auth.shop_api_key).toMatchObject({ type: 'apiKey', env: { key: 'SHOP_API_KEY' } });
     expect(table.auth.zoo_api_key).toMatchObject({ type: 'apiKey', env: { key: 'ZOO_API_KEY' } });
