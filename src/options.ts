@@ -20,8 +20,25 @@ import {
   type ToolModeOption,
 } from './model/model-options.js';
 
+/**
+ * What an API of several may choose for itself (`apis[i].<key>`), as the server-wide key does
+ * for every API: its filters, operations' overrides and scope rules.
+ */
+const PER_API_KEYS = [
+  'includeTags',
+  'excludeTags',
+  'includeOperations',
+  'excludeOperations',
+  'includePaths',
+  'excludePaths',
+  'methods',
+  'toolOverrides',
+  'scopes',
+] as const;
+export type PerApiOptions = Pick<ModelOptions, (typeof PER_API_KEYS)[number]>;
+
 /** One API of a server over several (the config file's `apis`, or several specs on the command line). */
-interface ApiOption {
+interface ApiOption extends PerApiOptions {
   spec: string;
   /** Prefix of its tools and credential variables, `[a-z0-9_]`; default: from its spec, as the package name. */
   namespace?: string;
@@ -59,7 +76,7 @@ interface OutputOptions {
 }
 
 /** What a user gives, on the command line or in the config file: everything optional. */
-export interface UserOptions extends Omit<ModelOptions, 'titleNamesCredentials'>, SourceOptions, OutputOptions {
+export interface UserOptions extends Omit<ModelOptions, 'titleNamesCredentials' | 'ownConfig'>, SourceOptions, OutputOptions {
   /** The same as maxTools (its earlier name); maxTools wins when both are given. */
   dynamicThreshold?: number;
 }
@@ -267,8 +284,12 @@ function checkApiKey(at: string, key: string, value: unknown): void {
   } else if (key === 'rateLimit') {
     if (typeof value !== 'number' || !(value > 0 && value <= 100_000))
       throw new OptionsError(`${at} must be a number of requests per second above 0, at most 100000 (as --rate-limit)`);
+  } else if ((PER_API_KEYS as readonly string[]).includes(key)) {
+    CHECKS[KEYS[key as (typeof PER_API_KEYS)[number]]](value, at);
   } else if (!['spec', 'namespace', 'baseUrl'].includes(key) || typeof value !== 'string') {
-    throw new OptionsError(`${at}: expected spec, namespace and baseUrl (strings), retries and rateLimit (numbers)`);
+    throw new OptionsError(
+      `${at}: expected spec, namespace and baseUrl (strings), retries and rateLimit (numbers), or ${PER_API_KEYS.join(', ')}`,
+    );
   }
 }
 
