@@ -97,6 +97,8 @@ export type AuthSchemeSpec = (
   description?: string;
   /** OAS 3.2: the API declares the scheme deprecated (its description says so too). */
   deprecated?: true;
+  /** The namespace of the scheme's API, a key of ToolTable.apis, when the server serves several. */
+  api?: string;
 };
 
 /** One way to authenticate: every named scheme (with the scopes it needs) must be satisfied. */
@@ -375,13 +377,10 @@ export type StreamEnd = (typeof STREAM_ENDS)[number];
 
 /**
  * The rule for a spec read from a URL (`publicServers`) that a security scheme's token URL is
- * held to: the table's for one API; of several, that of the API whose namespace prefixes the
- * scheme's name (the longest, as model/apis.ts names it).
+ * held to: the table's for one API; of several, that of the scheme's own API (its `api`).
  */
 export function screeningOfScheme(table: ToolTable, key: string): ToolTable['publicServers'] {
   if (table.apis === undefined) return table.publicServers;
-  const namespace = Object.keys(table.apis)
-    .filter((name) => key.startsWith(`${name}_`))
-    .sort((a, b) => b.length - a.length)[0];
-  return namespace === undefined ? undefined : table.apis[namespace]?.publicServers;
+  const api = ownValue(table.auth, key)?.api;
+  return api === undefined ? undefined : ownValue(table.apis, api)?.publicServers;
 }

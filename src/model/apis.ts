@@ -4,7 +4,7 @@
 // (tools, toolsets, security schemes, shared schemas) prefixed `<namespace>_` so that none
 // collides. Each tool keeps its API in `api`, which the runtime reads for its base URL.
 
-import type { ApiSpec, JsonSchema, SecurityRequirement, ToolSpec, ToolTable } from '../contract/table.js';
+import { ownValue, type ApiSpec, type JsonSchema, type SecurityRequirement, type ToolSpec, type ToolTable } from '../contract/table.js';
 import { OptionsError } from '../errors.js';
 import type { BuiltTools, ModelReport } from './build.js';
 import { packageNameFor, sanitizeToolName } from './naming.js';
@@ -101,7 +101,14 @@ function toolNames(namespace: string, tools: ToolSpec[], owners: Map<string, str
 function addPrefixed(into: ToolTable, namespace: string, from: ToolTable, renamed: Map<string, string>): void {
   const prefix = `${namespace}_`;
   for (const [key, def] of Object.entries(from.defs)) into.defs[prefix + key] = withPrefixedRefs(def, prefix);
-  for (const [key, scheme] of Object.entries(from.auth)) into.auth[prefix + key] = scheme;
+  for (const [key, scheme] of Object.entries(from.auth)) {
+    const taken = ownValue(into.auth, prefix + key)?.api;
+    if (taken !== undefined)
+      throw new OptionsError(
+        `security scheme "${prefix + key}" of ${namespace} is already that of ${taken}: give one API another namespace`,
+      );
+    into.auth[prefix + key] = { ...scheme, api: namespace };
+  }
   for (const [child, parent] of Object.entries(from.toolsetParents ?? {})) (into.toolsetParents ??= {})[prefix + child] = prefix + parent;
   // Each API's table has the config file's prompts: the first of a name is kept, as within one API.
   for (const prompt of from.prompts ?? []) if (!into.prompts?.some((p) => p.name === prompt.name)) (into.prompts ??= []).push(prompt);

@@ -257,6 +257,30 @@ describe('mcp-gen <spec> <spec>', () => {
     ]);
   });
 
+  it('two security schemes that share a name with their namespaces are one line naming both APIs, exit 2', () => {
+    const folder = mkdtempSync(join(scratch, 'schemes-'));
+    // shop's api_key is shop_api_key; shop_api's key is shop_api_key too
+    const things = {
+      openapi: '3.0.3',
+      info: { title: 'Things', version: '1' },
+      servers: [{ url: 'https://things.example' }],
+      components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } },
+      security: [{ key: [] }],
+      paths: { '/things': { get: { operationId: 'listThings', responses: { '200': { description: 'ok' } } } } },
+    };
+    writeFileSync(join(folder, 'things.json'), JSON.stringify(things));
+    const apis = [
+      { spec: PETSTORE, namespace: 'shop' },
+      { spec: 'things.json', namespace: 'shop_api' },
+    ];
+    writeFileSync(join(folder, 'mcp-gen.config.json'), JSON.stringify({ apis }));
+    const r = runCli(['--out', join(folder, 'never')], folder);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'mcp-gen: error: security scheme "shop_api_key" of shop_api is already that of shop: give one API another namespace',
+    ]);
+  });
+
   it('generates one project whose table keeps each API, its credential variables and its base URL variable, and says so', () => {
     const out = join(scratch, 'together');
     const r = runCli(['--config', config, '--out', out], scratch);
@@ -266,8 +290,9 @@ describe('mcp-gen <spec> <spec>', () => {
       shop: { ...variablesOf('SHOP'), servers: [{ url: `${shopUpstream.url}/v2` }] },
       zoo: { ...variablesOf('ZOO'), servers: [{ url: 'http://petstore.swagger.io/v2' }] },
     });
-    expect(table.auth.shop_api_key).toMatchObject({ type: 'apiKey', env: { key: 'SHOP_API_KEY' } });
-    expect(table.auth.zoo_api_key).toMatchObject({ type: 'apiKey', env: { key: 'ZOO_API_KEY' } });
+    // Each scheme records its API: the runtime takes the API's rules from it, not from the name.
+    expect(table.auth.shop_api_key).toMatchObject({ type: 'apiKey', env: { key: 'SHOP_API_KEY' }, api: 'shop' });
+    expect(table.auth.zoo_api_key).toMatchObject({ type: 'apiKey', env: { key: 'ZOO_API_KEY' }, api: 'zoo' });
     // Claude Desktop's form and .env.example ask for each API's base URL, required of none: both specs name one.
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as {
       user_config: Record<string, { title: string; required: boolean }>;
