@@ -178,3 +178,16 @@ export function apiLines(table: Pick<ToolTable, 'apis' | 'tools'>): string[] {
   }
   return lines;
 }
+
+/** The namespaces of `after` whose API, tools or security schemes differ from `before`'s (an API new to `after` included). */
+export function driftedApis(before: ToolTable, after: ToolTable): string[] {
+  // Shared schemas by their prefix: one namespace starting another's may show both as changed, never neither.
+  const partOf = (table: ToolTable, namespace: string) =>
+    JSON.stringify({
+      api: table.apis?.[namespace],
+      tools: table.tools.filter((t) => t.api === namespace),
+      auth: Object.entries(table.auth).filter(([, scheme]) => scheme.api === namespace),
+      defs: Object.entries(table.defs).filter(([key]) => key.startsWith(`${namespace}_`)),
+    });
+  return Object.keys(after.apis ?? {}).filter((namespace) => partOf(before, namespace) !== partOf(after, namespace));
+}

@@ -312,7 +312,7 @@ describe('mcp-gen <spec> <spec>', () => {
     );
   });
 
-  it('--check over the APIs together: clean as generated, and a change to one API lists tools.json', () => {
+  it('--check over the APIs together: clean as generated, and a change to one API lists tools.json and names that API', () => {
     const out = join(scratch, 'together');
     const clean = runCli(['--config', config, '--out', out, '--check'], scratch);
     expect(clean.code, clean.stdout + clean.stderr).toBe(0);
@@ -323,6 +323,7 @@ describe('mcp-gen <spec> <spec>', () => {
     const drift = runCli(['--config', changed, '--out', out, '--check'], scratch);
     expect(drift.code).toBe(1);
     expect(drift.stdout).toContain('  ~ tools.json');
+    expect(drift.stdout).toContain('  APIs that changed: zoo\n');
   });
 });
 
