@@ -3,7 +3,8 @@
 // under --check, 2 bad usage, 70 internal error.
 
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { GENERATOR_VERSION } from './version.js';
 import { nearest } from './contract/did-you-mean.js';
 import { formatWarning } from './warnings.js';
@@ -11,7 +12,8 @@ import { useNodeCompileCache } from './emit/compiler.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
 import type { UserOptions } from './options.js';
-import { apiLines } from './model/apis.js';
+import { apiLines, driftedApis } from './model/apis.js';
+import type { ToolTable } from './contract/table.js';
 import { OVERLAY_OPTION, optionsFromCommandLine, withModelOptions, withTargetOption, type CliFlags } from './flags.js';
 
 const print = (line = '') => process.stdout.write(line + '\n');
@@ -37,7 +39,7 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
 }
 
 /** --check: up to date, or the files that would change. */
-function printDrift({ table, plan }: GenerateResult, where: string): void {
+function printDrift({ table, plan, outDir }: GenerateResult, where: string): void {
   const drift = [...plan.created, ...plan.updated, ...plan.removed];
   if (drift.length === 0) {
     print(`mcp-gen: ${where} is up to date (${table.tools.length} tools)`);
@@ -47,6 +49,19 @@ function printDrift({ table, plan }: GenerateResult, where: string): void {
   for (const p of plan.created) print(`  + ${p}`);
   for (const p of plan.updated) print(`  ~ ${p}`);
   for (const p of plan.removed) print(`  - ${p}`);
+  if (table.apis !== undefined && plan.updated.includes('tools.json')) printDriftedApis(table, join(outDir, 'tools.json'));
+}
+
+/** Over several APIs, which of them drifted: those whose part of tools.json differs from the one written. */
+function printDriftedApis(table: ToolTable, written: string): void {
+  let before: ToolTable;
+  try {
+    before = JSON.parse(readFileSync(written, 'utf8')) as ToolTable;
+  } catch {
+    return; // not a table this run can read: the file list says it changes
+  }
+  const drifted = driftedApis(before, table);
+  if (drifted.length) print(`  APIs that changed: ${drifted.join(', ')}`);
 }
 
 /** Over several APIs: each namespace, its tools and where they go. */

@@ -20,13 +20,33 @@ import {
   type ToolModeOption,
 } from './model/model-options.js';
 
+/**
+ * What an API of several may choose for itself (`apis[i].<key>`), as the server-wide key does
+ * for every API: its filters, operations' overrides and scope rules.
+ */
+const PER_API_KEYS = [
+  'includeTags',
+  'excludeTags',
+  'includeOperations',
+  'excludeOperations',
+  'includePaths',
+  'excludePaths',
+  'methods',
+  'toolOverrides',
+  'scopes',
+] as const;
+export type PerApiOptions = Pick<ModelOptions, (typeof PER_API_KEYS)[number]>;
+
 /** One API of a server over several (the config file's `apis`, or several specs on the command line). */
-interface ApiOption {
+interface ApiOption extends PerApiOptions {
   spec: string;
   /** Prefix of its tools and credential variables, `[a-z0-9_]`; default: from its spec, as the package name. */
   namespace?: string;
   /** Its upstream, in place of its spec's servers (`<NAMESPACE>_BASE_URL` still wins at run time). */
   baseUrl?: string;
+  /** Its own --retries and --rate-limit (`<NAMESPACE>_RETRIES`, `<NAMESPACE>_RATE_LIMIT` still win at run time). */
+  retries?: number;
+  rateLimit?: number;
 }
 
 /** Where the spec comes from, and what reading it may reach. */
@@ -56,7 +76,7 @@ interface OutputOptions {
 }
 
 /** What a user gives, on the command line or in the config file: everything optional. */
-export interface UserOptions extends Omit<ModelOptions, 'titleNamesCredentials'>, SourceOptions, OutputOptions {
+export interface UserOptions extends Omit<ModelOptions, 'titleNamesCredentials' | 'ownConfig'>, SourceOptions, OutputOptions {
   /** The same as maxTools (its earlier name); maxTools wins when both are given. */
   dynamicThreshold?: number;
 }
@@ -238,17 +258,14 @@ const CHECKS: Record<(typeof KEYS)[keyof typeof KEYS], (value: unknown, at: stri
   },
 };
 
-/** `apis`: a list of { spec, namespace, baseUrl }, the namespaces `[a-z0-9_]` and each once. */
+/** `apis`: a list of { spec, namespace, baseUrl, retries, rateLimit }, the namespaces `[a-z0-9_]` and each once. */
 function checkApis(value: unknown, at: string): void {
   if (!Array.isArray(value) || value.length === 0) throw new OptionsError(`${at} must be a list of { spec, namespace, baseUrl }`);
   value.forEach((api: unknown, i: number) => {
     const place = `${at}[${i}]`;
     if (!isPlainObject(api) || typeof (api as ApiOption).spec !== 'string')
       throw new OptionsError(`${place} must be { spec, namespace, baseUrl } with a spec`);
-    for (const [k, v] of Object.entries(api)) {
-      if (!['spec', 'namespace', 'baseUrl'].includes(k) || typeof v !== 'string')
-        throw new OptionsError(`${place}.${k}: expected spec, namespace and baseUrl, each a string`);
-    }
+    for (const [k, v] of Object.entries(api)) checkApiKey(`${place}.${k}`, k, v);
     const { namespace, baseUrl } = api as ApiOption;
     if (namespace !== undefined && !/^[a-z][a-z0-9_]{0,29}$/.test(namespace))
       throw new OptionsError(
@@ -257,6 +274,23 @@ function checkApis(value: unknown, at: string): void {
     if (baseUrl !== undefined && !/^https?:\/\/[^/]/i.test(baseUrl))
       throw new OptionsError(`${place}.baseUrl "${baseUrl}" must be an http(s) URL`);
   });
+}
+
+/** One key of an `apis` entry: spec, namespace and baseUrl strings; retries and rateLimit as the server's --retries and --rate-limit take them. */
+function checkApiKey(at: string, key: string, value: unknown): void {
+  if (key === 'retries') {
+    if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 10)
+      throw new OptionsError(`${at} must be a whole number from 0 to 10 (as --retries)`);
+  } else if (key === 'rateLimit') {
+    if (typeof value !== 'number' || !(value > 0 && value <= 100_000))
+      throw new OptionsError(`${at} must be a number of requests per second above 0, at most 100000 (as --rate-limit)`);
+  } else if ((PER_API_KEYS as readonly string[]).includes(key)) {
+    CHECKS[KEYS[key as (typeof PER_API_KEYS)[number]]](value, at);
+  } else if (!['spec', 'namespace', 'baseUrl'].includes(key) || typeof value !== 'string') {
+    throw new OptionsError(
+      `${at}: expected spec, namespace and baseUrl (strings), retries and rateLimit (numbers), or ${PER_API_KEYS.join(', ')}`,
+    );
+  }
 }
 
 function checkRoutes(value: unknown, at: string): void {

@@ -19,6 +19,8 @@ export interface TableSummary {
   mode?: NonNullable<ToolTable['serve']>['mode'];
   /** The table's security schemes: the credentials are checked at start. */
   auth: ToolTable['auth'];
+  /** The table's APIs, when it serves several: their own settings' variables are checked at start. */
+  apis?: ToolTable['apis'];
   /** Toolset names with their number of tools, in table order: --toolsets is checked against them. */
   toolsets: [name: string, tools: number][];
   /** What initialize advertises besides tools and resources. */
@@ -45,6 +47,7 @@ export function summarize(table: ToolTable): TableSummary {
     ...(table.instructions !== undefined ? { instructions: table.instructions } : {}),
     ...(table.serve ? { mode: table.serve.mode } : {}),
     auth: table.auth,
+    ...(table.apis !== undefined ? { apis: table.apis } : {}),
     toolsets: [...toolsetSizes(table)],
     offers: offersOf(table),
   };

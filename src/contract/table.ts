@@ -66,6 +66,12 @@ export interface ApiSpec {
   baseUrlEnv: string;
   /** ToolTable.publicServers for this API's requests: its spec came from a URL. */
   publicServers?: { trustedOrigin?: string };
+  /** `<NAMESPACE>_RETRIES` and `<NAMESPACE>_RATE_LIMIT`: this API's own --retries and --rate-limit. */
+  retriesEnv?: string;
+  rateLimitEnv?: string;
+  /** The config file's `apis[i].retries` and `.rateLimit`: under the variables, over the server-wide settings. */
+  retries?: number;
+  rateLimit?: number;
 }
 
 export type AuthSchemeSpec = (
@@ -91,6 +97,8 @@ export type AuthSchemeSpec = (
   description?: string;
   /** OAS 3.2: the API declares the scheme deprecated (its description says so too). */
   deprecated?: true;
+  /** The namespace of the scheme's API, a key of ToolTable.apis, when the server serves several. */
+  api?: string;
 };
 
 /** One way to authenticate: every named scheme (with the scopes it needs) must be satisfied. */
@@ -379,13 +387,10 @@ export type StreamEnd = (typeof STREAM_ENDS)[number];
 
 /**
  * The rule for a spec read from a URL (`publicServers`) that a security scheme's token URL is
- * held to: the table's for one API; of several, that of the API whose namespace prefixes the
- * scheme's name (the longest, as model/apis.ts names it).
+ * held to: the table's for one API; of several, that of the scheme's own API (its `api`).
  */
 export function screeningOfScheme(table: ToolTable, key: string): ToolTable['publicServers'] {
   if (table.apis === undefined) return table.publicServers;
-  const namespace = Object.keys(table.apis)
-    .filter((name) => key.startsWith(`${name}_`))
-    .sort((a, b) => b.length - a.length)[0];
-  return namespace === undefined ? undefined : table.apis[namespace]?.publicServers;
+  const api = ownValue(table.auth, key)?.api;
+  return api === undefined ? undefined : ownValue(table.apis, api)?.publicServers;
 }

@@ -421,12 +421,23 @@ function baseUrlDefault(table: ServerModel['table'], defaultBaseUrl: string): { 
   return { fallback: 'required: the spec names no absolute server URL', envDefault: 'none in the spec: required' };
 }
 
-/** Over several APIs, each one's namespace, base URL variable and default upstream, for the README. */
+/**
+ * Over several APIs, each one's namespace, base URL variable and default upstream, and its own
+ * retries and rate limit variables with their defaults (the config file's, else the server's), for the README.
+ */
 function apisView(table: ServerModel['table']) {
   if (table.apis === undefined) return undefined;
   return Object.entries(table.apis).map(([namespace, api]) => {
     const server = resolveDefaultServer(api.servers);
-    return { namespace: mdInline(namespace, 40), variable: api.baseUrlEnv, defaultBaseUrl: server ? safeUrl(server) : '' };
+    return {
+      namespace: mdInline(namespace, 40),
+      variable: api.baseUrlEnv,
+      defaultBaseUrl: server ? safeUrl(server) : '',
+      retriesVariable: api.retriesEnv,
+      retries: api.retries === undefined ? '--retries' : String(api.retries),
+      rateLimitVariable: api.rateLimitEnv,
+      rateLimit: api.rateLimit === undefined ? '--rate-limit' : `${api.rateLimit} per second`,
+    };
   });
 }
 

@@ -395,13 +395,19 @@ function readConnectionLimits(read: SettingReader): Pick<ServerConfig, 'maxConne
 function readSending(read: SettingReader): ServerConfig['sending'] {
   const retries = read.integer('retries');
   const maxConcurrent = read.integer('max-concurrent-requests');
-  const rate = read.pick('rate-limit')?.trim();
-  if (rate === undefined || rate === 'off') return { retries, maxConcurrent };
+  const ratePerSecond = rateLimitOf(read.pick('rate-limit'), '--rate-limit');
+  return ratePerSecond === undefined ? { retries, maxConcurrent } : { retries, maxConcurrent, ratePerSecond };
+}
+
+/** A rate limit as --rate-limit (or `name`) takes it: requests per second, or undefined for off or none. */
+export function rateLimitOf(text: string | undefined, name: string): number | undefined {
+  const rate = text?.trim();
+  if (rate === undefined || rate === 'off') return undefined;
   const ratePerSecond = Number(rate);
   if (!/^\d*\.?\d+$/.test(rate) || ratePerSecond <= 0 || ratePerSecond > 100_000) {
-    throw new ConfigError(`--rate-limit must be off or a number of requests per second above 0, at most 100000 (got "${rate}")`);
+    throw new ConfigError(`${name} must be off or a number of requests per second above 0, at most 100000 (got "${rate}")`);
   }
-  return { retries, maxConcurrent, ratePerSecond };
+  return ratePerSecond;
 }
 
 /** RFC 6749 scope-token: printable ASCII but space, `"` and `\`. */

@@ -82,6 +82,7 @@ function twoApis(zooTokenUrl: string, zooFirst = false): ToolTable {
     publicServers: { trustedOrigin: 'https://specs.example' },
   };
   const scheme = (namespace: string, tokenUrl: string) => ({
+    api: namespace.toLowerCase(),
     type: 'oauth2',
     clientCredentials: { tokenUrl },
     env: { token: `${namespace}_MACHINE_TOKEN`, clientId: `${namespace}_MACHINE_CLIENT_ID` },
