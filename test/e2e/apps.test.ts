@@ -106,6 +106,19 @@ describe('a client that declares io.modelcontextprotocol/ui', () => {
     expect(Buffer.byteLength(page)).toBeLessThanOrEqual(768 * 1024);
   });
 
+  it('sees no view on an operation the config file marks apps: false', async () => {
+    const marked = generateProject(SPEC, 'e2e-apps-no-card', ['--config', join(REPO, 'test/fixtures/apps-host/no-card.config.yaml')]);
+    await buildProject(marked);
+    const other = await connect('stdio', marked, { args: ['--base-url', upstream.url], extensions: APPS });
+    try {
+      const { tools } = await other.listTools();
+      expect(tools.find((t) => t.name === 'getIssue')?._meta).toBeUndefined();
+      expect(tools.find((t) => t.name === 'listIssues')?._meta).toMatchObject({ ui: { resourceUri: 'ui://mcp-gen/table' } });
+    } finally {
+      await other.close();
+    }
+  }, 120_000);
+
   it('with --apps off, sees no view', async () => {
     const off = await serve(['--apps', 'off'], APPS);
     try {
