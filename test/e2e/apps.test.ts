@@ -119,6 +119,24 @@ describe('a client that declares io.modelcontextprotocol/ui', () => {
     }
   }, 120_000);
 
+  it("in toolsets mode, sees the view on a tool once its toolset is enabled, and the call's columns", async () => {
+    const toolsets = await serve(['--tools', 'toolsets'], APPS);
+    try {
+      const listed = await toolsets.callTool({ name: 'list_toolsets', arguments: {} });
+      const name = /"name":\s*"([^"]+)"/.exec(JSON.stringify(listed.structuredContent ?? listed.content))?.[1] as string;
+      await toolsets.callTool({ name: 'enable_toolset', arguments: { toolset: name } });
+      const { tools } = await toolsets.listTools();
+      expect(tools.find((t) => t.name === 'listIssues')?._meta).toMatchObject({ ui: { resourceUri: 'ui://mcp-gen/table' } });
+      expect(tools.find((t) => t.name === 'enable_toolset')?._meta).toBeUndefined();
+      const result = await toolsets.callTool(LIST);
+      expect(result._meta?.['mcp-gen/view']).toMatchObject({
+        columns: expect.arrayContaining([{ key: 'title', title: 'Title', description: expect.any(String) }]),
+      });
+    } finally {
+      await toolsets.close();
+    }
+  });
+
   it('with --apps off, sees no view', async () => {
     const off = await serve(['--apps', 'off'], APPS);
     try {
