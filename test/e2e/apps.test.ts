@@ -149,16 +149,18 @@ describe('a client that declares io.modelcontextprotocol/ui', () => {
 
 describe.skipIf(browserUnavailable())('the views in a host page, in Chromium', () => {
   let client: Client;
+  /** The server the page's tool calls go to: the direct one, or the dynamic one. */
+  let active: Client;
   let browser: Browser;
   let page: Page;
   let tools: Tool[];
 
   beforeAll(async () => {
-    client = await serve([], APPS);
+    client = active = await serve([], APPS);
     tools = (await client.listTools()).tools;
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 800, height: 460 } });
-    await page.exposeFunction('mcpCallTool', (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }));
+    await page.exposeFunction('mcpCallTool', (name: string, args: Record<string, unknown>) => active.callTool({ name, arguments: args }));
     await page.setContent(`<!doctype html><html><body><script>${await hostScript()}</script></body></html>`);
   }, 60_000);
   afterAll(async () => {
@@ -167,11 +169,11 @@ describe.skipIf(browserUnavailable())('the views in a host page, in Chromium', (
   });
 
   /** Renders the tool's view of a call in the host page; the view's frame. */
-  async function show(name: string, args: Record<string, unknown>, theme: 'light' | 'dark' = 'light'): Promise<Frame> {
-    const tool = tools.find((t) => t.name === name) as Tool;
+  async function show(name: string, args: Record<string, unknown>, theme: 'light' | 'dark' = 'light', listed = tools): Promise<Frame> {
+    const tool = listed.find((t) => t.name === name) as Tool;
     const uri = (tool._meta as { ui: { resourceUri: string } }).ui.resourceUri;
-    const html = ((await client.readResource({ uri })).contents[0] as { text: string }).text;
-    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const html = ((await active.readResource({ uri })).contents[0] as { text: string }).text;
+    const result = (await active.callTool({ name, arguments: args })) as CallToolResult;
     const shown = JSON.parse(JSON.stringify({ html, tool, args, result, theme })) as Record<string, unknown>;
     await page.evaluate((view) => (globalThis as unknown as HostWindow).showView(view), shown);
     const frame = page.frames().find((f) => f !== page.mainFrame()) as Frame;
@@ -221,6 +223,23 @@ describe.skipIf(browserUnavailable())('the views in a host page, in Chromium', (
     expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /repos/octo/hello/issues?per_page=3&page=2']);
     expect(await frame.locator('tbody td').nth(1).textContent()).toBe('Fourth');
     expect(await frame.locator('button.next').isHidden()).toBe(true);
+  });
+
+  it("shows invoke_operation's answer in the operation's table, whose next page goes through invoke_operation", async () => {
+    const dynamic = await serve(['--tools', 'dynamic'], APPS);
+    active = dynamic;
+    try {
+      const listed = (await dynamic.listTools()).tools;
+      const frame = await show('invoke_operation', { name: LIST.name, arguments: LIST.arguments }, 'light', listed);
+      await expect.poll(() => frame.locator('tbody tr').count()).toBe(3);
+      upstream.clear();
+      await frame.locator('button.next').click();
+      await expect.poll(() => frame.locator('tbody tr').count()).toBe(1);
+      expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /repos/octo/hello/issues?per_page=3&page=2']);
+    } finally {
+      active = client;
+      await dynamic.close();
+    }
   });
 
   it('draws an issue as a card: nested data collapsible, a link the host opens', async () => {

@@ -5,6 +5,7 @@
 
 import type { CallToolResult, ReadResourceResult, Resource, Tool } from '@modelcontextprotocol/server';
 import { ownValue, type JsonSchema, type ToolSpec, type ToolTable } from '../../contract/table.js';
+import { INVOKE } from '../../contract/meta-tools.js';
 import { VIEW_KINDS, VIEW_MIME_TYPE, viewPage, type ViewKind } from './pages.js';
 
 const VIEW_URI = 'ui://mcp-gen/';
@@ -25,8 +26,11 @@ interface Column {
 export interface Views {
   /** The listed tools, those with a view carrying its resource URI. */
   withViews(listed: Tool[]): Tool[];
-  /** A tool's result with what its view needs to draw it (the columns of a table). */
-  withViewData(result: CallToolResult, tool: ToolSpec): CallToolResult;
+  /**
+   * A tool's result with what its view needs to draw it: the columns of a table and, for an
+   * operation run through invoke_operation, how to call it again (the view's next page).
+   */
+  withViewData(result: CallToolResult, tool: ToolSpec, via?: string): CallToolResult;
   /** The views as resources (resources/list). */
   resources(): Resource[];
   /** A view's page (resources/read), or undefined for a URI that is not one. */
@@ -44,13 +48,18 @@ export function createViews(table: ToolTable): Views {
   return {
     withViews: (listed) =>
       listed.map((tool) => {
+        // invoke_operation shows the view of whichever operation it ran: the page draws by the data.
         const spec = byName.get(tool.name);
-        const kind = spec && kindOf(spec);
+        const kind = tool.name === INVOKE ? 'card' : spec && kindOf(spec);
         return kind ? { ...tool, _meta: { ...tool._meta, ui: { resourceUri: `${VIEW_URI}${kind}` } } } : tool;
       }),
-    withViewData: (result, tool) => {
+    withViewData: (result, tool, via) => {
       if (kindOf(tool) !== 'table' || !tool.output) return result;
-      const view = { columns: columnsOf(itemSchema(tool.output.schema, table, tool.output.wrap), table), wrapped: tool.output.wrap };
+      const view = {
+        columns: columnsOf(itemSchema(tool.output.schema, table, tool.output.wrap), table),
+        wrapped: tool.output.wrap,
+        ...(via ? { via: { tool: via, name: tool.name } } : {}),
+      };
       return { ...result, _meta: { ...result._meta, 'mcp-gen/view': view } };
     },
     resources: () =>

@@ -85,9 +85,9 @@ async function callTool(call: ToolCall) {
 }
 
 /** The result with what its MCP Apps view needs, for a client that declares the extension (apps-gate.ts). */
-async function withView(call: ToolCall, tool: ToolSpec, result: CallToolResult): Promise<CallToolResult> {
+async function withView(call: ToolCall, tool: ToolSpec, result: CallToolResult, via?: string): Promise<CallToolResult> {
   const views = await call.tools.apps.viewsFor(call.server, call.ctx);
-  return views ? views.withViewData(result, tool) : result;
+  return views ? views.withViewData(result, tool, via) : result;
 }
 
 /** A tool call by the executor. A failure inside a call is the tool's failure (isError), never the connection's. */
@@ -132,7 +132,10 @@ async function callMetaTool(call: ToolCall, meta: MetaCall) {
   const caller = callerOf(call.ctx.sessionId, call.auth);
   const request = { invoke: guarded, visible: (t: ToolSpec) => visible(t, call.auth), signal: call.ctx.mcpReq.signal, caller };
   const result = await meta(call.args, request);
-  return confirmations?.questionOf(result) ?? result;
+  const asked = confirmations?.questionOf(result);
+  if (asked) return asked;
+  const ran = call.request.params.name === INVOKE ? call.tools.byName.get(String(call.args.name)) : undefined;
+  return ran ? withView(call, ran, result, INVOKE) : result;
 }
 
 /** The table's tool by that name, if this instance serves it and the caller may see it; else the call is an unknown tool's. */

@@ -19,12 +19,16 @@ interface ViewMeta {
   columns?: Column[];
   /** The answer is not an object: structuredContent is `{ result: <answer> }`. */
   wrapped?: boolean;
+  /** The operation ran through this meta-tool (invoke_operation): called again the same way. */
+  via?: { tool: string; name: string };
 }
 type Row = Record<string, unknown>;
 
 const app = new App({ name: 'mcp-gen-view', version: '1.0.0' });
 const root = document.getElementById('root') as HTMLElement;
 let lastArguments: Record<string, unknown> = {};
+/** Set when the result came through invoke_operation: the next page is asked of it, for the operation it ran. */
+let via: ViewMeta['via'];
 
 app.ontoolinput = (params) => {
   lastArguments = (params.arguments as Record<string, unknown> | undefined) ?? {};
@@ -47,6 +51,7 @@ function render(result: CallToolResult): void {
   if (image && image.type === 'image') return void root.append(imagePreview(image.data, image.mimeType));
   const meta = viewMetaOf(result);
   const data = dataOf(result);
+  via = meta.via;
   if (Array.isArray(data) && data.length > 0 && data.every(isObject)) return void root.append(table(data, meta, nextArgumentsOf(result)));
   if (isObject(data)) return void root.append(card(data));
   root.append(element('pre', textOf(result)));
@@ -236,14 +241,22 @@ function compareBy(key: string, descending: boolean): (a: Row, b: Row) => number
 async function nextPage(next: Record<string, unknown> | undefined): Promise<{ rows: Row[]; next?: Record<string, unknown> } | undefined> {
   const name = app.getHostContext()?.toolInfo?.tool.name;
   if (!next || !name) return undefined;
-  lastArguments = { ...lastArguments, ...next };
-  const result = (await app.callServerTool({ name, arguments: lastArguments })) as CallToolResult;
+  const result = (await app.callServerTool(
+    via ? viaCall(via, next) : { name, arguments: (lastArguments = { ...lastArguments, ...next }) },
+  )) as CallToolResult;
   const data = dataOf(result);
   if (result.isError || !Array.isArray(data)) {
     root.replaceChildren(errorPanel(textOf(result)));
     return undefined;
   }
   return { rows: data.filter(isObject), next: nextArgumentsOf(result) };
+}
+
+/** The next page through the meta-tool: its `arguments` are the operation's. */
+function viaCall(through: NonNullable<ViewMeta['via']>, next: Record<string, unknown>) {
+  const given = (lastArguments.arguments ?? {}) as Record<string, unknown>;
+  lastArguments = { name: through.name, arguments: { ...given, ...next } };
+  return { name: through.tool, arguments: lastArguments };
 }
 
 // ---- card ----
