@@ -242,6 +242,23 @@ describe.skipIf(browserUnavailable())('the views in a host page, in Chromium', (
     }
   });
 
+  it("shows a code-mode program's list of objects as a table", async () => {
+    const code = await serve(['--tools', 'code'], APPS);
+    active = code;
+    try {
+      const listed = (await code.listTools()).tools;
+      const program =
+        'const issues = await api.listIssues({ owner: "octo", repo: "hello" }); return issues.map((i) => ({ number: i.number, who: i.user.login }));';
+      const frame = await show('execute', { code: program }, 'light', listed);
+      await expect.poll(() => frame.locator('tbody tr').count()).toBe(3);
+      expect(await frame.locator('th').allTextContents()).toEqual(['number', 'who']);
+      expect(await frame.locator('tbody tr').first().locator('td').allTextContents()).toEqual(['2', 'mona']);
+    } finally {
+      active = client;
+      await code.close();
+    }
+  });
+
   it('draws an issue as a card: nested data collapsible, a link the host opens', async () => {
     const frame = await show('getIssue', { owner: 'octo', repo: 'hello', issue_number: 1 }, 'dark');
     expect(await frame.locator('dt').allTextContents()).toEqual(expect.arrayContaining(['title', 'number', 'created_at']));

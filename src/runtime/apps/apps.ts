@@ -5,7 +5,7 @@
 
 import type { CallToolResult, ReadResourceResult, Resource, Tool } from '@modelcontextprotocol/server';
 import { ownValue, type JsonSchema, type ToolSpec, type ToolTable } from '../../contract/table.js';
-import { INVOKE } from '../../contract/meta-tools.js';
+import { EXECUTE, INVOKE } from '../../contract/meta-tools.js';
 import { VIEW_KINDS, VIEW_MIME_TYPE, viewPage, type ViewKind } from './pages.js';
 
 const VIEW_URI = 'ui://mcp-gen/';
@@ -31,6 +31,8 @@ export interface Views {
    * operation run through invoke_operation, how to call it again (the view's next page).
    */
   withViewData(result: CallToolResult, tool: ToolSpec, via?: string): CallToolResult;
+  /** An execute result, whose program's value is structuredContent's `result`, with that said to its view. */
+  withProgramData(result: CallToolResult): CallToolResult;
   /** The views as resources (resources/list). */
   resources(): Resource[];
   /** A view's page (resources/read), or undefined for a URI that is not one. */
@@ -48,9 +50,10 @@ export function createViews(table: ToolTable): Views {
   return {
     withViews: (listed) =>
       listed.map((tool) => {
-        // invoke_operation shows the view of whichever operation it ran: the page draws by the data.
+        // invoke_operation shows the view of whichever operation it ran, execute a table when its
+        // program returns a list of objects: the page draws by the data.
         const spec = byName.get(tool.name);
-        const kind = tool.name === INVOKE ? 'card' : spec && kindOf(spec);
+        const kind = tool.name === INVOKE ? 'card' : tool.name === EXECUTE ? 'table' : spec && kindOf(spec);
         return kind ? { ...tool, _meta: { ...tool._meta, ui: { resourceUri: `${VIEW_URI}${kind}` } } } : tool;
       }),
     withViewData: (result, tool, via) => {
@@ -62,6 +65,7 @@ export function createViews(table: ToolTable): Views {
       };
       return { ...result, _meta: { ...result._meta, 'mcp-gen/view': view } };
     },
+    withProgramData: (result) => ({ ...result, _meta: { ...result._meta, 'mcp-gen/view': { wrapped: true } } }),
     resources: () =>
       VIEW_KINDS.map((kind) => ({
         uri: `${VIEW_URI}${kind}`,

@@ -134,8 +134,15 @@ async function callMetaTool(call: ToolCall, meta: MetaCall) {
   const result = await meta(call.args, request);
   const asked = confirmations?.questionOf(result);
   if (asked) return asked;
+  if (call.request.params.name === EXECUTE) return withProgramView(call, result);
   const ran = call.request.params.name === INVOKE ? call.tools.byName.get(String(call.args.name)) : undefined;
   return ran ? withView(call, ran, result, INVOKE) : result;
+}
+
+/** An execute result for its MCP Apps view, for a client that declares the extension. */
+async function withProgramView(call: ToolCall, result: CallToolResult): Promise<CallToolResult> {
+  const views = await call.tools.apps.viewsFor(call.server, call.ctx);
+  return views && !result.isError ? views.withProgramData(result) : result;
 }
 
 /** The table's tool by that name, if this instance serves it and the caller may see it; else the call is an unknown tool's. */
