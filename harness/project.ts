@@ -9,6 +9,7 @@ import {
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
+  type ClientCapabilities,
   type ElicitRequest,
   type ElicitResult,
 } from '@modelcontextprotocol/client';
@@ -183,13 +184,18 @@ export async function connect(
     node?: string;
     /** Answers form elicitations (the client then declares them), on either protocol era. */
     elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>;
+    /** Extensions the client declares (capabilities.extensions), such as MCP Apps'. */
+    extensions?: NonNullable<ClientCapabilities['extensions']>;
   } = {},
 ): Promise<Client> {
   const client = new Client(
     { name: 'mcp-gen-e2e', version: '1.0.0' },
     {
       ...(options.negotiate ? { versionNegotiation: { mode: 'auto' as const } } : {}),
-      ...(options.elicit ? { capabilities: { elicitation: { form: {} } } } : {}),
+      capabilities: {
+        ...(options.elicit ? { elicitation: { form: {} } } : {}),
+        ...(options.extensions ? { extensions: options.extensions } : {}),
+      },
     },
   );
   const elicit = options.elicit;

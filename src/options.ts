@@ -357,7 +357,7 @@ function checkToolsets(value: unknown, at: string): void {
 
 function checkOverrides(value: unknown, at: string): void {
   if (!isPlainObject(value))
-    throw new OptionsError(`${at} must map operations to { name, description, toolset, exclude, confirm, arguments }`);
+    throw new OptionsError(`${at} must map operations to { name, description, toolset, exclude, confirm, apps, arguments }`);
   for (const [op, override] of Object.entries(value)) {
     if (typeof override !== 'object' || override === null) throw new OptionsError(`${at}."${op}" must be an object`);
     for (const [k, v] of Object.entries(override)) {
@@ -365,10 +365,10 @@ function checkOverrides(value: unknown, at: string): void {
         checkArgumentOverrides(v, `${at}."${op}".arguments`);
         continue;
       }
-      const flag = k === 'exclude' || k === 'confirm';
+      const flag = k === 'exclude' || k === 'confirm' || k === 'apps';
       if (flag ? typeof v !== 'boolean' : !(k === 'name' || k === 'description' || k === 'toolset') || typeof v !== 'string') {
         throw new OptionsError(
-          `${at}."${op}".${k}: expected name (string), description (string), toolset (string), exclude (boolean), confirm (boolean) or arguments (object)`,
+          `${at}."${op}".${k}: expected name (string), description (string), toolset (string), exclude (boolean), confirm (boolean), apps (boolean) or arguments (object)`,
         );
       }
       if (k === 'toolset' && toolsetName(v as string) === '')

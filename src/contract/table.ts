@@ -165,6 +165,8 @@ export interface ToolSpec {
    * --confirm decides (runtime/confirm.ts).
    */
   confirm?: boolean;
+  /** false: no MCP Apps view for this tool's answers (the config file's toolOverrides.<operation>.apps). */
+  apps?: false;
   /** The operation may finish after its answer (mcp-gen's src/model/long-running.ts): the server follows it. */
   longRunning?: LongRunning;
   /**

@@ -317,6 +317,7 @@ function toolOf(
   if (output) tool.output = output;
   if (sequence) tool.sequence = sequence;
   if (verdict.confirm !== undefined) tool.confirm = verdict.confirm;
+  if (verdict.apps === false) tool.apps = false;
   if (args.hidden) tool.hidden = args.hidden;
   if (args.defaults) tool.defaults = args.defaults;
   const title = titleOf(op);

@@ -31,6 +31,8 @@ export interface ToolOverride {
   toolset?: string;
   /** true: a call always needs the user's yes first; false: never (over the server's --confirm). */
   confirm?: boolean;
+  /** false: no MCP Apps view for this tool's answers (ToolSpec.apps). */
+  apps?: boolean;
   /** Per argument, by its name in the tool's inputSchema (argument-overrides.ts). */
   arguments?: Record<string, ArgumentOverride>;
 }

@@ -18,6 +18,8 @@ export type Verdict =
       specToolset?: string;
       /** Whether a call needs the user's yes (ToolSpec.confirm): the config file's, else x-mcp's. */
       confirm?: boolean;
+      /** The config file's `apps: false` (ToolSpec.apps). */
+      apps?: false;
     }
   | { keep: false; reason: string };
 
@@ -100,5 +102,6 @@ export function selectOperation(ref: OperationRef, selection: Selection, overrid
     ...(toolset !== undefined ? { toolset } : {}),
     ...(specToolset !== undefined ? { specToolset } : {}),
     ...(confirm !== undefined ? { confirm } : {}),
+    ...(configured?.apps === false ? { apps: false as const } : {}),
   };
 }

@@ -10,6 +10,7 @@ import {
   type LOG_LEVELS,
   type TOOL_MODES,
   type TRANSPORT_NAMES,
+  type AppsSetting,
 } from '../../contract/settings.js';
 import { unsendableHeaderName } from '../../contract/headers.js';
 import { nearest } from '../../contract/did-you-mean.js';
@@ -65,6 +66,8 @@ export interface ServerConfig {
   toolMode?: ToolMode;
   /** Which calls wait for the user's yes (--confirm); an operation's own `confirm` in tools.json wins. */
   confirm: ConfirmSetting;
+  /** Whether clients that declare MCP Apps get views (--apps). */
+  apps: AppsSetting;
   /** Code mode's sandbox: memory, CPU time, api calls and result size of one execute. */
   codeLimits: { memoryBytes: number; timeMs: number; maxCalls: number; maxResultBytes: number; maxLogBytes: number };
   /** How listed schemas are adapted to the client (profiles.ts). */
@@ -250,6 +253,7 @@ export function configFrom(values: FlagValues, env: NodeJS.ProcessEnv): ServerCo
     readOnly: read.on('read-only'),
     ...(toolMode !== undefined ? { toolMode } : {}),
     confirm,
+    apps: read.choice<AppsSetting>('apps') as AppsSetting,
     codeLimits: readCodeLimits(read),
     clientProfile,
     stateless: read.on('stateless'),
