@@ -35,7 +35,7 @@ const PER_API_KEYS = [
   'toolOverrides',
   'scopes',
 ] as const;
-export type PerApiOptions = Pick<ModelOptions, (typeof PER_API_KEYS)[number]>;
+type PerApiOptions = Pick<ModelOptions, (typeof PER_API_KEYS)[number]>;
 
 /** One API of a server over several (the config file's `apis`, or several specs on the command line). */
 interface ApiOption extends PerApiOptions {
