@@ -83,7 +83,7 @@ export async function withLock<T>(lock: string, work: () => T): Promise<T> {
 }
 
 /** One shared install per run. */
-async function installDeps(pkg: { dependencies: object; devDependencies: object }): Promise<void> {
+async function installDeps(pkg: { dependencies?: object; devDependencies: object }): Promise<void> {
   const wanted = JSON.stringify(
     { name: 'deps', private: true, dependencies: pkg.dependencies, devDependencies: pkg.devDependencies },
     null,
@@ -100,15 +100,15 @@ async function installDeps(pkg: { dependencies: object; devDependencies: object 
   });
 }
 
-/** Development packages of a --target that the tests run from the repository's node_modules/.bin. */
-const PLATFORM_TOOLS = ['wrangler', 'esbuild'];
+/** Development packages of a --target that the tests run from the repository's node_modules/.bin (esbuild, which every build uses, is installed). */
+const PLATFORM_TOOLS = ['wrangler'];
 
 /** Links the shared dependencies into a generated project and builds it. */
 export async function buildProject(dir: string): Promise<void> {
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: object; devDependencies: object };
-  // A platform's own tool (wrangler, esbuild) runs from this repository's install, at the version the project pins: the shared install stays one.
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: object; devDependencies: object };
+  // A platform's own tool (wrangler) runs from this repository's install, at the version the project pins: the shared install stays one.
   const devDependencies = Object.fromEntries(Object.entries(pkg.devDependencies).filter(([name]) => !PLATFORM_TOOLS.includes(name)));
-  await installDeps({ dependencies: pkg.dependencies, devDependencies });
+  await installDeps({ dependencies: pkg.dependencies ?? {}, devDependencies });
   const link = join(dir, 'node_modules');
   rmSync(link, { recursive: true, force: true });
   symlinkSync(join(DEPS, 'node_modules'), link, 'dir');

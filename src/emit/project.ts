@@ -529,6 +529,7 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
       owner: 'user',
       outdatedWhen: HOOKS_BEFORE_LIB,
     },
+    { path: 'scripts/build.mjs', contents: readFileSync(TEMPLATES + 'project/scripts/build.mjs', 'utf8'), owner: 'generated' },
     { path: 'scripts/bundle.mjs', contents: readFileSync(TEMPLATES + 'project/scripts/bundle.mjs', 'utf8'), owner: 'generated' },
     {
       path: 'manifest.json',
