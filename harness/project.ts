@@ -44,6 +44,24 @@ export function prebuiltLibFiles(): string[] {
     .sort();
 }
 
+const metafiles = new Map<string, { outputs: Record<string, { inputs: Record<string, unknown> } | undefined> }>();
+
+/**
+ * The source modules in one file a built project's process loaded (a path or file: URL): its
+ * dist/ is a bundle (scripts/build.mjs), whose bundle-meta.json says which modules each output
+ * file holds; a file outside a dist/ stands for itself. `project`: whose build it is, for an
+ * installed copy of it.
+ */
+export function bundledSources(file: string, project?: string): string[] {
+  const path = file.startsWith('file:') ? fileURLToPath(file) : file;
+  const at = path.lastIndexOf('/dist/');
+  if (at < 0) return [path];
+  const root = project ?? path.slice(0, at);
+  let meta = metafiles.get(root);
+  if (!meta) metafiles.set(root, (meta = JSON.parse(readFileSync(join(root, 'bundle-meta.json'), 'utf8')) as never));
+  return Object.keys(meta.outputs[path.slice(at + 1)]?.inputs ?? {});
+}
+
 /** Builds the CLI when dist/ is missing or older than src/ or templates/. */
 export function buildCli(): void {
   const cli = join(REPO, 'dist/src/cli.js');

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO, startNode } from '../../harness/project.js';
+import { buildProject, bundledSources, connect, generateProject, REPO, startNode } from '../../harness/project.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
 import { Children } from '../harness/children.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
@@ -125,12 +125,12 @@ describe('the npm package of a generated project', () => {
 
 /** The packages whose code is in the files of the installed dist/ that `log` (module-log.mjs) recorded. */
 function packagesLoaded(log: string): Set<string> {
-  const meta = JSON.parse(readFileSync(join(dir, 'bundle-meta.json'), 'utf8')) as { outputs: Record<string, { inputs: object }> };
   const files = readFileSync(log, 'utf8')
     .split('\n')
     .filter((f) => f.startsWith(`${installed}/dist/`));
   expect(files).toContain(join(installed, 'dist/main.js'));
-  const sources = files.flatMap((f) => Object.keys(meta.outputs[f.slice(installed.length + 1)]?.inputs ?? {}));
+  // the installed files are the project's build, packed: its metafile says what each holds
+  const sources = files.flatMap((f) => bundledSources(f, dir));
   return new Set(sources.flatMap((s) => /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(s)?.[1] ?? []));
 }
 

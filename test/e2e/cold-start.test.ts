@@ -7,14 +7,13 @@
 // With each feature off, nothing of it is loaded even once the table is (#30): the modules of
 // confirmations, long-running operations, tasks and account links load only with a table or
 // settings that use them.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { buildProject, connect, generateProject, REPO, startNode } from '../../harness/project.js';
+import { buildProject, bundledSources, connect, generateProject, REPO, startNode } from '../../harness/project.js';
 import { startUpstream, type Recorded, type Upstream } from '../harness/upstream.js';
 import { JOBS_SPEC } from '../harness/specs.js';
 
@@ -77,23 +76,10 @@ const watched = (stderr: string): string[] =>
  */
 function loaded(lines: string[]): { runtime: Set<string>; packages: Set<string> } {
   const urls = lines.filter((l) => l.startsWith('load ')).map((l) => l.slice('load '.length));
-  const sources = urls.flatMap(bundledSources);
+  const sources = urls.flatMap((url) => bundledSources(url));
   const runtime = new Set(sources.flatMap((u) => /\/?lib\/runtime\/([\w/-]+)\.js$/.exec(u)?.[1] ?? []));
   const packages = new Set(sources.flatMap((u) => /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1] ?? []));
   return { runtime, packages };
-}
-
-const metafiles = new Map<string, { outputs: Record<string, { inputs: Record<string, unknown> }> }>();
-
-/** The source modules of one loaded file of a project's dist/ (other files: themselves). */
-function bundledSources(url: string): string[] {
-  const path = fileURLToPath(url);
-  const at = path.lastIndexOf('/dist/');
-  if (at < 0) return [path];
-  const project = path.slice(0, at);
-  let meta = metafiles.get(project);
-  if (!meta) metafiles.set(project, (meta = JSON.parse(readFileSync(join(project, 'bundle-meta.json'), 'utf8')) as never));
-  return Object.keys(meta.outputs[path.slice(at + 1)]?.inputs ?? {});
 }
 
 let dir: string;
