@@ -3,7 +3,7 @@
 // what a feature needs only when it is on (OpenTelemetry, Redis, code mode's QuickJS, OAuth,
 // legacy SSE, ...) is behind an import() in the runtime and lands in its own file under
 // dist/chunks/, read on first use only. Source maps keep stack traces on src/ and lib/ lines.
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -20,7 +20,8 @@ const banner = "import { createRequire as __mcpGenCreateRequire } from 'node:mod
 rmSync(out, { recursive: true, force: true });
 const { metafile } = await build({
   absWorkingDir: root,
-  entryPoints: { main: 'src/main.ts' },
+  // the Vercel function (api/mcp.ts, --target vercel) imports your hooks as built: dist/hooks.js
+  entryPoints: existsSync(join(root, 'api/mcp.ts')) ? { main: 'src/main.ts', hooks: 'src/hooks.ts' } : { main: 'src/main.ts' },
   outdir: out,
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
