@@ -4,7 +4,7 @@
 // sends it as it is; its version is package.json's, so the two are published together.
 import { SETTINGS } from '../contract/settings.js';
 
-export const SERVER_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
+const SERVER_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
 /** The registry's limit on a server's description (server.schema.json: maxLength). */
 const DESCRIPTION_MAX = 100;
 
