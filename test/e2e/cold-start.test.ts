@@ -126,12 +126,14 @@ describe('cold start over stdio', () => {
 
     expect(before).not.toContain('read tools.json');
     const early = loaded(before);
-    // what initialize needs: the command line and the settings and their checks (serving), the summary's
+    // what initialize needs: the command line and the settings and their checks (serving, and each API's own
+    // retries and rate limit: api-settings), the summary's
     // server instances (with the client log's logging/setLevel handler, registered on each), the transport
     expect([...early.runtime].sort()).toEqual([
       'main',
       'mcp/server-instances',
       'observe/client-log',
+      'start/api-settings',
       'start/command-line',
       'start/config',
       'start/lazy',
