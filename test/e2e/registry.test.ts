@@ -3,9 +3,12 @@
 // package run over stdio), named by --mcp-name as package.json's mcpName, its version package.json's,
 // its environment variables the settings table's with the credentials secret. A version bumped
 // in package.json and not regenerated makes --check fail; the CLI run as a user runs it.
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SETTINGS } from '../../src/contract/settings.js';
 import { buildCli, REPO } from '../../harness/project.js';
@@ -29,6 +32,19 @@ interface ServerJson {
   }[];
 }
 const read = <T>(dir: string, file: string) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as T;
+
+// The registry's published schema, byte for byte: static.modelcontextprotocol.io/schemas/2025-12-11/
+// server.schema.json (generated from modelcontextprotocol/registry's docs/reference/api/openapi.yaml).
+// Its sha256 is pinned so a hand edit of the copy cannot make a test pass.
+const PUBLISHED_SCHEMA = join(REPO, 'test/fixtures/registry/server.schema.json');
+const PUBLISHED_SHA256 = '3fba09590c99f61735d234822279f4223fab9e300c0a81e81c91ab62a4114de0';
+function publishedSchemaCheck() {
+  const bytes = readFileSync(PUBLISHED_SCHEMA);
+  expect(createHash('sha256').update(bytes).digest('hex')).toBe(PUBLISHED_SHA256);
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats.default(ajv);
+  return ajv.compile(JSON.parse(bytes.toString('utf8')) as object);
+}
 
 describe('server.json for the MCP Registry', () => {
   it('names the server as --mcp-name says, in package.json too, within the schema, with the settings and secret credentials', () => {
@@ -80,5 +96,32 @@ describe('server.json for the MCP Registry', () => {
     const bad = runCli([SPEC, '--out', join(scratch, 'bad'), '--mcp-name', 'no slash here'], scratch);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr.trim().split('\n')).toEqual([expect.stringContaining('--mcp-name "no slash here"')]);
+  });
+
+  it("validates against the registry's published JSON Schema: named, unnamed, the samples, and two APIs in one server", () => {
+    const validate = publishedSchemaCheck();
+    const generated = [
+      join(scratch, 'named'),
+      join(scratch, 'unnamed'),
+      join(REPO, 'samples/petstore/server'),
+      join(REPO, 'samples/petstore-swagger2/server'),
+    ];
+    // two APIs in one server, named apart in the config file as a user does
+    const two = join(scratch, 'two-apis');
+    const config = join(scratch, 'two-apis.config.json');
+    const apis = [
+      { spec: SPEC, namespace: 'pets' },
+      { spec: join(REPO, 'samples/petstore-swagger2/openapi.yaml'), namespace: 'legacy_pets' },
+    ];
+    writeFileSync(config, JSON.stringify({ apis }));
+    const run = runCli(['--config', config, '--out', two, '--mcp-name', 'io.github.acme/pets'], scratch);
+    expect(run.code, run.stderr).toBe(0);
+    for (const dir of [...generated, two]) {
+      const server = read<object>(dir, 'server.json');
+      expect(validate(server), `${dir}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+    // the check can fail: what the registry refuses, the schema refuses too
+    const tooLong = { ...read<ServerJson>(two, 'server.json'), description: 'x'.repeat(101) };
+    expect(validate(tooLong)).toBe(false);
   });
 });
