@@ -1,6 +1,6 @@
 // Long-running operation handles in the platforms' own stores (MCP_OPERATION_STORE): a handle
 // one server instance made is followed by another; on Deno, tasks too: one process runs a task
-// that the other reads, lists, cancels and fetches the result of. Two `wrangler dev` instances share Workers KV
+// that the other reads (its status message too), lists, cancels and fetches the result of. Two `wrangler dev` instances share Workers KV
 // (the binding the project's wrangler.jsonc names, simulated locally in one --persist-to folder);
 // two `deno task start` processes share Deno KV (Deno.openKv() of the same project, in one
 // DENO_DIR); two Lambda execution environments (the bundle under aws-lambda-ric) and two Vercel
@@ -20,7 +20,7 @@ import { installPinned } from '../harness/pinned-tools.js';
 import { redisMissing, startRedis, type RedisServer } from '../harness/redis.js';
 import { startJobsUpstream, type Upstream } from '../harness/upstream.js';
 import { JOBS_SPEC } from '../harness/specs.js';
-import { ask, startJobTask, type WireTask } from '../harness/task-requests.js';
+import { ask, startJobTask, statusMessages, type WireTask } from '../harness/task-requests.js';
 
 const STORE_KEY = randomBytes(32).toString('base64');
 
@@ -127,6 +127,8 @@ describe('tasks in Deno KV', () => {
       const done = await startJobTask(onFirst, jobs);
       const taskId = done.task.taskId;
       expect(await ask(onSecond, 'tasks/get', { taskId })).toMatchObject({ taskId, status: 'working' });
+      // The status message the first process writes as it follows the operation, read on the other.
+      expect(await statusMessages(onSecond, taskId, 1)).toEqual([expect.stringMatching(/^startJob: Running \(status check \d+\)$/)]);
       expect(((await ask(onSecond, 'tasks/list')) as { tasks: WireTask[] }).tasks.map((t) => t.taskId)).toContain(taskId);
       const result = ask(onSecond, 'tasks/result', { taskId });
       finished.add(done.job);

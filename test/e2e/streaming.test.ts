@@ -4,8 +4,9 @@
 // export of 10,000 records, and an event stream that never ends. Each: progress while it is read,
 // a result valid against the listed outputSchema and within --max-answer-bytes; the endless one
 // ended by --stream-time-ms; a cancel closing the upstream connection within a second, as the
-// upstream measures it. The same as a task: past --timeout up to the stream's own limits, and a
-// cancelled task closing the upstream connection within a second.
+// upstream measures it. The same as a task: past --timeout up to the stream's own limits, its
+// progress as the task's status message (tasks/get, 2025-11-25's notifications/tasks/status), and
+// a cancelled task closing the upstream connection within a second.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -536,6 +537,43 @@ describe('as a task (2025-11-25 Tasks over stdio and a session, the 2026-07-28 t
         const structured = await validStructure(c, 'followLive', result);
         expect(structured.ended).toBe('time');
         expect((structured.items as unknown[]).length).toBeGreaterThan(TIMEOUT_MS / 100 + 5);
+      } finally {
+        await session.close();
+      }
+    }, 60_000);
+
+    it('tasks/get while the stream is read says the items so far, growing; 2025-11-25 is told by notifications/tasks/status', async () => {
+      const c = await taskClient(kind);
+      const notified: { taskId: string; status: string; statusMessage?: string }[] = [];
+      // Set before the session, which passes on to it what it does not take.
+      c.fallbackNotificationHandler = async (n) => {
+        if (n.method === 'notifications/tasks/status') notified.push(n.params as (typeof notified)[number]);
+      };
+      const { session, options } = await taskSession(c, kind, 'followLive');
+      try {
+        const execution = await session.callTool('followLive', {}, { task: { preference: 'require' }, ...options });
+        if (execution.kind !== 'task') throw new Error(`followLive answered ${execution.kind}, not a task`);
+        const task = session.task(execution.handle.taskId);
+        const told: string[] = [];
+        for (let view = await task.snapshot(); view.status === 'working'; view = await task.snapshot()) {
+          if (view.statusMessage !== undefined && view.statusMessage !== told.at(-1)) told.push(view.statusMessage);
+          await sleep(250);
+        }
+        const counts = told.map((message) => Number(/^followLive: (\d+) items? so far/.exec(message)?.[1]));
+        expect(told.length, told.join(' | ')).toBeGreaterThanOrEqual(2);
+        expect(counts.every((n) => n > 0) && counts.every((n, i) => i === 0 || n > (counts[i - 1] ?? 0)), told.join(' | ')).toBe(true);
+        const { outcome } = await execution.settle();
+        expect(outcome.status).toBe('completed');
+        const result = resultFromTaskOutcome(outcome) as Result;
+        expect((await validStructure(c, 'followLive', result)).ended).toBe('time');
+        if (kind === 'http 2026') {
+          // 2026-07-28's notifications/tasks go to a client that subscribed (subscriptions/listen), which this server does not serve.
+          expect(notified).toEqual([]);
+        } else {
+          expect(notified.length).toBeGreaterThanOrEqual(2);
+          expect(notified[0]).toMatchObject({ taskId: execution.handle.taskId, status: 'working' });
+          expect(notified.at(-1)?.statusMessage).toMatch(/^followLive: \d+ items so far/);
+        }
       } finally {
         await session.close();
       }

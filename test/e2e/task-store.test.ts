@@ -1,8 +1,8 @@
 // Tasks behind two replicas: two --stateless servers share their operation store in one real
 // Redis (--operation-store), and tasks live there with the handles. A task made on replica A
 // (a 2025-11-25 tools/call with `task`, through the official SDK client) is read, listed,
-// cancelled and its result fetched on replica B, with no affinity; the replica that runs the
-// work sees a cancellation made on the other and stops polling; a 2026-07-28 client of the tasks
+// cancelled and its result fetched on replica B, with no affinity, its status message too; the
+// replica that runs the work sees a cancellation made on the other and stops polling; a 2026-07-28 client of the tasks
 // extension (the ext-tasks client) whose requests go to each replica in turn sees its task
 // settle. Each client brings its own API key (--auth-from-headers): another key finds no task of
 // the owner's.
@@ -15,7 +15,7 @@ import { everythingStored, redisMissing } from '../harness/redis.js';
 import { StoreReplicas } from '../harness/replicas.js';
 import { startJobsUpstream, type Upstream } from '../harness/upstream.js';
 import { KEYED_JOBS_SPEC } from '../harness/specs.js';
-import { ask, rawDispatch, startJobTask, type WireTask } from '../harness/task-requests.js';
+import { ask, rawDispatch, startJobTask, statusMessages, type WireTask } from '../harness/task-requests.js';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 
 if (redisMissing !== undefined) console.log(`task-store.test.ts: ${redisMissing}: skipped`);
@@ -76,6 +76,22 @@ describe.skipIf(redisMissing !== undefined)('tasks in a store the replicas share
     expect(new Set(upstream.requests.filter((r) => r.path === `/status/${job}`).map((r) => r.headers['x-api-key']))).toEqual(
       new Set([OWNER_KEY]),
     );
+  }, 60_000);
+
+  it('the status message replica A writes as it follows the operation is read on replica B, and is gone once the task has ended', async () => {
+    const [onA, onB] = [await client(0, OWNER_KEY), await client(1, OWNER_KEY)];
+    const { task, job } = await startJob(onA);
+    const taskId = task.taskId;
+    const told = await statusMessages(onB, taskId, 2);
+    expect(told).toEqual([
+      expect.stringMatching(/^startJob: Running \(status check 1\)$/),
+      expect.stringMatching(/^startJob: Running \(status check 2\)$/),
+    ]);
+    finished.add(job);
+    await ask(onB, 'tasks/result', { taskId });
+    const ended = await ask(onB, 'tasks/get', { taskId });
+    expect(ended).toMatchObject({ status: 'completed' });
+    expect(ended).not.toHaveProperty('statusMessage');
   }, 60_000);
 
   it('a task cancelled on replica B is cancelled everywhere, and replica A stops following its operation', async () => {

@@ -28,6 +28,17 @@ export async function startJobTask(c: Client, jobs: () => number): Promise<{ tas
   return { task: created.task, job: `j${jobs()}` };
 }
 
+/** Each new status message tasks/get on `c` shows for `taskId`, until `count` of them (or 10 s have gone by). */
+export async function statusMessages(c: Client, taskId: string, count: number): Promise<string[]> {
+  const seen: string[] = [];
+  for (const until = Date.now() + 10_000; seen.length < count && Date.now() < until;) {
+    const { statusMessage } = (await ask(c, 'tasks/get', { taskId })) as { statusMessage?: string };
+    if (statusMessage !== undefined && statusMessage !== seen.at(-1)) seen.push(statusMessage);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return seen;
+}
+
 /**
  * The ext-tasks client's path for 2026-07-28 task traffic, which the SDK client's codec would
  * refuse: one JSON-RPC POST to /mcp with the standard headers (and `headers`), its answer (JSON

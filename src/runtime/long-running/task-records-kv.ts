@@ -1,9 +1,9 @@
 // The shared task store's records in Deno KV (--operation-store deno-kv[:PATH]), loaded by
 // tasks-shared.ts only then. An index entry per task (what admit() of tasks.ts reads, and the
 // number of parts of its record) and its sealed record, in parts of CHUNK characters, since Deno
-// KV keeps at most 64 KiB under one key and a result may be larger. The end of a task is one
-// atomic commit, checked against the entry's versionstamp: of a cancellation and the run's end,
-// one wins. Admission reads then writes, so replicas starting tasks at one instant may pass the
+// KV keeps at most 64 KiB under one key and a result may be larger. A running task's rewrite (a
+// status message, its end) is one atomic commit, checked against the entry's versionstamp: of a
+// cancellation and the run's end, one wins, and nothing is written over an ended task. Admission reads then writes, so replicas starting tasks at one instant may pass the
 // caps by a few (as the operation store's groups there).
 import type { Logger } from '../start/log.js';
 import type { TaskRecords } from '../store/task-records.js';
@@ -52,7 +52,7 @@ export async function openKvTaskRecords(location: string, space: string, log: Lo
       await write(kv.atomic(), name, entry, sealed, 0);
       return 'added';
     },
-    async end(name, entry, sealed) {
+    async replaceRunning(name, entry, sealed) {
       const current = await kv.get(indexKey(name));
       const was = current.value as KvTaskEntry | null;
       if (was === null || was.status !== 'working' || was.expires <= Date.now()) return false;

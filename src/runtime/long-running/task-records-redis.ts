@@ -1,8 +1,9 @@
 // The shared task store's records in Redis (--operation-store redis://…), loaded by
 // tasks-shared.ts only for a Redis URL. All of one server's tasks share a hash tag (one slot
 // under Redis Cluster): their index, a hash of `status|owner|expires` by record name, and each
-// record, a sealed string that expires with its task. Admission and the end of a task are each
-// one script, so that two replicas never both take the last room, nor both end one task.
+// record, a sealed string that expires with its task. Admission and a running task's rewrite (a
+// status message, its end) are each one script, so that two replicas never both take the last
+// room, nor both end one task, and nothing is written over an ended one.
 import type { Logger } from '../start/log.js';
 import { connectRedis } from '../store/redis.js';
 import type { TaskRecords } from '../store/task-records.js';
@@ -50,7 +51,7 @@ ${KEEP_INDEX}
 return 'added'`;
 
 /** SET and HSET only while the index says the task runs. KEYS: index, record. ARGV: name, entry, sealed, ttl ms. */
-const END = `
+const REPLACE_RUNNING = `
 local entry = redis.call('HGET', KEYS[1], ARGV[1])
 if not entry or string.sub(entry, 1, 8) ~= 'working|' then return 0 end
 redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
@@ -73,8 +74,8 @@ export async function openRedisTaskRecords(url: string, space: string, log: Logg
       const args = [lineOf(entry), sealed, String(entry.expires - Date.now()), String(Date.now()), entry.owner, ...caps, prefix];
       return (await run(ADD, name, args)) as 'added' | 'busy' | 'full';
     },
-    async end(name, entry, sealed) {
-      return (await run(END, name, [lineOf(entry), sealed, String(entry.expires - Date.now())])) === 1;
+    async replaceRunning(name, entry, sealed) {
+      return (await run(REPLACE_RUNNING, name, [lineOf(entry), sealed, String(entry.expires - Date.now())])) === 1;
     },
     async read(name) {
       return (await redis.run(redis.client.get(prefix + name))) ?? undefined;

@@ -19,6 +19,7 @@ import {
   newTask,
   noRoomForTask,
   noTask,
+  reported,
   settledTask,
   type TaskAsked,
   type TaskEntry,
@@ -112,7 +113,7 @@ class SharedTaskStore implements TaskStore {
     const task = await this.get(taskId, owner);
     if (task.status !== 'working') throw alreadyEnded(task);
     const cancelled: TaskState = { ...task, status: 'cancelled', lastUpdatedAt: new Date().toISOString() };
-    if (!(await this.#end(name, owner, cancelled))) throw alreadyEnded(await this.get(taskId, owner));
+    if (!(await this.#replace(name, owner, cancelled))) throw alreadyEnded(await this.get(taskId, owner));
     this.#running.get(name)?.cancel.abort();
     return cancelled;
   }
@@ -123,24 +124,43 @@ class SharedTaskStore implements TaskStore {
     await records?.close();
   }
 
-  /** Runs the task here, writes its end (unless it was cancelled first), and watches for a cancellation meanwhile. */
+  /**
+   * Runs the task here, writes its status messages and its end (unless it was cancelled first),
+   * and watches for a cancellation meanwhile. The writes of one task go one after another: in
+   * Deno KV, a write made while the end is written would make the end's check fail.
+   */
   #run(name: string, owner: string, task: TaskState, run: TaskRun): void {
     const cancel = new AbortController();
-    const write = (outcome: Parameters<typeof settledTask>[1]) =>
-      this.#end(name, owner, settledTask(task, outcome)).then(
-        () => undefined,
-        (error: unknown) => this.log.warn(`task store: the end of a task was not written: ${(error as Error).message}`),
-      );
-    const ended = run(cancel.signal, task.ttl)
+    let writing = Promise.resolve();
+    let ended = false;
+    const write = (next: TaskState, what: string) => {
+      writing = writing
+        .then(() => this.#replace(name, owner, next))
+        .then(
+          () => undefined,
+          (error: unknown) => this.log.warn(`task store: ${what} of a task was not written: ${(error as Error).message}`),
+        );
+      return writing;
+    };
+    const report = (message: string) => {
+      const now = reported(task, message);
+      if (!ended) void write(now, 'the status message');
+      return now;
+    };
+    const end = (outcome: Parameters<typeof settledTask>[1]) => {
+      ended = true;
+      return write(settledTask(task, outcome), 'the end');
+    };
+    const done = run(cancel.signal, task.ttl, report)
       .then(
-        (result) => write({ result }),
-        (error: unknown) => write({ error }),
+        (result) => end({ result }),
+        (error: unknown) => end({ error }),
       )
       .finally(() => {
         this.#running.delete(name);
         if (this.#running.size === 0) this.#stopWatching();
       });
-    this.#running.set(name, { cancel, ended });
+    this.#running.set(name, { cancel, ended: done });
     this.#watch ??= setInterval(() => void this.#checkCancellations(), CANCEL_CHECK_MS);
   }
 
@@ -162,8 +182,10 @@ class SharedTaskStore implements TaskStore {
     this.#watch = undefined;
   }
 
-  async #end(name: string, owner: string, task: TaskState): Promise<boolean> {
-    return (await this.#backend()).end(name, this.#entry(owner, task, 0), await this.#seal(name, task));
+  /** Writes the task as it now is, while it runs: false once it has ended (or is gone). */
+  async #replace(name: string, owner: string, task: TaskState): Promise<boolean> {
+    const marginMs = task.status === 'working' ? RUNNING_MARGIN_MS : 0;
+    return (await this.#backend()).replaceRunning(name, this.#entry(owner, task, marginMs), await this.#seal(name, task));
   }
 
   async #read(name: string): Promise<TaskState | undefined> {
@@ -189,8 +211,10 @@ class SharedTaskStore implements TaskStore {
     return this.#records;
   }
 
+  /** The index entry: a running task's expires from its start (a status message does not lengthen it), an ended one's from its end. */
   #entry(owner: string, task: TaskState, marginMs: number): TaskEntry {
-    return { status: task.status, owner: this.#owner(owner), expires: Date.now() + task.ttl + marginMs };
+    const from = task.status === 'working' ? Date.parse(task.createdAt) : Date.now();
+    return { status: task.status, owner: this.#owner(owner), expires: from + task.ttl + marginMs };
   }
 
   #name(owner: string, taskId: string): string {

@@ -52,12 +52,20 @@ export interface TaskState {
   createdAt: string;
   lastUpdatedAt: string;
   ttl: number;
+  /** Where the work is while it runs (the items read so far, the operation's state): shown while working (both eras' `statusMessage`). */
+  statusMessage?: string;
   /** The result once the call has ended (2026-07-28's tasks/get carries it). */
   settled?: CallToolResult;
 }
 
-/** A task's work: the call's result as the client gets it, followed (or its stream read) for at most `waitMs`. */
-export type TaskRun = (signal: AbortSignal, waitMs: number) => Promise<CallToolResult>;
+/** Tells where a running task's work is (its status message, kept where the task is), and gives the task as it now is. */
+export type TaskReport = (message: string) => TaskState;
+
+/**
+ * A task's work: the call's result as the client gets it, followed (or its stream read) for at
+ * most `waitMs`, telling its progress by `report`.
+ */
+export type TaskRun = (signal: AbortSignal, waitMs: number, report: TaskReport) => Promise<CallToolResult>;
 
 /** Where tasks are kept, each its owner's only (the caller's identity and credentials, as handles are); another owner's task is "not found". */
 export interface TaskStore {
@@ -111,6 +119,7 @@ function wireV2(record: TaskState) {
     lastUpdatedAt: record.lastUpdatedAt,
     ttlMs: record.ttl,
     pollIntervalMs: POLL_INTERVAL_MS,
+    ...workingMessage(record),
   };
   // A tool's own failure is a result (isError), as a call's would be: `failed` is for a request that could not run.
   // The result inside is a complete CallToolResult of 2026-07-28, discriminator included.
@@ -128,7 +137,28 @@ function wire(record: TaskState) {
     lastUpdatedAt: record.lastUpdatedAt,
     ttl: record.ttl,
     pollInterval: POLL_INTERVAL_MS,
+    ...workingMessage(record),
   };
+}
+
+/** The status message while the task works: it says how far the work has come, which an ended task's result says better. */
+const workingMessage = (record: TaskState) =>
+  record.status === 'working' && record.statusMessage !== undefined ? { statusMessage: record.statusMessage } : {};
+
+/** The task with a new status message, as of now. */
+export const reported = (task: TaskState, message: string): TaskState => ({
+  ...task,
+  statusMessage: message,
+  lastUpdatedAt: new Date().toISOString(),
+});
+
+/**
+ * 2025-11-25's `notifications/tasks/status` (the whole Task; optional for a server to send, the
+ * client polls tasks/get regardless), or undefined for 2026-07-28, whose `notifications/tasks`
+ * go only to a client that subscribed with `subscriptions/listen`, which this server does not serve.
+ */
+export function statusNotification(task: TaskState): { method: string; params: ReturnType<typeof wire> } | undefined {
+  return task.generation === 'v1' ? { method: 'notifications/tasks/status', params: wire(task) } : undefined;
 }
 
 /** A new task, working, kept for the ttl asked (within 1 s and MAX_TTL_MS), DEFAULT_TTL_MS without one. */
@@ -251,7 +281,7 @@ export class MemoryTaskStore implements TaskStore {
     const created = newTask(asked);
     const cancel = new AbortController();
     const task: MemoryTask = { ...created, owner, expires: Date.now() + created.ttl, cancel, result: Promise.resolve({ content: [] }) };
-    task.result = run(cancel.signal, task.ttl).then(
+    task.result = run(cancel.signal, task.ttl, (message) => this.report(task, message)).then(
       (result) => this.settle(task, { result }),
       (error: unknown) => this.settle(task, { error }),
     );
@@ -289,6 +319,12 @@ export class MemoryTaskStore implements TaskStore {
     task.settled = settled;
     if (task.status === 'working') this.update(task, status);
     return settled as CallToolResult;
+  }
+
+  /** A running task's new status message; once it has ended, the report comes too late and is dropped. */
+  private report(task: MemoryTask, message: string): TaskState {
+    if (task.status === 'working') Object.assign(task, reported(task, message));
+    return task;
   }
 
   private find(taskId: string, owner: string): MemoryTask {

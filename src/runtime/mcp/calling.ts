@@ -16,7 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { linkRequiredOf } from '../call/answer/link-mark.js';
 import type { Asking, Invoke } from '../confirm/confirm.js';
-import { progressOf, type Progress } from './progress.js';
+import { progressOf, throttled, type Progress } from './progress.js';
 import { EXECUTE, INVOKE, OPERATION_STATUS } from '../../contract/meta-tools.js';
 import type { MetaCall } from './meta-dispatch.js';
 import { toolError } from './output.js';
@@ -28,6 +28,7 @@ import { ENABLE_TOOLSET, toolsetOf } from '../../contract/toolsets.js';
 import { didYouMean } from '../../contract/did-you-mean.js';
 import type { RequestCredentials } from '../call/request/credentials.js';
 import type { InstanceTools, TableTools } from './table-tools.js';
+import type { TaskReport } from '../long-running/tasks.js';
 
 /** One tools/call request, with what every step of it reads. */
 interface ToolCall {
@@ -178,10 +179,32 @@ function startTask(call: ToolCall, tool: ToolSpec, outputSchema: OutputSchema) {
   const task = tasks.requested(call.request.params, envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined);
   if (!task) return undefined;
   const credentials = credentialsOf(call);
-  return tasks.store.start(tasks.ownerOf(call.auth, credentials), task, async (signal, waitMs) => {
-    const options = { advertised: outputSchema !== undefined, caller: call.auth, operationWaitMs: waitMs, lifetimeMs: waitMs };
-    return call.server.projectCallToolResult(await executor.call(tool, call.args, signal, credentials, options), outputSchema);
+  return tasks.store.start(tasks.ownerOf(call.auth, credentials), task, async (signal, waitMs, report) => {
+    const status = taskStatusTeller(call, report);
+    try {
+      const options = { advertised: outputSchema !== undefined, caller: call.auth, operationWaitMs: waitMs, lifetimeMs: waitMs };
+      const result = await executor.call(tool, call.args, signal, credentials, { ...options, progress: status.progress });
+      return call.server.projectCallToolResult(result, outputSchema);
+    } finally {
+      status.stop();
+    }
   });
+}
+
+/** How often at most a task's status message changes: each change is a write to a shared store, and a notification. */
+const TASK_STATUS_EVERY_MS = 1_000;
+
+/**
+ * A task's progress (the items of its stream read so far, its operation's state) as its status
+ * message, which tasks/get shows, and for a 2025-11-25 client `notifications/tasks/status`:
+ * the call's own progress notifications end with its answer, the task.
+ */
+function taskStatusTeller(call: ToolCall, report: TaskReport): { progress: Progress; stop: () => void } {
+  return throttled((_progress, message) => {
+    const notification = call.tools.tasks?.statusNotification(report(message));
+    // Outside a request (its answer was the task): on stdio, or a session's standalone stream when the client opened one.
+    if (notification !== undefined) void call.server.notification(notification as never).catch(() => undefined);
+  }, TASK_STATUS_EVERY_MS);
 }
 
 /**

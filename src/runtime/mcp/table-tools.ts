@@ -219,15 +219,21 @@ type TaskSupport = Awaited<ReturnType<typeof taskSupport>>;
  * every instance of this process, in its memory or, when `shared` names one, in the replicas' store.
  */
 async function taskSupport(shared: ServerOptions['sharedTasks']) {
-  const [{ MemoryTaskStore, runsAsTask, serveTaskMethods, taskRequested, withTaskSupport }, { ownerOf }] = await Promise.all([
-    import('../long-running/tasks.js'),
-    import('../long-running/long-running.js'),
-  ]);
+  const [{ MemoryTaskStore, runsAsTask, serveTaskMethods, statusNotification, taskRequested, withTaskSupport }, { ownerOf }] =
+    await Promise.all([import('../long-running/tasks.js'), import('../long-running/long-running.js')]);
   const store: TaskStore =
     shared === undefined
       ? new MemoryTaskStore()
       : (await import('../long-running/tasks-shared.js')).openSharedTaskStore(shared.store, shared.namespace, shared.log);
-  return { store, serve: serveTaskMethods, requested: taskRequested, listed: withTaskSupport, eligible: runsAsTask, ownerOf };
+  return {
+    store,
+    serve: serveTaskMethods,
+    requested: taskRequested,
+    listed: withTaskSupport,
+    eligible: runsAsTask,
+    ownerOf,
+    statusNotification,
+  };
 }
 
 /** The table's confirmations (confirm.ts, loaded only then), when some call may wait for the user's yes. */

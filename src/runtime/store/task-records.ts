@@ -11,8 +11,11 @@ export interface TaskRecords {
    * running ('full'). Atomically where the backend can (Redis).
    */
   add(name: string, entry: TaskEntry, sealed: string): Promise<'added' | 'busy' | 'full'>;
-  /** Replaces a running task's record and entry as it ends (or is cancelled); false when it had already ended, or is gone. */
-  end(name: string, entry: TaskEntry, sealed: string): Promise<boolean>;
+  /**
+   * Replaces a running task's record and entry, as it tells where it is (its status message),
+   * ends, or is cancelled; false when it had already ended, or is gone.
+   */
+  replaceRunning(name: string, entry: TaskEntry, sealed: string): Promise<boolean>;
   /** The task's sealed record, while it is kept. */
   read(name: string): Promise<string | undefined>;
   /** The names of the live tasks of an owner (by its hash). */

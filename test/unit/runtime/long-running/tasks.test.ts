@@ -2,13 +2,19 @@
 // (src/runtime/long-running/tasks.ts), and the one the replicas share (tasks-shared.ts) over a real
 // Redis. In each, a task is its owner's only (another caller's tasks/get, tasks/result and
 // tasks/cancel fail, and tasks/list shows only the caller's), a caller with many running tasks
-// gets plain calls, a full store makes room with ended tasks only, and which wire a request asked
-// for decides the shape of the task.
+// gets plain calls, a full store makes room with ended tasks only, which wire a request asked
+// for decides the shape of the task, and a running task's status message is shown while it works.
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryTransport, Server, type CallToolResult } from '@modelcontextprotocol/server';
 import { Client } from '@modelcontextprotocol/client';
-import { MemoryTaskStore, serveTaskMethods, taskRequested, type TaskStore } from '../../../../src/runtime/long-running/tasks.js';
+import {
+  MemoryTaskStore,
+  serveTaskMethods,
+  taskRequested,
+  type TaskReport,
+  type TaskStore,
+} from '../../../../src/runtime/long-running/tasks.js';
 import { openSharedTaskStore } from '../../../../src/runtime/long-running/tasks-shared.js';
 import { createLogger } from '../../../../src/runtime/start/log.js';
 import { redisMissing, startRedis, type RedisServer } from '../../../harness/redis.js';
@@ -135,6 +141,36 @@ describe.each(STORES)('a task store %s', (_, make) => {
       result: { resultType: 'complete', content: [{ type: 'text', text: 'v2 done' }] },
     });
   });
+
+  it.each(['v1', 'v2'] as const)(
+    "%s: the run's status message is in tasks/get while it works, a report just before its end does not keep it from ending, and is gone after",
+    async (generation) => {
+      const store = made(make);
+      const client = await connected(store);
+      const job = pending();
+      let report: TaskReport | undefined;
+      const created = await store.start('alice', { generation }, (_signal, _waitMs, told) => {
+        report = told;
+        return job.run();
+      });
+      const taskId = generation === 'v1' ? idOf(created) : (created as unknown as { taskId: string }).taskId;
+      expect(report?.('read: 3 items so far')).toMatchObject({ taskId, status: 'working', statusMessage: 'read: 3 items so far' });
+      // The shared store writes it a moment later.
+      const read = () => ask(client, 'tasks/get', { taskId });
+      while ((await read()).statusMessage === undefined) await new Promise((r) => setTimeout(r, 5));
+      expect(await read()).toMatchObject({ taskId, status: 'working', statusMessage: 'read: 3 items so far' });
+
+      report?.('read: 7 items so far');
+      job.finish('done');
+      await ended(store, { task: { taskId } }, 'alice');
+      const last = await read();
+      expect(last).toMatchObject({ status: 'completed' });
+      expect(last).not.toHaveProperty('statusMessage');
+      expect(report?.('too late')).toMatchObject({ taskId });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await read()).toMatchObject({ status: 'completed' });
+    },
+  );
 
   it('past 20 running tasks a caller gets plain calls; another caller still gets tasks', async () => {
     const store = made(make);
