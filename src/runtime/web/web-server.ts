@@ -153,8 +153,9 @@ function endpointsStep(endpoints: WebEndpoints): WebStep {
 }
 
 /**
- * The client's address, for what is paced per address (registrations): Deno's connection, the
- * header Cloudflare's edge sets; elsewhere unknown, and then every client shares one pace.
+ * The client's address, for what is paced per address (registrations): Deno's connection, a
+ * Function URL's source address (Lambda), the header Cloudflare's edge sets; elsewhere unknown,
+ * and then every client shares one pace.
  */
 function addressOf(request: Request, info: ConnectionInfo | undefined, on: PlatformName): string {
   const fromEdge = on === 'cloudflare' ? request.headers.get('cf-connecting-ip') : null;
