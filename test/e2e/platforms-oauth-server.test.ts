@@ -301,17 +301,4 @@ describe.each(['deno', 'lambda', 'vercel'] as const)('on %s, refused at start in
     const outcome = await outcomeOf(platform, { ...otherIssuer(), DENO_DIR: join(scratch, `deno-link`) });
     expect(outcome).toContain(`linking API accounts (MCP_OAUTH_ISSUER with MCP_OAUTH_API_CLIENT_ID) is not served on ${platform} yet`);
   }, 120_000);
-
-  it('token exchange (MCP_TOKEN_EXCHANGE)', async () => {
-    const exchange = {
-      MCP_TOKEN_EXCHANGE: 'rfc8693',
-      MCP_TOKEN_EXCHANGE_AUDIENCE: API,
-      MCP_TOKEN_STORE: '',
-      // Without the sign-in's API app and token store, which token exchange replaces.
-      ...Object.fromEntries(Object.keys(settings).flatMap((name) => (/^MCP_(OAUTH_API_|TOKEN_STORE)/.test(name) ? [[name, '']] : []))),
-      DENO_DIR: join(scratch, `deno-exchange`),
-    };
-    const outcome = await outcomeOf(platform, { ...otherIssuer(), ...exchange });
-    expect(outcome).toContain(`token exchange (MCP_TOKEN_EXCHANGE) is not served on ${platform} yet: use the Node server`);
-  }, 120_000);
 });

@@ -250,13 +250,13 @@ function screenedApis(table: ToolTable): { namespace?: string; variable: string 
 
 /**
  * What of OAuth a platform serves: the resource server with another authorization server, at
- * MCP_PUBLIC_URL; this server's own sign-in (--oauth-api-client-id) with the platform's token store.
+ * MCP_PUBLIC_URL, and its token exchange (a POST and a cache in memory, as on Node); this server's
+ * own sign-in (--oauth-api-client-id) with the platform's token store.
  */
 function oauthProblem(config: ServerConfig, input: WebServerInput): string | undefined {
   const oauth = config.oauth;
   const on = input.platform;
   if (oauth === undefined) return undefined;
-  if (oauth.tokenExchange !== undefined) return `token exchange (MCP_TOKEN_EXCHANGE) is not served on ${on} yet: use the Node server`;
   if (oauth.publicUrl === undefined) {
     return `MCP_OAUTH_ISSUER on ${on} needs MCP_PUBLIC_URL, this server's URL as clients reach it: tokens are checked as issued for it`;
   }

@@ -157,11 +157,6 @@ describe.each(['cloudflare', 'deno', 'lambda', 'vercel'] as const)('on %s, a set
       `OpenTelemetry export is not served on ${platform} yet`,
     ],
     [
-      'token exchange',
-      { ...issuer, MCP_TOKEN_EXCHANGE: 'rfc8693', MCP_TOKEN_EXCHANGE_AUDIENCE: 'https://api.example' },
-      `token exchange (MCP_TOKEN_EXCHANGE) is not served on ${platform} yet: use the Node server`,
-    ],
-    [
       'linking API accounts',
       {
         ...issuer,
