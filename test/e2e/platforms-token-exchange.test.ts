@@ -6,16 +6,15 @@
 // endpoint. The official SDK client calls with a token issued for the MCP server; the recording
 // upstream accepts only tokens that authorization server issued for the API, and must get the
 // caller's own exchanged token, never the caller's token nor the server's own API key.
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { buildProject, connect, generateProject, REPO } from '../../harness/project.js';
+import { connect } from '../../harness/project.js';
 import { freePort } from '../../harness/process.js';
-import { ownNodeModules, startDeno, startTogether, startVercel, startWrangler, type PlatformServer } from '../harness/platforms.js';
-import { buildLambda, startLambda } from '../harness/function-url.js';
-import { installPinned } from '../harness/pinned-tools.js';
+import { startDeno, startTogether, startVercel, startWrangler, writeLocalVariables, type PlatformServer } from '../harness/platforms.js';
+import { petstoreForEveryPlatform, startLambda } from '../harness/function-url.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
 import { startApiUpstream } from '../harness/delegated-sign-in.js';
 import type { Upstream } from '../harness/upstream.js';
@@ -39,21 +38,10 @@ const clientOf = (platform: Platform) => ({ clientId: `mcp-exchange-${platform}`
 beforeAll(async () => {
   as = await startAuthorizationServer({ format: 'jwt', resources: { [API]: { scopes: ['read:pets', 'write:pets'] } } });
   upstream = await startApiUpstream(as, API);
-  // Outside this repository, as platforms.test.ts explains.
-  dir = generateProject(`${REPO}samples/petstore/openapi.json`, join(tmpdir(), 'mcp-gen-e2e-platforms-exchange'), [
-    '--target',
-    'cloudflare,deno,lambda,vercel',
-  ]);
-  await buildProject(dir);
-  buildLambda(dir);
-  ownNodeModules(dir);
-  const ric = await installPinned('lambda-ric', (d) => existsSync(join(d, 'node_modules/aws-lambda-ric/rapid-client.node')));
+  let ric: string;
+  ({ dir, ric } = await petstoreForEveryPlatform(join(tmpdir(), 'mcp-gen-e2e-platforms-exchange')));
   const variables = { API_BASE_URL: `${upstream.url}/v2`, SWAGGER_PETSTORE_API_KEY: SERVER_KEY, LOG_LEVEL: 'warn' };
-  const lines = `${Object.entries(variables)
-    .map(([name, value]) => `${name}=${value}`)
-    .join('\n')}\n`;
-  writeFileSync(join(dir, '.dev.vars'), lines);
-  writeFileSync(join(dir, '.env'), lines);
+  writeLocalVariables(dir, variables);
   const ports = { cloudflare: await freePort(), deno: await freePort(), lambda: await freePort(), vercel: await freePort() };
   const settings = (platform: Platform) => {
     const { clientId, clientSecret } = clientOf(platform);

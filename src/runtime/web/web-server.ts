@@ -206,9 +206,8 @@ function platformProblem(input: WebServerInput, config: ServerConfig): string | 
   if ((config.toolMode ?? input.summary.mode) === 'code' && on === 'cloudflare' && input.quickjsWasm === undefined) {
     return `code mode (--tools code) on ${on} needs QuickJS's WebAssembly imported by the entry (workerd compiles none at run time): regenerate the project`;
   }
-  if (input.env.OTEL_EXPORTER_OTLP_ENDPOINT || input.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
-    return `OpenTelemetry export is not served on ${on} yet: unset OTEL_EXPORTER_OTLP_ENDPOINT, or use the Node server`;
-  }
+  const otlp = otlpProblem(input.env, on);
+  if (otlp !== undefined) return otlp;
   const unchosen = screenedApis(input.table).find((api) => config.baseUrl === undefined && !input.env[api.variable]);
   if (unchosen !== undefined) {
     const spec = unchosen.namespace === undefined ? 'the spec' : `the ${unchosen.namespace} API's spec`;
@@ -219,6 +218,22 @@ function platformProblem(input: WebServerInput, config: ServerConfig): string | 
     return `the spec came from a URL, so its OAuth token URL (${tokenUrl}) is screened for internal addresses, which ${on}'s fetch cannot do: generate from a saved copy of the spec, or use the Node server`;
   }
   return undefined;
+}
+
+/**
+ * Traces go as OTLP/HTTP JSON here, every call recorded unless its parent was not sampled
+ * (observe/telemetry-web.ts): another protocol or sampler asked for is refused, not dropped.
+ */
+function otlpProblem(env: Record<string, string | undefined>, on: PlatformName): string | undefined {
+  if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
+  const sampler = env.OTEL_TRACES_SAMPLER?.trim();
+  if (sampler && sampler !== 'parentbased_always_on') {
+    return `OTEL_TRACES_SAMPLER=${sampler.slice(0, 40)}: ${on} samples as parentbased_always_on only: unset it, or use the Node server`;
+  }
+  const variable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const asked = env[variable]?.trim();
+  if (!asked || asked === 'http/json') return undefined;
+  return `${variable}=${asked.slice(0, 40)}: ${on} exports traces as OTLP/HTTP JSON only: set it to http/json, or unset it`;
 }
 
 /**
