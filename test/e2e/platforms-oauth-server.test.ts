@@ -11,6 +11,8 @@
 // honours the token; where the store takes atomically (a Durable Object, Deno KV), of two uses of
 // one refresh token at once only one gets tokens.
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -214,6 +216,32 @@ describe.each(PLATFORMS)('the authorization-server mode on %s', (platform) => {
   );
 });
 
+/** POST /register from `localAddress` (another loopback address: another caller, as the Function URL tells it). */
+async function registerFrom(platform: Platform, localAddress: string): Promise<{ status: number; description?: string }> {
+  const body = JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'paced' });
+  const { port } = new URL(publicUrl(platform));
+  const request = httpRequest({ host: '127.0.0.1', port, localAddress, method: 'POST', path: '/register' });
+  request.setHeader('content-type', 'application/json');
+  request.end(body);
+  const [response] = (await once(request, 'response')) as [IncomingMessage];
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  const answer = JSON.parse(Buffer.concat(chunks).toString()) as { error_description?: string };
+  return { status: response.statusCode ?? 0, ...(answer.error_description !== undefined ? { description: answer.error_description } : {}) };
+}
+
+describe.skipIf(redisMissing !== undefined)("on lambda, the caller is the Function URL's source address", () => {
+  it('registrations are paced per caller: one past its burst is refused naming it, another caller still registers', async () => {
+    const answers = [];
+    // The burst of one address (REGISTRATION_BURST, clients.ts), then one more.
+    for (let i = 0; i < 31; i++) answers.push(await registerFrom('lambda', '127.0.0.3'));
+    expect(answers.slice(0, 30).every((answer) => answer.status === 201)).toBe(true);
+    expect(answers[30]?.status).toBe(429);
+    expect(answers[30]?.description).toMatch(/^127\.0\.0\.3 registered too many clients/);
+    expect(await registerFrom('lambda', '127.0.0.4')).toEqual({ status: 201 });
+  }, 120_000);
+});
+
 /** What a server of `platform` started with `vars` says: 'served', or why it refuses its settings. */
 async function outcomeOf(platform: 'cloudflare' | 'deno' | 'lambda' | 'vercel', vars: Record<string, string>): Promise<string> {
   const port = await freePort();
@@ -272,18 +300,5 @@ describe.each(['deno', 'lambda', 'vercel'] as const)('on %s, refused at start in
   it('linking API accounts (another authorization server with MCP_OAUTH_API_CLIENT_ID)', async () => {
     const outcome = await outcomeOf(platform, { ...otherIssuer(), DENO_DIR: join(scratch, `deno-link`) });
     expect(outcome).toContain(`linking API accounts (MCP_OAUTH_ISSUER with MCP_OAUTH_API_CLIENT_ID) is not served on ${platform} yet`);
-  }, 120_000);
-
-  it('token exchange (MCP_TOKEN_EXCHANGE)', async () => {
-    const exchange = {
-      MCP_TOKEN_EXCHANGE: 'rfc8693',
-      MCP_TOKEN_EXCHANGE_AUDIENCE: API,
-      MCP_TOKEN_STORE: '',
-      // Without the sign-in's API app and token store, which token exchange replaces.
-      ...Object.fromEntries(Object.keys(settings).flatMap((name) => (/^MCP_(OAUTH_API_|TOKEN_STORE)/.test(name) ? [[name, '']] : []))),
-      DENO_DIR: join(scratch, `deno-exchange`),
-    };
-    const outcome = await outcomeOf(platform, { ...otherIssuer(), ...exchange });
-    expect(outcome).toContain(`token exchange (MCP_TOKEN_EXCHANGE) is not served on ${platform} yet: use the Node server`);
   }, 120_000);
 });

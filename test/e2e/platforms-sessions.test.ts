@@ -22,6 +22,8 @@ const SCOPES = ['mcp:read', 'mcp:write'];
 /** Short, so that the idle test waits little; every other session's requests follow each other within it. */
 const IDLE_MS = 4000;
 const LEGACY = '2025-06-18';
+/** A pet the upstream answers only after the idle time has passed, with time for the alarm to fire. */
+const SLOW_PET = 99;
 
 let dir: string;
 let upstream: Upstream;
@@ -31,7 +33,10 @@ let stateless: PlatformServer;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  upstream = await startUpstream(petAnswer);
+  upstream = await startUpstream((req) => ({
+    ...petAnswer(req),
+    ...(req.path === `/v2/pet/${SLOW_PET}` ? { delayMs: IDLE_MS + 2500 } : {}),
+  }));
   // Outside this repository, as platforms.test.ts explains.
   dir = generateProject(`${REPO}samples/petstore/openapi.json`, join(tmpdir(), 'mcp-gen-e2e-platforms-sessions'), [
     '--target',
@@ -179,6 +184,16 @@ describe('Cloudflare: 2025-era sessions kept by Durable Objects', () => {
     await used.body?.cancel();
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS + 2500));
     expect((await send(sessions.url, { token, sessionId, body: LIST })).status).toBe(404);
+  });
+
+  it('a session busy with a call longer than MCP_SESSION_IDLE_MS is not idle: the call is answered, the session stays', async () => {
+    const { client } = await open('erin');
+    await client.callTool({ name: 'enable_toolset', arguments: { toolset: 'pet' } });
+    const result = await client.callTool({ name: 'getPetById', arguments: { petId: SLOW_PET } });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(result.structuredContent).toEqual({ id: SLOW_PET, name: `pet-${SLOW_PET}`, photoUrls: [] });
+    // Still open: its toolsets are still enabled, and a request is not answered 404.
+    expect(await toolNames(client)).toContain('getPetById');
   });
 
   it('a 2026-07-28 client is served statelessly, without a session', async () => {

@@ -19,6 +19,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { buildProject, bundledSources, connect, generateProject, startServer } from '../../harness/project.js';
 import { Children } from '../harness/children.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { CLIENT_KIND, SERVER_KIND, spanAttribute, type OtlpSpan } from '../harness/otlp.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-telemetry-'));
 const SECRET_HEADER = 'sekret-header-value-7781';
@@ -49,17 +50,6 @@ interface Export {
   contentType: string;
   body: Buffer;
 }
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: { key: string; value: { stringValue?: string; intValue?: number | string } }[];
-  status?: { code?: number };
-}
-const SERVER_KIND = 2;
-const CLIENT_KIND = 3;
 
 let upstream: Upstream;
 let dir: string;
@@ -139,10 +129,7 @@ async function traceSpans(traceId: string, count: number): Promise<(OtlpSpan & {
   }
 }
 
-const attr = (span: OtlpSpan, key: string) => {
-  const value = span.attributes.find((a) => a.key === key)?.value;
-  return value?.stringValue ?? (value?.intValue !== undefined ? Number(value.intValue) : undefined);
-};
+const attr = spanAttribute;
 
 /** The upstream span's id from the traceparent the upstream received. */
 const sentParent = (header: string | string[] | undefined) => /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(String(header));

@@ -11,14 +11,16 @@
 // https://docs.aws.amazon.com/lambda/latest/dg/runtimes-custom.html#runtimes-custom-response-streaming
 
 import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { stopChild } from '../../harness/process.js';
-import { REPO } from '../../harness/project.js';
-import type { PlatformServer } from './platforms.js';
+import { buildProject, generateProject, REPO } from '../../harness/project.js';
+import { ownNodeModules, type PlatformServer } from './platforms.js';
+import { installPinned } from './pinned-tools.js';
 
 export interface LambdaRun {
   /** The folder aws-lambda-ric and Node 22 are installed in (installPinned('lambda-ric')). */
@@ -89,6 +91,23 @@ export function buildLambda(project: string): void {
     env: { ...process.env, PATH: `${join(REPO, 'node_modules/.bin')}:${process.env.PATH ?? ''}` },
     stdio: 'pipe',
   });
+}
+
+/** aws-lambda-ric and Node 22, installed once (test/fixtures/lambda-ric): the folder LambdaRun's `ric` names. */
+export const installLambdaRic = (): Promise<string> =>
+  installPinned('lambda-ric', (dir) => existsSync(join(dir, 'node_modules/aws-lambda-ric/rapid-client.node')));
+
+/**
+ * The Petstore project generated for every platform in `folder` (outside this repository, as
+ * platforms.test.ts explains) and built for each: wrangler's and Deno's, the Lambda bundle, its
+ * own node_modules (Deno, Vercel); with the Lambda runtime client's folder.
+ */
+export async function petstoreForEveryPlatform(folder: string): Promise<{ dir: string; ric: string }> {
+  const dir = generateProject(`${REPO}samples/petstore/openapi.json`, folder, ['--target', 'cloudflare,deno,lambda,vercel']);
+  await buildProject(dir);
+  buildLambda(dir);
+  ownNodeModules(dir);
+  return { dir, ric: await installLambdaRic() };
 }
 
 /** What Lambda sets in a function's environment (the reserved variables the runtime client reads). */

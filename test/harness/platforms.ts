@@ -3,7 +3,7 @@
 // it stops what it started too (wrangler runs workerd as a child).
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { realpathSync, rmSync } from 'node:fs';
+import { realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from '../../harness/project.js';
 
@@ -118,6 +118,15 @@ export function ownNodeModules(dir: string): void {
   } catch {
     execFileSync('cp', ['-a', shared, link]);
   }
+}
+
+/** The variables of a project's local runs: .dev.vars for `wrangler dev`, .env for `deno task start`. */
+export function writeLocalVariables(dir: string, variables: Record<string, string>): void {
+  const lines = `${Object.entries(variables)
+    .map(([name, value]) => `${name}=${value}`)
+    .join('\n')}\n`;
+  writeFileSync(join(dir, '.dev.vars'), lines);
+  writeFileSync(join(dir, '.env'), lines);
 }
 
 /** The Vercel function of `dir` (api/mcp.ts) behind test/harness/vercel-adapter.mts on 127.0.0.1:<port>; `vars`: its environment. */

@@ -19,6 +19,7 @@ import { failureCode } from './failure-code.js';
 import type { OutgoingRequest } from '../hooks-api.js';
 import type { Logger } from '../start/log.js';
 import type { OtlpProtocol, ToolCallFacts, TraceHeaders, Tracing } from './telemetry.js';
+import type { TracedCall } from './telemetry-web.js';
 import type { UpstreamResponse } from '../call/send/upstream-response.js';
 import type { OnWait, SendMiddleware, SendOne } from '../call/send/middleware.js';
 import type { ToolSpec, ToolTable } from '../../contract/table.js';
@@ -193,16 +194,19 @@ export async function createObserver(
 ): Promise<CallObserver> {
   await useCallScopes();
   const protocol = otlpProtocol(env, log);
-  if (protocol !== undefined) {
-    const { startTracing } = await import('./telemetry.js');
-    activeTracing = await startTracing({
-      serviceName: env.OTEL_SERVICE_NAME || table.name,
-      serviceVersion: table.version,
-      protocol,
-      warn: (message) => log.warn(message),
-    });
-  }
+  if (protocol !== undefined) activeTracing = await startTracingHere(table, env, protocol, log);
   return callObserver({ ...(activeTracing ? { tracing: activeTracing } : {}), logCalls: config.logCalls });
+}
+
+/** The platform's tracing: the OpenTelemetry SDK on Node, OTLP/HTTP JSON over fetch elsewhere. */
+async function startTracingHere(table: ToolTable, env: NodeJS.ProcessEnv, protocol: OtlpProtocol, log: Logger): Promise<Tracing> {
+  const service = { serviceName: env.OTEL_SERVICE_NAME || table.name, serviceVersion: table.version };
+  const warn = (message: string) => log.warn(message);
+  if (platform().traces === 'otel-sdk') return (await import('./telemetry.js')).startTracing({ ...service, protocol, warn });
+  const { startWebTracing } = await import('./telemetry-web.js');
+  const spanScopes: CallScopes<TracedCall> =
+    platform().callScopes === 'async-local-storage' ? (await import('./async-scopes.js')).asyncScopes<TracedCall>() : UNSCOPED;
+  return startWebTracing({ ...service, env, scopes: spanScopes, warn });
 }
 
 /** A wait before a try, in the current call's record (CallObserver's `onWait`). */
@@ -236,7 +240,9 @@ export async function flushTelemetry(): Promise<void> {
 function otlpProtocol(env: NodeJS.ProcessEnv, log: Logger): OtlpProtocol | undefined {
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || env.OTEL_TRACES_EXPORTER?.trim() === 'none') return undefined;
-  const asked = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf').trim();
+  // The specification's default, where the SDK sends it; the platforms send JSON (web-server.ts refuses protobuf there).
+  const fallback = platform().traces === 'otel-sdk' ? 'http/protobuf' : 'http/json';
+  const asked = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || fallback).trim();
   if (asked === 'http/protobuf' || asked === 'http/json') return asked;
   log.warn(`OTEL_EXPORTER_OTLP_PROTOCOL=${asked.slice(0, 40)}: this server sends http/protobuf or http/json only; traces are off`);
   return undefined;

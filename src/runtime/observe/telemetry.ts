@@ -11,7 +11,15 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { failureCode } from './failure-code.js';
-import { sha256, toHex } from '../start/crypto.js';
+import {
+  attemptAttributes,
+  rpcErrorType,
+  settle,
+  toolCallAttributes,
+  type AttemptFacts,
+  type ToolCallFacts,
+  type SpanEnd,
+} from './span-attributes.js';
 
 /** OTEL_EXPORTER_OTLP_PROTOCOL values this server can send (gRPC would need another stack). */
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -22,24 +30,7 @@ export interface TraceHeaders {
   tracestate?: string;
 }
 
-/** What a tools/call span records: nothing the arguments carry. */
-export interface ToolCallFacts {
-  tool: string;
-  /** A served tool or meta-tool: its name goes into the span name (else the name could be anything a client sends). */
-  known: boolean;
-  requestId?: string | number;
-  sessionId?: string;
-  protocolVersion?: string;
-}
-
-/** One upstream attempt: the route template, not the URL that carries the arguments. */
-interface AttemptFacts {
-  method: string;
-  url: string;
-  route: string | undefined;
-  /** 0 for the first attempt of an operation, then 1, 2… (http.request.resend_count). */
-  resendCount: number;
-}
+export type { AttemptFacts, ToolCallFacts } from './span-attributes.js';
 
 export interface Tracing {
   /** Runs a tools/call as the active SERVER span, child of `parent` when the client sent one. */
@@ -94,7 +85,7 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
       const parentContext = parent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, parent);
       const name = facts.known ? `tools/call ${facts.tool}` : 'tools/call';
       return tracer.startActiveSpan(name, { kind: SpanKind.SERVER, attributes: toolCallAttributes(facts) }, parentContext, (span) =>
-        settle(span, run(span.spanContext().traceId), (value) => (failed(value) ? 'tool_error' : undefined), rpcErrorType),
+        settle(ended(span), run(span.spanContext().traceId), (value) => (failed(value) ? 'tool_error' : undefined), rpcErrorType),
       );
     },
     attempt(facts, send) {
@@ -115,7 +106,7 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
           span.setAttribute('http.response.status_code', response.status);
           return response;
         });
-      return settle(span, answered, (response) => (response.status >= 400 ? String(response.status) : undefined), failureCode);
+      return settle(ended(span), answered, (response) => (response.status >= 400 ? String(response.status) : undefined), failureCode);
     },
     event(name, attributes) {
       trace.getActiveSpan()?.addEvent(name, attributes);
@@ -127,65 +118,6 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
       clearTimeout(timer);
     },
   };
-}
-
-/** The span ended with its outcome: `error.type` and an ERROR status on failure, never a message (it may quote arguments). */
-async function settle<T>(
-  span: Span,
-  running: Promise<T>,
-  failure: (value: T) => string | undefined,
-  thrownType: (error: unknown) => string,
-): Promise<T> {
-  try {
-    const value = await running;
-    const type = failure(value);
-    if (type !== undefined) {
-      span.setAttribute('error.type', type);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-    }
-    return value;
-  } catch (error) {
-    span.setAttribute('error.type', thrownType(error));
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    throw error;
-  } finally {
-    span.end();
-  }
-}
-
-/** The longest client-chosen text a span keeps (a tool name, a request id): a client may send megabytes of either. */
-const CLIENT_TEXT_CHARS = 128;
-
-function toolCallAttributes(facts: ToolCallFacts): Record<string, string> {
-  return {
-    'mcp.method.name': 'tools/call',
-    'gen_ai.operation.name': 'execute_tool',
-    'gen_ai.tool.name': facts.tool.slice(0, CLIENT_TEXT_CHARS),
-    ...(facts.requestId !== undefined ? { 'jsonrpc.request.id': String(facts.requestId).slice(0, CLIENT_TEXT_CHARS) } : {}),
-    // The session id admits whoever holds it to the session: traces get a digest that correlates, not the id.
-    ...(facts.sessionId ? { 'mcp.session.id': toHex(sha256(facts.sessionId)).slice(0, 32) } : {}),
-    ...(facts.protocolVersion ? { 'mcp.protocol.version': facts.protocolVersion } : {}),
-  };
-}
-
-/** HTTP client span attributes (semantic conventions, stable): no url.full, which would carry path and query values. */
-function attemptAttributes(facts: AttemptFacts): Record<string, string | number> {
-  const url = new URL(facts.url);
-  const scheme = url.protocol.replace(/:$/, '');
-  return {
-    'http.request.method': facts.method,
-    ...(facts.route ? { 'url.template': facts.route } : {}),
-    'url.scheme': scheme,
-    'server.address': url.hostname.replace(/^\[|\]$/g, ''),
-    'server.port': url.port ? Number(url.port) : scheme === 'https' ? 443 : 80,
-    ...(facts.resendCount > 0 ? { 'http.request.resend_count': facts.resendCount } : {}),
-  };
-}
-
-/** A JSON-RPC error's code, as the MCP conventions record it; else the error's class. */
-function rpcErrorType(error: unknown): string {
-  const code = (error as { code?: unknown })?.code;
-  return typeof code === 'number' ? String(code) : ((error as Error)?.name ?? 'Error');
 }
 
 /** service.name is the table's name unless OTEL_SERVICE_NAME (or OTEL_RESOURCE_ATTRIBUTES) says otherwise. */
@@ -206,3 +138,12 @@ async function otlpExporter(protocol: OtlpProtocol): Promise<SpanExporter> {
  * (the project's esbuild build) only under `default`, which Node's namespace has too.
  */
 const commonJs = <T extends object>(module: T): T => (module as { default?: T }).default ?? module;
+
+/** An SDK span as settle ends it: `error.type` and an ERROR status on failure. */
+const ended = (span: Span): SpanEnd => ({
+  fail(type) {
+    span.setAttribute('error.type', type);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  },
+  end: () => span.end(),
+});

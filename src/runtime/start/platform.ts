@@ -32,6 +32,11 @@ export interface Platform {
   /** Whether the platform stops a request's work once it is answered (no waitUntil here): then no task can outlive its call. */
   answerEndsWork: boolean;
   /**
+   * How traces are exported: by the OpenTelemetry SDK, batched (Node), or as OTLP/HTTP JSON with
+   * fetch, each call's spans before its answer (observe/telemetry-web.ts: every other platform).
+   */
+  traces: 'otel-sdk' | 'fetch-json';
+  /**
    * QuickJS's WebAssembly, compiled by the platform from the entry's import: workerd compiles no
    * WebAssembly from bytes at run time. Undefined: the sandbox compiles the package's file itself.
    */
@@ -56,6 +61,7 @@ let current: Platform = {
   sandbox: 'worker-threads',
   callScopes: 'async-local-storage',
   answerEndsWork: false,
+  traces: 'otel-sdk',
 };
 
 /** The platform this process serves on. */
@@ -75,6 +81,7 @@ export function runOn(name: Exclude<PlatformName, 'node'>, env: Record<string, s
     sandbox,
     callScopes: 'async-local-storage',
     answerEndsWork,
+    traces: 'fetch-json',
     ...modules,
   };
 }

@@ -8,7 +8,7 @@
 // https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html
 // https://docs.aws.amazon.com/lambda/latest/dg/config-rs-write-functions.html
 
-import type { WebServer } from './web-server.js';
+import type { ConnectionInfo, WebServer } from './web-server.js';
 
 /** The fields of a Function URL event (payload format 2.0) that make the request. */
 export interface FunctionUrlEvent {
@@ -20,7 +20,8 @@ export interface FunctionUrlEvent {
   cookies?: string[];
   body?: string;
   isBase64Encoded?: boolean;
-  requestContext: { domainName?: string; http: { method: string } };
+  /** `sourceIp`: the caller's address, as the Function URL saw its connection. */
+  requestContext: { domainName?: string; http: { method: string; sourceIp?: string } };
 }
 
 /** A buffered answer to a Function URL. */
@@ -53,7 +54,7 @@ export function functionUrlHandler(server: WebServer): unknown {
   const lambda = (globalThis as { awslambda?: AwsLambdaGlobal }).awslambda;
   if (lambda?.streamifyResponse === undefined) return (event: FunctionUrlEvent) => buffered(server, event);
   return lambda.streamifyResponse(async (event, stream) => {
-    const response = await server.fetch(requestOf(event));
+    const response = await server.fetch(requestOf(event), connectionOf(event));
     const out = lambda.HttpResponseStream.from(stream, preludeOf(response));
     // The prelude goes out with the first write: an empty body must still send it.
     out.write('');
@@ -72,6 +73,9 @@ function requestOf(event: FunctionUrlEvent): Request {
   const body = method === 'GET' || method === 'HEAD' ? undefined : bodyOf(event);
   return new Request(`https://${host}${event.rawPath}${query}`, { method, headers, ...(body === undefined ? {} : { body }) });
 }
+
+/** The caller, for what is paced per client address (registrations): not one pace for every caller. */
+const connectionOf = (event: FunctionUrlEvent): ConnectionInfo => ({ remoteAddr: { hostname: event.requestContext.http.sourceIp } });
 
 const bodyOf = (event: FunctionUrlEvent): string | Uint8Array | undefined =>
   event.body === undefined ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
@@ -99,7 +103,7 @@ const drained = (out: ResponseStream): Promise<void> =>
   });
 
 async function buffered(server: WebServer, event: FunctionUrlEvent): Promise<FunctionUrlResult> {
-  const response = await server.fetch(requestOf(event));
+  const response = await server.fetch(requestOf(event), connectionOf(event));
   const body = Buffer.from(await response.arrayBuffer());
   const text = isText(response.headers.get('content-type'));
   return { ...preludeOf(response), body: body.toString(text ? 'utf8' : 'base64'), isBase64Encoded: !text };

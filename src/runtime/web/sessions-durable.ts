@@ -147,14 +147,32 @@ class DurableSession implements SessionObjectHandlers {
     this.lastSeen = Date.now();
     // A new GET replaces the session's stream (the SDK keeps one): the object is not told when a
     // client behind the Worker goes, so a client reconnecting after a drop would find it taken.
-    if (request.method === 'GET') this.transport.closeStandaloneSSEStream();
-    const answer = await this.transport.handleRequest(request, await options(request, auth));
-    if (request.method === 'GET') return answer;
+    if (request.method === 'GET') {
+      this.transport.closeStandaloneSSEStream();
+      return this.transport.handleRequest(request, await options(request, auth));
+    }
+    return this.answerBusy(this.transport, request, auth);
+  }
+
+  /**
+   * A request counted busy from when it enters until its answer's body has been sent or
+   * cancelled: an answer the transport gives only once the call is done must not leave the
+   * call running uncounted, for the alarm to end the session under it.
+   */
+  private async answerBusy(transport: WebStandardStreamableHTTPServerTransport, request: Request, auth: AuthInfo | undefined) {
     this.busy++;
-    return whenAnswered(answer, () => {
+    const done = () => {
       this.busy--;
       this.lastSeen = Date.now();
-    });
+    };
+    let answer: Response;
+    try {
+      answer = await transport.handleRequest(request, await options(request, auth));
+    } catch (error) {
+      done();
+      throw error;
+    }
+    return whenAnswered(answer, done);
   }
 
   /** Ends the session once unused for the idle time, or looks again when it may be. */

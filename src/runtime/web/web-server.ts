@@ -153,8 +153,9 @@ function endpointsStep(endpoints: WebEndpoints): WebStep {
 }
 
 /**
- * The client's address, for what is paced per address (registrations): Deno's connection, the
- * header Cloudflare's edge sets; elsewhere unknown, and then every client shares one pace.
+ * The client's address, for what is paced per address (registrations): Deno's connection, a
+ * Function URL's source address (Lambda), the header Cloudflare's edge sets; elsewhere unknown,
+ * and then every client shares one pace.
  */
 function addressOf(request: Request, info: ConnectionInfo | undefined, on: PlatformName): string {
   const fromEdge = on === 'cloudflare' ? request.headers.get('cf-connecting-ip') : null;
@@ -205,9 +206,8 @@ function platformProblem(input: WebServerInput, config: ServerConfig): string | 
   if ((config.toolMode ?? input.summary.mode) === 'code' && on === 'cloudflare' && input.quickjsWasm === undefined) {
     return `code mode (--tools code) on ${on} needs QuickJS's WebAssembly imported by the entry (workerd compiles none at run time): regenerate the project`;
   }
-  if (input.env.OTEL_EXPORTER_OTLP_ENDPOINT || input.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
-    return `OpenTelemetry export is not served on ${on} yet: unset OTEL_EXPORTER_OTLP_ENDPOINT, or use the Node server`;
-  }
+  const otlp = otlpProblem(input.env, on);
+  if (otlp !== undefined) return otlp;
   const unchosen = screenedApis(input.table).find((api) => config.baseUrl === undefined && !input.env[api.variable]);
   if (unchosen !== undefined) {
     const spec = unchosen.namespace === undefined ? 'the spec' : `the ${unchosen.namespace} API's spec`;
@@ -218,6 +218,22 @@ function platformProblem(input: WebServerInput, config: ServerConfig): string | 
     return `the spec came from a URL, so its OAuth token URL (${tokenUrl}) is screened for internal addresses, which ${on}'s fetch cannot do: generate from a saved copy of the spec, or use the Node server`;
   }
   return undefined;
+}
+
+/**
+ * Traces go as OTLP/HTTP JSON here, every call recorded unless its parent was not sampled
+ * (observe/telemetry-web.ts): another protocol or sampler asked for is refused, not dropped.
+ */
+function otlpProblem(env: Record<string, string | undefined>, on: PlatformName): string | undefined {
+  if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
+  const sampler = env.OTEL_TRACES_SAMPLER?.trim();
+  if (sampler && sampler !== 'parentbased_always_on') {
+    return `OTEL_TRACES_SAMPLER=${sampler.slice(0, 40)}: ${on} samples as parentbased_always_on only: unset it, or use the Node server`;
+  }
+  const variable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const asked = env[variable]?.trim();
+  if (!asked || asked === 'http/json') return undefined;
+  return `${variable}=${asked.slice(0, 40)}: ${on} exports traces as OTLP/HTTP JSON only: set it to http/json, or unset it`;
 }
 
 /**
@@ -249,13 +265,13 @@ function screenedApis(table: ToolTable): { namespace?: string; variable: string 
 
 /**
  * What of OAuth a platform serves: the resource server with another authorization server, at
- * MCP_PUBLIC_URL; this server's own sign-in (--oauth-api-client-id) with the platform's token store.
+ * MCP_PUBLIC_URL, and its token exchange (a POST and a cache in memory, as on Node); this server's
+ * own sign-in (--oauth-api-client-id) with the platform's token store.
  */
 function oauthProblem(config: ServerConfig, input: WebServerInput): string | undefined {
   const oauth = config.oauth;
   const on = input.platform;
   if (oauth === undefined) return undefined;
-  if (oauth.tokenExchange !== undefined) return `token exchange (MCP_TOKEN_EXCHANGE) is not served on ${on} yet: use the Node server`;
   if (oauth.publicUrl === undefined) {
     return `MCP_OAUTH_ISSUER on ${on} needs MCP_PUBLIC_URL, this server's URL as clients reach it: tokens are checked as issued for it`;
   }

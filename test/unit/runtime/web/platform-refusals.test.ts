@@ -152,14 +152,14 @@ describe.each(['cloudflare', 'deno', 'lambda', 'vercel'] as const)('on %s, a set
   it.each([
     ['legacy SSE', { MCP_TRANSPORT: 'sse' }, `MCP_TRANSPORT=sse: ${platform} serves Streamable HTTP at /mcp only`],
     [
-      'OpenTelemetry export',
-      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' },
-      `OpenTelemetry export is not served on ${platform} yet`,
+      'OpenTelemetry export in protobuf',
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' },
+      `OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf: ${platform} exports traces as OTLP/HTTP JSON only: set it to http/json, or unset it`,
     ],
     [
-      'token exchange',
-      { ...issuer, MCP_TOKEN_EXCHANGE: 'rfc8693', MCP_TOKEN_EXCHANGE_AUDIENCE: 'https://api.example' },
-      `token exchange (MCP_TOKEN_EXCHANGE) is not served on ${platform} yet: use the Node server`,
+      'OpenTelemetry export with another sampler',
+      { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces', OTEL_TRACES_SAMPLER: 'traceidratio' },
+      `OTEL_TRACES_SAMPLER=traceidratio: ${platform} samples as parentbased_always_on only: unset it, or use the Node server`,
     ],
     [
       'linking API accounts',
