@@ -94,7 +94,7 @@ export function buildLambda(project: string): void {
 }
 
 /** aws-lambda-ric and Node 22, installed once (test/fixtures/lambda-ric): the folder LambdaRun's `ric` names. */
-export const installLambdaRic = (): Promise<string> =>
+const installLambdaRic = (): Promise<string> =>
   installPinned('lambda-ric', (dir) => existsSync(join(dir, 'node_modules/aws-lambda-ric/rapid-client.node')));
 
 /**
