@@ -1,5 +1,5 @@
 // `npm run bench`: runs the measurements and writes docs/benchmarks.md and docs/benchmarks.svg.
-//   --only gen,build,start,calls,capacity,list,budget,rss,oauth,tokens,features,platforms   run these sections (the others are kept from the last run's results)
+//   --only gen,build,start,calls,capacity,list,budget,rss,oauth,tokens,features,platforms,package   run these sections (the others are kept from the last run's results)
 //   --quick                             a smoke run: fewer specs, repetitions and calls; writes to bench/.tmp/quick/
 //   --render                            measure nothing: rewrite the report from the last results (after editing bench/report/)
 import { cpus, totalmem } from 'node:os';
@@ -18,6 +18,7 @@ import { SECTIONS, type Results, type Section } from './lib/results.js';
 import { REPO, TMP, ensureDir, log } from './lib/util.js';
 import { runList } from './list.js';
 import { runOAuth } from './oauth.js';
+import { runPackage } from './package.js';
 import { runPlatforms } from './platforms.js';
 import { SELF_CONTAINED, keepOwnScriptSections, render, spliceSections } from './report/index.js';
 import { runRss } from './rss.js';
@@ -91,6 +92,7 @@ async function main(): Promise<void> {
     tokens: async () => void (results.tokens = await runTokens(options)),
     features: async () => void (results.features = await runFeatures(options)),
     platforms: async () => void (results.platforms = await runPlatforms(options)),
+    package: async () => void (results.package = await runPackage(options)),
   };
   for (const section of SECTIONS) {
     if (!only.includes(section)) continue;

@@ -4,7 +4,7 @@
 
 import { basename, resolve } from 'node:path';
 import { buildTools, decideListing, type BuiltTools, type ModelReport, type ServerModel } from './model/build.js';
-import { emitProject, withToolTypes, type EmitSummary, type GeneratedFile } from './emit/project.js';
+import { emitProject, prebuiltProjectFiles, withToolTypes, type EmitSummary, type GeneratedFile } from './emit/project.js';
 import { GENERATOR_VERSION } from './version.js';
 import { startToolTypesPrinter, type ToolTypesPrinter } from './emit/types-worker.js';
 import { loadSpec } from './parse/load.js';
@@ -19,6 +19,7 @@ import {
   previousRun,
   startFreshWrite,
   writeProject,
+  type FreshWrite,
   type PreviousRun,
   type WriteOptions,
   type WritePlan,
@@ -39,17 +40,22 @@ export interface GenerateResult {
 export async function generate(options: UserOptions): Promise<GenerateResult> {
   // Started first: loading the compiler overlaps reading and modelling the spec.
   const printer = startToolTypesPrinter();
+  let fresh: FreshWrite | undefined;
   try {
     const resolved = resolveOptions({}, options);
+    const specName = /^https?:\/\//i.test(resolved.spec) ? resolved.spec : basename(resolved.spec);
+    const generator = `mcp-gen@${GENERATOR_VERSION}`;
+    const writing = { force: resolved.force, check: resolved.check, dryRun: resolved.dryRun, generator, specName };
+    // Into a new --out folder, the prebuilt runtime is written while the spec is read and modelled.
+    if (resolved.out !== undefined) fresh = startFreshWrite(resolve(resolved.out), prebuiltProjectFiles(), writing);
     const built = await toolsFromSpec(resolved, 'generate');
     const printing = printer.print(built.table);
     printing.catch(() => undefined); // awaited below unless the previous run's text serves
+    const outDir = resolve(resolved.out ?? built.table.name);
+    if (resolved.out === undefined) fresh = startFreshWrite(outDir, prebuiltProjectFiles(), writing);
     const model = listingOf(built);
     const unservable = targetProblem(model.table, resolved.targets);
     if (unservable !== undefined) throw new OptionsError(unservable);
-    const outDir = resolve(resolved.out ?? model.table.name);
-    const specName = /^https?:\/\//i.test(resolved.spec) ? resolved.spec : basename(resolved.spec);
-    const generator = `mcp-gen@${GENERATOR_VERSION}`;
     const previous = previousRun(outDir, generator);
     const emitted = emitProject(model, {
       specName,
@@ -59,33 +65,32 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
       mcpName: resolved.mcpName,
       version: packageVersionIn(outDir),
     });
-    const writing = { force: resolved.force, check: resolved.check, dryRun: resolved.dryRun, generator, specName };
-    const { files, plan } = await written(outDir, emitted.files, writing, () => toolTypes(emitted.files, previous, printer, printing));
+    const { files, plan } = await written(outDir, emitted.files, writing, fresh, () =>
+      toolTypes(emitted.files, previous, printer, printing),
+    );
+    fresh = undefined;
     return { outDir, table: model.table, report: model.report, files, plan, summary: emitted.summary };
   } finally {
     printer.cancel();
+    // a run that fails leaves no folder behind
+    await fresh?.abandon();
   }
 }
 
 /**
- * The project written, src/tool-types.ts with it once printed. Into a new folder, the other
- * files are written while it is printed (write.ts, startFreshWrite); a run that fails before
- * it is there leaves no folder behind.
+ * The project written, src/tool-types.ts with it once printed. Into a new folder (`fresh`), the
+ * other files are written while it is printed (write.ts, startFreshWrite).
  */
 async function written(
   outDir: string,
   emitted: GeneratedFile[],
   options: WriteOptions,
+  fresh: FreshWrite | undefined,
   printed: () => Promise<string>,
 ): Promise<{ files: GeneratedFile[]; plan: WritePlan }> {
-  const fresh = startFreshWrite(outDir, emitted, options);
-  try {
-    const files = withToolTypes(emitted, await printed());
-    return { files, plan: fresh ? fresh.finish(files) : writeProject(outDir, files, options) };
-  } catch (error) {
-    fresh?.abandon();
-    throw error;
-  }
+  fresh?.add(emitted);
+  const files = withToolTypes(emitted, await printed());
+  return { files, plan: fresh ? await fresh.finish(files) : writeProject(outDir, files, options) };
 }
 
 /**

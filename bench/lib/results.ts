@@ -14,6 +14,7 @@ export const SECTIONS = [
   'tokens',
   'features',
   'platforms',
+  'package',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -51,6 +52,7 @@ export interface Results {
   tokens?: TokensResult;
   features?: FeaturesResult;
   platforms?: PlatformsResult;
+  package?: PackageResult;
 }
 
 // ── the specs (bench/lib/fixtures.ts)
@@ -550,4 +552,23 @@ export interface PlatformsResult {
   callReps: number;
   versions: { wrangler: string; deno: string };
   projects: PlatformProject[];
+}
+
+// ── 14. the package a generated project ships (bench/package.ts)
+
+export interface PackageRow {
+  project: string;
+  /** `npm pack`'s tarball, and the bytes and files it unpacks to. */
+  tarballBytes: number;
+  unpackedBytes: number;
+  files: number;
+  /** `npm install <tarball>` into an empty folder: wall time per run, and what node_modules then holds. */
+  install: { runs: number[]; ms: number; bytes: number; packages: number };
+  /** `npm run bundle`'s .mcpb. */
+  mcpbBytes: number;
+}
+
+export interface PackageResult {
+  reps: number;
+  rows: PackageRow[];
 }

@@ -13,6 +13,7 @@ import { int, table, verdict, type Target } from './format.js';
 import { genSection, genTargets, genVersusOmg, whyGeneration } from './gen.js';
 import { listSection, listTargets, whyList } from './list.js';
 import { oauthSection } from './oauth.js';
+import { packageSection } from './package.js';
 import { platformsSection } from './platforms.js';
 import { rssSection, rssTarget, whyRss } from './rss.js';
 import { startSection, startTarget, whyStart } from './start.js';
@@ -99,11 +100,12 @@ export function render(r: Results): { markdown: string; svg: string } {
     ...tokensSection(r),
     ...featuresSection(r),
     ...platformsSection(r),
+    ...packageSection(r),
     '## Running it',
     '',
     '```sh',
     'npm run bench                              # everything (about a quarter of an hour on 2 cores); writes this file and benchmarks.svg',
-    'npm run bench -- --only capacity,rss       # some sections (gen, build, start, calls, capacity, list, budget, rss, oauth, tokens, features, platforms); the others are kept from bench/.tmp/results.json',
+    'npm run bench -- --only capacity,rss       # some sections (gen, build, start, calls, capacity, list, budget, rss, oauth, tokens, features, platforms, package); the others are kept from bench/.tmp/results.json',
     'npm run bench -- --quick                   # smoke run: fewer specs, repetitions and calls; writes bench/.tmp/quick/',
     'npm run bench -- --render                  # measure nothing: rewrite this file from bench/.tmp/results.json',
     'npx tsx bench/validators.ts                # section 12 alone (after npm run corpora and npm run build); a full run keeps it',
@@ -143,7 +145,12 @@ export function spliceBlock(into: string, from: string, start: string): string {
 }
 
 /** Report sections that stand alone (no row in the targets above, no chart): their heading's start. */
-export const SELF_CONTAINED: Partial<Record<Section, string>> = { tokens: '## 10. ', features: '## 11. ', platforms: '## 13. ' };
+export const SELF_CONTAINED: Partial<Record<Section, string>> = {
+  tokens: '## 10. ',
+  features: '## 11. ',
+  platforms: '## 13. ',
+  package: '## 14. ',
+};
 const RUNNING = '## Running it';
 
 /** The block of `markdown` from the heading that starts with `start` to the next `## ` heading. */

@@ -572,7 +572,7 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
     const contents = file.render ? render(file.template, view) : readFileSync(TEMPLATES + 'project/' + file.template, 'utf8');
     files.push({ path: file.path, contents, owner: 'generated' });
   }
-  for (const folder of PREBUILT_FOLDERS) files.push(...prebuiltFiles(folder));
+  files.push(...prebuiltProjectFiles());
   return files.sort(byPath);
 }
 
@@ -609,11 +609,19 @@ export function withToolTypes(files: GeneratedFile[], toolTypes: string): Genera
 
 const byPath = (a: GeneratedFile, b: GeneratedFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
+let prebuilt: GeneratedFile[] | undefined;
+
 /**
  * The server's code as this package's build made it (JavaScript and declarations), under lib/:
  * the project compiles only its own few files against the declarations, and the relative
- * imports between runtime and contract resolve as in dist/src/.
+ * imports between runtime and contract resolve as in dist/src/. The same whatever the spec, so
+ * the writing of a new folder begins with them (generate.ts) and emitProject lists them again.
  */
+export function prebuiltProjectFiles(): GeneratedFile[] {
+  prebuilt ??= PREBUILT_FOLDERS.flatMap(prebuiltFiles);
+  return prebuilt;
+}
+
 function prebuiltFiles(folder: string): GeneratedFile[] {
   const dir = `${PREBUILT}${folder}/`;
   return (readdirSync(dir, { recursive: true }) as string[])

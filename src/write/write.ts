@@ -30,6 +30,7 @@ import {
   writeFileSync,
   type Stats,
 } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join, posix, win32 } from 'node:path';
 import type { GeneratedFile } from '../emit/project.js';
 import { OutputError } from '../errors.js';
@@ -158,41 +159,68 @@ function writeInside(root: string, file: GeneratedFile, folders: Set<string>): v
   else replaceInside(root, file.path, file.contents, folders);
 }
 
-/** writeProject into a folder that did not exist, begun before the last files' text is ready. */
+/** writeProject into a folder that did not exist, begun before the other files' text is ready. */
 export interface FreshWrite {
+  /** Begins writing more files (those not written yet), in the background like the first. */
+  add(files: GeneratedFile[]): void;
   /** Writes the files not written yet and the manifest: the plan writeProject gives for a new folder. */
-  finish(files: GeneratedFile[]): WritePlan;
+  finish(files: GeneratedFile[]): Promise<WritePlan>;
   /** Removes the folder begun, when the run fails before finishing it. */
-  abandon(): void;
+  abandon(): Promise<void>;
 }
+
+/** Files written side by side: the file system's work of creating each overlaps the others' and the caller's. */
+const WRITE_LANES = 4;
 
 /**
  * When the output folder does not exist yet, every file is new there, so nothing needs to wait
  * to be compared or refused, and each is created in place with O_EXCL (half the file system's
  * work of a temporary file and a rename, which a disk busy with deletions makes slow). The
- * files at hand are written now, while the last ones are still being made (src/tool-types.ts,
- * printed in a worker), and `finish` adds those and the manifest. Undefined when the folder
- * exists, or for --check and --dry-run: writeProject decides then.
+ * files at hand (the prebuilt runtime, ~300 of them, as soon as the folder is known) are
+ * written in the background while the rest are still being made on the main thread (the
+ * model, the other files, src/tool-types.ts printed in a worker); `finish` adds those and the
+ * manifest. Undefined when the folder exists, or for --check and --dry-run: writeProject
+ * decides then.
  */
 export function startFreshWrite(outDir: string, early: GeneratedFile[], options: WriteOptions): FreshWrite | undefined {
   if (options.check || options.dryRun || lstatIfAny(outDir)) return undefined;
-  const target = createRoot(outDir);
+  // the first folder made on the way to it: what a failed run removes
+  const made = mkdirSync(outDir, { recursive: true }) ?? outDir;
+  const target = realpathSync(outDir);
   const folders = new Set<string>();
   const written = new Set<string>();
-  for (const file of early) {
-    createInside(target, file.path, file.contents, folders);
-    written.add(file.path);
-  }
+  const pending: Promise<void>[] = [];
+  const add = (files: GeneratedFile[]) => {
+    const fresh = files.filter((f) => !written.has(f.path));
+    for (const file of fresh) {
+      written.add(file.path);
+      makeFoldersInside(target, file.path, folders);
+    }
+    pending.push(...inLanes(fresh, WRITE_LANES, (file) => writeNewInBackground(join(target, file.path), file.contents)));
+  };
+  add(early);
+  // every write ends before the folder is finished or removed; the first failure is the run's
+  const allWritten = async () => void (await Promise.all(pending));
   return {
-    finish(files) {
-      for (const file of files) if (!written.has(file.path)) createInside(target, file.path, file.contents, folders);
+    add,
+    async finish(files) {
+      add(files);
+      await allWritten();
       createInside(target, MANIFEST, manifestTextOf(files, options), folders);
       return { created: [...files.map((f) => f.path), MANIFEST], updated: [], unchanged: [], removed: [], kept: [] };
     },
-    abandon() {
-      rmSync(target, { recursive: true, force: true });
+    async abandon() {
+      await Promise.allSettled(pending);
+      rmSync(made, { recursive: true, force: true });
     },
   };
+}
+
+/** `work` on each item, `lanes` at a time, each lane in order. */
+function inLanes<T>(items: T[], lanes: number, work: (item: T) => Promise<void>): Promise<void>[] {
+  return Array.from({ length: Math.min(lanes, items.length) }, async (_, lane) => {
+    for (let i = lane; i < items.length; i += lanes) await work(items[i] as T);
+  });
 }
 
 /** What the output folder holds from the previous run, as far as that run's manifest vouches for it. */
@@ -382,12 +410,25 @@ function replaceInside(root: string, path: string, contents: string | Buffer, fo
   }
 }
 
+/** Creating a file: fails rather than follow or replace anything already at its path. */
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
 function writeNew(path: string, contents: string | Buffer): void {
-  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+  const fd = openSync(path, CREATE_NEW, 0o666);
   try {
     writeFileSync(fd, contents);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** writeNew on libuv's threads: the caller goes on meanwhile. */
+async function writeNewInBackground(path: string, contents: string | Buffer): Promise<void> {
+  const handle = await open(path, CREATE_NEW, 0o666);
+  try {
+    await handle.writeFile(contents);
+  } finally {
+    await handle.close();
   }
 }
 

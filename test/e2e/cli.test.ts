@@ -125,15 +125,17 @@ describe('a spec that cannot be used', () => {
     ],
     ['a broken $ref', { given: join(ROOT, 'test/fixtures/bad/broken-ref.yaml'), want: /#\/components\/schemas\/Missing/ }],
   ];
-  it.each(cases)('%s: exit 1, exactly one stderr line, no stack trace', (_name, { given, want }) => {
-    const out = freshPath('bad');
+  it.each(cases)('%s: exit 1, exactly one stderr line, no stack trace, no folder left', (_name, { given, want }) => {
+    // the runtime's files are written into a new --out folder while the spec is read: a failed run removes it, and the folders made on the way
+    const made = freshPath('bad');
+    const out = join(made, 'nested', 'out');
     const r = cli([given, '--out', out]);
     expect(r.code).toBe(1);
     expect(lines(r.stderr)).toHaveLength(1);
     expect(r.stderr.trim()).toMatch(want);
     expect(r.stderr).not.toMatch(/^\s+at /m);
     expect(r.stdout).toBe('');
-    expect(existsSync(out)).toBe(false);
+    expect(existsSync(made)).toBe(false);
   });
 
   it('a scheme that would make the server read GITHUB_TOKEN: the variable moves to GITHUB_MCP_TOKEN, and the summary says why', () => {

@@ -41,21 +41,31 @@ function contents(dir: string): Record<string, string> {
 }
 
 describe('writing a new folder while its last file is made', () => {
-  it('ends with the files, manifest and plan that writeProject gives', () => {
-    const begun = startFreshWrite(join(sandbox, 'fresh'), EARLY, OPTIONS);
+  it('ends with the files, manifest and plan that writeProject gives', async () => {
+    const begun = startFreshWrite(join(sandbox, 'fresh'), EARLY.slice(0, 2), OPTIONS);
     expect(begun).toBeDefined();
-    expect(existsSync(join(sandbox, 'fresh', 'README.md'))).toBe(true);
+    begun?.add(EARLY);
     expect(existsSync(join(sandbox, 'fresh', MANIFEST))).toBe(false); // no manifest before the last file
-    const plan = begun?.finish(ALL);
+    const plan = await begun?.finish(ALL);
     const reference = writeProject(join(sandbox, 'reference'), ALL, OPTIONS);
     expect(plan).toEqual(reference);
     expect(contents(join(sandbox, 'fresh'))).toEqual(contents(join(sandbox, 'reference')));
   });
 
-  it('leaves no folder behind when the run fails before finishing', () => {
-    const begun = startFreshWrite(join(sandbox, 'failed'), EARLY, OPTIONS);
-    begun?.abandon();
+  it('leaves no folder behind when the run fails before finishing, nor the folders made on the way', async () => {
+    const begun = startFreshWrite(join(sandbox, 'failed', 'deeper', 'out'), EARLY, OPTIONS);
+    expect(begun).toBeDefined();
+    await begun?.abandon();
     expect(existsSync(join(sandbox, 'failed'))).toBe(false);
+  });
+
+  it('fails the run, rather than write through, when something appears where a file goes', async () => {
+    const begun = startFreshWrite(join(sandbox, 'raced'), [], OPTIONS);
+    mkdirSync(join(sandbox, 'raced', 'src', 'tool-types.ts'), { recursive: true });
+    await expect(begun?.finish(ALL)).rejects.toThrow(/EEXIST/);
+    expect(existsSync(join(sandbox, 'raced', MANIFEST))).toBe(false);
+    await begun?.abandon();
+    expect(existsSync(join(sandbox, 'raced'))).toBe(false);
   });
 
   it('does not begin into a folder that exists, nor for --check or --dry-run: writeProject decides then', () => {
