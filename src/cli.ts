@@ -34,6 +34,11 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   printOperations(result);
   printNotes(result);
   printServing(result);
+  const placeholder = result.summary.placeholderMcpName;
+  if (placeholder !== undefined)
+    print(
+      `  warning: server.json names the server ${placeholder} in the MCP Registry: give --mcp-name io.github.<owner>/<name> (or "mcpName" in the config file) before publishing`,
+    );
   if (flags.dryRun) return;
   printNext(result, where);
 }
@@ -260,6 +265,10 @@ export async function main(argv: string[]): Promise<number> {
           'write into a folder mcp-gen did not create, and overwrite files it did not write or that were edited by hand',
         )
         .option('--check', 'write nothing; exit 1 and list the files that would change (for CI)')
+        .option(
+          '--mcp-name <name>',
+          "the server's name in the MCP Registry, io.github.<owner>/<name> (server.json, package.json's mcpName)",
+        )
         .option('--dry-run', 'write nothing; show what would be written'),
     ),
   )

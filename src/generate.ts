@@ -14,7 +14,15 @@ import { screenUpstreams } from './model/upstreams.js';
 import { joinApis, namespaceOfSpec, type NamespacedTools } from './model/apis.js';
 import { unmatchedOverrides } from './model/select.js';
 import { overridePlace } from './model/model-options.js';
-import { previousRun, startFreshWrite, writeProject, type PreviousRun, type WriteOptions, type WritePlan } from './write/write.js';
+import {
+  packageVersionIn,
+  previousRun,
+  startFreshWrite,
+  writeProject,
+  type PreviousRun,
+  type WriteOptions,
+  type WritePlan,
+} from './write/write.js';
 import type { ToolTable } from './contract/table.js';
 import { resolveOptions, type ResolvedOptions, type UserOptions } from './options.js';
 
@@ -48,6 +56,8 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
       dirName: basename(outDir),
       entryPath: resolve(outDir, 'dist/main.js'),
       targets: resolved.targets,
+      mcpName: resolved.mcpName,
+      version: packageVersionIn(outDir),
     });
     const writing = { force: resolved.force, check: resolved.check, dryRun: resolved.dryRun, generator, specName };
     const { files, plan } = await written(outDir, emitted.files, writing, () => toolTypes(emitted.files, previous, printer, printing));

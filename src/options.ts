@@ -73,6 +73,8 @@ interface OutputOptions {
   dryRun?: boolean;
   /** Where the server runs (--target): Node, and platforms whose entry and config the project gets. */
   targets?: Target[];
+  /** The server's name in the MCP Registry (server.json, package.json's mcpName): `io.github.<owner>/<name>`. */
+  mcpName?: string;
 }
 
 /** What a user gives, on the command line or in the config file: everything optional. */
@@ -82,10 +84,12 @@ export interface UserOptions extends Omit<ModelOptions, 'titleNamesCredentials' 
 }
 
 /** UserOptions with every default filled in (MODEL_DEFAULTS for the model's). */
-export interface ResolvedOptions extends ResolvedModelOptions, Required<Omit<SourceOptions, 'spec'>>, Required<Omit<OutputOptions, 'out'>> {
+export interface ResolvedOptions
+  extends ResolvedModelOptions, Required<Omit<SourceOptions, 'spec'>>, Required<Omit<OutputOptions, 'out' | 'mcpName'>> {
   /** The one spec, or the first of `apis`. */
   spec: string;
   out?: string;
+  mcpName?: string;
 }
 
 const CONFIG_FILES = ['mcp-gen.config.json', 'mcp-gen.config.yaml', 'mcp-gen.config.yml'];
@@ -118,6 +122,7 @@ const KEYS: Record<
   check: 'boolean',
   dryRun: 'boolean',
   targets: 'targets',
+  mcpName: 'string',
   allowRemoteRefs: 'boolean',
   allowInternalServers: 'boolean',
   allowRefDir: 'strings',
@@ -434,6 +439,12 @@ function withOverridesUnderOneName(data: UserOptions & { [OVERRIDES_ALIAS]?: Use
   return { ...options, toolOverrides: aliased };
 }
 
+/** The MCP Registry's server name pattern (server.schema.json, 2025-12-11): one slash, namespace before it. */
+function checkedMcpName(name: string): string {
+  if (name.length <= 200 && /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/.test(name)) return name;
+  throw new OptionsError(`--mcp-name ${JSON.stringify(name.slice(0, 80))}: the MCP Registry takes a name such as io.github.<owner>/<name>`);
+}
+
 /** Flags over file over defaults. `flags` holds only what was given on the command line. */
 export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedOptions {
   const merged: UserOptions = { ...file, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
@@ -452,6 +463,7 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     check: merged.check ?? false,
     dryRun: merged.dryRun ?? false,
     targets: merged.targets ?? ['node'],
+    ...(merged.mcpName !== undefined ? { mcpName: checkedMcpName(merged.mcpName) } : {}),
     allowRemoteRefs: merged.allowRemoteRefs ?? false,
     allowInternalServers: merged.allowInternalServers ?? false,
     allowRefDir: (merged.allowRefDir ?? []).map((dir) => resolve(dir)),

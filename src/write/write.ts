@@ -204,6 +204,19 @@ export interface PreviousRun {
   outputOf(path: string, input: GeneratedFile): string | undefined;
 }
 
+/**
+ * The version the project's package.json holds, kept on regeneration: the person who publishes
+ * bumps it there, and server.json follows it (--check then fails until it is regenerated).
+ */
+export function packageVersionIn(outDir: string): string | undefined {
+  try {
+    const version = (JSON.parse(readFileSync(join(outDir, 'package.json'), 'utf8')) as { version?: unknown }).version;
+    return typeof version === 'string' && /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]+)?$/.test(version) ? version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads the previous run's manifest once; its files are read only when asked for. */
 export function previousRun(outDir: string, generator: string): PreviousRun {
   const root = outputRoot(outDir);
