@@ -50,6 +50,7 @@ import { detectLongRunning, LONG_RUNNING_SENTENCE, nameStatusTools, type StatusL
 import { serverList } from './servers.js';
 import { idempotencyKeyOf } from './parameters.js';
 import { oneLine } from './text.js';
+import { methodOnTheWire } from '../contract/http-methods.js';
 import { navigationFirst, tagFacts, toolsetParents, type TagFacts } from './tags.js';
 
 /** The meta-tools' names (dynamic.ts, toolsets.ts): operations never take them, so any mode can be served. */
@@ -109,7 +110,7 @@ export interface BuiltTools {
 export function buildTools(spec: LoadedSpec, given: ModelOptions): BuiltTools {
   const options = withModelDefaults(given);
   const run = startRun(spec, options);
-  for (const operation of operationsOf(spec.doc)) addOperation(run, operation);
+  for (const operation of operationsOf(spec.doc, run.report.warnings)) addOperation(run, operation);
   linkSequences(run.tools, run.linkTargets);
   nameStatusTools(run.tools, run.statusLinks);
   warnAboutTheWhole(run);
@@ -297,9 +298,9 @@ function toolOf(
     ...(tags.length ? { tags } : {}),
     toolset: toolsetFor(verdict, options.toolsets, { ...operation, tags: navigationFirst(tags, run.tags) }),
     inputSchema: args.inputSchema,
-    annotations: annotationsFor(method),
+    annotations: annotationsFor(methodOnTheWire(method)),
     http: {
-      method: method.toUpperCase(),
+      method: methodOnTheWire(method),
       path,
       params: args.params,
       ...(args.body ? { body: args.body } : {}),

@@ -6,6 +6,7 @@ import type { Selection, ToolOverride } from './model-options.js';
 import { globsMatch, type OperationRef } from './rules.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { didYouMean } from '../contract/did-you-mean.js';
+import { methodOnTheWire } from '../contract/http-methods.js';
 
 export type Verdict =
   | {
@@ -43,7 +44,7 @@ export function overrideOf(
   ref: OperationRef,
   overrides: Record<string, ToolOverride>,
 ): { key: string; override: ToolOverride } | undefined {
-  for (const key of [ref.operationId, `${ref.method.toUpperCase()} ${ref.path}`]) {
+  for (const key of [ref.operationId, `${methodOnTheWire(ref.method)} ${ref.path}`]) {
     const override = key !== undefined && Object.hasOwn(overrides, key) ? overrides[key] : undefined;
     if (key !== undefined && override !== undefined) return { key, override };
   }

@@ -132,15 +132,21 @@ export async function validateOpenApi32(doc: JsonObject, source: string): Promis
   throw new SpecError(`not a valid OpenAPI 3.2 document: ${text}`, `${source}#${where || '/'}`);
 }
 
-/** The error that says most: the deepest place, and there a keyword's own fault before "oneOf failed". */
+/**
+ * The error that says most: the deepest place, and there a keyword's own fault before "oneOf
+ * failed", and the fault of a key's name before "property name must be valid".
+ */
 function deepestError(errors: ErrorObject[]): ErrorObject | undefined {
-  const combinators = new Set(['oneOf', 'anyOf', 'if', 'not', '$ref']);
+  const combinators = new Set(['oneOf', 'anyOf', 'if', 'not', '$ref', 'propertyNames']);
   const depth = (e: ErrorObject) => e.instancePath.split('/').length * 2 + (combinators.has(e.keyword) ? 0 : 1);
   return [...errors].sort((a, b) => depth(b) - depth(a))[0];
 }
 
 function faultText(fault: ErrorObject): string {
   const params = fault.params as Record<string, unknown>;
+  // the schema's `not: { enum: [GET, …] }` on additionalOperations' keys (OAS 3.2.0, Path Item Object)
+  if (fault.schemaPath.endsWith('/additionalOperations/propertyNames/not'))
+    return `is a method with a field of its own: describe the operation under ${JSON.stringify(fault.propertyName?.toLowerCase())}`;
   switch (fault.keyword) {
     case 'required':
       return `${JSON.stringify(params.missingProperty)} is required here`;

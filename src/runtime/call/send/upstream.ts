@@ -78,8 +78,13 @@ export async function sendOnce(
   signal: Cancellation,
   publicOnly = false,
 ): Promise<UpstreamResponse> {
-  // FormData, Blob, a stream: only a hook sends these, and fetch knows how to frame them.
-  const viaFetch = platform().upstream === 'fetch' || (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array));
+  // FormData, Blob, a stream: only a hook sends these, and fetch knows how to frame them. A
+  // method not in capitals (an OAS 3.2 additionalOperations key, sent as written: RFC 9110
+  // §9.1) goes by fetch too, since node:http upper-cases every method.
+  const viaFetch =
+    platform().upstream === 'fetch' ||
+    (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) ||
+    method !== method.toUpperCase();
   if (publicOnly) await refuseInternal(url, viaFetch);
   if (viaFetch) {
     return fromWebResponse(
