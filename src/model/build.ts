@@ -74,6 +74,8 @@ export interface ModelReport {
   resources: { static: number; templates: number };
   /** The API's logo (`info.x-logo.url`, an https URL; APIs.guru adds one), for the Claude Desktop bundle's icon. */
   logoUrl?: string;
+  /** Which config `scopes` rules matched a tool, and which set one's scopes: over several APIs, generate.ts tells of the server-wide ones. */
+  scopeUse: ScopeRuleUse;
 }
 
 export interface ServerModel {
@@ -176,6 +178,7 @@ function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
     poorDescriptions: [],
     droppedBodies: [],
     resources: { static: 0, templates: 0 },
+    scopeUse: { matched: new Set(), won: new Set() },
   };
   const info = infoOf(doc);
   const rootServers = serverList(doc.servers, spec.source, { at: pointer('servers'), warnings: report.warnings });
@@ -195,7 +198,7 @@ function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
     rootServers,
     packageName,
     auth,
-    scopeUse: { matched: new Set(), won: new Set() },
+    scopeUse: report.scopeUse,
     reached: new Set(),
     tags: tagFacts(doc),
   };
@@ -377,7 +380,9 @@ function warnAboutTheWhole({ report, tools, rootServers, options, scopeUse }: Mo
   // Over several APIs, a server-wide override may name another API's operation: generate.ts warns when none has it.
   const ownKeys = Object.keys(options.toolOverrides).filter((key) => options.ownConfig === undefined || isOwnOverride(options, key));
   report.warnings.push(...unmatchedOverrides(ownKeys, report.matchedOverrides, operationIds, (key) => overridePlace(options, key)));
-  report.warnings.push(...unusedScopeRules(options.scopes, scopeUse, (i) => scopeRulePlace(options, i)));
+  // Over several APIs, a server-wide rule may be for another API's tools: generate.ts warns when it sets none in any.
+  const ownRules = options.ownConfig === undefined ? options.scopes : options.scopes.slice(0, options.ownConfig.scopes);
+  report.warnings.push(...unusedScopeRules(ownRules, scopeUse, (i) => scopeRulePlace(options, i)));
 }
 
 /** The tool table: the API's identity, servers, the shared schemas some tool uses, security schemes, tools. */

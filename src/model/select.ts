@@ -51,17 +51,21 @@ export function overrideOf(
   return undefined;
 }
 
-/** A warning for each override key that named no operation, with the operationId it may have meant. */
+/**
+ * A warning for each override key that named no operation, with the operationId it may have
+ * meant; `searched` (` in shop or zoo`) names the APIs looked in, over several.
+ */
 export function unmatchedOverrides(
   keys: readonly string[],
   matched: ReadonlySet<string>,
   operationIds: readonly string[],
   placeOf: (key: string) => string,
+  searched = '',
 ): GenerationWarning[] {
   return keys.flatMap((key) => {
     if (matched.has(key)) return [];
     const typo = didYouMean(key, operationIds, (id) => JSON.stringify(id));
-    return [warning('unmatched-override', `${placeOf(key)} matches no operation${typo} (use an operationId or "METHOD /path")`)];
+    return [warning('unmatched-override', `${placeOf(key)} matches no operation${searched}${typo} (use an operationId or "METHOD /path")`)];
   });
 }
 
