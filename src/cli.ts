@@ -233,14 +233,12 @@ async function diffMain(argv: string[]): Promise<number> {
   }
   const flags = program.opts<{ failOn?: 'breaking' | 'any'; json?: boolean; config?: string; overlay?: string[] }>();
   const [before, after] = diffOptions(program.args, flags);
-  const { diffSides } = await import('./diff.js');
-  const changes = await diffSides(before, after);
+  const { diffLines, diffSides } = await import('./diff.js');
+  const diff = await diffSides(before, after);
+  const { changes, unchanged } = diff;
   const breaking = changes.filter((c) => c.breaking).length;
-  if (flags.json) print(JSON.stringify({ breaking, changes }, null, 2));
-  else {
-    for (const c of changes) print(`${c.breaking ? 'BREAKING' : 'ok      '}  ${c.tool}: ${c.what}`);
-    print(`${changes.length} change${changes.length === 1 ? '' : 's'}, ${breaking} breaking`);
-  }
+  if (flags.json) print(JSON.stringify({ breaking, changes, unchanged }, null, 2));
+  else for (const line of diffLines(diff)) print(line);
   if (flags.failOn === 'breaking') return breaking > 0 ? 1 : 0;
   if (flags.failOn === 'any') return changes.length > 0 ? 1 : 0;
   return 0;

@@ -8,9 +8,18 @@ import type { UserOptions } from './options.js';
 import type { JsonSchema, ToolSpec, ToolTable } from './contract/table.js';
 
 export interface Change {
+  /** The namespace of the tool's API, when a side serves several (ToolTable.apis). */
+  api?: string;
   tool: string;
   breaking: boolean;
   what: string;
+}
+
+/** The changes and, over several APIs, every namespace in the after side's order and those no change touches. */
+export interface Diff {
+  changes: Change[];
+  apis?: string[];
+  unchanged?: string[];
 }
 
 type Resolver = (schema: JsonSchema | undefined) => JsonSchema | undefined;
@@ -95,7 +104,7 @@ function compareValues(tool: string, where: string, a: JsonSchema | undefined, b
   }
 }
 
-export function diffTables(before: ToolTable, after: ToolTable): Change[] {
+function diffOneApi(before: ToolTable, after: ToolTable): Change[] {
   const changes: Change[] = [];
   const oldTools = new Map(before.tools.map((t) => [t.name, t]));
   const newTools = new Map(after.tools.map((t) => [t.name, t]));
@@ -123,6 +132,30 @@ export function diffTables(before: ToolTable, after: ToolTable): Change[] {
   compareArgumentVariables(before, after, changes);
   return changes.sort((x, y) => (x.tool < y.tool ? -1 : x.tool > y.tool ? 1 : Number(y.breaking) - Number(x.breaking)));
 }
+
+/**
+ * Tool-level changes between two tables. When both serve several APIs, each API is compared
+ * on its own (its tools, security schemes and hidden-argument variables), its changes marked
+ * with its namespace and listed in the order the after side serves the APIs.
+ */
+export function diffTables(before: ToolTable, after: ToolTable): Change[] {
+  const namespaces = namespacesOfBoth(before, after);
+  if (namespaces === undefined) return diffOneApi(before, after);
+  return namespaces.flatMap((api) => diffOneApi(partOf(before, api), partOf(after, api)).map((change) => ({ api, ...change })));
+}
+
+/** The APIs of either side, the after side's first; undefined unless both sides serve several. */
+function namespacesOfBoth(before: ToolTable, after: ToolTable): string[] | undefined {
+  if (before.apis === undefined || after.apis === undefined) return undefined;
+  return [...new Set([...Object.keys(after.apis), ...Object.keys(before.apis)])];
+}
+
+/** One API's part of a table of several: its tools and security schemes (shared schemas stay, for $refs). */
+const partOf = (table: ToolTable, api: string): ToolTable => ({
+  ...table,
+  tools: table.tools.filter((tool) => tool.api === api),
+  auth: Object.fromEntries(Object.entries(table.auth).filter(([, scheme]) => scheme.api === api)),
+});
 
 /**
  * The environment variables the server reads credentials from: a deployment that sets the
@@ -182,11 +215,30 @@ function compareOutput(name: string, a: ToolSpec, b: ToolSpec, resolveOld: Resol
  * and names included), so the diff speaks of the tools the server really serves; a side of
  * several APIs is joined as generate joins it, its tools named `<namespace>_…`.
  */
-export async function diffSides(before: UserOptions, after: UserOptions): Promise<Change[]> {
+export async function diffSides(before: UserOptions, after: UserOptions): Promise<Diff> {
   const [a, b] = await Promise.all([modelFromOptions(before, 'generate'), modelFromOptions(after, 'generate')]);
-  return diffTables(a.model.table, b.model.table);
+  const changes = diffTables(a.model.table, b.model.table);
+  const namespaces = namespacesOfBoth(a.model.table, b.model.table);
+  if (namespaces === undefined) return { changes };
+  return { changes, apis: namespaces, unchanged: namespaces.filter((api) => !changes.some((change) => change.api === api)) };
+}
+
+const changeLine = (c: Change) => `${c.breaking ? 'BREAKING' : 'ok      '}  ${c.tool}: ${c.what}`;
+
+const tally = (changes: Change[]) => {
+  const breaking = changes.filter((c) => c.breaking).length;
+  return `${changes.length} change${changes.length === 1 ? '' : 's'}, ${breaking} breaking`;
+};
+
+/** The text `mcp-gen diff` prints: over several APIs, a heading per namespace (or "unchanged") and its changes under it. */
+export function diffLines(diff: Diff): string[] {
+  const grouped = (diff.apis ?? []).flatMap((api) => {
+    const own = diff.changes.filter((c) => c.api === api);
+    return own.length === 0 ? [`${api}: unchanged`] : [`${api}: ${tally(own)}`, ...own.map((c) => `  ${changeLine(c)}`)];
+  });
+  return [...(diff.apis ? grouped : diff.changes.map(changeLine)), tally(diff.changes)];
 }
 
 /** Two specs of one API compared with the same options. */
-export const diffSpecs = (oldSpec: string, newSpec: string, options: UserOptions = {}): Promise<Change[]> =>
-  diffSides({ ...options, spec: oldSpec }, { ...options, spec: newSpec });
+export const diffSpecs = async (oldSpec: string, newSpec: string, options: UserOptions = {}): Promise<Change[]> =>
+  (await diffSides({ ...options, spec: oldSpec }, { ...options, spec: newSpec })).changes;

@@ -13,7 +13,8 @@ import { OptionsError } from './errors.js';
 import { screenUpstreams } from './model/upstreams.js';
 import { joinApis, namespaceOfSpec, type NamespacedTools } from './model/apis.js';
 import { unmatchedOverrides } from './model/select.js';
-import { overridePlace } from './model/model-options.js';
+import { unusedScopeRules } from './model/scopes.js';
+import { overridePlace, scopeRulePlace } from './model/model-options.js';
 import {
   packageVersionIn,
   previousRun,
@@ -186,11 +187,13 @@ async function toolsFromApis(resolved: ResolvedOptions): Promise<ScreenedTools> 
   }
   checkBaseUrlNamespaces(resolved.baseUrls, [...specOf.keys()]);
   const joined = joinApis(apis, resolved.name ?? `${[...specOf.keys()].join('-').replace(/_/g, '-')}-mcp`);
-  // A server-wide override is for whichever API has its operation: a typo only when none has.
+  // A server-wide override or scope rule is for whichever API it names something of: unused only when none has.
   const operationIds = joined.table.tools.flatMap((t) => (t.operationId === undefined ? [] : [t.operationId]));
   const serverKeys = Object.keys(resolved.toolOverrides);
+  const searched = ` in ${new Intl.ListFormat('en', { type: 'disjunction' }).format(specOf.keys())}`;
   joined.report.warnings.push(
-    ...unmatchedOverrides(serverKeys, joined.report.matchedOverrides, operationIds, (key) => overridePlace({}, key)),
+    ...unmatchedOverrides(serverKeys, joined.report.matchedOverrides, operationIds, (key) => overridePlace({}, key), searched),
+    ...unusedScopeRules(resolved.scopes, joined.report.scopeUse, (i) => scopeRulePlace({}, i), searched),
   );
   return { ...joined, publicServers };
 }

@@ -20,7 +20,8 @@ export type WarningCode =
   | 'bad-prompt' // an x-mcp-prompts or config prompt that cannot be used
   | 'unmatched-overlay-target' // an overlay action whose JSONPath target selects nothing: it changes nothing
   | 'unknown-style' // a parameter style the runtime cannot send: the location's default is used
-  | 'bad-stream-end'; // an x-mcp-stream-end that names no event: the default end ([DONE]) is kept
+  | 'bad-stream-end' // an x-mcp-stream-end that names no event: the default end ([DONE]) is kept
+  | 'fixed-method-key'; // an additionalOperations key that is a fixed field's method in other capitals: left out
 
 export interface GenerationWarning {
   code: WarningCode;

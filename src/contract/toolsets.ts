@@ -43,10 +43,13 @@ export function toolsetOf(tool: ToolSpec): string {
 export function toolsetSizes(table: ToolTable): Map<string, number> {
   const sizes = new Map<string, number>();
   for (const tool of table.tools) {
-    for (const name of withParents(table, toolsetOf(tool))) sizes.set(name, (sizes.get(name) ?? 0) + 1);
+    for (const name of toolsetsListing(table, tool)) sizes.set(name, (sizes.get(name) ?? 0) + 1);
   }
   return sizes;
 }
+
+/** The toolsets whose enabling lists the tool: its own, and those it is nested in, nearest first. */
+export const toolsetsListing = (table: ToolTable, tool: ToolSpec): string[] => withParents(table, toolsetOf(tool));
 
 /** The toolset and those it is nested in, nearest first (a loop, which OAS 3.2 forbids, ends where it closes). */
 function withParents(table: ToolTable, toolset: string): string[] {

@@ -10,6 +10,7 @@ import type { BuiltTools, ModelReport } from './build.js';
 import { packageNameFor, sanitizeToolName } from './naming.js';
 import { isObject, type JsonObject } from '../parse/pointer.js';
 import { resolveServerUrl } from '../contract/server-url.js';
+import { serverRuleUse } from './scopes.js';
 
 const DEFS_PREFIX = '#/$defs/';
 
@@ -67,6 +68,7 @@ export function joinApis(apis: NamespacedTools[], name: string): BuiltTools {
     pinned.push(...built.pinned.map((n) => renamed.get(n) ?? n));
     addReport(report, built.report, namespace);
   }
+  report.scopeUse = serverRuleUse(apis.map(({ built }) => ({ use: built.report.scopeUse, own: built.options.ownConfig?.scopes ?? 0 })));
   return { table, report, options: first.built.options, pinned };
 }
 
@@ -151,6 +153,7 @@ function emptyReport(): ModelReport {
     warnings: [],
     droppedBodies: [],
     resources: { static: 0, templates: 0 },
+    scopeUse: { matched: new Set(), won: new Set() },
   };
 }
 

@@ -50,6 +50,7 @@ import { detectLongRunning, LONG_RUNNING_SENTENCE, nameStatusTools, type StatusL
 import { serverList } from './servers.js';
 import { idempotencyKeyOf } from './parameters.js';
 import { oneLine } from './text.js';
+import { methodOnTheWire } from '../contract/http-methods.js';
 import { navigationFirst, tagFacts, toolsetParents, type TagFacts } from './tags.js';
 
 /** The meta-tools' names (dynamic.ts, toolsets.ts): operations never take them, so any mode can be served. */
@@ -73,6 +74,8 @@ export interface ModelReport {
   resources: { static: number; templates: number };
   /** The API's logo (`info.x-logo.url`, an https URL; APIs.guru adds one), for the Claude Desktop bundle's icon. */
   logoUrl?: string;
+  /** Which config `scopes` rules matched a tool, and which set one's scopes: over several APIs, generate.ts tells of the server-wide ones. */
+  scopeUse: ScopeRuleUse;
 }
 
 export interface ServerModel {
@@ -109,7 +112,7 @@ export interface BuiltTools {
 export function buildTools(spec: LoadedSpec, given: ModelOptions): BuiltTools {
   const options = withModelDefaults(given);
   const run = startRun(spec, options);
-  for (const operation of operationsOf(spec.doc)) addOperation(run, operation);
+  for (const operation of operationsOf(spec.doc, run.report.warnings)) addOperation(run, operation);
   linkSequences(run.tools, run.linkTargets);
   nameStatusTools(run.tools, run.statusLinks);
   warnAboutTheWhole(run);
@@ -175,6 +178,7 @@ function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
     poorDescriptions: [],
     droppedBodies: [],
     resources: { static: 0, templates: 0 },
+    scopeUse: { matched: new Set(), won: new Set() },
   };
   const info = infoOf(doc);
   const rootServers = serverList(doc.servers, spec.source, { at: pointer('servers'), warnings: report.warnings });
@@ -194,7 +198,7 @@ function startRun(spec: LoadedSpec, options: ResolvedModelOptions): ModelRun {
     rootServers,
     packageName,
     auth,
-    scopeUse: { matched: new Set(), won: new Set() },
+    scopeUse: report.scopeUse,
     reached: new Set(),
     tags: tagFacts(doc),
   };
@@ -297,9 +301,9 @@ function toolOf(
     ...(tags.length ? { tags } : {}),
     toolset: toolsetFor(verdict, options.toolsets, { ...operation, tags: navigationFirst(tags, run.tags) }),
     inputSchema: args.inputSchema,
-    annotations: annotationsFor(method),
+    annotations: annotationsFor(methodOnTheWire(method)),
     http: {
-      method: method.toUpperCase(),
+      method: methodOnTheWire(method),
       path,
       params: args.params,
       ...(args.body ? { body: args.body } : {}),
@@ -376,7 +380,9 @@ function warnAboutTheWhole({ report, tools, rootServers, options, scopeUse }: Mo
   // Over several APIs, a server-wide override may name another API's operation: generate.ts warns when none has it.
   const ownKeys = Object.keys(options.toolOverrides).filter((key) => options.ownConfig === undefined || isOwnOverride(options, key));
   report.warnings.push(...unmatchedOverrides(ownKeys, report.matchedOverrides, operationIds, (key) => overridePlace(options, key)));
-  report.warnings.push(...unusedScopeRules(options.scopes, scopeUse, (i) => scopeRulePlace(options, i)));
+  // Over several APIs, a server-wide rule may be for another API's tools: generate.ts warns when it sets none in any.
+  const ownRules = options.ownConfig === undefined ? options.scopes : options.scopes.slice(0, options.ownConfig.scopes);
+  report.warnings.push(...unusedScopeRules(ownRules, scopeUse, (i) => scopeRulePlace(options, i)));
 }
 
 /** The tool table: the API's identity, servers, the shared schemas some tool uses, security schemes, tools. */

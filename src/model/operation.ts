@@ -12,6 +12,8 @@ import { buildParameters } from './parameters.js';
 import { buildRequestBody } from './request-body.js';
 import { oneLine, truncate } from './text.js';
 import type { OperationPlace, SpecContext } from './context.js';
+import { isIdempotentMethod, isSafeMethod, methodOnTheWire } from '../contract/http-methods.js';
+import { warning, type GenerationWarning } from '../warnings.js';
 
 /** The Path Item's fixed operation fields; `query` is OAS 3.2's (the HTTP QUERY method). */
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query'] as const;
@@ -26,9 +28,10 @@ export interface Operation extends OperationRef {
 
 /**
  * Every operation of the document, in path order then METHODS order, then the path item's
- * `additionalOperations` (OAS 3.2: any other method, keyed as it is sent).
+ * `additionalOperations` (OAS 3.2: any other method, keyed as it is sent); `warnings` hears of
+ * the additional ones left out.
  */
-export function* operationsOf(doc: JsonObject): Generator<Operation> {
+export function* operationsOf(doc: JsonObject, warnings?: GenerationWarning[]): Generator<Operation> {
   for (const [path, rawItem] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
     const item = followRefs(doc, rawItem);
     if (!isObject(item)) continue;
@@ -39,12 +42,26 @@ export function* operationsOf(doc: JsonObject): Generator<Operation> {
     }
     const additional = isObject(item.additionalOperations) ? item.additionalOperations : {};
     for (const [method, op] of Object.entries(additional)) {
+      const where = `${at}/additionalOperations/${escapeToken(method)}`;
       const fixed = (METHODS as readonly string[]).includes(method.toLowerCase());
-      if (isObject(op) && !fixed && HTTP_TOKEN.test(method)) {
-        yield operationOf(doc, path, item, method, op, `${at}/additionalOperations/${escapeToken(method)}`);
-      }
+      if (fixed) warnings?.push(fixedMethodWarning(method, where));
+      if (isObject(op) && !fixed && HTTP_TOKEN.test(method)) yield operationOf(doc, path, item, method, op, where);
     }
   }
+}
+
+/**
+ * An additional operation keyed by a fixed field's method in other capitals (`get`, `Post`):
+ * HTTP would read it as another method (RFC 9110 §9.1), which no API means, and the spec keeps
+ * the fixed methods to their fields (OAS 3.2.0, Path Item Object): left out, saying so.
+ */
+function fixedMethodWarning(method: string, where: string): GenerationWarning {
+  const field = method.toLowerCase();
+  return warning(
+    'fixed-method-key',
+    `additionalOperations key "${method}" is the method of the path item's "${field}" field in other capitals (HTTP methods are case-sensitive: it would be sent as "${method}", not ${field.toUpperCase()}); left out: describe the operation under "${field}"`,
+    where,
+  );
 }
 
 /** A method name is an HTTP token (RFC 9110 §9.1, §5.6.2); anything else could not be sent. */
@@ -60,7 +77,7 @@ function operationOf(doc: JsonObject, path: string, item: JsonObject, method: st
     op,
     item,
     doc,
-    label: `${method.toUpperCase()} ${path}`,
+    label: `${methodOnTheWire(method)} ${path}`,
     where,
   };
 }
@@ -165,22 +182,15 @@ export function titleOf(op: JsonObject): string | undefined {
   return title && title.length <= 120 ? title : undefined;
 }
 
-/** MCP tool annotations from what HTTP says of the method. */
+/**
+ * MCP tool annotations from what HTTP says of the method as sent (`GET`, `PROPFIND`): a safe
+ * method is read-only, an idempotent one says so, and one HTTP knows nothing of is neither.
+ */
 export function annotationsFor(method: string): ToolSpec['annotations'] {
-  switch (method) {
-    case 'get':
-    case 'head':
-    case 'options':
-    case 'trace': // the safe methods (RFC 9110 §9.2.1)
-    case 'query': // safe and idempotent (draft-ietf-httpbis-safe-method-w-body §2)
-      return { readOnlyHint: true, openWorldHint: true };
-    case 'delete':
-      return { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
-    case 'put':
-      return { readOnlyHint: false, idempotentHint: true, openWorldHint: true };
-    default:
-      return { readOnlyHint: false, openWorldHint: true };
-  }
+  if (isSafeMethod(method)) return { readOnlyHint: true, openWorldHint: true };
+  if (method === 'DELETE') return { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
+  if (isIdempotentMethod(method)) return { readOnlyHint: false, idempotentHint: true, openWorldHint: true };
+  return { readOnlyHint: false, openWorldHint: true };
 }
 
 /** The config file's per-operation toolset, else its first matching rule, else x-mcp, else the default rule. */

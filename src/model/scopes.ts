@@ -42,15 +42,32 @@ export function scopesFor(rules: readonly ScopeRule[], facts: ScopeFacts, use?: 
   return first && [...new Set(first.scopes)];
 }
 
-/** An `unused-scope-rule` warning for each rule that set no tool's scopes, saying why. */
+/**
+ * An `unused-scope-rule` warning for each rule that set no tool's scopes, saying why;
+ * `searched` (` in shop or zoo`) names the APIs looked in, over several.
+ */
 export function unusedScopeRules(
   rules: readonly ScopeRule[],
   use: ScopeRuleUse,
   placeOf: (i: number) => string = (i) => `config "scopes"[${i}]`,
+  searched = '',
 ): GenerationWarning[] {
   return rules.flatMap((_rule, i) => {
     if (use.won.has(i)) return [];
     const why = use.matched.has(i) ? 'every tool it matches is matched by an earlier rule first (first match wins)' : 'it matches no tool';
-    return [warning('unused-scope-rule', `${placeOf(i)} sets no tool's scopes: ${why}`)];
+    return [warning('unused-scope-rule', `${placeOf(i)} sets no tool's scopes${searched}: ${why}`)];
   });
+}
+
+/**
+ * The use of the server-wide rules over several APIs, by their index among them: each API's
+ * rules are its `own` ones, then the server-wide ones (generate.ts ownModelOptions).
+ */
+export function serverRuleUse(uses: readonly { use: ScopeRuleUse; own: number }[]): ScopeRuleUse {
+  const merged: ScopeRuleUse = { matched: new Set(), won: new Set() };
+  for (const { use, own } of uses) {
+    for (const i of use.matched) if (i >= own) merged.matched.add(i - own);
+    for (const i of use.won) if (i >= own) merged.won.add(i - own);
+  }
+  return merged;
 }

@@ -6,6 +6,7 @@ import type { Selection, ToolOverride } from './model-options.js';
 import { globsMatch, type OperationRef } from './rules.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { didYouMean } from '../contract/did-you-mean.js';
+import { methodOnTheWire } from '../contract/http-methods.js';
 
 export type Verdict =
   | {
@@ -43,24 +44,28 @@ export function overrideOf(
   ref: OperationRef,
   overrides: Record<string, ToolOverride>,
 ): { key: string; override: ToolOverride } | undefined {
-  for (const key of [ref.operationId, `${ref.method.toUpperCase()} ${ref.path}`]) {
+  for (const key of [ref.operationId, `${methodOnTheWire(ref.method)} ${ref.path}`]) {
     const override = key !== undefined && Object.hasOwn(overrides, key) ? overrides[key] : undefined;
     if (key !== undefined && override !== undefined) return { key, override };
   }
   return undefined;
 }
 
-/** A warning for each override key that named no operation, with the operationId it may have meant. */
+/**
+ * A warning for each override key that named no operation, with the operationId it may have
+ * meant; `searched` (` in shop or zoo`) names the APIs looked in, over several.
+ */
 export function unmatchedOverrides(
   keys: readonly string[],
   matched: ReadonlySet<string>,
   operationIds: readonly string[],
   placeOf: (key: string) => string,
+  searched = '',
 ): GenerationWarning[] {
   return keys.flatMap((key) => {
     if (matched.has(key)) return [];
     const typo = didYouMean(key, operationIds, (id) => JSON.stringify(id));
-    return [warning('unmatched-override', `${placeOf(key)} matches no operation${typo} (use an operationId or "METHOD /path")`)];
+    return [warning('unmatched-override', `${placeOf(key)} matches no operation${searched}${typo} (use an operationId or "METHOD /path")`)];
   });
 }
 

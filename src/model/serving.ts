@@ -16,7 +16,7 @@
 import { createLister, type ListedTool } from '../contract/profiles.js';
 import { codeTools, metaTools, operationTools } from '../contract/meta-tools.js';
 import type { ToolSpec, ToolTable } from '../contract/table.js';
-import { toolsetMetaTools, toolsetOf } from '../contract/toolsets.js';
+import { toolsetMetaTools, toolsetsListing } from '../contract/toolsets.js';
 import type { ModelOptions, ToolModeOption } from './model-options.js';
 import { schemaText } from './listing.js';
 
@@ -67,12 +67,15 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
   const dynamicMeta = [...metaTools(table), ...statusMeta].map(lister.adapt);
   const codeMeta = [...codeTools(table), ...statusMeta].map(lister.adapt);
 
+  // A toolset is what enabling it lists: its tools and those nested in it (a parent tag with no
+  // operations of its own is one too, OAS 3.2 tag `parent`), in the order toolsetSizes gives.
   const groups = new Map<string, ToolSpec[]>();
   for (const tool of table.tools) {
-    const name = toolsetOf(tool);
-    const group = groups.get(name) ?? [];
-    if (!groups.has(name)) groups.set(name, group);
-    if (!pinnedNames.has(tool.name)) group.push(tool);
+    for (const name of toolsetsListing(table, tool)) {
+      const group = groups.get(name) ?? [];
+      if (!groups.has(name)) groups.set(name, group);
+      if (!pinnedNames.has(tool.name)) group.push(tool);
+    }
   }
   const toolsets: ToolsetReport[] = [...groups].map(([name, tools]) => ({
     name,

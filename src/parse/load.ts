@@ -12,7 +12,7 @@ import { SourceGuard } from './sources.js';
 import { someRef } from '../contract/def-refs.js';
 import { convertSwagger2 } from './swagger2.js';
 import { folderError, notOpenApiError, SUPPORTED, toSpecError } from './spec-errors.js';
-import { inlineMediaTypes, isOpenApi32, refParser, validateOpenApi32, withSelfBase } from './openapi32.js';
+import { inlineMediaTypes, isOpenApi32, refParser, selfAwareOptions, selfMappingOf, validateOpenApi32, withSelfBase } from './openapi32.js';
 
 export interface LoadedSpec {
   /** OpenAPI 3.x-shaped document; internal `#/...` refs are kept (cycles stay finite). */
@@ -104,8 +104,9 @@ async function withExternalRefs(source: string, guard: SourceGuard, plain: JsonO
   // (it grows with the square of the refs): skip it when every $ref is internal.
   const parsed: unknown = plain ?? (await parseRoot(source, parserOptions));
   if (isObject(parsed) && isOpenApi32(parsed.openapi)) {
-    const based = withSelfBase(parsed, source);
-    return needsBundle(based) ? await refParser().bundle(source, based, parserOptions) : based;
+    const mapping = selfMappingOf(parsed, source);
+    const based = withSelfBase(parsed, source, mapping);
+    return needsBundle(based) ? await refParser().bundle(source, based, selfAwareOptions(parserOptions, mapping)) : based;
   }
   return needsBundle(parsed) ? await swaggerParser().bundle(source, parserOptions) : parsed;
 }

@@ -4,7 +4,7 @@
 // against the official 3.2 JSON Schema (vendored in ./schemas, with its license).
 
 import { createRequire } from 'node:module';
-import { resolve as resolvePath } from 'node:path';
+import { posix, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { SpecError } from '../errors.js';
@@ -26,57 +26,129 @@ export function refParser(): {
   return new $RefParser();
 }
 
+/** Where the entry document's `$self` says the documents are: a URI under `uri` is read under `read`. */
+export interface SelfMapping {
+  uri: string;
+  read: string;
+}
+
+/** The mapping the entry document's `$self` makes, or undefined when it has none. */
+export function selfMappingOf(doc: JsonObject, source: string): SelfMapping | undefined {
+  const retrieval = retrievalUrl(source);
+  const self = selfUri(doc, retrieval);
+  return self && { uri: new URL('.', self).href, read: new URL('.', retrieval).href };
+}
+
 /**
- * The document with its `$ref`s made relative to where it was read, resolved against `$self`
- * first (OAS 3.2.0 §4.1.2.2, Appendix F): a reference to `$self` itself is a fragment of this
- * document, and one to a resource beside `$self` is read beside the file (the spec lets a tool
- * map URIs to where the documents are). Others are left as written, for the source rules.
+ * The document with its `$ref`s made relative to where it was read, resolved against its base
+ * URI first: `$self` for the document (OAS 3.2.0 §4.1.2.2, Appendix F), a schema's `$id` within
+ * it (JSON Schema 2020-12 §8.2.1). A reference to the document itself, or to a schema of it that
+ * an `$id` names, becomes a fragment of it; one to a resource under the entry's `$self` is read
+ * under the entry's folder (the spec lets a tool map URIs to where the documents are). Others
+ * are left as written, for the source rules. `source` is the path or URL the document was read from.
  */
-export function withSelfBase(doc: JsonObject, source: string): JsonObject {
-  const self = selfUri(doc, source);
-  if (self === undefined) return doc;
-  const folder = new URL('.', self).href;
-  const rebase = (ref: string): string => {
-    let target: URL;
-    try {
-      target = new URL(ref, self);
-    } catch {
-      return ref;
-    }
-    const fragment = target.hash;
-    target.hash = '';
-    if (target.href === self.href) return fragment || '#';
-    return target.href.startsWith(folder) ? target.href.slice(folder.length) + fragment : ref;
-  };
-  return rebaseRefs(doc, rebase) as JsonObject;
+export function withSelfBase(doc: JsonObject, source: string, mapping: SelfMapping | undefined): JsonObject {
+  const retrieval = retrievalUrl(source);
+  const own = selfUri(doc, retrieval) ?? retrieval;
+  const copy = structuredClone(doc);
+  const { ids, refs } = basesOf(copy, own);
+  if (!ids.size && own.href === retrieval.href) return doc;
+  for (const { holder, base } of refs) {
+    const ref = holder.$ref as string;
+    if (ref.startsWith('#') && base.href === own.href) continue;
+    holder.$ref = rebased(ref, base, { own, ids, retrieval, mapping });
+  }
+  return copy;
+}
+
+/** The URL a document was read from: its http(s) URL, or its file's. */
+function retrievalUrl(source: string): URL {
+  return /^https?:\/\//i.test(source) || source.startsWith('file:') ? new URL(source) : pathToFileURL(resolvePath(source));
 }
 
 /** `$self` made absolute against the retrieval URI, or undefined when absent or not a URI. */
-function selfUri(doc: JsonObject, source: string): URL | undefined {
-  if (typeof doc.$self !== 'string' || doc.$self === '') return undefined;
-  const retrieval = /^https?:\/\//i.test(source) ? source : pathToFileURL(resolvePath(source)).href;
+function selfUri(doc: JsonObject, retrieval: URL): URL | undefined {
+  return typeof doc.$self === 'string' && doc.$self !== '' ? absoluteBase(doc.$self, retrieval) : undefined;
+}
+
+interface RefHolder {
+  holder: JsonObject;
+  /** The base URI the `$ref` resolves against. */
+  base: URL;
+}
+
+/**
+ * Each `$ref` with its base URI, and each schema `$id` (absolute, without fragment) with the
+ * pointer of its schema in the document; a loop over an explicit stack (deep documents).
+ */
+function basesOf(doc: JsonObject, own: URL): { ids: Map<string, string>; refs: RefHolder[] } {
+  const ids = new Map<string, string>();
+  const refs: RefHolder[] = [];
+  const stack: { node: unknown; base: URL; at: string }[] = [{ node: doc, base: own, at: '' }];
+  while (stack.length) {
+    const { node, base: outer, at } = stack.pop()!;
+    if (!isObject(node) && !Array.isArray(node)) continue;
+    const base = isObject(node) && typeof node.$id === 'string' ? (absoluteBase(node.$id, outer) ?? outer) : outer;
+    if (base !== outer) ids.set(base.href, at);
+    if (isObject(node) && typeof node.$ref === 'string') refs.push({ holder: node, base });
+    for (const [key, child] of Object.entries(node)) stack.push({ node: child, base, at: `${at}/${escapeToken(key)}` });
+  }
+  return { ids, refs };
+}
+
+/** A `$self` or `$id` made absolute against the base around it, without fragment; undefined when it is not a URI. */
+function absoluteBase(id: string, outer: URL): URL | undefined {
   try {
-    const self = new URL(doc.$self, retrieval);
-    self.hash = '';
-    return self;
+    const base = new URL(id, outer);
+    base.hash = '';
+    return base;
   } catch {
     return undefined;
   }
 }
 
-/** A copy of `node` with each `$ref` string passed through `rebase`; a loop over an explicit stack (deep documents). */
-function rebaseRefs(node: unknown, rebase: (ref: string) => string): unknown {
-  const root = { value: structuredClone(node) };
-  const stack: unknown[] = [root.value];
-  while (stack.length) {
-    const current = stack.pop();
-    if (Array.isArray(current)) stack.push(...(current as unknown[]));
-    else if (isObject(current)) {
-      if (typeof current.$ref === 'string') current.$ref = rebase(current.$ref);
-      stack.push(...Object.values(current));
-    }
+/** A `$ref` resolved against `base` and written as the reader finds it: a fragment, a relative path, or as it was. */
+function rebased(
+  ref: string,
+  base: URL,
+  at: { own: URL; ids: Map<string, string>; retrieval: URL; mapping: SelfMapping | undefined },
+): string {
+  let target: URL;
+  try {
+    target = new URL(ref, base);
+  } catch {
+    return ref;
   }
-  return root.value;
+  const hash = ref.indexOf('#');
+  const fragment = hash < 0 ? '' : ref.slice(hash);
+  target.hash = '';
+  if (target.href === at.own.href) return fragment || '#';
+  const schema = at.ids.get(target.href);
+  if (schema !== undefined)
+    return fragment.startsWith('#/') || fragment === '' || fragment === '#' ? `#${schema}${fragment.slice(1)}` : ref;
+  const mapped =
+    at.mapping && target.href.startsWith(at.mapping.uri) ? new URL(target.href.slice(at.mapping.uri.length), at.mapping.read) : target;
+  if (mapped.protocol !== at.retrieval.protocol || mapped.host !== at.retrieval.host) return ref;
+  return relativePath(at.retrieval, mapped) + fragment;
+}
+
+/** `to` relative to the document at `from` (same scheme and host). */
+function relativePath(from: URL, to: URL): string {
+  const path = posix.relative(posix.dirname(from.pathname), to.pathname);
+  return path.startsWith('../') || path.startsWith('./') ? path : `./${path}`;
+}
+
+/** json-schema-ref-parser's options with every document it reads rebased on its own `$self` and `$id`s (withSelfBase). */
+export function selfAwareOptions(options: object, mapping: SelfMapping | undefined): object {
+  const { parse } = options as { parse: Record<string, { parse: (file: { url: string; data: unknown }) => Promise<unknown> }> };
+  const aware = (read: (file: { url: string; data: unknown }) => Promise<unknown>) => async (file: { url: string; data: unknown }) => {
+    const value = await read(file);
+    return isObject(value) ? withSelfBase(value, file.url, mapping) : value;
+  };
+  return {
+    ...options,
+    parse: Object.fromEntries(Object.entries(parse).map(([name, parser]) => [name, { ...parser, parse: aware(parser.parse) }])),
+  };
 }
 
 /**
@@ -132,15 +204,21 @@ export async function validateOpenApi32(doc: JsonObject, source: string): Promis
   throw new SpecError(`not a valid OpenAPI 3.2 document: ${text}`, `${source}#${where || '/'}`);
 }
 
-/** The error that says most: the deepest place, and there a keyword's own fault before "oneOf failed". */
+/**
+ * The error that says most: the deepest place, and there a keyword's own fault before "oneOf
+ * failed", and the fault of a key's name before "property name must be valid".
+ */
 function deepestError(errors: ErrorObject[]): ErrorObject | undefined {
-  const combinators = new Set(['oneOf', 'anyOf', 'if', 'not', '$ref']);
+  const combinators = new Set(['oneOf', 'anyOf', 'if', 'not', '$ref', 'propertyNames']);
   const depth = (e: ErrorObject) => e.instancePath.split('/').length * 2 + (combinators.has(e.keyword) ? 0 : 1);
   return [...errors].sort((a, b) => depth(b) - depth(a))[0];
 }
 
 function faultText(fault: ErrorObject): string {
   const params = fault.params as Record<string, unknown>;
+  // the schema's `not: { enum: [GET, …] }` on additionalOperations' keys (OAS 3.2.0, Path Item Object)
+  if (fault.schemaPath.endsWith('/additionalOperations/propertyNames/not'))
+    return `is a method with a field of its own: describe the operation under ${JSON.stringify(fault.propertyName?.toLowerCase())}`;
   switch (fault.keyword) {
     case 'required':
       return `${JSON.stringify(params.missingProperty)} is required here`;

@@ -94,6 +94,21 @@ describe("an API's own filters, toolOverrides and scopes", () => {
     expect(said).toContain('config "apis"[0].toolOverrides."getPetByIdd" matches no operation (did you mean "getPetById"?)');
   });
 
+  it('a server-wide scope rule or override one API uses warns of nothing; one no API uses is one line naming the APIs searched', () => {
+    const scopes = [
+      { operations: ['deletePet'], scopes: ['pets:delete'] }, // the shop leaves deletePet out: only the zoo's tool has it
+      { operations: ['nowhere'], scopes: ['x'] },
+    ];
+    const r = generate('server-wide', { excludeOperations: ['deletePet'] }, { scopes, toolOverrides: { nowhere: {} } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.tool('zoo_deletePet')?.scopes).toEqual(['pets:delete']);
+    const lines = (r.stdout + r.stderr).split('\n').filter((line) => /sets no tool's scopes|matches no operation/.test(line));
+    expect(lines.map((line) => line.trim())).toEqual([
+      `warning: config "toolOverrides"."nowhere" matches no operation in shop or zoo (use an operationId or "METHOD /path")`,
+      `warning: config "scopes"[1] sets no tool's scopes in shop or zoo: it matches no tool`,
+    ]);
+  });
+
   it('an error in them names apis[i].<key>, exit 2', () => {
     const arg = generate('bad-arg', { toolOverrides: { getPetById: { arguments: { nope: { description: 'x' } } } } });
     expect(arg.code).toBe(2);

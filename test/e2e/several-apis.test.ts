@@ -338,36 +338,68 @@ describe('mcp-gen diff over several APIs', () => {
     return file;
   }
 
-  it('compares two config files of several APIs, each tool named with its namespace', () => {
-    const [before, after] = ['before', 'after'].map((side) => {
-      const file = join(scratch, `${side}.config.json`);
-      const zoo = side === 'before' ? petstoreAs('Zoo') : petstoreAs('Zoo', true);
-      writeFileSync(
-        file,
-        JSON.stringify({
-          apis: [
-            { spec: PETSTORE, namespace: 'shop' },
-            { spec: zoo, namespace: 'zoo' },
-          ],
-        }),
-      );
+  /** What `mcp-gen diff <sides…>` prints, line by line, once it exits 0. */
+  function diffLines(...sides: string[]): string[] {
+    const r = runCli(['diff', ...sides], scratch);
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout.trim().split('\n');
+  }
+
+  /** A config file before and one after, `<prefix><side>.config.json`, each serving the APIs given for its side. */
+  function configSides(prefix: string, apis: (side: 'before' | 'after') => object[]): [string, string] {
+    return (['before', 'after'] as const).map((side) => {
+      const file = join(scratch, `${prefix}${side}.config.json`);
+      writeFileSync(file, JSON.stringify({ apis: apis(side) }));
       return file;
     }) as [string, string];
-    const r = runCli(['diff', before, after], scratch);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim().split('\n')).toEqual(['BREAKING  zoo_deletePet: tool removed', '1 change, 1 breaking']);
+  }
+
+  it('compares two config files of several APIs, each tool named with its namespace', () => {
+    const [before, after] = configSides('', (side) => [
+      { spec: PETSTORE, namespace: 'shop' },
+      { spec: petstoreAs('Zoo', side === 'after'), namespace: 'zoo' },
+    ]);
+    expect(diffLines(before, after)).toEqual([
+      'shop: unchanged',
+      'zoo: 1 change, 1 breaking',
+      '  BREAKING  zoo_deletePet: tool removed',
+      '1 change, 1 breaking',
+    ]);
+    const json = JSON.parse(runCli(['diff', before, after, '--json'], scratch).stdout) as unknown;
+    expect(json).toEqual({
+      breaking: 1,
+      changes: [{ api: 'zoo', tool: 'zoo_deletePet', breaking: true, what: 'tool removed' }],
+      unchanged: ['shop'],
+    });
+  });
+
+  it("groups each API's changes under its namespace, its credentials and hidden arguments included", () => {
+    const hidden = { toolOverrides: { getPetById: { arguments: { petId: { hidden: true, env: 'ZOO_PET' } } } } };
+    const [before, after] = configSides('grouped-', (side) => [
+      { spec: petstoreAs('Zoo'), namespace: 'zoo', ...(side === 'after' ? hidden : {}) },
+      { spec: petstoreAs('Shop', side === 'after'), namespace: 'shop' },
+    ]);
+    expect(diffLines(before, after)).toEqual([
+      'zoo: 2 changes, 1 breaking',
+      '  BREAKING  (arguments): hidden arguments now read: ZOO_PET',
+      '  ok        zoo_getPetById: argument "petId" hidden: the server now sends it',
+      'shop: 1 change, 1 breaking',
+      '  BREAKING  shop_deletePet: tool removed',
+      '3 changes, 2 breaking',
+    ]);
   });
 
   it('compares the specs before with as many after, in the same order', () => {
-    const r = runCli(['diff', petstoreAs('Shop'), petstoreAs('Zoo'), petstoreAs('Shop'), petstoreAs('Zoo', true)], scratch);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim().split('\n')).toEqual(['BREAKING  zoo_deletePet: tool removed', '1 change, 1 breaking']);
+    expect(diffLines(petstoreAs('Shop'), petstoreAs('Zoo'), petstoreAs('Shop'), petstoreAs('Zoo', true))).toEqual([
+      'shop: unchanged',
+      'zoo: 1 change, 1 breaking',
+      '  BREAKING  zoo_deletePet: tool removed',
+      '1 change, 1 breaking',
+    ]);
   });
 
   it("compares one API's spec pair as before, beside a config file of several APIs: its tools without a namespace", () => {
-    const r = runCli(['diff', petstoreAs('Zoo'), petstoreAs('Zoo', true)], scratch);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim().split('\n')).toEqual(['BREAKING  deletePet: tool removed', '1 change, 1 breaking']);
+    expect(diffLines(petstoreAs('Zoo'), petstoreAs('Zoo', true))).toEqual(['BREAKING  deletePet: tool removed', '1 change, 1 breaking']);
   });
 
   it('an odd number of specs, or a config file against a spec, is one line saying what diff takes, exit 2', () => {

@@ -2,7 +2,7 @@
 // as received, and answers as the test says.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 
 export interface Recorded {
   method: string;
@@ -120,4 +120,37 @@ export async function startJobsUpstream(): Promise<{ upstream: Upstream; jobs: (
     return { status: 404, body: '{}' };
   });
   return { upstream, jobs: () => jobs, finished };
+}
+
+/**
+ * An upstream that records each request line exactly as it arrived: node:http's server refuses a
+ * method its parser does not know (POLL) or spells otherwise (Refresh), so this one reads the
+ * socket itself. It answers every request `200 {}` and closes the connection.
+ */
+export async function startRequestLineUpstream(): Promise<{ url: string; lines: string[]; close(): Promise<void> }> {
+  const lines: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    let head = '';
+    socket.on('data', (chunk: Buffer) => {
+      head += chunk.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      lines.push(head.slice(0, head.indexOf('\r\n')));
+      socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}');
+      head = '';
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    lines,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }

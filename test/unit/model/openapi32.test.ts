@@ -34,7 +34,7 @@ describe('QUERY and additionalOperations become tools', () => {
   it('an additionalOperations entry is a tool sent with its own method', () => {
     const copy = tool('copyPet');
     expect(copy.http).toMatchObject({ method: 'COPY', path: '/pets/{petId}' });
-    expect(copy.annotations).toEqual({ title: "Copy a pet's record", readOnlyHint: false, openWorldHint: true });
+    expect(copy.annotations).toEqual({ title: "Copy a pet's record", readOnlyHint: false, idempotentHint: true, openWorldHint: true });
     expect(copy.inputSchema.required).toEqual(['petId']);
   });
 

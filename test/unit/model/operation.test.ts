@@ -113,12 +113,16 @@ describe('descriptions and titles', () => {
   });
 });
 
-describe('annotationsFor: what HTTP says of the method', () => {
+describe('annotationsFor: what HTTP says of the method as sent', () => {
   it.each([
-    ['get', { readOnlyHint: true, openWorldHint: true }],
-    ['delete', { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }],
-    ['put', { readOnlyHint: false, idempotentHint: true, openWorldHint: true }],
-    ['post', { readOnlyHint: false, openWorldHint: true }],
+    ['GET', { readOnlyHint: true, openWorldHint: true }],
+    ['DELETE', { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }],
+    ['PUT', { readOnlyHint: false, idempotentHint: true, openWorldHint: true }],
+    ['POST', { readOnlyHint: false, openWorldHint: true }],
+    ['PROPFIND', { readOnlyHint: true, openWorldHint: true }],
+    ['LINK', { readOnlyHint: false, idempotentHint: true, openWorldHint: true }],
+    ['PURGE', { readOnlyHint: false, openWorldHint: true }],
+    ['propfind', { readOnlyHint: false, openWorldHint: true }],
   ])('%s', (method, want) => {
     expect(annotationsFor(method)).toEqual(want);
   });

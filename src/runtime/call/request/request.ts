@@ -6,6 +6,7 @@
 import { ownValue, type BodySpec, type EncodingSpec, type HttpSpec, type ParamSpec, type ParamStyle } from '../../../contract/table.js';
 import { bodyKindOf, concreteMediaType, essence, mediaKind, type ValueShape } from '../../../contract/media.js';
 import { ArgumentError } from '../../../contract/argument-error.js';
+import { methodOnTheWire } from '../../../contract/http-methods.js';
 import { headerValueProblem, unsendableHeaderName } from '../../../contract/headers.js';
 
 export interface BuiltRequest {
@@ -87,7 +88,7 @@ export function buildRequest(http: HttpSpec, args: Record<string, unknown>, base
   }
   if (getHeader(headers, 'accept') === undefined) headers['Accept'] = DEFAULT_ACCEPT;
 
-  const request: BuiltRequest = { method: http.method.toUpperCase(), url, headers };
+  const request: BuiltRequest = { method: methodOnTheWire(http.method), url, headers };
   if (options?.contentType !== undefined && http.body === undefined) {
     throw new ArgumentError('contentType', 'this operation has no request body');
   }

@@ -7,6 +7,7 @@ import { pipeline, Readable, type Duplex } from 'node:stream';
 import type { Cancellation } from './call-limit.js';
 import { joinChunks, type UpstreamResponse } from './upstream-response.js';
 import { utf8Bytes } from '../../start/crypto.js';
+import { isIdempotentMethod } from '../../../contract/http-methods.js';
 
 // One keep-alive pool per protocol and process (and one more for connections that must reach
 // public addresses only, so that no socket is shared between the two). node:http with a
@@ -40,8 +41,6 @@ function clientFor(protocol: string, publicOnly: boolean): Client | Promise<Clie
   return client;
 }
 
-/** RFC 9110 §9.2.2 (and QUERY, draft-ietf-httpbis-safe-method-w-body §2): a request that can be sent again when a kept-alive socket was closed under it. */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'QUERY']);
 /** Methods whose empty body fetch announces as `Content-Length: 0` (RFC 9110 §8.6): the same here. */
 const BODY_EXPECTED = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -84,7 +83,7 @@ export async function sendWithNodeHttp(
       // A kept-alive socket the upstream closed while idle fails the first write: the request
       // never arrived. Node's documented remedy is to send it again on a new socket.
       const stale = (error as { reusedSocket?: boolean }).reusedSocket === true;
-      if (attempt === 0 && stale && IDEMPOTENT.has(method) && !signal.aborted) continue;
+      if (attempt === 0 && stale && isIdempotentMethod(method) && !signal.aborted) continue;
       throw error;
     }
   }

@@ -17,6 +17,7 @@ import { composeSend, type OnWait, type SendMiddleware, type SendOne } from './m
 import { getHeader } from '../request/request.js';
 import type { UpstreamResponse } from './upstream-response.js';
 import type { ToolSpec } from '../../../contract/table.js';
+import { isIdempotentMethod, methodOnTheWire } from '../../../contract/http-methods.js';
 
 export interface RetryPolicy {
   /** Tries in all, the first included: 1 = no retry. */
@@ -29,8 +30,6 @@ export interface RetryPolicy {
 /** 250 ms, 500 ms, 1 s…: quick enough for a blip, slow enough not to hammer an API that is struggling. */
 export const BACKOFF = { baseMs: 250, capMs: 10_000 } as const;
 
-/** RFC 9110 §9.2.2, and QUERY (draft-ietf-httpbis-safe-method-w-body §2). */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'QUERY']);
 /** Methods retried only with an Idempotency-Key. */
 const KEYED_METHODS = new Set(['POST', 'PATCH']);
 /** Too many requests, and a gateway or the service saying the failure is passing (RFC 6585 §4, RFC 9110 §15.6). */
@@ -76,10 +75,10 @@ export function backoffMs(retry: number, policy: Pick<RetryPolicy, 'baseMs' | 'c
   return Math.floor(random() * ceiling);
 }
 
-/** Whether the request may be sent again: an idempotent method, or a POST/PATCH that carries its operation's Idempotency-Key. */
+/** Whether the request may be sent again: an idempotent method (RFC 9110 §9.2.2, contract/http-methods.ts), or a POST/PATCH that carries its operation's Idempotency-Key. */
 export function mayRetry(tool: ToolSpec, request: Pick<OutgoingRequest, 'method' | 'headers'>): boolean {
-  const method = request.method.toUpperCase();
-  if (IDEMPOTENT.has(method)) return true;
+  const method = methodOnTheWire(request.method);
+  if (isIdempotentMethod(method)) return true;
   const key = tool.http.idempotencyKey;
   return KEYED_METHODS.has(method) && key !== undefined && getHeader(request.headers, key) !== undefined;
 }

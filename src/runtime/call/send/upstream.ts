@@ -8,6 +8,7 @@ import { joinChunks, type UpstreamResponse } from './upstream-response.js';
 import type { OutgoingRequest } from '../../hooks-api.js';
 import { namesASecret, ownValue, type ToolTable } from '../../../contract/table.js';
 import { platform } from '../../start/platform.js';
+import { methodOnTheWire } from '../../../contract/http-methods.js';
 
 /** Redirect hops followed before giving up (browsers allow 20; an API needs one or two). */
 const MAX_REDIRECTS = 5;
@@ -72,14 +73,21 @@ const addresses = () => (addressChecks ??= import('../../../contract/addresses.j
  */
 export async function sendOnce(
   url: URL,
-  method: string,
+  asked: string,
   headers: Record<string, string>,
   body: unknown,
   signal: Cancellation,
   publicOnly = false,
 ): Promise<UpstreamResponse> {
-  // FormData, Blob, a stream: only a hook sends these, and fetch knows how to frame them.
-  const viaFetch = platform().upstream === 'fetch' || (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array));
+  // A hook may spell a fixed field's method in lower case (`patch`): node:http sent it as PATCH, and so does this.
+  const method = methodOnTheWire(asked);
+  // FormData, Blob, a stream: only a hook sends these, and fetch knows how to frame them. A
+  // method not in capitals (an OAS 3.2 additionalOperations key, sent as written: RFC 9110
+  // §9.1) goes by fetch too, since node:http upper-cases every method.
+  const viaFetch =
+    platform().upstream === 'fetch' ||
+    (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) ||
+    method !== method.toUpperCase();
   if (publicOnly) await refuseInternal(url, viaFetch);
   if (viaFetch) {
     return fromWebResponse(

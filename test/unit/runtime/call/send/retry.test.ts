@@ -59,9 +59,11 @@ describe('which requests may be sent again', () => {
     expect(mayRetry(tool(method), { method, headers: {} })).toBe(true);
   });
 
-  it('QUERY (OAS 3.2): always, being idempotent (draft-ietf-httpbis-safe-method-w-body §2); an unknown method never', () => {
+  it("QUERY (OAS 3.2) and the IANA registry's idempotent methods: always; a method it does not hold, or in other capitals, never", () => {
     expect(mayRetry(tool('QUERY'), { method: 'QUERY', headers: {} })).toBe(true);
-    expect(mayRetry(tool('COPY'), { method: 'COPY', headers: {} })).toBe(false);
+    expect(mayRetry(tool('COPY'), { method: 'COPY', headers: {} })).toBe(true);
+    expect(mayRetry(tool('PURGE'), { method: 'PURGE', headers: {} })).toBe(false);
+    expect(mayRetry(tool('copy'), { method: 'copy', headers: {} })).toBe(false);
   });
 
   it('POST and PATCH: only with the Idempotency-Key their operation declares, present in the request (any case)', () => {

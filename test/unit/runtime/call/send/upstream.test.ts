@@ -285,3 +285,24 @@ describe('public servers only', () => {
     expect(seen).toEqual(['trusted /ok', 'trusted /away']);
   });
 });
+
+describe('sendOnce: the method on the request line', () => {
+  const lines: string[] = [];
+  const server = createNetServer((socket: Socket) => {
+    socket.once('data', (chunk: Buffer) => {
+      lines.push(chunk.toString('latin1').split('\r\n')[0] ?? '');
+      socket.end('HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n');
+    });
+  });
+  let base = '';
+  beforeAll(async () => void (base = await listen(server)));
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('a method not in capitals goes as written (RFC 9110 §9.1), but a fixed one a hook spelled in lower case in capitals', async () => {
+    for (const method of ['PURGE', 'Refresh', 'patch']) {
+      const answer = await sendOnce(new URL(`${base}/x`), method, {}, undefined, never);
+      await readLimited(answer, 10);
+    }
+    expect(lines).toEqual(['PURGE /x HTTP/1.1', 'Refresh /x HTTP/1.1', 'PATCH /x HTTP/1.1']);
+  });
+});
