@@ -87,7 +87,11 @@ async function callTool(call: ToolCall) {
 /** The result with what its MCP Apps view needs, for a client that declares the extension (apps-gate.ts). */
 async function withView(call: ToolCall, tool: ToolSpec, result: CallToolResult, via?: string): Promise<CallToolResult> {
   const views = await call.tools.apps.viewsFor(call.server, call.ctx);
-  return views ? views.withViewData(result, tool, via) : result;
+  if (!views) return result;
+  // Through invoke_operation, the operation's own arguments are its `arguments`.
+  const given = via ? call.args.arguments : call.args;
+  const args = typeof given === 'object' && given !== null && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
+  return views.withViewData(result, tool, { args, ...(via ? { via } : {}) });
 }
 
 /** A tool call by the executor. A failure inside a call is the tool's failure (isError), never the connection's. */
