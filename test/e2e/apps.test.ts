@@ -207,6 +207,22 @@ describe.skipIf(browserUnavailable())('the views in a host page, in Chromium', (
     await client?.close();
   });
 
+  /** Runs `test` with the page's tool calls going to another server, given its tools; closes it after. */
+  async function withServer(started: Promise<Client>, test: (listed: Tool[]) => Promise<void>): Promise<void> {
+    const other = await started;
+    active = other;
+    try {
+      await test((await other.listTools()).tools);
+    } finally {
+      active = client;
+      await other.close();
+    }
+  }
+
+  /** With a server generated from the Stripe-like spec. */
+  const withStripe = (test: (listed: Tool[]) => Promise<void>) =>
+    withServer(connect('stdio', stripeDir, { args: ['--base-url', upstream.url], extensions: APPS }), test);
+
   /** Renders the tool's view of a call in the host page; the view's frame. */
   async function show(name: string, args: Record<string, unknown>, theme: 'light' | 'dark' = 'light', listed = tools): Promise<Frame> {
     const tool = listed.find((t) => t.name === name) as Tool;
@@ -265,50 +281,41 @@ describe.skipIf(browserUnavailable())('the views in a host page, in Chromium', (
   });
 
   it("shows invoke_operation's answer in the operation's table, whose next page goes through invoke_operation", async () => {
-    const dynamic = await serve(['--tools', 'dynamic'], APPS);
-    active = dynamic;
-    try {
-      const listed = (await dynamic.listTools()).tools;
+    await withServer(serve(['--tools', 'dynamic'], APPS), async (listed) => {
       const frame = await show('invoke_operation', { name: LIST.name, arguments: LIST.arguments }, 'light', listed);
       await expect.poll(() => frame.locator('tbody tr').count()).toBe(3);
       upstream.clear();
       await frame.locator('button.next').click();
       await expect.poll(() => frame.locator('tbody tr').count()).toBe(1);
       expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /repos/octo/hello/issues?per_page=3&page=2']);
-    } finally {
-      active = client;
-      await dynamic.close();
-    }
+    });
   });
 
   it("shows a code-mode program's list of objects as a table", async () => {
-    const code = await serve(['--tools', 'code'], APPS);
-    active = code;
-    try {
-      const listed = (await code.listTools()).tools;
+    await withServer(serve(['--tools', 'code'], APPS), async (listed) => {
       const program =
         'const issues = await api.listIssues({ owner: "octo", repo: "hello" }); return issues.map((i) => ({ number: i.number, who: i.user.login }));';
       const frame = await show('execute', { code: program }, 'light', listed);
       await expect.poll(() => frame.locator('tbody tr').count()).toBe(3);
       expect(await frame.locator('th').allTextContents()).toEqual(['number', 'who']);
       expect(await frame.locator('tbody tr').first().locator('td').allTextContents()).toEqual(['2', 'mona']);
-    } finally {
-      active = client;
-      await code.close();
-    }
+    });
   });
 
-  /** Runs `test` with the page's tool calls going to a server generated from the Stripe-like spec. */
-  async function withStripe(test: (listed: Tool[]) => Promise<void>): Promise<void> {
-    const stripe = await connect('stdio', stripeDir, { args: ['--base-url', upstream.url], extensions: APPS });
-    active = stripe;
-    try {
-      await test((await stripe.listTools()).tools);
-    } finally {
-      active = client;
-      await stripe.close();
-    }
-  }
+  it("titles a program's table from the one operation it read, and offers no next page", async () => {
+    await withServer(serve(['--tools', 'code'], APPS), async (listed) => {
+      const program =
+        'const issues = await api.listIssues({ owner: "octo", repo: "hello", per_page: 3 }); return issues.map((i) => ({ title: i.title, number: i.number, state: i.state }));';
+      const frame = await show('execute', { code: program }, 'light', listed);
+      await expect.poll(() => frame.locator('tbody tr').count()).toBe(3);
+      expect(await frame.locator('th').allTextContents()).toEqual(['Number <script>window.pwned=1</script>', 'Title', 'State']);
+      expect(await frame.locator('th', { hasText: 'Title' }).getAttribute('title')).toBe(
+        "The issue's title <img src=x onerror=window.pwned=1>",
+      );
+      expect(await frame.locator('button.next').isHidden()).toBe(true);
+      expect(await frame.locator('.status').textContent()).toBe("3 rows (a program's result: no next page)");
+    });
+  });
 
   it("draws a Stripe-like list's data as a table, whose next page starts after the last id, until has_more is false", async () => {
     await withStripe(async (listed) => {

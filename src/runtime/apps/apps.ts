@@ -40,8 +40,12 @@ export interface Views {
    * through invoke_operation, how to call it again.
    */
   withViewData(result: CallToolResult, tool: ToolSpec, call: ViewCall): CallToolResult;
-  /** An execute result, whose program's value is structuredContent's `result`, with that said to its view. */
-  withProgramData(result: CallToolResult): CallToolResult;
+  /**
+   * An execute result, whose program's value is structuredContent's `result`, with that said to
+   * its view, and the columns of the one operation the program read (`ran`) when its rows are
+   * that operation's items. A program is not called again: its table has no next page.
+   */
+  withProgramData(result: CallToolResult, ran: ReadonlySet<ToolSpec>): CallToolResult;
   /** The views as resources (resources/list). */
   resources(): Resource[];
   /** A view's page (resources/read), or undefined for a URI that is not one. */
@@ -78,7 +82,11 @@ export function createViews(table: ToolTable): Views {
       };
       return { ...result, _meta: { ...result._meta, 'mcp-gen/view': view } };
     },
-    withProgramData: (result) => ({ ...result, _meta: { ...result._meta, 'mcp-gen/view': { wrapped: true } } }),
+    withProgramData: (result, ran) => {
+      const columns = programColumns(result, ran, table);
+      const view = { wrapped: true, program: true, ...(columns ? { columns } : {}) };
+      return { ...result, _meta: { ...result._meta, 'mcp-gen/view': view } };
+    },
     resources: () =>
       VIEW_KINDS.map((kind) => ({
         uri: `${VIEW_URI}${kind}`,
@@ -167,9 +175,25 @@ function itemSchema(tool: ToolSpec, table: ToolTable): JsonSchema | undefined {
 const propertiesOf = (schema: JsonSchema | undefined): Record<string, unknown> =>
   typeof schema?.properties === 'object' && schema.properties !== null ? (schema.properties as Record<string, unknown>) : {};
 
+/**
+ * A program's table columns, when it read one operation only and every key of its rows is a
+ * property of that operation's items: the item schema's columns the rows have, titled as its table's.
+ */
+function programColumns(result: CallToolResult, ran: ReadonlySet<ToolSpec>, table: ToolTable): Column[] | undefined {
+  const [tool] = ran;
+  const rows = (result.structuredContent as { result?: unknown } | undefined)?.result;
+  if (ran.size !== 1 || tool === undefined || !Array.isArray(rows) || rows.length === 0) return undefined;
+  const item = itemSchema(tool, table);
+  const properties = propertiesOf(item);
+  const keys = new Set(rows.flatMap((row) => (typeof row === 'object' && row !== null ? Object.keys(row) : [''])));
+  if (item === undefined || ![...keys].every((key) => Object.hasOwn(properties, key))) return undefined;
+  const columns = columnsOf(item, table, (key) => keys.has(key));
+  return columns.length > 0 ? columns : undefined;
+}
+
 /** The item schema's scalar properties, the ones people look for first leading, with their titles and descriptions. */
-function columnsOf(item: JsonSchema | undefined, table: ToolTable): Column[] {
-  const properties = Object.entries(propertiesOf(item)).filter(([, p]) => isScalarSchema(resolved(p, table)));
+function columnsOf(item: JsonSchema | undefined, table: ToolTable, shown: (key: string) => boolean = () => true): Column[] {
+  const properties = Object.entries(propertiesOf(item)).filter(([key, p]) => shown(key) && isScalarSchema(resolved(p, table)));
   const rank = (key: string) => (FIRST_COLUMNS.includes(key) ? FIRST_COLUMNS.indexOf(key) : FIRST_COLUMNS.length);
   return properties
     .map(([key, p], at) => ({ key, p: resolved(p, table) ?? {}, at }))

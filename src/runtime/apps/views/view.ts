@@ -24,6 +24,8 @@ interface ViewMeta {
   list?: string;
   /** The next page's arguments, merged into the call's own. */
   next?: Record<string, unknown>;
+  /** A code-mode program's result: never called again, so no next page. */
+  program?: boolean;
   /** The operation ran through this meta-tool (invoke_operation): called again the same way. */
   via?: { tool: string; name: string };
 }
@@ -224,7 +226,7 @@ function table(first: Row[], meta: ViewMeta, firstNext: Record<string, unknown> 
   const fill = () => {
     const shown = sort ? [...rows].sort(compareBy(sort.key, sort.descending)) : rows;
     body.replaceChildren(...shown.map((row) => tableRow(row, columns)));
-    status.textContent = `${rows.length} rows`;
+    status.textContent = `${rows.length} rows${meta.program ? " (a program's result: no next page)" : ''}`;
     more.hidden = next === undefined;
   };
   grid.append(
