@@ -26,7 +26,7 @@ interface Column {
 }
 
 /** The call a result answers: its arguments, and the meta-tool it went through (invoke_operation), if any. */
-export interface ViewCall {
+interface ViewCall {
   args: Record<string, unknown>;
   via?: string;
 }
