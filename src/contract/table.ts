@@ -151,6 +151,11 @@ export interface ToolSpec {
    * that end the stream (the spec's `x-mcp-stream-end`); without it, the data `[DONE]`.
    */
   sequence?: { mediaType: string; itemSchema?: JsonSchema; ends?: StreamEndMark[] };
+  /**
+   * The success answer's media type when its body is bytes, neither JSON nor text (`image/png`,
+   * `image/*`, `application/pdf`): the MCP Apps view previews it (runtime/apps/apps.ts).
+   */
+  binaryAnswer?: string;
   /** The operation is also (or only) an MCP resource or resource template, read with its request. */
   resource?: ResourceSpec;
   /** false: a resource only, neither listed nor callable as a tool. */

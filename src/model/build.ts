@@ -44,7 +44,15 @@ import {
   type Arguments,
   type Operation,
 } from './operation.js';
-import { buildOutput, buildSequence, linkedOperations, linkSequences, STREAMING_SENTENCE, streamingOutput } from './responses.js';
+import {
+  binaryAnswerOf,
+  buildOutput,
+  buildSequence,
+  linkedOperations,
+  linkSequences,
+  STREAMING_SENTENCE,
+  streamingOutput,
+} from './responses.js';
 import { detectPagination, paginationSentence, withSentence } from './pagination.js';
 import { detectLongRunning, LONG_RUNNING_SENTENCE, nameStatusTools, type StatusLink } from './long-running.js';
 import { serverList } from './servers.js';
@@ -320,6 +328,8 @@ function toolOf(
   for (const ref of refs) run.reached.add(ref);
   if (output) tool.output = output;
   if (sequence) tool.sequence = sequence;
+  const binary = output || sequence ? undefined : binaryAnswerOf(ctx.doc, op);
+  if (binary) tool.binaryAnswer = binary;
   if (verdict.confirm !== undefined) tool.confirm = verdict.confirm;
   if (verdict.apps === false) tool.apps = false;
   if (args.hidden) tool.hidden = args.hidden;

@@ -4,7 +4,7 @@
 
 import { followRefs, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type { JsonSchema, OutputSpec, StreamEndMark, ToolSpec } from '../contract/table.js';
-import { mediaKind, sequenceFormat, type SequenceFormat } from '../contract/media.js';
+import { essence, mediaKind, sequenceFormat, type SequenceFormat } from '../contract/media.js';
 import { STREAM_ENDS } from '../contract/table.js';
 import type { SchemaConverter } from './schema.js';
 import { oneLine } from './text.js';
@@ -34,6 +34,23 @@ export function buildOutput(doc: JsonObject, converter: SchemaConverter, op: Jso
     return { schema: root, wrap };
   }
   return undefined;
+}
+
+/**
+ * The first 2xx answer's media type when every type it documents is bytes (`image/png`,
+ * `application/pdf`); `*\/*` says nothing of what comes. Undefined when JSON or text may come.
+ */
+export function binaryAnswerOf(doc: JsonObject, op: JsonObject): string | undefined {
+  const responses = isObject(op.responses) ? op.responses : {};
+  const content = Object.keys(responses)
+    .filter((c) => /^2(\d\d|XX)$/i.test(c))
+    .sort()
+    .map((c) => followRefs(doc, responses[c]))
+    .map((r) => (isObject(r) && isObject(r.content) ? r.content : undefined))
+    .find((c) => c !== undefined && Object.keys(c).length > 0);
+  const types = Object.keys(content ?? {});
+  if (types.length === 0 || !types.every((m) => mediaKind(m) === 'binary')) return undefined;
+  return types.map(essence).find((m) => m !== '*/*');
 }
 
 /**

@@ -1,8 +1,9 @@
-// MCP Apps views (io.modelcontextprotocol/ui) as a person sees them: a server generated from a
-// GitHub-like spec, its answers recorded at a local upstream, its views rendered by a host page
+// MCP Apps views (io.modelcontextprotocol/ui) as a person sees them: servers generated from a
+// GitHub-like and a Stripe-like spec, their answers recorded at a local upstream, its views rendered by a host page
 // built on ext-apps' AppBridge in Debian's Chromium (playwright-core), the page's tool calls
 // going to the server through the SDK client. A client without the extension gets what
 // --apps off gives, byte for byte.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
@@ -13,6 +14,9 @@ import { browserUnavailable, launchBrowser, screenshotPath } from '../harness/br
 import { startUpstream, type Recorded, type Upstream } from '../harness/upstream.js';
 
 const SPEC = join(REPO, 'test/fixtures/apps-host/github-like.yaml');
+const STRIPE_SPEC = join(REPO, 'test/fixtures/apps-host/stripe-like.yaml');
+/** A 160×90 PNG: what the image preview must draw at its natural size. */
+const PICTURE = readFileSync(join(REPO, 'test/fixtures/apps-host/picture.png'));
 const APPS = { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } };
 const HOSTILE_TITLE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">';
 
@@ -28,8 +32,34 @@ const issue = (n: number, title: string, extra: Record<string, unknown> = {}) =>
   ...extra,
 });
 
+const customer = (n: number) => ({
+  id: `cus_${n}`,
+  object: 'customer',
+  email: `c${n}@example.test`,
+  name: `Customer ${n}`,
+  created: 1_780_000_000 + n,
+});
+
+/** Stripe's list: page 1 has three customers and more; after cus_3, one more and no more. */
+function stripeAnswer(req: Recorded) {
+  const after = req.query.get('starting_after');
+  const data = after === 'cus_3' ? [customer(4)] : [customer(1), customer(2), customer(3)];
+  return { body: JSON.stringify({ object: 'list', data, has_more: after !== 'cus_3', url: '/v1/customers' }) };
+}
+
+/** A file's bytes: its preview a PNG, its contents as the file id's extension says; `evil` files answer hostile media types. */
+function fileAnswer(req: Recorded) {
+  const evil = req.path.includes('evil');
+  if (req.path.endsWith('/preview')) return { headers: { 'content-type': evil ? HOSTILE_IMAGE_TYPE : 'image/png' }, body: PICTURE };
+  return { headers: { 'content-type': evil ? HOSTILE_BINARY_TYPE : 'application/pdf' }, body: Buffer.alloc(1234, 7) };
+}
+const HOSTILE_IMAGE_TYPE = 'image/png"><script>window.pwned=5</script>';
+const HOSTILE_BINARY_TYPE = 'application/x-evil"><img src=x onerror="window.pwned=4">';
+
 /** Page 1: three issues, one hostile; page 2: one more. GitHub's Link header says where page 2 is. */
 function answer(upstream: () => string, req: Recorded) {
+  if (req.path === '/v1/customers') return stripeAnswer(req);
+  if (req.path.startsWith('/v1/files/')) return fileAnswer(req);
   if (req.path === '/repos/octo/hello/issues' && req.query.get('page') === '2') return { body: JSON.stringify([issue(4, 'Fourth')]) };
   if (req.path === '/repos/octo/hello/issues') {
     const next = `<${upstream()}/repos/octo/hello/issues?per_page=3&page=2>; rel="next"`;
@@ -40,6 +70,13 @@ function answer(upstream: () => string, req: Recorded) {
   return { status: 404, body: '{"message":"Not Found"}' };
 }
 
+/** What the tests read of an <img> in the view's frame. */
+interface Picture {
+  complete: boolean;
+  naturalWidth: number;
+  naturalHeight: number;
+}
+
 /** What the host page (test/fixtures/apps-host/host.ts) puts on its window. */
 interface HostWindow {
   showView(shown: Record<string, unknown>): Promise<void>;
@@ -48,12 +85,14 @@ interface HostWindow {
 
 let upstream: Upstream;
 let dir: string;
+let stripeDir: string;
 
 beforeAll(async () => {
   upstream = await startUpstream((req) => answer(() => upstream.url, req));
   dir = generateProject(SPEC, 'e2e-apps');
-  await buildProject(dir);
-}, 180_000);
+  stripeDir = generateProject(STRIPE_SPEC, 'e2e-apps-stripe');
+  await Promise.all([buildProject(dir), buildProject(stripeDir)]);
+}, 240_000);
 afterAll(async () => {
   await upstream?.close();
 });
@@ -168,6 +207,22 @@ describe.skipIf(browserUnavailable())('the views in a host page, in Chromium', (
     await client?.close();
   });
 
+  /** Runs `test` with the page's tool calls going to another server, given its tools; closes it after. */
+  async function withServer(started: Promise<Client>, test: (listed: Tool[]) => Promise<void>): Promise<void> {
+    const other = await started;
+    active = other;
+    try {
+      await test((await other.listTools()).tools);
+    } finally {
+      active = client;
+      await other.close();
+    }
+  }
+
+  /** With a server generated from the Stripe-like spec. */
+  const withStripe = (test: (listed: Tool[]) => Promise<void>) =>
+    withServer(connect('stdio', stripeDir, { args: ['--base-url', upstream.url], extensions: APPS }), test);
+
   /** Renders the tool's view of a call in the host page; the view's frame. */
   async function show(name: string, args: Record<string, unknown>, theme: 'light' | 'dark' = 'light', listed = tools): Promise<Frame> {
     const tool = listed.find((t) => t.name === name) as Tool;
@@ -226,37 +281,98 @@ describe.skipIf(browserUnavailable())('the views in a host page, in Chromium', (
   });
 
   it("shows invoke_operation's answer in the operation's table, whose next page goes through invoke_operation", async () => {
-    const dynamic = await serve(['--tools', 'dynamic'], APPS);
-    active = dynamic;
-    try {
-      const listed = (await dynamic.listTools()).tools;
+    await withServer(serve(['--tools', 'dynamic'], APPS), async (listed) => {
       const frame = await show('invoke_operation', { name: LIST.name, arguments: LIST.arguments }, 'light', listed);
       await expect.poll(() => frame.locator('tbody tr').count()).toBe(3);
       upstream.clear();
       await frame.locator('button.next').click();
       await expect.poll(() => frame.locator('tbody tr').count()).toBe(1);
       expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /repos/octo/hello/issues?per_page=3&page=2']);
-    } finally {
-      active = client;
-      await dynamic.close();
-    }
+    });
   });
 
   it("shows a code-mode program's list of objects as a table", async () => {
-    const code = await serve(['--tools', 'code'], APPS);
-    active = code;
-    try {
-      const listed = (await code.listTools()).tools;
+    await withServer(serve(['--tools', 'code'], APPS), async (listed) => {
       const program =
         'const issues = await api.listIssues({ owner: "octo", repo: "hello" }); return issues.map((i) => ({ number: i.number, who: i.user.login }));';
       const frame = await show('execute', { code: program }, 'light', listed);
       await expect.poll(() => frame.locator('tbody tr').count()).toBe(3);
       expect(await frame.locator('th').allTextContents()).toEqual(['number', 'who']);
       expect(await frame.locator('tbody tr').first().locator('td').allTextContents()).toEqual(['2', 'mona']);
-    } finally {
-      active = client;
-      await code.close();
-    }
+    });
+  });
+
+  it("titles a program's table from the one operation it read, and offers no next page", async () => {
+    await withServer(serve(['--tools', 'code'], APPS), async (listed) => {
+      const program =
+        'const issues = await api.listIssues({ owner: "octo", repo: "hello", per_page: 3 }); return issues.map((i) => ({ title: i.title, number: i.number, state: i.state }));';
+      const frame = await show('execute', { code: program }, 'light', listed);
+      await expect.poll(() => frame.locator('tbody tr').count()).toBe(3);
+      expect(await frame.locator('th').allTextContents()).toEqual(['Number <script>window.pwned=1</script>', 'Title', 'State']);
+      expect(await frame.locator('th', { hasText: 'Title' }).getAttribute('title')).toBe(
+        "The issue's title <img src=x onerror=window.pwned=1>",
+      );
+      expect(await frame.locator('button.next').isHidden()).toBe(true);
+      expect(await frame.locator('.status').textContent()).toBe("3 rows (a program's result: no next page)");
+    });
+  });
+
+  it("draws a Stripe-like list's data as a table, whose next page starts after the last id, until has_more is false", async () => {
+    await withStripe(async (listed) => {
+      const frame = await show('listCustomers', { limit: 3, email: 'c@example.test' }, 'light', listed);
+      await expect.poll(() => frame.locator('tbody tr').count()).toBe(3);
+      expect(await frame.locator('th').allTextContents()).toEqual(['ID', 'Name', 'Email', 'object', 'Created']);
+      expect(await frame.locator('tbody tr').last().locator('td').first().textContent()).toBe('cus_3');
+      upstream.clear();
+      await frame.locator('button.next').click();
+      await expect.poll(() => frame.locator('tbody tr').count()).toBe(1);
+      expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+        'GET /v1/customers?limit=3&starting_after=cus_3&email=c%40example.test',
+      ]);
+      expect(await frame.locator('tbody td').first().textContent()).toBe('cus_4');
+      expect(await frame.locator('button.next').isHidden()).toBe(true);
+    });
+  });
+
+  it('previews an image answer: the picture from the result, at its natural size', async () => {
+    await withStripe(async (listed) => {
+      expect(listed.find((t) => t.name === 'getFilePreview')?._meta).toMatchObject({ ui: { resourceUri: 'ui://mcp-gen/image' } });
+      const frame = await show('getFilePreview', { file: 'file_1' }, 'light', listed);
+      const img = frame.locator('img');
+      const size = () =>
+        img.evaluate((i) => {
+          const picture = i as unknown as Picture;
+          return picture.complete && [picture.naturalWidth, picture.naturalHeight];
+        });
+      await expect.poll(size).toEqual([160, 90]);
+      expect(await img.getAttribute('src')).toMatch(/^data:image\/png;base64,iVBOR/);
+      expect(await frame.locator('figcaption').textContent()).toBe('image/png, 300 bytes');
+      await page.screenshot({ path: screenshot('apps-image') });
+    });
+  });
+
+  it('shows another binary answer as a panel of its size and type', async () => {
+    await withStripe(async (listed) => {
+      expect(listed.find((t) => t.name === 'getFileContents')?._meta).toMatchObject({ ui: { resourceUri: 'ui://mcp-gen/image' } });
+      const frame = await show('getFileContents', { file: 'file_1.pdf' }, 'light', listed);
+      expect(await frame.locator('.binary h2').textContent()).toBe('Binary answer');
+      expect(await frame.locator('.binary p').first().textContent()).toBe('binary, 1234 bytes, application/pdf');
+    });
+  });
+
+  it('renders hostile media types and file names in the previews as inert text', async () => {
+    await withStripe(async (listed) => {
+      const name = '"><img src=x onerror="window.pwned=6">evil';
+      let frame = await show('getFileContents', { file: name }, 'light', listed);
+      expect(await frame.locator('.binary p').first().textContent()).toBe(`binary, 1234 bytes, ${HOSTILE_BINARY_TYPE}`);
+      expect(await frame.locator('img').count()).toBe(0);
+      expect(await frame.evaluate(() => (globalThis as { pwned?: unknown }).pwned)).toBeUndefined();
+      frame = await show('getFilePreview', { file: name }, 'light', listed);
+      expect(await frame.locator('.binary p').first().textContent()).toBe(`binary, 300 bytes, ${HOSTILE_IMAGE_TYPE.toLowerCase()}`);
+      expect(await frame.locator('img').count()).toBe(0);
+      expect(await frame.locator('script').count()).toBe(1);
+      expect(await frame.evaluate(() => (globalThis as { pwned?: unknown }).pwned)).toBeUndefined();
+    });
   });
 
   it('draws an issue as a card: nested data collapsible, a link the host opens', async () => {

@@ -1,11 +1,13 @@
 // MCP Apps (the io.modelcontextprotocol/ui extension, SEP-1865), for a client that declares it:
 // each tool whose answer the spec documents gets a view (`_meta.ui.resourceUri`), the views
 // are listed and read as `ui://mcp-gen/<kind>` resources, and a result says its view what the
-// item schema's columns are. Loaded by mcp/apps-gate.ts only when such a client comes.
+// item schema's columns are, where the list is in the answer and the next page's arguments.
+// Loaded by mcp/apps-gate.ts only when such a client comes.
 
 import type { CallToolResult, ReadResourceResult, Resource, Tool } from '@modelcontextprotocol/server';
 import { ownValue, type JsonSchema, type ToolSpec, type ToolTable } from '../../contract/table.js';
 import { EXECUTE, INVOKE } from '../../contract/meta-tools.js';
+import { answerBudget, nextOfWhole, type NextHow } from '../call/answer/answer-budget.js';
 import { VIEW_KINDS, VIEW_MIME_TYPE, viewPage, type ViewKind } from './pages.js';
 
 const VIEW_URI = 'ui://mcp-gen/';
@@ -23,16 +25,27 @@ interface Column {
   description?: string;
 }
 
+/** The call a result answers: its arguments, and the meta-tool it went through (invoke_operation), if any. */
+interface ViewCall {
+  args: Record<string, unknown>;
+  via?: string;
+}
+
 export interface Views {
   /** The listed tools, those with a view carrying its resource URI. */
   withViews(listed: Tool[]): Tool[];
   /**
-   * A tool's result with what its view needs to draw it: the columns of a table and, for an
-   * operation run through invoke_operation, how to call it again (the view's next page).
+   * A tool's result with what its view needs to draw it: the columns of a table, the answer's
+   * property that holds its list, and the next page's arguments with, for an operation run
+   * through invoke_operation, how to call it again.
    */
-  withViewData(result: CallToolResult, tool: ToolSpec, via?: string): CallToolResult;
-  /** An execute result, whose program's value is structuredContent's `result`, with that said to its view. */
-  withProgramData(result: CallToolResult): CallToolResult;
+  withViewData(result: CallToolResult, tool: ToolSpec, call: ViewCall): CallToolResult;
+  /**
+   * An execute result, whose program's value is structuredContent's `result`, with that said to
+   * its view, and the columns of the one operation the program read (`ran`) when its rows are
+   * that operation's items. A program is not called again: its table has no next page.
+   */
+  withProgramData(result: CallToolResult, ran: ReadonlySet<ToolSpec>): CallToolResult;
   /** The views as resources (resources/list). */
   resources(): Resource[];
   /** A view's page (resources/read), or undefined for a URI that is not one. */
@@ -56,16 +69,24 @@ export function createViews(table: ToolTable): Views {
         const kind = tool.name === INVOKE ? 'card' : tool.name === EXECUTE ? 'table' : spec && kindOf(spec);
         return kind ? { ...tool, _meta: { ...tool._meta, ui: { resourceUri: `${VIEW_URI}${kind}` } } } : tool;
       }),
-    withViewData: (result, tool, via) => {
+    withViewData: (result, tool, { args, via }) => {
       if (kindOf(tool) !== 'table' || !tool.output) return result;
+      const list = listProperty(tool, table);
+      const next = result.isError ? undefined : nextArguments(result, tool, args);
       const view = {
-        columns: columnsOf(itemSchema(tool.output.schema, table, tool.output.wrap), table),
+        columns: columnsOf(itemSchema(tool, table), table),
         wrapped: tool.output.wrap,
+        ...(list !== undefined ? { list } : {}),
+        ...(next ? { next } : {}),
         ...(via ? { via: { tool: via, name: tool.name } } : {}),
       };
       return { ...result, _meta: { ...result._meta, 'mcp-gen/view': view } };
     },
-    withProgramData: (result) => ({ ...result, _meta: { ...result._meta, 'mcp-gen/view': { wrapped: true } } }),
+    withProgramData: (result, ran) => {
+      const columns = programColumns(result, ran, table);
+      const view = { wrapped: true, program: true, ...(columns ? { columns } : {}) };
+      return { ...result, _meta: { ...result._meta, 'mcp-gen/view': view } };
+    },
     resources: () =>
       VIEW_KINDS.map((kind) => ({
         uri: `${VIEW_URI}${kind}`,
@@ -84,13 +105,58 @@ export function createViews(table: ToolTable): Views {
   };
 }
 
-/** The view of a tool's answers: a table for a list of objects, a card for an object, none when the spec documents no JSON answer. */
+/**
+ * The view of a tool's answers: a table for a list of objects (or a paginated answer's list), a
+ * card for an object, a preview for bytes (an image or other), none when the spec documents neither.
+ */
 function viewKind(tool: ToolSpec, table: ToolTable): ViewKind | undefined {
-  if (tool.apps === false || !tool.output) return undefined;
+  if (tool.apps === false) return undefined;
+  if (!tool.output) return tool.binaryAnswer !== undefined ? 'image' : undefined;
   const answer = answerSchema(tool.output.schema, table, tool.output.wrap);
   if (answer === undefined) return undefined;
-  if (typeOf(answer) === 'array') return typeOf(resolved(answer.items, table) ?? {}) === 'object' ? 'table' : undefined;
-  return typeOf(answer) === 'object' ? 'card' : undefined;
+  if (typeOf(answer) === 'array') return isObjectList(answer, table) ? 'table' : undefined;
+  if (typeOf(answer) !== 'object') return undefined;
+  return listProperty(tool, table) !== undefined ? 'table' : 'card';
+}
+
+/**
+ * The property of a paginated tool's object answer that holds its list (Stripe's `data`, a
+ * search's `items`): the one the cursor is read from, else its only list of objects.
+ */
+function listProperty(tool: ToolSpec, table: ToolTable): string | undefined {
+  const answer = tool.output && answerSchema(tool.output.schema, table, tool.output.wrap);
+  if (!tool.pagination || answer === undefined || typeOf(answer) !== 'object') return undefined;
+  const lists = Object.entries(propertiesOf(answer))
+    .filter(([, p]) => isObjectList(resolved(p, table), table))
+    .map(([key]) => key);
+  const cursorList = tool.pagination.style === 'cursor' ? /^([^.]+)\.-1\./.exec(tool.pagination.next)?.[1] : undefined;
+  if (cursorList !== undefined && lists.includes(cursorList)) return cursorList;
+  return lists.length === 1 ? lists[0] : undefined;
+}
+
+const isObjectList = (schema: JsonSchema | undefined, table: ToolTable) =>
+  schema !== undefined && typeOf(schema) === 'array' && typeOf(resolved(schema.items, table) ?? {}) === 'object';
+
+/**
+ * The next page's arguments: the answer shaping's, when it cut the answer or read a Link header
+ * (answer-budget.ts); else the answer's own cursor. A next page only reachable by URL has none.
+ */
+function nextArguments(result: CallToolResult, tool: ToolSpec, args: Record<string, unknown>): Record<string, unknown> | undefined {
+  const shaped = (result._meta?.['mcp-gen/answer'] as { nextPage?: NextHow } | undefined)?.nextPage;
+  const how = shaped ?? nextOfWhole(answerBudget(tool, args, 0), answerOf(result, tool));
+  return how && 'arguments' in how ? how.arguments : undefined;
+}
+
+/** The answer a result carries: structuredContent (unwrapped), else its text's JSON. */
+function answerOf(result: CallToolResult, tool: ToolSpec): unknown {
+  const structured = result.structuredContent as Record<string, unknown> | undefined;
+  if (typeof structured === 'object' && structured !== null) return tool.output?.wrap ? structured.result : structured;
+  const text = result.content.find((block) => block.type === 'text');
+  try {
+    return text?.type === 'text' ? JSON.parse(text.text) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The answer's schema: a wrapped answer (not an object) is structuredContent's `result`. */
@@ -98,14 +164,36 @@ function answerSchema(schema: JsonSchema, table: ToolTable, wrap: boolean): Json
   return resolved(wrap ? propertiesOf(schema).result : schema, table);
 }
 
-const itemSchema = (schema: JsonSchema, table: ToolTable, wrap: boolean) => resolved(answerSchema(schema, table, wrap)?.items, table);
+/** The schema of the table's rows: the answer's items, or its list property's. */
+function itemSchema(tool: ToolSpec, table: ToolTable): JsonSchema | undefined {
+  if (!tool.output) return undefined;
+  const answer = answerSchema(tool.output.schema, table, tool.output.wrap);
+  const list = listProperty(tool, table);
+  return resolved((list === undefined ? answer : resolved(propertiesOf(answer)[list], table))?.items, table);
+}
 
 const propertiesOf = (schema: JsonSchema | undefined): Record<string, unknown> =>
   typeof schema?.properties === 'object' && schema.properties !== null ? (schema.properties as Record<string, unknown>) : {};
 
+/**
+ * A program's table columns, when it read one operation only and every key of its rows is a
+ * property of that operation's items: the item schema's columns the rows have, titled as its table's.
+ */
+function programColumns(result: CallToolResult, ran: ReadonlySet<ToolSpec>, table: ToolTable): Column[] | undefined {
+  const [tool] = ran;
+  const rows = (result.structuredContent as { result?: unknown } | undefined)?.result;
+  if (ran.size !== 1 || tool === undefined || !Array.isArray(rows) || rows.length === 0) return undefined;
+  const item = itemSchema(tool, table);
+  const properties = propertiesOf(item);
+  const keys = new Set(rows.flatMap((row) => (typeof row === 'object' && row !== null ? Object.keys(row) : [''])));
+  if (item === undefined || ![...keys].every((key) => Object.hasOwn(properties, key))) return undefined;
+  const columns = columnsOf(item, table, (key) => keys.has(key));
+  return columns.length > 0 ? columns : undefined;
+}
+
 /** The item schema's scalar properties, the ones people look for first leading, with their titles and descriptions. */
-function columnsOf(item: JsonSchema | undefined, table: ToolTable): Column[] {
-  const properties = Object.entries(propertiesOf(item)).filter(([, p]) => isScalarSchema(resolved(p, table)));
+function columnsOf(item: JsonSchema | undefined, table: ToolTable, shown: (key: string) => boolean = () => true): Column[] {
+  const properties = Object.entries(propertiesOf(item)).filter(([key, p]) => shown(key) && isScalarSchema(resolved(p, table)));
   const rank = (key: string) => (FIRST_COLUMNS.includes(key) ? FIRST_COLUMNS.indexOf(key) : FIRST_COLUMNS.length);
   return properties
     .map(([key, p], at) => ({ key, p: resolved(p, table) ?? {}, at }))

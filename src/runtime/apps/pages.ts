@@ -42,6 +42,8 @@ details{border-left:2px solid var(--color-border-primary,#8884);padding-left:8px
 .error{border:1px solid var(--color-border-danger,#c33);background:var(--color-background-danger,#c331);border-radius:var(--border-radius-md,6px);padding:8px 12px}
 pre{white-space:pre-wrap;word-break:break-word;margin:0}
 img{max-width:100%}
+figure{margin:0}figcaption,.binary p{color:var(--color-text-secondary,GrayText);margin:4px 0 0}
+.binary{border:1px solid var(--color-border-primary,#8884);border-radius:var(--border-radius-md,6px);padding:8px 12px}.binary h2{margin:0;font-size:1em}
 `;
 
 /** The page of a kind of view. */

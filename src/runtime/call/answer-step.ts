@@ -8,7 +8,7 @@ import { keepLink } from './answer/link-mark.js';
 import { toolError } from '../mcp/output.js';
 import { toToolResult, type UpstreamAnswer, type UpstreamRefusal } from './answer/response.js';
 import { refusal, structureFor } from './answer/shape.js';
-import type { AnswerBudget } from './answer/answer-budget.js';
+import { answerBudget } from './answer/answer-budget.js';
 import { withNote } from './send/retry.js';
 import type { Progress } from '../mcp/progress.js';
 import type { ToolSpec } from '../../contract/table.js';
@@ -95,9 +95,4 @@ function followOptions(options: { progress?: Progress; operationWaitMs?: number 
     ...(options.progress ? { progress: options.progress } : {}),
     ...(options.operationWaitMs !== undefined ? { waitMs: options.operationWaitMs } : {}),
   };
-}
-
-/** What a call's answer may cost the model, and how the tool pages (for the note on what was cut). */
-function answerBudget(tool: ToolSpec, args: Record<string, unknown>, maxBytes: number): AnswerBudget {
-  return { maxBytes, params: tool.http.params, args, ...(tool.pagination ? { pagination: tool.pagination } : {}) };
 }

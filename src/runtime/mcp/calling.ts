@@ -88,7 +88,11 @@ async function callTool(call: ToolCall) {
 /** The result with what its MCP Apps view needs, for a client that declares the extension (apps-gate.ts). */
 async function withView(call: ToolCall, tool: ToolSpec, result: CallToolResult, via?: string): Promise<CallToolResult> {
   const views = await call.tools.apps.viewsFor(call.server, call.ctx);
-  return views ? views.withViewData(result, tool, via) : result;
+  if (!views) return result;
+  // Through invoke_operation, the operation's own arguments are its `arguments`.
+  const given = via ? call.args.arguments : call.args;
+  const args = typeof given === 'object' && given !== null && !Array.isArray(given) ? (given as Record<string, unknown>) : {};
+  return views.withViewData(result, tool, { args, ...(via ? { via } : {}) });
 }
 
 /** A tool call by the executor. A failure inside a call is the tool's failure (isError), never the connection's. */
@@ -127,23 +131,27 @@ async function callMetaTool(call: ToolCall, meta: MetaCall) {
   const { confirmations, visible } = call.tools;
   // The operation's outputSchema is not advertised here, so its answer needs no projection against it.
   // A program's api call is read whole by the program: the answer budget is for what reaches the model.
-  const invoke: Invoke = async (t, given, program) =>
-    call.server.projectCallToolResult(await execute(call, t, given, false, program !== undefined), undefined);
+  // The operations a program ran: its table takes their columns when it read one (apps.ts).
+  const programRan = new Set<ToolSpec>();
+  const invoke: Invoke = async (t, given, program) => {
+    if (program !== undefined) programRan.add(t);
+    return call.server.projectCallToolResult(await execute(call, t, given, false, program !== undefined), undefined);
+  };
   const guarded = confirmations?.guard(() => asking(call), invoke) ?? invoke;
   const caller = callerOf(call.ctx.sessionId, call.auth);
   const request = { invoke: guarded, visible: (t: ToolSpec) => visible(t, call.auth), signal: call.ctx.mcpReq.signal, caller };
   const result = await meta(call.args, request);
   const asked = confirmations?.questionOf(result);
   if (asked) return asked;
-  if (call.request.params.name === EXECUTE) return withProgramView(call, result);
+  if (call.request.params.name === EXECUTE) return withProgramView(call, result, programRan);
   const ran = call.request.params.name === INVOKE ? call.tools.byName.get(String(call.args.name)) : undefined;
   return ran ? withView(call, ran, result, INVOKE) : result;
 }
 
 /** An execute result for its MCP Apps view, for a client that declares the extension. */
-async function withProgramView(call: ToolCall, result: CallToolResult): Promise<CallToolResult> {
+async function withProgramView(call: ToolCall, result: CallToolResult, ran: ReadonlySet<ToolSpec>): Promise<CallToolResult> {
   const views = await call.tools.apps.viewsFor(call.server, call.ctx);
-  return views && !result.isError ? views.withProgramData(result) : result;
+  return views && !result.isError ? views.withProgramData(result, ran) : result;
 }
 
 /** The table's tool by that name, if this instance serves it and the caller may see it; else the call is an unknown tool's. */

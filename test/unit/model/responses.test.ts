@@ -1,6 +1,7 @@
 // Responses → outputSchema, and Link Objects → the tools an agent may call next (src/model/responses.ts).
 import { describe, expect, it } from 'vitest';
 import {
+  binaryAnswerOf,
   buildOutput,
   buildSequence,
   isObjectRoot,
@@ -71,6 +72,22 @@ describe('buildOutput: the first 2xx JSON answer, wrapped unless it is an object
     const { refs, ...shape } = want;
     expect(got).toMatchObject(shape);
     if (refs) expect([...named]).toEqual(refs);
+  });
+});
+
+describe("binaryAnswerOf: the first 2xx answer's media type when only bytes come (the MCP Apps preview)", () => {
+  const op = (content: JsonObject, code = '200'): JsonObject => ({ responses: { [code]: { description: 'x', content } } });
+  const bytes = { schema: { type: 'string', format: 'binary' } };
+  it.each([
+    ['an image', op({ 'image/png': bytes }), 'image/png'],
+    ['an image range, parameters dropped', op({ 'image/*; q=1': bytes }), 'image/*'],
+    ['a PDF after a wildcard', op({ '*/*': bytes, 'application/pdf': bytes }), 'application/pdf'],
+    ['JSON beside the image: the JSON is the answer', op({ 'application/json': { schema: {} }, 'image/png': bytes }), undefined],
+    ['text: not bytes', op({ 'text/csv': bytes }), undefined],
+    ['a wildcard alone says nothing', op({ '*/*': bytes }), undefined],
+    ['a 4xx image: not the answer', op({ 'image/png': bytes }, '404'), undefined],
+  ])('%s', (_, given, want) => {
+    expect(binaryAnswerOf(docWith(), given)).toBe(want);
   });
 });
 

@@ -1,6 +1,7 @@
 // The views' one script, run in the host's sandboxed frame (MCP Apps, io.modelcontextprotocol/ui):
 // it receives a tool's result through ext-apps' App and draws a table (an array of objects), a
-// card (an object), an image preview (an image content block) or an error panel (isError).
+// card (an object), an image preview (an image content block), a panel saying what other bytes
+// came (a resource or audio block) or an error panel (isError).
 // Every string from the spec or the API is set with textContent: none becomes markup. A link is
 // drawn only for an http(s) URL, and opened by the host (ui/open-link), never by this frame.
 // Bundled with esbuild at mcp-gen's build (scripts/build-app-views.js) into the page's inline script.
@@ -14,11 +15,17 @@ interface Column {
   description?: string;
 }
 
-/** What the server adds to a result for its view, and the next page the answer shaping found. */
+/** What the server adds to a result for its view (runtime/apps/apps.ts). */
 interface ViewMeta {
   columns?: Column[];
   /** The answer is not an object: structuredContent is `{ result: <answer> }`. */
   wrapped?: boolean;
+  /** The answer's property that holds the table's rows (Stripe's `data`). */
+  list?: string;
+  /** The next page's arguments, merged into the call's own. */
+  next?: Record<string, unknown>;
+  /** A code-mode program's result: never called again, so no next page. */
+  program?: boolean;
   /** The operation ran through this meta-tool (invoke_operation): called again the same way. */
   via?: { tool: string; name: string };
 }
@@ -47,8 +54,8 @@ function followTheme(context: McpUiHostContext | undefined): void {
 function render(result: CallToolResult): void {
   root.replaceChildren();
   if (result.isError) return void root.append(errorPanel(textOf(result)));
-  const image = result.content?.find((block) => block.type === 'image');
-  if (image && image.type === 'image') return void root.append(imagePreview(image.data, image.mimeType));
+  const bytes = bytesOf(result);
+  if (bytes) return void root.append(IMAGE_TYPE.test(bytes.mimeType) && bytes.image ? imagePreview(bytes) : binaryPanel(bytes));
   const meta = viewMetaOf(result);
   const data = dataOf(result);
   via = meta.via;
@@ -59,10 +66,16 @@ function render(result: CallToolResult): void {
 
 const viewMetaOf = (result: CallToolResult) => (result._meta?.['mcp-gen/view'] ?? {}) as ViewMeta;
 
-/** The answer: structuredContent (unwrapped), else the text content's JSON. */
+/** The answer: structuredContent (unwrapped), else the text content's JSON; of a list in an object, the list. */
 function dataOf(result: CallToolResult): unknown {
+  const { wrapped, list } = viewMetaOf(result);
+  const answer = answerOf(result, wrapped);
+  return list !== undefined && isObject(answer) && Object.hasOwn(answer, list) ? answer[list] : answer;
+}
+
+function answerOf(result: CallToolResult, wrapped: boolean | undefined): unknown {
   const structured = result.structuredContent;
-  if (isObject(structured)) return viewMetaOf(result).wrapped ? structured.result : structured;
+  if (isObject(structured)) return wrapped ? structured.result : structured;
   try {
     return JSON.parse(textOf(result));
   } catch {
@@ -76,11 +89,8 @@ const textOf = (result: CallToolResult): string =>
     .map((block) => (block as { text: string }).text)
     .join('\n');
 
-/** The next page's arguments the server's answer shaping found (answer-budget.ts), if any. */
-function nextArgumentsOf(result: CallToolResult): Record<string, unknown> | undefined {
-  const answer = result._meta?.['mcp-gen/answer'] as { nextPage?: { arguments?: Record<string, unknown> } } | undefined;
-  return answer?.nextPage?.arguments;
-}
+/** The next page's arguments the server found (from the answer's cursor or Link header), if any. */
+const nextArgumentsOf = (result: CallToolResult) => viewMetaOf(result).next;
 
 const isObject = (value: unknown): value is Row => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isScalar = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);
@@ -101,14 +111,52 @@ function errorPanel(message: string): HTMLElement {
   return panel;
 }
 
-function imagePreview(data: string, mimeType: string): HTMLElement {
+/** Bytes a result carries: an image or audio block, or a resource's blob (runtime/call/answer/response.ts). */
+interface Bytes {
+  /** base64 */
+  data: string;
+  mimeType: string;
+  image: boolean;
+  uri?: string;
+}
+
+/** A media type drawn as an image: a plain `image/<subtype>`, nothing that could close the data: URL. */
+const IMAGE_TYPE = /^image\/[\w.+-]+$/;
+
+function bytesOf(result: CallToolResult): Bytes | undefined {
+  for (const block of result.content ?? []) {
+    if (block.type === 'image' || block.type === 'audio')
+      return { data: block.data, mimeType: block.mimeType, image: block.type === 'image' };
+    if (block.type === 'resource' && 'blob' in block.resource) {
+      const { blob, mimeType, uri } = block.resource;
+      return { data: blob, mimeType: mimeType ?? 'application/octet-stream', image: false, uri };
+    }
+  }
+  return undefined;
+}
+
+/** How many bytes base64 text stands for (RFC 4648 §4). */
+function byteCount(base64: string): number {
+  const clean = base64.replace(/[^A-Za-z0-9+/=]/g, '');
+  return Math.floor((clean.length * 3) / 4) - (clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0);
+}
+
+function imagePreview({ data, mimeType }: Bytes): HTMLElement {
   const figure = element('figure', undefined, 'image');
   const img = element('img');
-  // Only images, as data: URLs (the CSP allows img-src data: and nothing else).
-  if (/^image\/[\w.+-]+$/.test(mimeType)) img.src = `data:${mimeType};base64,${data.replace(/[^A-Za-z0-9+/=]/g, '')}`;
+  // A data: URL from the result itself (the CSP allows img-src data: and nothing else).
+  img.src = `data:${mimeType};base64,${data.replace(/[^A-Za-z0-9+/=]/g, '')}`;
   img.alt = mimeType;
-  figure.append(img, element('figcaption', mimeType));
+  figure.append(img, element('figcaption', `${mimeType}, ${byteCount(data)} bytes`));
   return figure;
+}
+
+/** Bytes that are not drawn: what they are, how many, and where from. */
+function binaryPanel({ data, mimeType, uri }: Bytes): HTMLElement {
+  const panel = element('section', undefined, 'binary');
+  panel.append(element('h2', 'Binary answer'), element('p', `binary, ${byteCount(data)} bytes, ${mimeType}`));
+  if (uri) panel.append(element('p', uri, 'status'));
+  return panel;
 }
 
 // ---- values: links, dates ----
@@ -178,7 +226,7 @@ function table(first: Row[], meta: ViewMeta, firstNext: Record<string, unknown> 
   const fill = () => {
     const shown = sort ? [...rows].sort(compareBy(sort.key, sort.descending)) : rows;
     body.replaceChildren(...shown.map((row) => tableRow(row, columns)));
-    status.textContent = `${rows.length} rows`;
+    status.textContent = `${rows.length} rows${meta.program ? " (a program's result: no next page)" : ''}`;
     more.hidden = next === undefined;
   };
   grid.append(

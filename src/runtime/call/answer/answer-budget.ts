@@ -5,7 +5,7 @@
 // the tool's pagination (tools.json) and the answer itself (its Link header, its cursor).
 // --max-response-bytes is another limit: how much of the upstream's body is read at all.
 
-import type { Pagination, ParamSpec } from '../../../contract/table.js';
+import type { Pagination, ParamSpec, ToolSpec } from '../../../contract/table.js';
 
 export interface AnswerBudget {
   /** Most bytes of JSON text (UTF-8) an answer may be; 0: no budget. */
@@ -15,6 +15,11 @@ export interface AnswerBudget {
   params: readonly ParamSpec[];
   /** The call's arguments (the page or offset it asked for). */
   args: Record<string, unknown>;
+}
+
+/** What a call's answer may cost the model, and how the tool pages (for the note on what was cut). */
+export function answerBudget(tool: ToolSpec, args: Record<string, unknown>, maxBytes: number): AnswerBudget {
+  return { maxBytes, params: tool.http.params, args, ...(tool.pagination ? { pagination: tool.pagination } : {}) };
 }
 
 /** A place in a JSON value: object keys and array indexes. */
@@ -228,7 +233,7 @@ function largestChild(node: unknown): [string | number, unknown, number] | undef
 
 // ---- the next page ----
 
-type NextHow = { arguments: Record<string, unknown> } | { url: string };
+export type NextHow = { arguments: Record<string, unknown> } | { url: string };
 
 const describe = (how: NextHow) => ('url' in how ? `the URL ${how.url}` : `call again with ${JSON.stringify(how.arguments)}`);
 
@@ -258,7 +263,9 @@ function nextPage(
       // an item's id: the last item kept, so that nothing is skipped
       const cursor = dotted(fromItem ? kept : whole, segments);
       if (cursor === undefined || cursor === null || cursor === '') return undefined;
-      if (!fromItem && p.hasMore !== undefined && dotted(whole, p.hasMore.split('.')) === false) return undefined;
+      // After the last item kept of a cut list there is more, whatever the API's has_more says.
+      const more = p.hasMore === undefined ? undefined : dotted(whole, p.hasMore.split('.'));
+      if (more === false && !(fromItem && cutSome)) return undefined;
       if (typeof cursor === 'string' && /^https?:\/\//i.test(cursor))
         return { how: linkArguments(cursor, budget.params), skipsCut: cutSome };
       return { how: { arguments: { ...pageSize(budget), [p.param]: cursor } }, skipsCut: !fromItem && cutSome };
@@ -275,6 +282,15 @@ function nextPage(
       };
     }
   }
+}
+
+/**
+ * The next page of an answer that was not cut, when the answer itself says there is one (a
+ * cursor, and its has_more): for an MCP Apps table's Next page (runtime/apps/apps.ts). Page
+ * numbers and offsets are left out: such an answer does not say whether more follow.
+ */
+export function nextOfWhole(budget: AnswerBudget, value: unknown): NextHow | undefined {
+  return budget.pagination?.style === 'cursor' ? nextPage(budget, value, value, 0, 0, undefined)?.how : undefined;
 }
 
 /** The page size the call asked for, to ask for the same again. */
