@@ -19,6 +19,7 @@ import { claimSession, identityOf, releaseSession } from './sessions.js';
 import type { Logger } from '../start/log.js';
 import type { ServerFactory } from '../mcp/server.js';
 import { SessionTransport, type StreamsMidCall } from './session-transport.js';
+import { headerList, NodeExchange, withSignal } from './node-web.js';
 
 interface Session {
   transport: SessionTransport;
@@ -268,59 +269,24 @@ function nodeHandler(handler: WebHandler): NodeHandler {
   const general = toNodeHandler(handler);
   return async (req, res, body) => {
     if (body === undefined || req.method !== 'POST') return general(req, res, body);
-    // Aborted when the client goes before its answer is written, as toNodeHandler's signal is.
-    let finished = false;
-    const gone = new AbortController();
-    res.on('close', () => {
-      if (!finished) gone.abort();
-    });
-    if (res.destroyed) gone.abort();
+    const exchange = new NodeExchange(req, res);
     let response: Response;
     try {
       const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth;
       const options = { ...(authInfo !== undefined ? { authInfo } : {}), parsedBody: body };
-      response = await handler.fetch(bodylessRequest(req, gone.signal), options);
+      response = await handler.fetch(bodylessRequest(req, exchange.gone), options);
     } catch {
       return general(req, res, body);
     }
-    await writeAnswer(response, res, gone.signal);
-    finished = true;
+    await exchange.write(response);
   };
-}
-
-/** The handler's Response on node:http: a JSON one in one write, a stream (SSE) as it comes. */
-async function writeAnswer(response: Response, res: ServerResponse, gone: AbortSignal): Promise<void> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) headers[name] = value;
-  if (response.body !== null && (headers['content-type'] ?? '').startsWith('application/json')) {
-    const bytes = await wholeBody(response.body);
-    headers['content-length'] = String(bytes.byteLength); // set before writeHead, or node:http sends it chunked
-    res.writeHead(response.status, headers).end(bytes);
-    return;
-  }
-  res.writeHead(response.status, headers);
-  await streamBody(response.body, res, gone);
-  res.end();
 }
 
 /** The web Request toWebRequest makes of a POST with a parsed body, without the body itself. */
 function bodylessRequest(req: IncomingMessage, signal: AbortSignal): Request {
   const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
   const url = `http://${first(req.headers['host']) ?? first(req.headers[':authority']) ?? 'localhost'}${req.url ?? '/'}`;
-  // A list, which the Request takes as it is, rather than a Headers object it would copy.
-  const headers: [string, string][] = [];
-  for (const name in req.headers) {
-    const value = req.headers[name];
-    if (value === undefined || name.startsWith(':') || BODY_HEADERS.has(name)) continue;
-    if (Array.isArray(value)) for (const item of value) headers.push([name, item]);
-    else headers.push([name, value]);
-  }
-  const request = new Request(url, { method: 'POST', headers });
-  // The signal the handler reads (an answer is abandoned when its client goes), set on the
-  // Request itself: given as an option, undici would tie its own signal to it with weak
-  // references and a finalizer, which cost more CPU than the rest of the conversion.
-  Object.defineProperty(request, 'signal', { value: signal });
-  return request;
+  return withSignal(new Request(url, { method: 'POST', headers: headerList(req, BODY_HEADERS) }), signal);
 }
 
 /**
@@ -328,33 +294,6 @@ function bodylessRequest(req: IncomingMessage, signal: AbortSignal): Request {
  * the body's true size, already held to the limit, and the handler given a parsed body reads none.
  */
 const BODY_HEADERS = new Set(['content-encoding', 'transfer-encoding']);
-
-/** A body read to its end by its reader: less CPU than arrayBuffer() or async iteration (mostly one chunk). */
-async function wholeBody(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
-  return chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
-}
-
-/** An answer's body (an SSE stream) written as it comes, waiting for the socket to drain, until the client goes. */
-async function streamBody(body: ReadableStream<Uint8Array> | null, res: ServerResponse, gone: AbortSignal): Promise<void> {
-  if (body === null) return;
-  let drained: (() => void) | undefined;
-  res.on('drain', () => {
-    drained?.();
-    drained = undefined;
-  });
-  const closed = new Promise<void>((resolve) => gone.addEventListener('abort', () => resolve(), { once: true }));
-  try {
-    for await (const chunk of body) {
-      if (gone.aborted) break;
-      if (!res.write(chunk)) await Promise.race([new Promise<void>((resolve) => (drained = resolve)), closed]);
-    }
-  } catch {
-    // the stream failed or was cancelled: the answer ends here, as toNodeHandler ends it
-  }
-}
 
 /** Whether a call may send the client a request before its result (linking an API account). */
 function asksClientsMidCall(config: ServerConfig): boolean {

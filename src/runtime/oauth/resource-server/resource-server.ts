@@ -59,7 +59,7 @@ export async function resourceServer(
   const core = await resourceServerCore(config, served, log, own);
   const links = own === undefined && oauth.signIn !== undefined ? await linkEndpoints(config, core.metadata, served.table, log) : undefined;
   const endpoints = own?.endpoints ?? links;
-  // the web endpoints' Node adapter (node:stream), loaded only for them
+  // the web endpoints' Node adapter, loaded only for them
   const nodeStepOf = endpoints === undefined ? undefined : (await import('../../http/web-endpoints.js')).nodeStepOf;
   return {
     metadata: metadataStep(core.resources, core.document, core.metadata),
