@@ -24,12 +24,16 @@ export interface SessionObjects {
 export interface SessionObjectState {
   id: { toString(): string };
   storage: { setAlarm(scheduledTime: number): Promise<void>; deleteAlarm(): Promise<void> };
+  /** Told when the session ends (DELETE, idle, a failed initialize): a store in memory then forgets the object (sessions-memory.ts). */
+  ended?(): void;
 }
 
 /** The object's handlers, which the Durable Object class of the Worker's entry calls. */
 export interface SessionObjectHandlers {
   fetch(request: Request): Promise<Response>;
   alarm(): Promise<void>;
+  /** Ends the session now, whatever it is doing: the server is stopping. */
+  close?(): Promise<void>;
 }
 
 /**
@@ -41,6 +45,8 @@ const FORWARDED = 'x-mcp-gen-session';
 interface Forwarded {
   /** A 2025-era initialize, sent to a new object: the only request that opens a session. */
   opens: boolean;
+  /** The client's address, for a cap on the sessions one client opens (sessions-memory.ts). */
+  address?: string;
   auth?: Omit<AuthInfo, 'resource'> & { resource?: string };
 }
 
@@ -86,22 +92,23 @@ function opensSession(request: Request, body: unknown): boolean {
 function forwarded(request: Request, context: WebContext, opens: boolean): Request {
   const headers = new Headers(request.headers);
   const auth = context.auth === undefined ? undefined : { ...context.auth, resource: context.auth.resource?.href };
-  headers.set(FORWARDED, JSON.stringify({ opens, ...(auth !== undefined ? { auth } : {}) } satisfies Forwarded));
+  const forwarded: Forwarded = { opens, address: context.address, ...(auth !== undefined ? { auth } : {}) };
+  headers.set(FORWARDED, JSON.stringify(forwarded));
   headers.delete('content-length');
   const body = request.method === 'POST' ? JSON.stringify(context.body) : null;
   return new Request(request.url, { method: request.method, headers, body });
 }
 
 /** What the Worker forwarded with a request, the token's resource a URL again. */
-function readForwarded(request: Request): { opens: boolean; auth: AuthInfo | undefined } {
-  const { opens, auth } = JSON.parse(request.headers.get(FORWARDED) ?? '{"opens":false}') as Forwarded;
-  if (auth === undefined) return { opens, auth: undefined };
+export function readForwarded(request: Request): { opens: boolean; address: string; auth: AuthInfo | undefined } {
+  const { opens, address = 'unknown', auth } = JSON.parse(request.headers.get(FORWARDED) ?? '{"opens":false}') as Forwarded;
+  if (auth === undefined) return { opens, address, auth: undefined };
   const { resource, ...rest } = auth;
-  return { opens, auth: { ...rest, ...(resource !== undefined ? { resource: new URL(resource) } : {}) } };
+  return { opens, address, auth: { ...rest, ...(resource !== undefined ? { resource: new URL(resource) } : {}) } };
 }
 
 /** An unknown, ended or foreign session: the client opens a new one (Streamable HTTP, "Session Management"). */
-const sessionNotFound = () => jsonRpcRefusal(404, -32001, 'Session not found');
+export const sessionNotFound = () => jsonRpcRefusal(404, -32001, 'Session not found');
 
 const sessionRequired = (method: string) =>
   jsonRpcRefusal(
@@ -157,6 +164,10 @@ class DurableSession implements SessionObjectHandlers {
     });
   }
 
+  async close(): Promise<void> {
+    await this.transport?.close();
+  }
+
   /** Ends the session once unused for the idle time, or looks again when it may be. */
   async alarm(): Promise<void> {
     if (this.transport === undefined) return;
@@ -180,6 +191,7 @@ class DurableSession implements SessionObjectHandlers {
     transport.onclose = () => {
       if (this.transport === transport) this.transport = undefined;
       void this.state.storage.deleteAlarm();
+      this.state.ended?.();
     };
     await this.factory('session').connect(transport);
     const answer = await transport.handleRequest(request, await options(request, auth));

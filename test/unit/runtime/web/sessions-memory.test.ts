@@ -1,0 +1,98 @@
+// 2025-era sessions kept in memory behind the web core (sessions-memory.ts), as Node will serve
+// them (docs/node-adapter-plan.md): the web core on a real node:http listener through the Node
+// adapter (node-web.ts), the official SDK client of the 2025 era. A session opens on initialize,
+// counts against --max-sessions-per-client, frees its place when the client ends it, and ends
+// itself once idle for MCP_SESSION_IDLE_MS.
+import { createServer } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { clientAddress } from '../../../../src/runtime/http/connections.js';
+import { NodeExchange } from '../../../../src/runtime/http/node-web.js';
+import { createWebServer, type WebServer } from '../../../../src/runtime/web/web-server.js';
+import { memorySessions, type MemorySessions } from '../../../../src/runtime/web/sessions-memory.js';
+import { summarize } from '../../../../src/contract/summary.js';
+import type { ToolTable } from '../../../../src/contract/table.js';
+import { connect } from '../../../../harness/project.js';
+import { listenLocally, type StepServer } from '../../../harness/http-steps.js';
+
+const TABLE = {
+  format: 1,
+  name: 'acme',
+  version: '1.0.0',
+  servers: [{ url: 'https://api.example' }],
+  defs: {},
+  auth: {},
+  tools: [],
+} as ToolTable;
+
+/** The web core with sessions in memory, served on 127.0.0.1 through the Node adapter. */
+async function serveCore(env: Record<string, string>): Promise<{ listener: StepServer; sessions: MemorySessions; url: string }> {
+  // The objects are the core's own (its `session`), and the core is given the store that makes them.
+  const sessions = memorySessions((state) => core.session(state), { maxSessions: 1000, maxSessionsPerClient: 1 });
+  const core: WebServer = createWebServer({
+    platform: 'deno',
+    summary: summarize(TABLE),
+    table: TABLE,
+    hooks: {},
+    env: { API_BASE_URL: 'https://api.example', ...env },
+    sessions,
+  });
+  const listener = await listenLocally(
+    createServer((req, res) => {
+      const exchange = new NodeExchange(req, res);
+      const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+      void core
+        .fetch(exchange.request(url), { remoteAddr: { hostname: clientAddress(req.socket) } })
+        .then((answer) => exchange.write(answer));
+    }),
+  );
+  return { listener, sessions, url: `http://127.0.0.1:${listener.port}` };
+}
+
+const sessionIdOf = (client: Client) => (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
+
+describe('2025-era sessions in memory behind the web core', () => {
+  let served: Awaited<ReturnType<typeof serveCore>> | undefined;
+  const clients: Client[] = [];
+  afterEach(async () => {
+    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+    await served?.sessions.close();
+    await served?.listener.close();
+  });
+
+  it('opens one per initialize, within the per-client cap, and frees its place when the client ends it', async () => {
+    served = await serveCore({});
+    const first = await connect('http', served.url);
+    clients.push(first);
+    expect(sessionIdOf(first)).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await first.listTools()).tools).toEqual([]);
+    expect(served.sessions.size).toBe(1);
+
+    await expect(connect('http', served.url)).rejects.toThrow(/Too many open sessions from 127\.0\.0\.1 \(1\)/);
+
+    await (first.transport as StreamableHTTPClientTransport).terminateSession();
+    expect(served.sessions.size).toBe(0);
+    const next = await connect('http', served.url);
+    clients.push(next);
+    expect(served.sessions.size).toBe(1);
+  });
+
+  it('ends a session unused for MCP_SESSION_IDLE_MS, after which its id finds no session', async () => {
+    served = await serveCore({ MCP_SESSION_IDLE_MS: '1000' });
+    const client = await connect('http', served.url);
+    clients.push(client);
+    const id = sessionIdOf(client) as string;
+    await expect.poll(() => served?.sessions.size, { timeout: 4_000, interval: 100 }).toBe(0);
+    const answer = await fetch(`${served.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': id,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(answer.status).toBe(404);
+  });
+});
