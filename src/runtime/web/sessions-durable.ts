@@ -6,12 +6,19 @@
 // without a session (2026-07-28, and 2025-era requests other than initialize) stay stateless in
 // the Worker.
 
-import { classifyInboundRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type HandleRequestOptions,
+  type WebStandardStreamableHTTPServerTransportOptions,
+} from '@modelcontextprotocol/server';
 import { callerIdentity } from '../http/sessions.js';
 import type { ServerFactory } from '../mcp/server-instances.js';
 import type { ServerConfig } from '../start/config.js';
 import type { Logger } from '../start/log.js';
 import { jsonRpcRefusal, type WebContext } from './web-steps.js';
+import { SplitSessionTransport, type StreamsMidCall } from './split-session-transport.js';
 
 /** The Durable Object namespace bound as MCP_SESSIONS (wrangler.jsonc), as far as the routing uses it. */
 export interface SessionObjects {
@@ -127,13 +134,13 @@ type SessionSettings = Pick<ServerConfig, 'sessionIdleMs' | 'sseKeepAliveMs' | '
  */
 export function sessionObject(
   state: SessionObjectState,
-  serving: { factory: ServerFactory; config: SessionSettings; log: Logger },
+  serving: { factory: ServerFactory; config: SessionSettings; log: Logger; streams: () => Promise<StreamsMidCall> },
 ): SessionObjectHandlers {
-  return new DurableSession(state, serving.factory, serving.config, serving.log);
+  return new DurableSession(state, serving.factory, serving.config, serving.log, serving.streams);
 }
 
 class DurableSession implements SessionObjectHandlers {
-  private transport: WebStandardStreamableHTTPServerTransport | undefined;
+  private transport: WebSessionTransport | undefined;
   private identity: string | undefined;
   private lastSeen = 0;
   /** Requests being answered, GET streams aside: a session busy with a call is not idle. */
@@ -144,6 +151,8 @@ class DurableSession implements SessionObjectHandlers {
     private readonly factory: ServerFactory,
     private readonly config: SessionSettings,
     private readonly log: Logger,
+    /** Which POSTs may talk (the table's service knows), asked as a session opens. */
+    private readonly streams: () => Promise<StreamsMidCall>,
   ) {}
 
   async fetch(request: Request): Promise<Response> {
@@ -181,11 +190,14 @@ class DurableSession implements SessionObjectHandlers {
   }
 
   private async open(request: Request, auth: AuthInfo | undefined): Promise<Response> {
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => this.state.id.toString(),
-      maxRequestBodySize: this.config.maxRequestBytes,
-      keepAliveMs: this.config.sseKeepAliveMs,
-    });
+    const transport = new WebSessionTransport(
+      {
+        sessionIdGenerator: () => this.state.id.toString(),
+        maxRequestBodySize: this.config.maxRequestBytes,
+        keepAliveMs: this.config.sseKeepAliveMs,
+      },
+      await this.streams(),
+    );
     transport.onerror = (error) => this.log.debug(`session: ${error.message}`);
     // DELETE, the idle alarm, or a failed initialize: the object forgets the session.
     transport.onclose = () => {
@@ -205,6 +217,32 @@ class DurableSession implements SessionObjectHandlers {
     await this.state.storage.setAlarm(this.lastSeen + this.config.sessionIdleMs);
     this.log.debug(`session ${transport.sessionId} opened`);
     return answer;
+  }
+}
+
+/** A session's transport over the SDK's web-standard one: JSON unless the call may talk (split-session-transport.ts). */
+class WebSessionTransport extends SplitSessionTransport<WebStandardStreamableHTTPServerTransport> {
+  constructor(options: Omit<WebStandardStreamableHTTPServerTransportOptions, 'enableJsonResponse'>, streams: StreamsMidCall) {
+    super(
+      (use) =>
+        new WebStandardStreamableHTTPServerTransport(
+          use === 'session'
+            ? { ...options, enableJsonResponse: true }
+            : { sessionIdGenerator: undefined, enableJsonResponse: false, maxRequestBodySize: options.maxRequestBodySize },
+        ),
+      streams,
+    );
+  }
+
+  /** A request of this session (or the initialize that opens it). */
+  async handleRequest(request: Request, options: HandleRequestOptions): Promise<Response> {
+    if (!this.answersAlone(request.method, options.parsedBody)) return this.session.handleRequest(request, options);
+    const alone = await this.streamTransport();
+    return whenAnswered(await alone.handleRequest(request, options), () => this.endAlone(alone));
+  }
+
+  closeStandaloneSSEStream(): void {
+    this.session.closeStandaloneSSEStream();
   }
 }
 

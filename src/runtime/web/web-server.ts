@@ -114,7 +114,8 @@ export function createWebServer(input: WebServerInput): WebServer {
   };
   return {
     address: { hostname: config.host, port: config.port },
-    session: (state) => sessionObject(state, { factory: serving.factory, config, log }),
+    session: (state) =>
+      sessionObject(state, { factory: serving.factory, config, log, streams: async () => (await serving.service.get()).streamsMidCall }),
     async fetch(request, info) {
       try {
         const url = new URL(request.url);

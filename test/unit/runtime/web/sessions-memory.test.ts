@@ -77,6 +77,24 @@ describe('2025-era sessions in memory behind the web core', () => {
     expect(served.sessions.size).toBe(1);
   });
 
+  it("answers a session's plain POST in JSON, as Node's sessions do (no call of it may talk)", async () => {
+    served = await serveCore({});
+    const client = await connect('http', served.url);
+    clients.push(client);
+    const answer = await fetch(`${served.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': sessionIdOf(client) as string,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+    });
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await answer.json()).toEqual({ jsonrpc: '2.0', id: 7, result: { tools: [] } });
+  });
+
   it('ends a session unused for MCP_SESSION_IDLE_MS, after which its id finds no session', async () => {
     served = await serveCore({ MCP_SESSION_IDLE_MS: '1000' });
     const client = await connect('http', served.url);
