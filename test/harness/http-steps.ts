@@ -3,6 +3,8 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jsonRpcError, sendJson } from '../../src/runtime/http/answer.js';
+import { clientAddress } from '../../src/runtime/http/connections.js';
+import { NodeExchange } from '../../src/runtime/http/node-web.js';
 import { pipeline, type HttpStep } from '../../src/runtime/http/pipeline.js';
 import type { Logger } from '../../src/runtime/start/log.js';
 
@@ -25,6 +27,21 @@ export async function serveSteps(...steps: HttpStep[]): Promise<StepServer> {
     );
   });
   return listenLocally(server);
+}
+
+/** A web handler (the web core) served on 127.0.0.1 through the Node adapter (node-web.ts), told each client's address. */
+export function serveWeb(handler: {
+  fetch(request: Request, info: { remoteAddr: { hostname: string } }): Promise<Response>;
+}): Promise<StepServer> {
+  return listenLocally(
+    createServer((req, res) => {
+      const exchange = new NodeExchange(req, res);
+      const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+      void handler
+        .fetch(exchange.request(url), { remoteAddr: { hostname: clientAddress(req.socket) } })
+        .then((answer) => exchange.write(answer));
+    }),
+  );
 }
 
 export async function listenLocally(server: Server): Promise<StepServer> {

@@ -85,6 +85,36 @@ export function createWebServer(input: WebServerInput): WebServer {
   const { config, log } = started;
   const summary = servedSummary(input, log);
   const serving = prepareServing(summary, () => input.table, input.hooks as Hooks, config, log);
+  const core = createWebCore({
+    platform: input.platform,
+    config,
+    serving,
+    log,
+    ...(input.sessions !== undefined ? { sessions: input.sessions } : {}),
+  });
+  return { address: { hostname: config.host, port: config.port }, fetch: core.fetch, session: core.session };
+}
+
+/** What the core serves with: on a platform read from its variables (createWebServer); on Node, from its command line. */
+export interface WebCoreInput {
+  platform: PlatformName;
+  config: ServerConfig;
+  serving: Serving;
+  log: Logger;
+  /** Where 2025-era sessions are kept (Cloudflare: Durable Objects; Node: memory); none: stateless. */
+  sessions?: SessionObjects;
+  /** Whether the server is draining (Node, after SIGTERM): /healthz then answers 503, so that a balancer stops routing here. */
+  draining?: () => boolean;
+}
+
+export type WebCore = Pick<WebServer, 'fetch' | 'session'>;
+
+/**
+ * The handler itself, (Request) → Response, once its settings are known: health and CORS, the
+ * steps (requestSteps), then 2025-era sessions where they are kept and the SDK's handler.
+ */
+export function createWebCore(input: WebCoreInput): WebCore {
+  const { config, serving, log } = input;
   const mcp = createMcpHandler(() => serving.factory('request'), {
     legacy: 'stateless',
     maxRequestBodySize: config.maxRequestBytes,
@@ -95,6 +125,7 @@ export function createWebServer(input: WebServerInput): WebServer {
   const steps = new Lazy(() => requestSteps(config, serving, log));
   const corsOf = cors(config.corsOrigins);
   const platformName = input.platform;
+  const draining = input.draining ?? (() => false);
   // --stateless (MCP_STATELESS) serves 2025-era clients without sessions here too.
   const sessions = config.stateless ? undefined : input.sessions;
   const serve = async (request: Request, url: URL, info: ConnectionInfo | undefined): Promise<Response> => {
@@ -113,14 +144,13 @@ export function createWebServer(input: WebServerInput): WebServer {
     });
   };
   return {
-    address: { hostname: config.host, port: config.port },
     session: (state) =>
       sessionObject(state, { factory: serving.factory, config, log, streams: async () => (await serving.service.get()).streamsMidCall }),
     async fetch(request, info) {
       try {
         const url = new URL(request.url);
         // Before the other steps are made: a probe is answered while OAuth discovers its server.
-        const healthy = health(request, url);
+        const healthy = health(request, url, draining);
         if (healthy !== undefined) return healthy;
         const allowed = corsOf(request);
         return allowed.preflight ?? withHeaders(await serve(request, url, info), allowed.headers);

@@ -37,9 +37,11 @@ export function jsonRpcRefusal(status: number, code: number, message: string, he
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
 }
 
-/** GET /healthz: the platform's probe, before the guard and the token (it comes with neither). */
-export const health = (request: Request, url: URL): Response | undefined =>
-  url.pathname === '/healthz' && request.method === 'GET' ? Response.json({ status: 'ok' }) : undefined;
+/** GET /healthz: the platform's probe, before the guard and the token (it comes with neither); 503 once draining (Node, drain.ts). */
+export function health(request: Request, url: URL, draining: () => boolean): Response | undefined {
+  if (url.pathname !== '/healthz' || request.method !== 'GET') return undefined;
+  return draining() ? Response.json({ status: 'draining' }, { status: 503 }) : Response.json({ status: 'ok' });
+}
 
 /**
  * Host and Origin must name this server (DNS-rebinding protection, as http/guard.ts): loopback

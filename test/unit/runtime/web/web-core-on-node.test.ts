@@ -1,19 +1,20 @@
-// 2025-era sessions kept in memory behind the web core (sessions-memory.ts), as Node will serve
-// them (docs/node-adapter-plan.md): the web core on a real node:http listener through the Node
-// adapter (node-web.ts), the official SDK client of the 2025 era. A session opens on initialize,
+// The web core as the Node server will serve it (docs/node-adapter-plan.md): on a real node:http
+// listener through the Node adapter (node-web.ts). Made from settings read elsewhere
+// (createWebCore), its readiness probe says when the server drains, as Node's does
+// (http/health.ts). 2025-era sessions kept in memory (sessions-memory.ts), with the official SDK
+// client of the 2025 era. A session opens on initialize,
 // counts against --max-sessions-per-client, frees its place when the client ends it, and ends
 // itself once idle for MCP_SESSION_IDLE_MS.
-import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { clientAddress } from '../../../../src/runtime/http/connections.js';
-import { NodeExchange } from '../../../../src/runtime/http/node-web.js';
-import { createWebServer, type WebServer } from '../../../../src/runtime/web/web-server.js';
+import { createWebCore, createWebServer, type WebServer } from '../../../../src/runtime/web/web-server.js';
 import { memorySessions, type MemorySessions } from '../../../../src/runtime/web/sessions-memory.js';
+import { configFrom, type ServerConfig } from '../../../../src/runtime/start/config.js';
+import { prepareServing } from '../../../../src/runtime/start/serving.js';
 import { summarize } from '../../../../src/contract/summary.js';
 import type { ToolTable } from '../../../../src/contract/table.js';
 import { connect } from '../../../../harness/project.js';
-import { listenLocally, type StepServer } from '../../../harness/http-steps.js';
+import { recordingLogger, send, serveWeb, type StepServer } from '../../../harness/http-steps.js';
 
 const TABLE = {
   format: 1,
@@ -37,15 +38,7 @@ async function serveCore(env: Record<string, string>): Promise<{ listener: StepS
     env: { API_BASE_URL: 'https://api.example', ...env },
     sessions,
   });
-  const listener = await listenLocally(
-    createServer((req, res) => {
-      const exchange = new NodeExchange(req, res);
-      const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
-      void core
-        .fetch(exchange.request(url), { remoteAddr: { hostname: clientAddress(req.socket) } })
-        .then((answer) => exchange.write(answer));
-    }),
-  );
+  const listener = await serveWeb(core);
   return { listener, sessions, url: `http://127.0.0.1:${listener.port}` };
 }
 
@@ -112,5 +105,21 @@ describe('2025-era sessions in memory behind the web core', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(answer.status).toBe(404);
+  });
+});
+
+describe('the web core made from settings (createWebCore)', () => {
+  let listener: StepServer | undefined;
+  afterEach(() => listener?.close());
+
+  it('answers /healthz 200 while serving and 503 once draining', async () => {
+    const config = configFrom({ transport: 'http' }, { API_BASE_URL: 'https://api.example' }) as ServerConfig;
+    const log = recordingLogger();
+    const serving = prepareServing(summarize(TABLE), () => TABLE, {}, config, log);
+    let draining = false;
+    listener = await serveWeb(createWebCore({ platform: 'node', config, serving, log, draining: () => draining }));
+    expect(await send(listener.port, { path: '/healthz' })).toMatchObject({ status: 200, json: { status: 'ok' } });
+    draining = true;
+    expect(await send(listener.port, { path: '/healthz' })).toMatchObject({ status: 503, json: { status: 'draining' } });
   });
 });
