@@ -101,13 +101,16 @@ export interface WebCoreInput {
   config: ServerConfig;
   serving: Serving;
   log: Logger;
-  /** Where 2025-era sessions are kept (Cloudflare: Durable Objects; Node: memory); none: stateless. */
-  sessions?: SessionObjects;
+  /** Where 2025-era sessions are kept (Cloudflare: Durable Objects; Node: memory, which `close` ends); none: stateless. */
+  sessions?: SessionObjects & { close?(): Promise<void> };
   /** Whether the server is draining (Node, after SIGTERM): /healthz then answers 503, so that a balancer stops routing here. */
   draining?: () => boolean;
 }
 
-export type WebCore = Pick<WebServer, 'fetch' | 'session'>;
+export interface WebCore extends Pick<WebServer, 'fetch' | 'session'> {
+  /** Ends the sessions kept here and the SDK handler's streams: the server stops (Node, once its calls have finished). */
+  close(): Promise<void>;
+}
 
 /**
  * The handler itself, (Request) → Response, once its settings are known: health and CORS, the
@@ -144,6 +147,9 @@ export function createWebCore(input: WebCoreInput): WebCore {
     });
   };
   return {
+    async close() {
+      await Promise.allSettled([mcp.close(), input.sessions?.close?.()]);
+    },
     session: (state) =>
       sessionObject(state, { factory: serving.factory, config, log, streams: async () => (await serving.service.get()).streamsMidCall }),
     async fetch(request, info) {

@@ -7,7 +7,7 @@
 // itself once idle for MCP_SESSION_IDLE_MS.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createWebCore, createWebServer, type WebServer } from '../../../../src/runtime/web/web-server.js';
+import { createWebCore, type WebCore, type WebCoreInput } from '../../../../src/runtime/web/web-server.js';
 import { memorySessions, type MemorySessions } from '../../../../src/runtime/web/sessions-memory.js';
 import { configFrom, type ServerConfig } from '../../../../src/runtime/start/config.js';
 import { prepareServing } from '../../../../src/runtime/start/serving.js';
@@ -26,20 +26,23 @@ const TABLE = {
   tools: [],
 } as ToolTable;
 
-/** The web core with sessions in memory, served on 127.0.0.1 through the Node adapter. */
-async function serveCore(env: Record<string, string>): Promise<{ listener: StepServer; sessions: MemorySessions; url: string }> {
+/** The web core as Node makes it, from its settings (createWebCore). */
+function coreOf(env: Record<string, string>, more: Partial<WebCoreInput> = {}): WebCore {
+  const config = configFrom({ transport: 'http' }, { API_BASE_URL: 'https://api.example', ...env }) as ServerConfig;
+  const log = recordingLogger();
+  const serving = prepareServing(summarize(TABLE), () => TABLE, {}, config, log);
+  return createWebCore({ platform: 'node', config, serving, log, ...more });
+}
+
+/** The web core with sessions in memory, at most one per client, served on 127.0.0.1 through the Node adapter. */
+async function serveCore(
+  env: Record<string, string>,
+): Promise<{ listener: StepServer; sessions: MemorySessions; core: WebCore; url: string }> {
   // The objects are the core's own (its `session`), and the core is given the store that makes them.
   const sessions = memorySessions((state) => core.session(state), { maxSessions: 1000, maxSessionsPerClient: 1 });
-  const core: WebServer = createWebServer({
-    platform: 'deno',
-    summary: summarize(TABLE),
-    table: TABLE,
-    hooks: {},
-    env: { API_BASE_URL: 'https://api.example', ...env },
-    sessions,
-  });
+  const core = coreOf(env, { sessions });
   const listener = await serveWeb(core);
-  return { listener, sessions, url: `http://127.0.0.1:${listener.port}` };
+  return { listener, sessions, core, url: `http://127.0.0.1:${listener.port}` };
 }
 
 const sessionIdOf = (client: Client) => (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
@@ -88,6 +91,16 @@ describe('2025-era sessions in memory behind the web core', () => {
     expect(await answer.json()).toEqual({ jsonrpc: '2.0', id: 7, result: { tools: [] } });
   });
 
+  it('ends every session when the core closes (the server stops)', async () => {
+    served = await serveCore({});
+    const client = await connect('http', served.url);
+    clients.push(client);
+    expect(served.sessions.size).toBe(1);
+    await served.core.close();
+    expect(served.sessions.size).toBe(0);
+    await expect(client.listTools()).rejects.toThrow(/Session not found/);
+  });
+
   it('ends a session unused for MCP_SESSION_IDLE_MS, after which its id finds no session', async () => {
     served = await serveCore({ MCP_SESSION_IDLE_MS: '1000' });
     const client = await connect('http', served.url);
@@ -113,11 +126,8 @@ describe('the web core made from settings (createWebCore)', () => {
   afterEach(() => listener?.close());
 
   it('answers /healthz 200 while serving and 503 once draining', async () => {
-    const config = configFrom({ transport: 'http' }, { API_BASE_URL: 'https://api.example' }) as ServerConfig;
-    const log = recordingLogger();
-    const serving = prepareServing(summarize(TABLE), () => TABLE, {}, config, log);
     let draining = false;
-    listener = await serveWeb(createWebCore({ platform: 'node', config, serving, log, draining: () => draining }));
+    listener = await serveWeb(coreOf({}, { draining: () => draining }));
     expect(await send(listener.port, { path: '/healthz' })).toMatchObject({ status: 200, json: { status: 'ok' } });
     draining = true;
     expect(await send(listener.port, { path: '/healthz' })).toMatchObject({ status: 503, json: { status: 'draining' } });
