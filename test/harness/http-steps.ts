@@ -89,6 +89,26 @@ export function send(port: number, { method = 'GET', path = '/', headers = {}, b
   });
 }
 
+/** Sends a chunked POST (no Content-Length) of `size` bytes, and what comes back (status, Connection, text), or the socket's error. */
+export function postChunked(
+  port: number,
+  path: string,
+  contentType: string,
+  size: number,
+): Promise<{ status: number; connection: string | undefined; text: string } | Error> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': contentType } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, text }));
+    });
+    req.on('error', (error) => resolve(error));
+    const chunk = 'x'.repeat(8_192);
+    for (let sent = 0; sent < size; sent += chunk.length) req.write(chunk);
+    req.end();
+  });
+}
+
 /** A Logger that keeps what it is told, as `level: message` lines. */
 export function recordingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { nodeStepOf } from '../../../../src/runtime/http/web-endpoints.js';
 import { readForm } from '../../../../src/runtime/oauth/authorization-server/forms.js';
 import type { WebEndpoints } from '../../../../src/runtime/web/web-steps.js';
-import { send, serveSteps, type StepServer } from '../../../harness/http-steps.js';
+import { postChunked, send, serveSteps, type StepServer } from '../../../harness/http-steps.js';
 
 /** Endpoints at /form (the sign-in forms' reader, 16 KiB at most), /cookies and /events. */
 function endpoints(events: { cancelled: boolean }): WebEndpoints {
@@ -33,24 +33,6 @@ function endpoints(events: { cancelled: boolean }): WebEndpoints {
   };
 }
 
-/** Sends a chunked POST (no Content-Length) of `size` bytes of form text, and what comes back, or the socket's error. */
-function postChunked(port: number, size: number): Promise<{ status: number; connection: string | undefined; text: string } | Error> {
-  return new Promise((resolve) => {
-    const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path: '/form', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, text }));
-      },
-    );
-    req.on('error', (error) => resolve(error));
-    const chunk = 'x'.repeat(8_192);
-    for (let sent = 0; sent < size; sent += chunk.length) req.write(chunk);
-    req.end();
-  });
-}
-
 describe('node:http as a web Request and Response (node-web.ts)', () => {
   let server: StepServer | undefined;
   afterEach(() => server?.close());
@@ -70,7 +52,7 @@ describe('node:http as a web Request and Response (node-web.ts)', () => {
 
   it('answers a chunked body over the endpoint’s limit, and closes the connection rather than read the rest', async () => {
     server = await serveSteps(nodeStepOf(endpoints(events)));
-    const answer = await postChunked(server.port, 1_000_000);
+    const answer = await postChunked(server.port, '/form', 'application/x-www-form-urlencoded', 1_000_000);
     expect(answer).toEqual({ status: 413, connection: 'close', text: 'form too large' });
   });
 

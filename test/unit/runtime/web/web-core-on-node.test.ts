@@ -14,7 +14,7 @@ import { prepareServing } from '../../../../src/runtime/start/serving.js';
 import { summarize } from '../../../../src/contract/summary.js';
 import type { ToolTable } from '../../../../src/contract/table.js';
 import { connect } from '../../../../harness/project.js';
-import { recordingLogger, send, serveWeb, type StepServer } from '../../../harness/http-steps.js';
+import { postChunked, recordingLogger, send, serveWeb, type StepServer } from '../../../harness/http-steps.js';
 
 const TABLE = {
   format: 1,
@@ -131,5 +131,19 @@ describe('the web core made from settings (createWebCore)', () => {
     expect(await send(listener.port, { path: '/healthz' })).toMatchObject({ status: 200, json: { status: 'ok' } });
     draining = true;
     expect(await send(listener.port, { path: '/healthz' })).toMatchObject({ status: 503, json: { status: 'draining' } });
+  });
+
+  it('refuses a chunked body past MCP_MAX_REQUEST_BYTES unread (Connection: close), and JSON nested too deep', async () => {
+    listener = await serveWeb(coreOf({ MCP_MAX_REQUEST_BYTES: '1000' }));
+    const tooLarge = await postChunked(listener.port, '/mcp', 'application/json', 100_000);
+    expect(tooLarge).toMatchObject({ status: 413, connection: 'close' });
+    expect((tooLarge as { text: string }).text).toContain('Request body too large (more than 1000 bytes)');
+    const deep = await send(listener.port, {
+      method: 'POST',
+      path: '/mcp',
+      headers: { 'content-type': 'application/json' },
+      body: '['.repeat(500),
+    });
+    expect(deep).toMatchObject({ status: 400, json: { error: { code: -32600 } } });
   });
 });
