@@ -4,7 +4,25 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** A free TCP port on 127.0.0.1 (for servers that take their port from the environment). */
-export function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
+  // Below Linux's ephemeral range (32768–60999): a port the OS handed out for listening may be
+  // handed out again as an outgoing connection's local port before the test's server binds it.
+  for (let tries = 0; tries < 50; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await listensOn(port)) return port;
+  }
+  return listenAnywhere();
+}
+
+function listensOn(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function listenAnywhere(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -9,6 +9,8 @@ import { nearest } from './contract/did-you-mean.js';
 import { formatWarning } from './warnings.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
+import type { UserOptions } from './options.js';
+import { apiLines } from './model/apis.js';
 import { OVERLAY_OPTION, optionsFromCommandLine, withModelOptions, withTargetOption, type CliFlags } from './flags.js';
 
 const print = (line = '') => process.stdout.write(line + '\n');
@@ -25,6 +27,7 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   print(
     `  files: ${plan.created.length} new, ${plan.updated.length} updated, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed`,
   );
+  printApis(result);
   printOperations(result);
   printNotes(result);
   printServing(result);
@@ -43,6 +46,13 @@ function printDrift({ table, plan }: GenerateResult, where: string): void {
   for (const p of plan.created) print(`  + ${p}`);
   for (const p of plan.updated) print(`  ~ ${p}`);
   for (const p of plan.removed) print(`  - ${p}`);
+}
+
+/** Over several APIs: each namespace, its tools and where they go. */
+function printApis({ table }: GenerateResult): void {
+  const lines = apiLines(table);
+  if (lines.length) print(`  ${lines[0]}`);
+  for (const line of lines.slice(1)) print(`    ${line}`);
 }
 
 /** Files kept, operations skipped and tools renamed. */
@@ -116,9 +126,12 @@ function printNext(result: GenerateResult, where: string): void {
   print('');
   print('Next:');
   print(`  cd ${where} && npm install && npm run build`);
-  const { needsBaseUrl, claudeCodeInstall } = result.summary;
+  const { missingBaseUrls, claudeCodeInstall } = result.summary;
+  const baseUrls = missingBaseUrls.includes('API_BASE_URL')
+    ? ['', ' --base-url https://your.api']
+    : [missingBaseUrls.map((v) => `${v}=https://your.api `).join(''), ''];
   print(
-    `  node dist/main.js --transport http${needsBaseUrl ? ' --base-url https://your.api' : ''}   # Streamable HTTP on http://127.0.0.1:3000/mcp (stdio is the default)`,
+    `  ${baseUrls[0]}node dist/main.js --transport http${baseUrls[1]}   # Streamable HTTP on http://127.0.0.1:3000/mcp (stdio is the default)`,
   );
   if (claudeCodeInstall)
     print(
@@ -141,13 +154,44 @@ function servedAs(serving: NonNullable<GenerateResult['report']['serving']>): st
   }
 }
 
-/** `mcp-gen diff <old> <new> [--fail-on breaking|any] [--json]`. */
+const CONFIG_FILE_NAME = /\.config\.(json|ya?ml)$/i;
+
+/**
+ * The options of diff's two sides: two config files, each its own (several APIs, with their
+ * namespaces); else the specs before and as many after, each half one spec or several APIs,
+ * both with the `--config` file's other options.
+ */
+function diffOptions(sides: string[], flags: { config?: string; overlay?: string[] }): [UserOptions, UserOptions] {
+  const cwd = process.cwd();
+  const configs = sides.filter((side) => CONFIG_FILE_NAME.test(side));
+  if (configs.length > 0) {
+    const spec = sides.find((side) => !CONFIG_FILE_NAME.test(side));
+    if (spec !== undefined)
+      throw new OptionsError(
+        `diff compares a config file with a config file: ${spec} is not one (its name ends in .config.json, .config.yaml or .config.yml)`,
+      );
+    if (sides.length !== 2) throw new OptionsError(`diff compares two config files (${sides.length} given)`);
+    return [configs[0] as string, configs[1] as string].map((config) =>
+      optionsFromCommandLine({ config, overlay: flags.overlay }, undefined, cwd),
+    ) as [UserOptions, UserOptions];
+  }
+  if (sides.length % 2 !== 0)
+    throw new OptionsError(`diff takes the specs before and as many after (${sides.length} given), or two config files`);
+  const half = sides.length / 2;
+  return [sides.slice(0, half), sides.slice(half)].map((specs) =>
+    optionsFromCommandLine({ config: flags.config, overlay: flags.overlay }, specs, cwd),
+  ) as [UserOptions, UserOptions];
+}
+
+/** `mcp-gen diff <old>… <new>… [--fail-on breaking|any] [--json]`. */
 async function diffMain(argv: string[]): Promise<number> {
   const program = new Command()
     .name('mcp-gen diff')
     .description('List what a spec change does to the MCP tools, each change classed breaking or not')
-    .argument('<old-spec>', 'the spec before')
-    .argument('<new-spec>', 'the spec after')
+    .argument(
+      '<sides...>',
+      'the spec before and the spec after; for several APIs, the specs before then as many after, or two config files (*.config.json|yaml|yml)',
+    )
     .option('--fail-on <level>', 'exit 1 when a change of this level is found: breaking or any', (v: string) => {
       if (v !== 'breaking' && v !== 'any') throw new InvalidArgumentError('breaking or any');
       return v;
@@ -167,13 +211,9 @@ async function diffMain(argv: string[]): Promise<number> {
     throw error;
   }
   const flags = program.opts<{ failOn?: 'breaking' | 'any'; json?: boolean; config?: string; overlay?: string[] }>();
-  const [before, after] = program.args as [string, string];
-  const { diffSpecs } = await import('./diff.js');
-  const changes = await diffSpecs(
-    before,
-    after,
-    optionsFromCommandLine({ config: flags.config, overlay: flags.overlay }, undefined, process.cwd()),
-  );
+  const [before, after] = diffOptions(program.args, flags);
+  const { diffSides } = await import('./diff.js');
+  const changes = await diffSides(before, after);
   const breaking = changes.filter((c) => c.breaking).length;
   if (flags.json) print(JSON.stringify({ breaking, changes }, null, 2));
   else {
@@ -195,8 +235,8 @@ export async function main(argv: string[]): Promise<number> {
         .description('Generate a ready-to-run MCP server (stdio, SSE, Streamable HTTP) from an OpenAPI spec')
         .version(GENERATOR_VERSION, '-v, --version')
         .argument(
-          '[spec]',
-          'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL, YAML or JSON (or "spec" in the config file)',
+          '[specs...]',
+          'OpenAPI 3.x or Swagger 2.0 spec: a file path or an http(s) URL, YAML or JSON (or "spec" in the config file); several serve several APIs as one server, each tool prefixed with its namespace',
         )
         .option('-o, --out <dir>', 'output folder (default: <api-name>-mcp)')
         .option(
@@ -210,7 +250,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('-q, --quiet', 'print nothing on success')
     .addHelpText(
       'after',
-      '\nAlso:\n  mcp-gen serve <spec> [options]   serve the spec as an MCP server, with no project (mcp-gen serve --help)\n  mcp-gen diff <old-spec> <new-spec> [--fail-on breaking|any] [--json] [--overlay <file|url>]   tool-level changes between two specs',
+      '\nAlso:\n  mcp-gen serve <spec> [options]   serve the spec as an MCP server, with no project (mcp-gen serve --help)\n  mcp-gen diff <old-spec>… <new-spec>… [--fail-on breaking|any] [--json] [--overlay <file|url>]   tool-level changes between two specs (several APIs: as many after as before, or two *.config.json|yaml files)',
     )
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })
@@ -229,7 +269,7 @@ export async function main(argv: string[]): Promise<number> {
     // loading it now, beside the pipeline's own modules (src/emit/types-worker.ts).
     (await import('./emit/types-worker.js')).prestartToolTypesPrinter();
     const { generate } = await import('./generate.js');
-    const result = await generate(optionsFromCommandLine(flags, program.args[0], process.cwd()));
+    const result = await generate(optionsFromCommandLine(flags, program.args, process.cwd()));
     summarise(result, flags);
     if (flags.check) {
       const { created, updated, removed } = result.plan;
@@ -262,7 +302,10 @@ async function serveMain(argv: string[]): Promise<number> {
     new Command()
       .name('mcp-gen serve')
       .description('Serve an OpenAPI spec as an MCP server straight away, with no project: the tool table is built in memory')
-      .argument('[spec]', 'OpenAPI 3.0/3.1 or Swagger 2.0 spec: a file path or an http(s) URL (or "spec" in the config file)'),
+      .argument(
+        '[specs...]',
+        'OpenAPI 3.x or Swagger 2.0 spec: a file path or an http(s) URL (or "spec" in the config file); several serve several APIs as one',
+      ),
     true,
   )
     .addHelpText(
@@ -284,7 +327,7 @@ async function serveMain(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     throw error;
   }
-  await serveSpec(optionsFromCommandLine(flags, program.args[0], process.cwd()), server);
+  await serveSpec(optionsFromCommandLine(flags, program.args, process.cwd()), server);
   return 0;
 }
 

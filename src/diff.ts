@@ -178,13 +178,15 @@ function compareOutput(name: string, a: ToolSpec, b: ToolSpec, resolveOld: Resol
 }
 
 /**
- * Models both specs with the same options as `generate` (the config file's selection, overrides
- * and names included), so the diff speaks of the tools the server really serves.
+ * Models both sides with the same options as `generate` (the config file's selection, overrides
+ * and names included), so the diff speaks of the tools the server really serves; a side of
+ * several APIs is joined as generate joins it, its tools named `<namespace>_…`.
  */
-export async function diffSpecs(oldSpec: string, newSpec: string, options: UserOptions = {}): Promise<Change[]> {
-  const [a, b] = await Promise.all([
-    modelFromOptions({ ...options, spec: oldSpec }, 'generate'),
-    modelFromOptions({ ...options, spec: newSpec }, 'generate'),
-  ]);
+export async function diffSides(before: UserOptions, after: UserOptions): Promise<Change[]> {
+  const [a, b] = await Promise.all([modelFromOptions(before, 'generate'), modelFromOptions(after, 'generate')]);
   return diffTables(a.model.table, b.model.table);
 }
+
+/** Two specs of one API compared with the same options. */
+export const diffSpecs = (oldSpec: string, newSpec: string, options: UserOptions = {}): Promise<Change[]> =>
+  diffSides({ ...options, spec: oldSpec }, { ...options, spec: newSpec });

@@ -10,8 +10,19 @@ import { TARGETS, type Target } from './contract/targets.js';
 /** What commander gives for the flags: the flag's camelCased name for each. */
 export interface CliFlags extends Omit<
   UserOptions,
-  'spec' | 'maxDescriptionLength' | 'toolOverrides' | 'toolMode' | 'listBudgetKb' | 'toolsets' | 'targets' | 'overlays'
+  | 'spec'
+  | 'apis'
+  | 'maxDescriptionLength'
+  | 'toolOverrides'
+  | 'toolMode'
+  | 'listBudgetKb'
+  | 'toolsets'
+  | 'targets'
+  | 'overlays'
+  | 'baseUrls'
 > {
+  /** --base-url <namespace>=<url>, once per API: baseUrls. */
+  baseUrl?: Record<string, string>;
   /** --overlay, once per overlay: overlays. */
   overlay?: string[];
   /** --target: targets. */
@@ -79,6 +90,16 @@ export const OVERLAY_OPTION = [
   (value: string, previous: string[] = []) => [...previous, value],
 ] as const;
 
+/** `--base-url <namespace>=<url>`, repeatable: each API's upstream, kept by namespace. */
+function namespacedBaseUrl(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const match = /^([a-z][a-z0-9_]*)=(https?:\/\/[^/].*)$/i.exec(value);
+  if (!match) throw new InvalidArgumentError('expected <namespace>=<http(s) URL>, e.g. jira=https://acme.atlassian.net');
+  return { ...previous, [match[1] as string]: match[2] as string };
+}
+
+/** Whether a --base-url value names an API (`<namespace>=<url>`): the generator's, not the server's (serve). */
+export const isNamespacedBaseUrl = (value: string): boolean => /^[a-z][a-z0-9_]*=/i.test(value);
+
 /** The options that decide the tool table: shared by generate and serve. */
 export function withModelOptions(command: Command, forServe = false): Command {
   // serve hands --tools and --read-only to the server, which applies them at start the same way
@@ -113,6 +134,11 @@ export function withModelOptions(command: Command, forServe = false): Command {
     )
     .option('--allow-ref-dir <dirs>', "folders local $refs may read besides the spec's own (comma-separated)", list)
     .option(...OVERLAY_OPTION)
+    .option(
+      '--base-url <namespace=url>',
+      "several APIs: that API's upstream in place of its spec's servers and its config file's baseUrl (repeatable; <NAMESPACE>_BASE_URL still wins at start)",
+      namespacedBaseUrl,
+    )
     .option(
       '--max-description <chars>',
       `cut tool descriptions to this many characters (default: ${MODEL_DEFAULTS.maxDescriptionLength})`,
@@ -152,18 +178,29 @@ export function withModelOptions(command: Command, forServe = false): Command {
 }
 
 /** The config file (found in `cwd`, or named), then the flags over it. */
-export function optionsFromCommandLine(flags: CliFlags, spec: string | undefined, cwd: string): UserOptions {
+export function optionsFromCommandLine(flags: CliFlags, specs: string | string[] | undefined, cwd: string): UserOptions {
   const configFile = findConfigFile(flags.config, cwd);
   const fromFile = configFile ? readConfigFile(configFile) : {};
+  const given = typeof specs === 'string' ? [specs] : (specs ?? []);
+  // Specs on the command line replace the config file's spec or apis; several are several APIs.
+  const { spec: _spec, apis: _apis, ...withoutSpecs } = fromFile;
   return {
-    ...fromFile,
+    ...(given.length ? withoutSpecs : fromFile),
     ...Object.fromEntries(Object.entries(optionsFromFlags(flags)).filter(([, v]) => v !== undefined)),
-    ...(spec !== undefined ? { spec } : {}),
+    ...(given.length === 1 ? { spec: given[0] } : given.length > 1 ? { apis: given.map((spec) => ({ spec })) } : {}),
   };
 }
 
 /** The flags under their options' names. */
 function optionsFromFlags(flags: CliFlags): UserOptions {
-  const { config: _config, quiet: _quiet, maxDescription, tools, listBudget, target, overlay, ...named } = flags;
-  return { ...named, maxDescriptionLength: maxDescription, toolMode: tools, listBudgetKb: listBudget, targets: target, overlays: overlay };
+  const { config: _config, quiet: _quiet, maxDescription, tools, listBudget, target, overlay, baseUrl, ...named } = flags;
+  return {
+    ...named,
+    maxDescriptionLength: maxDescription,
+    toolMode: tools,
+    listBudgetKb: listBudget,
+    targets: target,
+    overlays: overlay,
+    baseUrls: baseUrl,
+  };
 }

@@ -11,6 +11,7 @@ import { loadSpec } from './parse/load.js';
 import { targetProblem } from './emit/targets.js';
 import { OptionsError } from './errors.js';
 import { screenUpstreams } from './model/upstreams.js';
+import { joinApis, namespaceOfSpec, type NamespacedTools } from './model/apis.js';
 import { previousRun, writeProject, type PreviousRun, type WritePlan } from './write/write.js';
 import type { ToolTable } from './contract/table.js';
 import { resolveOptions, type ResolvedOptions, type UserOptions } from './options.js';
@@ -96,17 +97,54 @@ function listingOf(built: BuiltTools & { publicServers: Awaited<ReturnType<typeo
   return model;
 }
 
+type ScreenedTools = BuiltTools & { publicServers: Awaited<ReturnType<typeof screenUpstreams>> };
+
 /** The spec read and made into tools; the parsed document is not kept past it (see buildTools). */
-async function toolsFromSpec(
-  resolved: ResolvedOptions,
-  use: 'generate' | 'serve',
-): Promise<BuiltTools & { publicServers: Awaited<ReturnType<typeof screenUpstreams>> }> {
+async function toolsFromSpec(resolved: ResolvedOptions, use: 'generate' | 'serve'): Promise<ScreenedTools> {
+  if (resolved.apis.length) return toolsFromApis(resolved);
   const fromUrl = /^https?:\/\//i.test(resolved.spec);
-  const spec = await loadSpec(resolved.spec, {
-    allowRemoteRefs: resolved.allowRemoteRefs,
-    allowRefDirs: resolved.allowRefDir,
-    overlays: resolved.overlays,
-  });
+  const spec = await readSpec(resolved, resolved.spec);
   const publicServers = await screenUpstreams(spec, resolved.allowInternalServers);
   return { ...buildTools(spec, { ...resolved, titleNamesCredentials: use === 'generate' && !fromUrl }), publicServers };
+}
+
+/** Each `--base-url <namespace>=<url>` names one of the APIs. */
+function checkBaseUrlNamespaces(baseUrls: Record<string, string>, namespaces: string[]): void {
+  const unknown = Object.keys(baseUrls).find((namespace) => !namespaces.includes(namespace));
+  if (unknown !== undefined)
+    throw new OptionsError(`--base-url ${unknown}=…: no API has the namespace "${unknown}" (the APIs: ${namespaces.join(', ')})`);
+}
+
+const readSpec = (resolved: ResolvedOptions, path: string) =>
+  loadSpec(path, { allowRemoteRefs: resolved.allowRemoteRefs, allowRefDirs: resolved.allowRefDir, overlays: resolved.overlays });
+
+/**
+ * Several APIs as one server (model/apis.ts): each spec modelled under its namespace, which
+ * names its credential variables (`<NAMESPACE>_…`, the user's choice or the spec's title as
+ * the package name would be), then joined.
+ */
+async function toolsFromApis(resolved: ResolvedOptions): Promise<ScreenedTools> {
+  const apis: NamespacedTools[] = [];
+  const specOf = new Map<string, string>();
+  let publicServers: ToolTable['publicServers'];
+  for (const api of resolved.apis) {
+    const spec = await readSpec(resolved, api.spec);
+    const namespace = api.namespace ?? namespaceOfSpec(spec.doc);
+    const taken = specOf.get(namespace);
+    if (taken !== undefined)
+      throw new OptionsError(
+        `${taken} and ${api.spec} both have the namespace "${namespace}": give one another in the config file's "apis"`,
+      );
+    specOf.set(namespace, api.spec);
+    // Each API's requests and token URLs keep its own spec's rule (ApiSpec.publicServers); the table's is the first's.
+    const screened = await screenUpstreams(spec, resolved.allowInternalServers);
+    publicServers ??= screened;
+    const built = buildTools(spec, { ...resolved, name: namespace, envPrefix: undefined, titleNamesCredentials: true });
+    if (screened) built.table.publicServers = screened;
+    const baseUrl = resolved.baseUrls[namespace] ?? api.baseUrl;
+    if (baseUrl !== undefined) built.table.servers = [{ url: baseUrl }];
+    apis.push({ namespace, built });
+  }
+  checkBaseUrlNamespaces(resolved.baseUrls, [...specOf.keys()]);
+  return { ...joinApis(apis, resolved.name ?? `${[...specOf.keys()].join('-').replace(/_/g, '-')}-mcp`), publicServers };
 }

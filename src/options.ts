@@ -20,9 +20,20 @@ import {
   type ToolModeOption,
 } from './model/model-options.js';
 
+/** One API of a server over several (the config file's `apis`, or several specs on the command line). */
+interface ApiOption {
+  spec: string;
+  /** Prefix of its tools and credential variables, `[a-z0-9_]`; default: from its spec, as the package name. */
+  namespace?: string;
+  /** Its upstream, in place of its spec's servers (`<NAMESPACE>_BASE_URL` still wins at run time). */
+  baseUrl?: string;
+}
+
 /** Where the spec comes from, and what reading it may reach. */
 interface SourceOptions {
   spec?: string;
+  /** Several APIs served as one: each its spec, namespace and base URL (model/apis.ts). */
+  apis?: ApiOption[];
   allowRemoteRefs?: boolean;
   /** A spec from a URL may name internal addresses as its servers and tokenUrl (see model/upstreams.ts). */
   allowInternalServers?: boolean;
@@ -30,6 +41,8 @@ interface SourceOptions {
   allowRefDir?: string[];
   /** Overlay files or URLs (OpenAPI Overlay 1.0–1.2), applied in order to the spec before anything reads it. */
   overlays?: string[];
+  /** `--base-url <namespace>=<url>`: an API's upstream over its `baseUrl` in `apis` (command line only). */
+  baseUrls?: Record<string, string>;
 }
 
 /** Where and how the project is written. */
@@ -50,6 +63,7 @@ export interface UserOptions extends Omit<ModelOptions, 'titleNamesCredentials'>
 
 /** UserOptions with every default filled in (MODEL_DEFAULTS for the model's). */
 export interface ResolvedOptions extends ResolvedModelOptions, Required<Omit<SourceOptions, 'spec'>>, Required<Omit<OutputOptions, 'out'>> {
+  /** The one spec, or the first of `apis`. */
   spec: string;
   out?: string;
 }
@@ -61,9 +75,23 @@ const OVERRIDES_ALIAS = 'tools';
 
 const KEYS: Record<
   keyof UserOptions | typeof OVERRIDES_ALIAS,
-  'string' | 'boolean' | 'number' | 'strings' | 'overrides' | 'mode' | 'toolsets' | 'routes' | 'scopes' | 'preset' | 'prompts' | 'targets'
+  | 'string'
+  | 'boolean'
+  | 'number'
+  | 'strings'
+  | 'overrides'
+  | 'mode'
+  | 'toolsets'
+  | 'routes'
+  | 'scopes'
+  | 'preset'
+  | 'prompts'
+  | 'targets'
+  | 'apis'
+  | 'baseUrls'
 > = {
   spec: 'string',
+  apis: 'apis',
   out: 'string',
   name: 'string',
   force: 'boolean',
@@ -74,6 +102,7 @@ const KEYS: Record<
   allowInternalServers: 'boolean',
   allowRefDir: 'strings',
   overlays: 'strings',
+  baseUrls: 'baseUrls',
   maxDescriptionLength: 'number',
   includeTags: 'strings',
   excludeTags: 'strings',
@@ -120,6 +149,7 @@ export function readConfigFile(path: string): UserOptions {
   if (options.force !== undefined) throw new OptionsError(`${path}: "force" may only be given on the command line`);
   const base = dirname(resolve(path));
   if (options.spec && !/^https?:\/\//i.test(options.spec)) options.spec = resolve(base, options.spec);
+  options.apis = options.apis?.map((api) => (/^https?:\/\//i.test(api.spec) ? api : { ...api, spec: resolve(base, api.spec) }));
   if (options.allowRefDir) options.allowRefDir = options.allowRefDir.map((dir) => resolve(base, dir));
   if (options.overlays) options.overlays = options.overlays.map((o) => (/^https?:\/\//i.test(o) ? o : resolve(base, o)));
   if (options.out !== undefined) {
@@ -202,7 +232,32 @@ const CHECKS: Record<(typeof KEYS)[keyof typeof KEYS], (value: unknown, at: stri
   scopes: checkScopeRules,
   toolsets: checkToolsets,
   overrides: checkOverrides,
+  apis: checkApis,
+  baseUrls: (_value, at) => {
+    throw new OptionsError(`${at} is the command line's --base-url <namespace>=<url>; in the file, give each API's "baseUrl" in "apis"`);
+  },
 };
+
+/** `apis`: a list of { spec, namespace, baseUrl }, the namespaces `[a-z0-9_]` and each once. */
+function checkApis(value: unknown, at: string): void {
+  if (!Array.isArray(value) || value.length === 0) throw new OptionsError(`${at} must be a list of { spec, namespace, baseUrl }`);
+  value.forEach((api: unknown, i: number) => {
+    const place = `${at}[${i}]`;
+    if (!isPlainObject(api) || typeof (api as ApiOption).spec !== 'string')
+      throw new OptionsError(`${place} must be { spec, namespace, baseUrl } with a spec`);
+    for (const [k, v] of Object.entries(api)) {
+      if (!['spec', 'namespace', 'baseUrl'].includes(k) || typeof v !== 'string')
+        throw new OptionsError(`${place}.${k}: expected spec, namespace and baseUrl, each a string`);
+    }
+    const { namespace, baseUrl } = api as ApiOption;
+    if (namespace !== undefined && !/^[a-z][a-z0-9_]{0,29}$/.test(namespace))
+      throw new OptionsError(
+        `${place}.namespace "${namespace}" must be lower-case letters, digits and "_", starting with a letter, at most 30 characters`,
+      );
+    if (baseUrl !== undefined && !/^https?:\/\/[^/]/i.test(baseUrl))
+      throw new OptionsError(`${place}.baseUrl "${baseUrl}" must be an http(s) URL`);
+  });
+}
 
 function checkRoutes(value: unknown, at: string): void {
   if (!Array.isArray(value)) throw new OptionsError(`${at} must be a list of { methods, paths, tags, operations, kind }`);
@@ -367,6 +422,8 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     allowInternalServers: merged.allowInternalServers ?? false,
     allowRefDir: (merged.allowRefDir ?? []).map((dir) => resolve(dir)),
     overlays: merged.overlays ?? [],
+    apis: merged.apis ?? [],
+    baseUrls: merged.baseUrls ?? {},
   };
 }
 
@@ -378,6 +435,17 @@ export function targetsError(at: string, wrong: string): string {
 
 /** What no single option's check can see: the spec is given, and the options agree. Returns the spec. */
 function checkCombination(merged: UserOptions): string {
+  if (merged.apis !== undefined) {
+    if (merged.spec !== undefined) throw new OptionsError('give one spec, or "apis" for several, not both');
+    if (merged.envPrefix !== undefined)
+      throw new OptionsError("--env-prefix does not apply to several APIs: each API's credential variables start with its namespace");
+    checkApis(merged.apis, 'options: "apis"');
+    return (merged.apis[0] as ApiOption).spec;
+  }
+  if (merged.baseUrls !== undefined && Object.keys(merged.baseUrls).length > 0)
+    throw new OptionsError(
+      "--base-url <namespace>=<url> is for several APIs; one API's upstream is chosen at start (the server's --base-url, API_BASE_URL)",
+    );
   if (!merged.spec) throw new OptionsError('no spec given: pass a path or URL, or set "spec" in the config file');
   if (merged.check && merged.dryRun) throw new OptionsError('--check and --dry-run cannot be combined');
   if (merged.name !== undefined && !/^[a-z0-9][a-z0-9._-]{0,213}$/.test(merged.name)) {

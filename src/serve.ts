@@ -6,8 +6,10 @@
 import { resolve } from 'node:path';
 import { modelFromOptions } from './generate.js';
 import type { UserOptions } from './options.js';
+import { isNamespacedBaseUrl } from './flags.js';
 import { formatWarning } from './warnings.js';
 import { credentialSummary } from './model/auth.js';
+import { apiLines } from './model/apis.js';
 import { SERVER_OPTIONS, USAGE as SERVER_USAGE } from './runtime/start/command-line.js';
 
 export { SERVER_OPTIONS, SERVER_USAGE };
@@ -28,7 +30,9 @@ export function splitServeArgs(argv: string[]): { model: string[]; server: strin
     }
     const option = /^--([^=]+)(=.*)?$/.exec(token);
     const spec = option ? (SERVER_OPTIONS as Record<string, { type: string }>)[option[1] as string] : undefined;
-    if (!option || !spec || option[1] === 'help') {
+    // --base-url <namespace>=<url> chooses an API's upstream in the table; a plain URL is the server's
+    const namespaced = option?.[1] === 'base-url' && isNamespacedBaseUrl(option[2]?.slice(1) ?? argv[i + 1] ?? '');
+    if (!option || !spec || option[1] === 'help' || namespaced) {
       model.push(token);
       continue;
     }
@@ -47,6 +51,7 @@ export async function serveSpec(options: UserOptions, serverArgv: string[]): Pro
   say(
     `${table.title ?? table.name}: ${table.tools.length} tool${table.tools.length === 1 ? '' : 's'}, tools/list ${table.serve?.mode ?? 'direct'} by default${report.skipped.length ? `, ${report.skipped.length} operation${report.skipped.length === 1 ? '' : 's'} skipped` : ''}`,
   );
+  for (const line of apiLines(table)) say(line);
   for (const warning of report.warnings) say(`warning: ${formatWarning(warning)}`);
   const credentials = credentialSummary(table);
   if (credentials) say(`credentials read from the environment or .env: ${credentials}`);

@@ -67,6 +67,20 @@ export function mediaKind(mediaType: string): MediaKind {
   return 'binary';
 }
 
+/**
+ * How a sequential answer frames its items: `sse` (server-sent events, WHATWG HTML §9.2),
+ * `lines` (JSON Lines / NDJSON: one JSON text per line) or `json-seq` (RFC 7464: each text
+ * after an RS byte). Undefined for a media type whose answer is one value.
+ */
+export type SequenceFormat = 'sse' | 'lines' | 'json-seq';
+
+export function sequenceFormat(mediaType: string): SequenceFormat | undefined {
+  const type = essence(mediaType);
+  if (type === 'text/event-stream') return 'sse';
+  if (type === 'application/json-seq' || type.endsWith('+json-seq')) return 'json-seq';
+  return mediaKind(type) === 'ndjson' ? 'lines' : undefined;
+}
+
 /** Kinds whose bytes are characters (shown as text, not base64). */
 export function isTextual(kind: MediaKind): boolean {
   return kind !== 'binary' && kind !== 'multipart';

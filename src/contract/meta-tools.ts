@@ -79,6 +79,14 @@ export function metaTools(table: ToolTable): ListedTool[] {
   ];
 }
 
+/** What execute's `api` is: a method per operation, or for several APIs an object per namespace (code-mode/declarations.ts). */
+function apiShape(table: ToolTable): string {
+  const namespaces = Object.keys(table.apis ?? {});
+  if (namespaces.length === 0)
+    return `\`api\` (one async method per operation, as ${SEARCH_API} declares them, e.g. \`const items = await api.someOperation({ id: 1 })\`)`;
+  return `\`api\` (an object per API: ${namespaces.join(', ')}; each with one async method per operation, as ${SEARCH_API} declares them, e.g. \`const items = await api.${namespaces[0]}.someOperation({ id: 1 })\`)`;
+}
+
 /**
  * Code mode's two tools: search_api answers operations as TypeScript declarations of `api`;
  * execute runs a short program against `api` in a sandbox and answers only what it returns.
@@ -105,7 +113,7 @@ export function codeTools(table: ToolTable): ListedTool[] {
       name: EXECUTE,
       title: `Run a program against the ${api} API`,
       description:
-        `Runs the body of an async JavaScript function that receives \`api\` (one async method per operation, as ${SEARCH_API} declares them, e.g. \`const items = await api.someOperation({ id: 1 })\`) and returns a JSON value. ` +
+        `Runs the body of an async JavaScript function that receives ${apiShape(table)} and returns a JSON value. ` +
         'Call several operations, filter and join their answers, and return only what is needed; console.log output comes back beside the result. ' +
         'No network, files, timers or modules: api is the only way out. Makes real HTTP requests.',
       inputSchema: {

@@ -184,6 +184,23 @@ export const SETTINGS: readonly Setting[] = [
     more: ['get_operation_status takes the handle and waits as long again; each status', 'request has --timeout of its own.'],
   },
   {
+    flag: 'stream-max-items',
+    range: { min: 1, max: 100_000_000 },
+    value: 'N',
+    env: 'API_STREAM_MAX_ITEMS',
+    default: '100000',
+    help: 'stop reading a streamed answer (events, JSON Lines) after N items',
+  },
+  {
+    flag: 'stream-time-ms',
+    range: { min: 1, max: 86_400_000 },
+    value: 'MS',
+    env: 'API_STREAM_TIME_MS',
+    default: '20000',
+    help: 'stop reading a streamed answer after MS and answer the items read so far',
+    more: ['--timeout still bounds the whole call, the stream included.'],
+  },
+  {
     flag: 'retries',
     range: { min: 0, max: 10 },
     value: 'N',
@@ -577,7 +594,18 @@ export const SETTING_GROUPS: readonly { title: string; flags: readonly string[] 
   },
   {
     title: 'The API',
-    flags: ['base-url', 'header', 'auth-from-headers', 'timeout', 'retries', 'max-concurrent-requests', 'rate-limit', 'operation-wait'],
+    flags: [
+      'base-url',
+      'header',
+      'auth-from-headers',
+      'timeout',
+      'retries',
+      'max-concurrent-requests',
+      'rate-limit',
+      'operation-wait',
+      'stream-max-items',
+      'stream-time-ms',
+    ],
   },
   {
     title: 'What the agent sees and may do',

@@ -52,7 +52,20 @@ export interface ToolTable {
    * origin when it is internal itself, where the user pointed. --base-url lifts the rule.
    */
   publicServers?: { trustedOrigin?: string };
+  /**
+   * Several APIs served as one (mcp-gen's src/model/apis.ts): namespace → what its tools share.
+   * A tool with `api` goes to its API's servers, not the table's `servers`. Absent: one API.
+   */
+  apis?: Record<string, ApiSpec>;
   tools: ToolSpec[];
+}
+
+/** One API of a server over several: its upstream servers, and the variable that replaces them (`<NAMESPACE>_BASE_URL`). */
+export interface ApiSpec {
+  servers: ServerSpec[];
+  baseUrlEnv: string;
+  /** ToolTable.publicServers for this API's requests: its spec came from a URL. */
+  publicServers?: { trustedOrigin?: string };
 }
 
 export type AuthSchemeSpec = (
@@ -93,6 +106,8 @@ export interface ServerSpec {
 
 export interface ToolSpec {
   name: string;
+  /** The namespace of the tool's API, a key of ToolTable.apis, when the server serves several. */
+  api?: string;
   /** The spec's operationId, when it has one (the name may differ: see the generation report). */
   operationId?: string;
   title?: string;
@@ -122,10 +137,11 @@ export interface ToolSpec {
   /** From the success response's JSON schema, loosened so that no good answer fails it. */
   output?: OutputSpec;
   /**
-   * A success answer of a sequential media type (JSON Lines, server-sent events…) whose items OAS
-   * 3.2's `itemSchema` describes: recorded; the answer is served whole, as text, today.
+   * A success answer of a sequential media type (server-sent events, JSON Lines, JSON Text
+   * Sequences): the server reads it item by item (runtime/call/answer/stream-reader.ts).
+   * `itemSchema`: each item's (OAS 3.2), for events their parsed `data`'s.
    */
-  sequence?: { mediaType: string; itemSchema: JsonSchema };
+  sequence?: { mediaType: string; itemSchema?: JsonSchema };
   /** The operation is also (or only) an MCP resource or resource template, read with its request. */
   resource?: ResourceSpec;
   /** false: a resource only, neither listed nor callable as a tool. */
@@ -341,4 +357,25 @@ export interface EncodingSpec {
   allowReserved?: boolean;
   /** Multipart part headers whose value the spec fixes (`const`, a single `enum`, or `default`). */
   headers?: Record<string, string>;
+}
+
+/**
+ * Why a streamed answer's reading ended (its result's `ended`): the stream's own end, a
+ * terminal event (`[DONE]`), --stream-max-items, --stream-time-ms, the call's time limit, or a
+ * connection that broke off.
+ */
+export const STREAM_ENDS = ['end', 'terminal', 'max-items', 'time', 'timeout', 'broken'] as const;
+export type StreamEnd = (typeof STREAM_ENDS)[number];
+
+/**
+ * The rule for a spec read from a URL (`publicServers`) that a security scheme's token URL is
+ * held to: the table's for one API; of several, that of the API whose namespace prefixes the
+ * scheme's name (the longest, as model/apis.ts names it).
+ */
+export function screeningOfScheme(table: ToolTable, key: string): ToolTable['publicServers'] {
+  if (table.apis === undefined) return table.publicServers;
+  const namespace = Object.keys(table.apis)
+    .filter((name) => key.startsWith(`${name}_`))
+    .sort((a, b) => b.length - a.length)[0];
+  return namespace === undefined ? undefined : table.apis[namespace]?.publicServers;
 }

@@ -9,6 +9,7 @@ import { codeTools, metaTools } from '../contract/meta-tools.js';
 import type { ListedTool } from '../contract/profiles.js';
 import type { ToolTable } from '../contract/table.js';
 import { toolsetMetaTools } from '../contract/toolsets.js';
+import { resolveDefaultServer } from './servers.js';
 
 interface ManifestInput {
   table: ToolTable;
@@ -45,6 +46,39 @@ function listedTools(table: ToolTable, mode: ManifestInput['mode']): ListedTool[
   return table.tools.filter((t) => t.asTool !== false).map((t) => ({ name: t.name, description: t.description }));
 }
 
+/**
+ * Where the API is: API_BASE_URL, required when the spec names no absolute URL; over several
+ * APIs (ToolTable.apis), each API's own variable instead.
+ */
+function baseUrlFields(input: ManifestInput): [string, UserConfigField][] {
+  const apis = input.table.apis;
+  if (apis === undefined)
+    return [
+      [
+        'API_BASE_URL',
+        {
+          type: 'string',
+          title: 'API base URL',
+          description: input.defaultBaseUrl
+            ? `Where the API is; empty: ${input.defaultBaseUrl}`
+            : 'Where the API is (the spec names no absolute URL)',
+          required: input.defaultBaseUrl === undefined,
+          default: '',
+        },
+      ],
+    ];
+  return Object.entries(apis).map(([namespace, api]) => {
+    const server = resolveDefaultServer(api.servers);
+    const description = server
+      ? `Where the ${namespace} API is; empty: ${server}`
+      : `Where the ${namespace} API is (its spec names no absolute URL)`;
+    return [
+      api.baseUrlEnv,
+      { type: 'string', title: `${namespace} API base URL`, description, required: server === undefined, default: '' },
+    ];
+  });
+}
+
 export function bundleManifest(input: ManifestInput): Record<string, unknown> {
   const { table } = input;
   const userConfig: Record<string, UserConfigField> = {};
@@ -57,15 +91,7 @@ export function bundleManifest(input: ManifestInput): Record<string, unknown> {
   for (const { variable, what } of input.credentials) {
     field(variable, { type: 'string', title: variable, description: oneLine(what, 200), sensitive: true, required: false, default: '' });
   }
-  field('API_BASE_URL', {
-    type: 'string',
-    title: 'API base URL',
-    description: input.defaultBaseUrl
-      ? `Where the API is; empty: ${input.defaultBaseUrl}`
-      : 'Where the API is (the spec names no absolute URL)',
-    required: input.defaultBaseUrl === undefined,
-    default: '',
-  });
+  for (const [variable, spec] of baseUrlFields(input)) field(variable, spec);
   field('MCP_READ_ONLY', {
     type: 'boolean',
     title: 'Read-only',

@@ -14,7 +14,7 @@ import { envText, flagText, SETTING_GROUPS, SETTINGS } from '../contract/setting
 import { summarize } from '../contract/summary.js';
 import type { ServerModel } from '../model/build.js';
 import { credentialGroups, credentialSummary } from '../model/auth.js';
-import { resolveDefaultServer } from './servers.js';
+import { missingBaseUrls, resolveDefaultServer } from './servers.js';
 import { bundleManifest } from './bundle-manifest.js';
 import { clientInstalls, type InstallTarget } from '../contract/installs.js';
 import type { Target } from '../contract/targets.js';
@@ -45,8 +45,8 @@ export interface EmitOptions {
 export interface EmitSummary {
   /** `name: VARIABLE, …` per security scheme, or undefined when the API needs none. */
   credentials: string | undefined;
-  /** The spec names no absolute server URL: the server needs --base-url. */
-  needsBaseUrl: boolean;
+  /** The base URL variables the server needs because the specs name no absolute server URL (servers.ts). */
+  missingBaseUrls: string[];
   /** The Claude Code one-liner for the built entry (`entryPath`), when one was given. */
   claudeCodeInstall: string | undefined;
 }
@@ -342,16 +342,11 @@ function settingRows(model: ServerModel, defaultBaseUrl: string) {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
   return SETTINGS.map((s) => {
     let fallback = s.default !== undefined ? `\`${s.default}\`` : s.value === undefined ? 'off' : 'none';
-    if (s.flag === 'base-url')
-      fallback = defaultBaseUrl ? `\`${safeUrl(defaultBaseUrl)}\`` : 'required: the spec names no absolute server URL';
+    const baseUrl = s.flag === 'base-url' ? baseUrlDefault(model.table, defaultBaseUrl) : undefined;
+    if (baseUrl) fallback = baseUrl.fallback;
     if (s.flag === 'tools')
       fallback = `\`${model.report.serving?.mode ?? 'direct'}\` (chosen at generation; \`direct\` when \`--toolsets\` is given): see [What the agent sees](#what-the-agent-sees)`;
-    const envDefault =
-      s.flag === 'base-url'
-        ? defaultBaseUrl
-          ? safeUrl(defaultBaseUrl)
-          : 'none in the spec: required'
-        : (s.default ?? (s.value === undefined ? 'off' : 'none'));
+    const envDefault = baseUrl ? baseUrl.envDefault : (s.default ?? (s.value === undefined ? 'off' : 'none'));
     return {
       flag: cell(flagText(s)),
       env: cell(envText(s)),
@@ -415,18 +410,33 @@ export function jsonBytes(value: unknown, levels: number): Buffer {
   return Buffer.concat(parts);
 }
 
+/** What --base-url falls back to: the spec's server; over several APIs, each API's, which its own variable replaces. */
+function baseUrlDefault(table: ServerModel['table'], defaultBaseUrl: string): { fallback: string; envDefault: string } {
+  if (table.apis !== undefined) {
+    const variables = Object.values(table.apis).map((api) => `\`${api.baseUrlEnv}\``);
+    return { fallback: `each API's own server; ${variables.join(', ')} replace one API's`, envDefault: "each API's own server" };
+  }
+  if (defaultBaseUrl) return { fallback: `\`${safeUrl(defaultBaseUrl)}\``, envDefault: safeUrl(defaultBaseUrl) };
+  return { fallback: 'required: the spec names no absolute server URL', envDefault: 'none in the spec: required' };
+}
+
+/** Over several APIs, each one's namespace, base URL variable and default upstream, for the README. */
+function apisView(table: ServerModel['table']) {
+  if (table.apis === undefined) return undefined;
+  return Object.entries(table.apis).map(([namespace, api]) => {
+    const server = resolveDefaultServer(api.servers);
+    return { namespace: mdInline(namespace, 40), variable: api.baseUrlEnv, defaultBaseUrl: server ? safeUrl(server) : '' };
+  });
+}
+
 /** What the one-line installs name: the package, its server key and the variables it needs (names only). */
 function installTarget(model: Pick<ServerModel, 'table'>): InstallTarget {
-  const needsBase = resolveDefaultServer(model.table.servers) === undefined;
   const chosen = new Set(credentialGroups(model.table).map((group) => simplestScheme(model.table, group)));
   return {
     key: model.table.name.replace(/-mcp$/, ''),
     packageName: model.table.name,
     // of interchangeable schemes, the one-liners ask for the one with the fewest variables
-    variables: [
-      ...credentialRows(model).flatMap((r) => (chosen.has(r.schemeName) ? [r.variable] : [])),
-      ...(needsBase ? ['API_BASE_URL'] : []),
-    ],
+    variables: [...credentialRows(model).flatMap((r) => (chosen.has(r.schemeName) ? [r.variable] : [])), ...missingBaseUrls(model.table)],
     httpUrl: 'http://127.0.0.1:3000/mcp',
   };
 }
@@ -454,7 +464,7 @@ function summaryOf(model: ServerModel, options: EmitOptions, install: InstallTar
       : clientInstalls({ ...install, entry: options.entryPath }).find((i) => i.client === 'Claude Code')?.text;
   return {
     credentials: credentialSummary(model.table),
-    needsBaseUrl: resolveDefaultServer(model.table.servers) === undefined,
+    missingBaseUrls: missingBaseUrls(model.table),
     claudeCodeInstall: claudeCode,
   };
 }
@@ -473,6 +483,7 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
     specName: codeSpan(options.specName),
     dirName: codeSpan(options.dirName),
     defaultBaseUrl: defaultBaseUrl ? safeUrl(defaultBaseUrl) : '',
+    apis: apisView(table),
     toolCount: table.tools.length,
     tools: table.tools.map((t) => ({
       name: t.name,

@@ -37,7 +37,7 @@ import {
   type Arguments,
   type Operation,
 } from './operation.js';
-import { buildOutput, buildSequence, linkedOperations, linkSequences } from './responses.js';
+import { buildOutput, buildSequence, linkedOperations, linkSequences, STREAMING_SENTENCE, streamingOutput } from './responses.js';
 import { detectPagination, paginationSentence, withSentence } from './pagination.js';
 import { detectLongRunning, LONG_RUNNING_SENTENCE, nameStatusTools, type StatusLink } from './long-running.js';
 import { serverList } from './servers.js';
@@ -223,6 +223,12 @@ function addOperation(run: ModelRun, operation: Operation): void {
     tool.longRunning = longRunning.longRunning;
     if (longRunning.statusLink) run.statusLinks.set(tool, longRunning.statusLink);
     tool.description = withSentence(tool.description, LONG_RUNNING_SENTENCE, options.maxDescriptionLength);
+  }
+  if (tool.sequence) {
+    const output = streamingOutput(tool.sequence, tool.output);
+    if (output) tool.output = output;
+    else delete tool.output;
+    tool.description = withSentence(tool.description, STREAMING_SENTENCE, options.maxDescriptionLength);
   }
   // After the check above: the sentence on paging says nothing of what the operation does.
   // A hidden argument is not the model's to page with.

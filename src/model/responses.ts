@@ -2,9 +2,10 @@
 // outputSchema, and the success answers' Link Objects (§4.8.20) name the operations an agent
 // may call next.
 
-import { followRefs, isObject, parsePointer, type JsonObject } from '../parse/pointer.js';
+import { followRefs, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type { JsonSchema, OutputSpec, ToolSpec } from '../contract/table.js';
-import { mediaKind } from '../contract/media.js';
+import { mediaKind, sequenceFormat } from '../contract/media.js';
+import { STREAM_ENDS } from '../contract/table.js';
 import type { SchemaConverter } from './schema.js';
 import { oneLine } from './text.js';
 
@@ -36,8 +37,10 @@ export function buildOutput(doc: JsonObject, converter: SchemaConverter, op: Jso
 }
 
 /**
- * The first 2xx answer of a sequential media type whose items OAS 3.2's `itemSchema` describes
- * (JSON Lines, JSON Text Sequences, server-sent events…): its media type and each item's schema.
+ * The first 2xx answer of a sequential media type (server-sent events, JSON Lines, JSON Text
+ * Sequences): its media type and, where OAS 3.2's `itemSchema` describes them, each item's
+ * schema. For server-sent events the items are the events, whose `data` the server parses as
+ * JSON: their schema takes the one `contentSchema` gives `data` (OAS 3.2 §4.14.4.2).
  */
 export function buildSequence(doc: JsonObject, converter: SchemaConverter, op: JsonObject, refs: Set<string>): ToolSpec['sequence'] {
   const responses = isObject(op.responses) ? op.responses : {};
@@ -47,14 +50,74 @@ export function buildSequence(doc: JsonObject, converter: SchemaConverter, op: J
     const response = followRefs(doc, responses[code]);
     if (!isObject(response) || !isObject(response.content)) continue;
     for (const [mediaType, entry] of Object.entries(response.content)) {
-      if (isObject(entry) && entry.itemSchema !== undefined) {
-        return { mediaType, itemSchema: converter.convert(entry.itemSchema, 'response', refs) };
-      }
+      const format = sequenceFormat(mediaType);
+      if (format === undefined) continue;
+      const given = isObject(entry) ? entry.itemSchema : undefined;
+      const raw = format === 'sse' ? eventDataSchema(doc, given) : given;
+      return { mediaType, ...(raw !== undefined ? { itemSchema: converter.convert(raw, 'response', refs) } : {}) };
     }
   }
   return undefined;
 }
 
+/** The schema of an event's `data` once parsed: its `contentSchema` where the itemSchema gives one. */
+function eventDataSchema(doc: JsonObject, itemSchema: Json | undefined): Json | undefined {
+  const event = followRefs(doc, itemSchema);
+  const properties = isObject(event) ? followRefs(doc, event.properties) : undefined;
+  const data = isObject(properties) ? followRefs(doc, properties.data) : undefined;
+  return isObject(data) ? data.contentSchema : undefined;
+}
+
+/** The sentence a streaming tool's description ends with. */
+export const STREAMING_SENTENCE =
+  'The API may answer with a stream: the server then reads it item by item, reports progress while it runs, and returns the items (as many as fit) once it ends.';
+
+/**
+ * The outputSchema of a tool that may stream: the streamed items, or, when the operation also
+ * answers one JSON value (a chat API's `stream: false`), either shape. A JSON answer wrapped as
+ * `{ result }` cannot share the root with the items: then no shape is promised.
+ */
+export function streamingOutput(sequence: NonNullable<ToolSpec['sequence']>, json: OutputSpec | undefined): OutputSpec | undefined {
+  const streamed = sequenceOutput(sequence);
+  if (json === undefined) return streamed;
+  if (json.wrap) return undefined;
+  return { schema: { type: 'object', anyOf: [streamed.schema, json.schema] }, wrap: false };
+}
+
+/**
+ * A streaming tool's outputSchema: the items read (each as `itemSchema` says, an event
+ * `{ data, event, id, retry }` for server-sent events), how many were left out to fit the
+ * answer budget, the records that were not JSON, and why the reading ended.
+ */
+export function sequenceOutput(sequence: NonNullable<ToolSpec['sequence']>): OutputSpec {
+  const item = sequence.itemSchema ?? {};
+  const items =
+    sequenceFormat(sequence.mediaType) === 'sse'
+      ? {
+          type: 'object',
+          properties: { data: item, event: { type: 'string' }, id: { type: 'string' }, retry: { type: 'integer' } },
+          required: ['data'],
+        }
+      : item;
+  return {
+    schema: {
+      type: 'object',
+      properties: {
+        items: { type: 'array', items },
+        omitted: { type: 'integer', description: 'Records read but left out to stay within the answer budget.' },
+        note: { type: 'string' },
+        malformed: {
+          type: 'array',
+          description: 'Records that were not JSON, as text, by their position in the stream.',
+          items: { type: 'object', properties: { at: { type: 'integer' }, text: { type: 'string' }, note: { type: 'string' } } },
+        },
+        ended: { type: 'string', enum: [...STREAM_ENDS], description: 'Why the reading ended.' },
+      },
+      required: ['items', 'ended'],
+    },
+    wrap: false,
+  };
+}
 /** True when every value the schema allows (besides null) is an object. */
 export function isObjectRoot(schema: JsonSchema, converter: Pick<SchemaConverter, 'defs'>, depth = 0): boolean {
   if (depth > 20) return false;

@@ -79,7 +79,7 @@ describe('usage', () => {
   it('--help: exit 0, lists the options', () => {
     const r = cli(['--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^Usage: mcp-gen \[options\] [<[]spec[>\]]/);
+    expect(r.stdout).toMatch(/^Usage: mcp-gen \[options\] \[specs\.\.\.\]/);
     for (const flag of ['--out', '--name', '--force', '--check', '--dry-run', '--allow-remote-refs', '--max-description', '--quiet']) {
       expect(r.stdout).toContain(flag);
     }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, generateProject, REPO, startServer, TMP, withLock } from '../../harness/project.js';
 import { freePort } from '../../harness/process.js';
-import { startDeno, startWrangler } from '../harness/platforms.js';
+import { startDeno, startTogether, startWrangler } from '../harness/platforms.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
 
 const FIXTURE = join(REPO, 'test/fixtures/conformance/package.json');
@@ -134,7 +134,7 @@ beforeAll(async () => {
   upstream = await startUpstream();
   const args = ['--base-url', `${upstream.url}/v2`, '--log-level', 'warn'];
   for (const file of ['.dev.vars', '.env']) writeFileSync(join(platformsDir, file), `API_BASE_URL=${upstream.url}/v2\nLOG_LEVEL=warn\n`);
-  [servers.stateful, servers.stateless, servers.workerd, servers.deno] = await Promise.all([
+  [servers.stateful, servers.stateless, servers.workerd, servers.deno] = await startTogether([
     startServer(dir, 'http', args),
     startServer(dir, 'http', [...args, '--stateless']),
     startWrangler(platformsDir, await freePort()),

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, connect, generateProject, REPO } from '../../harness/project.js';
 import { freePort } from '../../harness/process.js';
 import { startUpstream, type Answer, type Recorded, type Upstream } from '../harness/upstream.js';
-import { startVercel, type PlatformServer } from '../harness/platforms.js';
+import { startTogether, startVercel, type PlatformServer } from '../harness/platforms.js';
 import { startLambda, type FunctionUrlServer } from '../harness/function-url.js';
 import { installPinned } from '../harness/pinned-tools.js';
 import { JOBS_SPEC } from '../harness/specs.js';
@@ -44,7 +44,7 @@ beforeAll(async () => {
   const env = { API_BASE_URL: `${upstream.url}/v2`, SWAGGER_PETSTORE_API_KEY: API_KEY, MCP_AUTH_TOKEN: TOKEN, LOG_LEVEL: 'warn' };
   // a credential a client may send in a cookie: proves the event's `cookies` go back into the Cookie header
   const lambda = { ric, taskRoot: join(dir, 'dist/lambda'), env: { ...env, MCP_AUTH_FROM_HEADERS: 'Cookie=api_key' } };
-  [servers.lambda, servers['lambda-buffered'], servers.vercel, servers.jobs] = await Promise.all([
+  [servers.lambda, servers['lambda-buffered'], servers.vercel, servers.jobs] = await startTogether([
     startLambda(lambda),
     startLambda({ ...lambda, env: { ...lambda.env, AWS_LAMBDA_NODEJS_NO_GLOBAL_AWSLAMBDA: 'true' }, base64Bodies: true }),
     startVercel(dir, await freePort(), env),

@@ -14,7 +14,7 @@ import { buildProject, connect, generateProject, REPO } from '../../harness/proj
 import { freePort } from '../../harness/process.js';
 import { corporaMissing, corporaTitle, GITHUB_SPEC } from '../../harness/corpora.js';
 import { startUpstream, type Upstream } from '../harness/upstream.js';
-import { ownNodeModules, startDeno, startWrangler, type PlatformServer } from '../harness/platforms.js';
+import { ownNodeModules, startDeno, startTogether, startWrangler, type PlatformServer } from '../harness/platforms.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
 import { JOBS_SPEC } from '../harness/specs.js';
 
@@ -83,7 +83,7 @@ beforeAll(async () => {
   ];
   writeFileSync(join(dir, '.dev.vars'), `${variables.join('\n')}\n`);
   writeFileSync(join(dir, '.env'), `${variables.join('\n')}\n`);
-  [servers.cloudflare, servers.deno] = await Promise.all([startWrangler(dir, await freePort()), startDeno(dir, await freePort())]);
+  [servers.cloudflare, servers.deno] = await startTogether([startWrangler(dir, await freePort()), startDeno(dir, await freePort())]);
   await Promise.all([startOAuth(), startJobs(), startCodeMode()]);
   if (corporaMissing === undefined) await startGithub();
 }, 300_000);
@@ -98,7 +98,7 @@ async function startOAuth(): Promise<void> {
     MCP_PUBLIC_URL: `http://127.0.0.1:${port}`,
   });
   for (const port of [cloudflarePort, denoPort]) as.addResource(`http://127.0.0.1:${port}/mcp`, ['mcp:read', 'mcp:write']);
-  [guarded.cloudflare, guarded.deno] = await Promise.all([
+  [guarded.cloudflare, guarded.deno] = await startTogether([
     startWrangler(dir, cloudflarePort, settings(cloudflarePort)),
     startDeno(dir, denoPort, settings(denoPort)),
   ]);
@@ -127,7 +127,7 @@ async function startJobs(): Promise<void> {
   rmSync(spec, { force: true });
   await buildProject(jobsDir);
   for (const file of ['.dev.vars', '.env']) writeFileSync(join(jobsDir, file), `API_BASE_URL=${upstream.url}\nLOG_LEVEL=warn\n`);
-  [jobs.cloudflare, jobs.deno] = await Promise.all([startWrangler(jobsDir, await freePort()), startDeno(jobsDir, await freePort())]);
+  [jobs.cloudflare, jobs.deno] = await startTogether([startWrangler(jobsDir, await freePort()), startDeno(jobsDir, await freePort())]);
 }
 
 /** GitHub's spec (1,223 operations) generated in dynamic mode for both platforms, served against the same upstream. */
@@ -140,7 +140,7 @@ async function startGithub(): Promise<void> {
   ]);
   await buildProject(githubDir);
   for (const file of ['.dev.vars', '.env']) writeFileSync(join(githubDir, file), `API_BASE_URL=${upstream.url}\nLOG_LEVEL=warn\n`);
-  [github.cloudflare, github.deno] = await Promise.all([
+  [github.cloudflare, github.deno] = await startTogether([
     startWrangler(githubDir, await freePort()),
     startDeno(githubDir, await freePort()),
   ]);

@@ -130,3 +130,19 @@ export function startVercel(dir: string, port: number, vars: Record<string, stri
   });
   return untilReady(child, `http://127.0.0.1:${port}`, (url) => probe(url));
 }
+
+/**
+ * Starts servers side by side; when one fails to start, those that did are stopped before the
+ * failure is thrown, since nothing else holds them to stop them.
+ */
+export async function startTogether<T extends readonly Promise<{ stop(): Promise<void> }>[]>(
+  starts: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(starts);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed !== undefined) {
+    await Promise.all(settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.stop() : undefined)));
+    throw failed.reason;
+  }
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as never;
+}

@@ -1,6 +1,7 @@
 // A real HTTP server on 127.0.0.1 standing in for the API: it records every request exactly
 // as received, and answers as the test says.
-import { createServer, type IncomingMessage } from 'node:http';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Recorded {
@@ -24,6 +25,12 @@ export interface Answer {
   delayMs?: number;
   /** Close the connection instead of answering, as an upstream that crashed mid-request does. */
   reset?: boolean;
+  /**
+   * A body written piece by piece as the generator yields them (a streaming API), ended when
+   * it returns. `closed` settles when the client closes the connection: the generator is then
+   * stopped at its next yield.
+   */
+  stream?: (connection: { closed: Promise<void> }) => AsyncIterable<string>;
 }
 
 export interface Upstream {
@@ -58,6 +65,7 @@ export async function startUpstream(respond?: (req: Recorded) => Answer | Promis
         if (res.destroyed) return;
         if (answer.reset) return void req.socket.destroy();
         res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
+        if (answer.stream) return writeStream(res, answer.stream).catch(() => void res.destroy());
         res.end(answer.body ?? '');
       });
     });
@@ -74,6 +82,16 @@ export async function startUpstream(respond?: (req: Recorded) => Answer | Promis
         server.close(() => resolve());
       }),
   };
+}
+
+/** A streamed body: each piece written as it comes (waiting for a full socket to drain), until the end or the client's close. */
+async function writeStream(res: ServerResponse, stream: NonNullable<Answer['stream']>): Promise<void> {
+  const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
+  for await (const piece of stream({ closed })) {
+    if (res.destroyed) return;
+    if (!res.write(piece)) await Promise.race([once(res, 'drain'), closed]);
+  }
+  res.end();
 }
 
 /** Petstore's getPetById as the tests' upstreams answer it: `pet-<id>` at GET /v2/pet/<id>, 404 for anything else. */

@@ -37,6 +37,8 @@ function modelPart(resolved: ResolvedOptions): ModelOptions {
     allowInternalServers: _i,
     allowRefDir: _a,
     overlays: _o,
+    apis: _apis,
+    baseUrls: _b,
     ...model
   } = resolved;
   return model;
@@ -118,6 +120,11 @@ describe('the config file', () => {
     ['toolOverrides', 'toolOverrides:\n  x: { rename: y }\n', /"toolOverrides"\."x"\.rename/],
     ['tools', 'tools:\n  x: { rename: y }\n', /"tools"\."x"\.rename/],
     ['tools given a mode (that is --tools on the command line)', 'tools: dynamic\n', /"tools" must map operations/],
+    [
+      'baseUrls (that is --base-url <namespace>=<url> on the command line)',
+      'baseUrls: { zoo: "https://zoo.example" }\n',
+      /"baseUrls" is the command line's --base-url <namespace>=<url>; in the file, give each API's "baseUrl" in "apis"/,
+    ],
   ])('checks %s and names the key as written', (_name, text, message) => {
     const dir = folderWith(text);
     expect(() => readConfigFile(join(dir, 'mcp-gen.config.yaml'))).toThrow(message);

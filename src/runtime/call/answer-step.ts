@@ -10,7 +10,7 @@ import { toToolResult, type UpstreamAnswer, type UpstreamRefusal } from './answe
 import { refusal, structureFor } from './answer/shape.js';
 import type { AnswerBudget } from './answer/answer-budget.js';
 import { withNote } from './send/retry.js';
-import type { Progress } from '../long-running/long-running.js';
+import type { Progress } from '../mcp/progress.js';
 import type { ToolSpec } from '../../contract/table.js';
 import type { Exchanged } from './send-step.js';
 import type { CallContext, CallServices } from './services.js';

@@ -10,11 +10,10 @@ import type { Hooks } from '../hooks-api.js';
 import type { Logger } from '../start/log.js';
 import { callObserver, type CallObserver } from '../observe/observe.js';
 import type { RequestCredentials } from './request/credentials.js';
-import { upstreamBase } from './request/outgoing.js';
 import type { UpstreamAnswer, UpstreamRefusal } from './answer/response.js';
 import type { JsonSchema, ToolSpec, ToolTable } from '../../contract/table.js';
 import { OPERATION_STATUS } from '../../contract/meta-tools.js';
-import type { Progress } from '../long-running/long-running.js';
+import type { Progress } from '../mcp/progress.js';
 import { callServices, type CallContext, type CallServices, type Following } from './services.js';
 import { checkCall, prepareCall, prepareStatus } from './prepare-step.js';
 import { sendPrepared, type Exchanged } from './send-step.js';
@@ -87,7 +86,7 @@ export function createExecutor(
       }
     },
     async call(tool, args, signal, credentials = NO_CREDENTIALS, options = {}) {
-      const call = callFor(credentials, options.caller);
+      const call = callFor(credentials, options.caller, options.progress);
       try {
         const outcome = await observer.operation(tool, () => exchange(services, tool, args, signal, call));
         return await callOutcome(services, tool, outcome, args, signal, call, options);
@@ -109,7 +108,12 @@ export function createExecutor(
   };
 }
 
-const callFor = (credentials: RequestCredentials, caller: AuthInfo | undefined): CallContext => ({ credentials, caller, secrets: [] });
+const callFor = (credentials: RequestCredentials, caller: AuthInfo | undefined, progress?: Progress): CallContext => ({
+  credentials,
+  caller,
+  secrets: [],
+  ...(progress ? { progress } : {}),
+});
 
 /** The request a call of `tool` makes, sent: the upstream's answer, or the tool error that stopped it. */
 async function exchange(
@@ -140,7 +144,7 @@ async function loadFollowing(services: CallServices): Promise<Following> {
     config.operationWaitMs,
     {
       get: (tool, url, signal, call) => getStatus(services, tool, url, signal, call),
-      base: (tool) => upstreamBase(tool, config.baseUrl, services.defaultBase),
+      base: (tool) => services.baseOf(tool),
       call: (tool, args, signal, call) => exchange(services, tool, args, signal, call),
       shape: (tool, answer, args, advertised) => shape(services, tool, answer, args, advertised),
     },

@@ -7,7 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { toolHooks, type OutgoingRequest } from '../hooks-api.js';
 import { abortSignalOf, type Cancellation } from './send/call-limit.js';
-import { authenticate, buildOutgoing, upstreamBase } from './request/outgoing.js';
+import { authenticate, buildOutgoing } from './request/outgoing.js';
 import { setHeader } from './request/request.js';
 import type { AfterResponse } from './answer/response-hooks.js';
 import type { Refresh } from './send/retry.js';
@@ -79,14 +79,14 @@ export async function prepareCall(
 ): Promise<Ready | { failure: CallToolResult }> {
   const checked = await checkListed(services, tool, given);
   if ('problem' in checked) return failure(checked.problem);
-  const { hooks, sending, config } = services;
+  const { hooks, sending } = services;
   const own = toolHooks(hooks, tool.name);
   // The tool's hook sees the arguments as tool-types.ts types them: the hidden ones come after.
   const hooked = own?.beforeRequest ? ((await own.beforeRequest(checked.args)) ?? checked.args) : checked.args;
   const filled = withHidden(tool, hooked, platform().env);
   if ('problem' in filled) return failure(filled.problem);
   const args = sending.keyed(tool, filled.args);
-  const target = upstreamBase(tool, config.baseUrl, services.defaultBase);
+  const target = services.baseOf(tool);
   if ('problem' in target) return failure(target.problem);
   return {
     prepare: (limit) => prepareRequest(services, tool, args, target.base, call, limit),
@@ -101,7 +101,7 @@ export async function prepareCall(
  */
 export function prepareStatus(services: CallServices, tool: ToolSpec, url: string, call: CallContext): Ready | { failure: CallToolResult } {
   const { config, hooks } = services;
-  const target = upstreamBase(tool, config.baseUrl, services.defaultBase);
+  const target = services.baseOf(tool);
   if ('problem' in target) return failure(target.problem);
   const request: OutgoingRequest = { tool: tool.name, method: 'GET', url, headers: { accept: 'application/json' } };
   const hooksAfter = [hooks.afterResponse];

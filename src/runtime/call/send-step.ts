@@ -6,6 +6,8 @@
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { deadline, networkFailure, readAnswer, requestLabel } from './send/exchange.js';
+import type { CallLimit } from './send/call-limit.js';
+import { readStreamedAnswer, streamFormat, type StreamCall } from './send/streamed-answer.js';
 import { afterResponse, type AfterResponse } from './answer/response-hooks.js';
 import type { Sent } from './send/retry.js';
 import type { TrackedAnswer } from '../long-running/long-running.js';
@@ -36,14 +38,31 @@ export async function sendPrepared(
     const named = requestLabel(prepared.request);
     try {
       const sent = await attempts.send(prepared.request, refreshFor(services, prepared, prepare, call));
-      return 'failure' in sent ? sent : await received(services, sent, ready.hooksAfter, named);
+      return 'failure' in sent ? sent : await received(services, sent, ready.hooksAfter, named, { tool, limit, signal, call });
     } catch (error) {
-      return failure(networkFailure(error, named.label, limit.timedOut(), signal, config.timeoutMs));
+      const apiVariable = tool.api === undefined ? undefined : services.table.apis?.[tool.api]?.baseUrlEnv;
+      return failure(networkFailure(error, named.label, limit.timedOut(), signal, config.timeoutMs, apiVariable));
     }
   } finally {
     attempts.done();
     limit.done();
   }
+}
+
+/** What reading an answer needs of its call: a streamed one is read within the call's limit, telling its progress. */
+interface Receiving {
+  tool: ToolSpec;
+  limit: CallLimit;
+  signal: AbortSignal;
+  call: CallContext;
+}
+
+/** What a streamed answer's reading tells and checks: the client's progress, and the items against the tool's outputSchema. */
+function streamChecks(services: CallServices, receiving: Receiving): Pick<StreamCall, 'progress' | 'check'> {
+  return {
+    ...(receiving.call.progress ? { progress: receiving.call.progress } : {}),
+    ...(receiving.tool.output ? { check: services.checks.output(receiving.tool) } : {}),
+  };
 }
 
 /** The answer the tries ended with, seen by the afterResponse hooks, read, and kept for following its operation. */
@@ -52,11 +71,16 @@ async function received(
   sent: Sent,
   hooksAfter: (AfterResponse | undefined)[],
   named: { label: string; uri: string },
+  receiving: Receiving,
 ): Promise<Exchanged> {
   const { config, following } = services;
   let response = sent.response;
   if (hooksAfter.some((hook) => hook !== undefined)) response = await afterResponse(response, sent.request, hooksAfter);
-  const read = await readAnswer(response, named, config.maxResponseBytes);
+  const format = streamFormat(receiving.tool, response);
+  const read =
+    format !== undefined
+      ? await readStreamedAnswer(response, named, { ...receiving, format, config, ...streamChecks(services, receiving) })
+      : await readAnswer(response, named, config.maxResponseBytes);
   services.log.debug(`${named.label} → ${response.status}`);
   const answer = services.tracks
     ? (following.value ?? (await following.get())).tracked(read, response, sent.request, services.credentialQuery)

@@ -13,12 +13,13 @@ import { Authenticator, type RequestCredentials } from './request/credentials.js
 import type { Cancellation } from './send/call-limit.js';
 import type { SendOne } from './send/middleware.js';
 import { createChecks, type Checks } from './request/checks.js';
-import { apiBase } from './request/outgoing.js';
+import { upstreamBases } from './request/outgoing.js';
 import type { OnBehalf } from '../oauth/upstream-accounts/on-behalf.js';
 import { toolError, type Structurer } from '../mcp/output.js';
+import type { Progress } from '../mcp/progress.js';
 import { structureFor } from './answer/shape.js';
 import { serverRedactor, type Redactor } from './answer/redact.js';
-import type { ToolSpec, ToolTable } from '../../contract/table.js';
+import { ownValue, type ToolSpec, type ToolTable } from '../../contract/table.js';
 import { perTool, toolSchemas, type ToolSchemas } from '../mcp/tool-schemas.js';
 import { credentialPlaces, sendFollowingRedirects } from './send/upstream.js';
 import { followsOperations } from '../start/optional-features.js';
@@ -32,6 +33,8 @@ export interface CallContext {
   credentials: RequestCredentials;
   caller: AuthInfo | undefined;
   secrets: string[];
+  /** The client's progress, when it asked for it: told while a streamed answer is read. */
+  progress?: Progress;
 }
 
 /** long-running.ts's calls for this server, and its `tracked`: what following an operation needs of an answer. */
@@ -46,8 +49,8 @@ export interface CallServices {
   readonly schemas: ToolSchemas;
   readonly checks: Checks;
   readonly auth: Authenticator;
-  /** The base URL of operations without servers of their own. */
-  readonly defaultBase: string;
+  /** Where a tool's requests go (outgoing.ts), or why nowhere. */
+  readonly baseOf: (tool: ToolSpec) => { base: string } | { problem: string };
   readonly sending: Sending;
   readonly redactor: Redactor;
   /** What calls send on their caller's behalf (on-behalf.ts, loaded on first need); undefined when no setting asks for it. */
@@ -81,7 +84,7 @@ export function callServices(
     schemas,
     checks,
     auth: new Authenticator(table, platform().env, log, config.timeoutMs),
-    defaultBase: apiBase(table, config.baseUrl),
+    baseOf: upstreamBases(table, config.baseUrl, platform().env),
     // Each try to the upstream, observed; the pacing goes around it per call (retry.ts).
     sending: createSending(config.sending, log, {
       upstream: upstreamSender(table, config),
@@ -126,6 +129,24 @@ function upstreamSender(table: ToolTable, config: ServerConfig): SendOne {
   for (const [name] of config.staticHeaders) places.headers.add(name.toLowerCase());
   // The caller's identity, like a static header, is for the API's origin only.
   if (config.oauth?.identityHeader !== undefined) places.headers.add(config.oauth.identityHeader.toLowerCase());
-  const publicServers = config.baseUrl === undefined ? table.publicServers : undefined;
-  return (request: OutgoingRequest, signal: Cancellation) => sendFollowingRedirects(request, signal, places, publicServers);
+  const ruleOf = publicServerRules(table, config.baseUrl);
+  return (request: OutgoingRequest, signal: Cancellation) => sendFollowingRedirects(request, signal, places, ruleOf(request.tool));
+}
+
+/**
+ * Whether a tool's requests may reach public addresses only: its spec came from a URL and no
+ * one chose its upstream. Over several APIs, each API's own rule, lifted by its
+ * `<NAMESPACE>_BASE_URL` too.
+ */
+function publicServerRules(table: ToolTable, baseUrl: string | undefined): (toolName: string) => ToolTable['publicServers'] {
+  const single = baseUrl === undefined ? table.publicServers : undefined;
+  if (table.apis === undefined) return () => single;
+  const env = platform().env;
+  const byTool = new Map<string, ToolTable['publicServers']>();
+  for (const tool of table.tools) {
+    const api = tool.api === undefined ? undefined : ownValue(table.apis, tool.api);
+    const chosen = baseUrl !== undefined || (api !== undefined && Boolean(env[api.baseUrlEnv]));
+    byTool.set(tool.name, api === undefined ? single : chosen ? undefined : api.publicServers);
+  }
+  return (toolName) => (byTool.has(toolName) ? byTool.get(toolName) : single);
 }

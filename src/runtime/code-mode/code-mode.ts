@@ -6,7 +6,7 @@
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ProgramCall } from '../confirm/confirm.js';
-import { declarationOf } from './declarations.js';
+import { apiMembers, apiPath, declarationOf } from './declarations.js';
 import { queryWords, type MetaContext } from '../mcp/operation-index.js';
 import { toolError } from '../mcp/output.js';
 import type { SandboxLimits } from './sandbox.js';
@@ -46,30 +46,31 @@ export async function callCodeTool(meta: ListedTool, given: Record<string, unkno
 function searchApi(ctx: CodeContext, words: string[], limit: number): CallToolResult {
   const found = ctx.index().search(words, undefined, limit, ctx.visible);
   if (found.length === 0) return { content: [{ type: 'text', text: 'No operation matches; try other words.' }] };
-  const printed: string[] = [];
+  const printed: { tool: ToolSpec; declaration: string }[] = [];
   let bytes = 0;
   for (const tool of found) {
     const declaration = declarationOf(tool, ctx.inputSchema(tool), ctx.outputSchema(tool), tool.output?.wrap === true);
     bytes += Buffer.byteLength(declaration) + 1;
     if (bytes > SEARCH_BUDGET_BYTES && printed.length > 0) break;
-    printed.push(declaration);
+    printed.push({ tool, declaration });
   }
   const more = found.length - printed.length;
   const rest = more > 0 ? `\n// …and ${more} more: search with more precise words` : '';
-  const text = `// api, as ${EXECUTE} programs receive it\ninterface Api {\n${printed.join('\n')}\n}${rest}`;
+  const text = `// api, as ${EXECUTE} programs receive it\ninterface Api {\n${apiMembers(printed)}\n}${rest}`;
   return { content: [{ type: 'text', text }] };
 }
 
 async function execute(ctx: CodeContext, code: string): Promise<CallToolResult> {
   const { run, lend } = await sandboxRunner();
   const program = programCall(lend);
+  const byPath = new Map(ctx.table.tools.filter((tool) => ctx.visible(tool)).map((tool) => [apiPath(tool), tool]));
   const outcome = await run(
     code,
     {
-      names: ctx.table.tools.filter((tool) => ctx.visible(tool)).map((tool) => tool.name),
+      names: [...byPath.keys()],
       // Bound to this call's async context: the worker's messages arrive outside it, and the
       // operations' spans and log entries belong to this execute.
-      call: boundToCall((name: string, args: unknown) => callOperation(ctx, name, args, program)),
+      call: boundToCall((path: string, args: unknown) => callOperation(ctx, byPath.get(path), path, args, program)),
     },
     ctx.limits,
     ctx.signal,
@@ -111,9 +112,14 @@ function programCall(lend: <T>(wait: () => Promise<T>) => Promise<T>): ProgramCa
   };
 }
 
-/** One api.<name>(args) of a program: the answer's JSON, or an Error the program sees. */
-async function callOperation(ctx: CodeContext, name: string, args: unknown, program: ProgramCall): Promise<unknown> {
-  const tool = ctx.byName.get(name);
+/** One api.<name>(args) of a program (`name` its path under `api`): the answer's JSON, or an Error the program sees. */
+async function callOperation(
+  ctx: CodeContext,
+  tool: ToolSpec | undefined,
+  name: string,
+  args: unknown,
+  program: ProgramCall,
+): Promise<unknown> {
   if (tool === undefined || !ctx.visible(tool))
     throw new Error(`no operation named ${JSON.stringify(name)}; find names with ${SEARCH_API}`);
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {

@@ -23,7 +23,30 @@ const NOT_PLAIN = ['oneOf', 'anyOf', 'enum', 'const', 'items', 'not'];
 /** Keywords that say what a value is; a schema without any (a description, say) adds nothing to an intersection. */
 const TYPE_KEYWORDS = ['type', 'properties', 'additionalProperties', 'items', 'enum', 'const', 'oneOf', 'anyOf', '$ref'];
 
-/** A method of `api`: its doc comment and signature. */
+/**
+ * Where a program finds the tool: `api.<operation>`, or for a server of several APIs
+ * `api.<namespace>.<operation>`, the operation's name without its namespace's prefix. Tool names
+ * have no dot (naming.ts), so the path as `<namespace>.<operation>` is unambiguous.
+ */
+export function apiPath(tool: Pick<ToolSpec, 'name' | 'api'>): string {
+  const prefix = `${tool.api}_`;
+  return tool.api !== undefined && tool.name.startsWith(prefix) ? `${tool.api}.${tool.name.slice(prefix.length)}` : tool.name;
+}
+
+/** `interface Api`'s body: the declarations as members, in an object per namespace when the tools have one. */
+export function apiMembers(declared: { tool: ToolSpec; declaration: string }[]): string {
+  if (declared.every(({ tool }) => tool.api === undefined)) return declared.map((d) => d.declaration).join('\n');
+  const byNamespace = new Map<string, string[]>();
+  for (const { tool, declaration } of declared) {
+    const namespace = tool.api ?? '';
+    byNamespace.set(namespace, [...(byNamespace.get(namespace) ?? []), indented(declaration, '    ')]);
+  }
+  return [...byNamespace].map(([namespace, members]) => `  ${memberName(namespace)}: {\n${members.join('\n')}\n  };`).join('\n');
+}
+
+const indented = (text: string, by: string) => text.replace(/^/gm, by);
+
+/** A method of `api` (or of its namespace's object): its doc comment and signature. */
 export function declarationOf(tool: ToolSpec, input: JsonSchema, output: JsonSchema | undefined, wrapped: boolean): string {
   const summary = firstParagraph(tool.title ?? tool.description);
   const access = tool.annotations.readOnlyHint === true ? 'read-only' : 'writes';
@@ -31,7 +54,7 @@ export function declarationOf(tool: ToolSpec, input: JsonSchema, output: JsonSch
     output === undefined ? 'unknown' : printed(wrapped ? (property(output, 'result') ?? output) : output, output, ANSWER_BUDGET_BYTES);
   return [
     `/** ${comment(summary)} (${access}; ${tool.http.method} ${tool.http.path}) */`,
-    `${memberName(tool.name)}(args: ${printed(input, input, ARGUMENTS_BUDGET_BYTES)}): Promise<${answer}>;`,
+    `${memberName(operationName(tool))}(args: ${printed(input, input, ARGUMENTS_BUDGET_BYTES)}): Promise<${answer}>;`,
   ].join('\n');
 }
 
@@ -45,6 +68,9 @@ function firstParagraph(text: string): string {
 function comment(text: string): string {
   return text.replace(/\*\//g, '* /');
 }
+
+/** The operation's name under `api` or its namespace's object. */
+const operationName = (tool: ToolSpec): string => apiPath(tool).slice(tool.api === undefined ? 0 : tool.api.length + 1);
 
 function memberName(name: string): string {
   return IDENTIFIER.test(name) ? name : JSON.stringify(name);

@@ -46,7 +46,7 @@ export interface SandboxLimits {
 }
 
 export interface SandboxApi {
-  /** The operation names the program may call as api.<name>(args). */
+  /** The operations the program may call as api.<name>(args), or api.<namespace>.<name>(args) for a name `<namespace>.<name>`. */
   names: readonly string[];
   /** Performs one call through the server's normal tool path; resolves with the JSON value the program sees, or rejects with an Error whose message the program sees. */
   call(name: string, args: unknown, signal: AbortSignal): Promise<unknown>;
@@ -105,36 +105,48 @@ const PRELUDE = String.raw`(hostCall, hostLog, namesJson) => {
   const names = parse(namesJson);
   // freed before an error is described, so that describing an out-of-memory error has room
   let reserve = new ArrayBuffer(${RESERVE_BYTES});
-  const shown = names.length <= 20 ? names.join(', ') : names.slice(0, 20).join(', ') + ', …';
+  // each object's missing member is an error listing what it has
+  const guarded = (target, place, what) => {
+    const keys = Object.keys(target);
+    const shown = keys.length <= 20 ? keys.join(', ') : keys.slice(0, 20).join(', ') + ', …';
+    freeze(target);
+    return new ProxyOf(target, {
+      get(object, key) {
+        if (typeof key === 'string' && hasOwn(object, key)) return object[key];
+        if (typeof key !== 'string' || key === 'then' || key === 'toJSON') return undefined;
+        throw new TypeErrorOf(place + '.' + key + ' is not ' + what + '; it has ' + keys.length + ': ' + shown);
+      },
+    });
+  };
 
+  const operationOf = (name) => async (args) => {
+    const text = stringify(args === undefined ? {} : args);
+    if (typeof text !== 'string') throw new TypeErrorOf('api.' + name + ' takes one JSON value, an object of the operation\'s arguments');
+    // the caller's place, kept for an error after the await (whose stack no longer has the caller)
+    const origin = new ErrorOf();
+    let reply;
+    try {
+      reply = await hostCall(name, text);
+    } catch (thrown) {
+      // the host rejects with its message; a limit's error (thrown before any await) is already one
+      if (typeof thrown !== 'string') throw thrown;
+      const error = new ErrorOf(thrown);
+      error.stack = origin.stack;
+      throw error;
+    }
+    return parse(reply);
+  };
+
+  // a name with a dot is <namespace>.<operation>: a server of several APIs has an object per namespace
   const operations = create(null);
+  const namespaces = create(null);
   for (const name of names) {
-    operations[name] = async (args) => {
-      const text = stringify(args === undefined ? {} : args);
-      if (typeof text !== 'string') throw new TypeErrorOf('api.' + name + ' takes one JSON value, an object of the operation\'s arguments');
-      // the caller's place, kept for an error after the await (whose stack no longer has the caller)
-      const origin = new ErrorOf();
-      let reply;
-      try {
-        reply = await hostCall(name, text);
-      } catch (thrown) {
-        // the host rejects with its message; a limit's error (thrown before any await) is already one
-        if (typeof thrown !== 'string') throw thrown;
-        const error = new ErrorOf(thrown);
-        error.stack = origin.stack;
-        throw error;
-      }
-      return parse(reply);
-    };
+    const dot = name.indexOf('.');
+    if (dot < 0) operations[name] = operationOf(name);
+    else (namespaces[name.slice(0, dot)] ??= create(null))[name.slice(dot + 1)] = operationOf(name);
   }
-  freeze(operations);
-  const api = new ProxyOf(operations, {
-    get(target, key) {
-      if (typeof key === 'string' && hasOwn(target, key)) return target[key];
-      if (typeof key !== 'string' || key === 'then' || key === 'toJSON') return undefined;
-      throw new TypeErrorOf('api.' + key + ' is not an operation of this API; it has ' + names.length + ': ' + shown);
-    },
-  });
+  for (const namespace of Object.keys(namespaces)) operations[namespace] = guarded(namespaces[namespace], 'api.' + namespace, 'an operation of this API');
+  const api = guarded(operations, 'api', Object.keys(namespaces).length > 0 ? 'an API of this server' : 'an operation of this API');
 
   const show = (value) => {
     try {

@@ -7,7 +7,8 @@
 // takes: the status URL never reaches the agent, so that a handle cannot make the server
 // fetch another URL with the API's credentials.
 
-import type { AuthInfo, CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import type { AuthInfo, CallToolResult } from '@modelcontextprotocol/server';
+import type { Progress } from '../mcp/progress.js';
 import type { RequestCredentials } from '../call/request/credentials.js';
 import type { UpstreamAnswer } from '../call/answer/response.js';
 import type { UpstreamResponse } from '../call/send/upstream-response.js';
@@ -127,8 +128,6 @@ export function longRunningCalls<C extends { caller: AuthInfo | undefined; crede
     },
   };
 }
-
-export type Progress = (progress: number, message: string) => void;
 
 export type Followed =
   | { answer: TrackedAnswer }
@@ -420,14 +419,4 @@ function pendingResult(
   if (shaped !== undefined && !shaped.isError) return { ...shaped, content: [...shaped.content, { type: 'text', text }], _meta: meta };
   // A client checks a success against the listed outputSchema, which a running operation has nothing for.
   return { content: [{ type: 'text', text }], _meta: meta, ...(needsStructure ? { isError: true } : {}) };
-}
-
-/** Sends notifications/progress for the call when its client asked for them (a progressToken). */
-export function progressOf(ctx: ServerContext): Progress | undefined {
-  const token = ctx.mcpReq._meta?.progressToken;
-  if (token === undefined) return undefined;
-  return (progress, message) =>
-    void ctx.mcpReq
-      .notify({ method: 'notifications/progress', params: { progressToken: token, progress, message } })
-      .catch(() => undefined);
 }

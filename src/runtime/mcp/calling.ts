@@ -16,7 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { linkRequiredOf } from '../call/answer/link-mark.js';
 import type { Asking, Invoke } from '../confirm/confirm.js';
-import type { Progress } from '../long-running/long-running.js';
+import { progressOf, type Progress } from './progress.js';
 import { EXECUTE, INVOKE, OPERATION_STATUS } from '../../contract/meta-tools.js';
 import type { MetaCall } from './meta-dispatch.js';
 import { toolError } from './output.js';
@@ -55,7 +55,7 @@ export function serveCalling(tools: TableTools, instance: InstanceTools): void {
 
 function toolCall(tools: TableTools, instance: InstanceTools, request: CallToolRequest, ctx: ServerContext): ToolCall {
   const args = request.params.arguments ?? {};
-  const progress = tools.following?.progressOf(ctx);
+  const progress = tools.tellsProgress ? progressOf(ctx) : undefined;
   return { tools, instance, server: instance.server, request, ctx, args, auth: ctx.http?.authInfo, progress };
 }
 

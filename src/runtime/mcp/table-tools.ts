@@ -5,10 +5,9 @@
 
 import type { AuthInfo, Server, Tool } from '@modelcontextprotocol/server';
 import type { Confirmations } from '../confirm/confirm.js';
-import type { progressOf } from '../long-running/long-running.js';
 import type { TaskStore } from '../long-running/tasks.js';
 import { OperationIndex } from './operation-index.js';
-import { followsOperations, mayConfirm } from '../start/optional-features.js';
+import { followsOperations, mayConfirm, readsStreams } from '../start/optional-features.js';
 import { codeTools, metaTools, operationTools } from '../../contract/meta-tools.js';
 import { metaCalls as metaCallsOf, type MetaCall, type ToolsetSession } from './meta-dispatch.js';
 import { callObserver, type CallObserver } from '../observe/observe.js';
@@ -72,8 +71,8 @@ interface ListedMetaTools {
 
 /** The modules of the optional features this table uses, loaded once. */
 interface LoadedFeatures {
-  /** A call's progress is told while its operation is followed (long-running.ts). */
-  following: { progressOf: typeof progressOf } | undefined;
+  /** Whether a call may tell its progress: while its operation is followed, or its streamed answer read. */
+  tellsProgress: boolean;
   tasks: TaskSupport | undefined;
   confirmations: Confirmations | undefined;
 }
@@ -184,11 +183,12 @@ async function loadFeatures(
   options: ServerOptions,
   offers: Offers,
 ): Promise<LoadedFeatures> {
-  const following = followsOperations(table) ? await import('../long-running/long-running.js') : undefined;
+  // Loaded with the table, as the others are, so that no call waits for it.
+  if (followsOperations(table)) await import('../long-running/long-running.js');
   const tasks = offers.tasks ? await taskSupport(options.sharedTasks) : undefined;
   const confirm = options.confirm ?? { setting: 'none', redact: (text: string) => text };
   const confirmations = await confirmationsOf(whole, confirm, (tool, args) => executor.checkCall(tool, args));
-  return { following, tasks, confirmations };
+  return { tellsProgress: followsOperations(table) || readsStreams(table), tasks, confirmations };
 }
 
 function operationsContext(table: ToolTable, byName: ReadonlyMap<string, ToolSpec>, executor: Executor, options: ServerOptions) {

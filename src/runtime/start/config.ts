@@ -29,6 +29,8 @@ export interface ServerConfig {
   timeoutMs: number;
   /** How long a call follows a long-running operation before answering a handle (long-running.ts). */
   operationWaitMs: number;
+  /** How a streamed answer's reading is bounded (stream-reader.ts): most items, and most time. */
+  stream: { maxItems: number; timeMs: number };
   /** Where handles past the wait live when not in memory (operation-store.ts), with the key sealing them. */
   operationStore?: { location: string; keys: string };
   /** Retries of a failed request (retry.ts) and the pace of requests to each API origin (pacing.ts). */
@@ -231,6 +233,7 @@ export function configFrom(values: FlagValues, env: NodeJS.ProcessEnv): ServerCo
     ...(baseUrl !== undefined ? { baseUrl } : {}),
     timeoutMs: read.integer('timeout'),
     operationWaitMs: read.integer('operation-wait'),
+    stream: { maxItems: read.integer('stream-max-items'), timeMs: read.integer('stream-time-ms') },
     ...readOperationStore(read),
     sending: readSending(read),
     maxResponseBytes: read.integer('max-response-bytes'),

@@ -22,19 +22,23 @@ export function mayConfirm(table: ToolTable, setting: ConfirmSetting): boolean {
 /** Whether some call of the table may follow an operation (and tell its progress on the call's own stream). */
 export const followsOperations = (table: ToolTable): boolean => table.tools.some((t) => t.longRunning !== undefined);
 
+/** Whether some call of the table reads a streamed answer (and tells its progress on the call's own stream). */
+export const readsStreams = (table: ToolTable): boolean => table.tools.some((t) => t.sequence !== undefined);
+
 /**
  * Whether a request (a JSON-RPC message, or a batch) may have the server send the client
  * something before its result, on the call's own stream: a tools/call that may wait for the
- * user's yes, or that follows an operation for a client that asked for progress (a
- * progressToken). invoke_operation by the operation it names; a code-mode program by what any
+ * user's yes, or that follows an operation or reads a streamed answer for a client that asked
+ * for progress (a progressToken). invoke_operation by the operation it names; a code-mode program by what any
  * operation may do. Every other request is answered in one piece.
  */
 export function streamsMidCall(table: ToolTable, setting: ConfirmSetting): (message: unknown) => boolean {
   const byName = new Map(table.tools.map((tool) => [tool.name, tool]));
   const anyConfirms = mayConfirm(table, setting);
-  const anyFollows = followsOperations(table);
+  const anyFollows = followsOperations(table) || readsStreams(table);
   const mayTalk = (tool: ToolSpec | undefined, progress: boolean) =>
-    tool !== undefined && (needsConfirmation(tool, setting) || (progress && tool.longRunning !== undefined));
+    tool !== undefined &&
+    (needsConfirmation(tool, setting) || (progress && (tool.longRunning !== undefined || tool.sequence !== undefined)));
   const one = (message: unknown): boolean => {
     const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown; arguments?: unknown; _meta?: unknown } };
     if (method !== 'tools/call' || typeof params?.name !== 'string') return false;

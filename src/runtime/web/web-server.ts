@@ -36,7 +36,7 @@ import {
   type WebStep,
 } from './web-steps.js';
 import type { TableSummary } from '../../contract/summary.js';
-import type { ToolTable } from '../../contract/table.js';
+import { screeningOfScheme, type ToolTable } from '../../contract/table.js';
 
 export interface WebServerInput extends PlatformModules {
   platform: Exclude<PlatformName, 'node'>;
@@ -235,8 +235,10 @@ function platformProblem(input: WebServerInput, config: ServerConfig): string | 
   if (input.env.OTEL_EXPORTER_OTLP_ENDPOINT || input.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
     return `OpenTelemetry export is not served on ${on} yet: unset OTEL_EXPORTER_OTLP_ENDPOINT, or use the Node server`;
   }
-  if (config.baseUrl === undefined && input.table.publicServers !== undefined) {
-    return `the spec came from a URL, so its servers are screened for internal addresses, which ${on}'s fetch cannot do (it tells no resolved address): set API_BASE_URL to the API's URL`;
+  const unchosen = screenedApis(input.table).find((api) => config.baseUrl === undefined && !input.env[api.variable]);
+  if (unchosen !== undefined) {
+    const spec = unchosen.namespace === undefined ? 'the spec' : `the ${unchosen.namespace} API's spec`;
+    return `${spec} came from a URL, so its servers are screened for internal addresses, which ${on}'s fetch cannot do (it tells no resolved address): set ${unchosen.variable} to the API's URL`;
   }
   const tokenUrl = unscreenedTokenUrl(input.table, input.env);
   if (tokenUrl !== undefined) {
@@ -250,16 +252,26 @@ function platformProblem(input: WebServerInput, config: ServerConfig): string | 
  * spec read from a URL named outside its own origin: on Node checked before each token request.
  */
 function unscreenedTokenUrl(table: ToolTable, env: Record<string, string | undefined>): string | undefined {
-  const rule = table.publicServers;
-  if (rule === undefined) return undefined;
-  for (const scheme of Object.values(table.auth)) {
-    if (scheme.type !== 'oauth2' || scheme.clientCredentials === undefined) continue;
+  for (const [key, scheme] of Object.entries(table.auth)) {
+    const rule = screeningOfScheme(table, key);
+    if (rule === undefined || scheme.type !== 'oauth2' || scheme.clientCredentials === undefined) continue;
     if (!env[scheme.env.clientId ?? '']) continue;
     const tokenUrl = scheme.clientCredentials.tokenUrl;
     const origin = URL.canParse(tokenUrl) ? new URL(tokenUrl).origin : undefined;
     if (origin !== rule.trustedOrigin) return tokenUrl.split('?')[0];
   }
   return undefined;
+}
+
+/**
+ * The APIs whose spec came from a URL, each with the variable that chooses its upstream instead
+ * of its screened servers: API_BASE_URL for a server of one API, `<NAMESPACE>_BASE_URL` for each of several.
+ */
+function screenedApis(table: ToolTable): { namespace?: string; variable: string }[] {
+  if (table.apis === undefined) return table.publicServers === undefined ? [] : [{ variable: 'API_BASE_URL' }];
+  return Object.entries(table.apis).flatMap(([namespace, api]) =>
+    api.publicServers === undefined ? [] : [{ namespace, variable: api.baseUrlEnv }],
+  );
 }
 
 /**

@@ -38,6 +38,8 @@ const SAMPLE: Record<string, string> = {
   'base-url': 'https://x.example',
   timeout: '1234',
   'operation-wait': '4321',
+  'stream-max-items': '50',
+  'stream-time-ms': '9876',
   'operation-store': 'redis://127.0.0.1:6379',
   retries: '4',
   'max-concurrent-requests': '3',

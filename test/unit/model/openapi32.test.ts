@@ -132,10 +132,11 @@ describe('the other 3.2 additions, as the table records them', () => {
     expect(getPet?.resource).toMatchObject({ uriTemplate: 'petstore://pets/{petId}', examples: { petId: ['1'] } });
   });
 
-  it("an itemSchema on a sequential media type is recorded as the answer's items, with no outputSchema", () => {
+  it("an itemSchema on a sequential media type is the streamed answer's items, and the description says it streams", () => {
     const events = tool('adoptionEvents');
     expect(events.sequence).toEqual({ mediaType: 'application/jsonl', itemSchema: { $ref: '#/$defs/Adoption.out' } });
-    expect(events.output).toBeUndefined();
+    expect(events.output?.schema).toMatchObject({ properties: { items: { type: 'array', items: { $ref: '#/$defs/Adoption.out' } } } });
+    expect(events.description).toMatch(/may answer with a stream/);
     expect(built.table.defs['Adoption.out']).toBeDefined();
   });
 });

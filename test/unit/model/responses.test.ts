@@ -1,6 +1,14 @@
 // Responses → outputSchema, and Link Objects → the tools an agent may call next (src/model/responses.ts).
 import { describe, expect, it } from 'vitest';
-import { buildOutput, isObjectRoot, linkedOperations, linkSequences } from '../../../src/model/responses.js';
+import {
+  buildOutput,
+  buildSequence,
+  isObjectRoot,
+  linkedOperations,
+  linkSequences,
+  sequenceOutput,
+  streamingOutput,
+} from '../../../src/model/responses.js';
 import { SchemaConverter } from '../../../src/model/schema.js';
 import type { JsonObject } from '../../../src/parse/pointer.js';
 import type { JsonSchema, OutputSpec, ToolSpec } from '../../../src/contract/table.js';
@@ -115,5 +123,79 @@ describe('Link Objects', () => {
     );
     expect(a.then).toEqual(['b']);
     expect(b.then).toEqual(['a']);
+  });
+});
+
+describe('streamingOutput: the streamed items, or either shape when the operation also answers JSON', () => {
+  const sequence = { mediaType: 'text/event-stream' };
+  const json = { schema: { type: 'object', properties: { id: { type: 'string' } } }, wrap: false };
+
+  it('the items alone, without a JSON answer', () => {
+    expect(streamingOutput(sequence, undefined)).toEqual(sequenceOutput(sequence));
+  });
+
+  it("either shape beside a JSON object answer (a chat API's stream: false)", () => {
+    expect(streamingOutput(sequence, json)).toEqual({
+      schema: { type: 'object', anyOf: [sequenceOutput(sequence).schema, json.schema] },
+      wrap: false,
+    });
+  });
+
+  it('no promise beside a JSON answer wrapped as { result }', () => {
+    expect(streamingOutput(sequence, { ...json, wrap: true })).toBeUndefined();
+  });
+});
+
+describe('buildSequence: a sequential answer marks the tool as streaming', () => {
+  const sequenceOf = (content: JsonObject, components: JsonObject = {}) => {
+    const doc = { ...docWith(components), openapi: '3.2.0' };
+    return buildSequence(doc, new SchemaConverter(doc, '3.1'), { responses: { '200': { content } } }, new Set());
+  };
+
+  it.each(['text/event-stream', 'application/jsonl', 'application/x-ndjson', 'application/json-seq'])(
+    '%s marks it even without an itemSchema',
+    (mediaType) => {
+      expect(sequenceOf({ [mediaType]: { schema: { type: 'string' } } })).toEqual({ mediaType });
+    },
+  );
+
+  it('a JSON answer alone is no stream', () => {
+    expect(sequenceOf({ 'application/json': { schema: { type: 'object' } } })).toBeUndefined();
+  });
+
+  it("JSON Lines items take the itemSchema; an event's item schema is its data's contentSchema", () => {
+    expect(sequenceOf({ 'application/jsonl': { itemSchema: { type: 'object', properties: { n: { type: 'integer' } } } } })).toEqual({
+      mediaType: 'application/jsonl',
+      itemSchema: { type: ['object', 'null'], properties: { n: { type: ['number', 'null'] } } },
+    });
+    const event = {
+      type: 'object',
+      properties: {
+        event: { type: 'string' },
+        data: {
+          type: 'string',
+          contentMediaType: 'application/json',
+          contentSchema: { type: 'object', properties: { delta: { type: 'string' } } },
+        },
+      },
+    };
+    expect(sequenceOf({ 'text/event-stream': { itemSchema: event } })).toEqual({
+      mediaType: 'text/event-stream',
+      itemSchema: { type: ['object', 'null'], properties: { delta: { type: ['string', 'null'] } } },
+    });
+  });
+
+  it('the outputSchema is the items, the count left out, the records that were not JSON and why the reading ended', () => {
+    const lines = sequenceOutput({ mediaType: 'application/jsonl', itemSchema: { type: 'integer' } });
+    expect(lines.wrap).toBe(false);
+    expect(lines.schema).toMatchObject({
+      type: 'object',
+      properties: { items: { type: 'array', items: { type: 'integer' } }, omitted: { type: 'integer' }, ended: { type: 'string' } },
+      required: ['items', 'ended'],
+    });
+    const events = sequenceOutput({ mediaType: 'text/event-stream' });
+    expect(events.schema).toMatchObject({
+      properties: { items: { items: { type: 'object', properties: { data: {}, event: { type: 'string' } }, required: ['data'] } } },
+    });
   });
 });

@@ -167,7 +167,7 @@ describe('options and the config file', () => {
   });
 
   const bad: [string, { text: string; file: string; message: RegExp }][] = [
-    ['an unknown key', { file: 'b1.yaml', text: 'bogus: 1\n', message: /"bogus" is not an option \(known: spec, out, / }],
+    ['an unknown key', { file: 'b1.yaml', text: 'bogus: 1\n', message: /"bogus" is not an option \(known: spec, apis, out, / }],
     [
       'a mistyped key',
       { file: 'b1b.yaml', text: 'includeTag: [pets]\n', message: /"includeTag" is not an option \(did you mean "includeTags"\?\)$/ },

@@ -6,7 +6,7 @@
 import type { Logger } from '../../start/log.js';
 import { fromWebResponse, readLimited } from '../send/upstream.js';
 import { clientSecretBasic } from './client-auth.js';
-import type { AuthSchemeSpec, ToolTable } from '../../../contract/table.js';
+import { screeningOfScheme, type AuthSchemeSpec, type ToolTable } from '../../../contract/table.js';
 
 type OAuthScheme = Extract<AuthSchemeSpec, { type: 'oauth2' }>;
 
@@ -31,7 +31,7 @@ export class ClientCredentialsTokens {
     const fresh = cached?.then((t) => (t.expiresAt > Date.now() ? t : undefined)).catch(() => undefined);
     return (fresh ?? Promise.resolve(undefined)).then((hit) => {
       if (hit) return hit.token;
-      const pending = this.requestToken(scheme, scopes, client, signal);
+      const pending = this.requestToken(name, scheme, scopes, client, signal);
       this.tokens.set(key, pending);
       pending.catch(() => this.tokens.delete(key));
       return pending.then((t) => t.token);
@@ -46,9 +46,10 @@ export class ClientCredentialsTokens {
   /**
    * A tokenUrl from a spec loaded from a URL must not be internal (mcp-gen left out those that
    * were when it read the spec); fetch takes no lookup hook, so the name is checked just before.
+   * Of several APIs, the rule is that of the scheme's own API (`name` is the scheme's).
    */
-  private async checkTokenUrl(tokenUrl: string, where: string | undefined): Promise<void> {
-    const rule = this.table.publicServers;
+  private async checkTokenUrl(name: string, tokenUrl: string, where: string | undefined): Promise<void> {
+    const rule = screeningOfScheme(this.table, name);
     let url: URL;
     try {
       url = new URL(tokenUrl);
@@ -62,12 +63,18 @@ export class ClientCredentialsTokens {
       throw new Error(`token request to ${where} not sent: ${new InternalAddressError(url.hostname, internal).message}`);
   }
 
-  private async requestToken(scheme: OAuthScheme, scopes: string[], client: { id: string; secret: string }, signal: AbortSignal) {
+  private async requestToken(
+    name: string,
+    scheme: OAuthScheme,
+    scopes: string[],
+    client: { id: string; secret: string },
+    signal: AbortSignal,
+  ) {
     const tokenUrl = scheme.clientCredentials?.tokenUrl ?? '';
     const where = tokenUrl.split('?')[0];
     const body = new URLSearchParams({ grant_type: 'client_credentials' });
     if (scopes.length) body.set('scope', scopes.join(' '));
-    await this.checkTokenUrl(tokenUrl, where);
+    await this.checkTokenUrl(name, tokenUrl, where);
     const timed = AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]);
     let response: Response;
     try {

@@ -17,11 +17,40 @@ export function apiBase(table: ToolTable, configured: string | undefined): strin
 }
 
 /** Where a tool's request goes: --base-url, else the operation's own server, else the API's; or why nowhere. */
-export function upstreamBase(tool: ToolSpec, configured: string | undefined, api: string): { base: string } | { problem: string } {
+export function upstreamBase(
+  tool: ToolSpec,
+  configured: string | undefined,
+  api: string,
+  variable = 'API_BASE_URL',
+): { base: string } | { problem: string } {
   const base = configured ?? (tool.http.servers?.[0] ? resolveServerUrl(tool.http.servers[0]) : api);
   if (/^https?:\/\//i.test(base)) return { base };
-  return {
-    problem: `${tool.name}: no upstream base URL${base ? ` (the spec's server "${base}" is relative)` : ''}; start the server with --base-url or set API_BASE_URL`,
+  const remedy = variable === 'API_BASE_URL' ? 'start the server with --base-url or set API_BASE_URL' : `set ${variable}`;
+  return { problem: `${tool.name}: no upstream base URL${base ? ` (the spec's server "${base}" is relative)` : ''}; ${remedy}` };
+}
+
+/**
+ * Where each tool's request goes. A tool of one of several APIs (ToolTable.apis) goes to its
+ * API's `<NAMESPACE>_BASE_URL`, else --base-url, else its operation's or its API's own server.
+ */
+export function upstreamBases(
+  table: ToolTable,
+  configured: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): (tool: ToolSpec) => { base: string } | { problem: string } {
+  const single = apiBase(table, configured);
+  const perApi = new Map(
+    Object.entries(table.apis ?? {}).map(([namespace, api]) => {
+      const own = env[api.baseUrlEnv] || configured;
+      return [
+        namespace,
+        { configured: own, base: own ?? (api.servers[0] ? resolveServerUrl(api.servers[0]) : ''), variable: api.baseUrlEnv },
+      ];
+    }),
+  );
+  return (tool) => {
+    const api = tool.api === undefined ? undefined : perApi.get(tool.api);
+    return api === undefined ? upstreamBase(tool, configured, single) : upstreamBase(tool, api.configured, api.base, api.variable);
   };
 }
 

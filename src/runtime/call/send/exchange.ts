@@ -44,8 +44,19 @@ export function deadline(cancel: AbortSignal, ms: number): CallLimit {
   return new CallLimit(cancel, ms);
 }
 
-/** Why no answer came: the pacing, the time limit, the client, a redirect refused, an internal address, or the network. */
-export function networkFailure(error: unknown, label: string, timedOut: boolean, signal: AbortSignal, timeoutMs: number): string {
+/**
+ * Why no answer came: the pacing, the time limit, the client, a redirect refused, an internal
+ * address, or the network. `upstreamSetting` chooses the tool's upstream: `--base-url
+ * (API_BASE_URL)`, or its API's `<NAMESPACE>_BASE_URL` in a server of several.
+ */
+export function networkFailure(
+  error: unknown,
+  label: string,
+  timedOut: boolean,
+  signal: AbortSignal,
+  timeoutMs: number,
+  upstreamSetting = '--base-url (API_BASE_URL)',
+): string {
   // pacing.ts's PacingError, which says why better than the time limit it ran into
   if ((error as { code?: string }).code === 'EPACING') return `${label}: not sent: ${(error as Error).message}`;
   if (timedOut) return `${label}: no answer within ${timeoutMs} ms (timeout; raise it with --timeout)`;
@@ -53,7 +64,7 @@ export function networkFailure(error: unknown, label: string, timedOut: boolean,
   if (error instanceof RedirectError) return `${label}: not followed: ${error.message}`;
   // addresses.ts's InternalAddressError, known by its code: that module loads only when needed
   if ((error as { code?: string }).code === 'EINTERNAL') {
-    return `${label}: not sent: ${(error as Error).message}, where the servers of a spec loaded from a URL may not take calls; choose the upstream with --base-url (API_BASE_URL)`;
+    return `${label}: not sent: ${(error as Error).message}, where the servers of a spec loaded from a URL may not take calls; choose the upstream with ${upstreamSetting}`;
   }
   // node:http errors carry their code (ECONNREFUSED); fetch's carry it in their cause.
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;

@@ -104,18 +104,24 @@ async function refuseInternal(url: URL, viaFetch: boolean): Promise<void> {
 /** A fetch Response (a hook's, or fetch's own) as an UpstreamResponse. */
 export function fromWebResponse(response: Response): UpstreamResponse {
   const stream = response.body;
+  // Once the body is being read its stream is locked, and only its reader can cancel it (a
+  // streamed answer stopped at a limit while a read waits).
+  const reading: { reader?: ReadableStreamDefaultReader<Uint8Array> } = {};
   return {
     status: response.status,
     statusText: response.statusText,
     header: (name) => response.headers.get(name),
     headerList: () => [...response.headers],
-    body: stream ? iterate(stream) : null,
-    discard: () => void stream?.cancel().catch(() => undefined),
+    body: stream ? iterate(stream, reading) : null,
+    discard: () => void (reading.reader ?? stream)?.cancel().catch(() => undefined),
   };
 }
 
-async function* iterate(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const reader = stream.getReader();
+async function* iterate(
+  stream: ReadableStream<Uint8Array>,
+  reading: { reader?: ReadableStreamDefaultReader<Uint8Array> },
+): AsyncGenerator<Uint8Array> {
+  const reader = (reading.reader = stream.getReader());
   try {
     for (;;) {
       const { done, value } = await reader.read();

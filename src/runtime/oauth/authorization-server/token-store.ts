@@ -11,7 +11,7 @@
 // crowds out a signed-in user's grant or refresh token.
 import type { Logger } from '../../start/log.js';
 import { parseKeyRing as parseRing, seal, SealingKeyError, unseal, type KeyRing } from '../../store/sealing.js';
-import { sha256Hex } from '../secrets.js';
+import { recordName as sharedRecordName } from '../../store/shared-records.js';
 
 export interface TokenStore {
   /** The record under key, or undefined (absent, expired, or sealed with a key no longer in the ring). */
@@ -118,9 +118,7 @@ async function openShared(open: () => Promise<RecordBackend>): Promise<RecordBac
 }
 
 /** Callers' keys may be raw codes or refresh tokens: only this hash of one is ever written. */
-function recordName(namespace: string, key: string): Promise<string> {
-  return sha256Hex(`${namespace}\0${key}`);
-}
+const recordName = (namespace: string, key: string): string => sharedRecordName(namespace, key);
 
 /** A key's kind: its text before the first `:` (`client:mcp_…` is a `client`). */
 function kindOf(key: string): string {
@@ -144,28 +142,28 @@ class SealedTokenStore implements TokenStore {
   ) {}
 
   async get<T>(key: string): Promise<T | undefined> {
-    return this.#open<T>(key, await this.backend.get(await recordName(this.namespace, key)));
+    return this.#open<T>(key, await this.backend.get(recordName(this.namespace, key)));
   }
 
   async put(key: string, value: unknown, ttlMs: number, cap?: number): Promise<void> {
     const ttl = checkTtl(ttlMs);
-    const budget = cap === undefined ? undefined : { name: await recordName(this.namespace, `budget\0${kindOf(key)}`), limit: cap };
-    if (!(await this.backend.put(await recordName(this.namespace, key), await seal(this.ring, this.#aad(key), value), ttl, budget))) {
+    const budget = cap === undefined ? undefined : { name: recordName(this.namespace, `budget\0${kindOf(key)}`), limit: cap };
+    if (!(await this.backend.put(recordName(this.namespace, key), await seal(this.ring, this.#aad(key), value), ttl, budget))) {
       throw new StoreFullError(`the token store holds ${cap} records of kind ${kindOf(key)}: refusing new ones`);
     }
   }
 
   async putIfAbsent(key: string, value: unknown, ttlMs: number): Promise<boolean> {
     const ttl = checkTtl(ttlMs);
-    return this.backend.putIfAbsent(await recordName(this.namespace, key), await seal(this.ring, this.#aad(key), value), ttl);
+    return this.backend.putIfAbsent(recordName(this.namespace, key), await seal(this.ring, this.#aad(key), value), ttl);
   }
 
   async take<T>(key: string): Promise<T | undefined> {
-    return this.#open<T>(key, await this.backend.take(await recordName(this.namespace, key)));
+    return this.#open<T>(key, await this.backend.take(recordName(this.namespace, key)));
   }
 
   async delete(key: string): Promise<void> {
-    return this.backend.delete(await recordName(this.namespace, key));
+    return this.backend.delete(recordName(this.namespace, key));
   }
 
   close(): Promise<void> {

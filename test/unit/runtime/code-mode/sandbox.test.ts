@@ -158,6 +158,23 @@ describe('runProgram: errors point at the body', () => {
     expect(api.calls).toEqual([]);
   });
 
+  it('gives a server of several APIs an object per namespace, whose unknown members are TypeErrors naming what it has', async () => {
+    const api = fakeApi({ 'shop.getPet': OPERATIONS.getPet as Operation, 'zoo.getPet': OPERATIONS.getPet as Operation });
+    api.names = ['shop.getPet', 'zoo.getPet'];
+    const outcome = await run(
+      'const a = await api.shop.getPet({ id: 1 });\nconst b = await api.zoo.getPet({ id: 2 });\nreturn [a.name, b.name];',
+      api,
+    );
+    expect(outcome).toMatchObject({ ok: true, value: ['Rex', 'Tom'], calls: 2 });
+    expect(api.calls.map((c) => c.name)).toEqual(['shop.getPet', 'zoo.getPet']);
+    expect(failure(await run('return await api.farm.getPet({ id: 1 });', api))).toMatch(
+      /^TypeError: api\.farm is not an API of this server; it has 2: shop, zoo \(line 1:\d+\)$/,
+    );
+    expect(failure(await run('return await api.shop.deletePet({ id: 1 });', api))).toMatch(
+      /^TypeError: api\.shop\.deletePet is not an operation of this API; it has 1: getPet \(line 1:\d+\)$/,
+    );
+  });
+
   it('makes args that are not JSON a TypeError in the program', async () => {
     expect(failure(await run('return await api.echo(() => 1);'))).toMatch(/^TypeError: api\.echo takes one JSON value/);
     expect(failure(await run('return await api.echo({ n: 1n });'))).toMatch(/BigInt/);

@@ -38,7 +38,9 @@ describe('sealing', () => {
   it('opens nothing under another name or with altered bytes', async () => {
     const sealed = await seal(ring, 'api\0grant', value);
     expect(await unseal(ring, 'api\0other', sealed)).toBeUndefined();
-    const last = sealed.at(-1) === 'A' ? 'B' : 'A';
-    expect(await unseal(ring, 'api\0grant', sealed.slice(0, -1) + last)).toBeUndefined();
+    // Not the last character: in base64 its low bits may be padding, which decoding ignores.
+    const at = sealed.length - 8;
+    const altered = sealed.slice(0, at) + (sealed[at] === 'A' ? 'B' : 'A') + sealed.slice(at + 1);
+    expect(await unseal(ring, 'api\0grant', altered)).toBeUndefined();
   });
 });

@@ -62,3 +62,58 @@ describe('a spec read from a URL, served on a platform', () => {
     expect(answer.message).toContain('set API_BASE_URL');
   });
 });
+
+/**
+ * A table of two APIs as generate joins them: shop from a file, zoo from https://specs.example
+ * (its servers and token URL screened on Node); the root's publicServers is the first API's.
+ */
+function twoApis(zooTokenUrl: string, zooFirst = false): ToolTable {
+  const shop = { servers: [{ url: 'https://shop.example' }], baseUrlEnv: 'SHOP_BASE_URL' };
+  const zoo = {
+    servers: [{ url: 'https://zoo.example' }],
+    baseUrlEnv: 'ZOO_BASE_URL',
+    publicServers: { trustedOrigin: 'https://specs.example' },
+  };
+  const scheme = (namespace: string, tokenUrl: string) => ({
+    type: 'oauth2',
+    clientCredentials: { tokenUrl },
+    env: { token: `${namespace}_MACHINE_TOKEN`, clientId: `${namespace}_MACHINE_CLIENT_ID` },
+  });
+  return {
+    format: 1,
+    name: 'shop-zoo',
+    version: '1.0.0',
+    servers: [],
+    defs: {},
+    auth: { shop_machine: scheme('SHOP', 'https://login.example/token'), zoo_machine: scheme('ZOO', zooTokenUrl) },
+    apis: zooFirst ? { zoo, shop } : { shop, zoo },
+    ...(zooFirst ? { publicServers: zoo.publicServers } : {}),
+    tools: [],
+  } as ToolTable;
+}
+
+describe('several APIs, one of them read from a URL, served on a platform', () => {
+  const base = { MCP_AUTH_TOKEN: 'shared' };
+
+  it("is refused without that API's base URL variable, naming it", async () => {
+    const answer = await answerOn(twoApis('https://specs.example/token'), base);
+    expect(answer.status).toBe(503);
+    expect(answer.message).toContain("the zoo API's spec came from a URL");
+    expect(answer.message).toContain('set ZOO_BASE_URL');
+  });
+
+  it("is served with that API's variable alone, whichever API comes first", async () => {
+    for (const zooFirst of [false, true]) {
+      const answer = await answerOn(twoApis('https://specs.example/token', zooFirst), { ...base, ZOO_BASE_URL: 'https://zoo.example' });
+      expect(answer.status, answer.message).not.toBe(503);
+    }
+  });
+
+  it('refuses a token URL only by the rule of the API whose scheme it is', async () => {
+    const env = { ...base, ZOO_BASE_URL: 'https://zoo.example', SHOP_MACHINE_CLIENT_ID: 'id' };
+    expect((await answerOn(twoApis('https://specs.example/token', true), env)).status).not.toBe(503);
+    const answer = await answerOn(twoApis('https://login.example/oauth/token'), { ...env, ZOO_MACHINE_CLIENT_ID: 'id' });
+    expect(answer.status).toBe(503);
+    expect(answer.message).toContain('OAuth token URL (https://login.example/oauth/token)');
+  });
+});

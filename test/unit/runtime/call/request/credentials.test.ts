@@ -217,4 +217,21 @@ describe('OAuth 2.0 client credentials (RFC 6749 §4.4) against a local token en
       sent ? '' : `op: token request to ${tokenUrl} not sent: 127.0.0.1 is an internal address`,
     );
   });
+  // Several APIs: each scheme's token URL by the rule of its own API (ApiSpec.publicServers), whichever API is first.
+  it.each([false, true])("several APIs, the one from a URL first: %s; each scheme's token URL by its API's rule", async (zooFirst) => {
+    const scheme = oauth().cc as AuthSchemeSpec;
+    const shop = { servers: [], baseUrlEnv: 'SHOP_BASE_URL' };
+    const zoo = { servers: [], baseUrlEnv: 'ZOO_BASE_URL', publicServers: {} };
+    const table = {
+      ...tableWith({ shop_cc: scheme, zoo_cc: scheme }),
+      apis: zooFirst ? { zoo, shop } : { shop, zoo },
+      ...(zooFirst ? { publicServers: zoo.publicServers } : {}),
+    };
+    const authenticator = new Authenticator(table, env, log, 5_000);
+    const fromFile = await authenticator.apply(tool([{ shop_cc: [] }]), request(), NONE, signal());
+    expect(fromFile).toEqual({ ok: true, usedTokenFetch: true });
+    const fromUrl = await authenticator.apply(tool([{ zoo_cc: [] }]), request(), NONE, signal());
+    expect(fromUrl.ok ? '' : fromUrl.message).toBe(`op: token request to ${tokenUrl} not sent: 127.0.0.1 is an internal address`);
+    expect(received).toHaveLength(1);
+  });
 });
