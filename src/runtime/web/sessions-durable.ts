@@ -134,9 +134,16 @@ type SessionSettings = Pick<ServerConfig, 'sessionIdleMs' | 'sseKeepAliveMs' | '
  */
 export function sessionObject(
   state: SessionObjectState,
-  serving: { factory: ServerFactory; config: SessionSettings; log: Logger; streams: () => Promise<StreamsMidCall> },
+  serving: {
+    factory: ServerFactory;
+    config: SessionSettings;
+    log: Logger;
+    streams: () => Promise<StreamsMidCall>;
+    /** A second GET stream: refused 409 by the SDK (Node), or replacing the first (Cloudflare: a client's drop is not seen). */
+    secondStream?: 'conflict' | 'replace';
+  },
 ): SessionObjectHandlers {
-  return new DurableSession(state, serving.factory, serving.config, serving.log, serving.streams);
+  return new DurableSession(state, serving.factory, serving.config, serving.log, serving.streams, serving.secondStream ?? 'replace');
 }
 
 class DurableSession implements SessionObjectHandlers {
@@ -153,6 +160,7 @@ class DurableSession implements SessionObjectHandlers {
     private readonly log: Logger,
     /** Which POSTs may talk (the table's service knows), asked as a session opens. */
     private readonly streams: () => Promise<StreamsMidCall>,
+    private readonly secondStream: 'conflict' | 'replace',
   ) {}
 
   async fetch(request: Request): Promise<Response> {
@@ -161,9 +169,9 @@ class DurableSession implements SessionObjectHandlers {
     // Another caller's session answers as an unknown one: nothing tells it the id exists.
     if (opens || this.transport === undefined || this.identity !== callerIdentity(auth)) return sessionNotFound();
     this.lastSeen = Date.now();
-    // A new GET replaces the session's stream (the SDK keeps one): the object is not told when a
-    // client behind the Worker goes, so a client reconnecting after a drop would find it taken.
-    if (request.method === 'GET') this.transport.closeStandaloneSSEStream();
+    // On Cloudflare a new GET replaces the session's stream (the SDK keeps one): the object is not told
+    // when a client behind the Worker goes, so a client reconnecting after a drop would find it taken.
+    if (request.method === 'GET' && this.secondStream === 'replace') this.transport.closeStandaloneSSEStream();
     const answer = await this.transport.handleRequest(request, await options(request, auth));
     if (request.method === 'GET') return answer;
     this.busy++;

@@ -105,6 +105,19 @@ export interface WebCoreInput {
   sessions?: SessionObjects & { close?(): Promise<void> };
   /** Whether the server is draining (Node, after SIGTERM): /healthz then answers 503, so that a balancer stops routing here. */
   draining?: () => boolean;
+  /** A transport served outside the core (Node's legacy HTTP+SSE), given what the steps let through to its paths. */
+  passOn?: PassOn;
+}
+
+/**
+ * Endpoints the core does not serve itself but guards as /mcp (Host/Origin, the token or OAuth's
+ * gate, the body, the scopes): Node's legacy HTTP+SSE, which writes to a node:http response.
+ */
+export interface PassOn {
+  /** What it serves, for the 404 that names every endpoint. */
+  describe: string;
+  /** Its answer to a request past the steps, or undefined for a path it does not serve. */
+  answer(request: Request, url: URL, context: WebContext): Promise<Response | undefined>;
 }
 
 export interface WebCore extends Pick<WebServer, 'fetch' | 'session'> {
@@ -125,19 +138,22 @@ export function createWebCore(input: WebCoreInput): WebCore {
     onerror: (error) => log.debug(`mcp: ${error.message}`),
   });
   // Made on the first request: the OAuth steps discover the authorization server first.
-  const steps = new Lazy(() => requestSteps(config, serving, log));
+  const steps = new Lazy(() => requestSteps(input.platform, config, serving, log));
   const corsOf = cors(config.corsOrigins);
   const platformName = input.platform;
   const draining = input.draining ?? (() => false);
   // --stateless (MCP_STATELESS) serves 2025-era clients without sessions here too.
   const sessions = config.stateless ? undefined : input.sessions;
+  const served = [`Streamable HTTP at /mcp${sessions === undefined ? ' (stateless)' : ''}`, input.passOn?.describe];
+  const notFound = (request: Request, url: URL) =>
+    jsonRpcRefusal(404, -32601, `Not found: ${request.method} ${url.pathname} (${served.filter(Boolean).join('; ')})`);
   const serve = async (request: Request, url: URL, info: ConnectionInfo | undefined): Promise<Response> => {
     const context: WebContext = { address: addressOf(request, info, platformName) };
     for (const step of steps.value ?? (await steps.get())) {
       const answered = await step(request, url, context);
       if (answered !== undefined) return answered;
     }
-    if (url.pathname !== '/mcp') return jsonRpcRefusal(404, -32601, `Not found: ${url.pathname}; the MCP endpoint is /mcp`);
+    if (url.pathname !== '/mcp') return (await input.passOn?.answer(request, url, context)) ?? notFound(request, url);
     const inSession = sessions === undefined ? undefined : routeToSession(sessions, request, context);
     if (inSession !== undefined) return inSession;
     if (request.method === 'GET' || request.method === 'DELETE') return noSessions(platformName);
@@ -151,7 +167,14 @@ export function createWebCore(input: WebCoreInput): WebCore {
       await Promise.allSettled([mcp.close(), input.sessions?.close?.()]);
     },
     session: (state) =>
-      sessionObject(state, { factory: serving.factory, config, log, streams: async () => (await serving.service.get()).streamsMidCall }),
+      sessionObject(state, {
+        factory: serving.factory,
+        config,
+        log,
+        streams: async () => (await serving.service.get()).streamsMidCall,
+        // Node sees a client go, so a stream still open is another client's: the SDK's 409 stands.
+        secondStream: platformName === 'node' ? 'conflict' : 'replace',
+      }),
     async fetch(request, info) {
       try {
         const url = new URL(request.url);
@@ -170,11 +193,13 @@ export function createWebCore(input: WebCoreInput): WebCore {
 
 /**
  * The steps before the MCP handler, after health, in order: the OAuth metadata (public), Host/Origin,
- * the open-server rule, the token (shared, or OAuth's), the body, and OAuth's scope check.
+ * the open-server rule, the token (shared, or OAuth's), the body, and OAuth's scope check. Node
+ * checks the open-server rule as it starts, on the address it listens on (start/config.ts): a
+ * public name in Host (a proxy's) tells nothing there.
  */
-async function requestSteps(config: ServerConfig, serving: Serving, log: Logger): Promise<WebStep[]> {
+async function requestSteps(on: PlatformName, config: ServerConfig, serving: Serving, log: Logger): Promise<WebStep[]> {
   const oauth = config.oauth === undefined ? undefined : await oauthSteps(config, serving, log);
-  const guarded = [hostOriginGuard(config), refuseOpenServer(config)];
+  const guarded = on === 'node' ? [hostOriginGuard(config)] : [hostOriginGuard(config), refuseOpenServer(config)];
   const body = jsonBody(config.maxRequestBytes);
   if (oauth === undefined) return [...guarded, bearerAuth(config.authToken), body];
   const endpoints = oauth.endpoints === undefined ? [] : [endpointsStep(oauth.endpoints)];
@@ -338,14 +363,17 @@ function platformStoreMissing(input: WebServerInput, variable: string, location:
 
 /**
  * A 2025-era session's stream (GET) or end (DELETE): there are no sessions here, as under
- * --stateless on Node; said in words rather than the SDK's bare 405. Only Cloudflare keeps
- * sessions (sessions-durable.ts), unless MCP_STATELESS or its wrangler.jsonc binds no MCP_SESSIONS.
+ * --stateless on Node; said in words rather than the SDK's bare 405. Node and Cloudflare keep
+ * sessions (sessions-memory.ts, sessions-durable.ts), unless MCP_STATELESS, or on Cloudflare a
+ * wrangler.jsonc that binds no MCP_SESSIONS.
  */
-function noSessions(platform: string): Response {
+function noSessions(platform: PlatformName): Response {
+  const stateless =
+    platform === 'node' ? 'this server runs with --stateless' : `on ${platform} this server is stateless (as with --stateless)`;
   return jsonRpcRefusal(
     405,
     -32000,
-    `Method not allowed: on ${platform} this server is stateless (as with --stateless): it keeps no sessions, so there is no stream to open or close; POST each request`,
+    `Method not allowed: ${stateless}: it keeps no sessions, so there is no stream to open or close; POST each request`,
     { allow: 'POST' },
   );
 }

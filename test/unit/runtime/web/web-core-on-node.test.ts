@@ -7,7 +7,7 @@
 // itself once idle for MCP_SESSION_IDLE_MS.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createWebCore, type WebCore, type WebCoreInput } from '../../../../src/runtime/web/web-server.js';
+import { createWebCore, type PassOn, type WebCore, type WebCoreInput } from '../../../../src/runtime/web/web-server.js';
 import { memorySessions, type MemorySessions } from '../../../../src/runtime/web/sessions-memory.js';
 import { configFrom, type ServerConfig } from '../../../../src/runtime/start/config.js';
 import { prepareServing } from '../../../../src/runtime/start/serving.js';
@@ -145,5 +145,123 @@ describe('the web core made from settings (createWebCore)', () => {
       body: '['.repeat(500),
     });
     expect(deep).toMatchObject({ status: 400, json: { error: { code: -32600 } } });
+  });
+});
+
+/** A POST of a 2025-era session's stream: GET /mcp with its id, kept open until `stop` aborts it. */
+function openStream(url: string, sessionId: string | undefined, stop: AbortController): Promise<Response> {
+  const headers: Record<string, string> = { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+  if (sessionId !== undefined) headers['mcp-session-id'] = sessionId;
+  return fetch(`${url}/mcp`, { headers, signal: stop.signal });
+}
+
+describe("the web core keeps Node's answers where they differed (docs/node-adapter-plan.md, step 4)", () => {
+  let listener: StepServer | undefined;
+  let served: Awaited<ReturnType<typeof serveCore>> | undefined;
+  const clients: Client[] = [];
+  const streams: AbortController[] = [];
+  afterEach(async () => {
+    for (const stream of streams.splice(0)) stream.abort();
+    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+    await served?.sessions.close();
+    await served?.listener.close();
+    await listener?.close();
+    served = undefined;
+    listener = undefined;
+  });
+
+  it('answers 404 naming the method and the endpoints served, as Node does', async () => {
+    served = await serveCore({});
+    const answer = await send(served.listener.port, { path: '/nowhere' });
+    expect(answer).toMatchObject({
+      status: 404,
+      json: { error: { code: -32601, message: 'Not found: GET /nowhere (Streamable HTTP at /mcp)' } },
+    });
+    listener = await serveWeb(coreOf({ MCP_STATELESS: 'true' }));
+    const stateless = await send(listener.port, { method: 'DELETE', path: '/x' });
+    expect(stateless.json).toMatchObject({ error: { message: 'Not found: DELETE /x (Streamable HTTP at /mcp (stateless))' } });
+  });
+
+  it("serves a listed public host name without a token on Node, whose rule is checked at start (nginx's Host line)", async () => {
+    listener = await serveWeb(coreOf({ MCP_ALLOWED_HOSTS: 'mcp.example' }));
+    const answer = await send(listener.port, { path: '/nowhere', headers: { host: 'mcp.example' } });
+    expect(answer).toMatchObject({
+      status: 404,
+      json: { error: { message: 'Not found: GET /nowhere (Streamable HTTP at /mcp (stateless))' } },
+    });
+  });
+
+  it('answers GET /mcp without a session as a server that keeps sessions, and names --stateless only under it', async () => {
+    served = await serveCore({});
+    const stop = new AbortController();
+    streams.push(stop);
+    const withSessions = await openStream(served.url, undefined, stop);
+    expect(withSessions.status).toBe(400);
+    const text = await withSessions.text();
+    expect(text).toContain('needs the Mcp-Session-Id header');
+    expect(text).not.toContain('stateless');
+    listener = await serveWeb(coreOf({ MCP_STATELESS: 'true' }));
+    const stateless = await send(listener.port, { path: '/mcp', headers: { accept: 'text/event-stream' } });
+    expect(stateless.status).toBe(405);
+    expect(stateless.text).toContain('this server runs with --stateless');
+    expect(stateless.text).not.toContain('on node');
+  });
+
+  it("answers a session's second GET stream 409 while the first is open, as Node's transport does", async () => {
+    served = await serveCore({});
+    const client = await connect('http', served.url);
+    clients.push(client);
+    const id = sessionIdOf(client) as string;
+    const first = new AbortController();
+    const second = new AbortController();
+    streams.push(first, second);
+    // The SDK client may hold the session's stream already: one more is then the second.
+    const answers = [await openStream(served.url, id, first), await openStream(served.url, id, second)];
+    expect(answers.map((answer) => answer.status)).toContain(409);
+  });
+});
+
+describe('a transport served outside the core (passOn: legacy HTTP+SSE on Node)', () => {
+  let listener: StepServer | undefined;
+  afterEach(() => listener?.close());
+
+  /** A passOn that serves /sse and /messages by saying what the core gave it. */
+  function recordingPassOn(): PassOn & { seen: string[] } {
+    const seen: string[] = [];
+    return {
+      seen,
+      describe: 'HTTP+SSE at /sse and /messages',
+      answer(request, url, context) {
+        if (url.pathname !== '/sse' && url.pathname !== '/messages') return Promise.resolve(undefined);
+        seen.push(`${request.method} ${url.pathname}`);
+        return Promise.resolve(Response.json({ body: context.body ?? null, address: context.address }));
+      },
+    };
+  }
+
+  it('is reached only past the guards and the token, with the body the core parsed', async () => {
+    const passOn = recordingPassOn();
+    listener = await serveWeb(coreOf({ MCP_AUTH_TOKEN: 'secret-token' }, { passOn }));
+    const port = listener.port;
+    expect((await send(port, { path: '/sse', headers: { host: 'evil.example' } })).status).toBe(403);
+    expect((await send(port, { path: '/sse' })).status).toBe(401);
+    const bearer = { authorization: 'Bearer secret-token' };
+    expect(
+      (await send(port, { method: 'POST', path: '/messages', headers: { ...bearer, 'content-type': 'text/plain' }, body: '{}' })).status,
+    ).toBe(415);
+    expect(passOn.seen).toEqual([]);
+
+    const posted = await send(port, {
+      method: 'POST',
+      path: '/messages?sessionId=abc',
+      headers: { ...bearer, 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
+    expect(posted).toMatchObject({ status: 200, json: { body: { jsonrpc: '2.0', id: 1, method: 'ping' }, address: '127.0.0.1' } });
+    expect(passOn.seen).toEqual(['POST /messages']);
+    const missing = await send(port, { path: '/elsewhere', headers: bearer });
+    expect(missing.json).toMatchObject({
+      error: { message: 'Not found: GET /elsewhere (Streamable HTTP at /mcp (stateless); HTTP+SSE at /sse and /messages)' },
+    });
   });
 });
