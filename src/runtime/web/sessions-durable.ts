@@ -83,7 +83,12 @@ function objectId(objects: SessionObjects, sessionId: string): { toString(): str
 
 /** Whether a POST is a 2025-era initialize, as the SDK's own classifier (createMcpHandler's) decides the era. */
 function opensSession(request: Request, body: unknown): boolean {
-  if (request.method !== 'POST' || (body as { method?: unknown } | null)?.method !== 'initialize') return false;
+  return (body as { method?: unknown } | null)?.method === 'initialize' && isLegacyPost(request, body);
+}
+
+/** Whether a request is a 2025-era POST, as the SDK's own classifier (createMcpHandler's) decides the era. */
+export function isLegacyPost(request: Request, body: unknown): boolean {
+  if (request.method !== 'POST') return false;
   const header = (name: string) => request.headers.get(name) ?? undefined;
   const inbound = {
     httpMethod: 'POST',
@@ -172,13 +177,21 @@ class DurableSession implements SessionObjectHandlers {
     // On Cloudflare a new GET replaces the session's stream (the SDK keeps one): the object is not told
     // when a client behind the Worker goes, so a client reconnecting after a drop would find it taken.
     if (request.method === 'GET' && this.secondStream === 'replace') this.transport.closeStandaloneSSEStream();
-    const answer = await this.transport.handleRequest(request, await options(request, auth));
-    if (request.method === 'GET') return answer;
+    if (request.method === 'GET') return this.transport.handleRequest(request, await options(request, auth));
+    // Busy from the start: a JSON answer comes only once its call has ended, however long it takes.
     this.busy++;
-    return whenAnswered(answer, () => {
+    const done = () => {
       this.busy--;
       this.lastSeen = Date.now();
-    });
+    };
+    let answer: Response;
+    try {
+      answer = await this.transport.handleRequest(request, await options(request, auth));
+    } catch (error) {
+      done();
+      throw error;
+    }
+    return whenAnswered(answer, done);
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@
 // initialize opens one there (sessions-durable.ts). In front of it the Node server's rules:
 // health, Host/Origin, no open server beyond loopback, the shared token.
 
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, WebStandardStreamableHTTPServerTransport, type HandleRequestOptions } from '@modelcontextprotocol/server';
 import { ConfigError, configFrom, type ServerConfig } from '../start/config.js';
 import type { Hooks } from '../hooks-api.js';
 import { createLogger, type Logger } from '../start/log.js';
@@ -16,6 +16,7 @@ import { Lazy } from '../start/lazy.js';
 import { operationStoreProblem as storeProblem, tokenStoreProblem as tokenStoreProblemOn } from '../store/setting.js';
 import type { ScopePolicy } from '../mcp/tool-scopes.js';
 import {
+  isLegacyPost,
   routeToSession,
   sessionObject,
   type SessionObjectHandlers,
@@ -107,6 +108,8 @@ export interface WebCoreInput {
   draining?: () => boolean;
   /** A transport served outside the core (Node's legacy HTTP+SSE), given what the steps let through to its paths. */
   passOn?: PassOn;
+  /** Whether Streamable HTTP is served at /mcp (not under Node's --transport sse). */
+  mcp?: boolean;
 }
 
 /**
@@ -144,7 +147,8 @@ export function createWebCore(input: WebCoreInput): WebCore {
   const draining = input.draining ?? (() => false);
   // --stateless (MCP_STATELESS) serves 2025-era clients without sessions here too.
   const sessions = config.stateless ? undefined : input.sessions;
-  const served = [`Streamable HTTP at /mcp${sessions === undefined ? ' (stateless)' : ''}`, input.passOn?.describe];
+  const servesMcp = input.mcp ?? true;
+  const served = [servesMcp ? `Streamable HTTP at /mcp${sessions === undefined ? ' (stateless)' : ''}` : undefined, input.passOn?.describe];
   const notFound = (request: Request, url: URL) =>
     jsonRpcRefusal(404, -32601, `Not found: ${request.method} ${url.pathname} (${served.filter(Boolean).join('; ')})`);
   const serve = async (request: Request, url: URL, info: ConnectionInfo | undefined): Promise<Response> => {
@@ -153,14 +157,19 @@ export function createWebCore(input: WebCoreInput): WebCore {
       const answered = await step(request, url, context);
       if (answered !== undefined) return answered;
     }
-    if (url.pathname !== '/mcp') return (await input.passOn?.answer(request, url, context)) ?? notFound(request, url);
+    if (url.pathname !== '/mcp' || !servesMcp) return (await input.passOn?.answer(request, url, context)) ?? notFound(request, url);
     const inSession = sessions === undefined ? undefined : routeToSession(sessions, request, context);
     if (inSession !== undefined) return inSession;
     if (request.method === 'GET' || request.method === 'DELETE') return noSessions(platformName);
-    return mcp.fetch(request, {
+    const options = {
       ...(context.auth !== undefined ? { authInfo: context.auth } : {}),
       ...(context.body !== undefined ? { parsedBody: context.body } : {}),
-    });
+    };
+    // Node's --stateless answers 2025-era POSTs in JSON (the other platforms keep the SDK's stream for now).
+    if (platformName === 'node' && sessions === undefined && isLegacyPost(request, context.body)) {
+      return answerOnce(serving, config, request, options);
+    }
+    return mcp.fetch(request, options);
   };
   return {
     async close() {
@@ -224,7 +233,7 @@ function addressOf(request: Request, info: ConnectionInfo | undefined, on: Platf
 async function oauthSteps(config: ServerConfig, serving: Serving, log: Logger) {
   const service = await serving.service.get();
   const { webResourceServer } = await import('../oauth/resource-server/web-resource-server.js');
-  const oauth = config.oauth as NonNullable<ServerConfig['oauth']> & { publicUrl: string };
+  const oauth = config.oauth as NonNullable<ServerConfig['oauth']>;
   return webResourceServer({ ...config, oauth }, { table: service.table, policy: service.policy as ScopePolicy }, log);
 }
 
@@ -359,6 +368,28 @@ function platformStoreMissing(input: WebServerInput, variable: string, location:
     return `${variable}=${location}: Deno KV needs Deno started with --unstable-kv (deno.json's start task)`;
   }
   return undefined;
+}
+
+/**
+ * A 2025-era POST served without a session (Node's --stateless): a server
+ * instance and a transport for this one exchange, as the SDK's stateless fallback does, but
+ * answered in JSON, one write rather than an SSE stream's three (as Node's sessions answer).
+ */
+async function answerOnce(serving: Serving, config: ServerConfig, request: Request, options: HandleRequestOptions): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: config.maxRequestBytes,
+  });
+  const server = serving.factory('request');
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, options);
+  } finally {
+    // A JSON answer is whole once given: nothing of this exchange is left to send.
+    void transport.close();
+    void server.close();
+  }
 }
 
 /**

@@ -74,6 +74,18 @@ function baseLocator(config: ServerConfig & { oauth: OAuthConfig }): (req: Incom
   };
 }
 
+/**
+ * The base URL of a web Request, as baseLocator's: MCP_PUBLIC_URL, else the URL's name and port,
+ * which the Node adapter makes of the Host header's name and the port the connection came in on;
+ * undefined for a Host the guard refuses.
+ */
+export function requestBaseLocator(config: ServerConfig & { oauth: OAuthConfig }): (request: Request, url: URL) => string | undefined {
+  const fixed = config.oauth.publicUrl;
+  if (fixed !== undefined) return () => fixed;
+  const names = ownHostNames(undefined, config.allowedHosts);
+  return (request, url) => (validateHostHeader(request.headers.get('host'), names).ok ? url.origin : undefined);
+}
+
 /** RFC 9728 §3.1: the metadata URL of `https://host/path` is `https://host/.well-known/oauth-protected-resource/path`. */
 export function metadataUrlOf(resource: string): string {
   const url = new URL(resource);
