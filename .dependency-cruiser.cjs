@@ -15,7 +15,7 @@ const SERVER_PACKAGES =
  * else they are reached through import() (or for their types), never by a static import that
  * would load them with every server.
  */
-const LAZY_ROOMS = ['confirm', 'long-running', 'code-mode', 'oauth'];
+const LAZY_ROOMS = ['confirm', 'long-running', 'code-mode', 'oauth', 'apps'];
 
 /**
  * The only server modules that may import a Node built-in (node:*), each loaded only where the
@@ -113,7 +113,8 @@ module.exports = {
       severity: 'error',
       comment:
         'A generated project installs only the SDK, OpenTelemetry, @cfworker/json-schema, ajv, jose, quickjs-emscripten, re2js and redis: anything else would not resolve there.',
-      from: { path: '^src/(runtime|contract)/' },
+      // The MCP Apps views' script runs in the host's frame, bundled at build time (scripts/build-app-views.js).
+      from: { path: '^src/(runtime|contract)/', pathNot: '^src/runtime/apps/views/' },
       to: {
         dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
         pathNot: `node_modules/${SERVER_PACKAGES}`,

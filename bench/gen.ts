@@ -1,12 +1,13 @@
 // 1. Generation: wall time and peak RSS of `mcp-gen <spec>` against the floor (a node process
 // that only dereferences the spec with swagger-parser) and against openapi-mcp-generator; then
 // a CPU profile of mcp-gen per spec, to show where its time goes.
-import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { inclusive, readProfile, selfTime } from './lib/profile.js';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { join, posix } from 'node:path';
+import { inclusive, readProfile, selfTime, type Frame } from './lib/profile.js';
 import { OMG_BIN, mcpGenArgs, omgArgs, realSpecs, syntheticSpecs } from './lib/fixtures.js';
 import { GEN_VARIANTS, WORKER_PART, type GenProfile, type GenResult, type GenRow, type Spec } from './lib/results.js';
-import { BENCH, TMP, interleave, log, median, timedRun, type TimedRun } from './lib/util.js';
+import { BENCH, REPO, TMP, interleave, log, median, timedRun, type TimedRun } from './lib/util.js';
 
 export const SYNTHETIC_SIZES = [1000, 2500, 5000, 10000];
 
@@ -61,13 +62,34 @@ export async function runGen(options: { quick: boolean }): Promise<GenResult> {
 /** The model stage's entry points: the tools built from the document, then the listing decided. */
 const MODEL_STAGE = ['buildModel', 'buildTools', 'decideListing'];
 
-const PARTS: Record<string, (frame: { functionName: string; url: string }) => boolean> = {
+/** The bundled CLI's map to its sources (scripts/bundle-cli.js writes it beside the bundle, unpublished). */
+let bundleMap: SourceMap | undefined;
+const sourceFiles = new Map<string, string | undefined>();
+
+/** The mcp-gen source file (`src/….ts`) a frame's function is in: tsc's build names it, the bundle's map finds it. */
+function sourceFile(f: Frame): string | undefined {
+  if (f.url.includes('/dist/src/')) return f.url.replace(/^.*\/dist\/src\//, 'src/').replace(/\.js$/, '.ts');
+  if (!f.url.endsWith('/dist/bundle/cli.mjs')) return undefined;
+  const at = `${f.lineNumber}:${f.columnNumber}`;
+  if (!sourceFiles.has(at)) {
+    bundleMap ??= new SourceMap(JSON.parse(readFileSync(join(REPO, 'dist/bundle/cli.mjs.map'), 'utf8')) as never);
+    const entry = bundleMap.findEntry(f.lineNumber, f.columnNumber) as { originalSource?: string };
+    const file = entry.originalSource === undefined ? undefined : posix.normalize(entry.originalSource).replace(/^(\.\.\/)+/, '');
+    sourceFiles.set(at, file?.startsWith('src/') ? file : undefined);
+  }
+  return sourceFiles.get(at);
+}
+
+const inStage = (f: Frame, names: string[], folder: string) => names.includes(f.functionName) && !!sourceFile(f)?.startsWith(folder);
+
+const PARTS: Record<string, (frame: Frame) => boolean> = {
   'loading modules': (f) => f.url.startsWith('node:internal/modules/'),
-  'parse (loadSpec)': (f) => f.functionName === 'loadSpec' && f.url.includes('/dist/src/parse/'),
+  'parse (loadSpec)': (f) => inStage(f, ['loadSpec'], 'src/parse/'),
   '… of which swagger-parser bundle()': (f) => f.functionName === 'bundle' && f.url.includes('json-schema-ref-parser/dist/lib/bundle.js'),
-  'mcp-gen model (buildModel)': (f) => MODEL_STAGE.includes(f.functionName) && f.url.includes('/dist/src/model/'),
-  'mcp-gen emit (emitProject)': (f) => f.functionName === 'emitProject' && f.url.includes('/dist/src/emit/'),
-  'mcp-gen write (writeProject)': (f) => f.functionName === 'writeProject' && f.url.includes('/dist/src/write/'),
+  'mcp-gen model (buildModel)': (f) => inStage(f, MODEL_STAGE, 'src/model/'),
+  'mcp-gen emit (emitProject)': (f) => inStage(f, ['emitProject'], 'src/emit/'),
+  // a new folder is written by startFreshWrite and its finish(), beside the printing
+  'mcp-gen write (writeProject)': (f) => inStage(f, ['writeProject', 'startFreshWrite', 'finish'], 'src/write/'),
 };
 
 /** One mcp-gen run under `--cpu-prof`; a sample counts for a part when the part is on its stack. */
@@ -83,11 +105,10 @@ async function profile(spec: Spec, dir: string): Promise<GenProfile> {
   rmSync(profDir, { recursive: true, force: true });
   const about = { key: spec.key, spec: spec.label, operations: spec.operations };
   if (!prof) return { ...about, totalMs: NaN, parts: Object.fromEntries(Object.keys(PARTS).map((k) => [k, NaN])), hot: [] };
-  const own = selfTime(prof, (f) =>
-    f.url.includes('/dist/src/')
-      ? `${f.functionName || '(anonymous)'} (${f.url.replace(/^.*\/dist\/src\//, 'src/').replace(/\.js$/, '.ts')})`
-      : '',
-  );
+  const own = selfTime(prof, (f) => {
+    const file = sourceFile(f);
+    return file ? `${f.functionName || '(anonymous)'} (${file})` : '';
+  });
   const hot = Object.entries(own)
     .filter(([name]) => name !== '')
     .sort((a, b) => b[1] - a[1])

@@ -9,6 +9,7 @@ import {
   Client,
   SSEClientTransport,
   StreamableHTTPClientTransport,
+  type ClientCapabilities,
   type ElicitRequest,
   type ElicitResult,
 } from '@modelcontextprotocol/client';
@@ -42,6 +43,24 @@ export function prebuiltLibFiles(): string[] {
         .map((f) => `lib/${folder}/${f}`),
     )
     .sort();
+}
+
+const metafiles = new Map<string, { outputs: Record<string, { inputs: Record<string, unknown> } | undefined> }>();
+
+/**
+ * The source modules in one file a built project's process loaded (a path or file: URL): its
+ * dist/ is a bundle (scripts/build.mjs), whose bundle-meta.json says which modules each output
+ * file holds; a file outside a dist/ stands for itself. `project`: whose build it is, for an
+ * installed copy of it.
+ */
+export function bundledSources(file: string, project?: string): string[] {
+  const path = file.startsWith('file:') ? fileURLToPath(file) : file;
+  const at = path.lastIndexOf('/dist/');
+  if (at < 0) return [path];
+  const root = project ?? path.slice(0, at);
+  let meta = metafiles.get(root);
+  if (!meta) metafiles.set(root, (meta = JSON.parse(readFileSync(join(root, 'bundle-meta.json'), 'utf8')) as never));
+  return Object.keys(meta.outputs[path.slice(at + 1)]?.inputs ?? {});
 }
 
 /** Builds the CLI when dist/ is missing or older than src/ or templates/. */
@@ -83,7 +102,7 @@ export async function withLock<T>(lock: string, work: () => T): Promise<T> {
 }
 
 /** One shared install per run. */
-async function installDeps(pkg: { dependencies: object; devDependencies: object }): Promise<void> {
+async function installDeps(pkg: { dependencies?: object; devDependencies: object }): Promise<void> {
   const wanted = JSON.stringify(
     { name: 'deps', private: true, dependencies: pkg.dependencies, devDependencies: pkg.devDependencies },
     null,
@@ -100,15 +119,15 @@ async function installDeps(pkg: { dependencies: object; devDependencies: object 
   });
 }
 
-/** Development packages of a --target that the tests run from the repository's node_modules/.bin. */
-const PLATFORM_TOOLS = ['wrangler', 'esbuild'];
+/** Development packages of a --target that the tests run from the repository's node_modules/.bin (esbuild, which every build uses, is installed). */
+const PLATFORM_TOOLS = ['wrangler'];
 
 /** Links the shared dependencies into a generated project and builds it. */
 export async function buildProject(dir: string): Promise<void> {
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: object; devDependencies: object };
-  // A platform's own tool (wrangler, esbuild) runs from this repository's install, at the version the project pins: the shared install stays one.
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: object; devDependencies: object };
+  // A platform's own tool (wrangler) runs from this repository's install, at the version the project pins: the shared install stays one.
   const devDependencies = Object.fromEntries(Object.entries(pkg.devDependencies).filter(([name]) => !PLATFORM_TOOLS.includes(name)));
-  await installDeps({ dependencies: pkg.dependencies, devDependencies });
+  await installDeps({ dependencies: pkg.dependencies ?? {}, devDependencies });
   const link = join(dir, 'node_modules');
   rmSync(link, { recursive: true, force: true });
   symlinkSync(join(DEPS, 'node_modules'), link, 'dir');
@@ -183,13 +202,18 @@ export async function connect(
     node?: string;
     /** Answers form elicitations (the client then declares them), on either protocol era. */
     elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult>;
+    /** Extensions the client declares (capabilities.extensions), such as MCP Apps'. */
+    extensions?: NonNullable<ClientCapabilities['extensions']>;
   } = {},
 ): Promise<Client> {
   const client = new Client(
     { name: 'mcp-gen-e2e', version: '1.0.0' },
     {
       ...(options.negotiate ? { versionNegotiation: { mode: 'auto' as const } } : {}),
-      ...(options.elicit ? { capabilities: { elicitation: { form: {} } } } : {}),
+      capabilities: {
+        ...(options.elicit ? { elicitation: { form: {} } } : {}),
+        ...(options.extensions ? { extensions: options.extensions } : {}),
+      },
     },
   );
   const elicit = options.elicit;

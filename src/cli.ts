@@ -3,14 +3,17 @@
 // under --check, 2 bad usage, 70 internal error.
 
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { GENERATOR_VERSION } from './version.js';
 import { nearest } from './contract/did-you-mean.js';
 import { formatWarning } from './warnings.js';
+import { useNodeCompileCache } from './emit/compiler.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
 import type { UserOptions } from './options.js';
-import { apiLines } from './model/apis.js';
+import { apiLines, driftedApis } from './model/apis.js';
+import type { ToolTable } from './contract/table.js';
 import { OVERLAY_OPTION, optionsFromCommandLine, withModelOptions, withTargetOption, type CliFlags } from './flags.js';
 
 const print = (line = '') => process.stdout.write(line + '\n');
@@ -31,12 +34,17 @@ function summarise(result: GenerateResult, flags: CliFlags): void {
   printOperations(result);
   printNotes(result);
   printServing(result);
+  const placeholder = result.summary.placeholderMcpName;
+  if (placeholder !== undefined)
+    print(
+      `  warning: server.json names the server ${placeholder} in the MCP Registry: give --mcp-name io.github.<owner>/<name> (or "mcpName" in the config file) before publishing`,
+    );
   if (flags.dryRun) return;
   printNext(result, where);
 }
 
 /** --check: up to date, or the files that would change. */
-function printDrift({ table, plan }: GenerateResult, where: string): void {
+function printDrift({ table, plan, outDir }: GenerateResult, where: string): void {
   const drift = [...plan.created, ...plan.updated, ...plan.removed];
   if (drift.length === 0) {
     print(`mcp-gen: ${where} is up to date (${table.tools.length} tools)`);
@@ -46,6 +54,19 @@ function printDrift({ table, plan }: GenerateResult, where: string): void {
   for (const p of plan.created) print(`  + ${p}`);
   for (const p of plan.updated) print(`  ~ ${p}`);
   for (const p of plan.removed) print(`  - ${p}`);
+  if (table.apis !== undefined && plan.updated.includes('tools.json')) printDriftedApis(table, join(outDir, 'tools.json'));
+}
+
+/** Over several APIs, which of them drifted: those whose part of tools.json differs from the one written. */
+function printDriftedApis(table: ToolTable, written: string): void {
+  let before: ToolTable;
+  try {
+    before = JSON.parse(readFileSync(written, 'utf8')) as ToolTable;
+  } catch {
+    return; // not a table this run can read: the file list says it changes
+  }
+  const drifted = driftedApis(before, table);
+  if (drifted.length) print(`  APIs that changed: ${drifted.join(', ')}`);
 }
 
 /** Over several APIs: each namespace, its tools and where they go. */
@@ -226,6 +247,8 @@ async function diffMain(argv: string[]): Promise<number> {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // Node 22+ compiles what loads from here on from its cache (mcp-gen serve's runtime modules)
+  useNodeCompileCache();
   if (argv[0] === 'diff') return reportErrors(() => diffMain(argv.slice(1)));
   if (argv[0] === 'serve') return reportErrors(() => serveMain(argv.slice(1)));
   const program = withTargetOption(
@@ -244,6 +267,10 @@ export async function main(argv: string[]): Promise<number> {
           'write into a folder mcp-gen did not create, and overwrite files it did not write or that were edited by hand',
         )
         .option('--check', 'write nothing; exit 1 and list the files that would change (for CI)')
+        .option(
+          '--mcp-name <name>',
+          "the server's name in the MCP Registry, io.github.<owner>/<name> (server.json, package.json's mcpName)",
+        )
         .option('--dry-run', 'write nothing; show what would be written'),
     ),
   )

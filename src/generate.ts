@@ -12,7 +12,17 @@ import { targetProblem } from './emit/targets.js';
 import { OptionsError } from './errors.js';
 import { screenUpstreams } from './model/upstreams.js';
 import { joinApis, namespaceOfSpec, type NamespacedTools } from './model/apis.js';
-import { previousRun, writeProject, type PreviousRun, type WritePlan } from './write/write.js';
+import { unmatchedOverrides } from './model/select.js';
+import { overridePlace } from './model/model-options.js';
+import {
+  packageVersionIn,
+  previousRun,
+  startFreshWrite,
+  writeProject,
+  type PreviousRun,
+  type WriteOptions,
+  type WritePlan,
+} from './write/write.js';
 import type { ToolTable } from './contract/table.js';
 import { resolveOptions, type ResolvedOptions, type UserOptions } from './options.js';
 
@@ -46,18 +56,35 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
       dirName: basename(outDir),
       entryPath: resolve(outDir, 'dist/main.js'),
       targets: resolved.targets,
+      mcpName: resolved.mcpName,
+      version: packageVersionIn(outDir),
     });
-    const files = withToolTypes(emitted.files, await toolTypes(emitted.files, previous, printer, printing));
-    const plan = writeProject(outDir, files, {
-      force: resolved.force,
-      check: resolved.check,
-      dryRun: resolved.dryRun,
-      generator,
-      specName,
-    });
+    const writing = { force: resolved.force, check: resolved.check, dryRun: resolved.dryRun, generator, specName };
+    const { files, plan } = await written(outDir, emitted.files, writing, () => toolTypes(emitted.files, previous, printer, printing));
     return { outDir, table: model.table, report: model.report, files, plan, summary: emitted.summary };
   } finally {
     printer.cancel();
+  }
+}
+
+/**
+ * The project written, src/tool-types.ts with it once printed. Into a new folder, the other
+ * files are written while it is printed (write.ts, startFreshWrite); a run that fails before
+ * it is there leaves no folder behind.
+ */
+async function written(
+  outDir: string,
+  emitted: GeneratedFile[],
+  options: WriteOptions,
+  printed: () => Promise<string>,
+): Promise<{ files: GeneratedFile[]; plan: WritePlan }> {
+  const fresh = startFreshWrite(outDir, emitted, options);
+  try {
+    const files = withToolTypes(emitted, await printed());
+    return { files, plan: fresh ? fresh.finish(files) : writeProject(outDir, files, options) };
+  } catch (error) {
+    fresh?.abandon();
+    throw error;
   }
 }
 
@@ -118,6 +145,12 @@ function checkBaseUrlNamespaces(baseUrls: Record<string, string>, namespaces: st
 const readSpec = (resolved: ResolvedOptions, path: string) =>
   loadSpec(path, { allowRemoteRefs: resolved.allowRemoteRefs, allowRefDirs: resolved.allowRefDir, overlays: resolved.overlays });
 
+/** An API's own retries and rate limit from the config file, when it gives them. */
+const ownSending = (api: ResolvedOptions['apis'][number]) => ({
+  ...(api.retries !== undefined ? { retries: api.retries } : {}),
+  ...(api.rateLimit !== undefined ? { rateLimit: api.rateLimit } : {}),
+});
+
 /**
  * Several APIs as one server (model/apis.ts): each spec modelled under its namespace, which
  * names its credential variables (`<NAMESPACE>_…`, the user's choice or the spec's title as
@@ -127,7 +160,7 @@ async function toolsFromApis(resolved: ResolvedOptions): Promise<ScreenedTools> 
   const apis: NamespacedTools[] = [];
   const specOf = new Map<string, string>();
   let publicServers: ToolTable['publicServers'];
-  for (const api of resolved.apis) {
+  for (const [i, api] of resolved.apis.entries()) {
     const spec = await readSpec(resolved, api.spec);
     const namespace = api.namespace ?? namespaceOfSpec(spec.doc);
     const taken = specOf.get(namespace);
@@ -139,12 +172,35 @@ async function toolsFromApis(resolved: ResolvedOptions): Promise<ScreenedTools> 
     // Each API's requests and token URLs keep its own spec's rule (ApiSpec.publicServers); the table's is the first's.
     const screened = await screenUpstreams(spec, resolved.allowInternalServers);
     publicServers ??= screened;
-    const built = buildTools(spec, { ...resolved, name: namespace, envPrefix: undefined, titleNamesCredentials: true });
+    const own = { ...resolved, ...ownModelOptions(resolved, api, i) };
+    const built = buildTools(spec, { ...own, name: namespace, envPrefix: undefined, titleNamesCredentials: true });
     if (screened) built.table.publicServers = screened;
     const baseUrl = resolved.baseUrls[namespace] ?? api.baseUrl;
     if (baseUrl !== undefined) built.table.servers = [{ url: baseUrl }];
-    apis.push({ namespace, built });
+    apis.push({ namespace, built, sending: ownSending(api) });
   }
   checkBaseUrlNamespaces(resolved.baseUrls, [...specOf.keys()]);
-  return { ...joinApis(apis, resolved.name ?? `${[...specOf.keys()].join('-').replace(/_/g, '-')}-mcp`), publicServers };
+  const joined = joinApis(apis, resolved.name ?? `${[...specOf.keys()].join('-').replace(/_/g, '-')}-mcp`);
+  // A server-wide override is for whichever API has its operation: a typo only when none has.
+  const operationIds = joined.table.tools.flatMap((t) => (t.operationId === undefined ? [] : [t.operationId]));
+  const serverKeys = Object.keys(resolved.toolOverrides);
+  joined.report.warnings.push(
+    ...unmatchedOverrides(serverKeys, joined.report.matchedOverrides, operationIds, (key) => overridePlace({}, key)),
+  );
+  return { ...joined, publicServers };
+}
+
+/**
+ * An API's own options (`apis[i]`) over the server-wide ones: its filters replace the server's,
+ * its toolOverrides go over the server's operation by operation, and its scope rules come
+ * before the server's (first match wins).
+ */
+function ownModelOptions(resolved: ResolvedOptions, api: ResolvedOptions['apis'][number], i: number): Partial<ResolvedOptions> {
+  const { spec: _spec, namespace: _namespace, baseUrl: _baseUrl, retries: _retries, rateLimit: _rateLimit, ...own } = api;
+  return {
+    ...own,
+    toolOverrides: { ...resolved.toolOverrides, ...api.toolOverrides },
+    scopes: [...(api.scopes ?? []), ...resolved.scopes],
+    ownConfig: { place: `"apis"[${i}]`, overrides: Object.keys(api.toolOverrides ?? {}), scopes: api.scopes?.length ?? 0 },
+  };
 }

@@ -20,13 +20,33 @@ import {
   type ToolModeOption,
 } from './model/model-options.js';
 
+/**
+ * What an API of several may choose for itself (`apis[i].<key>`), as the server-wide key does
+ * for every API: its filters, operations' overrides and scope rules.
+ */
+const PER_API_KEYS = [
+  'includeTags',
+  'excludeTags',
+  'includeOperations',
+  'excludeOperations',
+  'includePaths',
+  'excludePaths',
+  'methods',
+  'toolOverrides',
+  'scopes',
+] as const;
+type PerApiOptions = Pick<ModelOptions, (typeof PER_API_KEYS)[number]>;
+
 /** One API of a server over several (the config file's `apis`, or several specs on the command line). */
-interface ApiOption {
+interface ApiOption extends PerApiOptions {
   spec: string;
   /** Prefix of its tools and credential variables, `[a-z0-9_]`; default: from its spec, as the package name. */
   namespace?: string;
   /** Its upstream, in place of its spec's servers (`<NAMESPACE>_BASE_URL` still wins at run time). */
   baseUrl?: string;
+  /** Its own --retries and --rate-limit (`<NAMESPACE>_RETRIES`, `<NAMESPACE>_RATE_LIMIT` still win at run time). */
+  retries?: number;
+  rateLimit?: number;
 }
 
 /** Where the spec comes from, and what reading it may reach. */
@@ -53,19 +73,23 @@ interface OutputOptions {
   dryRun?: boolean;
   /** Where the server runs (--target): Node, and platforms whose entry and config the project gets. */
   targets?: Target[];
+  /** The server's name in the MCP Registry (server.json, package.json's mcpName): `io.github.<owner>/<name>`. */
+  mcpName?: string;
 }
 
 /** What a user gives, on the command line or in the config file: everything optional. */
-export interface UserOptions extends Omit<ModelOptions, 'titleNamesCredentials'>, SourceOptions, OutputOptions {
+export interface UserOptions extends Omit<ModelOptions, 'titleNamesCredentials' | 'ownConfig'>, SourceOptions, OutputOptions {
   /** The same as maxTools (its earlier name); maxTools wins when both are given. */
   dynamicThreshold?: number;
 }
 
 /** UserOptions with every default filled in (MODEL_DEFAULTS for the model's). */
-export interface ResolvedOptions extends ResolvedModelOptions, Required<Omit<SourceOptions, 'spec'>>, Required<Omit<OutputOptions, 'out'>> {
+export interface ResolvedOptions
+  extends ResolvedModelOptions, Required<Omit<SourceOptions, 'spec'>>, Required<Omit<OutputOptions, 'out' | 'mcpName'>> {
   /** The one spec, or the first of `apis`. */
   spec: string;
   out?: string;
+  mcpName?: string;
 }
 
 const CONFIG_FILES = ['mcp-gen.config.json', 'mcp-gen.config.yaml', 'mcp-gen.config.yml'];
@@ -98,6 +122,7 @@ const KEYS: Record<
   check: 'boolean',
   dryRun: 'boolean',
   targets: 'targets',
+  mcpName: 'string',
   allowRemoteRefs: 'boolean',
   allowInternalServers: 'boolean',
   allowRefDir: 'strings',
@@ -238,17 +263,14 @@ const CHECKS: Record<(typeof KEYS)[keyof typeof KEYS], (value: unknown, at: stri
   },
 };
 
-/** `apis`: a list of { spec, namespace, baseUrl }, the namespaces `[a-z0-9_]` and each once. */
+/** `apis`: a list of { spec, namespace, baseUrl, retries, rateLimit }, the namespaces `[a-z0-9_]` and each once. */
 function checkApis(value: unknown, at: string): void {
   if (!Array.isArray(value) || value.length === 0) throw new OptionsError(`${at} must be a list of { spec, namespace, baseUrl }`);
   value.forEach((api: unknown, i: number) => {
     const place = `${at}[${i}]`;
     if (!isPlainObject(api) || typeof (api as ApiOption).spec !== 'string')
       throw new OptionsError(`${place} must be { spec, namespace, baseUrl } with a spec`);
-    for (const [k, v] of Object.entries(api)) {
-      if (!['spec', 'namespace', 'baseUrl'].includes(k) || typeof v !== 'string')
-        throw new OptionsError(`${place}.${k}: expected spec, namespace and baseUrl, each a string`);
-    }
+    for (const [k, v] of Object.entries(api)) checkApiKey(`${place}.${k}`, k, v);
     const { namespace, baseUrl } = api as ApiOption;
     if (namespace !== undefined && !/^[a-z][a-z0-9_]{0,29}$/.test(namespace))
       throw new OptionsError(
@@ -257,6 +279,23 @@ function checkApis(value: unknown, at: string): void {
     if (baseUrl !== undefined && !/^https?:\/\/[^/]/i.test(baseUrl))
       throw new OptionsError(`${place}.baseUrl "${baseUrl}" must be an http(s) URL`);
   });
+}
+
+/** One key of an `apis` entry: spec, namespace and baseUrl strings; retries and rateLimit as the server's --retries and --rate-limit take them. */
+function checkApiKey(at: string, key: string, value: unknown): void {
+  if (key === 'retries') {
+    if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 10)
+      throw new OptionsError(`${at} must be a whole number from 0 to 10 (as --retries)`);
+  } else if (key === 'rateLimit') {
+    if (typeof value !== 'number' || !(value > 0 && value <= 100_000))
+      throw new OptionsError(`${at} must be a number of requests per second above 0, at most 100000 (as --rate-limit)`);
+  } else if ((PER_API_KEYS as readonly string[]).includes(key)) {
+    CHECKS[KEYS[key as (typeof PER_API_KEYS)[number]]](value, at);
+  } else if (!['spec', 'namespace', 'baseUrl'].includes(key) || typeof value !== 'string') {
+    throw new OptionsError(
+      `${at}: expected spec, namespace and baseUrl (strings), retries and rateLimit (numbers), or ${PER_API_KEYS.join(', ')}`,
+    );
+  }
 }
 
 function checkRoutes(value: unknown, at: string): void {
@@ -323,7 +362,7 @@ function checkToolsets(value: unknown, at: string): void {
 
 function checkOverrides(value: unknown, at: string): void {
   if (!isPlainObject(value))
-    throw new OptionsError(`${at} must map operations to { name, description, toolset, exclude, confirm, arguments }`);
+    throw new OptionsError(`${at} must map operations to { name, description, toolset, exclude, confirm, apps, arguments }`);
   for (const [op, override] of Object.entries(value)) {
     if (typeof override !== 'object' || override === null) throw new OptionsError(`${at}."${op}" must be an object`);
     for (const [k, v] of Object.entries(override)) {
@@ -331,10 +370,10 @@ function checkOverrides(value: unknown, at: string): void {
         checkArgumentOverrides(v, `${at}."${op}".arguments`);
         continue;
       }
-      const flag = k === 'exclude' || k === 'confirm';
+      const flag = k === 'exclude' || k === 'confirm' || k === 'apps';
       if (flag ? typeof v !== 'boolean' : !(k === 'name' || k === 'description' || k === 'toolset') || typeof v !== 'string') {
         throw new OptionsError(
-          `${at}."${op}".${k}: expected name (string), description (string), toolset (string), exclude (boolean), confirm (boolean) or arguments (object)`,
+          `${at}."${op}".${k}: expected name (string), description (string), toolset (string), exclude (boolean), confirm (boolean), apps (boolean) or arguments (object)`,
         );
       }
       if (k === 'toolset' && toolsetName(v as string) === '')
@@ -400,6 +439,12 @@ function withOverridesUnderOneName(data: UserOptions & { [OVERRIDES_ALIAS]?: Use
   return { ...options, toolOverrides: aliased };
 }
 
+/** The MCP Registry's server name pattern (server.schema.json, 2025-12-11): one slash, namespace before it. */
+function checkedMcpName(name: string): string {
+  if (name.length <= 200 && /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/.test(name)) return name;
+  throw new OptionsError(`--mcp-name ${JSON.stringify(name.slice(0, 80))}: the MCP Registry takes a name such as io.github.<owner>/<name>`);
+}
+
 /** Flags over file over defaults. `flags` holds only what was given on the command line. */
 export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedOptions {
   const merged: UserOptions = { ...file, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
@@ -418,6 +463,7 @@ export function resolveOptions(file: UserOptions, flags: UserOptions): ResolvedO
     check: merged.check ?? false,
     dryRun: merged.dryRun ?? false,
     targets: merged.targets ?? ['node'],
+    ...(merged.mcpName !== undefined ? { mcpName: checkedMcpName(merged.mcpName) } : {}),
     allowRemoteRefs: merged.allowRemoteRefs ?? false,
     allowInternalServers: merged.allowInternalServers ?? false,
     allowRefDir: (merged.allowRefDir ?? []).map((dir) => resolve(dir)),

@@ -19,7 +19,8 @@ export type WarningCode =
   | 'not-a-resource' // route mapping asked for a resource that a read could not make
   | 'bad-prompt' // an x-mcp-prompts or config prompt that cannot be used
   | 'unmatched-overlay-target' // an overlay action whose JSONPath target selects nothing: it changes nothing
-  | 'unknown-style'; // a parameter style the runtime cannot send: the location's default is used
+  | 'unknown-style' // a parameter style the runtime cannot send: the location's default is used
+  | 'bad-stream-end'; // an x-mcp-stream-end that names no event: the default end ([DONE]) is kept
 
 export interface GenerationWarning {
   code: WarningCode;

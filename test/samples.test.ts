@@ -60,9 +60,11 @@ describe('golden samples', () => {
       });
     }, 120_000);
 
-    it('builds with its own npm run build against the prebuilt declarations', async () => {
+    it('builds with its own npm run build against the prebuilt declarations, to one bundle and its chunks', async () => {
       await buildProject(out);
-      expect(listFiles(join(out, 'dist')).sort()).toEqual(['hooks.js', 'main.js', 'tool-types.js']);
+      const built = listFiles(join(out, 'dist'));
+      expect(built.filter((f) => !f.startsWith('chunks/')).sort()).toEqual(['main.js', 'main.js.map']);
+      expect(built).toContain('chunks/emscripten-module.wasm');
     }, 300_000);
   });
 });

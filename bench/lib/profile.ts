@@ -3,9 +3,12 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-interface Frame {
+export interface Frame {
   functionName: string;
   url: string;
+  /** 0-based, as V8 reports them. */
+  lineNumber: number;
+  columnNumber: number;
 }
 
 interface CpuProfile {

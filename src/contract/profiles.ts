@@ -84,6 +84,12 @@ export function createLister(
   table: ToolTable,
   profile: ClientProfile,
   full: { input(tool: ToolSpec): JsonSchema; output(tool: ToolSpec): JsonSchema | undefined },
+  /**
+   * With it, each distinct schema is listed once, for tools whose schemas have the same JSON
+   * text (Kubernetes repeats one parameter set in hundreds of tools); their listed tools then
+   * share the listed schema. For a caller that measures every tool once: the memo holds the texts.
+   */
+  textOf?: (schema: JsonSchema) => string,
 ): Lister {
   const sizes = new Map<string, number>();
   const defSize = (key: string) =>
@@ -110,20 +116,44 @@ export function createLister(
     return listed;
   };
 
+  // adapt() of the tool with its schemas expanded, one schema at a time
+  const listedInput = onceEach(textOf, (schema: JsonSchema) =>
+    toProfile(expandWithin(schema, table.defs, defSize, INLINE_BYTES), profile as CompactProfile, true),
+  );
+  const listedOutput = onceEach(textOf, (schema: JsonSchema) =>
+    shallowWithin(toProfile(expandWithin(schema, table.defs, defSize, OUTPUT_BYTES), profile as CompactProfile, true), OUTPUT_BYTES),
+  );
   const list = (t: ToolSpec): ListedTool => {
     if (profile === 'full') {
       const output = t.output ? full.output(t) : undefined;
       return { ...base(t), inputSchema: full.input(t), ...(output ? { outputSchema: output } : {}) };
     }
-    const inputSchema = expandWithin(t.inputSchema, table.defs, defSize, INLINE_BYTES);
-    const output = listsOutputSchema(profile) && t.output ? expandWithin(t.output.schema, table.defs, defSize, OUTPUT_BYTES) : undefined;
-    return adapt({ ...base(t), inputSchema, ...(output ? { outputSchema: output } : {}) });
+    const listed: ListedTool = { ...base(t), description: compactDescription(t.description), inputSchema: listedInput(t.inputSchema) };
+    if (listsOutputSchema(profile) && t.output) listed.outputSchema = listedOutput(t.output.schema);
+    return listed;
   };
 
   return {
     profile,
     tool: (t) => cache.get(t.name) ?? (cache.set(t.name, list(t)), cache.get(t.name) as ListedTool),
     adapt,
+  };
+}
+
+type CompactProfile = Exclude<ClientProfile, 'full'>;
+
+/** `make`, or with `textOf` the same answered for schemas of the same text (made once each). */
+function onceEach(
+  textOf: ((schema: JsonSchema) => string) | undefined,
+  make: (schema: JsonSchema) => JsonSchema,
+): (schema: JsonSchema) => JsonSchema {
+  if (!textOf) return make;
+  const made = new Map<string, JsonSchema>();
+  return (schema) => {
+    const key = textOf(schema);
+    let found = made.get(key);
+    if (!found) made.set(key, (found = make(schema)));
+    return found;
   };
 }
 
@@ -328,7 +358,7 @@ function cutDescription(text: string): string {
 }
 
 /** `schema` (the whole listed input or output schema) as `profile` lists it. */
-function toProfile(schema: JsonSchema, profile: Exclude<ClientProfile, 'full'>, top: boolean): JsonSchema {
+function toProfile(schema: JsonSchema, profile: CompactProfile, top: boolean): JsonSchema {
   if (profile === 'portable') return portable(schema, undefined) as JsonSchema;
   const { $defs: _defs, definitions: _definitions, ...rest } = schema;
   return profile === 'openai-strict' ? strictSchema(rest, top ? 0 : 1, { enums: 0 }) : geminiSchema(rest, top);

@@ -11,6 +11,9 @@ export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export const TOOL_MODES = ['direct', 'toolsets', 'dynamic', 'code'] as const;
 /** Which calls wait for the user's yes (confirm/): none, DELETE and the marked ones, or every write. */
 export const CONFIRM_SETTINGS = ['none', 'destructive', 'writes'] as const;
+/** Whether clients that declare MCP Apps (io.modelcontextprotocol/ui) get views of the answers (runtime/apps/). */
+const APPS_SETTINGS = ['auto', 'off'] as const;
+export type AppsSetting = (typeof APPS_SETTINGS)[number];
 
 /** The --code-* limits when none is given (also for a server made without settings). */
 export const CODE_LIMIT_DEFAULTS = {
@@ -123,6 +126,14 @@ export const SETTINGS: readonly Setting[] = [
   },
   { flag: 'dynamic-toolsets', env: 'MCP_DYNAMIC_TOOLSETS', help: 'the same as --tools toolsets' },
   {
+    flag: 'apps',
+    choices: APPS_SETTINGS,
+    value: 'WHEN',
+    env: 'MCP_APPS',
+    default: 'auto',
+    help: 'views of the answers (a table, a card) for clients that render MCP Apps: auto (when the client declares the extension) or off',
+  },
+  {
     flag: 'client-profile',
     choices: CLIENT_PROFILES,
     value: 'P',
@@ -198,7 +209,10 @@ export const SETTINGS: readonly Setting[] = [
     env: 'API_STREAM_TIME_MS',
     default: '20000',
     help: 'stop reading a streamed answer after MS and answer the items read so far',
-    more: ['--timeout still bounds the whole call, the stream included.'],
+    more: [
+      '--timeout still bounds the whole call, the stream included, unless the',
+      "call runs as a task: the task's lifetime bounds it then.",
+    ],
   },
   {
     flag: 'retries',
@@ -609,7 +623,17 @@ export const SETTING_GROUPS: readonly { title: string; flags: readonly string[] 
   },
   {
     title: 'What the agent sees and may do',
-    flags: ['tools', 'toolsets', 'dynamic-toolsets', 'read-only', 'confirm', 'client-profile', 'max-answer-bytes', 'max-response-bytes'],
+    flags: [
+      'tools',
+      'toolsets',
+      'dynamic-toolsets',
+      'read-only',
+      'confirm',
+      'apps',
+      'client-profile',
+      'max-answer-bytes',
+      'max-response-bytes',
+    ],
   },
   { title: 'Code mode', flags: ['code-memory-mb', 'code-time-ms', 'code-max-calls', 'code-max-result-bytes'] },
   { title: 'Logs', flags: ['log-level', 'log-calls'] },

@@ -19,6 +19,8 @@ export interface TableSummary {
   mode?: NonNullable<ToolTable['serve']>['mode'];
   /** The table's security schemes: the credentials are checked at start. */
   auth: ToolTable['auth'];
+  /** The table's APIs, when it serves several: their own settings' variables are checked at start. */
+  apis?: ToolTable['apis'];
   /** Toolset names with their number of tools, in table order: --toolsets is checked against them. */
   toolsets: [name: string, tools: number][];
   /** What initialize advertises besides tools and resources. */
@@ -32,7 +34,7 @@ export interface Offers {
   prompts: boolean;
   /** Values for resource template variables and prompt arguments. */
   completions: boolean;
-  /** Long-running tool calls as tasks. */
+  /** Long-running and streaming tool calls as tasks. */
   tasks: boolean;
 }
 
@@ -45,6 +47,7 @@ export function summarize(table: ToolTable): TableSummary {
     ...(table.instructions !== undefined ? { instructions: table.instructions } : {}),
     ...(table.serve ? { mode: table.serve.mode } : {}),
     auth: table.auth,
+    ...(table.apis !== undefined ? { apis: table.apis } : {}),
     toolsets: [...toolsetSizes(table)],
     offers: offersOf(table),
   };
@@ -56,6 +59,6 @@ function offersOf(table: ToolTable): Offers {
   return {
     prompts: declared.length > 0 || table.tools.length > 0,
     completions: table.tools.some((t) => t.resource?.uriTemplate !== undefined) || declared.some((p) => (p.arguments ?? []).length > 0),
-    tasks: table.tools.some((t) => t.longRunning !== undefined && t.asTool !== false),
+    tasks: table.tools.some((t) => (t.longRunning !== undefined || t.sequence !== undefined) && t.asTool !== false),
   };
 }

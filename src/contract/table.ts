@@ -66,6 +66,12 @@ export interface ApiSpec {
   baseUrlEnv: string;
   /** ToolTable.publicServers for this API's requests: its spec came from a URL. */
   publicServers?: { trustedOrigin?: string };
+  /** `<NAMESPACE>_RETRIES` and `<NAMESPACE>_RATE_LIMIT`: this API's own --retries and --rate-limit. */
+  retriesEnv?: string;
+  rateLimitEnv?: string;
+  /** The config file's `apis[i].retries` and `.rateLimit`: under the variables, over the server-wide settings. */
+  retries?: number;
+  rateLimit?: number;
 }
 
 export type AuthSchemeSpec = (
@@ -91,6 +97,8 @@ export type AuthSchemeSpec = (
   description?: string;
   /** OAS 3.2: the API declares the scheme deprecated (its description says so too). */
   deprecated?: true;
+  /** The namespace of the scheme's API, a key of ToolTable.apis, when the server serves several. */
+  api?: string;
 };
 
 /** One way to authenticate: every named scheme (with the scopes it needs) must be satisfied. */
@@ -139,9 +147,10 @@ export interface ToolSpec {
   /**
    * A success answer of a sequential media type (server-sent events, JSON Lines, JSON Text
    * Sequences): the server reads it item by item (runtime/call/answer/stream-reader.ts).
-   * `itemSchema`: each item's (OAS 3.2), for events their parsed `data`'s.
+   * `itemSchema`: each item's (OAS 3.2), for events their parsed `data`'s. `ends`: the events
+   * that end the stream (the spec's `x-mcp-stream-end`); without it, the data `[DONE]`.
    */
-  sequence?: { mediaType: string; itemSchema?: JsonSchema };
+  sequence?: { mediaType: string; itemSchema?: JsonSchema; ends?: StreamEndMark[] };
   /** The operation is also (or only) an MCP resource or resource template, read with its request. */
   resource?: ResourceSpec;
   /** false: a resource only, neither listed nor callable as a tool. */
@@ -156,6 +165,8 @@ export interface ToolSpec {
    * --confirm decides (runtime/confirm.ts).
    */
   confirm?: boolean;
+  /** false: no MCP Apps view for this tool's answers (the config file's toolOverrides.<operation>.apps). */
+  apps?: false;
   /** The operation may finish after its answer (mcp-gen's src/model/long-running.ts): the server follows it. */
   longRunning?: LongRunning;
   /**
@@ -359,6 +370,15 @@ export interface EncodingSpec {
   headers?: Record<string, string>;
 }
 
+/** An event that ends a stream of server-sent events: of that `event` type, with that `data`, or both. */
+export interface StreamEndMark {
+  event?: string;
+  data?: string;
+}
+
+/** What ends a stream of events when the spec names nothing: the data chat-completion APIs end with (OpenAI's, and those that copy it). */
+export const DEFAULT_STREAM_ENDS: StreamEndMark[] = [{ data: '[DONE]' }];
+
 /**
  * Why a streamed answer's reading ended (its result's `ended`): the stream's own end, a
  * terminal event (`[DONE]`), --stream-max-items, --stream-time-ms, the call's time limit, or a
@@ -369,13 +389,10 @@ export type StreamEnd = (typeof STREAM_ENDS)[number];
 
 /**
  * The rule for a spec read from a URL (`publicServers`) that a security scheme's token URL is
- * held to: the table's for one API; of several, that of the API whose namespace prefixes the
- * scheme's name (the longest, as model/apis.ts names it).
+ * held to: the table's for one API; of several, that of the scheme's own API (its `api`).
  */
 export function screeningOfScheme(table: ToolTable, key: string): ToolTable['publicServers'] {
   if (table.apis === undefined) return table.publicServers;
-  const namespace = Object.keys(table.apis)
-    .filter((name) => key.startsWith(`${name}_`))
-    .sort((a, b) => b.length - a.length)[0];
-  return namespace === undefined ? undefined : table.apis[namespace]?.publicServers;
+  const api = ownValue(table.auth, key)?.api;
+  return api === undefined ? undefined : ownValue(table.apis, api)?.publicServers;
 }

@@ -46,8 +46,7 @@ export function saveCompilerCache(): void {
 
 /**
  * Node 22+: its compile cache for every module this thread loads from now on (the CLI calls
- * it first, for its own modules). False where Node has none or the cache is off.
- * @public bin/mcp-gen.js calls it from the build, where knip does not follow.
+ * it first). False where Node has none or the cache is off.
  */
 export function useNodeCompileCache(): boolean {
   const dir = nodeCache.enableCompileCache ? cacheFolder() : undefined;

@@ -16,6 +16,7 @@ import type { ServerModel } from '../model/build.js';
 import { credentialGroups, credentialSummary } from '../model/auth.js';
 import { missingBaseUrls, resolveDefaultServer } from './servers.js';
 import { bundleManifest } from './bundle-manifest.js';
+import { defaultMcpName, serverJson } from './registry.js';
 import { clientInstalls, type InstallTarget } from '../contract/installs.js';
 import type { Target } from '../contract/targets.js';
 import { COMPATIBILITY_DATE, targetFiles } from './targets.js';
@@ -39,6 +40,10 @@ export interface EmitOptions {
   entryPath?: string;
   /** Where the server runs besides Node (--target): each adds its entry and its platform's config. */
   targets?: readonly Target[];
+  /** The server's name in the MCP Registry (--mcp-name); a placeholder, which the summary flags, when none. */
+  mcpName?: string;
+  /** The project's version as its package.json says (kept on regeneration); 1.0.0 for a new one. */
+  version?: string;
 }
 
 /** What the person who generated the project is told, decided here and only printed by the CLI. */
@@ -49,6 +54,8 @@ export interface EmitSummary {
   missingBaseUrls: string[];
   /** The Claude Code one-liner for the built entry (`entryPath`), when one was given. */
   claudeCodeInstall: string | undefined;
+  /** The placeholder registry name given when none was configured (--mcp-name), to be replaced before publishing. */
+  placeholderMcpName: string | undefined;
 }
 
 export interface EmittedProject {
@@ -144,8 +151,8 @@ function precompiledTemplates(): Precompiled {
 }
 
 /** A Handlebars environment with our one helper: the runtime alone for precompiled templates, the compiler otherwise. */
-function environment(module: string): Handlebars {
-  const hbs = (require(module) as Handlebars).create();
+function environment(handlebars: Handlebars): Handlebars {
+  const hbs = handlebars.create();
   hbs.registerHelper('json', (value: unknown) => JSON.stringify(value));
   return hbs;
 }
@@ -161,10 +168,11 @@ function templateFunction(template: string): HandlebarsTemplateDelegate {
   precompiled ??= precompiledTemplates();
   const built = precompiled[template];
   if (built?.sha256 === createHash('sha256').update(source).digest('hex')) {
-    runtimeEnv ??= environment('handlebars/runtime');
+    runtimeEnv ??= environment(require('handlebars/runtime') as Handlebars);
     return runtimeEnv.template(built.spec);
   }
-  compilerEnv ??= environment('handlebars');
+  // the compiler is for a template the build did not precompile (from source): never bundled with the CLI
+  compilerEnv ??= environment(createRequire(import.meta.url)('handlebars') as Handlebars);
   // strict: a missing value is an error, not an empty string; noEscape: sanitised in the view.
   return compilerEnv.compile(source, { strict: true, noEscape: true });
 }
@@ -420,12 +428,23 @@ function baseUrlDefault(table: ServerModel['table'], defaultBaseUrl: string): { 
   return { fallback: 'required: the spec names no absolute server URL', envDefault: 'none in the spec: required' };
 }
 
-/** Over several APIs, each one's namespace, base URL variable and default upstream, for the README. */
+/**
+ * Over several APIs, each one's namespace, base URL variable and default upstream, and its own
+ * retries and rate limit variables with their defaults (the config file's, else the server's), for the README.
+ */
 function apisView(table: ServerModel['table']) {
   if (table.apis === undefined) return undefined;
   return Object.entries(table.apis).map(([namespace, api]) => {
     const server = resolveDefaultServer(api.servers);
-    return { namespace: mdInline(namespace, 40), variable: api.baseUrlEnv, defaultBaseUrl: server ? safeUrl(server) : '' };
+    return {
+      namespace: mdInline(namespace, 40),
+      variable: api.baseUrlEnv,
+      defaultBaseUrl: server ? safeUrl(server) : '',
+      retriesVariable: api.retriesEnv,
+      retries: api.retries === undefined ? '--retries' : String(api.retries),
+      rateLimitVariable: api.rateLimitEnv,
+      rateLimit: api.rateLimit === undefined ? '--rate-limit' : `${api.rateLimit} per second`,
+    };
   });
 }
 
@@ -452,6 +471,15 @@ function manifestOf(model: ServerModel, description: string, defaultBaseUrl: str
   });
 }
 
+function registryEntry(model: ServerModel, view: { packageName: string; version: string; mcpName: string; description: string }) {
+  return serverJson({
+    ...view,
+    title: model.table.title ?? model.table.name,
+    credentials: credentialRows(model).map((r) => ({ variable: r.variable, what: r.whatText })),
+    requiredBaseUrls: missingBaseUrls(model.table),
+  });
+}
+
 export function emitProject(model: ServerModel, options: EmitOptions): EmittedProject {
   const install = installTarget(model);
   return { files: projectFiles(model, options, install), summary: summaryOf(model, options, install) };
@@ -466,6 +494,7 @@ function summaryOf(model: ServerModel, options: EmitOptions, install: InstallTar
     credentials: credentialSummary(model.table),
     missingBaseUrls: missingBaseUrls(model.table),
     claudeCodeInstall: claudeCode,
+    placeholderMcpName: options.mcpName === undefined ? defaultMcpName(model.table.name) : undefined,
   };
 }
 
@@ -476,6 +505,8 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
   const settings = settingRows(model, defaultBaseUrl ?? '');
   const view = {
     packageName: table.name,
+    version: options.version ?? '1.0.0',
+    mcpName: options.mcpName ?? defaultMcpName(table.name),
     serverKey: table.name.replace(/-mcp$/, ''),
     description: `MCP server for ${(table.title ?? table.name).replace(/\s+/g, ' ').slice(0, 200)}, generated by mcp-gen`,
     title,
@@ -528,7 +559,9 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
       owner: 'user',
       outdatedWhen: HOOKS_BEFORE_LIB,
     },
+    { path: 'scripts/build.mjs', contents: readFileSync(TEMPLATES + 'project/scripts/build.mjs', 'utf8'), owner: 'generated' },
     { path: 'scripts/bundle.mjs', contents: readFileSync(TEMPLATES + 'project/scripts/bundle.mjs', 'utf8'), owner: 'generated' },
+    { path: 'server.json', contents: `${JSON.stringify(registryEntry(model, view), null, 2)}\n`, owner: 'generated' },
     {
       path: 'manifest.json',
       contents: `${JSON.stringify(manifestOf(model, view.description, defaultBaseUrl), null, 2)}\n`,

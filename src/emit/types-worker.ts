@@ -45,11 +45,21 @@ export function prestartToolTypesPrinter(): void {
 }
 
 function newWorker(): Worker | undefined {
-  const worker = import.meta.url.endsWith('.js') ? new Worker(new URL(import.meta.url), { resourceLimits: WORKER_LIMITS }) : undefined;
+  const file = workerFile();
+  const worker = file ? new Worker(file, { resourceLimits: WORKER_LIMITS }) : undefined;
   // It must not keep the process alive while the main thread reports a spec error.
   worker?.unref();
   worker?.on('error', () => undefined); // print() reports it; a cancelled worker's is moot
   return worker;
+}
+
+/**
+ * The worker's module: this one as tsc built it, or beside the bundled CLI (scripts/bundle-cli.js)
+ * the worker's own bundle, which holds only this module and what it imports. None from source.
+ */
+function workerFile(): URL | undefined {
+  if (import.meta.url.endsWith('.mjs')) return new URL('./types-worker.mjs', import.meta.url);
+  return import.meta.url.endsWith('.js') ? new URL(import.meta.url) : undefined;
 }
 
 /**

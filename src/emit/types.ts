@@ -90,17 +90,21 @@ function typedPart(value: unknown, seen: Map<object, JsonSchema>): unknown {
   return part;
 }
 
-/** A member's name and its type, built only when it is printed. */
-type Member = [name: string, type: () => TypeNode];
+/**
+ * A member's name and its type, built only when it is printed; members with the same `same`
+ * have the same type, printed once (Kubernetes repeats one parameter set in hundreds of tools).
+ */
+type Member = [name: string, type: () => TypeNode, same?: string];
 
 /** `ToolArguments`: each tool's arguments, by tool name. */
 function* argumentMembers(context: TypeContext, tools: Tool[]): Iterable<Member> {
-  for (const t of tools) yield [t.name, () => typeOf(context, t.inputSchema, 0)];
+  for (const t of tools) yield [t.name, () => typeOf(context, t.inputSchema, 0), JSON.stringify(t.inputSchema)];
 }
 
 /** `ToolResults`: each tool's JSON result where the spec documents one, else `unknown`. */
 function* resultMembers(context: TypeContext, tools: Tool[]): Iterable<Member> {
-  for (const t of tools) yield [t.name, () => resultType(context, t)];
+  for (const t of tools)
+    yield [t.name, () => resultType(context, t), JSON.stringify(t.output ? [t.output.wrap ?? false, t.output.schema] : [])];
 }
 
 /** A wrapped output (a result that is not an object) documents the answer under `result`. */
@@ -145,9 +149,17 @@ function printedInterface(context: TypeContext, print: Print, id: string, member
   const f = ts.factory;
   const empty = print(f.createInterfaceDeclaration([f.createModifier(ts.SyntaxKind.ExportKeyword)], id, undefined, undefined, []));
   const printedMembers: string[] = [];
-  for (const [name, type] of members) {
-    const member = f.createPropertySignature(undefined, propertyName(ts, name), undefined, type());
-    printedMembers.push(print(member).replace(/^/gm, INDENT));
+  const typeTexts = new Map<string, string>();
+  for (const [name, type, same] of members) {
+    let member: string;
+    if (same === undefined) member = print(f.createPropertySignature(undefined, propertyName(ts, name), undefined, type()));
+    else {
+      // what the printer writes for the member, `name: type;`, with the type's text shared
+      let typeText = typeTexts.get(same);
+      if (typeText === undefined) typeTexts.set(same, (typeText = print(type())));
+      member = `${print(propertyName(ts, name))}: ${typeText};`;
+    }
+    printedMembers.push(member.replace(/^/gm, INDENT));
   }
   if (!printedMembers.length) return empty;
   const close = empty.lastIndexOf('}');

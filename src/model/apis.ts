@@ -4,7 +4,7 @@
 // (tools, toolsets, security schemes, shared schemas) prefixed `<namespace>_` so that none
 // collides. Each tool keeps its API in `api`, which the runtime reads for its base URL.
 
-import type { ApiSpec, JsonSchema, SecurityRequirement, ToolSpec, ToolTable } from '../contract/table.js';
+import { ownValue, type ApiSpec, type JsonSchema, type SecurityRequirement, type ToolSpec, type ToolTable } from '../contract/table.js';
 import { OptionsError } from '../errors.js';
 import type { BuiltTools, ModelReport } from './build.js';
 import { packageNameFor, sanitizeToolName } from './naming.js';
@@ -16,10 +16,15 @@ const DEFS_PREFIX = '#/$defs/';
 export interface NamespacedTools {
   namespace: string;
   built: BuiltTools;
+  /** The config file's `apis[i].retries` and `.rateLimit`: this API's own --retries and --rate-limit. */
+  sending?: Pick<ApiSpec, 'retries' | 'rateLimit'>;
 }
 
-/** `<NAMESPACE>_BASE_URL`: the variable that points one API of a server elsewhere (as API_BASE_URL does for one). */
-const baseUrlVariable = (namespace: string): string => `${namespace.toUpperCase()}_BASE_URL`;
+/**
+ * `<NAMESPACE>_<SETTING>`: the variable of one API's own setting, as API_BASE_URL, API_RETRIES and
+ * API_RATE_LIMIT are the server's (BASE_URL, RETRIES, RATE_LIMIT).
+ */
+const apiVariable = (namespace: string, setting: string): string => `${namespace.toUpperCase()}_${setting}`;
 
 /** A spec's namespace: its package name (up to three telling words of its title, else its server's host) as `[a-z0-9_]`. */
 export function namespaceOfSpec(doc: JsonObject): string {
@@ -55,9 +60,9 @@ export function joinApis(apis: NamespacedTools[], name: string): BuiltTools {
   const report = emptyReport();
   const pinned: string[] = [];
   const owners = new Map<string, string>();
-  for (const { namespace, built } of apis) {
+  for (const { namespace, built, sending } of apis) {
     const renamed = toolNames(namespace, built.table.tools, owners);
-    table.apis[namespace] = apiOf(namespace, built.table);
+    table.apis[namespace] = { ...apiOf(namespace, built.table), ...sending };
     addPrefixed(table, namespace, built.table, renamed);
     pinned.push(...built.pinned.map((n) => renamed.get(n) ?? n));
     addReport(report, built.report, namespace);
@@ -65,9 +70,14 @@ export function joinApis(apis: NamespacedTools[], name: string): BuiltTools {
   return { table, report, options: first.built.options, pinned };
 }
 
-/** What the tools of one API share: its servers, and the variable that replaces them. */
+/** What the tools of one API share: its servers, and the variables of its own base URL, retries and rate limit. */
 function apiOf(namespace: string, table: ToolTable): ApiSpec {
-  const api: ApiSpec = { servers: table.servers, baseUrlEnv: baseUrlVariable(namespace) };
+  const api: ApiSpec = {
+    servers: table.servers,
+    baseUrlEnv: apiVariable(namespace, 'BASE_URL'),
+    retriesEnv: apiVariable(namespace, 'RETRIES'),
+    rateLimitEnv: apiVariable(namespace, 'RATE_LIMIT'),
+  };
   if (table.publicServers) api.publicServers = table.publicServers;
   return api;
 }
@@ -91,7 +101,14 @@ function toolNames(namespace: string, tools: ToolSpec[], owners: Map<string, str
 function addPrefixed(into: ToolTable, namespace: string, from: ToolTable, renamed: Map<string, string>): void {
   const prefix = `${namespace}_`;
   for (const [key, def] of Object.entries(from.defs)) into.defs[prefix + key] = withPrefixedRefs(def, prefix);
-  for (const [key, scheme] of Object.entries(from.auth)) into.auth[prefix + key] = scheme;
+  for (const [key, scheme] of Object.entries(from.auth)) {
+    const taken = ownValue(into.auth, prefix + key)?.api;
+    if (taken !== undefined)
+      throw new OptionsError(
+        `security scheme "${prefix + key}" of ${namespace} is already that of ${taken}: give one API another namespace`,
+      );
+    into.auth[prefix + key] = { ...scheme, api: namespace };
+  }
   for (const [child, parent] of Object.entries(from.toolsetParents ?? {})) (into.toolsetParents ??= {})[prefix + child] = prefix + parent;
   // Each API's table has the config file's prompts: the first of a name is kept, as within one API.
   for (const prompt of from.prompts ?? []) if (!into.prompts?.some((p) => p.name === prompt.name)) (into.prompts ??= []).push(prompt);
@@ -160,4 +177,17 @@ export function apiLines(table: Pick<ToolTable, 'apis' | 'tools'>): string[] {
     lines.push(`${namespace}: ${tools} tool${tools === 1 ? '' : 's'}, upstream ${api.baseUrlEnv} (${server})`);
   }
   return lines;
+}
+
+/** The namespaces of `after` whose API, tools or security schemes differ from `before`'s (an API new to `after` included). */
+export function driftedApis(before: ToolTable, after: ToolTable): string[] {
+  // Shared schemas by their prefix: one namespace starting another's may show both as changed, never neither.
+  const partOf = (table: ToolTable, namespace: string) =>
+    JSON.stringify({
+      api: table.apis?.[namespace],
+      tools: table.tools.filter((t) => t.api === namespace),
+      auth: Object.entries(table.auth).filter(([, scheme]) => scheme.api === namespace),
+      defs: Object.entries(table.defs).filter(([key]) => key.startsWith(`${namespace}_`)),
+    });
+  return Object.keys(after.apis ?? {}).filter((namespace) => partOf(before, namespace) !== partOf(after, namespace));
 }

@@ -16,9 +16,9 @@ export interface OverriddenArguments extends Arguments {
   defaults?: Record<string, unknown>;
 }
 
-/** Where the overrides come from, for errors: the config key of the operation and its `METHOD /path`. */
+/** Where the overrides come from, for errors: the config place of the operation's override (`config "toolOverrides"."<key>"`) and its `METHOD /path`. */
 export interface OverridePlace {
-  key: string;
+  at: string;
   label: string;
 }
 
@@ -36,7 +36,7 @@ export function applyArgumentOverrides(
   const defaults: Record<string, unknown> = {};
   const renames = new Map<string, string>();
   for (const [arg, override] of Object.entries(overrides)) {
-    const at = `config "toolOverrides"."${place.key}".arguments."${arg}"`;
+    const at = `${place.at}.arguments."${arg}"`;
     const schema = Object.hasOwn(properties, arg) ? properties[arg] : undefined;
     if (schema === undefined) {
       throw new OptionsError(`${at}: ${place.label} has no argument "${arg}"${didYouMean(arg, Object.keys(properties), (n) => `"${n}"`)}`);
@@ -138,7 +138,7 @@ function checkRenames(renames: Map<string, string>, listed: string[], hidden: st
   const final = new Map<string, string>();
   for (const arg of [...listed, ...hidden]) final.set(arg, renames.get(arg) ?? arg);
   for (const [arg, name] of renames) {
-    const at = `config "toolOverrides"."${place.key}".arguments."${arg}".name`;
+    const at = `${place.at}.arguments."${arg}".name`;
     if (sanitizeArgName(name) !== name)
       throw new OptionsError(`${at}: "${name}" is not an argument name (A-Z, a-z, 0-9, "_", "." and "-", at most 64)`);
     const other = [...final].find(([o, n]) => o !== arg && n.toLowerCase() === name.toLowerCase());

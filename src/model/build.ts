@@ -12,10 +12,17 @@ import { SchemaConverter } from './schema.js';
 import { defGraph } from '../contract/def-refs.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
 import { buildAuth, credentialNaming, credentialParameters, securityFor, withSchemes } from './auth.js';
-import { overrideOf, selectOperation, type Verdict } from './select.js';
+import { overrideOf, selectOperation, unmatchedOverrides, type Verdict } from './select.js';
 import { applyArgumentOverrides, type OverriddenArguments } from './argument-overrides.js';
 import { globsMatch } from './rules.js';
-import { withModelDefaults, type ModelOptions, type ResolvedModelOptions } from './model-options.js';
+import {
+  isOwnOverride,
+  overridePlace,
+  scopeRulePlace,
+  withModelDefaults,
+  type ModelOptions,
+  type ResolvedModelOptions,
+} from './model-options.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { chooseServing, type ServingReport } from './serving.js';
 import { resourceFor, resourceScheme, routeKind, withExamples } from './routes.js';
@@ -43,7 +50,6 @@ import { detectLongRunning, LONG_RUNNING_SENTENCE, nameStatusTools, type StatusL
 import { serverList } from './servers.js';
 import { idempotencyKeyOf } from './parameters.js';
 import { oneLine } from './text.js';
-import { didYouMean } from '../contract/did-you-mean.js';
 import { navigationFirst, tagFacts, toolsetParents, type TagFacts } from './tags.js';
 
 /** The meta-tools' names (dynamic.ts, toolsets.ts): operations never take them, so any mode can be served. */
@@ -253,7 +259,7 @@ function addOperation(run: ModelRun, operation: Operation): void {
 /** The arguments with the config file's argument overrides applied (argument-overrides.ts). */
 function overriddenArguments(run: ModelRun, operation: Operation, args: Arguments): OverriddenArguments {
   const found = overrideOf(operation, run.options.toolOverrides);
-  const place = { key: found?.key ?? '', label: operation.label };
+  const place = { at: overridePlace(run.options, found?.key ?? ''), label: operation.label };
   return applyArgumentOverrides(args, found?.override.arguments, place, run.ctx.converter.defs);
 }
 
@@ -304,11 +310,14 @@ function toolOf(
   const security = securityFor(op, ctx.doc, run.auth.schemes);
   if (security) tool.security = security;
   const output = buildOutput(ctx.doc, ctx.converter, op, refs);
-  const sequence = buildSequence(ctx.doc, ctx.converter, op, refs);
+  const sequence = buildSequence(ctx.doc, ctx.converter, op, refs, (message) =>
+    run.report.warnings.push(warning('bad-stream-end', `${tool.name}: ${message}`)),
+  );
   for (const ref of refs) run.reached.add(ref);
   if (output) tool.output = output;
   if (sequence) tool.sequence = sequence;
   if (verdict.confirm !== undefined) tool.confirm = verdict.confirm;
+  if (verdict.apps === false) tool.apps = false;
   if (args.hidden) tool.hidden = args.hidden;
   if (args.defaults) tool.defaults = args.defaults;
   const title = titleOf(op);
@@ -364,15 +373,10 @@ function warnAboutTheWhole({ report, tools, rootServers, options, scopeUse }: Mo
     report.warnings.push(warning('no-base-url', 'the spec names no absolute server URL: start the server with --base-url or API_BASE_URL'));
   }
   const operationIds = tools.flatMap((t) => (t.operationId === undefined ? [] : [t.operationId]));
-  for (const key of Object.keys(options.toolOverrides)) {
-    if (!report.matchedOverrides.has(key)) {
-      const typo = didYouMean(key, operationIds, (id) => JSON.stringify(id));
-      report.warnings.push(
-        warning('unmatched-override', `config "toolOverrides"."${key}" matches no operation${typo} (use an operationId or "METHOD /path")`),
-      );
-    }
-  }
-  report.warnings.push(...unusedScopeRules(options.scopes, scopeUse));
+  // Over several APIs, a server-wide override may name another API's operation: generate.ts warns when none has it.
+  const ownKeys = Object.keys(options.toolOverrides).filter((key) => options.ownConfig === undefined || isOwnOverride(options, key));
+  report.warnings.push(...unmatchedOverrides(ownKeys, report.matchedOverrides, operationIds, (key) => overridePlace(options, key)));
+  report.warnings.push(...unusedScopeRules(options.scopes, scopeUse, (i) => scopeRulePlace(options, i)));
 }
 
 /** The tool table: the API's identity, servers, the shared schemas some tool uses, security schemes, tools. */

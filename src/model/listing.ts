@@ -36,6 +36,14 @@ export interface ListingReport {
 
 const size = (value: unknown) => JSON.stringify(value).length;
 
+/** Each tool schema's JSON text, made once: the listing measures it here and chooseServing (serving.ts) keys by it. */
+const schemaTexts = new WeakMap<JsonSchema, string>();
+export function schemaText(schema: JsonSchema): string {
+  let text = schemaTexts.get(schema);
+  if (text === undefined) schemaTexts.set(schema, (text = JSON.stringify(schema)));
+  return text;
+}
+
 /**
  * Splits the defs of one schema into those listed in full and those listed as stubs: breadth
  * first from the schema's own refs, the ones it names directly always in full (they are its
@@ -100,7 +108,8 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
   const defSize = (key: string) => defSizes.get(key) ?? 0;
   const holders = schemaHolders(table);
   const fixedBytes = table.tools.reduce(
-    (n, t) => n + t.name.length + size(t.description) + size(t.inputSchema) + (t.output ? size(t.output.schema) : 0),
+    (n, t) =>
+      n + t.name.length + size(t.description) + schemaText(t.inputSchema).length + (t.output ? schemaText(t.output.schema).length : 0),
     0,
   );
 

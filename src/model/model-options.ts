@@ -31,6 +31,8 @@ export interface ToolOverride {
   toolset?: string;
   /** true: a call always needs the user's yes first; false: never (over the server's --confirm). */
   confirm?: boolean;
+  /** false: no MCP Apps view for this tool's answers (ToolSpec.apps). */
+  apps?: boolean;
   /** Per argument, by its name in the tool's inputSchema (argument-overrides.ts). */
   arguments?: Record<string, ArgumentOverride>;
 }
@@ -129,10 +131,16 @@ export interface ModelOptions extends Selection {
    * default prefix is MCPGEN.
    */
   titleNamesCredentials?: boolean;
+  /**
+   * Over several APIs, what of these options is this API's own (the config file's `apis[i]`): its
+   * place, the toolOverrides keys it gave and how many of `scopes` come first from it. Messages
+   * then name where each came from.
+   */
+  ownConfig?: { place: string; overrides: readonly string[]; scopes: number };
 }
 
-/** The options that have a default; the others (selection, name, envPrefix) mean "none" when absent. */
-type Defaulted = Exclude<keyof ModelOptions, keyof Selection | 'name' | 'envPrefix'>;
+/** The options that have a default; the others (selection, name, envPrefix, ownConfig) mean "none" when absent. */
+type Defaulted = Exclude<keyof ModelOptions, keyof Selection | 'name' | 'envPrefix' | 'ownConfig'>;
 
 export type ResolvedModelOptions = ModelOptions & Required<Pick<ModelOptions, Defaulted>>;
 
@@ -158,4 +166,23 @@ export const MODEL_DEFAULTS: Required<Pick<ModelOptions, Defaulted>> = {
 export function withModelDefaults(options: ModelOptions): ResolvedModelOptions {
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
   return { ...MODEL_DEFAULTS, ...given };
+}
+
+/** Whether an override key is the API's own (`apis[i].toolOverrides`) rather than the server's. */
+export const isOwnOverride = (options: Pick<ModelOptions, 'ownConfig'>, key: string): boolean =>
+  options.ownConfig?.overrides.includes(key) ?? false;
+
+/** Where an operation's override is in the config file, for messages: `config "toolOverrides"."<key>"`, or its API's. */
+export function overridePlace(options: Pick<ModelOptions, 'ownConfig'>, key: string): string {
+  const own = options.ownConfig;
+  return own !== undefined && isOwnOverride(options, key)
+    ? `config ${own.place}.toolOverrides."${key}"`
+    : `config "toolOverrides"."${key}"`;
+}
+
+/** Where scope rule `i` of the rules used is in the config file: its API's own come first. */
+export function scopeRulePlace(options: Pick<ModelOptions, 'ownConfig'>, i: number): string {
+  const own = options.ownConfig;
+  if (own === undefined) return `config "scopes"[${i}]`;
+  return i < own.scopes ? `config ${own.place}.scopes[${i}]` : `config "scopes"[${i - own.scopes}]`;
 }

@@ -3,8 +3,8 @@
 // may call next.
 
 import { followRefs, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
-import type { JsonSchema, OutputSpec, ToolSpec } from '../contract/table.js';
-import { mediaKind, sequenceFormat } from '../contract/media.js';
+import type { JsonSchema, OutputSpec, StreamEndMark, ToolSpec } from '../contract/table.js';
+import { mediaKind, sequenceFormat, type SequenceFormat } from '../contract/media.js';
 import { STREAM_ENDS } from '../contract/table.js';
 import type { SchemaConverter } from './schema.js';
 import { oneLine } from './text.js';
@@ -42,7 +42,13 @@ export function buildOutput(doc: JsonObject, converter: SchemaConverter, op: Jso
  * schema. For server-sent events the items are the events, whose `data` the server parses as
  * JSON: their schema takes the one `contentSchema` gives `data` (OAS 3.2 §4.14.4.2).
  */
-export function buildSequence(doc: JsonObject, converter: SchemaConverter, op: JsonObject, refs: Set<string>): ToolSpec['sequence'] {
+export function buildSequence(
+  doc: JsonObject,
+  converter: SchemaConverter,
+  op: JsonObject,
+  refs: Set<string>,
+  warn: (message: string) => void = () => undefined,
+): ToolSpec['sequence'] {
   const responses = isObject(op.responses) ? op.responses : {};
   for (const code of Object.keys(responses)
     .filter((c) => /^2(\d\d|XX)$/i.test(c))
@@ -52,12 +58,51 @@ export function buildSequence(doc: JsonObject, converter: SchemaConverter, op: J
     for (const [mediaType, entry] of Object.entries(response.content)) {
       const format = sequenceFormat(mediaType);
       if (format === undefined) continue;
-      const given = isObject(entry) ? entry.itemSchema : undefined;
+      const given = isObject(entry) ? (entry.itemSchema ?? recordSchemaBefore32(doc, format, entry.schema)) : undefined;
       const raw = format === 'sse' ? eventDataSchema(doc, given) : given;
-      return { mediaType, ...(raw !== undefined ? { itemSchema: converter.convert(raw, 'response', refs) } : {}) };
+      const ends =
+        format === 'sse'
+          ? streamEnds(isObject(entry) ? (entry[STREAM_END_KEY] ?? op[STREAM_END_KEY]) : op[STREAM_END_KEY], warn)
+          : undefined;
+      return {
+        mediaType,
+        ...(raw !== undefined ? { itemSchema: converter.convert(raw, 'response', refs) } : {}),
+        ...(ends !== undefined ? { ends } : {}),
+      };
     }
   }
   return undefined;
+}
+
+/** The extension naming the events that end a stream of server-sent events, on its media type or operation. */
+const STREAM_END_KEY = 'x-mcp-stream-end';
+
+/**
+ * The events `x-mcp-stream-end` names: one `{ event, data }` (either or both, strings) or a
+ * list of them; a mark that names neither is left out with a warning.
+ */
+function streamEnds(given: Json | undefined, warn: (message: string) => void): StreamEndMark[] | undefined {
+  if (given === undefined) return undefined;
+  const marks: StreamEndMark[] = [];
+  for (const mark of Array.isArray(given) ? given : [given]) {
+    const event = isObject(mark) && typeof mark.event === 'string' ? mark.event : undefined;
+    const data = isObject(mark) && typeof mark.data === 'string' ? mark.data : undefined;
+    if (event === undefined && data === undefined)
+      warn(`${STREAM_END_KEY}: ${JSON.stringify(mark)} names no "event" or "data" string; left out`);
+    else marks.push({ ...(event !== undefined ? { event } : {}), ...(data !== undefined ? { data } : {}) });
+  }
+  return marks.length > 0 ? marks : undefined;
+}
+
+/**
+ * Before 3.2 there is no itemSchema, and a JSON Lines or json-seq answer's `schema` that is an
+ * object can only describe one record (the whole answer is a sequence, never one object): it is
+ * then the item schema. 3.2 gives `schema` to the whole sequence, and itemSchema to each item.
+ */
+function recordSchemaBefore32(doc: JsonObject, format: SequenceFormat, schema: Json | undefined): Json | undefined {
+  if (format === 'sse' || String(doc.openapi ?? '').startsWith('3.2')) return undefined;
+  const resolved = followRefs(doc, schema);
+  return isObject(resolved) && (resolved.type === 'object' || isObject(resolved.properties)) ? schema : undefined;
 }
 
 /** The schema of an event's `data` once parsed: its `contentSchema` where the itemSchema gives one. */

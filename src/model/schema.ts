@@ -165,7 +165,7 @@ export class SchemaConverter {
   }
 }
 
-function nameFor(tokens: string[]): string {
+function nameFor(tokens: readonly string[]): string {
   const last =
     tokens.length === 3 && tokens[0] === 'components' && tokens[1] === 'schemas'
       ? tokens[2]

@@ -43,10 +43,14 @@ export function scopesFor(rules: readonly ScopeRule[], facts: ScopeFacts, use?: 
 }
 
 /** An `unused-scope-rule` warning for each rule that set no tool's scopes, saying why. */
-export function unusedScopeRules(rules: readonly ScopeRule[], use: ScopeRuleUse): GenerationWarning[] {
+export function unusedScopeRules(
+  rules: readonly ScopeRule[],
+  use: ScopeRuleUse,
+  placeOf: (i: number) => string = (i) => `config "scopes"[${i}]`,
+): GenerationWarning[] {
   return rules.flatMap((_rule, i) => {
     if (use.won.has(i)) return [];
     const why = use.matched.has(i) ? 'every tool it matches is matched by an earlier rule first (first match wins)' : 'it matches no tool';
-    return [warning('unused-scope-rule', `config "scopes"[${i}] sets no tool's scopes: ${why}`)];
+    return [warning('unused-scope-rule', `${placeOf(i)} sets no tool's scopes: ${why}`)];
   });
 }

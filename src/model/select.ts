@@ -4,6 +4,8 @@
 import { isObject, type Json } from '../parse/pointer.js';
 import type { Selection, ToolOverride } from './model-options.js';
 import { globsMatch, type OperationRef } from './rules.js';
+import { warning, type GenerationWarning } from '../warnings.js';
+import { didYouMean } from '../contract/did-you-mean.js';
 
 export type Verdict =
   | {
@@ -16,6 +18,8 @@ export type Verdict =
       specToolset?: string;
       /** Whether a call needs the user's yes (ToolSpec.confirm): the config file's, else x-mcp's. */
       confirm?: boolean;
+      /** The config file's `apps: false` (ToolSpec.apps). */
+      apps?: false;
     }
   | { keep: false; reason: string };
 
@@ -44,6 +48,20 @@ export function overrideOf(
     if (key !== undefined && override !== undefined) return { key, override };
   }
   return undefined;
+}
+
+/** A warning for each override key that named no operation, with the operationId it may have meant. */
+export function unmatchedOverrides(
+  keys: readonly string[],
+  matched: ReadonlySet<string>,
+  operationIds: readonly string[],
+  placeOf: (key: string) => string,
+): GenerationWarning[] {
+  return keys.flatMap((key) => {
+    if (matched.has(key)) return [];
+    const typo = didYouMean(key, operationIds, (id) => JSON.stringify(id));
+    return [warning('unmatched-override', `${placeOf(key)} matches no operation${typo} (use an operationId or "METHOD /path")`)];
+  });
 }
 
 export function selectOperation(ref: OperationRef, selection: Selection, overrides: Record<string, ToolOverride>): Verdict {
@@ -84,5 +102,6 @@ export function selectOperation(ref: OperationRef, selection: Selection, overrid
     ...(toolset !== undefined ? { toolset } : {}),
     ...(specToolset !== undefined ? { specToolset } : {}),
     ...(confirm !== undefined ? { confirm } : {}),
+    ...(configured?.apps === false ? { apps: false as const } : {}),
   };
 }

@@ -18,6 +18,7 @@ import { codeTools, metaTools, operationTools } from '../contract/meta-tools.js'
 import type { ToolSpec, ToolTable } from '../contract/table.js';
 import { toolsetMetaTools, toolsetOf } from '../contract/toolsets.js';
 import type { ModelOptions, ToolModeOption } from './model-options.js';
+import { schemaText } from './listing.js';
 
 type ServedMode = 'direct' | 'toolsets' | 'dynamic' | 'code';
 
@@ -48,7 +49,7 @@ export interface ServingReport {
 const listBytes = (tools: ListedTool[]) => Buffer.byteLength(JSON.stringify({ tools }));
 
 export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: ServingBudget, pinned: string[]): ServingReport {
-  const lister = createLister(table, 'portable', { input: (t) => t.inputSchema, output: (t) => t.output?.schema });
+  const lister = createLister(table, 'portable', { input: (t) => t.inputSchema, output: (t) => t.output?.schema }, schemaText);
   // A list's bytes are the sum of its tools' plus the separators: each tool, and each set of
   // meta-tools (enable_toolset names every toolset), is measured once, not once per list.
   const bytesOf = new Map<string, number>(table.tools.map((t) => [t.name, Buffer.byteLength(JSON.stringify(lister.tool(t)))]));

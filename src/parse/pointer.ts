@@ -18,8 +18,19 @@ export function pointer(...tokens: string[]): string {
   return '#' + tokens.map((t) => '/' + escapeToken(t)).join('');
 }
 
+/** parsePointer's answers: a spec names the same few thousand refs over and over (each followed anew). */
+const parsedPointers = new Map<string, readonly string[] | undefined>();
+
 /** Splits `#/a/b~1c` into ['a', 'b/c']; refs may also be percent-encoded (URI fragment form). */
-export function parsePointer(ref: string): string[] | undefined {
+export function parsePointer(ref: string): readonly string[] | undefined {
+  if (parsedPointers.has(ref)) return parsedPointers.get(ref);
+  if (parsedPointers.size >= 100_000) parsedPointers.clear(); // bounded: one spec's refs, not every string ever seen
+  const tokens = splitPointer(ref);
+  parsedPointers.set(ref, tokens);
+  return tokens;
+}
+
+function splitPointer(ref: string): string[] | undefined {
   if (!ref.startsWith('#')) return undefined;
   let fragment = ref.slice(1);
   try {

@@ -17,6 +17,8 @@ export interface ToolHooks<Args> {
   beforeRequest?(args: Args): Args | void | Promise<Args | void>;
   /** Called with this tool's upstream response, before the global afterResponse. */
   afterResponse?(response: Response, request: OutgoingRequest): Response | void | Promise<Response | void>;
+  /** Called with each item of this tool's streamed answer, before the global endsStream: true ends the stream there. */
+  endsStream?(item: unknown): boolean;
 }
 
 /** Tool name → argument type (src/tool-types.ts: ToolArguments); any tool and any object by default. */
@@ -25,6 +27,12 @@ export interface Hooks<Args extends object = Record<string, Record<string, unkno
   beforeRequest?(request: OutgoingRequest<Extract<keyof Args, string>>): OutgoingRequest | void | Promise<OutgoingRequest | void>;
   /** Called with each upstream response before it is turned into a tool result. */
   afterResponse?(response: Response, request: OutgoingRequest<Extract<keyof Args, string>>): Response | void | Promise<Response | void>;
+  /**
+   * Called with each item of a streamed answer (an event `{ data, event, id }`, a JSON Lines
+   * record): true ends the stream there (`ended: "terminal"`), the item left out, as a terminal
+   * event is. For an end the spec cannot name (`x-mcp-stream-end`): a field inside the data.
+   */
+  endsStream?(item: unknown, tool: Extract<keyof Args, string>): boolean;
   /** Per-tool hooks, by tool name. */
   tools?: { [Tool in keyof Args]?: ToolHooks<Args[Tool]> };
   /**

@@ -8,7 +8,9 @@
 // folder is checked with lstat before it is read, written or deleted, and a link is refused,
 // never followed. Generated files are written to a new temporary file beside the target and
 // renamed over it, so a link or hard link planted at the target is replaced, not written
-// through; src/hooks.ts is created with O_EXCL, so it never replaces anything.
+// through; src/hooks.ts is created with O_EXCL, so it never replaces anything, and so is every
+// file of a folder this run created (startFreshWrite): nothing there is to be replaced, and
+// anything put there since is refused rather than written through.
 
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -23,6 +25,7 @@ import {
   realpathSync,
   renameSync,
   rmdirSync,
+  rmSync,
   unlinkSync,
   writeFileSync,
   type Stats,
@@ -126,24 +129,70 @@ export function writeProject(outDir: string, files: GeneratedFile[], options: Wr
     );
   }
 
-  const manifest: Manifest = {
-    generator: options.generator,
-    spec: options.specName,
-    files: Object.fromEntries(files.filter((f) => f.owner === 'generated').map((f) => [f.path, sha256(f.contents)])),
-  };
-  const manifestText = JSON.stringify(manifest, null, 2) + '\n';
+  const manifestText = manifestTextOf(files, options);
   if (manifestOnDisk !== manifestText) (manifestOnDisk === undefined ? plan.created : plan.updated).push(MANIFEST);
   else plan.unchanged.push(MANIFEST);
 
   if (options.check || options.dryRun) return plan;
   const target = root ?? createRoot(outDir);
-  for (const file of toWrite) {
-    if (file.owner === 'user') createInside(target, file.path, file.contents);
-    else replaceInside(target, file.path, file.contents);
-  }
+  const folders = new Set<string>();
+  for (const file of toWrite) writeInside(target, file, folders);
   for (const path of plan.removed) removeInside(target, path);
-  if (manifestOnDisk !== manifestText) replaceInside(target, MANIFEST, manifestText);
+  if (manifestOnDisk !== manifestText) replaceInside(target, MANIFEST, manifestText, folders);
   return plan;
+}
+
+/** The manifest of a run that writes `files`: the generated ones and the sha256 of each. */
+function manifestTextOf(files: GeneratedFile[], options: WriteOptions): string {
+  const manifest: Manifest = {
+    generator: options.generator,
+    spec: options.specName,
+    files: Object.fromEntries(files.filter((f) => f.owner === 'generated').map((f) => [f.path, sha256(f.contents)])),
+  };
+  return JSON.stringify(manifest, null, 2) + '\n';
+}
+
+/** A user's file is created once; a generated one replaces whatever is there. */
+function writeInside(root: string, file: GeneratedFile, folders: Set<string>): void {
+  if (file.owner === 'user') createInside(root, file.path, file.contents, folders);
+  else replaceInside(root, file.path, file.contents, folders);
+}
+
+/** writeProject into a folder that did not exist, begun before the last files' text is ready. */
+export interface FreshWrite {
+  /** Writes the files not written yet and the manifest: the plan writeProject gives for a new folder. */
+  finish(files: GeneratedFile[]): WritePlan;
+  /** Removes the folder begun, when the run fails before finishing it. */
+  abandon(): void;
+}
+
+/**
+ * When the output folder does not exist yet, every file is new there, so nothing needs to wait
+ * to be compared or refused, and each is created in place with O_EXCL (half the file system's
+ * work of a temporary file and a rename, which a disk busy with deletions makes slow). The
+ * files at hand are written now, while the last ones are still being made (src/tool-types.ts,
+ * printed in a worker), and `finish` adds those and the manifest. Undefined when the folder
+ * exists, or for --check and --dry-run: writeProject decides then.
+ */
+export function startFreshWrite(outDir: string, early: GeneratedFile[], options: WriteOptions): FreshWrite | undefined {
+  if (options.check || options.dryRun || lstatIfAny(outDir)) return undefined;
+  const target = createRoot(outDir);
+  const folders = new Set<string>();
+  const written = new Set<string>();
+  for (const file of early) {
+    createInside(target, file.path, file.contents, folders);
+    written.add(file.path);
+  }
+  return {
+    finish(files) {
+      for (const file of files) if (!written.has(file.path)) createInside(target, file.path, file.contents, folders);
+      createInside(target, MANIFEST, manifestTextOf(files, options), folders);
+      return { created: [...files.map((f) => f.path), MANIFEST], updated: [], unchanged: [], removed: [], kept: [] };
+    },
+    abandon() {
+      rmSync(target, { recursive: true, force: true });
+    },
+  };
 }
 
 /** What the output folder holds from the previous run, as far as that run's manifest vouches for it. */
@@ -153,6 +202,19 @@ export interface PreviousRun {
    * wrote `input` as it is now (so the file would come out the same) and nobody edited it since.
    */
   outputOf(path: string, input: GeneratedFile): string | undefined;
+}
+
+/**
+ * The version the project's package.json holds, kept on regeneration: the person who publishes
+ * bumps it there, and server.json follows it (--check then fails until it is regenerated).
+ */
+export function packageVersionIn(outDir: string): string | undefined {
+  try {
+    const version = (JSON.parse(readFileSync(join(outDir, 'package.json'), 'utf8')) as { version?: unknown }).version;
+    return typeof version === 'string' && /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]+)?$/.test(version) ? version : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Reads the previous run's manifest once; its files are read only when asked for. */
@@ -279,11 +341,16 @@ function readInside(root: string, path: string): Buffer | undefined {
   }
 }
 
-/** Creates the folders of `path` below `root` one by one, refusing a link or a file on the way. */
-function makeFoldersInside(root: string, path: string): void {
+/**
+ * Creates the folders of `path` below `root` one by one, refusing a link or a file on the way;
+ * `made` holds the folders already checked by this run (a project has ~300 files in ~30 folders).
+ */
+function makeFoldersInside(root: string, path: string, made: Set<string>): void {
   const parts = path.split('/').slice(0, -1);
   for (let i = 1; i <= parts.length; i++) {
     const sub = parts.slice(0, i).join('/');
+    if (made.has(sub)) continue;
+    made.add(sub);
     try {
       mkdirSync(join(root, sub));
     } catch (error) {
@@ -296,14 +363,14 @@ function makeFoldersInside(root: string, path: string): void {
 }
 
 /** Writes a new file; fails rather than follow or replace anything already at `path`. */
-function createInside(root: string, path: string, contents: string | Buffer): void {
-  makeFoldersInside(root, path);
+function createInside(root: string, path: string, contents: string | Buffer, folders: Set<string>): void {
+  makeFoldersInside(root, path, folders);
   writeNew(join(root, path), contents);
 }
 
 /** Writes beside the target, then renames over it: rename replaces whatever entry is there instead of writing through it. */
-function replaceInside(root: string, path: string, contents: string | Buffer): void {
-  makeFoldersInside(root, path);
+function replaceInside(root: string, path: string, contents: string | Buffer, folders: Set<string>): void {
+  makeFoldersInside(root, path, folders);
   const target = join(root, path);
   const temporary = `${target}.${randomBytes(6).toString('hex')}.mcp-gen-tmp`;
   writeNew(temporary, contents);

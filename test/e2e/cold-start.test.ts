@@ -3,6 +3,7 @@
 // they load on the first request that needs the table, and tools/list and tools/call work as
 // ever. Watched from inside the server's process by an --import hook, as a profile would see it:
 // every module resolved and every read of tools.json, up to the moment the first answer is written.
+// The server is the project's bundle: a file loaded stands for the modules its build put in it.
 // With each feature off, nothing of it is loaded even once the table is (#30): the modules of
 // confirmations, long-running operations, tasks and account links load only with a table or
 // settings that use them.
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { buildProject, connect, generateProject, REPO, startNode } from '../../harness/project.js';
+import { buildProject, bundledSources, connect, generateProject, REPO, startNode } from '../../harness/project.js';
 import { startUpstream, type Recorded, type Upstream } from '../harness/upstream.js';
 import { JOBS_SPEC } from '../harness/specs.js';
 
@@ -68,11 +69,16 @@ const watched = (stderr: string): string[] =>
     .filter((l) => l.startsWith('[cold-start] '))
     .map((l) => l.slice('[cold-start] '.length));
 
-/** The runtime's modules (lib/runtime/<room>/<name>.js, as `<room>/<name>`) and the packages (node_modules/<name>) among `urls`. */
+/**
+ * The runtime's modules (lib/runtime/<room>/<name>.js, as `<room>/<name>`) and the packages
+ * (node_modules/<name>) in the files among `urls`: dist/main.js and its chunks are a bundle, so
+ * each file loaded stands for the source modules the project's build put in it (bundle-meta.json).
+ */
 function loaded(lines: string[]): { runtime: Set<string>; packages: Set<string> } {
   const urls = lines.filter((l) => l.startsWith('load ')).map((l) => l.slice('load '.length));
-  const runtime = new Set(urls.flatMap((u) => /\/lib\/runtime\/([\w/-]+)\.js$/.exec(u)?.[1] ?? []));
-  const packages = new Set(urls.flatMap((u) => /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1] ?? []));
+  const sources = urls.flatMap((url) => bundledSources(url));
+  const runtime = new Set(sources.flatMap((u) => /\/?lib\/runtime\/([\w/-]+)\.js$/.exec(u)?.[1] ?? []));
+  const packages = new Set(sources.flatMap((u) => /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1] ?? []));
   return { runtime, packages };
 }
 
@@ -120,12 +126,14 @@ describe('cold start over stdio', () => {
 
     expect(before).not.toContain('read tools.json');
     const early = loaded(before);
-    // what initialize needs: the command line and the settings and their checks (serving), the summary's
+    // what initialize needs: the command line and the settings and their checks (serving, and each API's own
+    // retries and rate limit: api-settings), the summary's
     // server instances (with the client log's logging/setLevel handler, registered on each), the transport
     expect([...early.runtime].sort()).toEqual([
       'main',
       'mcp/server-instances',
       'observe/client-log',
+      'start/api-settings',
       'start/command-line',
       'start/config',
       'start/lazy',
@@ -133,7 +141,8 @@ describe('cold start over stdio', () => {
       'start/serving',
       'transports/stdio',
     ]);
-    expect([...early.packages].sort()).toEqual(['@modelcontextprotocol/core', '@modelcontextprotocol/server', 'zod']);
+    // bundled, only what initialize runs: zod's schemas come with the table's modules
+    expect([...early.packages].sort()).toEqual(['@modelcontextprotocol/core', '@modelcontextprotocol/server']);
 
     expect(after.filter((l) => l === 'read tools.json')).toHaveLength(1);
     const late = loaded(after);

@@ -157,8 +157,8 @@ describe('a spec with hostile text everywhere', () => {
       scripts: Record<string, string>;
     };
     expect(pkg.name).toMatch(/^[a-z0-9][a-z0-9._-]*$/);
-    expect(pkg.scripts.build).toBe('tsc -p tsconfig.json');
-    expect(Object.keys(pkg.scripts).sort()).toEqual(['build', 'bundle', 'prepublishOnly', 'start', 'start:http', 'start:sse']);
+    expect(pkg.scripts.build).toBe('tsc -p tsconfig.json --noEmit && node scripts/build.mjs');
+    expect(Object.keys(pkg.scripts).sort()).toEqual(['build', 'bundle', 'prepack', 'start', 'start:http', 'start:sse']);
     expect(pkg.scripts.bundle).toBe('npm run build && node scripts/bundle.mjs');
   });
 

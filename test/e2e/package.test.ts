@@ -38,9 +38,12 @@ describe('npm pack, installed into an empty folder', () => {
     rmSync(HOME, { recursive: true, force: true });
   });
 
-  it('is published as @mcp-gen/cli, with the CLI, the compiled generator, the prebuilt runtime and the templates, and no sources, tests or samples', () => {
+  it('is published as @mcp-gen/cli, with the CLI (bundled), the compiled generator, the prebuilt runtime and the templates, and no sources, tests or samples', () => {
     expect(tarball).toMatch(/mcp-gen-cli-\d+\.\d+\.\d+\.tgz$/);
     expect(files).toContain('bin/mcp-gen.js');
+    // what bin/mcp-gen.js runs: the CLI bundled, and the compiler worker's bundle beside it
+    expect(files).toContain('dist/bundle/cli.mjs');
+    expect(files).toContain('dist/bundle/types-worker.mjs');
     expect(files).toContain('dist/src/cli.js');
     expect(files).toContain('dist/src/runtime/call/request/request.js');
     expect(files).toContain('dist/src/runtime/hooks-api.d.ts');

@@ -80,13 +80,15 @@ const filesUnder = (root: string): string[] =>
   readdirSync(root, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(root, e.name)) : [join(root, e.name)]));
 
 describe('the npm package', () => {
-  it('is publishable as is: bin with a shebang, files, prepublishOnly building, engines, and a README that starts with running it from its folder, npx after', () => {
+  it('is publishable as is: bin with a shebang, files, prepack building, engines, no runtime dependencies, and a README that starts with running it from its folder, npx after', () => {
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(pkg.private).toBeUndefined();
     expect(pkg.bin).toEqual({ [PACKAGE]: 'dist/main.js' });
     expect(readFileSync(join(dir, 'dist/main.js'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
     expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'tools.json', 'tools-summary.json', 'README.md']));
-    expect((pkg.scripts as Record<string, string>).prepublishOnly).toBe('npm run build');
+    expect((pkg.scripts as Record<string, string>).prepack).toBe('npm run build');
+    // the build is one bundle: what it runs is in dist/
+    expect(pkg.dependencies).toBeUndefined();
     expect(pkg.engines).toEqual({ node: '>=20' });
     // it leads with running the project from its own folder; the published package's line follows
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
@@ -100,7 +102,7 @@ describe('the npm package', () => {
     const tarball = join(scratch, packed.split('\n').pop() as string);
     const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
     expect(listing).toContain('package/dist/main.js');
-    expect(listing).toContain('package/lib/runtime/main.js');
+    expect(listing).not.toContain('package/lib/');
     expect(listing).toContain('package/tools.json');
     expect(listing).toContain('package/tools-summary.json');
     expect(listing).not.toMatch(/package\/src\/|package\/\.env/);
@@ -159,13 +161,14 @@ describe('the Claude Desktop extension bundle (npm run bundle)', () => {
     expect(execFileSync(mcpb(), ['validate', unpacked], { encoding: 'utf8' })).toMatch(/passes/);
   });
 
-  it('holds the built server and production dependencies only: no .env, no sources, no compiler', () => {
+  it('holds the bundled server, its data and icon only: no node_modules, no .env, no sources', () => {
     const files = filesUnder(unpacked);
     expect(files.some((f) => f.endsWith('/dist/main.js'))).toBe(true);
-    expect(existsSync(join(unpacked, 'lib/runtime/main.js'))).toBe(true);
-    expect(existsSync(join(unpacked, 'node_modules/@modelcontextprotocol/server/package.json'))).toBe(true);
-    expect(existsSync(join(unpacked, 'node_modules/typescript'))).toBe(false);
-    expect(existsSync(join(unpacked, 'src'))).toBe(false);
+    expect(existsSync(join(unpacked, 'tools.json'))).toBe(true);
+    for (const absent of ['node_modules', 'lib', 'src', 'scripts']) expect(existsSync(join(unpacked, absent))).toBe(false);
+    const bytes = statSync(bundle).size;
+    console.log(`bundle: Petstore's .mcpb is ${(bytes / 1e6).toFixed(2)} MB`);
+    expect(bytes).toBeLessThan(3 * 1024 * 1024);
     expect(existsSync(join(unpacked, '.env'))).toBe(false);
     const leaking = files.filter((f) => statSync(f).size < 50_000_000 && readFileSync(f).includes(SECRET));
     expect(leaking).toEqual([]);

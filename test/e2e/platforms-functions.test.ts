@@ -5,7 +5,6 @@
 // runtime offers no streaming (test/harness/function-url.ts). Vercel: its function (api/mcp.ts)
 // called by method with web Requests (test/harness/vercel-adapter.mts), as Vercel Functions call
 // a web handler. Each driven by the official SDK client over Streamable HTTP in both eras.
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -15,7 +14,7 @@ import { buildProject, connect, generateProject, REPO } from '../../harness/proj
 import { freePort } from '../../harness/process.js';
 import { startUpstream, type Answer, type Recorded, type Upstream } from '../harness/upstream.js';
 import { startTogether, startVercel, type PlatformServer } from '../harness/platforms.js';
-import { startLambda, type FunctionUrlServer } from '../harness/function-url.js';
+import { buildLambda, startLambda, type FunctionUrlServer } from '../harness/function-url.js';
 import { installPinned } from '../harness/pinned-tools.js';
 import { JOBS_SPEC } from '../harness/specs.js';
 
@@ -95,15 +94,6 @@ function generateJobs(): string {
   const out = generateProject(spec, join(tmpdir(), 'mcp-gen-e2e-functions-jobs'), ['--target', 'lambda']);
   rmSync(spec, { force: true });
   return out;
-}
-
-/** The project's own bundling script, with esbuild from this repository's install (the version the project pins). */
-function buildLambda(project: string): void {
-  execFileSync('npm', ['run', 'build:lambda', '--silent'], {
-    cwd: project,
-    env: { ...process.env, PATH: `${join(REPO, 'node_modules/.bin')}:${process.env.PATH ?? ''}` },
-    stdio: 'pipe',
-  });
 }
 
 it('generates the bundling script and a SAM template: a streaming Function URL, secrets as NoEcho parameters', () => {

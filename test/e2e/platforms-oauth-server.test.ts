@@ -1,7 +1,9 @@
 // The server as the MCP clients' authorization server (--oauth-api-client-id) on the platforms'
-// own runtimes: the Petstore project generated with --target cloudflare,deno, served by workerd
-// through `wrangler dev` (its token store in Workers KV, or in a Durable Object, simulated locally
-// in a --persist-to folder) and by `deno task start` (Deno KV, in its DENO_DIR). oidc-provider plays
+// own runtimes: the Petstore project generated with --target cloudflare,deno,lambda,vercel, served
+// by workerd through `wrangler dev` (its token store in Workers KV, or in a Durable Object,
+// simulated locally in a --persist-to folder), by `deno task start` (Deno KV, in its DENO_DIR), and
+// as the Lambda bundle under aws-lambda-ric and the Vercel function (both Node: a real Redis,
+// test/harness/function-url.ts and vercel-adapter.mts as in platforms-functions). oidc-provider plays
 // the API's authorization server and the recording upstream accepts only the JWTs it issues. The
 // official SDK client registers, the user's browser goes through the consent page and the API's
 // sign-in (test/harness/delegated-sign-in.ts), the client gets its token from /token and calls a
@@ -9,14 +11,17 @@
 // honours the token; where the store takes atomically (a Durable Object, Deno KV), of two uses of
 // one refresh token at once only one gets tokens.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { buildProject, generateProject, REPO } from '../../harness/project.js';
 import { freePort } from '../../harness/process.js';
-import { ownNodeModules, startDeno, startWrangler, type PlatformServer } from '../harness/platforms.js';
+import { ownNodeModules, startDeno, startVercel, startWrangler, type PlatformServer } from '../harness/platforms.js';
+import { buildLambda, startLambda } from '../harness/function-url.js';
+import { installPinned } from '../harness/pinned-tools.js';
+import { redisMissing, startRedis, type RedisServer } from '../harness/redis.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
 import { connectSigningIn, headlessLogin, initializeWith, startApiUpstream } from '../harness/delegated-sign-in.js';
 import type { Upstream } from '../harness/upstream.js';
@@ -28,17 +33,22 @@ const STORE_KEY = randomBytes(32).toString('base64');
 const REDIRECT = 'http://127.0.0.1:1/callback';
 const BINDING = 'MCP_OPERATIONS';
 
-/** Where the server runs, and its token store: Workers KV, the Durable Object, Deno KV. */
-type Platform = 'cloudflare' | 'cloudflare-object' | 'deno';
+/** Where the server runs, and its token store: Workers KV, the Durable Object, Deno KV, Redis (Lambda, Vercel). */
+type Platform = 'cloudflare' | 'cloudflare-object' | 'deno' | 'lambda' | 'vercel';
 
 let as: AuthorizationServer;
 let upstream: Upstream;
+let redis: RedisServer | undefined;
+let ric: string;
 let dir: string;
+/** The settings every platform's server gets: the API app, the sealing key, the API's own key. */
+let settings: Record<string, string>;
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-e2e-platforms-oauth-'));
-const ports: Record<Platform, number> = { cloudflare: 0, 'cloudflare-object': 0, deno: 0 };
+const ports: Record<Platform, number> = { cloudflare: 0, 'cloudflare-object': 0, deno: 0, lambda: 0, vercel: 0 };
 const servers: Partial<Record<Platform, PlatformServer>> = {};
 
-const PLATFORMS: Platform[] = ['cloudflare', 'cloudflare-object', 'deno'];
+// Where /usr/bin/redis-server is missing, the function platforms have no token store to use.
+const PLATFORMS: Platform[] = ['cloudflare', 'cloudflare-object', 'deno', ...(redisMissing ? [] : (['lambda', 'vercel'] as const))];
 
 const publicUrl = (platform: Platform) => `http://127.0.0.1:${ports[platform]}`;
 
@@ -46,12 +56,17 @@ const publicUrl = (platform: Platform) => `http://127.0.0.1:${ports[platform]}`;
 async function start(platform: Platform): Promise<PlatformServer> {
   await servers[platform]?.stop();
   const object = { MCP_TOKEN_STORE: 'durable-object:MCP_TOKENS', MCP_PUBLIC_URL: publicUrl('cloudflare-object') };
+  const onNode = { ...settings, MCP_TOKEN_STORE: redis?.url ?? '', MCP_PUBLIC_URL: publicUrl(platform) };
   const server =
     platform === 'cloudflare'
       ? await startWrangler(dir, ports.cloudflare, {}, ['--persist-to', join(scratch, 'wrangler-state')])
       : platform === 'cloudflare-object'
         ? await startWrangler(dir, ports['cloudflare-object'], object, ['--persist-to', join(scratch, 'wrangler-object-state')])
-        : await startDeno(dir, ports.deno, { DENO_DIR: join(scratch, 'deno-dir'), MCP_PUBLIC_URL: publicUrl('deno') });
+        : platform === 'deno'
+          ? await startDeno(dir, ports.deno, { DENO_DIR: join(scratch, 'deno-dir'), MCP_PUBLIC_URL: publicUrl('deno') })
+          : platform === 'lambda'
+            ? await startLambda({ ric, taskRoot: join(dir, 'dist/lambda'), env: onNode, port: ports.lambda })
+            : await startVercel(dir, ports.vercel, onNode);
   servers[platform] = server;
   return server;
 }
@@ -72,9 +87,12 @@ beforeAll(async () => {
   });
   // Outside this repository, as platforms.test.ts explains (deno task and the repository's node_modules/.bin).
   dir = join(scratch, 'project');
-  generateProject(`${REPO}samples/petstore/openapi.json`, dir, ['--target', 'cloudflare,deno']);
+  generateProject(`${REPO}samples/petstore/openapi.json`, dir, ['--target', 'cloudflare,deno,lambda,vercel']);
   await buildProject(dir);
+  buildLambda(dir);
   ownNodeModules(dir);
+  ric = await installPinned('lambda-ric', (d) => existsSync(join(d, 'node_modules/aws-lambda-ric/rapid-client.node')));
+  if (!redisMissing) redis = await startRedis();
   const wrangler = join(dir, 'wrangler.jsonc');
   // The commented example of the template, taken up: a local namespace is simulated by wrangler dev.
   const config = readFileSync(wrangler, 'utf8')
@@ -82,17 +100,18 @@ beforeAll(async () => {
     .replace(/\/\/ ("durable_objects": .*)/, '$1')
     .replace(/\/\/ ("migrations": .*)/, '$1');
   writeFileSync(wrangler, config.replace('<namespace id>', 'local-tokens'));
-  const variables = [
-    `API_BASE_URL=${upstream.url}/v2`,
-    `MCP_OAUTH_API_CLIENT_ID=${APP.clientId}`,
-    `MCP_OAUTH_API_CLIENT_SECRET=${APP.clientSecret}`,
-    `MCP_OAUTH_API_AUTHORIZATION_URL=${as.issuer}/auth`,
-    `MCP_OAUTH_API_TOKEN_URL=${as.issuer}/token`,
-    'MCP_OAUTH_API_SCOPES=read:pets',
-    `MCP_TOKEN_STORE_KEY=${STORE_KEY}`,
-    'SWAGGER_PETSTORE_API_KEY=server-own-key',
-    'LOG_LEVEL=warn',
-  ];
+  settings = {
+    API_BASE_URL: `${upstream.url}/v2`,
+    MCP_OAUTH_API_CLIENT_ID: APP.clientId,
+    MCP_OAUTH_API_CLIENT_SECRET: APP.clientSecret,
+    MCP_OAUTH_API_AUTHORIZATION_URL: `${as.issuer}/auth`,
+    MCP_OAUTH_API_TOKEN_URL: `${as.issuer}/token`,
+    MCP_OAUTH_API_SCOPES: 'read:pets',
+    MCP_TOKEN_STORE_KEY: STORE_KEY,
+    SWAGGER_PETSTORE_API_KEY: 'server-own-key',
+    LOG_LEVEL: 'warn',
+  };
+  const variables = Object.entries(settings).map(([name, value]) => `${name}=${value}`);
   const cloudflare = [...variables, `MCP_PUBLIC_URL=${publicUrl('cloudflare')}`, `MCP_TOKEN_STORE=workers-kv:${BINDING}`];
   writeFileSync(join(dir, '.dev.vars'), `${cloudflare.join('\n')}\n`);
   writeFileSync(join(dir, '.env'), `${[...variables, 'MCP_TOKEN_STORE=deno-kv'].join('\n')}\n`);
@@ -101,6 +120,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const server of Object.values(servers)) await server?.stop();
+  await redis?.stop();
   await upstream?.close();
   await as?.close();
   rmSync(scratch, { recursive: true, force: true });
@@ -194,37 +214,76 @@ describe.each(PLATFORMS)('the authorization-server mode on %s', (platform) => {
   );
 });
 
-it.each(['cloudflare', 'deno'] as const)(
+/** What a server of `platform` started with `vars` says: 'served', or why it refuses its settings. */
+async function outcomeOf(platform: 'cloudflare' | 'deno' | 'lambda' | 'vercel', vars: Record<string, string>): Promise<string> {
+  const port = await freePort();
+  const onNode = { ...settings, MCP_PUBLIC_URL: `http://127.0.0.1:${port}`, ...vars };
+  const started =
+    platform === 'cloudflare'
+      ? startWrangler(dir, port, vars, ['--persist-to', join(scratch, 'wrangler-refused')])
+      : platform === 'deno'
+        ? startDeno(dir, port, { ...vars, DENO_DIR: join(scratch, 'deno-refused'), MCP_PUBLIC_URL: `http://127.0.0.1:${port}` })
+        : platform === 'lambda'
+          ? startLambda({ ric, taskRoot: join(dir, 'dist/lambda'), env: onNode, port })
+          : startVercel(dir, port, onNode);
+  return started.then(
+    async (served) => {
+      // The Lambda runtime starts without being asked: its first answer says whether it serves.
+      const health = await fetch(`${served.url}/healthz`);
+      await served.stop();
+      return health.status === 503 ? `refused its settings: ${await health.text()}` : 'served';
+    },
+    (error: Error) => error.message,
+  );
+}
+
+const OWN_STORES = {
+  cloudflare: 'durable-object:<BINDING> (or workers-kv:<BINDING>)',
+  deno: 'deno-kv',
+  lambda: 'redis://… (or rediss://…)',
+  vercel: 'redis://… (or rediss://…)',
+};
+
+it.each(['cloudflare', 'deno', 'lambda', 'vercel'] as const)(
   'on %s the file store is refused in one line naming the platform store',
   async (platform) => {
-    const port = await freePort();
-    const vars = { MCP_TOKEN_STORE: 'file' };
-    const started =
-      platform === 'cloudflare'
-        ? startWrangler(dir, port, vars, ['--persist-to', join(scratch, 'wrangler-refused')])
-        : startDeno(dir, port, { ...vars, DENO_DIR: join(scratch, 'deno-refused'), MCP_PUBLIC_URL: `http://127.0.0.1:${port}` });
-    const outcome = await started.then(
-      async (served) => (await served.stop(), 'served'),
-      (error: Error) => error.message,
+    const outcome = await outcomeOf(platform, { MCP_TOKEN_STORE: 'file' });
+    expect(outcome).toContain(
+      `MCP_TOKEN_STORE=file is served by the Node server only: on ${platform} set MCP_TOKEN_STORE=${OWN_STORES[platform]}`,
     );
-    const own = platform === 'cloudflare' ? 'durable-object:<BINDING> (or workers-kv:<BINDING>)' : 'deno-kv';
-    expect(outcome).toContain(`MCP_TOKEN_STORE=file is served by the Node server only: on ${platform} set MCP_TOKEN_STORE=${own}`);
   },
   120_000,
 );
 
-it('linking API accounts (another authorization server with MCP_OAUTH_API_CLIENT_ID) is refused on a platform, naming the Node server', async () => {
-  const port = await freePort();
-  const vars = {
+it('on deno a Redis token store is refused in one line naming Deno KV', async () => {
+  const outcome = await outcomeOf('deno', { MCP_TOKEN_STORE: 'redis://127.0.0.1:1' });
+  expect(outcome).toContain(
+    'MCP_TOKEN_STORE=redis://… is served by the Node server, lambda and vercel only: on deno set MCP_TOKEN_STORE=deno-kv',
+  );
+}, 120_000);
+
+describe.each(['deno', 'lambda', 'vercel'] as const)('on %s, refused at start in one line naming the Node server', (platform) => {
+  const otherIssuer = () => ({
     MCP_OAUTH_ISSUER: as.issuer,
     MCP_OAUTH_CLIENT_ID: 'mcp-server',
     MCP_OAUTH_CLIENT_SECRET: 'mcp-server-secret',
-    MCP_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DENO_DIR: join(scratch, 'deno-link'),
-  };
-  const outcome = await startDeno(dir, port, vars).then(
-    async (served) => (await served.stop(), 'served'),
-    (error: Error) => error.message,
-  );
-  expect(outcome).toContain('linking API accounts (MCP_OAUTH_ISSUER with MCP_OAUTH_API_CLIENT_ID) is not served on deno yet');
-}, 120_000);
+  });
+
+  it('linking API accounts (another authorization server with MCP_OAUTH_API_CLIENT_ID)', async () => {
+    const outcome = await outcomeOf(platform, { ...otherIssuer(), DENO_DIR: join(scratch, `deno-link`) });
+    expect(outcome).toContain(`linking API accounts (MCP_OAUTH_ISSUER with MCP_OAUTH_API_CLIENT_ID) is not served on ${platform} yet`);
+  }, 120_000);
+
+  it('token exchange (MCP_TOKEN_EXCHANGE)', async () => {
+    const exchange = {
+      MCP_TOKEN_EXCHANGE: 'rfc8693',
+      MCP_TOKEN_EXCHANGE_AUDIENCE: API,
+      MCP_TOKEN_STORE: '',
+      // Without the sign-in's API app and token store, which token exchange replaces.
+      ...Object.fromEntries(Object.keys(settings).flatMap((name) => (/^MCP_(OAUTH_API_|TOKEN_STORE)/.test(name) ? [[name, '']] : []))),
+      DENO_DIR: join(scratch, `deno-exchange`),
+    };
+    const outcome = await outcomeOf(platform, { ...otherIssuer(), ...exchange });
+    expect(outcome).toContain(`token exchange (MCP_TOKEN_EXCHANGE) is not served on ${platform} yet: use the Node server`);
+  }, 120_000);
+});

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, connect, generateProject, REPO } from '../../harness/project.js';
 import { freePort } from '../../harness/process.js';
 import { corporaMissing, corporaTitle, GITHUB_SPEC } from '../../harness/corpora.js';
-import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { startUpstream, type Answer, type Upstream } from '../harness/upstream.js';
 import { ownNodeModules, startDeno, startTogether, startWrangler, type PlatformServer } from '../harness/platforms.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../harness/authorization-server.js';
 import { JOBS_SPEC } from '../harness/specs.js';
@@ -56,13 +56,14 @@ let jobsDir: string | undefined;
 let as: AuthorizationServer | undefined;
 
 beforeAll(async () => {
-  upstream = await startUpstream((req) => {
+  upstream = await startUpstream((req): Answer => {
     const id = /^\/v2\/pet\/(\d+)$/.exec(req.path)?.[1];
     if (req.method === 'GET' && id) return { body: JSON.stringify({ id: Number(id), name: `pet-${id}`, photoUrls: [] }) };
     if (req.method === 'GET' && req.path.startsWith('/repos/')) return { body: JSON.stringify({ id: 1, full_name: req.path.slice(7) }) };
     if (req.method === 'POST' && req.path === '/jobs')
       return { status: 202, headers: { 'operation-location': `${upstream.url}/status/j1`, 'retry-after': '0' } };
     if (req.method === 'GET' && req.path === '/status/j1') return { body: JSON.stringify({ status: 'Succeeded', result: { rows: 42 } }) };
+    if (req.method === 'GET' && req.path === '/events') return { headers: { 'content-type': 'text/event-stream' }, stream: events };
     return { status: 404, body: JSON.stringify({ code: 404, message: `unexpected ${req.method} ${req.path}` }) };
   });
   // Outside this repository: \`deno task\` would take the repository's node_modules/.bin/deno (the npm
@@ -118,11 +119,24 @@ async function startCodeMode(): Promise<void> {
   codeOnDeno = await startDeno(codeDir, await freePort());
 }
 
-/** An API whose one operation answers 202 and an Operation-Location to follow. */
+/** Five events a tenth of a second apart, then [DONE], the connection left open after it. */
+async function* events(): AsyncGenerator<string> {
+  for (let n = 1; n <= 5; n++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    yield `data: ${JSON.stringify({ n, text: `chunk ${n}` })}\n\n`;
+  }
+  yield 'data: [DONE]\n\n';
+  await new Promise((resolve) => setTimeout(resolve, 20_000));
+}
+
+/** An API whose one operation answers 202 and an Operation-Location to follow, and one that streams events. */
 async function startJobs(): Promise<void> {
   jobsDir = join(tmpdir(), 'mcp-gen-e2e-platforms-jobs');
   const spec = join(tmpdir(), 'mcp-gen-e2e-platforms-jobs.json');
-  writeFileSync(spec, JSON.stringify(JOBS_SPEC));
+  const streaming = {
+    get: { operationId: 'followEvents', responses: { '200': { description: 'events', content: { 'text/event-stream': {} } } } },
+  };
+  writeFileSync(spec, JSON.stringify({ ...JOBS_SPEC, paths: { ...JOBS_SPEC.paths, '/events': streaming } }));
   generateProject(spec, jobsDir, ['--target', 'cloudflare,deno']);
   rmSync(spec, { force: true });
   await buildProject(jobsDir);
@@ -332,6 +346,29 @@ describe.each(['cloudflare', 'deno'] as const)('a long-running operation on %s',
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
       const text = (result.content as { text?: string }[]).map((c) => c.text ?? '').join('');
       expect(JSON.parse(text)).toEqual({ status: 'Succeeded', result: { rows: 42 } });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe.each(['cloudflare', 'deno'] as const)('a streamed answer on %s', (platform) => {
+  it('is read item by item through the web core: progress while it comes, the items as the result, ended by [DONE]', async () => {
+    const client = await connect('http', (jobs[platform] as PlatformServer).url, { negotiate: true });
+    try {
+      const progress: number[] = [];
+      const started = Date.now();
+      const result = await client.callTool(
+        { name: 'followEvents', arguments: {} },
+        { onprogress: (p) => void progress.push(p.progress), timeout: 30_000 },
+      );
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      expect(Date.now() - started).toBeLessThan(10_000);
+      const structured = result.structuredContent as { items: { data: { n: number } }[]; ended: string };
+      expect(structured.ended).toBe('terminal');
+      expect(structured.items.map((item) => item.data.n)).toEqual([1, 2, 3, 4, 5]);
+      expect(progress.length).toBeGreaterThan(0);
+      expect(progress[0]).toBe(1);
     } finally {
       await client.close();
     }

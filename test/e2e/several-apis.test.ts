@@ -64,6 +64,13 @@ async function serve(extra: string[] = []): Promise<Client> {
   });
 }
 
+/** The variables of an API's own base URL, retries and rate limit. */
+const variablesOf = (prefix: string) => ({
+  baseUrlEnv: `${prefix}_BASE_URL`,
+  retriesEnv: `${prefix}_RETRIES`,
+  rateLimitEnv: `${prefix}_RATE_LIMIT`,
+});
+
 const sent = (upstream: Upstream) => upstream.requests.map((r) => [`${r.method} ${r.url}`, r.headers.api_key]);
 
 /** shop_getPetById and zoo_getPetById called once each: each request on its own upstream, with its own key. */
@@ -250,17 +257,42 @@ describe('mcp-gen <spec> <spec>', () => {
     ]);
   });
 
+  it('two security schemes that share a name with their namespaces are one line naming both APIs, exit 2', () => {
+    const folder = mkdtempSync(join(scratch, 'schemes-'));
+    // shop's api_key is shop_api_key; shop_api's key is shop_api_key too
+    const things = {
+      openapi: '3.0.3',
+      info: { title: 'Things', version: '1' },
+      servers: [{ url: 'https://things.example' }],
+      components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } },
+      security: [{ key: [] }],
+      paths: { '/things': { get: { operationId: 'listThings', responses: { '200': { description: 'ok' } } } } },
+    };
+    writeFileSync(join(folder, 'things.json'), JSON.stringify(things));
+    const apis = [
+      { spec: PETSTORE, namespace: 'shop' },
+      { spec: 'things.json', namespace: 'shop_api' },
+    ];
+    writeFileSync(join(folder, 'mcp-gen.config.json'), JSON.stringify({ apis }));
+    const r = runCli(['--out', join(folder, 'never')], folder);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'mcp-gen: error: security scheme "shop_api_key" of shop_api is already that of shop: give one API another namespace',
+    ]);
+  });
+
   it('generates one project whose table keeps each API, its credential variables and its base URL variable, and says so', () => {
     const out = join(scratch, 'together');
     const r = runCli(['--config', config, '--out', out], scratch);
     expect(r.code, r.stderr).toBe(0);
     const table = JSON.parse(readFileSync(join(out, 'tools.json'), 'utf8')) as ToolTable;
     expect(table.apis).toEqual({
-      shop: { servers: [{ url: `${shopUpstream.url}/v2` }], baseUrlEnv: 'SHOP_BASE_URL' },
-      zoo: { servers: [{ url: 'http://petstore.swagger.io/v2' }], baseUrlEnv: 'ZOO_BASE_URL' },
+      shop: { ...variablesOf('SHOP'), servers: [{ url: `${shopUpstream.url}/v2` }] },
+      zoo: { ...variablesOf('ZOO'), servers: [{ url: 'http://petstore.swagger.io/v2' }] },
     });
-    expect(table.auth.shop_api_key).toMatchObject({ type: 'apiKey', env: { key: 'SHOP_API_KEY' } });
-    expect(table.auth.zoo_api_key).toMatchObject({ type: 'apiKey', env: { key: 'ZOO_API_KEY' } });
+    // Each scheme records its API: the runtime takes the API's rules from it, not from the name.
+    expect(table.auth.shop_api_key).toMatchObject({ type: 'apiKey', env: { key: 'SHOP_API_KEY' }, api: 'shop' });
+    expect(table.auth.zoo_api_key).toMatchObject({ type: 'apiKey', env: { key: 'ZOO_API_KEY' }, api: 'zoo' });
     // Claude Desktop's form and .env.example ask for each API's base URL, required of none: both specs name one.
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as {
       user_config: Record<string, { title: string; required: boolean }>;
@@ -280,7 +312,7 @@ describe('mcp-gen <spec> <spec>', () => {
     );
   });
 
-  it('--check over the APIs together: clean as generated, and a change to one API lists tools.json', () => {
+  it('--check over the APIs together: clean as generated, and a change to one API lists tools.json and names that API', () => {
     const out = join(scratch, 'together');
     const clean = runCli(['--config', config, '--out', out, '--check'], scratch);
     expect(clean.code, clean.stdout + clean.stderr).toBe(0);
@@ -291,6 +323,7 @@ describe('mcp-gen <spec> <spec>', () => {
     const drift = runCli(['--config', changed, '--out', out, '--check'], scratch);
     expect(drift.code).toBe(1);
     expect(drift.stdout).toContain('  ~ tools.json');
+    expect(drift.stdout).toContain('  APIs that changed: zoo\n');
   });
 });
 

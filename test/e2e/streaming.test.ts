@@ -4,15 +4,18 @@
 // export of 10,000 records, and an event stream that never ends. Each: progress while it is read,
 // a result valid against the listed outputSchema and within --max-answer-bytes; the endless one
 // ended by --stream-time-ms; a cancel closing the upstream connection within a second, as the
-// upstream measures it.
+// upstream measures it. The same as a task: past --timeout up to the stream's own limits, and a
+// cancelled task closing the upstream connection within a second.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Client } from '@modelcontextprotocol/client';
+import { createTaskSessionFromClient, resultFromTaskOutcome, toolDeclarationFromMcpTool } from '@modelcontextprotocol/ext-tasks/client';
 import { buildProject, connect, generateProject, startServer, TMP, type RunningServer } from '../../harness/project.js';
 import { Children } from '../harness/children.js';
 import { startUpstream, type Answer, type Recorded, type Upstream } from '../harness/upstream.js';
+import { rawDispatch } from '../harness/task-requests.js';
 
 const SPEC = `openapi: 3.1.0
 info: { title: Streams, version: '1.0' }
@@ -42,6 +45,23 @@ paths:
       summary: Dump every record there is
       responses:
         '200': { description: one record per line, content: { application/x-ndjson: { schema: { type: string } } } }
+  /messages:
+    post:
+      operationId: createMessage
+      summary: Create a message, streamed as Anthropic does
+      responses:
+        '200':
+          description: the message's events, the last one message_stop
+          content:
+            text/event-stream:
+              schema: { type: string }
+              x-mcp-stream-end: { event: message_stop }
+  /jobs/log:
+    get:
+      operationId: followJobLog
+      summary: Follow a job's log until it finishes
+      responses:
+        '200': { description: one log record per line, content: { application/jsonl: { schema: { type: string } } } }
   /live:
     get:
       operationId: followLive
@@ -147,6 +167,25 @@ async function* live(connection: { closed: Promise<void> }): AsyncGenerator<stri
   }
 }
 
+/** Anthropic's Messages stream: named events, the last `message_stop`; left open after it. */
+async function* message(): AsyncGenerator<string> {
+  const event = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  yield event('message_start', { message: { id: 'msg_1', role: 'assistant' } });
+  for (const text of WORDS) {
+    await sleep(50);
+    yield event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
+  }
+  yield event('message_stop', {});
+  await sleep(20_000);
+}
+
+/** A job's log: its lines, then the record saying it finished, which only a hook knows ends it; left open after it. */
+async function* jobLog(): AsyncGenerator<string> {
+  for (const line of ['starting', 'working']) yield JSON.stringify({ status: 'running', line }) + '\n';
+  yield JSON.stringify({ status: 'finished' }) + '\n';
+  await sleep(20_000);
+}
+
 function respond(req: Recorded): Answer {
   if (req.method === 'POST' && req.path === '/chat/completions') {
     // As chat APIs do: one JSON answer unless the request asks for a stream.
@@ -167,6 +206,8 @@ function respond(req: Recorded): Answer {
       body: ['Hi', ' there'].map((delta) => `event: chunk\ndata: ${JSON.stringify({ delta })}\n\n`).join('') + 'data: [DONE]\n\n',
     };
   }
+  if (req.path === '/messages') return { headers: SSE, stream: message };
+  if (req.path === '/jobs/log') return { headers: { 'content-type': 'application/jsonl' }, stream: jobLog };
   if (req.path === '/dump') return { headers: { 'content-type': 'application/x-ndjson' }, stream: dump };
   if (req.path === '/live') {
     return {
@@ -186,6 +227,14 @@ beforeAll(async () => {
   const spec = join(TMP, 'streaming.yaml');
   writeFileSync(spec, SPEC);
   dir = generateProject(spec, 'e2e-streaming');
+  writeFileSync(
+    join(dir, 'src/hooks.ts'),
+    `import type { Hooks } from '../lib/runtime/hooks-api.js';
+export const hooks: Hooks = {
+  tools: { followJobLog: { endsStream: (item) => (item as { status?: string }).status === 'finished' } },
+};
+`,
+  );
   await buildProject(dir);
   http = await startServer(dir, 'http', serverArgs());
   children.track(http.process);
@@ -202,11 +251,12 @@ const serverArgs = () => ['--base-url', upstream.url, '--stream-time-ms', String
 type Kind = 'stdio' | 'http 2025' | 'http 2026';
 const KINDS: Kind[] = ['stdio', 'http 2025', 'http 2026'];
 
-async function client(kind: Kind): Promise<Client> {
+/** A client of the shared servers, or with `args` of a stdio server and `server` the HTTP one started with them. */
+async function client(kind: Kind, args = serverArgs(), server = http): Promise<Client> {
   const made =
     kind === 'stdio'
-      ? await connect('stdio', dir, { args: serverArgs() })
-      : await connect('http', http.url, kind === 'http 2026' ? { negotiate: true } : {});
+      ? await connect('stdio', dir, { args })
+      : await connect('http', server.url, kind === 'http 2026' ? { negotiate: true } : {});
   clients.push(made);
   return made;
 }
@@ -242,6 +292,32 @@ describe.each(KINDS)('over %s', (kind) => {
     expect(items.map((item) => item.data.choices[0]?.delta.content).join('')).toBe('Hello, world');
     expect(progress.map((p) => p.progress)).toEqual([1, 2, 3, 4, 5]);
     expect(progress[0]?.message).toBe('createChatCompletion: 1 item so far, the latest: "Hel"');
+  }, 60_000);
+
+  /** A call of `name` ended by a terminal mark, well before --stream-time-ms though the upstream keeps it open: its valid result. */
+  async function endedEarly(name: string): Promise<Record<string, unknown>> {
+    const c = await client(kind);
+    const started = Date.now();
+    const result = await c.callTool({ name, arguments: {} }, { timeout: 30_000 });
+    expect(result.isError ?? false, text(result)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(STREAM_TIME_MS);
+    const structured = await validStructure(c, name, result);
+    expect(structured.ended).toBe('terminal');
+    return structured;
+  }
+
+  it('an Anthropic-style stream ends at the event the spec names (x-mcp-stream-end: message_stop)', async () => {
+    const items = (await endedEarly('createMessage')).items as { event: string; data: { delta?: { text: string } } }[];
+    expect(items.map((item) => item.event)).toEqual(['message_start', ...WORDS.map(() => 'content_block_delta')]);
+    expect(items.map((item) => item.data.delta?.text ?? '').join('')).toBe('Hello, world');
+  }, 60_000);
+
+  it("a JSON Lines stream ends at the record the user's endsStream hook names", async () => {
+    const items = (await endedEarly('followJobLog')).items;
+    expect(items).toEqual([
+      { status: 'running', line: 'starting' },
+      { status: 'running', line: 'working' },
+    ]);
   }, 60_000);
 
   it('the same tool answered with one JSON value (stream: false): that value, valid against the listed schema', async () => {
@@ -404,5 +480,113 @@ describe('an OpenAPI 3.2 spec: items as its itemSchema describes them', () => {
       ],
       ended: 'terminal',
     });
+  }, 60_000);
+});
+
+describe('as a task (2025-11-25 Tasks over stdio and a session, the 2026-07-28 tasks extension), the ext-tasks client', () => {
+  /** Shorter than the stream's own limit: a plain call ends at it, a task runs past it. */
+  const TIMEOUT_MS = 1_000;
+  const TASK_STREAM_MS = 2_500;
+  const taskArgs = () => ['--base-url', upstream.url, '--timeout', String(TIMEOUT_MS), '--stream-time-ms', String(TASK_STREAM_MS)];
+  let short: RunningServer;
+
+  beforeAll(async () => {
+    short = await startServer(dir, 'http', taskArgs());
+    children.track(short.process);
+  }, 60_000);
+
+  const taskClient = (kind: Kind) => client(kind, taskArgs(), short);
+
+  /** A task session on `c`: 2026-07-28's through the raw path the ext-tasks client takes, else 2025-11-25's with the tool's declaration. */
+  async function taskSession(c: Client, kind: Kind, name: string) {
+    const { tools } = await c.listTools();
+    const listed = tools.find((t) => t.name === name);
+    if (kind === 'http 2026') {
+      const session = createTaskSessionFromClient(c, {
+        endpointId: `e2e-stream-${name}-2026`,
+        rawDispatch: rawDispatch(() => short.url),
+        v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo: { name: 'e2e', version: '1' }, clientCapabilities: {} },
+      });
+      return { session, options: {} };
+    }
+    // 2026-07-28 lists no execution: its client asks for a task in the request's capabilities.
+    expect(listed?.execution?.taskSupport).toBe('optional');
+    return {
+      session: createTaskSessionFromClient(c, { endpointId: `e2e-stream-${name}-${kind}` }),
+      options: { declaration: toolDeclarationFromMcpTool(listed as never) },
+    };
+  }
+
+  describe.each(KINDS)('over %s', (kind) => {
+    it('a plain call is held to --timeout; as a task the stream runs to --stream-time-ms and the result is the bounded items', async () => {
+      const c = await taskClient(kind);
+      const plain = await c.callTool({ name: 'followLive', arguments: {} }, { timeout: 30_000 });
+      expect((plain.structuredContent as { ended?: string } | undefined)?.ended).toBe('timeout');
+      const { session, options } = await taskSession(c, kind, 'followLive');
+      try {
+        const started = Date.now();
+        const execution = await session.callTool('followLive', {}, { task: { preference: 'require' }, ...options });
+        expect(execution.kind).toBe('task');
+        const { outcome } = await execution.settle();
+        const took = Date.now() - started;
+        expect(outcome.status).toBe('completed');
+        const result = resultFromTaskOutcome(outcome) as Result;
+        expect(result.isError ?? false, text(result)).toBe(false);
+        expect(took).toBeGreaterThanOrEqual(TASK_STREAM_MS);
+        const structured = await validStructure(c, 'followLive', result);
+        expect(structured.ended).toBe('time');
+        expect((structured.items as unknown[]).length).toBeGreaterThan(TIMEOUT_MS / 100 + 5);
+      } finally {
+        await session.close();
+      }
+    }, 60_000);
+
+    it('a cancelled task closes the upstream connection within a second, measured at the upstream', async () => {
+      const c = await taskClient(kind);
+      const { session, options } = await taskSession(c, kind, 'followLive');
+      try {
+        const index = liveClosed.length;
+        const execution = await session.callTool('followLive', {}, { task: { preference: 'require' }, ...options });
+        while (liveClosed.length === index) await sleep(20);
+        await sleep(300);
+        const cancelledAt = Date.now();
+        await execution.cancel();
+        const closedAt = await Promise.race([liveClosed[index], sleep(5_000).then(() => Infinity)]);
+        expect((closedAt ?? Infinity) - cancelledAt).toBeLessThan(1_000);
+      } finally {
+        await session.close();
+      }
+    }, 60_000);
+  });
+});
+
+describe('in code mode', () => {
+  let c: Client;
+
+  beforeAll(async () => {
+    // room for the 10,000 records (about 700 KB): a program reads a stream whole, up to --max-response-bytes
+    c = await client('stdio', [...serverArgs(), '--tools', 'code', '--max-response-bytes', '2000000']);
+  }, 60_000);
+
+  it("search_api declares a streaming operation's answer as its items", async () => {
+    const found = await c.callTool({ name: 'search_api', arguments: { query: 'export every record' } });
+    expect(text(found)).toContain('exportRecords(args: object): Promise<unknown[]>;');
+  }, 60_000);
+
+  const SUM = 'const records = await api.exportRecords({}); return { count: records.length, sum: records.reduce((s, r) => s + r.id, 0) };';
+
+  it('a program gets the items of a JSON Lines stream, all 10,000 of them, and sums them', async () => {
+    const result = await c.callTool({ name: 'execute', arguments: { code: SUM } }, { timeout: 30_000 });
+    expect(result.isError ?? false, text(result)).toBe(false);
+    expect((result.structuredContent as { result: unknown }).result).toEqual({ count: RECORDS, sum: (RECORDS * (RECORDS - 1)) / 2 });
+  }, 60_000);
+
+  it('a stream larger than --max-response-bytes makes the api call throw, saying so, rather than give part of it', async () => {
+    const small = await client('stdio', [...serverArgs(), '--tools', 'code']);
+    const result = await small.callTool({ name: 'execute', arguments: { code: SUM } }, { timeout: 30_000 });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(
+      /api\.exportRecords: the stream held more than --max-response-bytes; \d+ items were read, \d+ more were left out/,
+    );
   }, 60_000);
 });

@@ -10,13 +10,14 @@
 // https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html
 // https://docs.aws.amazon.com/lambda/latest/dg/runtimes-custom.html#runtimes-custom-response-streaming
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { stopChild } from '../../harness/process.js';
+import { REPO } from '../../harness/project.js';
 import type { PlatformServer } from './platforms.js';
 
 export interface LambdaRun {
@@ -28,6 +29,8 @@ export interface LambdaRun {
   env: Record<string, string>;
   /** Every body base64-encoded, as a Function URL sends those it takes for binary; otherwise only those. */
   base64Bodies?: boolean;
+  /** The Function URL's port, when the function must know its URL beforehand (MCP_PUBLIC_URL); default: any free one. */
+  port?: number;
 }
 
 export interface FunctionUrlServer extends PlatformServer {
@@ -50,7 +53,7 @@ const DELIMITER = Buffer.alloc(8);
 export async function startLambda(run: LambdaRun): Promise<FunctionUrlServer> {
   const api = new RuntimeApi(run.base64Bodies ?? false);
   const server = createServer((req, res) => void api.serve(req, res));
-  server.listen(0, '127.0.0.1');
+  server.listen(run.port ?? 0, '127.0.0.1');
   await once(server, 'listening');
   const address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   const child = spawn(join(run.ric, 'node_modules/node/bin/node'), [join(run.ric, 'node_modules/aws-lambda-ric/index.mjs')], {
@@ -77,6 +80,15 @@ export async function startLambda(run: LambdaRun): Promise<FunctionUrlServer> {
   }
   exited.catch(() => api.close());
   return { url: `http://${address}`, events: api.events, output: () => api.output, stop };
+}
+
+/** The project's own bundling script, with esbuild from this repository's install (the version the project pins). */
+export function buildLambda(project: string): void {
+  execFileSync('npm', ['run', 'build:lambda', '--silent'], {
+    cwd: project,
+    env: { ...process.env, PATH: `${join(REPO, 'node_modules/.bin')}:${process.env.PATH ?? ''}` },
+    stdio: 'pipe',
+  });
 }
 
 /** What Lambda sets in a function's environment (the reserved variables the runtime client reads). */

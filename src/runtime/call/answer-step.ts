@@ -21,6 +21,8 @@ export interface AnswerOptions {
   progress?: Progress;
   operationWaitMs?: number;
   whole?: boolean;
+  /** A task's lifetime (tasks.ts): a streamed answer is read for up to this rather than --timeout. */
+  lifetimeMs?: number;
 }
 
 /** resources/read's answer: a successful answer, the upstream's refusal (status ≥ 400), or the tool error that stopped the request. */

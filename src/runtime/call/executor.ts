@@ -86,7 +86,7 @@ export function createExecutor(
       }
     },
     async call(tool, args, signal, credentials = NO_CREDENTIALS, options = {}) {
-      const call = callFor(credentials, options.caller, options.progress);
+      const call = { ...callFor(credentials, options.caller, options.progress), ...readingOf(options) };
       try {
         const outcome = await observer.operation(tool, () => exchange(services, tool, args, signal, call));
         return await callOutcome(services, tool, outcome, args, signal, call, options);
@@ -113,6 +113,12 @@ const callFor = (credentials: RequestCredentials, caller: AuthInfo | undefined, 
   caller,
   secrets: [],
   ...(progress ? { progress } : {}),
+});
+
+/** What of the caller's choices the reading of the answer needs: a task's lifetime, a program's whole answer. */
+const readingOf = (options: AnswerOptions): Pick<CallContext, 'lifetimeMs' | 'whole'> => ({
+  ...(options.lifetimeMs !== undefined ? { lifetimeMs: options.lifetimeMs } : {}),
+  ...(options.whole === true ? { whole: true } : {}),
 });
 
 /** The request a call of `tool` makes, sent: the upstream's answer, or the tool error that stopped it. */

@@ -12,6 +12,7 @@ import { afterResponse, type AfterResponse } from './answer/response-hooks.js';
 import type { Sent } from './send/retry.js';
 import type { TrackedAnswer } from '../long-running/long-running.js';
 import type { ToolSpec } from '../../contract/table.js';
+import { toolHooks, type Hooks } from '../hooks-api.js';
 import { refreshFor, type Ready } from './prepare-step.js';
 import { failure, type CallContext, type CallServices } from './services.js';
 
@@ -27,7 +28,7 @@ export async function sendPrepared(
   signal: AbortSignal,
 ): Promise<Exchanged> {
   const { config, sending } = services;
-  const limit = deadline(signal, config.timeoutMs);
+  const limit = deadline(signal, timeLimitOf(tool, call, config.timeoutMs));
   // The limit itself, not limit.signal: that would make the AbortSignal the limit avoids.
   const attempts = sending.forCall(tool, { signal: limit, endsAt: limit.endsAt });
   try {
@@ -49,6 +50,15 @@ export async function sendPrepared(
   }
 }
 
+/**
+ * How long the call may take: --timeout, or for a streaming call made as a task the task's
+ * lifetime, as long as it is longer: the stream's own limits (--stream-time-ms, --stream-max-items)
+ * then end it, and a task may outlast the request that made it.
+ */
+function timeLimitOf(tool: ToolSpec, call: CallContext, timeoutMs: number): number {
+  return tool.sequence !== undefined && call.lifetimeMs !== undefined ? Math.max(timeoutMs, call.lifetimeMs) : timeoutMs;
+}
+
 /** What reading an answer needs of its call: a streamed one is read within the call's limit, telling its progress. */
 interface Receiving {
   tool: ToolSpec;
@@ -57,12 +67,23 @@ interface Receiving {
   call: CallContext;
 }
 
-/** What a streamed answer's reading tells and checks: the client's progress, and the items against the tool's outputSchema. */
-function streamChecks(services: CallServices, receiving: Receiving): Pick<StreamCall, 'progress' | 'check'> {
+/** What a streamed answer's reading tells and checks: the client's progress, the items against the tool's outputSchema, and for a program all of them. */
+function streamChecks(services: CallServices, receiving: Receiving): Pick<StreamCall, 'progress' | 'check' | 'whole' | 'endsAt'> {
+  const endsAt = streamEndHook(services.hooks, receiving.tool.name);
   return {
+    ...(endsAt ? { endsAt } : {}),
+    ...(receiving.call.whole ? { whole: true } : {}),
     ...(receiving.call.progress ? { progress: receiving.call.progress } : {}),
     ...(receiving.tool.output ? { check: services.checks.output(receiving.tool) } : {}),
   };
+}
+
+/** The user's endsStream hooks for a tool, the tool's own first, as one test; undefined without any. */
+function streamEndHook(hooks: Hooks, name: string): ((item: unknown) => boolean) | undefined {
+  const own = toolHooks(hooks, name)?.endsStream;
+  const all = hooks.endsStream;
+  if (own === undefined && all === undefined) return undefined;
+  return (item) => own?.(item) === true || all?.(item, name) === true;
 }
 
 /** The answer the tries ended with, seen by the afterResponse hooks, read, and kept for following its operation. */

@@ -27,6 +27,7 @@ import { Lazy } from '../start/lazy.js';
 import type { longRunningCalls, tracked } from '../long-running/long-running.js';
 import { createSending, type Sending } from './send/retry.js';
 import { platform } from '../start/platform.js';
+import { apiSendings } from '../start/api-settings.js';
 
 /** Who a call is for (OAuth) and the secrets it came to use: what the redaction takes out. */
 export interface CallContext {
@@ -35,6 +36,10 @@ export interface CallContext {
   secrets: string[];
   /** The client's progress, when it asked for it: told while a streamed answer is read. */
   progress?: Progress;
+  /** A task's lifetime, when the call is one: what bounds a streamed answer instead of --timeout. */
+  lifetimeMs?: number;
+  /** A code-mode program's call, which reads the answer whole: a streamed one kept up to --max-response-bytes, not the answer budget. */
+  whole?: boolean;
 }
 
 /** long-running.ts's calls for this server, and its `tracked`: what following an operation needs of an answer. */
@@ -86,7 +91,7 @@ export function callServices(
     auth: new Authenticator(table, platform().env, log, config.timeoutMs),
     baseOf: upstreamBases(table, config.baseUrl, platform().env),
     // Each try to the upstream, observed; the pacing goes around it per call (retry.ts).
-    sending: createSending(config.sending, log, {
+    sending: createSending({ ...config.sending, perApi: apiSendings(table.apis, config.sending, platform().env) }, log, {
       upstream: upstreamSender(table, config),
       around: [observer.sender],
       onWait: observer.onWait,

@@ -112,6 +112,24 @@ function programCall(lend: <T>(wait: () => Promise<T>) => Promise<T>): ProgramCa
   };
 }
 
+/** A streamed answer's `{ items, omitted, ended, … }` (send/streamed-answer.ts), as a value. */
+function isStreamRead(value: Record<string, unknown> | undefined): value is { items: unknown[]; omitted: number; ended: string } {
+  return value !== undefined && Array.isArray(value.items) && typeof value.omitted === 'number' && typeof value.ended === 'string';
+}
+
+/**
+ * What a program gets of a streamed answer: its items, as it would loop over them. The stream is
+ * read whole up to --max-response-bytes: past it, the call throws rather than hand over part
+ * of it unaware, as for any answer a program reads.
+ */
+function streamedItems(name: string, read: { items: unknown[]; omitted: number }): unknown[] {
+  if (read.omitted > 0)
+    throw new Error(
+      `api.${name}: the stream held more than --max-response-bytes; ${read.items.length} items were read, ${read.omitted} more were left out`,
+    );
+  return read.items;
+}
+
 /** One api.<name>(args) of a program (`name` its path under `api`): the answer's JSON, or an Error the program sees. */
 async function callOperation(
   ctx: CodeContext,
@@ -130,6 +148,7 @@ async function callOperation(
   const text = (result.content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
   if (result.isError) throw new Error(text.slice(0, 2_000));
   const structured = result.structuredContent as Record<string, unknown> | undefined;
+  if (tool.sequence !== undefined && isStreamRead(structured)) return streamedItems(name, structured);
   if (structured !== undefined) return tool.output?.wrap === true ? structured.result : structured;
   // JSON-looking text of another media type, bounded as JSON answers are (response.ts)
   if (jsonDeeperThan(text, MAX_JSON_DEPTH)) return text;

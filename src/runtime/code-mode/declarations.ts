@@ -51,7 +51,9 @@ export function declarationOf(tool: ToolSpec, input: JsonSchema, output: JsonSch
   const summary = firstParagraph(tool.title ?? tool.description);
   const access = tool.annotations.readOnlyHint === true ? 'read-only' : 'writes';
   const answer =
-    output === undefined ? 'unknown' : printed(wrapped ? (property(output, 'result') ?? output) : output, output, ANSWER_BUDGET_BYTES);
+    output === undefined
+      ? 'unknown'
+      : printed(programAnswer(tool, wrapped ? (property(output, 'result') ?? output) : output), output, ANSWER_BUDGET_BYTES);
   return [
     `/** ${comment(summary)} (${access}; ${tool.http.method} ${tool.http.path}) */`,
     `${memberName(operationName(tool))}(args: ${printed(input, input, ARGUMENTS_BUDGET_BYTES)}): Promise<${answer}>;`,
@@ -80,6 +82,21 @@ function property(schema: JsonSchema, name: string): JsonSchema | undefined {
   const properties = (schema as { properties?: Record<string, JsonSchema> }).properties;
   return properties?.[name];
 }
+
+/**
+ * What a program gets of a streaming tool's answer: the items alone (code-mode.ts), an array of
+ * the outputSchema's `items`, beside the one JSON answer where the operation also gives one.
+ */
+function programAnswer(tool: ToolSpec, answer: JsonSchema): JsonSchema {
+  if (tool.sequence === undefined) return answer;
+  const shapes = (answer.anyOf as JsonSchema[] | undefined) ?? [answer];
+  const read = shapes.map((shape) => (isStreamRead(shape) ? (property(shape, 'items') as JsonSchema) : shape));
+  return read.length === 1 ? (read[0] as JsonSchema) : { anyOf: read };
+}
+
+/** The `{ items, ended, … }` schema of a streamed answer (model/responses.ts's sequenceOutput). */
+const isStreamRead = (schema: JsonSchema): boolean =>
+  property(schema, 'items')?.type === 'array' && property(schema, 'ended') !== undefined;
 
 /** One printing of a type: `root` holds the `$defs` references point into. */
 interface Printing {

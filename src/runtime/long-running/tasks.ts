@@ -1,9 +1,10 @@
-// Long-running calls as tasks, for the clients that ask: a 2025-11-25 client by a tools/call
-// with `task` (SEP-1686), a 2026-07-28 client by declaring the tasks extension
+// Long-running and streaming calls as tasks, for the clients that ask: a 2025-11-25 client by a
+// tools/call with `task` (SEP-1686), a 2026-07-28 client by declaring the tasks extension
 // (`io.modelcontextprotocol/tasks`, SEP-2663) in the request's capabilities. The call answers
-// at once with the task; the call goes on in the process that took it (following its operation
-// for as long as the task is kept), and the client reads its state with tasks/get (2026-07-28:
-// the result comes with it) or fetches its result with tasks/result (2025-11-25), and cancels it.
+// at once with the task; the call goes on in the process that took it (following its operation,
+// or reading its stream, for as long as the task is kept), and the client reads its state with
+// tasks/get (2026-07-28: the result comes with it) or fetches its result with tasks/result
+// (2025-11-25), and cancels it.
 // Tasks are kept in this process's memory (here), or with --operation-store in the store the
 // replicas share (tasks-shared.ts), where any replica answers the task methods.
 // The SDK v2 server (2.4.0) has no task runtime: its typed surface leaves the task methods
@@ -55,7 +56,7 @@ export interface TaskState {
   settled?: CallToolResult;
 }
 
-/** A task's work: the call's result as the client gets it, followed for at most `waitMs`. */
+/** A task's work: the call's result as the client gets it, followed (or its stream read) for at most `waitMs`. */
 export type TaskRun = (signal: AbortSignal, waitMs: number) => Promise<CallToolResult>;
 
 /** Where tasks are kept, each its owner's only (the caller's identity and credentials, as handles are); another owner's task is "not found". */
@@ -76,9 +77,12 @@ export interface TaskStore {
   close(): Promise<void>;
 }
 
-/** The listed tool, with `execution.taskSupport: optional` when it is long-running. */
+/** Whether a call of the tool may be a task: one that follows an operation or reads a stream, either of which may outlast --timeout. */
+export const runsAsTask = (tool: ToolSpec): boolean => tool.longRunning !== undefined || tool.sequence !== undefined;
+
+/** The listed tool, with `execution.taskSupport: optional` when it may run as a task. */
 export function withTaskSupport(listed: Tool, tool: ToolSpec): Tool {
-  return tool.longRunning === undefined ? listed : { ...listed, execution: { ...listed.execution, taskSupport: 'optional' } };
+  return runsAsTask(tool) ? { ...listed, execution: { ...listed.execution, taskSupport: 'optional' } } : listed;
 }
 
 /**

@@ -20,6 +20,7 @@ import { progressOf, type Progress } from './progress.js';
 import { EXECUTE, INVOKE, OPERATION_STATUS } from '../../contract/meta-tools.js';
 import type { MetaCall } from './meta-dispatch.js';
 import { toolError } from './output.js';
+import { clientCapabilitiesOf } from './apps-gate.js';
 import { observed } from '../observe/observe.js';
 import { listsOutputSchema } from '../../contract/profiles.js';
 import type { ToolSpec } from '../../contract/table.js';
@@ -80,7 +81,13 @@ async function callTool(call: ToolCall) {
     const { answerLinkRequired } = await import('../oauth/upstream-accounts/link-required.js');
     return answerLinkRequired(link, result, call.ctx, clientCapabilitiesOf(server, call.ctx), again);
   }
-  return server.projectCallToolResult(result, outputSchema);
+  return withView(call, tool, server.projectCallToolResult(result, outputSchema));
+}
+
+/** The result with what its MCP Apps view needs, for a client that declares the extension (apps-gate.ts). */
+async function withView(call: ToolCall, tool: ToolSpec, result: CallToolResult, via?: string): Promise<CallToolResult> {
+  const views = await call.tools.apps.viewsFor(call.server, call.ctx);
+  return views ? views.withViewData(result, tool, via) : result;
 }
 
 /** A tool call by the executor. A failure inside a call is the tool's failure (isError), never the connection's. */
@@ -125,7 +132,17 @@ async function callMetaTool(call: ToolCall, meta: MetaCall) {
   const caller = callerOf(call.ctx.sessionId, call.auth);
   const request = { invoke: guarded, visible: (t: ToolSpec) => visible(t, call.auth), signal: call.ctx.mcpReq.signal, caller };
   const result = await meta(call.args, request);
-  return confirmations?.questionOf(result) ?? result;
+  const asked = confirmations?.questionOf(result);
+  if (asked) return asked;
+  if (call.request.params.name === EXECUTE) return withProgramView(call, result);
+  const ran = call.request.params.name === INVOKE ? call.tools.byName.get(String(call.args.name)) : undefined;
+  return ran ? withView(call, ran, result, INVOKE) : result;
+}
+
+/** An execute result for its MCP Apps view, for a client that declares the extension. */
+async function withProgramView(call: ToolCall, result: CallToolResult): Promise<CallToolResult> {
+  const views = await call.tools.apps.viewsFor(call.server, call.ctx);
+  return views && !result.isError ? views.withProgramData(result) : result;
 }
 
 /** The table's tool by that name, if this instance serves it and the caller may see it; else the call is an unknown tool's. */
@@ -149,25 +166,22 @@ function typoOf(call: ToolCall, name: string): string {
   return didYouMean(name, callable, (found) => JSON.stringify(found));
 }
 
-/** A long-running call as a task, when the client asks for one; undefined to call it now. */
+/**
+ * A long-running or streaming call as a task, when the client asks for one; undefined to call it
+ * now. The task's lifetime, not --timeout, bounds it.
+ */
 function startTask(call: ToolCall, tool: ToolSpec, outputSchema: OutputSchema) {
   const { tasks, executor } = call.tools;
-  if (!tasks || !tool.longRunning) return undefined;
+  if (!tasks?.eligible(tool)) return undefined;
   // The tasks extension is asked for per request (2026-07-28's envelope), never by a 2025 session's initialize.
   const envelope = call.ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const task = tasks.requested(call.request.params, envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined);
   if (!task) return undefined;
   const credentials = credentialsOf(call);
-  return tasks.store.start(tasks.ownerOf(call.auth, credentials), task, async (signal, operationWaitMs) => {
-    const options = { advertised: outputSchema !== undefined, caller: call.auth, operationWaitMs };
+  return tasks.store.start(tasks.ownerOf(call.auth, credentials), task, async (signal, waitMs) => {
+    const options = { advertised: outputSchema !== undefined, caller: call.auth, operationWaitMs: waitMs, lifetimeMs: waitMs };
     return call.server.projectCallToolResult(await executor.call(tool, call.args, signal, credentials, options), outputSchema);
   });
-}
-
-/** The client's capabilities: per request (2026-07-28), or from initialize (2025 sessions). */
-function clientCapabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  return (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
 }
 
 /**

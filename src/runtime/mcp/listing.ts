@@ -59,7 +59,7 @@ export class Listings {
 
 /** Answers tools/list on one instance. */
 export function serveListing(tools: TableTools, instance: InstanceTools, listings: Listings): void {
-  instance.server.setRequestHandler('tools/list', (request: ListToolsRequest, ctx) => {
+  instance.server.setRequestHandler('tools/list', async (request: ListToolsRequest, ctx) => {
     // The fixed listing serves every caller alike unless scopes decide what each sees.
     const auth = tools.options.access ? ctx.http?.authInfo : undefined;
     const maxBytes = tools.options.listPageBytes ?? LIST_PAGE_BYTES;
@@ -68,7 +68,9 @@ export function serveListing(tools: TableTools, instance: InstanceTools, listing
       : auth !== undefined
         ? listings.scoped(auth, maxBytes)
         : listings.fixed(maxBytes);
-    return page(listed, request.params?.cursor, starts);
+    const answer = page(listed, request.params?.cursor, starts);
+    const views = await tools.apps.viewsFor(instance.server, ctx);
+    return views ? { ...answer, tools: views.withViews(answer.tools) } : answer;
   });
 }
 

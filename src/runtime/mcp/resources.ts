@@ -22,6 +22,7 @@ import type { RequestCredentials } from '../call/request/credentials.js';
 import { docResources, docText, fill, guides, type Guide } from './api-docs.js';
 import type { Offers } from '../../contract/summary.js';
 import { page } from './pages.js';
+import type { AppsGate } from './apps-gate.js';
 
 /**
  * What the resource, prompt and completion handlers need of a table, worked out once per table
@@ -169,6 +170,8 @@ interface ResourceServing {
   credentialsOf: (headers: Headers | undefined) => RequestCredentials;
   visible: (tool: ToolSpec, auth: AuthInfo | undefined) => boolean;
   needsConfirmation: (tool: ToolSpec) => boolean;
+  /** MCP Apps' views, listed and read for the clients that declare the extension. */
+  apps: AppsGate | undefined;
 }
 
 /** Adds the resource, prompt and completion handlers to a server that advertises them (server-instances.ts). */
@@ -184,21 +187,24 @@ export function serveResources(
   visible: (tool: ToolSpec, auth: AuthInfo | undefined) => boolean = () => true,
   /** Whether the operation waits for the user's yes (confirm.ts): a read cannot ask, so it is refused. */
   needsConfirmation: (tool: ToolSpec) => boolean = () => false,
+  apps?: AppsGate,
 ): void {
-  const serving: ResourceServing = { table, prepared: prepared(table), executor, hooks, credentialsOf, visible, needsConfirmation };
+  const serving: ResourceServing = { table, prepared: prepared(table), executor, hooks, credentialsOf, visible, needsConfirmation, apps };
   serveResourceLists(server, serving);
-  server.setRequestHandler('resources/read', (request, ctx) => readResource(serving, request.params.uri, ctx));
+  server.setRequestHandler('resources/read', (request, ctx) => readResource(server, serving, request.params.uri, ctx));
   if (offers.prompts) servePrompts(server, serving.prepared.prompts);
   if (offers.completions) server.setRequestHandler('completion/complete', (request, ctx) => complete(serving, request.params, ctx));
 }
 
 /** resources/list (the documentation, then the fixed resources) and resources/templates/list, as the caller's scopes allow. */
-function serveResourceLists(server: Server, { prepared: { fixed, templates, listed }, visible }: ResourceServing): void {
-  server.setRequestHandler('resources/list', (request, ctx) => {
+function serveResourceLists(server: Server, { prepared: { fixed, templates, listed }, visible, apps }: ResourceServing): void {
+  server.setRequestHandler('resources/list', async (request, ctx) => {
     const auth = ctx.http?.authInfo;
     const hidden = new Set(fixed.filter((t) => !visible(t, auth)).map((t) => t.resource?.uri));
     const { tools: resources, nextCursor } = page(hidden.size ? listed.filter((r) => !hidden.has(r.uri)) : listed, request.params?.cursor);
-    return { resources, ...(nextCursor ? { nextCursor } : {}) };
+    // The views close the last page, for the clients that render them.
+    const views = nextCursor ? undefined : await apps?.viewsFor(server, ctx);
+    return { resources: views ? [...resources, ...views.resources()] : resources, ...(nextCursor ? { nextCursor } : {}) };
   });
   server.setRequestHandler('resources/templates/list', (_request, ctx) => ({
     resourceTemplates: templates
@@ -208,10 +214,12 @@ function serveResourceLists(server: Server, { prepared: { fixed, templates, list
 }
 
 /** resources/read: a documentation page, or the operation behind the URI called with the arguments it gives. */
-async function readResource(serving: ResourceServing, uri: string, ctx: ServerContext): Promise<ReadResourceResult> {
+async function readResource(server: Server, serving: ResourceServing, uri: string, ctx: ServerContext): Promise<ReadResourceResult> {
   const { table, prepared, executor, credentialsOf, visible, needsConfirmation } = serving;
   const doc = prepared.docs.find((d) => d.uri === uri);
   if (doc) return { contents: [{ uri, mimeType: doc.mimeType, text: docText(table, doc) }] };
+  const view = uri.startsWith('ui://') ? (await serving.apps?.viewsFor(server, ctx))?.read(uri) : undefined;
+  if (view) return view;
   const { tool, args } = operationAt(prepared, uri);
   // An operation the caller's scopes do not allow is as absent as an unknown one.
   if (!tool || !args || !visible(tool, ctx.http?.authInfo)) throw new ResourceNotFoundError(uri);

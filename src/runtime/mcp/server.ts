@@ -66,7 +66,17 @@ export async function attachHandlers(
   const listings = new Listings(tools);
   return (server, serving) => {
     const instance = instanceTools(tools, server, serving);
-    serveResources(server, whole, offers, executor, options.hooks ?? {}, readCredentials, tools.visible, tools.confirmations?.needed);
+    serveResources(
+      server,
+      whole,
+      offers,
+      executor,
+      options.hooks ?? {},
+      readCredentials,
+      tools.visible,
+      tools.confirmations?.needed,
+      tools.apps,
+    );
     serveTasks(tools, server);
     serveListing(tools, instance, listings);
     serveCalling(tools, instance);

@@ -26,7 +26,8 @@ import { CLIENT_TOOL_CAP } from '../../contract/limits.js';
 import type { Offers } from '../../contract/summary.js';
 import type { Serving } from './server-instances.js';
 import { toolSchemas, type ToolSchemas } from './tool-schemas.js';
-import { CODE_LIMIT_DEFAULTS } from '../../contract/settings.js';
+import { appsGate, type AppsGate } from './apps-gate.js';
+import { CODE_LIMIT_DEFAULTS, type AppsSetting } from '../../contract/settings.js';
 
 /** Reads per-request credentials from the MCP client's HTTP headers, as the operator mapped them. */
 export type CredentialReader = (headers: Headers | undefined) => RequestCredentials;
@@ -53,6 +54,8 @@ export interface ServerOptions {
   confirm?: { setting: ConfirmSetting; redact: (text: string, credentials: RequestCredentials) => string };
   /** Spans and the call log (observe.ts); without one, only an incoming traceparent is forwarded. */
   observer?: CallObserver;
+  /** Whether clients that declare MCP Apps get views (--apps; apps-gate.ts). Unset: auto. */
+  apps?: AppsSetting;
   /** With --operation-store other than memory: tasks are kept there too (tasks-shared.ts), under the API's name. */
   sharedTasks?: { store: OperationStoreSetting; namespace: string; log: Logger };
 }
@@ -88,6 +91,8 @@ export interface TableTools extends ListedMetaTools, LoadedFeatures {
   options: ServerOptions;
   offers: Offers;
   observer: CallObserver;
+  /** Whether a request's client gets MCP Apps views, and the views then. */
+  apps: AppsGate;
   /** How one of the table's tools is listed, with task support when the table offers tasks. */
   listed(tool: ToolSpec): Tool;
   /** Whether a tool is listed before any toolset is enabled. */
@@ -137,6 +142,7 @@ export async function tableTools(
     options,
     offers,
     observer: options.observer ?? callObserver({ logCalls: false }),
+    apps: appsGate(table, options.apps),
     listed,
     listedFromStart: startsListed(table, options.mode, options.initialToolsets),
     visible: (tool, auth) => options.access?.allows(tool, auth) ?? true,
@@ -209,11 +215,11 @@ function operationsContext(table: ToolTable, byName: ReadonlyMap<string, ToolSpe
 type TaskSupport = Awaited<ReturnType<typeof taskSupport>>;
 
 /**
- * Long-running calls as tasks for the clients that ask (tasks.ts, loaded only then): one store for
+ * Long-running and streaming calls as tasks for the clients that ask (tasks.ts, loaded only then): one store for
  * every instance of this process, in its memory or, when `shared` names one, in the replicas' store.
  */
 async function taskSupport(shared: ServerOptions['sharedTasks']) {
-  const [{ MemoryTaskStore, serveTaskMethods, taskRequested, withTaskSupport }, { ownerOf }] = await Promise.all([
+  const [{ MemoryTaskStore, runsAsTask, serveTaskMethods, taskRequested, withTaskSupport }, { ownerOf }] = await Promise.all([
     import('../long-running/tasks.js'),
     import('../long-running/long-running.js'),
   ]);
@@ -221,7 +227,7 @@ async function taskSupport(shared: ServerOptions['sharedTasks']) {
     shared === undefined
       ? new MemoryTaskStore()
       : (await import('../long-running/tasks-shared.js')).openSharedTaskStore(shared.store, shared.namespace, shared.log);
-  return { store, serve: serveTaskMethods, requested: taskRequested, listed: withTaskSupport, ownerOf };
+  return { store, serve: serveTaskMethods, requested: taskRequested, listed: withTaskSupport, eligible: runsAsTask, ownerOf };
 }
 
 /** The table's confirmations (confirm.ts, loaded only then), when some call may wait for the user's yes. */

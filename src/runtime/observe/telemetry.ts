@@ -197,6 +197,12 @@ function serviceResource(name: string, version: string) {
 
 /** The OTLP/HTTP exporter of the protocol asked for; each reads its endpoint, headers and timeout from OTEL_EXPORTER_OTLP_*. */
 async function otlpExporter(protocol: OtlpProtocol): Promise<SpanExporter> {
-  if (protocol === 'http/json') return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
-  return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
+  if (protocol === 'http/json') return new (commonJs(await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter)();
+  return new (commonJs(await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter)();
 }
+
+/**
+ * A CommonJS package's exports as import() gives them: Node names them on the module, a bundle
+ * (the project's esbuild build) only under `default`, which Node's namespace has too.
+ */
+const commonJs = <T extends object>(module: T): T => (module as { default?: T }).default ?? module;

@@ -10,6 +10,7 @@ import {
   type LOG_LEVELS,
   type TOOL_MODES,
   type TRANSPORT_NAMES,
+  type AppsSetting,
 } from '../../contract/settings.js';
 import { unsendableHeaderName } from '../../contract/headers.js';
 import { nearest } from '../../contract/did-you-mean.js';
@@ -65,6 +66,8 @@ export interface ServerConfig {
   toolMode?: ToolMode;
   /** Which calls wait for the user's yes (--confirm); an operation's own `confirm` in tools.json wins. */
   confirm: ConfirmSetting;
+  /** Whether clients that declare MCP Apps get views (--apps). */
+  apps: AppsSetting;
   /** Code mode's sandbox: memory, CPU time, api calls and result size of one execute. */
   codeLimits: { memoryBytes: number; timeMs: number; maxCalls: number; maxResultBytes: number; maxLogBytes: number };
   /** How listed schemas are adapted to the client (profiles.ts). */
@@ -250,6 +253,7 @@ export function configFrom(values: FlagValues, env: NodeJS.ProcessEnv): ServerCo
     readOnly: read.on('read-only'),
     ...(toolMode !== undefined ? { toolMode } : {}),
     confirm,
+    apps: read.choice<AppsSetting>('apps') as AppsSetting,
     codeLimits: readCodeLimits(read),
     clientProfile,
     stateless: read.on('stateless'),
@@ -395,13 +399,19 @@ function readConnectionLimits(read: SettingReader): Pick<ServerConfig, 'maxConne
 function readSending(read: SettingReader): ServerConfig['sending'] {
   const retries = read.integer('retries');
   const maxConcurrent = read.integer('max-concurrent-requests');
-  const rate = read.pick('rate-limit')?.trim();
-  if (rate === undefined || rate === 'off') return { retries, maxConcurrent };
+  const ratePerSecond = rateLimitOf(read.pick('rate-limit'), '--rate-limit');
+  return ratePerSecond === undefined ? { retries, maxConcurrent } : { retries, maxConcurrent, ratePerSecond };
+}
+
+/** A rate limit as --rate-limit (or `name`) takes it: requests per second, or undefined for off or none. */
+export function rateLimitOf(text: string | undefined, name: string): number | undefined {
+  const rate = text?.trim();
+  if (rate === undefined || rate === 'off') return undefined;
   const ratePerSecond = Number(rate);
   if (!/^\d*\.?\d+$/.test(rate) || ratePerSecond <= 0 || ratePerSecond > 100_000) {
-    throw new ConfigError(`--rate-limit must be off or a number of requests per second above 0, at most 100000 (got "${rate}")`);
+    throw new ConfigError(`${name} must be off or a number of requests per second above 0, at most 100000 (got "${rate}")`);
   }
-  return { retries, maxConcurrent, ratePerSecond };
+  return ratePerSecond;
 }
 
 /** RFC 6749 scope-token: printable ASCII but space, `"` and `\`. */

@@ -50,6 +50,7 @@ export async function createService(whole: ToolTable, config: ServerConfig, hook
     // A question is cleared of the secrets the executor's answers are cleared of.
     confirm: { setting: config.confirm, redact: serverRedactor(table, config.staticHeaders).text },
     observer,
+    apps: config.apps,
     ...(policy ? { access: policy } : {}),
     ...sharedTasks(table, config, log),
   };

@@ -5,7 +5,8 @@
 
 import type { Hooks } from '../hooks-api.js';
 import { serverFactory, type ServerFactory } from '../mcp/server-instances.js';
-import type { ServerConfig, ToolMode } from './config.js';
+import { ConfigError, type ServerConfig, type ToolMode } from './config.js';
+import { apiSendings } from './api-settings.js';
 import { Lazy } from './lazy.js';
 import type { Logger } from './log.js';
 import type { Service } from './service.js';
@@ -40,12 +41,23 @@ export function startProblem(summary: TableSummary, config: ServerConfig, env: R
     if (!(error instanceof ToolsetError)) throw error;
     return error.message;
   }
-  const unusable = credentialProblem(summary, env) ?? baseUrlProblem(config.baseUrl);
+  const unusable = credentialProblem(summary, env) ?? baseUrlProblem(config.baseUrl) ?? apiSettingProblem(summary, config, env);
   if (unusable) return unusable;
   const unknown = config.authFromHeaders.find(({ scheme }) => !summary.auth[scheme]);
   if (unknown === undefined) return undefined;
   const known = Object.keys(summary.auth).join(', ') || 'none';
   return `--auth-from-headers maps ${unknown.header} to "${unknown.scheme}", which is not a security scheme of this API (known: ${known})`;
+}
+
+/** An API's own retries or rate limit variable set to something it cannot be (api-settings.ts). */
+function apiSettingProblem(summary: TableSummary, config: ServerConfig, env: Record<string, string | undefined>): string | undefined {
+  try {
+    apiSendings(summary.apis, config.sending, env);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return error.message;
+  }
 }
 
 /**

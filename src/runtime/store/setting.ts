@@ -4,13 +4,16 @@
 // loads this module only when a setting names a store).
 import { parseKeyRing, SealingKeyError } from './sealing.js';
 
-/** The platform whose store each form names. */
-const STORES: { form: RegExp; on: string }[] = [
-  { form: /^file$/, on: 'node' },
-  { form: /^rediss?:\/\//i, on: 'node' },
-  { form: /^deno-kv(:|$)/, on: 'deno' },
-  { form: /^workers-kv:/, on: 'cloudflare' },
-  { form: /^durable-object:/, on: 'cloudflare' },
+/**
+ * The platforms whose store each form names. Redis serves the function platforms too: they run
+ * Node and its redis client (test/e2e/platforms-oauth-server.test.ts, platforms-state.test.ts).
+ */
+const STORES: { form: RegExp; on: string[] }[] = [
+  { form: /^file$/, on: ['node'] },
+  { form: /^rediss?:\/\//i, on: ['node', 'lambda', 'vercel'] },
+  { form: /^deno-kv(:|$)/, on: ['deno'] },
+  { form: /^workers-kv:/, on: ['cloudflare'] },
+  { form: /^durable-object:/, on: ['cloudflare'] },
 ];
 
 /** Why the operation store cannot be used on platform `on` (its key included), or undefined. */
@@ -25,7 +28,8 @@ export function tokenStoreProblem(store: { location: string; keys: string }, on:
 
 function storeProblem(flag: string, store: { location: string; keys: string }, on: string): string | undefined {
   const served = STORES.find((s) => s.form.test(store.location))?.on;
-  if (served !== on) return `--${flag}: that store is served on ${served ?? 'no platform'}, and this server runs on ${on}`;
+  if (!served?.includes(on))
+    return `--${flag}: that store is served on ${served?.join(', ') ?? 'no platform'}, and this server runs on ${on}`;
   try {
     parseKeyRing(store.keys);
   } catch (error) {

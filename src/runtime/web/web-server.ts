@@ -13,6 +13,7 @@ import { createLogger, type Logger } from '../start/log.js';
 import { platform, runOn, type PlatformModules, type PlatformName } from '../start/platform.js';
 import { prepareServing, startProblem, type Serving } from '../start/serving.js';
 import { Lazy } from '../start/lazy.js';
+import { unappliedSettingsNotice } from './node-only-settings.js';
 import { operationStoreProblem as storeProblem, tokenStoreProblem as tokenStoreProblemOn } from '../store/setting.js';
 import type { ScopePolicy } from '../mcp/tool-scopes.js';
 import {
@@ -84,6 +85,8 @@ export function createWebServer(input: WebServerInput): WebServer {
     };
   }
   const { config, log } = started;
+  const unapplied = unappliedSettingsNotice(input.env, input.platform);
+  if (unapplied !== undefined) log.warn(unapplied);
   const summary = servedSummary(input, log);
   const serving = prepareServing(summary, () => input.table, input.hooks as Hooks, config, log);
   const core = createWebCore({
@@ -247,11 +250,18 @@ function startOn(input: WebServerInput): { config: ServerConfig; log: Logger } |
     config = read;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    return { problem: error.message };
+    return { problem: error.message, address: addressFromEnv(input.env) };
   }
   const problem = startProblem(input.summary, config, input.env) ?? platformProblem(input, config);
   if (problem !== undefined) return { problem, address: { hostname: config.host, port: config.port } };
   return { config, log: createLogger(input.summary.name, config.logLevel, (line) => console.error(line.trimEnd())) };
+}
+
+/** HOST and PORT as given, when other settings could not be read: the refusal is then said there (Deno). */
+function addressFromEnv(env: Record<string, string | undefined>): WebServer['address'] {
+  const port = Number(env.PORT);
+  const valid = env.PORT !== undefined && Number.isInteger(port) && port >= 0 && port <= 65_535;
+  return { hostname: env.HOST || DEFAULT_ADDRESS.hostname, port: valid ? port : DEFAULT_ADDRESS.port };
 }
 
 /**
@@ -329,20 +339,21 @@ function oauthProblem(config: ServerConfig, input: WebServerInput): string | und
   return tokenStoreProblem(input, oauth.signIn.store);
 }
 
-/** The platforms' own token stores, for the message that names the one to use. */
-const PLATFORM_TOKEN_STORES: Partial<Record<PlatformName, string>> = {
+/** The token store to use on each platform, for the message that names it: its own, or Redis where it runs Node. */
+const PLATFORM_TOKEN_STORES: Record<Exclude<PlatformName, 'node'>, string> = {
   cloudflare: 'durable-object:<BINDING> (or workers-kv:<BINDING>)',
   deno: 'deno-kv',
+  lambda: 'redis://… (or rediss://…)',
+  vercel: 'redis://… (or rediss://…)',
 };
 
 /** The token store of --oauth-api-client-id where it runs: the platform's own, there, with its key. */
 function tokenStoreProblem(input: WebServerInput, store: { location: string; keys: string }): string | undefined {
   const own = PLATFORM_TOKEN_STORES[input.platform];
-  if (own === undefined) {
-    return `this server's own sign-in (MCP_OAUTH_API_CLIENT_ID) needs a token store ${input.platform} does not have yet (Workers KV on cloudflare, Deno KV on deno, Redis on Node): use one of those`;
-  }
-  if (store.location === 'file' || /^rediss?:/i.test(store.location)) {
-    return `MCP_TOKEN_STORE=${store.location === 'file' ? 'file' : 'redis://…'} is served by the Node server only: on ${input.platform} set MCP_TOKEN_STORE=${own}`;
+  const redisHere = input.platform === 'lambda' || input.platform === 'vercel';
+  if (store.location === 'file' || (/^rediss?:/i.test(store.location) && !redisHere)) {
+    const servedBy = store.location === 'file' ? 'the Node server only' : 'the Node server, lambda and vercel only';
+    return `MCP_TOKEN_STORE=${store.location === 'file' ? 'file' : 'redis://…'} is served by ${servedBy}: on ${input.platform} set MCP_TOKEN_STORE=${own}`;
   }
   return tokenStoreProblemOn(store, input.platform) ?? platformStoreMissing(input, 'MCP_TOKEN_STORE', store.location);
 }

@@ -84,6 +84,7 @@ const SAMPLE: Record<string, string> = {
   'code-max-calls': '7',
   'code-max-result-bytes': '1000',
   confirm: 'writes',
+  apps: 'off',
   'oauth-api-client-id': 'app',
   'oauth-api-client-secret': 'app-secret',
   'oauth-api-authorization-url': 'https://api.example/authorize',

@@ -185,6 +185,47 @@ describe('buildSequence: a sequential answer marks the tool as streaming', () =>
     });
   });
 
+  it('x-mcp-stream-end names the events that end a stream of events; a mark naming neither event nor data is warned of', () => {
+    const warned: string[] = [];
+    const doc = { ...docWith(), openapi: '3.1.0' };
+    const of = (entry: JsonObject, op: JsonObject = {}) =>
+      buildSequence(
+        doc,
+        new SchemaConverter(doc, '3.1'),
+        { ...op, responses: { '200': { content: { 'text/event-stream': entry } } } },
+        new Set(),
+        (m) => warned.push(m),
+      );
+    expect(of({ 'x-mcp-stream-end': { event: 'message_stop' } })).toEqual({
+      mediaType: 'text/event-stream',
+      ends: [{ event: 'message_stop' }],
+    });
+    expect(of({}, { 'x-mcp-stream-end': [{ data: '[END]' }, { event: 'done', data: 'ok' }] })?.ends).toEqual([
+      { data: '[END]' },
+      { event: 'done', data: 'ok' },
+    ]);
+    expect(warned).toEqual([]);
+    expect(of({ 'x-mcp-stream-end': { name: 'stop' } })).toEqual({ mediaType: 'text/event-stream' });
+    expect(warned).toEqual(['x-mcp-stream-end: {"name":"stop"} names no "event" or "data" string; left out']);
+  });
+
+  it('before 3.2, a JSON Lines or json-seq schema that is an object describes one record: the item schema', () => {
+    const record = { type: 'object', properties: { id: { type: 'integer' } } };
+    const doc = { ...docWith({ schemas: { Record: record } }), openapi: '3.1.0' };
+    const of = (content: JsonObject) =>
+      buildSequence(doc, new SchemaConverter(doc, '3.1'), { responses: { '200': { content } } }, new Set());
+    const converted = { type: ['object', 'null'], properties: { id: { type: ['number', 'null'] } } };
+    expect(of({ 'application/jsonl': { schema: record } })).toEqual({ mediaType: 'application/jsonl', itemSchema: converted });
+    expect(of({ 'application/json-seq': { schema: { $ref: '#/components/schemas/Record' } } })).toMatchObject({
+      mediaType: 'application/json-seq',
+      itemSchema: { $ref: '#/$defs/Record.out' },
+    });
+    // a schema that is no object describes no record (a string, as specs write for "some text")
+    expect(of({ 'application/x-ndjson': { schema: { type: 'string' } } })).toEqual({ mediaType: 'application/x-ndjson' });
+    // 3.2 gives `schema` to the whole sequence: only itemSchema describes an item
+    expect(sequenceOf({ 'application/jsonl': { schema: record } })).toEqual({ mediaType: 'application/jsonl' });
+  });
+
   it('the outputSchema is the items, the count left out, the records that were not JSON and why the reading ended', () => {
     const lines = sequenceOutput({ mediaType: 'application/jsonl', itemSchema: { type: 'integer' } });
     expect(lines.wrap).toBe(false);

@@ -142,6 +142,14 @@ describe('overrides and x-mcp', () => {
     ).toBe(true);
   });
 
+  it('apps: false in the config file leaves an operation without an MCP Apps view; nothing else marks a tool', () => {
+    const m = buildModel(
+      { doc: doc(), specVersion: '3.0.3', source: 's.yaml', warnings: [] },
+      { maxDescriptionLength: 1000, toolOverrides: { 'pets/get': { apps: false }, 'pets/list': { apps: true } } },
+    );
+    expect(Object.fromEntries(m.table.tools.filter((t) => 'apps' in t).map((t) => [t.name, t.apps]))).toEqual({ pets_get: false });
+  });
+
   it('reports tools whose descriptions say little', () => {
     const m = buildModel({ doc: doc(), specVersion: '3.0.3', source: 's.yaml', warnings: [] }, { maxDescriptionLength: 1000 });
     // no summary at all; 'Get one pet' (three words) is short but says enough

@@ -1,8 +1,7 @@
 // npm run bundle: writes <name>.mcpb, the Claude Desktop extension bundle of this server, with the
-// official packer (@anthropic-ai/mcpb). The bundle holds the built server (dist/ and the
-// prebuilt runtime in lib/), tools.json and its summary, the manifest and the production
-// dependencies only, installed afresh in a staging folder: never .env, src/ or development
-// packages. The API's logo (the spec's x-logo, an https URL) becomes the bundle's icon when it
+// official packer (@anthropic-ai/mcpb). The bundle holds the built server (dist/, one bundle:
+// no node_modules), tools.json and its summary, the manifest and the README, copied into a
+// staging folder: never .env, src/ or lib/. The API's logo (the spec's x-logo, an https URL) becomes the bundle's icon when it
 // is a PNG of at most 1 MB; otherwise the bundle has none.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,12 +17,10 @@ const run = (args, cwd) => execFileSync(npm, args, { cwd, stdio: ['ignore', 'inh
 
 try {
   if (!existsSync(join(root, 'dist/main.js'))) throw new Error('dist/main.js is missing: run npm run build first');
-  for (const file of ['manifest.json', 'package.json', 'package-lock.json', 'tools.json', 'tools-summary.json', 'README.md', 'dist', 'lib']) {
+  for (const file of ['manifest.json', 'package.json', 'tools.json', 'tools-summary.json', 'README.md', 'dist']) {
     if (existsSync(join(root, file))) cpSync(join(root, file), join(stage, file), { recursive: true });
   }
   await addIcon(join(stage, 'manifest.json'), join(stage, 'icon.png'));
-  const install = existsSync(join(stage, 'package-lock.json')) ? 'ci' : 'install';
-  run([install, '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], stage);
   run(['exec', '--no', '--', 'mcpb', 'pack', stage, out], root);
   console.log(`wrote ${out}`);
 } catch (error) {

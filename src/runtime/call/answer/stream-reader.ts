@@ -4,7 +4,7 @@
 // that a stream of any length costs bounded memory. Pure: the bytes come from send-step.ts.
 
 import type { SequenceFormat } from '../../../contract/media.js';
-import type { StreamEnd } from '../../../contract/table.js';
+import type { StreamEnd, StreamEndMark } from '../../../contract/table.js';
 
 /** One record of the stream: an item, a record that was not JSON, or the stream's terminal event. */
 export type StreamRecord = { item: unknown } | { malformed: string; note: string } | { terminal: true };
@@ -25,8 +25,8 @@ export interface StreamLimits {
   keepBytes: number;
   /** Longest record kept whole in the reading buffer; a longer one is skipped with a note. */
   maxRecordBytes: number;
-  /** The SSE `data` that ends the stream (`[DONE]`, as chat-completion APIs send). */
-  terminalData: string;
+  /** The SSE events that end the stream (`[DONE]` data, as chat-completion APIs send, unless the spec names others). */
+  ends: StreamEndMark[];
 }
 
 /** The text of a malformed record kept in the result: enough to recognise it. */
@@ -48,8 +48,8 @@ export interface RecordSplitter {
   end(): StreamRecord[];
 }
 
-export function recordSplitter(format: SequenceFormat, limits: Pick<StreamLimits, 'maxRecordBytes' | 'terminalData'>): RecordSplitter {
-  if (format === 'sse') return new EventSplitter(limits.maxRecordBytes, limits.terminalData);
+export function recordSplitter(format: SequenceFormat, limits: Pick<StreamLimits, 'maxRecordBytes' | 'ends'>): RecordSplitter {
+  if (format === 'sse') return new EventSplitter(limits.maxRecordBytes, limits.ends);
   return new DelimitedSplitter(format === 'json-seq' ? '\x1e' : '\n', limits.maxRecordBytes);
 }
 
@@ -106,7 +106,7 @@ class EventSplitter implements RecordSplitter {
   private fields: { event?: string; id?: string; retry?: number } = {};
   constructor(
     private readonly maxRecord: number,
-    private readonly terminalData: string,
+    private readonly ends: StreamEndMark[],
   ) {}
 
   push(text: string): StreamRecord[] {
@@ -167,7 +167,7 @@ class EventSplitter implements RecordSplitter {
     const had = this.data.length > 0;
     this.reset();
     if (skipped || !had) return;
-    if (data === this.terminalData) return void records.push({ terminal: true });
+    if (this.ends.some((mark) => endsWith(mark, data, fields.event))) return void records.push({ terminal: true });
     records.push({ item: { data: jsonOrText(data), ...fields } });
   }
 
@@ -176,6 +176,11 @@ class EventSplitter implements RecordSplitter {
     this.dataLength = 0;
     this.fields = {};
   }
+}
+
+/** Whether an event is the mark: its type (`message` when it names none, WHATWG HTML §9.2.6) and its data, where the mark gives them. */
+function endsWith(mark: StreamEndMark, data: string, event: string | undefined): boolean {
+  return (mark.event === undefined || mark.event === (event ?? 'message')) && (mark.data === undefined || mark.data === data);
 }
 
 /** An event's data: the JSON value it is, or the text. */
@@ -188,6 +193,8 @@ function jsonOrText(data: string): unknown {
 export class StreamCollector {
   private readonly read: StreamRead = { items: [], omitted: 0, malformed: [], ended: 'end' };
   private count = 0;
+  /** Malformed records among the omitted: counted only, as the items past the budget are. */
+  private malformedOmitted = 0;
   private kept = 0;
   private full = false;
   constructor(private readonly limits: Pick<StreamLimits, 'maxItems' | 'keepBytes'>) {}
@@ -212,15 +219,17 @@ export class StreamCollector {
       // Whole items from the start: once one does not fit, none after it is kept either.
       this.full = true;
       this.read.omitted++;
+      if (!('item' in record)) this.malformedOmitted++;
     }
     return this.count >= this.limits.maxItems ? 'max-items' : undefined;
   }
 
   result(ended: StreamEnd): StreamRead {
     const { omitted } = this.read;
+    const malformed = this.malformedOmitted > 0 ? `, ${this.malformedOmitted} of them not JSON (counted, not shown)` : '';
     const note =
       omitted > 0
-        ? `${omitted} of ${this.count} records read were left out to stay within --max-answer-bytes; the first ${this.count - omitted} are here`
+        ? `${omitted} of ${this.count} records read were left out to stay within --max-answer-bytes${malformed}; the first ${this.count - omitted} are here`
         : undefined;
     return { ...this.read, ended, ...(note ? { note } : {}) };
   }
@@ -275,6 +284,8 @@ export interface StreamReading {
   limits: StreamLimits;
   /** --stream-time-ms: the reading ends there with what it has. */
   timeMs: number;
+  /** Whether an item ends the stream (a hook's say): it is then not kept, as a terminal event is not. */
+  endsAt?: (item: unknown) => boolean;
   /** Told of each item (not of malformed records): how many records so far, and the item. */
   onItem?: (seen: number, item: unknown) => void;
   /** Stops the download at once (the body's iteration then ends or fails). */
@@ -291,6 +302,7 @@ export async function readStreamed(body: AsyncIterable<Uint8Array> | null, readi
   let ended: StreamEnd | undefined;
   const take = (records: StreamRecord[]): StreamEnd | undefined => {
     for (const record of records) {
+      if ('item' in record && reading.endsAt?.(record.item) === true) return 'terminal';
       const stop = collector.add(record);
       if ('item' in record) reading.onItem?.(collector.seen, record.item);
       if (stop !== undefined) return stop;

@@ -1,6 +1,7 @@
 // How fast this server talks to each API origin, so that one agent cannot trip the API's own
 // limits: at most --max-concurrent-requests requests in flight (the rest wait in a FIFO queue),
-// and with --rate-limit N, requests spaced 1/N s apart. Every wait is bounded by the call's time
+// and with --rate-limit N, requests spaced 1/N s apart (over several APIs, each API at its own
+// rate, api-settings.ts). Every wait is bounded by the call's time
 // limit and ends with the client's cancellation.
 
 import type { Cancellation } from './call-limit.js';
@@ -14,6 +15,16 @@ export interface PacingLimits {
   maxConcurrent: number;
   /** Requests per second to one origin; undefined: no limit. */
   ratePerSecond?: number;
+}
+
+/**
+ * A call's rate: requests per second to each origin of its `bucket` (over several APIs, its
+ * API's namespace: each API keeps its own pace), and the setting that gave it, for the log.
+ */
+export interface Rate {
+  perSecond: number;
+  setting: string;
+  bucket: string;
 }
 
 /** A request the pacing did not let through in the call's time; `code` as node's errors carry theirs. */
@@ -32,7 +43,8 @@ export interface CallPace {
 }
 
 export interface Pacer {
-  forCall(signal: Cancellation, endsAt: number, name: string): CallPace;
+  /** `rate`: the call's own; absent, the limits' ratePerSecond (--rate-limit); null, none. */
+  forCall(signal: Cancellation, endsAt: number, name: string, rate?: Rate | null): CallPace;
 }
 
 interface Waiter {
@@ -65,7 +77,9 @@ function queueFor(own: Slots, signal: Cancellation, busy: () => string): Promise
 
 export function createPacer(limits: PacingLimits, log: Logger, onWait: OnWait): Pacer {
   const slots = new Map<string, Slots>();
-  const spaced = rateSpacing(limits, log, onWait);
+  const spaced = rateSpacing(log, onWait);
+  const serverRate: Rate | null =
+    limits.ratePerSecond === undefined ? null : { perSecond: limits.ratePerSecond, setting: '--rate-limit', bucket: '' };
   const slotsOf = (origin: string): Slots => {
     const known = slots.get(origin);
     if (known !== undefined) return known;
@@ -99,7 +113,8 @@ export function createPacer(limits: PacingLimits, log: Logger, onWait: OnWait): 
   }
 
   return {
-    forCall(signal, endsAt, name) {
+    forCall(signal, endsAt, name, own) {
+      const rate = own === undefined ? serverRate : own;
       // Made with the call's first slot: a call that never sends holds none.
       let held: Set<() => void> | undefined;
       return {
@@ -116,7 +131,7 @@ export function createPacer(limits: PacingLimits, log: Logger, onWait: OnWait): 
           };
           (held ??= new Set()).add(free);
           try {
-            if (spaced !== undefined) await spaced(origin, signal, endsAt, name);
+            if (rate !== null) await spaced(rate, origin, { signal, endsAt, name });
             return holding(await sendOne(), free);
           } catch (error) {
             free();
@@ -132,29 +147,28 @@ export function createPacer(limits: PacingLimits, log: Logger, onWait: OnWait): 
 }
 
 /**
- * With --rate-limit, the wait for an origin's next rate slot: refused at once when the slot
- * comes after the call's end; undefined without a rate.
+ * With a rate, the wait for the next rate slot of the rate's bucket at an origin: refused at
+ * once when the slot comes after the call's end.
  */
 function rateSpacing(
-  limits: PacingLimits,
   log: Logger,
   onWait: OnWait,
-): ((origin: string, signal: Cancellation, endsAt: number, name: string) => Promise<void>) | undefined {
-  if (limits.ratePerSecond === undefined) return undefined;
-  const interval = 1000 / limits.ratePerSecond;
-  // When the next request to each origin may leave (ms since the epoch).
+): (rate: Rate, origin: string, call: { signal: Cancellation; endsAt: number; name: string }) => Promise<void> {
+  // When the next request of each bucket to each origin may leave (ms since the epoch).
   const nextFree = new Map<string, number>();
-  return async (origin, signal, endsAt, name) => {
+  return async (rate, origin, { signal, endsAt, name }) => {
+    const key = `${rate.bucket} ${origin}`;
     const now = Date.now();
-    const at = Math.max(now, nextFree.get(origin) ?? 0);
+    const at = Math.max(now, nextFree.get(key) ?? 0);
+    const limit = `${rate.setting} ${rate.perSecond} per second to ${origin}`;
     if (at >= endsAt) {
       throw new PacingError(
-        `the rate limit (--rate-limit ${limits.ratePerSecond} per second to ${origin}) would hold it ${duration(at - now)}, longer than the ${duration(endsAt - now)} left of the call's time`,
+        `the rate limit (${limit}) would hold it ${duration(at - now)}, longer than the ${duration(endsAt - now)} left of the call's time`,
       );
     }
-    nextFree.set(origin, at + interval);
+    nextFree.set(key, at + 1000 / rate.perSecond);
     if (at > now) {
-      const said = `${name}: waiting ${Math.round(at - now)} ms for the rate limit (--rate-limit ${limits.ratePerSecond} per second to ${origin})`;
+      const said = `${name}: waiting ${Math.round(at - now)} ms for the rate limit (${limit})`;
       log.info(said);
       onWait(at - now, 'rate-limit', said);
       await sleep(at - now, signal);

@@ -11,7 +11,8 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Cancellation } from './call-limit.js';
 import type { OutgoingRequest } from '../../hooks-api.js';
 import type { Logger } from '../../start/log.js';
-import { createPacer, duration, pacedBy, sleep, type PacingLimits } from './pacing.js';
+import { createPacer, duration, pacedBy, sleep, type PacingLimits, type Rate } from './pacing.js';
+import type { ApiSending } from '../../start/api-settings.js';
 import { composeSend, type OnWait, type SendMiddleware, type SendOne } from './middleware.js';
 import { getHeader } from '../request/request.js';
 import type { UpstreamResponse } from './upstream-response.js';
@@ -137,18 +138,23 @@ export interface SendChain {
   onWait: OnWait;
 }
 
-export function createSending(settings: { retries: number } & PacingLimits, log: Logger, chain: SendChain): Sending {
+/** --retries and the pacing, and over several APIs each API's own retries and rate (api-settings.ts) by namespace. */
+export type SendingSettings = { retries: number; perApi?: ReadonlyMap<string, ApiSending> } & PacingLimits;
+
+export function createSending(settings: SendingSettings, log: Logger, chain: SendChain): Sending {
   const policy: RetryPolicy = { attempts: settings.retries + 1, ...BACKOFF };
   const pacer = createPacer(settings, log, chain.onWait);
+  const apiOf = (tool: ToolSpec) => (tool.api === undefined ? undefined : settings.perApi?.get(tool.api));
+  const attemptsOf = (tool: ToolSpec) => (apiOf(tool)?.retries ?? settings.retries) + 1;
   return {
-    keyed: (tool, args) => (policy.attempts > 1 ? withIdempotencyKey(tool, args) : args),
+    keyed: (tool, args) => (attemptsOf(tool) > 1 ? withIdempotencyKey(tool, args) : args),
     forCall(tool, limit) {
       // The route template, not the URL: logs carry no argument values.
       const name = `${tool.name} (${tool.http.method} ${tool.http.path})`;
-      const pace = pacer.forCall(limit.signal, limit.endsAt, name);
+      const pace = pacer.forCall(limit.signal, limit.endsAt, name, rateOf(tool));
       // The one place a try's chain is composed: paced first, so that its span and log time the request, not its wait for a slot.
       const sendOne = composeSend(chain.upstream, [pacedBy(pace), ...chain.around]);
-      const call: TryContext = { tool, name, sendOne, signal: limit.signal, endsAt: limit.endsAt };
+      const call: TryContext = { tool, name, sendOne, signal: limit.signal, endsAt: limit.endsAt, attempts: attemptsOf(tool) };
       return {
         async send(request, refresh) {
           const sent = await tries(request, call);
@@ -164,7 +170,7 @@ export function createSending(settings: { retries: number } & PacingLimits, log:
   };
 
   async function tries(request: OutgoingRequest, call: TryContext): Promise<Sent> {
-    const allowed = mayRetry(call.tool, request) ? policy.attempts : 1;
+    const allowed = mayRetry(call.tool, request) ? call.attempts : 1;
     for (let attempt = 1; ; attempt++) {
       const outcome = await settle(() => call.sendOne(request, call.signal));
       const next = afterTry(outcome, attempt, allowed, call);
@@ -172,6 +178,13 @@ export function createSending(settings: { retries: number } & PacingLimits, log:
       if ('response' in outcome) outcome.response.discard();
       await sleep(next.waitMs, call.signal);
     }
+  }
+
+  /** The rate of an API's tool, in its API's own bucket (null: none); the server's for the rest. */
+  function rateOf(tool: ToolSpec): Rate | null | undefined {
+    const api = apiOf(tool);
+    if (api === undefined) return undefined;
+    return api.rate === undefined ? null : { ...api.rate, bucket: tool.api as string };
   }
 
   /** After a try: stop there (with a sentence for the agent when the API's answer is bad), or wait and try again; logged. */
@@ -210,6 +223,8 @@ interface TryContext {
   sendOne: SendOne;
   signal: Cancellation;
   endsAt: number;
+  /** Tries in all that its API allows (--retries + 1, or its API's own). */
+  attempts: number;
 }
 
 /** An error result with the retries' sentence (why they stopped) as a text block of its own. */

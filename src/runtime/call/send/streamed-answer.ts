@@ -3,7 +3,7 @@
 // progress told while they come, and the download stopped at a limit or at the client's cancel.
 
 import { sequenceFormat, type SequenceFormat } from '../../../contract/media.js';
-import type { ToolSpec } from '../../../contract/table.js';
+import { DEFAULT_STREAM_ENDS, type ToolSpec } from '../../../contract/table.js';
 import type { ServerConfig } from '../../start/config.js';
 import type { Progress } from '../../mcp/progress.js';
 import type { UpstreamAnswer } from '../answer/response.js';
@@ -16,8 +16,6 @@ import type { UpstreamResponse } from './upstream-response.js';
 const ENVELOPE_BYTES = 512;
 /** Progress is told for the first item, then at most this often: a stream may bring thousands a second. */
 const PROGRESS_EVERY_MS = 200;
-/** The data of the event that ends a chat-completion stream (OpenAI's, and the many APIs that copy it). */
-const TERMINAL_DATA = '[DONE]';
 
 /** How the answer's items are framed, when the tool streams and the answer is a good one of a sequential type. */
 export function streamFormat(tool: ToolSpec, response: UpstreamResponse): SequenceFormat | undefined {
@@ -36,6 +34,10 @@ export interface StreamCall {
   progress?: Progress;
   /** The tool's outputSchema check, when it has one: items off it are moved to `malformed`. */
   check?: OutputCheck;
+  /** A code-mode program's call: items kept up to --max-response-bytes, not the answer budget. */
+  whole?: boolean;
+  /** The user's hook that says an item ends the stream (hooks-api.ts `endsStream`). */
+  endsAt?: (item: unknown) => boolean;
 }
 
 /** The streamed answer as a JSON answer: `{ items, omitted, malformed, ended, note }`. */
@@ -47,7 +49,8 @@ export async function readStreamedAnswer(
   const { config, limit, signal } = call;
   const read = await readStreamed(response.body, {
     format: call.format,
-    limits: limitsOf(config),
+    limits: limitsOf(config, call.whole === true, call.tool.sequence?.ends ?? DEFAULT_STREAM_ENDS),
+    ...(call.endsAt ? { endsAt: call.endsAt } : {}),
     timeMs: config.stream.timeMs,
     ...(call.progress ? { onItem: progressTeller(call.tool.name, call.progress) } : {}),
     abandon: () => response.discard(),
@@ -65,14 +68,14 @@ export async function readStreamedAnswer(
   };
 }
 
-/** The settings as the reader's bounds: without an answer budget, what is kept is bounded by --max-response-bytes. */
-function limitsOf(config: ServerConfig): StreamLimits {
-  const budget = config.maxAnswerBytes > 0 ? Math.max(0, config.maxAnswerBytes - ENVELOPE_BYTES) : config.maxResponseBytes;
+/** The settings as the reader's bounds: without an answer budget (or for a program), what is kept is bounded by --max-response-bytes. */
+function limitsOf(config: ServerConfig, whole: boolean, ends: StreamLimits['ends']): StreamLimits {
+  const budget = config.maxAnswerBytes > 0 && !whole ? Math.max(0, config.maxAnswerBytes - ENVELOPE_BYTES) : config.maxResponseBytes;
   return {
     maxItems: config.stream.maxItems,
     keepBytes: Math.min(budget, config.maxResponseBytes),
     maxRecordBytes: config.maxResponseBytes,
-    terminalData: TERMINAL_DATA,
+    ends,
   };
 }
 

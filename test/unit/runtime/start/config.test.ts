@@ -214,13 +214,21 @@ describe('--operation-store', () => {
     );
     expect(operationStoreProblem({ ...redis, location: 'deno-kv:/var/ops.sqlite' }, 'deno')).toBeUndefined();
     expect(operationStoreProblem({ ...redis, location: 'workers-kv:OPS' }, 'deno')).toMatch(/served on cloudflare/);
-    expect(operationStoreProblem(redis, 'cloudflare')).toMatch(/served on node, and this server runs on cloudflare/);
+    expect(operationStoreProblem(redis, 'cloudflare')).toMatch(/served on node, lambda, vercel, and this server runs on cloudflare/);
+    expect(operationStoreProblem(redis, 'lambda')).toBeUndefined();
   });
 
-  it("--token-store at start: the file and Redis on Node, each platform's KV on its platform, with a key of 32 bytes", () => {
+  it("--token-store at start: the file on Node, Redis on Node, Lambda and Vercel, each platform's KV on its platform, with a key of 32 bytes", () => {
     const file = { location: 'file', keys: key };
     expect(tokenStoreProblem(file, 'node')).toBeUndefined();
     expect(tokenStoreProblem({ ...file, location: 'redis://127.0.0.1:6379' }, 'node')).toBeUndefined();
+    // the function platforms run Node, and its Redis client with it
+    expect(tokenStoreProblem({ ...file, location: 'rediss://cache.example:6380' }, 'lambda')).toBeUndefined();
+    expect(tokenStoreProblem({ ...file, location: 'redis://127.0.0.1:6379' }, 'vercel')).toBeUndefined();
+    expect(tokenStoreProblem({ ...file, location: 'redis://127.0.0.1:6379' }, 'deno')).toBe(
+      '--token-store: that store is served on node, lambda, vercel, and this server runs on deno',
+    );
+    expect(tokenStoreProblem(file, 'lambda')).toBe('--token-store: that store is served on node, and this server runs on lambda');
     expect(tokenStoreProblem({ ...file, location: 'workers-kv:MCP_TOKENS' }, 'cloudflare')).toBeUndefined();
     expect(tokenStoreProblem({ ...file, location: 'durable-object:MCP_TOKENS' }, 'cloudflare')).toBeUndefined();
     expect(tokenStoreProblem({ ...file, location: 'durable-object:MCP_TOKENS' }, 'deno')).toMatch(/served on cloudflare/);

@@ -1,7 +1,10 @@
 // What a platform cannot serve is refused at start, in words, on every request (issue #40's
-// rule): here the address screening a spec read from a URL asks for, which a platform's fetch
-// cannot do. The web handler runs in this process as the Deno entry runs it.
-import { describe, expect, it } from 'vitest';
+// rule): the address screening a spec read from a URL asks for, which a platform's fetch cannot
+// do, and the settings no platform serves yet. The Node server's own settings (connection caps,
+// timeouts, drain, replica ids, session caps) are the platform's concern there: not applied, and
+// said so at start, naming them and the platform, while the server serves. The web handler runs
+// in this process as the entries run it.
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { createWebServer } from '../../../../src/runtime/web/web-server.js';
 import { summarize } from '../../../../src/contract/summary.js';
 import type { ToolTable } from '../../../../src/contract/table.js';
@@ -26,8 +29,12 @@ function tableFromUrl(tokenUrl: string): ToolTable {
   } as ToolTable;
 }
 
-async function answerOn(table: ToolTable, env: Record<string, string>): Promise<{ status: number; message: string }> {
-  const server = createWebServer({ platform: 'deno', summary: summarize(table), table, hooks: {}, env });
+async function answerOn(
+  table: ToolTable,
+  env: Record<string, string>,
+  platform: 'cloudflare' | 'deno' | 'lambda' | 'vercel' = 'deno',
+): Promise<{ status: number; message: string }> {
+  const server = createWebServer({ platform, summary: summarize(table), table, hooks: {}, env });
   const response = await server.fetch(
     new Request('http://127.0.0.1:3000/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
   );
@@ -75,6 +82,7 @@ function twoApis(zooTokenUrl: string, zooFirst = false): ToolTable {
     publicServers: { trustedOrigin: 'https://specs.example' },
   };
   const scheme = (namespace: string, tokenUrl: string) => ({
+    api: namespace.toLowerCase(),
     type: 'oauth2',
     clientCredentials: { tokenUrl },
     env: { token: `${namespace}_MACHINE_TOKEN`, clientId: `${namespace}_MACHINE_CLIENT_ID` },
@@ -115,5 +123,112 @@ describe('several APIs, one of them read from a URL, served on a platform', () =
     const answer = await answerOn(twoApis('https://login.example/oauth/token'), { ...env, ZOO_MACHINE_CLIENT_ID: 'id' });
     expect(answer.status).toBe(503);
     expect(answer.message).toContain('OAuth token URL (https://login.example/oauth/token)');
+  });
+});
+
+/** A table of one API from a saved spec: nothing of it needs what a platform lacks. */
+const PLAIN_TABLE = {
+  format: 1,
+  name: 'acme',
+  version: '1.0.0',
+  servers: [{ url: 'https://api.example' }],
+  defs: {},
+  auth: {},
+  tools: [],
+} as ToolTable;
+
+describe.each(['cloudflare', 'deno', 'lambda', 'vercel'] as const)('on %s, a setting no platform serves yet', (platform) => {
+  const table = PLAIN_TABLE;
+  const base = { MCP_AUTH_TOKEN: 'shared' };
+  // OAuth in place of the shared token.
+  const issuer = {
+    MCP_AUTH_TOKEN: '',
+    MCP_OAUTH_ISSUER: 'https://login.example',
+    MCP_PUBLIC_URL: 'https://mcp.example',
+    MCP_OAUTH_CLIENT_ID: 'mcp',
+    MCP_OAUTH_CLIENT_SECRET: 'mcp-secret',
+  };
+
+  it.each([
+    ['legacy SSE', { MCP_TRANSPORT: 'sse' }, `MCP_TRANSPORT=sse: ${platform} serves Streamable HTTP at /mcp only`],
+    [
+      'OpenTelemetry export',
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' },
+      `OpenTelemetry export is not served on ${platform} yet`,
+    ],
+    [
+      'token exchange',
+      { ...issuer, MCP_TOKEN_EXCHANGE: 'rfc8693', MCP_TOKEN_EXCHANGE_AUDIENCE: 'https://api.example' },
+      `token exchange (MCP_TOKEN_EXCHANGE) is not served on ${platform} yet: use the Node server`,
+    ],
+    [
+      'linking API accounts',
+      {
+        ...issuer,
+        MCP_OAUTH_API_CLIENT_ID: 'app',
+        MCP_OAUTH_API_CLIENT_SECRET: 'mcp-secret',
+        MCP_TOKEN_STORE_KEY: Buffer.alloc(32, 7).toString('base64'),
+        MCP_OAUTH_API_AUTHORIZATION_URL: 'https://api.example/auth',
+        MCP_OAUTH_API_TOKEN_URL: 'https://api.example/token',
+      },
+      `linking API accounts (MCP_OAUTH_ISSUER with MCP_OAUTH_API_CLIENT_ID) is not served on ${platform} yet`,
+    ],
+  ])('%s is refused on every request, in one line naming the setting', async (_feature, env, reason) => {
+    const answer = await answerOn(table, { ...base, ...env }, platform);
+    expect(answer.status).toBe(503);
+    expect(answer.message).toContain(reason);
+    expect(answer.message).not.toContain('\n');
+    expect(answer.message).not.toContain('mcp-secret');
+  });
+});
+
+let printed: MockInstance<typeof console.error>;
+beforeEach(() => {
+  printed = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+});
+afterEach(() => printed.mockRestore());
+
+/** What the server printed at start on `platform` with `env`, and its health answer's status. */
+async function startOn(platform: 'cloudflare' | 'deno' | 'lambda' | 'vercel', env: Record<string, string>) {
+  const server = createWebServer({
+    platform,
+    summary: summarize(PLAIN_TABLE),
+    table: PLAIN_TABLE,
+    hooks: {},
+    env: { MCP_AUTH_TOKEN: 'shared', ...env },
+  });
+  const health = await server.fetch(new Request('http://127.0.0.1:3000/healthz'));
+  return { lines: printed.mock.calls.map((call) => String(call[0])), status: health.status };
+}
+
+describe.each(['cloudflare', 'deno', 'lambda', 'vercel'] as const)("on %s, the Node server's own settings", (platform) => {
+  it("says at start which of the Node server's settings it does not apply, and serves", async () => {
+    const started = await startOn(platform, {
+      MCP_MAX_CONNECTIONS: '50',
+      MCP_REQUEST_TIMEOUT_MS: '1000',
+      API_BASE_URL: 'https://api.example',
+    });
+    const said = started.lines.filter((line) => line.includes('MCP_MAX_CONNECTIONS'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain(`MCP_MAX_CONNECTIONS, MCP_REQUEST_TIMEOUT_MS are the Node server's and not applied on ${platform}`);
+    expect(said[0]).not.toContain('API_BASE_URL');
+    expect(started.status).toBe(200);
+  });
+
+  it('says nothing of the kind without them', async () => {
+    const started = await startOn(platform, { API_BASE_URL: 'https://api.example' });
+    expect(started.lines.filter((line) => line.includes('not applied'))).toEqual([]);
+    expect(started.status).toBe(200);
+  });
+});
+
+describe('on deno, settings refused as they are read', () => {
+  it('still listens on HOST and PORT, where the refusal is said', async () => {
+    const env = { HOST: '127.0.0.2', PORT: '4567', MCP_AUTH_TOKEN: 'shared', MCP_OAUTH_API_CLIENT_ID: 'app' };
+    const server = createWebServer({ platform: 'deno', summary: summarize(PLAIN_TABLE), table: PLAIN_TABLE, hooks: {}, env });
+    expect(server.address).toEqual({ hostname: '127.0.0.2', port: 4567 });
+    const answer = await server.fetch(new Request('http://127.0.0.2:4567/mcp', { method: 'POST', body: '{}' }));
+    expect(answer.status).toBe(503);
+    expect(await answer.text()).toContain('MCP_OAUTH_API_CLIENT_SECRET');
   });
 });

@@ -14,7 +14,7 @@ import {
 import { fromWebResponse } from '../../../../../src/runtime/call/send/upstream.js';
 import type { SequenceFormat } from '../../../../../src/contract/media.js';
 
-const LIMITS: StreamLimits = { maxItems: 1_000, keepBytes: 100_000, maxRecordBytes: 1_000, terminalData: '[DONE]' };
+const LIMITS: StreamLimits = { maxItems: 1_000, keepBytes: 100_000, maxRecordBytes: 1_000, ends: [{ data: '[DONE]' }] };
 
 /** The records `chunks` split into, fed one chunk at a time, then the stream's end. */
 function split(format: SequenceFormat, chunks: string[], limits = LIMITS): StreamRecord[] {
@@ -41,6 +41,17 @@ describe('server-sent events, by the WHATWG rules', () => {
 
   it('drops one space after the colon only, an invalid retry, and an event without data', () => {
     expect(split('sse', ['event: ping\n\ndata:  two spaces\nretry: 1s\n\n'])).toEqual([{ item: { data: ' two spaces' } }]);
+  });
+
+  it('ends at an event the spec names: by its type (message when it names none), its data, or both', () => {
+    const ends = [{ event: 'message_stop' }, { event: 'message', data: 'bye' }];
+    const stream = 'data: [DONE]\n\nevent: other\ndata: bye\n\ndata: bye\n\n';
+    expect(split('sse', [stream], { ...LIMITS, ends })).toEqual([
+      { item: { data: '[DONE]' } },
+      { item: { data: 'bye', event: 'other' } },
+      { terminal: true },
+    ]);
+    expect(split('sse', ['event: message_stop\ndata: {"type":"message_stop"}\n\n'], { ...LIMITS, ends })).toEqual([{ terminal: true }]);
   });
 
   it('ends at the terminal data [DONE], and notes an event the stream ended inside of', () => {
@@ -100,6 +111,19 @@ describe('the collector: whole items within the budget, the rest counted', () =>
     expect(read.items).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }]);
     expect(read.omitted).toBe(6);
     expect(read.note).toMatch(/^6 of 10 records read were left out/);
+  });
+
+  it('counts the records that were not JSON past the budget, and the note says how many of the left out they are', () => {
+    const collector = new StreamCollector({ maxItems: 100, keepBytes: 16 });
+    collector.add({ item: { n: 0 } });
+    collector.add({ item: { n: 1, long: 'x'.repeat(20) } });
+    collector.add({ malformed: 'not json', note: 'not JSON' });
+    collector.add({ malformed: 'nor this', note: 'not JSON' });
+    const read = collector.result('end');
+    expect(read).toMatchObject({ items: [{ n: 0 }], malformed: [], omitted: 3 });
+    expect(read.note).toBe(
+      '3 of 4 records read were left out to stay within --max-answer-bytes, 2 of them not JSON (counted, not shown); the first 1 are here',
+    );
   });
 
   it('stops at the most items', () => {

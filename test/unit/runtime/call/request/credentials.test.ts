@@ -223,7 +223,7 @@ describe('OAuth 2.0 client credentials (RFC 6749 §4.4) against a local token en
     const shop = { servers: [], baseUrlEnv: 'SHOP_BASE_URL' };
     const zoo = { servers: [], baseUrlEnv: 'ZOO_BASE_URL', publicServers: {} };
     const table = {
-      ...tableWith({ shop_cc: scheme, zoo_cc: scheme }),
+      ...tableWith({ shop_cc: { ...scheme, api: 'shop' }, zoo_cc: { ...scheme, api: 'zoo' } }),
       apis: zooFirst ? { zoo, shop } : { shop, zoo },
       ...(zooFirst ? { publicServers: zoo.publicServers } : {}),
     };
@@ -232,6 +232,17 @@ describe('OAuth 2.0 client credentials (RFC 6749 §4.4) against a local token en
     expect(fromFile).toEqual({ ok: true, usedTokenFetch: true });
     const fromUrl = await authenticator.apply(tool([{ zoo_cc: [] }]), request(), NONE, signal());
     expect(fromUrl.ok ? '' : fromUrl.message).toBe(`op: token request to ${tokenUrl} not sent: 127.0.0.1 is an internal address`);
+    expect(received).toHaveLength(1);
+  });
+  // A scheme's API is the one the table records, not the longest namespace its name starts with:
+  // shop's scheme eu_cc is shop_eu_cc beside an API namespaced shop_eu.
+  it("several APIs whose namespaces start alike: a scheme's token URL by the rule of its recorded API", async () => {
+    const scheme = oauth().cc as AuthSchemeSpec;
+    const shop = { servers: [], baseUrlEnv: 'SHOP_BASE_URL' };
+    const shopEu = { servers: [], baseUrlEnv: 'SHOP_EU_BASE_URL', publicServers: {} };
+    const table = { ...tableWith({ shop_eu_cc: { ...scheme, api: 'shop' } }), apis: { shop, shop_eu: shopEu } };
+    const outcome = await new Authenticator(table, env, log, 5_000).apply(tool([{ shop_eu_cc: [] }]), request(), NONE, signal());
+    expect(outcome).toEqual({ ok: true, usedTokenFetch: true });
     expect(received).toHaveLength(1);
   });
 });
