@@ -14,7 +14,7 @@ import { prepareServing } from '../../../../src/runtime/start/serving.js';
 import { summarize } from '../../../../src/contract/summary.js';
 import type { ToolTable } from '../../../../src/contract/table.js';
 import { connect } from '../../../../harness/project.js';
-import { postChunked, recordingLogger, send, serveWeb, type StepServer } from '../../../harness/http-steps.js';
+import { postChunked, recordingLogger, send, serveWeb, type Sent, type StepServer } from '../../../harness/http-steps.js';
 
 const TABLE = {
   format: 1,
@@ -263,5 +263,43 @@ describe('a transport served outside the core (passOn: legacy HTTP+SSE on Node)'
     expect(missing.json).toMatchObject({
       error: { message: 'Not found: GET /elsewhere (Streamable HTTP at /mcp (stateless); HTTP+SSE at /sse and /messages)' },
     });
+  });
+});
+
+// The order of the core's steps (once http/listener.ts' requestSteps): readiness before
+// everything, CORS preflight before the guard, the guard before the token, the token before
+// the body is read.
+describe('the order of the steps before the MCP handler', () => {
+  let listener: StepServer | undefined;
+  afterEach(() => listener?.close());
+
+  const TOKEN = { authorization: 'Bearer t' };
+  const JSON_TYPE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const INITIALIZE = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'order', version: '1' } },
+  });
+
+  it.each<[string, Sent, number]>([
+    ['the probe needs neither a listed Host nor the token', { path: '/healthz', headers: { host: '10.0.0.7:3000' } }, 200],
+    [
+      'a preflight from a listed origin needs no token',
+      { method: 'OPTIONS', path: '/mcp', headers: { origin: 'https://web.example', 'access-control-request-method': 'POST' } },
+      204,
+    ],
+    [
+      'a foreign Host is refused before the token is looked at',
+      { method: 'POST', path: '/mcp', headers: { host: 'evil.example', ...TOKEN } },
+      403,
+    ],
+    ['no token: 401 before the body is read', { method: 'POST', path: '/mcp', headers: JSON_TYPE, body: '{"broken":' }, 401],
+    ['with the token the body is checked', { method: 'POST', path: '/mcp', headers: { ...JSON_TYPE, ...TOKEN }, body: '{"broken":' }, 400],
+    ['then the MCP handler answers', { method: 'POST', path: '/mcp', headers: { ...JSON_TYPE, ...TOKEN }, body: INITIALIZE }, 200],
+    ['an unknown path is 404', { path: '/nowhere', headers: TOKEN }, 404],
+  ])('%s', async (_name, request, want) => {
+    listener = await serveWeb(coreOf({ MCP_AUTH_TOKEN: 't', MCP_CORS_ORIGINS: 'https://web.example' }));
+    expect((await send(listener.port, request)).status).toBe(want);
   });
 });
