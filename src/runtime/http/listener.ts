@@ -56,7 +56,10 @@ export async function listen(config: ServerConfig, log: Logger, served: Served):
   shareConnectionSlots(server, config, log);
   const port = await listenOn(server, config);
   const origin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  const describe = [served.streamable ? `Streamable HTTP at /mcp${config.stateless ? ' (stateless)' : ''}` : undefined, served.legacy?.describe];
+  const describe = [
+    served.streamable ? `Streamable HTTP at /mcp${config.stateless ? ' (stateless)' : ''}` : undefined,
+    served.legacy?.describe,
+  ];
   log.notice(`serving MCP on ${origin}: ${describe.filter(Boolean).join('; ')}`);
   drain.stopOnSignals(server, [{ close: () => core.close() }, ...(served.legacy !== undefined ? [served.legacy] : [])]);
   return server;
@@ -74,6 +77,7 @@ function legacyPassOn(legacy: HttpEndpoints, exchanges: WeakMap<Request, { req: 
       const exchange = exchanges.get(request);
       if (exchange === undefined) return undefined;
       if (context.auth !== undefined) (exchange.req as IncomingMessage & { auth?: unknown }).auth = context.auth;
+      for (const [name, value] of Object.entries(context.corsHeaders ?? {})) exchange.res.setHeader(name, value);
       return (await legacy.handle(exchange.req, exchange.res, url, context.body)) ? new Response(null, { status: 204 }) : undefined;
     },
   };

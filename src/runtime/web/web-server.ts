@@ -154,8 +154,13 @@ export function createWebCore(input: WebCoreInput): WebCore {
   const served = [servesMcp ? `Streamable HTTP at /mcp${sessions === undefined ? ' (stateless)' : ''}` : undefined, input.passOn?.describe];
   const notFound = (request: Request, url: URL) =>
     jsonRpcRefusal(404, -32601, `Not found: ${request.method} ${url.pathname} (${served.filter(Boolean).join('; ')})`);
-  const serve = async (request: Request, url: URL, info: ConnectionInfo | undefined): Promise<Response> => {
-    const context: WebContext = { address: addressOf(request, info, platformName) };
+  const serve = async (
+    request: Request,
+    url: URL,
+    info: ConnectionInfo | undefined,
+    corsHeaders?: Record<string, string>,
+  ): Promise<Response> => {
+    const context: WebContext = { address: addressOf(request, info, platformName), ...(corsHeaders ? { corsHeaders } : {}) };
     for (const step of steps.value ?? (await steps.get())) {
       const answered = await step(request, url, context);
       if (answered !== undefined) return answered;
@@ -194,7 +199,7 @@ export function createWebCore(input: WebCoreInput): WebCore {
         const healthy = health(request, url, draining);
         if (healthy !== undefined) return healthy;
         const allowed = corsOf(request);
-        return allowed.preflight ?? withHeaders(await serve(request, url, info), allowed.headers);
+        return allowed.preflight ?? withHeaders(await serve(request, url, info, allowed.headers), allowed.headers);
       } catch (error) {
         log.error(`${request.method} ${request.url}: ${(error as Error).message}`);
         return jsonRpcRefusal(500, -32603, 'Internal server error');

@@ -18,6 +18,8 @@ export interface WebContext {
   auth?: AuthInfo;
   /** The parsed JSON body of a POST. */
   body?: unknown;
+  /** The CORS headers of the answer (a listed Origin): a transport that answers outside the core (passOn) sets them itself. */
+  corsHeaders?: Record<string, string>;
 }
 
 /**
