@@ -43,7 +43,9 @@ export class NodeExchange {
   /** Writes `response`: a JSON body in one write with its length, any other (an SSE stream) as it comes, until the client goes. */
   async write(response: Response): Promise<void> {
     const headers = responseHeaders(response);
-    if (this.bodyLeftUnread) headers['connection'] = 'close'; // the rest of the body is not read
+    // The rest of the body is not read (past the size limit, or refused on its Content-Length):
+    // node:http would read it all to keep the connection.
+    if (this.bodyLeftUnread || !this.req.complete) headers['connection'] = 'close';
     const type = response.headers.get('content-type') ?? '';
     if (response.body !== null && type.startsWith('application/json')) {
       const bytes = await wholeBody(response.body);

@@ -5,6 +5,7 @@
 // client of the 2025 era. A session opens on initialize,
 // counts against --max-sessions-per-client, frees its place when the client ends it, and ends
 // itself once idle for MCP_SESSION_IDLE_MS.
+import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createWebCore, type PassOn, type WebCore, type WebCoreInput } from '../../../../src/runtime/web/web-server.js';
@@ -145,6 +146,31 @@ describe('the web core made from settings (createWebCore)', () => {
       body: '['.repeat(500),
     });
     expect(deep).toMatchObject({ status: 400, json: { error: { code: -32600 } } });
+  });
+
+  it('refuses a body whose Content-Length is past MCP_MAX_REQUEST_BYTES before it arrives, and closes the connection', async () => {
+    listener = await serveWeb(coreOf({ MCP_MAX_REQUEST_BYTES: '1000' }));
+    const port = listener.port;
+    // 10 MB announced, 64 KiB sent: the answer comes without the rest, which the server does not wait for.
+    const answer = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/mcp',
+          headers: { 'content-type': 'application/json', 'content-length': '10000000' },
+        },
+        (res) => {
+          resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
+          res.resume();
+          req.destroy();
+        },
+      );
+      req.on('error', reject);
+      req.write('x'.repeat(65_536));
+    });
+    expect(answer).toEqual({ status: 413, connection: 'close' });
   });
 });
 
