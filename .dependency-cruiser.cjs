@@ -40,10 +40,8 @@ const NODE_ONLY = [
   // the package where the platform's entry hands over no compiled module.
   'src/runtime/code-mode/sandbox-worker\\.ts',
   'src/runtime/code-mode/engine-file\\.ts',
-  // The Node server's adapter from node:http to the sign-in endpoints' web handlers, the token
-  // store in a file (node:fs), and client ID metadata documents fetched with the address check
-  // made as the connection is (node:https): the platforms use their KV stores and fetch.
-  'src/runtime/http/web-endpoints\\.ts',
+  // The token store in a file (node:fs), and client ID metadata documents fetched with the address
+  // check made as the connection is (node:https): the platforms use their KV stores and fetch.
   'src/runtime/oauth/authorization-server/token-store-file\\.ts',
   'src/runtime/oauth/authorization-server/client-documents-node\\.ts',
 ];

@@ -10,7 +10,7 @@ import { jsonRpcError } from './answer.js';
 import { warnIfOpen } from './auth-token.js';
 import { Drain } from './drain.js';
 import type { HttpEndpoints } from './endpoints.js';
-import { NodeExchange } from './node-web.js';
+import { NodeExchange, requestUrl } from './node-web.js';
 import type { Logger } from '../start/log.js';
 import type { Serving } from '../start/serving.js';
 import { createWebCore, type PassOn } from '../web/web-server.js';
@@ -81,18 +81,6 @@ function legacyPassOn(legacy: HttpEndpoints, exchanges: WeakMap<Request, { req: 
       return (await legacy.handle(exchange.req, exchange.res, url, context.body)) ? new Response(null, { status: 204 }) : undefined;
     },
   };
-}
-
-/**
- * The request target as a URL on the Host header's name and the port the connection came in on
- * (never the Host's port: OAuth's resource identifiers are made of it, resource.ts), or undefined
- * when it cannot be one (`GET http://[`): node:http passes any target through, and a throw here
- * would end the whole server. A Host that is no name is the guard's to refuse.
- */
-function requestUrl(target: string | undefined, host: string | undefined, port: number | undefined): URL | undefined {
-  const url = URL.parse(target ?? '/', `http://${URL.canParse(`http://${host}`) ? host : 'localhost'}`) ?? undefined;
-  if (url !== undefined && port !== undefined) url.port = String(port);
-  return url;
 }
 
 function serverOptions(config: ServerConfig): ServerOptions {

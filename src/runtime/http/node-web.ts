@@ -1,6 +1,6 @@
 // A node:http exchange as the web-standard Request a web handler takes, and that handler's
-// Response written back: the one conversion between the Node listener and the handlers written
-// for every platform (the sign-in endpoints, the SDK's createMcpHandler). The body streams both
+// Response written back: the one conversion between the Node listener and the web core
+// (web/web-server.ts) that serves every platform. The body streams both
 // ways with backpressure: a request's socket is paused while its stream is full, an answer's
 // stream is read only as fast as the socket drains. No node: module is imported here.
 
@@ -129,25 +129,36 @@ export class NodeExchange {
 }
 
 /**
+ * The request target as a URL on the Host header's name and the port the connection came in on
+ * (never the Host's port: OAuth's resource identifiers are made of it, resource.ts), or undefined
+ * when it cannot be one (`GET http://[`): node:http passes any target through, and a throw here
+ * would end the whole server. A Host that is no name is the guard's to refuse.
+ */
+export function requestUrl(target: string | undefined, host: string | undefined, port: number | undefined): URL | undefined {
+  const url = URL.parse(target ?? '/', `http://${URL.canParse(`http://${host}`) ? host : 'localhost'}`) ?? undefined;
+  if (url !== undefined && port !== undefined) url.port = String(port);
+  return url;
+}
+
+/**
  * `request` with `signal` as the signal its handler reads (an answer is abandoned when its client
  * goes), set on the Request itself: given as an option, undici would tie its own signal to it with
  * weak references and a finalizer, which cost more CPU than the rest of the conversion.
  */
-export function withSignal(request: Request, signal: AbortSignal): Request {
+function withSignal(request: Request, signal: AbortSignal): Request {
   Object.defineProperty(request, 'signal', { value: signal });
   return request;
 }
 
 /**
  * A request's headers as a list, which a Request takes as it is rather than copying a Headers
- * object: a repeated header once per value, HTTP/2 pseudo-headers left out, and `skip` (what no
- * longer describes a body handed over parsed).
+ * object: a repeated header once per value, HTTP/2 pseudo-headers left out.
  */
-export function headerList(req: IncomingMessage, skip?: ReadonlySet<string>): [string, string][] {
+function headerList(req: IncomingMessage): [string, string][] {
   const headers: [string, string][] = [];
   for (const name in req.headers) {
     const value = req.headers[name];
-    if (value === undefined || name.startsWith(':') || skip?.has(name)) continue;
+    if (value === undefined || name.startsWith(':')) continue;
     if (Array.isArray(value)) for (const item of value) headers.push([name, item]);
     else headers.push([name, value]);
   }

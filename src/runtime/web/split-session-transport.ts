@@ -8,9 +8,9 @@
 // session's own transport (initialize, the GET stream, DELETE, and every POST that does not
 // stream) answers in JSON, and a POST that may stream is answered by an SSE transport made for
 // that request alone, whose messages reach the same server and whose answers (and the messages
-// sent while it runs) go back through it. What is common to the SDK's node:http transport
-// (http/session-transport.ts) and its web-standard one (web/sessions-durable.ts) is here; each
-// side adds its handleRequest.
+// sent while it runs) go back through it. Written over any SDK transport; its side that takes
+// web Requests (WebSessionTransport, sessions-durable.ts) serves every platform's sessions,
+// Node's in memory included.
 
 import {
   isJSONRPCErrorResponse,

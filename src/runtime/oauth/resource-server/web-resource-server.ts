@@ -1,5 +1,5 @@
-// The OAuth 2.1 resource server (--oauth-issuer) on the platforms' web handler: the same checks
-// as on Node (resource-server.ts shares its core), as web steps: the protected-resource metadata
+// The OAuth 2.1 resource server (--oauth-issuer) as steps of the web core, which serves every
+// platform, Node included: the protected-resource metadata
 // (RFC 9728), the token check, and once the body is read the scope check of a tool call; and the
 // sign-in endpoints when the server is its own authorization server (--oauth-api-client-id) or
 // links API accounts. The base URL is MCP_PUBLIC_URL: a platform tells no port the connection
@@ -38,12 +38,10 @@ export async function webResourceServer(
   served: { table: ToolTable; policy: ScopePolicy },
   log: Logger,
 ): Promise<WebResourceServer> {
-  // The platforms serve Streamable HTTP at /mcp only (web-server.ts refuses another transport); Node serves its choice.
-  const http = config;
-  const own = config.oauth.tokenCheck === 'self' ? await ownAuthorizationServer(http, served, log) : undefined;
-  const core = await resourceServerCore(http, served, log, own);
+  const own = config.oauth.tokenCheck === 'self' ? await ownAuthorizationServer(config, served, log) : undefined;
+  const core = await resourceServerCore(config, served, log, own);
   const links =
-    own === undefined && config.oauth.signIn !== undefined ? await linkEndpoints(http, core.metadata, served.table, log) : undefined;
+    own === undefined && config.oauth.signIn !== undefined ? await linkEndpoints(config, core.metadata, served.table, log) : undefined;
   const endpoints = own?.endpoints ?? links;
   const baseOf = requestBaseLocator(config);
   return {
@@ -66,7 +64,12 @@ export async function webResourceServer(
   };
 }
 
-/** The protected-resource metadata at its root and path-suffixed URLs, and the AS metadata for 2025-03-26 clients (as on Node). */
+/**
+ * The protected-resource metadata at its root URL and at the path-suffixed URL of each endpoint
+ * (`/.well-known/oauth-protected-resource/mcp` names `<base>/mcp`: RFC 9728 §3.3), and the
+ * authorization server's own metadata for 2025-03-26 clients that look for it on this origin
+ * (RFC 8414 §3.1: an issuer with a path has its metadata at the path-inserted URL).
+ */
 function metadataStep(core: ResourceServerCore, baseOf: (request: Request, url: URL) => string | undefined): WebStep {
   return (request, url) => {
     const path = url.pathname;

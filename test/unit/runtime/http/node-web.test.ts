@@ -1,12 +1,11 @@
-// The node:http ↔ web conversion (node-web.ts), met through the Node step of the web endpoints
-// (web-endpoints.ts) on a real listener: bodies streamed both ways, a body left unread past its
-// limit answered rather than cut, cookies kept apart, an SSE answer stopped when its client goes.
+// The node:http ↔ web conversion (node-web.ts), met by web endpoints (as the sign-in's) served
+// through it on a real listener: bodies streamed both ways, a body left unread past its limit
+// answered rather than cut, cookies kept apart, an SSE answer stopped when its client goes.
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nodeStepOf } from '../../../../src/runtime/http/web-endpoints.js';
 import { readForm } from '../../../../src/runtime/oauth/authorization-server/forms.js';
 import type { WebEndpoints } from '../../../../src/runtime/web/web-steps.js';
-import { postChunked, send, serveSteps, type StepServer } from '../../../harness/http-steps.js';
+import { postChunked, send, serveWeb, type StepServer } from '../../../harness/http-steps.js';
 
 /** Endpoints at /form (the sign-in forms' reader, 16 KiB at most), /cookies and /events. */
 function endpoints(events: { cancelled: boolean }): WebEndpoints {
@@ -33,13 +32,25 @@ function endpoints(events: { cancelled: boolean }): WebEndpoints {
   };
 }
 
+/** The endpoints served through the Node adapter, as the web core serves the sign-in's. */
+function serveEndpoints(served: WebEndpoints): Promise<StepServer> {
+  return serveWeb({
+    fetch(request, info) {
+      const url = new URL(request.url);
+      return served.serves(url.pathname)
+        ? served.answer(request, url, info.remoteAddr.hostname)
+        : Promise.resolve(new Response(null, { status: 404 }));
+    },
+  });
+}
+
 describe('node:http as a web Request and Response (node-web.ts)', () => {
   let server: StepServer | undefined;
   afterEach(() => server?.close());
   const events = { cancelled: false };
 
   it('streams a body to the endpoint, with its headers and the client address', async () => {
-    server = await serveSteps(nodeStepOf(endpoints(events)));
+    server = await serveEndpoints(endpoints(events));
     const answer = await send(server.port, {
       method: 'POST',
       path: '/form',
@@ -51,20 +62,20 @@ describe('node:http as a web Request and Response (node-web.ts)', () => {
   });
 
   it('answers a chunked body over the endpoint’s limit, and closes the connection rather than read the rest', async () => {
-    server = await serveSteps(nodeStepOf(endpoints(events)));
+    server = await serveEndpoints(endpoints(events));
     const answer = await postChunked(server.port, '/form', 'application/x-www-form-urlencoded', 1_000_000);
     expect(answer).toEqual({ status: 413, connection: 'close', text: 'form too large' });
   });
 
   it('keeps each Set-Cookie apart', async () => {
-    server = await serveSteps(nodeStepOf(endpoints(events)));
+    server = await serveEndpoints(endpoints(events));
     const answer = await send(server.port, { path: '/cookies' });
     expect(answer.status).toBe(204);
     expect(answer.headers['set-cookie']).toEqual(['a=1; Path=/', 'b=2; Path=/']);
   });
 
   it('writes an event stream as it comes, and cancels it when the client goes', async () => {
-    server = await serveSteps(nodeStepOf(endpoints(events)));
+    server = await serveEndpoints(endpoints(events));
     const port = server.port;
     const first = await new Promise<string>((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port, path: '/events' }, (res) => {
