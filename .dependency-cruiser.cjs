@@ -79,6 +79,14 @@ module.exports = {
       to: { path: NODE_ONLY_PATH, dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'] },
     },
     {
+      name: 'web-core-loads-no-node-only-module',
+      severity: 'error',
+      comment:
+        'The web core (src/runtime/web/) is the request path of every platform, Node included: it may not load a NODE_ONLY module even by import(); Node-only behaviour stays in the adapter (src/runtime/http/listener.ts, node-web.ts) and reaches the core through WebCoreInput.',
+      from: { path: '^src/runtime/web/' },
+      to: { path: NODE_ONLY_PATH, dependencyTypesNot: ['type-only', 'type-import'] },
+    },
+    {
       name: 'no-cycles',
       severity: 'error',
       comment: 'A cycle makes load order matter and hides which module owns a concept.',
