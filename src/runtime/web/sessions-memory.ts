@@ -1,6 +1,6 @@
 // 2025-era Streamable HTTP sessions kept in this process's memory, behind the interface Cloudflare's
 // Durable Objects are routed through (sessions-durable.ts): for a server whose one process answers
-// every request of a session (Node behind the web core, docs/node-adapter-plan.md). Each session is
+// every request of a session (Node behind the web core, http/listener.ts). Each session is
 // one object of sessions-durable.ts, its idle alarm a timer. As a session opens, it is counted
 // against --max-sessions (503) and, by its client's address, --max-sessions-per-client (429),
 // shared with the legacy SSE sessions (http/sessions.ts).

@@ -1,4 +1,4 @@
-// The web core as the Node server will serve it (docs/node-adapter-plan.md): on a real node:http
+// The web core as the Node server serves it (http/listener.ts): on a real node:http
 // listener through the Node adapter (node-web.ts). Made from settings read elsewhere
 // (createWebCore), its readiness probe says when the server drains, as Node's does
 // (http/health.ts). 2025-era sessions kept in memory (sessions-memory.ts), with the official SDK
@@ -181,7 +181,7 @@ function openStream(url: string, sessionId: string | undefined, stop: AbortContr
   return fetch(`${url}/mcp`, { headers, signal: stop.signal });
 }
 
-describe("the web core keeps Node's answers where they differed (docs/node-adapter-plan.md, step 4)", () => {
+describe("the web core keeps Node's answers where they differed from the other platforms", () => {
   let listener: StepServer | undefined;
   let served: Awaited<ReturnType<typeof serveCore>> | undefined;
   const clients: Client[] = [];
