@@ -40,10 +40,8 @@ const NODE_ONLY = [
   // the package where the platform's entry hands over no compiled module.
   'src/runtime/code-mode/sandbox-worker\\.ts',
   'src/runtime/code-mode/engine-file\\.ts',
-  // The Node server's adapter from node:http to the sign-in endpoints' web handlers, the token
-  // store in a file (node:fs), and client ID metadata documents fetched with the address check
-  // made as the connection is (node:https): the platforms use their KV stores and fetch.
-  'src/runtime/http/web-endpoints\\.ts',
+  // The token store in a file (node:fs), and client ID metadata documents fetched with the address
+  // check made as the connection is (node:https): the platforms use their KV stores and fetch.
   'src/runtime/oauth/authorization-server/token-store-file\\.ts',
   'src/runtime/oauth/authorization-server/client-documents-node\\.ts',
 ];
@@ -79,6 +77,14 @@ module.exports = {
       comment: 'A module of NODE_ONLY loads only where the platform chooses it: reach it with import() (a type import is fine).',
       from: { path: '^src/(runtime|contract)/', pathNot: NODE_ONLY_PATH },
       to: { path: NODE_ONLY_PATH, dependencyTypesNot: ['dynamic-import', 'type-only', 'type-import'] },
+    },
+    {
+      name: 'web-core-loads-no-node-only-module',
+      severity: 'error',
+      comment:
+        'The web core (src/runtime/web/) is the request path of every platform, Node included: it may not load a NODE_ONLY module even by import(); Node-only behaviour stays in the adapter (src/runtime/http/listener.ts, node-web.ts) and reaches the core through WebCoreInput.',
+      from: { path: '^src/runtime/web/' },
+      to: { path: NODE_ONLY_PATH, dependencyTypesNot: ['type-only', 'type-import'] },
     },
     {
       name: 'no-cycles',

@@ -132,23 +132,22 @@ async function serve(
 }
 
 type Start<T> = (factory: ServerFactory, config: ServerConfig, log: Logger, service: Lazy<Service>) => Promise<T>;
-type Endpoints = (factory: ServerFactory, config: ServerConfig, log: Logger, service: Service) => Promise<HttpEndpoints>;
-
-const streamableHttp: Endpoints = async (factory, config, log, service) =>
-  (await import('./http/streamable.js')).streamableEndpoints(factory, config, log, service.streamsMidCall);
 /** Legacy HTTP+SSE (protocol 2024-11-05), all in sse.ts: the deprecated server-legacy package loads only with it. */
-const legacySse: Endpoints = async (factory, config, log) => (await import('./transports/sse.js')).sseEndpoints(factory, config, log);
+const legacySse = async (factory: ServerFactory, config: ServerConfig, log: Logger): Promise<HttpEndpoints> =>
+  (await import('./transports/sse.js')).sseEndpoints(factory, config, log);
 
 /**
- * One HTTP listener serving these endpoints, each set created in the order given. The table is
- * loaded first: a server that listens (and says it is ready) answers every request at once.
+ * One HTTP listener: the web core, with Streamable HTTP at /mcp and legacy HTTP+SSE as chosen.
+ * The table is loaded first: a server that listens (and says it is ready) answers every request at once.
  */
-function overHttp(...endpointSets: Endpoints[]): Start<void> {
-  return async (factory, config, log, lazy) => {
-    const service = await lazy.get();
-    const endpoints: HttpEndpoints[] = [];
-    for (const create of endpointSets) endpoints.push(await create(factory, config, log, service));
-    await (await import('./http/listener.js')).listen(config, log, endpoints, service);
+function overHttp(served: { streamable: boolean; legacy: boolean }): Start<void> {
+  return async (factory, config, log, service) => {
+    await service.get();
+    const legacy = served.legacy ? await legacySse(factory, config, log) : undefined;
+    const serving = { factory, service };
+    await (
+      await import('./http/listener.js')
+    ).listen(config, log, { serving, streamable: served.streamable, ...(legacy ? { legacy } : {}) });
   };
 }
 
@@ -158,10 +157,10 @@ function overHttp(...endpointSets: Endpoints[]): Start<void> {
  */
 const TRANSPORTS: Record<TransportName, Start<void>> = {
   stdio: async (factory, _config, log) => (await import('./transports/stdio.js')).startStdio(factory, log),
-  http: overHttp(streamableHttp),
+  http: overHttp({ streamable: true, legacy: false }),
   // Dropping legacy SSE: these two entries, legacySse, sse.ts, and the two names in config.ts.
-  sse: overHttp(legacySse),
-  'http+sse': overHttp(streamableHttp, legacySse),
+  sse: overHttp({ streamable: false, legacy: true }),
+  'http+sse': overHttp({ streamable: true, legacy: true }),
 };
 
 /** A shared --operation-store or a --token-store Node does not serve, or its key's fault (store/setting.ts, loaded only then). */

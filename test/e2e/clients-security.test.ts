@@ -113,15 +113,16 @@ const initialize = (url: string, localAddress: string) => send(url, { headers: J
 function openSse(
   url: string,
   localAddress: string,
-): Promise<{ status: number; body: () => string; ended: () => boolean; close: () => void }> {
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: () => string; ended: () => boolean; close: () => void }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/sse`, { headers: { accept: 'text/event-stream' }, localAddress, agent: false }, (res) => {
+    const req = request(`${url}/sse`, { headers: { accept: 'text/event-stream', ...headers }, localAddress, agent: false }, (res) => {
       let body = '';
       let ended = false;
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
       res.on('close', () => (ended = true));
-      resolve({ status: res.statusCode ?? 0, body: () => body, ended: () => ended, close: () => req.destroy() });
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, body: () => body, ended: () => ended, close: () => req.destroy() });
     });
     req.on('error', reject);
     req.end();
@@ -508,6 +509,36 @@ describe('CORS *', () => {
     expect(post.status).toBe(200);
     expect(post.headers['access-control-allow-origin']).toBe('*');
     expect(post.headers['mcp-session-id']).toBeTruthy();
+  });
+
+  it('legacy HTTP+SSE answers a listed origin with the CORS headers /mcp has: preflight, stream and message', async () => {
+    const server = await serve('sse', ['--cors-origins', 'https://web.example', '--auth-token', 'secret']);
+    const origin = 'https://web.example';
+    const preflight = await send(server.url, {
+      method: 'OPTIONS',
+      path: '/messages',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe(origin);
+    const stream = await openSse(server.url, '127.0.0.1', { origin, authorization: 'Bearer secret' });
+    try {
+      expect(stream.status).toBe(200);
+      expect(stream.headers['access-control-allow-origin']).toBe(origin);
+      await expect.poll(() => /event: endpoint\ndata: (\S+)/.exec(stream.body())?.[1], { timeout: 5_000 }).toBeTruthy();
+      const endpoint = /event: endpoint\ndata: (\S+)/.exec(stream.body())?.[1] as string;
+      const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+      const posted = await send(server.url, {
+        path: endpoint,
+        headers: { ...JSON_HEADERS, origin, authorization: 'Bearer secret' },
+        body: ping,
+      });
+      expect(posted.status).toBe(202);
+      expect(posted.headers['access-control-allow-origin']).toBe(origin);
+      expect(posted.headers['access-control-expose-headers']).toContain('Mcp-Session-Id');
+    } finally {
+      stream.close();
+    }
   });
 });
 

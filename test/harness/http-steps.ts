@@ -1,9 +1,10 @@
-// Pieces of the HTTP request pipeline served alone by a real node:http server on 127.0.0.1,
+// Steps of the web core's request path served alone by a real node:http server on 127.0.0.1,
 // and a raw client that sends any header (fetch forbids Host and adds its own).
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jsonRpcError, sendJson } from '../../src/runtime/http/answer.js';
-import { pipeline, type HttpStep } from '../../src/runtime/http/pipeline.js';
+import { clientAddress } from '../../src/runtime/http/connections.js';
+import { NodeExchange, requestUrl } from '../../src/runtime/http/node-web.js';
+import type { WebContext, WebStep } from '../../src/runtime/web/web-steps.js';
 import type { Logger } from '../../src/runtime/start/log.js';
 
 export interface StepServer {
@@ -12,19 +13,38 @@ export interface StepServer {
   close(): Promise<void>;
 }
 
-/** Serves the steps; a request that passes them all is answered 200 `{ passed: true, body }`. */
-export async function serveSteps(...steps: HttpStep[]): Promise<StepServer> {
-  const passed: HttpStep = ({ res, body }) => {
-    sendJson(res, 200, { passed: true, body });
-    return false;
-  };
-  const serve = pipeline([...steps, passed]);
-  const server = createServer((req, res) => {
-    serve({ req, res, url: new URL(req.url ?? '/', 'http://localhost') }).catch((error: unknown) =>
-      jsonRpcError(res, 500, -32603, (error as Error).message),
-    );
+/**
+ * Serves web steps (web/web-steps.ts) in order through the Node adapter, as the core runs them;
+ * a request that passes them all is answered 200 `{ passed: true, body }`.
+ */
+export function serveWebSteps(...steps: WebStep[]): Promise<StepServer> {
+  return serveWeb({
+    async fetch(request, info) {
+      const url = new URL(request.url);
+      const context: WebContext = { address: info.remoteAddr.hostname };
+      for (const step of steps) {
+        const answered = await step(request, url, context);
+        if (answered !== undefined) return answered;
+      }
+      return Response.json({ passed: true, body: context.body });
+    },
   });
-  return listenLocally(server);
+}
+
+/** A web handler (the web core) served on 127.0.0.1 through the Node adapter (node-web.ts), told each client's address. */
+export function serveWeb(handler: {
+  fetch(request: Request, info: { remoteAddr: { hostname: string } }): Promise<Response>;
+}): Promise<StepServer> {
+  return listenLocally(
+    createServer((req, res) => {
+      const exchange = new NodeExchange(req, res);
+      // As the listener makes it: the Host's name, the port the connection came in on.
+      const url = requestUrl(req.url, req.headers.host, req.socket.localPort) as URL;
+      void handler
+        .fetch(exchange.request(url), { remoteAddr: { hostname: clientAddress(req.socket) } })
+        .then((answer) => exchange.write(answer));
+    }),
+  );
 }
 
 export async function listenLocally(server: Server): Promise<StepServer> {
@@ -69,6 +89,26 @@ export function send(port: number, { method = 'GET', path = '/', headers = {}, b
     });
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/** Sends a chunked POST (no Content-Length) of `size` bytes, and what comes back (status, Connection, text), or the socket's error. */
+export function postChunked(
+  port: number,
+  path: string,
+  contentType: string,
+  size: number,
+): Promise<{ status: number; connection: string | undefined; text: string } | Error> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': contentType } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, text }));
+    });
+    req.on('error', (error) => resolve(error));
+    const chunk = 'x'.repeat(8_192);
+    for (let sent = 0; sent < size; sent += chunk.length) req.write(chunk);
+    req.end();
   });
 }
 

@@ -11,6 +11,9 @@ import type { HttpEndpoints } from './endpoints.js';
 import type { Logger } from '../start/log.js';
 import { flushTelemetry } from '../observe/observe.js';
 
+/** What closes after the calls in flight: the core's sessions, legacy SSE's streams (whose calls it counts). */
+type Closing = Pick<HttpEndpoints, 'close' | 'pendingCalls'>;
+
 type DrainSettings = Pick<ServerConfig, 'drainDelayMs' | 'shutdownGraceMs'>;
 
 export class Drain {
@@ -50,12 +53,12 @@ export class Drain {
     return true;
   }
 
-  stopOnSignals(server: HttpServer, endpoints: readonly HttpEndpoints[]): void {
+  stopOnSignals(server: HttpServer, endpoints: readonly Closing[]): void {
     process.once('SIGTERM', () => this.stop('SIGTERM', server, endpoints));
     process.once('SIGINT', () => this.stop('SIGINT', server, endpoints));
   }
 
-  stop(signal: string, server: HttpServer, endpoints: readonly HttpEndpoints[]): void {
+  stop(signal: string, server: HttpServer, endpoints: readonly Closing[]): void {
     if (this.draining) return;
     this.draining = true;
     const { drainDelayMs } = this.settings;
@@ -64,7 +67,7 @@ export class Drain {
     setTimeout(() => this.drain(signal, server, endpoints), drainDelayMs);
   }
 
-  private drain(signal: string, server: HttpServer, endpoints: readonly HttpEndpoints[]): void {
+  private drain(signal: string, server: HttpServer, endpoints: readonly Closing[]): void {
     this.stopping = true;
     setTimeout(() => this.exit(0), this.settings.shutdownGraceMs).unref(); // grace is over
     server.close(() => this.exit(0)); // no new connections; exit once every one has ended
@@ -87,7 +90,7 @@ export class Drain {
     }
   }
 
-  private async closeWhenIdle(server: HttpServer, endpoints: readonly HttpEndpoints[]): Promise<void> {
+  private async closeWhenIdle(server: HttpServer, endpoints: readonly Closing[]): Promise<void> {
     const busy = () => this.inFlight.size > 0 || endpoints.some((e) => (e.pendingCalls?.() ?? 0) > 0);
     while (busy()) await new Promise((resolve) => setTimeout(resolve, 20));
     await Promise.allSettled(endpoints.map((e) => e.close()));

@@ -1,97 +1,86 @@
-// The HTTP listener both HTTP transports share: the server's timeouts, the one place where
-// the request pipeline is composed, connection slots, and the drain on SIGTERM/SIGINT.
+// The HTTP listener both HTTP transports share: node:http around the web core (web/web-server.ts),
+// which answers every request as it does on the other platforms. What is Node's own stays here:
+// the server's timeouts, connection slots, the drain on SIGTERM/SIGINT, a request target that is
+// no URL, and legacy HTTP+SSE, which the core guards and hands back (passOn) to be served on req/res.
 
-import { createServer, type Server as HttpServer, type ServerOptions } from 'node:http';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerOptions, type ServerResponse } from 'node:http';
 import type { ServerConfig } from '../start/config.js';
-import { shareConnectionSlots } from './connections.js';
+import { clientAddress, shareConnectionSlots } from './connections.js';
 import { jsonRpcError } from './answer.js';
-import { bearerAuth, warnIfOpen } from './auth-token.js';
-import { jsonBody } from './body.js';
-import { cors } from './cors.js';
+import { warnIfOpen } from './auth-token.js';
 import { Drain } from './drain.js';
-import { describeAll, routeTo, type HttpEndpoints } from './endpoints.js';
-import { hostOriginGuard } from './guard.js';
-import { healthCheck } from './health.js';
-import { pipeline, type HttpStep } from './pipeline.js';
+import type { HttpEndpoints } from './endpoints.js';
+import { NodeExchange, requestUrl } from './node-web.js';
 import type { Logger } from '../start/log.js';
-import type { ResourceServerSteps } from '../oauth/resource-server/resource-server.js';
-import type { ScopePolicy } from '../mcp/tool-scopes.js';
-import type { ToolTable } from '../../contract/table.js';
+import type { Serving } from '../start/serving.js';
+import { createWebCore, type PassOn } from '../web/web-server.js';
+import { memorySessions } from '../web/sessions-memory.js';
 
-/** What the endpoints serve, as the resource server's checks need it (--oauth-issuer). */
+/** What one listener serves: Streamable HTTP at /mcp (the core), legacy HTTP+SSE (on req/res), or both. */
 export interface Served {
-  table: ToolTable;
-  /** Set when the server is an OAuth resource server. */
-  policy?: ScopePolicy;
+  serving: Serving;
+  streamable: boolean;
+  legacy?: HttpEndpoints;
 }
 
-export async function listen(config: ServerConfig, log: Logger, endpoints: HttpEndpoints[], served: Served): Promise<HttpServer> {
+export async function listen(config: ServerConfig, log: Logger, served: Served): Promise<HttpServer> {
   warnIfOpen(config, log);
   const drain = new Drain(config, log);
-  const oauth = await resourceServerSteps(config, served, log);
-  const serve = pipeline(requestSteps(config, drain, endpoints, oauth));
+  const exchanges = new WeakMap<Request, { req: IncomingMessage; res: ServerResponse }>();
+  const sessions = memorySessions((state) => core.session(state), config);
+  const core = createWebCore({
+    platform: 'node',
+    config,
+    serving: served.serving,
+    log,
+    sessions,
+    draining: () => drain.isDraining,
+    mcp: served.streamable,
+    ...(served.legacy !== undefined ? { passOn: legacyPassOn(served.legacy, exchanges) } : {}),
+  });
   const server = createServer(serverOptions(config), (req, res) => {
     if (!drain.admit(req, res)) return;
-    const url = requestUrl(req.url);
+    const url = requestUrl(req.url, req.headers.host, req.socket.localPort);
     if (url === undefined) return jsonRpcError(res, 400, -32600, 'Bad request: the request target is not a valid URL');
-    serve({ req, res, url }).catch((error: unknown) => {
-      log.error(`${req.method} ${url.pathname}: ${(error as Error).message}`);
-      jsonRpcError(res, 500, -32603, 'Internal server error');
-    });
+    const exchange = new NodeExchange(req, res);
+    const request = exchange.request(url);
+    exchanges.set(request, { req, res });
+    core
+      .fetch(request, { remoteAddr: { hostname: clientAddress(req.socket) } })
+      .then((answer) => (res.headersSent ? undefined : exchange.write(answer)))
+      .catch((error: unknown) => {
+        log.error(`${req.method} ${url.pathname}: ${(error as Error).message}`);
+        jsonRpcError(res, 500, -32603, 'Internal server error');
+      });
   });
   shareConnectionSlots(server, config, log);
   const port = await listenOn(server, config);
   const origin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  log.notice(`serving MCP on ${origin}: ${describeAll(endpoints)}`);
-  drain.stopOnSignals(server, endpoints);
+  const describe = [
+    served.streamable ? `Streamable HTTP at /mcp${config.stateless ? ' (stateless)' : ''}` : undefined,
+    served.legacy?.describe,
+  ];
+  log.notice(`serving MCP on ${origin}: ${describe.filter(Boolean).join('; ')}`);
+  drain.stopOnSignals(server, [{ close: () => core.close() }, ...(served.legacy !== undefined ? [served.legacy] : [])]);
   return server;
 }
 
 /**
- * The request target as a URL, or undefined when it cannot be one (`GET http://[`): node:http
- * passes any target through, and a throw here would end the whole server.
+ * Legacy HTTP+SSE past the core's steps: its endpoints answer on the exchange's req/res, with
+ * the body the core parsed and the caller's token (as `req.auth`, which sse.ts reads); the core's
+ * Response is then not written (the listener sees the head already sent).
  */
-function requestUrl(target: string | undefined): URL | undefined {
-  try {
-    return new URL(target ?? '/', 'http://localhost');
-  } catch {
-    return undefined;
-  }
-}
-
-/** The OAuth resource server's steps, loaded (with jose) only when --oauth-issuer is set. */
-async function resourceServerSteps(config: ServerConfig, served: Served, log: Logger): Promise<ResourceServerSteps | undefined> {
-  const { oauth } = config;
-  if (oauth === undefined || served.policy === undefined) return undefined;
-  return (await import('../oauth/resource-server/resource-server.js')).resourceServer(
-    { ...config, oauth },
-    { table: served.table, policy: served.policy },
-    log,
-  );
-}
-
-/**
- * Every request's way, in order. The readiness probe comes first: a balancer's probe carries
- * neither a listed host name nor the token; the OAuth metadata is public, for any origin. A
- * body is read only from a request let in; a tool call's scopes are checked once it is read.
- */
-export function requestSteps(
-  config: ServerConfig,
-  drain: Drain,
-  endpoints: readonly HttpEndpoints[],
-  oauth?: ResourceServerSteps,
-): HttpStep[] {
-  return [
-    healthCheck(() => drain.isDraining),
-    ...(oauth ? [oauth.metadata] : []),
-    ...(oauth?.authorization ? [oauth.authorization] : []),
-    cors(config.corsOrigins),
-    hostOriginGuard(config),
-    oauth ? oauth.gate : bearerAuth(config.authToken),
-    jsonBody(config.maxRequestBytes),
-    ...(oauth ? [oauth.scopes] : []),
-    routeTo(endpoints),
-  ];
+function legacyPassOn(legacy: HttpEndpoints, exchanges: WeakMap<Request, { req: IncomingMessage; res: ServerResponse }>): PassOn {
+  return {
+    describe: legacy.describe,
+    async answer(request, url, context) {
+      const exchange = exchanges.get(request);
+      if (exchange === undefined) return undefined;
+      if (context.auth !== undefined) (exchange.req as IncomingMessage & { auth?: unknown }).auth = context.auth;
+      for (const [name, value] of Object.entries(context.corsHeaders ?? {})) exchange.res.setHeader(name, value);
+      return (await legacy.handle(exchange.req, exchange.res, url, context.body)) ? new Response(null, { status: 204 }) : undefined;
+    },
+  };
 }
 
 function serverOptions(config: ServerConfig): ServerOptions {

@@ -32,32 +32,36 @@ export class CountByAddress {
 
 const sessionsByClient = new CountByAddress();
 
-/**
- * Counts a new session against the requesting client, given the `open` sessions of its
- * transport, or answers 503 (server full) or 429 (client full) and returns undefined. Call
- * `releaseSession` with the returned key when the session ends.
- */
+/** sessionRefusal for a node:http request: answers the refusal itself and returns undefined then, else the client's key. */
 export function claimSession(
   req: IncomingMessage,
   res: ServerResponse,
   config: Pick<ServerConfig, 'maxSessions' | 'maxSessionsPerClient'>,
   open: number,
 ): string | undefined {
-  if (open >= config.maxSessions) {
-    jsonRpcError(res, 503, -32000, `Too many open sessions (${config.maxSessions}); close one or try later`);
-    return undefined;
-  }
   const client = clientAddress(req.socket);
-  if (!sessionsByClient.take(client, config.maxSessionsPerClient)) {
-    jsonRpcError(
-      res,
-      429,
-      -32000,
-      `Too many open sessions from ${client} (${config.maxSessionsPerClient}); close one (DELETE /mcp, or end the SSE stream) or wait for it to go idle`,
-    );
-    return undefined;
-  }
-  return client;
+  const refused = sessionRefusal(client, config, open);
+  if (refused === undefined) return client;
+  jsonRpcError(res, refused.status, -32000, refused.message);
+  return undefined;
+}
+
+/**
+ * Counts a new session of `client` (its address), given the `open` sessions of its transport;
+ * or why it cannot open: 503 (server full) or 429 (client full). Call `releaseSession` with
+ * `client` when a counted session ends.
+ */
+export function sessionRefusal(
+  client: string,
+  config: Pick<ServerConfig, 'maxSessions' | 'maxSessionsPerClient'>,
+  open: number,
+): { status: 503 | 429; message: string } | undefined {
+  if (open >= config.maxSessions) return { status: 503, message: `Too many open sessions (${config.maxSessions}); close one or try later` };
+  if (sessionsByClient.take(client, config.maxSessionsPerClient)) return undefined;
+  return {
+    status: 429,
+    message: `Too many open sessions from ${client} (${config.maxSessionsPerClient}); close one (DELETE /mcp, or end the SSE stream) or wait for it to go idle`,
+  };
 }
 
 export function releaseSession(client: string): void {

@@ -2,7 +2,7 @@
 // is loaded, so that a feature's module (confirm.ts, long-running.ts, tasks.ts) is imported then
 // only when something uses it, and a plain table never loads it.
 
-import type { ConfirmSetting } from './config.js';
+import type { ConfirmSetting, ServerConfig } from './config.js';
 import type { ToolSpec, ToolTable } from '../../contract/table.js';
 import { EXECUTE, INVOKE, OPERATION_STATUS } from '../../contract/meta-tools.js';
 
@@ -49,4 +49,18 @@ export function streamsMidCall(table: ToolTable, setting: ConfirmSetting): (mess
     return mayTalk(byName.get(params.name), progress);
   };
   return (message) => (Array.isArray(message) ? message.some(one) : one(message));
+}
+
+/**
+ * Whether any call may first ask the client to open a link (linking the user's API account,
+ * oauth/upstream-accounts/link.ts): with --oauth-api-client-id under another authorization server. Every
+ * tools/call of a 2025 session is then answered on its own stream, where the question travels.
+ */
+export function linksAccounts(config: Pick<ServerConfig, 'oauth'>): boolean {
+  return config.oauth?.signIn !== undefined && config.oauth.tokenCheck !== 'self';
+}
+
+/** Whether a request, or a batch, has a tools/call. */
+export function callsATool(message: unknown): boolean {
+  return Array.isArray(message) ? message.some(callsATool) : (message as { method?: unknown } | null)?.method === 'tools/call';
 }

@@ -4,7 +4,7 @@
 
 import type { ServerConfig, ToolMode } from './config.js';
 import { createExecutor } from '../call/executor.js';
-import { streamsMidCall } from './optional-features.js';
+import { callsATool, linksAccounts, streamsMidCall } from './optional-features.js';
 import type { Hooks } from '../hooks-api.js';
 import type { Attach } from '../mcp/server-instances.js';
 import type { Logger } from './log.js';
@@ -56,7 +56,12 @@ export async function createService(whole: ToolTable, config: ServerConfig, hook
   };
   const attach = await attachHandlers(table, executor, credentialReader(config.authFromHeaders), options, choices.offers);
   warnIfListingTooLong(table, choices, log);
-  return { table, ...(policy ? { policy } : {}), attach, streamsMidCall: streamsMidCall(table, config.confirm) };
+  return {
+    table,
+    ...(policy ? { policy } : {}),
+    attach,
+    streamsMidCall: linksAccounts(config) ? callsATool : streamsMidCall(table, config.confirm),
+  };
 }
 
 /** Tasks in the store --operation-store names, when it is not memory: the replicas then share them as they share handles. */

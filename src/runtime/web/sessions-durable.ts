@@ -6,12 +6,19 @@
 // without a session (2026-07-28, and 2025-era requests other than initialize) stay stateless in
 // the Worker.
 
-import { classifyInboundRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type HandleRequestOptions,
+  type WebStandardStreamableHTTPServerTransportOptions,
+} from '@modelcontextprotocol/server';
 import { callerIdentity } from '../http/sessions.js';
 import type { ServerFactory } from '../mcp/server-instances.js';
 import type { ServerConfig } from '../start/config.js';
 import type { Logger } from '../start/log.js';
 import { jsonRpcRefusal, type WebContext } from './web-steps.js';
+import { SplitSessionTransport, type StreamsMidCall } from './split-session-transport.js';
 
 /** The Durable Object namespace bound as MCP_SESSIONS (wrangler.jsonc), as far as the routing uses it. */
 export interface SessionObjects {
@@ -24,12 +31,16 @@ export interface SessionObjects {
 export interface SessionObjectState {
   id: { toString(): string };
   storage: { setAlarm(scheduledTime: number): Promise<void>; deleteAlarm(): Promise<void> };
+  /** Told when the session ends (DELETE, idle, a failed initialize): a store in memory then forgets the object (sessions-memory.ts). */
+  ended?(): void;
 }
 
 /** The object's handlers, which the Durable Object class of the Worker's entry calls. */
 export interface SessionObjectHandlers {
   fetch(request: Request): Promise<Response>;
   alarm(): Promise<void>;
+  /** Ends the session now, whatever it is doing: the server is stopping. */
+  close?(): Promise<void>;
 }
 
 /**
@@ -41,6 +52,8 @@ const FORWARDED = 'x-mcp-gen-session';
 interface Forwarded {
   /** A 2025-era initialize, sent to a new object: the only request that opens a session. */
   opens: boolean;
+  /** The client's address, for a cap on the sessions one client opens (sessions-memory.ts). */
+  address?: string;
   auth?: Omit<AuthInfo, 'resource'> & { resource?: string };
 }
 
@@ -70,7 +83,12 @@ function objectId(objects: SessionObjects, sessionId: string): { toString(): str
 
 /** Whether a POST is a 2025-era initialize, as the SDK's own classifier (createMcpHandler's) decides the era. */
 function opensSession(request: Request, body: unknown): boolean {
-  if (request.method !== 'POST' || (body as { method?: unknown } | null)?.method !== 'initialize') return false;
+  return (body as { method?: unknown } | null)?.method === 'initialize' && isLegacyPost(request, body);
+}
+
+/** Whether a request is a 2025-era POST, as the SDK's own classifier (createMcpHandler's) decides the era. */
+export function isLegacyPost(request: Request, body: unknown): boolean {
+  if (request.method !== 'POST') return false;
   const header = (name: string) => request.headers.get(name) ?? undefined;
   const inbound = {
     httpMethod: 'POST',
@@ -86,22 +104,23 @@ function opensSession(request: Request, body: unknown): boolean {
 function forwarded(request: Request, context: WebContext, opens: boolean): Request {
   const headers = new Headers(request.headers);
   const auth = context.auth === undefined ? undefined : { ...context.auth, resource: context.auth.resource?.href };
-  headers.set(FORWARDED, JSON.stringify({ opens, ...(auth !== undefined ? { auth } : {}) } satisfies Forwarded));
+  const forwarded: Forwarded = { opens, address: context.address, ...(auth !== undefined ? { auth } : {}) };
+  headers.set(FORWARDED, JSON.stringify(forwarded));
   headers.delete('content-length');
   const body = request.method === 'POST' ? JSON.stringify(context.body) : null;
   return new Request(request.url, { method: request.method, headers, body });
 }
 
 /** What the Worker forwarded with a request, the token's resource a URL again. */
-function readForwarded(request: Request): { opens: boolean; auth: AuthInfo | undefined } {
-  const { opens, auth } = JSON.parse(request.headers.get(FORWARDED) ?? '{"opens":false}') as Forwarded;
-  if (auth === undefined) return { opens, auth: undefined };
+export function readForwarded(request: Request): { opens: boolean; address: string; auth: AuthInfo | undefined } {
+  const { opens, address = 'unknown', auth } = JSON.parse(request.headers.get(FORWARDED) ?? '{"opens":false}') as Forwarded;
+  if (auth === undefined) return { opens, address, auth: undefined };
   const { resource, ...rest } = auth;
-  return { opens, auth: { ...rest, ...(resource !== undefined ? { resource: new URL(resource) } : {}) } };
+  return { opens, address, auth: { ...rest, ...(resource !== undefined ? { resource: new URL(resource) } : {}) } };
 }
 
 /** An unknown, ended or foreign session: the client opens a new one (Streamable HTTP, "Session Management"). */
-const sessionNotFound = () => jsonRpcRefusal(404, -32001, 'Session not found');
+export const sessionNotFound = () => jsonRpcRefusal(404, -32001, 'Session not found');
 
 const sessionRequired = (method: string) =>
   jsonRpcRefusal(
@@ -120,13 +139,20 @@ type SessionSettings = Pick<ServerConfig, 'sessionIdleMs' | 'sseKeepAliveMs' | '
  */
 export function sessionObject(
   state: SessionObjectState,
-  serving: { factory: ServerFactory; config: SessionSettings; log: Logger },
+  serving: {
+    factory: ServerFactory;
+    config: SessionSettings;
+    log: Logger;
+    streams: () => Promise<StreamsMidCall>;
+    /** A second GET stream: refused 409 by the SDK (Node), or replacing the first (Cloudflare: a client's drop is not seen). */
+    secondStream?: 'conflict' | 'replace';
+  },
 ): SessionObjectHandlers {
-  return new DurableSession(state, serving.factory, serving.config, serving.log);
+  return new DurableSession(state, serving.factory, serving.config, serving.log, serving.streams, serving.secondStream ?? 'replace');
 }
 
 class DurableSession implements SessionObjectHandlers {
-  private transport: WebStandardStreamableHTTPServerTransport | undefined;
+  private transport: WebSessionTransport | undefined;
   private identity: string | undefined;
   private lastSeen = 0;
   /** Requests being answered, GET streams aside: a session busy with a call is not idle. */
@@ -137,6 +163,9 @@ class DurableSession implements SessionObjectHandlers {
     private readonly factory: ServerFactory,
     private readonly config: SessionSettings,
     private readonly log: Logger,
+    /** Which POSTs may talk (the table's service knows), asked as a session opens. */
+    private readonly streams: () => Promise<StreamsMidCall>,
+    private readonly secondStream: 'conflict' | 'replace',
   ) {}
 
   async fetch(request: Request): Promise<Response> {
@@ -145,12 +174,10 @@ class DurableSession implements SessionObjectHandlers {
     // Another caller's session answers as an unknown one: nothing tells it the id exists.
     if (opens || this.transport === undefined || this.identity !== callerIdentity(auth)) return sessionNotFound();
     this.lastSeen = Date.now();
-    // A new GET replaces the session's stream (the SDK keeps one): the object is not told when a
-    // client behind the Worker goes, so a client reconnecting after a drop would find it taken.
-    if (request.method === 'GET') {
-      this.transport.closeStandaloneSSEStream();
-      return this.transport.handleRequest(request, await options(request, auth));
-    }
+    // On Cloudflare a new GET replaces the session's stream (the SDK keeps one): the object is not told
+    // when a client behind the Worker goes, so a client reconnecting after a drop would find it taken.
+    if (request.method === 'GET' && this.secondStream === 'replace') this.transport.closeStandaloneSSEStream();
+    if (request.method === 'GET') return this.transport.handleRequest(request, await options(request, auth));
     return this.answerBusy(this.transport, request, auth);
   }
 
@@ -159,7 +186,7 @@ class DurableSession implements SessionObjectHandlers {
    * cancelled: an answer the transport gives only once the call is done must not leave the
    * call running uncounted, for the alarm to end the session under it.
    */
-  private async answerBusy(transport: WebStandardStreamableHTTPServerTransport, request: Request, auth: AuthInfo | undefined) {
+  private async answerBusy(transport: WebSessionTransport, request: Request, auth: AuthInfo | undefined) {
     this.busy++;
     const done = () => {
       this.busy--;
@@ -175,6 +202,10 @@ class DurableSession implements SessionObjectHandlers {
     return whenAnswered(answer, done);
   }
 
+  async close(): Promise<void> {
+    await this.transport?.close();
+  }
+
   /** Ends the session once unused for the idle time, or looks again when it may be. */
   async alarm(): Promise<void> {
     if (this.transport === undefined) return;
@@ -188,16 +219,20 @@ class DurableSession implements SessionObjectHandlers {
   }
 
   private async open(request: Request, auth: AuthInfo | undefined): Promise<Response> {
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => this.state.id.toString(),
-      maxRequestBodySize: this.config.maxRequestBytes,
-      keepAliveMs: this.config.sseKeepAliveMs,
-    });
+    const transport = new WebSessionTransport(
+      {
+        sessionIdGenerator: () => this.state.id.toString(),
+        maxRequestBodySize: this.config.maxRequestBytes,
+        keepAliveMs: this.config.sseKeepAliveMs,
+      },
+      await this.streams(),
+    );
     transport.onerror = (error) => this.log.debug(`session: ${error.message}`);
     // DELETE, the idle alarm, or a failed initialize: the object forgets the session.
     transport.onclose = () => {
       if (this.transport === transport) this.transport = undefined;
       void this.state.storage.deleteAlarm();
+      this.state.ended?.();
     };
     await this.factory('session').connect(transport);
     const answer = await transport.handleRequest(request, await options(request, auth));
@@ -211,6 +246,32 @@ class DurableSession implements SessionObjectHandlers {
     await this.state.storage.setAlarm(this.lastSeen + this.config.sessionIdleMs);
     this.log.debug(`session ${transport.sessionId} opened`);
     return answer;
+  }
+}
+
+/** A session's transport over the SDK's web-standard one: JSON unless the call may talk (split-session-transport.ts). */
+class WebSessionTransport extends SplitSessionTransport<WebStandardStreamableHTTPServerTransport> {
+  constructor(options: Omit<WebStandardStreamableHTTPServerTransportOptions, 'enableJsonResponse'>, streams: StreamsMidCall) {
+    super(
+      (use) =>
+        new WebStandardStreamableHTTPServerTransport(
+          use === 'session'
+            ? { ...options, enableJsonResponse: true }
+            : { sessionIdGenerator: undefined, enableJsonResponse: false, maxRequestBodySize: options.maxRequestBodySize },
+        ),
+      streams,
+    );
+  }
+
+  /** A request of this session (or the initialize that opens it). */
+  async handleRequest(request: Request, options: HandleRequestOptions): Promise<Response> {
+    if (!this.answersAlone(request.method, options.parsedBody)) return this.session.handleRequest(request, options);
+    const alone = await this.streamTransport();
+    return whenAnswered(await alone.handleRequest(request, options), () => this.endAlone(alone));
+  }
+
+  closeStandaloneSSEStream(): void {
+    this.session.closeStandaloneSSEStream();
   }
 }
 

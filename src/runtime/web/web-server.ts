@@ -6,7 +6,7 @@
 // initialize opens one there (sessions-durable.ts). In front of it the Node server's rules:
 // health, Host/Origin, no open server beyond loopback, the shared token.
 
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, WebStandardStreamableHTTPServerTransport, type HandleRequestOptions } from '@modelcontextprotocol/server';
 import { ConfigError, configFrom, type ServerConfig } from '../start/config.js';
 import type { Hooks } from '../hooks-api.js';
 import { createLogger, type Logger } from '../start/log.js';
@@ -17,6 +17,7 @@ import { unappliedSettingsNotice } from './node-only-settings.js';
 import { operationStoreProblem as storeProblem, tokenStoreProblem as tokenStoreProblemOn } from '../store/setting.js';
 import type { ScopePolicy } from '../mcp/tool-scopes.js';
 import {
+  isLegacyPost,
   routeToSession,
   sessionObject,
   type SessionObjectHandlers,
@@ -88,6 +89,54 @@ export function createWebServer(input: WebServerInput): WebServer {
   if (unapplied !== undefined) log.warn(unapplied);
   const summary = servedSummary(input, log);
   const serving = prepareServing(summary, () => input.table, input.hooks as Hooks, config, log);
+  const core = createWebCore({
+    platform: input.platform,
+    config,
+    serving,
+    log,
+    ...(input.sessions !== undefined ? { sessions: input.sessions } : {}),
+  });
+  return { address: { hostname: config.host, port: config.port }, fetch: core.fetch, session: core.session };
+}
+
+/** What the core serves with: on a platform read from its variables (createWebServer); on Node, from its command line. */
+export interface WebCoreInput {
+  platform: PlatformName;
+  config: ServerConfig;
+  serving: Serving;
+  log: Logger;
+  /** Where 2025-era sessions are kept (Cloudflare: Durable Objects; Node: memory, which `close` ends); none: stateless. */
+  sessions?: SessionObjects & { close?(): Promise<void> };
+  /** Whether the server is draining (Node, after SIGTERM): /healthz then answers 503, so that a balancer stops routing here. */
+  draining?: () => boolean;
+  /** A transport served outside the core (Node's legacy HTTP+SSE), given what the steps let through to its paths. */
+  passOn?: PassOn;
+  /** Whether Streamable HTTP is served at /mcp (not under Node's --transport sse). */
+  mcp?: boolean;
+}
+
+/**
+ * Endpoints the core does not serve itself but guards as /mcp (Host/Origin, the token or OAuth's
+ * gate, the body, the scopes): Node's legacy HTTP+SSE, which writes to a node:http response.
+ */
+export interface PassOn {
+  /** What it serves, for the 404 that names every endpoint. */
+  describe: string;
+  /** Its answer to a request past the steps, or undefined for a path it does not serve. */
+  answer(request: Request, url: URL, context: WebContext): Promise<Response | undefined>;
+}
+
+export interface WebCore extends Pick<WebServer, 'fetch' | 'session'> {
+  /** Ends the sessions kept here and the SDK handler's streams: the server stops (Node, once its calls have finished). */
+  close(): Promise<void>;
+}
+
+/**
+ * The handler itself, (Request) → Response, once its settings are known: health and CORS, the
+ * steps (requestSteps), then 2025-era sessions where they are kept and the SDK's handler.
+ */
+export function createWebCore(input: WebCoreInput): WebCore {
+  const { config, serving, log } = input;
   const mcp = createMcpHandler(() => serving.factory('request'), {
     legacy: 'stateless',
     maxRequestBodySize: config.maxRequestBytes,
@@ -95,37 +144,62 @@ export function createWebServer(input: WebServerInput): WebServer {
     onerror: (error) => log.debug(`mcp: ${error.message}`),
   });
   // Made on the first request: the OAuth steps discover the authorization server first.
-  const steps = new Lazy(() => requestSteps(config, serving, log));
+  const steps = new Lazy(() => requestSteps(input.platform, config, serving, log));
   const corsOf = cors(config.corsOrigins);
   const platformName = input.platform;
+  const draining = input.draining ?? (() => false);
   // --stateless (MCP_STATELESS) serves 2025-era clients without sessions here too.
   const sessions = config.stateless ? undefined : input.sessions;
-  const serve = async (request: Request, url: URL, info: ConnectionInfo | undefined): Promise<Response> => {
-    const context: WebContext = { address: addressOf(request, info, platformName) };
+  const servesMcp = input.mcp ?? true;
+  const served = [servesMcp ? `Streamable HTTP at /mcp${sessions === undefined ? ' (stateless)' : ''}` : undefined, input.passOn?.describe];
+  const notFound = (request: Request, url: URL) =>
+    jsonRpcRefusal(404, -32601, `Not found: ${request.method} ${url.pathname} (${served.filter(Boolean).join('; ')})`);
+  const serve = async (
+    request: Request,
+    url: URL,
+    info: ConnectionInfo | undefined,
+    corsHeaders?: Record<string, string>,
+  ): Promise<Response> => {
+    const context: WebContext = { address: addressOf(request, info, platformName), ...(corsHeaders ? { corsHeaders } : {}) };
     for (const step of steps.value ?? (await steps.get())) {
       const answered = await step(request, url, context);
       if (answered !== undefined) return answered;
     }
-    if (url.pathname !== '/mcp') return jsonRpcRefusal(404, -32601, `Not found: ${url.pathname}; the MCP endpoint is /mcp`);
+    if (url.pathname !== '/mcp' || !servesMcp) return (await input.passOn?.answer(request, url, context)) ?? notFound(request, url);
     const inSession = sessions === undefined ? undefined : routeToSession(sessions, request, context);
     if (inSession !== undefined) return inSession;
     if (request.method === 'GET' || request.method === 'DELETE') return noSessions(platformName);
-    return mcp.fetch(request, {
+    const options = {
       ...(context.auth !== undefined ? { authInfo: context.auth } : {}),
       ...(context.body !== undefined ? { parsedBody: context.body } : {}),
-    });
+    };
+    // Node's --stateless answers 2025-era POSTs in JSON (the other platforms keep the SDK's stream for now).
+    if (platformName === 'node' && sessions === undefined && isLegacyPost(request, context.body)) {
+      return answerOnce(serving, config, request, options);
+    }
+    return mcp.fetch(request, options);
   };
   return {
-    address: { hostname: config.host, port: config.port },
-    session: (state) => sessionObject(state, { factory: serving.factory, config, log }),
+    async close() {
+      await Promise.allSettled([mcp.close(), input.sessions?.close?.()]);
+    },
+    session: (state) =>
+      sessionObject(state, {
+        factory: serving.factory,
+        config,
+        log,
+        streams: async () => (await serving.service.get()).streamsMidCall,
+        // Node sees a client go, so a stream still open is another client's: the SDK's 409 stands.
+        secondStream: platformName === 'node' ? 'conflict' : 'replace',
+      }),
     async fetch(request, info) {
       try {
         const url = new URL(request.url);
         // Before the other steps are made: a probe is answered while OAuth discovers its server.
-        const healthy = health(request, url);
+        const healthy = health(request, url, draining);
         if (healthy !== undefined) return healthy;
         const allowed = corsOf(request);
-        return allowed.preflight ?? withHeaders(await serve(request, url, info), allowed.headers);
+        return allowed.preflight ?? withHeaders(await serve(request, url, info, allowed.headers), allowed.headers);
       } catch (error) {
         log.error(`${request.method} ${request.url}: ${(error as Error).message}`);
         return jsonRpcRefusal(500, -32603, 'Internal server error');
@@ -136,11 +210,13 @@ export function createWebServer(input: WebServerInput): WebServer {
 
 /**
  * The steps before the MCP handler, after health, in order: the OAuth metadata (public), Host/Origin,
- * the open-server rule, the token (shared, or OAuth's), the body, and OAuth's scope check.
+ * the open-server rule, the token (shared, or OAuth's), the body, and OAuth's scope check. Node
+ * checks the open-server rule as it starts, on the address it listens on (start/config.ts): a
+ * public name in Host (a proxy's) tells nothing there.
  */
-async function requestSteps(config: ServerConfig, serving: Serving, log: Logger): Promise<WebStep[]> {
+async function requestSteps(on: PlatformName, config: ServerConfig, serving: Serving, log: Logger): Promise<WebStep[]> {
   const oauth = config.oauth === undefined ? undefined : await oauthSteps(config, serving, log);
-  const guarded = [hostOriginGuard(config), refuseOpenServer(config)];
+  const guarded = on === 'node' ? [hostOriginGuard(config)] : [hostOriginGuard(config), refuseOpenServer(config)];
   const body = jsonBody(config.maxRequestBytes);
   if (oauth === undefined) return [...guarded, bearerAuth(config.authToken), body];
   const endpoints = oauth.endpoints === undefined ? [] : [endpointsStep(oauth.endpoints)];
@@ -166,7 +242,7 @@ function addressOf(request: Request, info: ConnectionInfo | undefined, on: Platf
 async function oauthSteps(config: ServerConfig, serving: Serving, log: Logger) {
   const service = await serving.service.get();
   const { webResourceServer } = await import('../oauth/resource-server/web-resource-server.js');
-  const oauth = config.oauth as NonNullable<ServerConfig['oauth']> & { publicUrl: string };
+  const oauth = config.oauth as NonNullable<ServerConfig['oauth']>;
   return webResourceServer({ ...config, oauth }, { table: service.table, policy: service.policy as ScopePolicy }, log);
 }
 
@@ -327,15 +403,40 @@ function platformStoreMissing(input: WebServerInput, variable: string, location:
 }
 
 /**
- * A 2025-era session's stream (GET) or end (DELETE): there are no sessions here, as under
- * --stateless on Node; said in words rather than the SDK's bare 405. Only Cloudflare keeps
- * sessions (sessions-durable.ts), unless MCP_STATELESS or its wrangler.jsonc binds no MCP_SESSIONS.
+ * A 2025-era POST served without a session (Node's --stateless): a server
+ * instance and a transport for this one exchange, as the SDK's stateless fallback does, but
+ * answered in JSON, one write rather than an SSE stream's three (as Node's sessions answer).
  */
-function noSessions(platform: string): Response {
+async function answerOnce(serving: Serving, config: ServerConfig, request: Request, options: HandleRequestOptions): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: config.maxRequestBytes,
+  });
+  const server = serving.factory('request');
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, options);
+  } finally {
+    // A JSON answer is whole once given: nothing of this exchange is left to send.
+    void transport.close();
+    void server.close();
+  }
+}
+
+/**
+ * A 2025-era session's stream (GET) or end (DELETE): there are no sessions here, as under
+ * --stateless on Node; said in words rather than the SDK's bare 405. Node and Cloudflare keep
+ * sessions (sessions-memory.ts, sessions-durable.ts), unless MCP_STATELESS, or on Cloudflare a
+ * wrangler.jsonc that binds no MCP_SESSIONS.
+ */
+function noSessions(platform: PlatformName): Response {
+  const stateless =
+    platform === 'node' ? 'this server runs with --stateless' : `on ${platform} this server is stateless (as with --stateless)`;
   return jsonRpcRefusal(
     405,
     -32000,
-    `Method not allowed: on ${platform} this server is stateless (as with --stateless): it keeps no sessions, so there is no stream to open or close; POST each request`,
+    `Method not allowed: ${stateless}: it keeps no sessions, so there is no stream to open or close; POST each request`,
     { allow: 'POST' },
   );
 }

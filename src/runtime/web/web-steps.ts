@@ -1,12 +1,11 @@
 // The steps of a request to the web handler, in the order they run, each answering the request
-// (a Response) or passing it on (undefined): the same rules as the Node server's pipeline
-// (http/), written against web-standard Request and Response.
+// (a Response) or passing it on (undefined), written against web-standard Request and Response:
+// every platform's rules, Node's included (http/listener.ts serves this core).
 
 import { validateHostHeader, type AuthInfo } from '@modelcontextprotocol/server';
 import type { ServerConfig } from '../start/config.js';
 import { isLoopback } from '../start/config.js';
 import { guardedNames } from '../http/host-names.js';
-import { corsRule } from '../http/cors.js';
 import { jsonDeeperThan, MAX_JSON_DEPTH } from '../../contract/limits.js';
 import { equalBytes, latin1Bytes, sha256 } from '../start/crypto.js';
 
@@ -18,11 +17,13 @@ export interface WebContext {
   auth?: AuthInfo;
   /** The parsed JSON body of a POST. */
   body?: unknown;
+  /** The CORS headers of the answer (a listed Origin): a transport that answers outside the core (passOn) sets them itself. */
+  corsHeaders?: Record<string, string>;
 }
 
 /**
  * Endpoints written as web handlers (the OAuth sign-in's): `answer` answers a request to a path
- * `serves` names. The Node listener serves them through http/web-endpoints.ts.
+ * `serves` names.
  */
 export interface WebEndpoints {
   serves(path: string): boolean;
@@ -37,13 +38,15 @@ export function jsonRpcRefusal(status: number, code: number, message: string, he
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
 }
 
-/** GET /healthz: the platform's probe, before the guard and the token (it comes with neither). */
-export const health = (request: Request, url: URL): Response | undefined =>
-  url.pathname === '/healthz' && request.method === 'GET' ? Response.json({ status: 'ok' }) : undefined;
+/** GET /healthz: the platform's probe, before the guard and the token (it comes with neither); 503 once draining (Node, drain.ts). */
+export function health(request: Request, url: URL, draining: () => boolean): Response | undefined {
+  if (url.pathname !== '/healthz' || request.method !== 'GET') return undefined;
+  return draining() ? Response.json({ status: 'draining' }, { status: 503 }) : Response.json({ status: 'ok' });
+}
 
 /**
- * Host and Origin must name this server (DNS-rebinding protection, as http/guard.ts): loopback
- * always, a deployed name only when listed in MCP_ALLOWED_HOSTS.
+ * Host and Origin must name this server (DNS-rebinding protection, which the MCP transport spec
+ * asks of local servers): loopback always, a deployed name only when listed in MCP_ALLOWED_HOSTS.
  */
 export function hostOriginGuard(config: Pick<ServerConfig, 'allowedHosts' | 'allowedOrigins' | 'corsOrigins' | 'oauth'>): WebStep {
   const names = guardedNames(config);
@@ -101,8 +104,8 @@ export function bearerAuth(token: string | undefined): WebStep {
 const isJson = (request: Request) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(request.headers.get('content-type') ?? '');
 
 /**
- * A POST's body read within `maxBytes`, checked for depth before it is parsed (as http/body.ts
- * on Node: a body nested a million deep would stall JSON.parse), and kept for the next steps and
+ * A POST's body read within `maxBytes`, checked for depth before it is parsed (a body nested a
+ * million deep would stall JSON.parse), and kept for the next steps and
  * the MCP handler, which then reads nothing itself.
  */
 export function jsonBody(maxBytes: number): WebStep {
@@ -149,14 +152,29 @@ export async function readText(request: Pick<Request, 'headers' | 'body'>, maxBy
   return new TextDecoder().decode(joined);
 }
 
-/** CORS for the listed origins (--cors-origins), by the Node server's rule (http/cors.ts): a preflight answered here, headers for every other answer. */
+/**
+ * CORS is off unless origins are listed (--cors-origins): browsers then may call the endpoints
+ * from those origins and read Mcp-Session-Id. A listed Origin's preflight is answered here, and
+ * every other answer to it carries the headers.
+ */
 export function cors(origins: string[]): (request: Request) => { preflight?: Response; headers?: Record<string, string> } {
-  const rule = corsRule(origins);
+  if (origins.length === 0) return () => ({});
+  const all = origins.includes('*');
   return (request) => {
-    const answer = rule(request.headers.get('origin'), request.method);
-    if (answer === undefined) return {};
-    if (answer.preflight === undefined) return { headers: answer.headers };
-    return { preflight: new Response(null, { status: 204, headers: { ...answer.headers, ...answer.preflight } }) };
+    const origin = request.headers.get('origin');
+    if (!origin || !(all || origins.includes(origin))) return {};
+    const headers = {
+      'access-control-allow-origin': all ? '*' : origin,
+      vary: 'Origin',
+      'access-control-expose-headers': 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate',
+    };
+    if (request.method !== 'OPTIONS') return { headers };
+    const preflight = {
+      'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+      'access-control-allow-headers': 'Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, Accept',
+      'access-control-max-age': '600',
+    };
+    return { preflight: new Response(null, { status: 204, headers: { ...headers, ...preflight } }) };
   };
 }
 

@@ -81,7 +81,7 @@ export function toToolResult(
     const maxBytes = budget?.maxBytes ?? 0;
     if (answer.truncated) return shapeText(shaping, fitText(text, maxBytes) + truncationNote(answer), NOTHING);
     if (kind === 'json' || (media === '' && /^\s*[[{]/.test(text))) {
-      // Bounded as request bodies are (http-body.ts): deeper, the value cannot even be sent back.
+      // Bounded as request bodies are (web/web-steps.ts, jsonBody): deeper, the value cannot even be sent back.
       if (jsonDeeperThan(text, MAX_JSON_DEPTH)) return toolError(tooDeep(answer, statusLine, operation));
       let value: unknown = NO_JSON;
       try {

@@ -1,10 +1,9 @@
-// The MCP endpoints as an OAuth 2.1 resource server (--oauth-issuer), as three steps of the
-// request pipeline: the protected-resource metadata (RFC 9728), the token check (401 with the
-// metadata's URL), and, once the body is read, the scope check of a tool call (403
+// The MCP endpoints as an OAuth 2.1 resource server (--oauth-issuer): what its web steps
+// (web-resource-server.ts) are made of: the protected-resource metadata (RFC 9728), the token
+// check (401 with the metadata's URL), and the scope check of a tool call (403
 // insufficient_scope naming the scopes to ask for: step-up). Loaded only when OAuth is on:
 // it brings jose.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   bearerAuthChallengeResponse,
   buildOAuthProtectedResourceMetadata,
@@ -16,17 +15,15 @@ import {
   type OAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/server';
 import { isLoopback, type OAuthConfig, type ServerConfig } from '../../start/config.js';
-import type { HttpStep } from '../../http/pipeline.js';
 import type { WebEndpoints } from '../../web/web-steps.js';
 import type { Logger } from '../../start/log.js';
 import { discoverAuthorizationServer } from './discovery.js';
-import { METADATA_PATH, metadataUrlOf, resourceIdentifiers, type ResourceIdentifiers } from './resource.js';
+import { metadataUrlOf, resourceIdentifiers, type ResourceIdentifiers } from './resource.js';
 import type { AuthorizationServer } from '../authorization-server/authorization-server.js';
 import { introspectionVerifier, jwtVerifier, type VerifierFor } from './verify.js';
 import { callTarget, type ScopePolicy } from '../../mcp/tool-scopes.js';
 import type { ToolSpec, ToolTable } from '../../../contract/table.js';
 
-const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
 /**
  * Longest Authorization header considered: access tokens are one to a few kilobytes (an Entra
  * ID token with many groups, ~6 KiB); more is refused unread. Node itself stops at 16 KiB (431).
@@ -35,41 +32,7 @@ const MAX_AUTHORIZATION_BYTES = 8_192;
 /** RFC 6750 §2.1: `Bearer` and one b64token. */
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 
-export interface ResourceServerSteps {
-  /** The metadata documents: answered before the Host/Origin guard, for any origin (they are public). */
-  metadata: HttpStep;
-  /** The sign-in endpoints (--oauth-api-client-id): this server's own authorization server, or the links of API accounts; before the guard too. */
-  authorization?: HttpStep;
-  /** The token check: sets `req.auth` or answers 401. */
-  gate: HttpStep;
-  /** After the body: a tool call needs its tool's scopes, or answers 403. */
-  scopes: HttpStep;
-}
-
-/** Request with the verified token, where the SDK's transports look for it (`ctx.http.authInfo`). */
-type Authenticated = IncomingMessage & { auth?: AuthInfo };
-
-export async function resourceServer(
-  config: ServerConfig & { oauth: OAuthConfig },
-  served: { table: ToolTable; policy: ScopePolicy },
-  log: Logger,
-): Promise<ResourceServerSteps> {
-  const oauth = config.oauth;
-  const own = oauth.tokenCheck === 'self' ? await ownAuthorizationServer(config, served, log) : undefined;
-  const core = await resourceServerCore(config, served, log, own);
-  const links = own === undefined && oauth.signIn !== undefined ? await linkEndpoints(config, core.metadata, served.table, log) : undefined;
-  const endpoints = own?.endpoints ?? links;
-  // the web endpoints' Node adapter (node:stream), loaded only for them
-  const nodeStepOf = endpoints === undefined ? undefined : (await import('../../http/web-endpoints.js')).nodeStepOf;
-  return {
-    metadata: metadataStep(core.resources, core.document, core.metadata),
-    ...(endpoints !== undefined && nodeStepOf !== undefined ? { authorization: nodeStepOf(endpoints) } : {}),
-    gate: gateStep(core, oauth, served.policy, log),
-    scopes: scopeStep(core.resources, served.policy, core.byName, core.names),
-  };
-}
-
-/** What the resource server's steps share, on Node and on the other platforms (web-resource-server.ts). */
+/** What the resource server's web steps (web-resource-server.ts) are made of. */
 export interface ResourceServerCore {
   /** The authorization server's metadata. */
   metadata: AuthorizationServerMetadata;
@@ -122,7 +85,7 @@ export async function resourceServerCore(
  * Scope names as the authorization server knows them and as tools.json and the settings name
  * them: Entra ID wants `api://<app>/mcp.read` asked for and puts `mcp.read` in the token.
  */
-export interface ScopeNames {
+interface ScopeNames {
   advertised(scopes: readonly string[]): string[];
   held(scopes: readonly string[]): string[];
 }
@@ -161,62 +124,6 @@ function verifierOf(oauth: OAuthConfig, metadata: AuthorizationServerMetadata): 
     clientSecret: oauth.clientSecret as string,
     cacheMs: oauth.introspectionCacheMs,
   });
-}
-
-/**
- * The protected-resource metadata at its root URL and at the path-suffixed URL of each endpoint
- * (`/.well-known/oauth-protected-resource/mcp` names `<base>/mcp`: RFC 9728 §3.3), and the
- * authorization server's own metadata for 2025-03-26 clients that look for it on this origin.
- */
-function metadataStep(
-  resources: ResourceIdentifiers,
-  document: (resource: string) => OAuthProtectedResourceMetadata,
-  asMetadata: AuthorizationServerMetadata,
-): HttpStep {
-  return ({ req, res, url }) => {
-    const path = url.pathname;
-    const ours = path === METADATA_PATH || path.startsWith(`${METADATA_PATH}/`);
-    // RFC 8414 §3.1: an issuer with a path has its metadata at the path-inserted URL.
-    if (!ours && path !== AS_METADATA_PATH && !path.startsWith(`${AS_METADATA_PATH}/`)) return true;
-    const base = resources.baseOf(req);
-    if (base === undefined) return true; // the guard answers
-    if (req.method === 'OPTIONS') return publicAnswer(res, 204, undefined);
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('allow', 'GET, HEAD, OPTIONS');
-      return publicAnswer(res, 405, { error: 'method_not_allowed' });
-    }
-    if (!ours) return publicAnswer(res, 200, asMetadata);
-    // A document for a path that is no resource here would name an identifier no token is for.
-    const resource = resources.documentedAt(base, path);
-    return resource === undefined ? publicAnswer(res, 404, { error: 'not_found' }) : publicAnswer(res, 200, document(resource));
-  };
-}
-
-/** A public document: any origin may read it (RFC 9728 clients run in browsers too). */
-function publicAnswer(res: ServerResponse, status: number, body: object | undefined): false {
-  res.writeHead(status, {
-    'access-control-allow-origin': '*',
-    'access-control-allow-methods': 'GET, HEAD, OPTIONS',
-    'access-control-allow-headers': 'MCP-Protocol-Version, Content-Type',
-    ...(body !== undefined ? { 'content-type': 'application/json', 'cache-control': 'max-age=300' } : {}),
-  });
-  res.end(body !== undefined && res.req.method !== 'HEAD' ? JSON.stringify(body) : undefined);
-  return false;
-}
-
-function gateStep(core: ResourceServerCore, oauth: OAuthConfig, policy: ScopePolicy, log: Logger): HttpStep {
-  return async ({ req, res, url }) => {
-    // A preflight carries no credentials by design: CORS answers it, or the endpoints do.
-    if (req.method === 'OPTIONS') return true;
-    const base = core.resources.baseOf(req) as string; // the guard has passed: a Host it allows, or --public-url
-    const checked = await checkBearer(core, oauth, policy, log, { authorization: req.headers.authorization, base, path: url.pathname });
-    if ('auth' in checked) {
-      (req as Authenticated).auth = checked.auth;
-      return true;
-    }
-    await answerWith(res, checked.refusal);
-    return false;
-  };
 }
 
 /**
@@ -281,23 +188,6 @@ function bearerHeader(header: string): string {
   return `Bearer ${token}`;
 }
 
-function scopeStep(
-  resources: ResourceIdentifiers,
-  policy: ScopePolicy,
-  byName: ReadonlyMap<string, ToolSpec>,
-  names: ScopeNames,
-): HttpStep {
-  return async ({ req, res, url, body }) => {
-    const auth = (req as Authenticated).auth;
-    if (auth === undefined || req.method !== 'POST') return true;
-    const resource = resources.resourceAt(resources.baseOf(req) as string, url.pathname);
-    const refusal = scopeRefusal({ policy, byName, names }, auth, body, resource);
-    if (refusal === undefined) return true;
-    await answerWith(res, refusal);
-    return false;
-  };
-}
-
 /**
  * A tool call in `body` its caller's scopes do not allow, as the 403 insufficient_scope naming
  * the tool's own scopes (MCP 2025-11-25 step-up: the client adds them to those it holds); undefined when all are allowed.
@@ -316,10 +206,4 @@ export function scopeRefusal(
     return bearerAuthChallengeResponse(refused, { requiredScopes, resourceMetadataUrl: metadataUrlOf(resource) });
   }
   return undefined;
-}
-
-/** Writes a web Response (the SDK's challenge) to Node's response. */
-async function answerWith(res: ServerResponse, answer: Response): Promise<void> {
-  res.writeHead(answer.status, Object.fromEntries(answer.headers));
-  res.end(Buffer.from(await answer.arrayBuffer()));
 }

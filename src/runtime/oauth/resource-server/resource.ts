@@ -2,10 +2,9 @@
 // base URL a request reached, the identifier of each MCP endpoint under it, the audiences a
 // token may name, and which identifier a path-suffixed metadata URL stands for.
 
-import type { IncomingMessage } from 'node:http';
 import { validateHostHeader } from '@modelcontextprotocol/server';
 import type { OAuthConfig, ServerConfig, TransportName } from '../../start/config.js';
-import { hostnameOf, ownHostNames } from '../../http/host-names.js';
+import { ownHostNames } from '../../http/host-names.js';
 
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 
@@ -22,12 +21,6 @@ const ENDPOINTS: Record<TransportName, Record<string, string>> = {
 };
 
 export interface ResourceIdentifiers {
-  /**
-   * The base URL a request reached: --public-url, else (a server on loopback) `http://`, the Host
-   * name the client used and the port the connection came in on. Undefined for a Host the guard
-   * refuses.
-   */
-  baseOf(req: IncomingMessage): string | undefined;
   /** The identifier a request to `path` is for: its endpoint's, else the base. */
   resourceAt(base: string, path: string): string;
   /** The `aud` values a token may carry by default: every identifier, with or without a trailing slash. */
@@ -45,7 +38,6 @@ export function resourceIdentifiers(config: ServerConfig & { oauth: OAuthConfig 
   const endpoints = ENDPOINTS[config.transport];
   const identifiers = (base: string) => identifiersUnder(base, config.transport);
   return {
-    baseOf: baseLocator(config),
     resourceAt: (base, path) => `${base}${endpoints[path] ?? ''}`,
     // Clients differ in which they ask for (RFC 8707 `resource`): the base, which the root
     // metadata names, or the endpoint's URL, which its own metadata names and the MCP spec calls
@@ -60,18 +52,16 @@ export function resourceIdentifiers(config: ServerConfig & { oauth: OAuthConfig 
 }
 
 /**
- * The port is the one the connection came in on, never the Host header's: a token issued for
- * another local server (another port) must not pass here because the client said that port.
+ * The base URL of a web Request: MCP_PUBLIC_URL, else the URL's name and port, which the Node
+ * adapter makes of the Host header's name and the port the connection came in on, never the Host
+ * header's: a token issued for another local server (another port) must not pass here because
+ * the client said that port. Undefined for a Host the guard refuses.
  */
-function baseLocator(config: ServerConfig & { oauth: OAuthConfig }): (req: IncomingMessage) => string | undefined {
+export function requestBaseLocator(config: ServerConfig & { oauth: OAuthConfig }): (request: Request, url: URL) => string | undefined {
   const fixed = config.oauth.publicUrl;
   if (fixed !== undefined) return () => fixed;
   const names = ownHostNames(undefined, config.allowedHosts);
-  return (req) => {
-    const host = req.headers.host;
-    if (!validateHostHeader(host, names).ok) return undefined;
-    return `http://${hostnameOf(host as string)}:${req.socket.localPort}`;
-  };
+  return (request, url) => (validateHostHeader(request.headers.get('host'), names).ok ? url.origin : undefined);
 }
 
 /** RFC 9728 §3.1: the metadata URL of `https://host/path` is `https://host/.well-known/oauth-protected-resource/path`. */

@@ -1,16 +1,17 @@
-// The resource server's steps served alone in front of a stand-in endpoint: the resource a
+// The resource server's web steps (web-resource-server.ts) served alone through the Node adapter,
+// in front of a stand-in endpoint: the resource a
 // request is for takes the name of the Host the guard let in (loopback names and
 // --allowed-hosts) and the port the server listens on when no public URL is set, and the
 // metadata never names a Host the guard would refuse.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OAuthConfig, type ServerConfig } from '../../../../../src/runtime/start/config.js';
 import { readConfig } from '../../../../../src/runtime/start/command-line.js';
-import { hostOriginGuard } from '../../../../../src/runtime/http/guard.js';
-import { resourceServer } from '../../../../../src/runtime/oauth/resource-server/resource-server.js';
+import { hostOriginGuard } from '../../../../../src/runtime/web/web-steps.js';
+import { webResourceServer } from '../../../../../src/runtime/oauth/resource-server/web-resource-server.js';
 import { scopePolicy } from '../../../../../src/runtime/mcp/tool-scopes.js';
 import type { ToolTable } from '../../../../../src/contract/table.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../../../../harness/authorization-server.js';
-import { recordingLogger, send, serveSteps, type StepServer } from '../../../../harness/http-steps.js';
+import { recordingLogger, send, serveWebSteps, type StepServer } from '../../../../harness/http-steps.js';
 
 const table = { name: 't', version: '1', tools: [] } as unknown as ToolTable;
 let as: AuthorizationServer;
@@ -21,8 +22,8 @@ beforeAll(async () => {
   const config = readConfig(['--transport', 'http', '--oauth-issuer', as.issuer, '--allowed-hosts', 'mcp.internal'], {}) as ServerConfig & {
     oauth: OAuthConfig;
   };
-  const steps = await resourceServer(config, { table, policy: scopePolicy(table, config.oauth) }, recordingLogger());
-  served = await serveSteps(steps.metadata, hostOriginGuard(config), steps.gate);
+  const steps = await webResourceServer(config, { table, policy: scopePolicy(table, config.oauth) }, recordingLogger());
+  served = await serveWebSteps(steps.metadata, hostOriginGuard(config), steps.gate);
 });
 afterAll(async () => {
   await served?.close();

@@ -8,10 +8,10 @@
 // session's own transport (initialize, the GET stream, DELETE, and every POST that does not
 // stream) answers in JSON, and a POST that may stream is answered by an SSE transport made for
 // that request alone, whose messages reach the same server and whose answers (and the messages
-// sent while it runs) go back through it. The session itself is checked before either sees the
-// request (streamable.ts: its id and its owner).
+// sent while it runs) go back through it. Written over any SDK transport; its side that takes
+// web Requests (WebSessionTransport, sessions-durable.ts) serves every platform's sessions,
+// Node's in memory included.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
@@ -21,30 +21,39 @@ import {
   type RequestId,
   type Transport,
   type TransportSendOptions,
+  type WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport, type StreamableHTTPServerTransportOptions } from '@modelcontextprotocol/node';
 
-type ScopeChallengeResolver = Parameters<NodeStreamableHTTPServerTransport['setScopeChallengeResolver']>[0];
+type ScopeChallengeResolver = Parameters<WebStandardStreamableHTTPServerTransport['setScopeChallengeResolver']>[0];
 
 /** Whether a POST's body may have the server send the client something before its result. */
 export type StreamsMidCall = (body: unknown) => boolean;
 
-export class SessionTransport implements Transport {
+/** What this needs of an SDK server transport, on either side. */
+export interface StreamableTransport extends Transport {
+  setSupportedProtocolVersions(versions: string[]): void;
+  setScopeChallengeResolver(resolver: ScopeChallengeResolver): void;
+}
+
+/** Makes the session's own transport ('session', answering in JSON) or one for a POST alone ('alone', on SSE). */
+export type TransportMaker<Inner> = (use: 'session' | 'alone') => Inner;
+
+export class SplitSessionTransport<Inner extends StreamableTransport> implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
 
-  private readonly session: NodeStreamableHTTPServerTransport;
+  protected readonly session: Inner;
   /** The requests being answered on their own stream, by id, with the transport that answers each. */
-  private readonly answeredAlone = new Map<RequestId, NodeStreamableHTTPServerTransport>();
+  private readonly answeredAlone = new Map<RequestId, Inner>();
   private versions: string[] | undefined;
   private scopeChallenge: ScopeChallengeResolver | undefined;
 
   constructor(
-    private readonly options: Omit<StreamableHTTPServerTransportOptions, 'enableJsonResponse'>,
-    private readonly streams: StreamsMidCall,
+    private readonly make: TransportMaker<Inner>,
+    protected readonly streams: StreamsMidCall,
   ) {
-    this.session = new NodeStreamableHTTPServerTransport({ ...options, enableJsonResponse: true });
+    this.session = make('session');
   }
 
   get sessionId(): string | undefined {
@@ -81,27 +90,14 @@ export class SessionTransport implements Transport {
     this.session.setScopeChallengeResolver(resolver);
   }
 
-  /** A request of this session (or the initialize that opens it). */
-  async handleRequest(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    if (req.method !== 'POST' || this.session.sessionId === undefined || !this.streams(body)) {
-      return this.session.handleRequest(req, res, body);
-    }
-    const alone = this.streamTransport();
-    await alone.start();
-    res.once('close', () => {
-      for (const [id, transport] of this.answeredAlone) if (transport === alone) this.answeredAlone.delete(id);
-      void alone.close();
-    });
-    await alone.handleRequest(req, res, body);
+  /** Whether a request goes to its own SSE transport: a POST of an open session whose call may stream. */
+  protected answersAlone(method: string | undefined, body: unknown): boolean {
+    return method === 'POST' && this.session.sessionId !== undefined && this.streams(body);
   }
 
-  /** A transport for one POST, answering it on its own SSE stream; what it reads goes to this session's server. */
-  private streamTransport(): NodeStreamableHTTPServerTransport {
-    const alone = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: false,
-      maxRequestBodySize: this.options.maxRequestBodySize,
-    });
+  /** A started transport for one POST, answering it on its own SSE stream; what it reads goes to this session's server. */
+  protected async streamTransport(): Promise<Inner> {
+    const alone = this.make('alone');
     if (this.versions !== undefined) alone.setSupportedProtocolVersions(this.versions);
     if (this.scopeChallenge !== undefined) alone.setScopeChallengeResolver(this.scopeChallenge);
     alone.onerror = (error) => this.onerror?.(error);
@@ -109,6 +105,13 @@ export class SessionTransport implements Transport {
       if (isJSONRPCRequest(message)) this.answeredAlone.set(message.id, alone);
       this.onmessage?.(message, extra);
     };
+    await alone.start();
     return alone;
+  }
+
+  /** Once a POST's own stream has ended: its transport is forgotten and closed. */
+  protected endAlone(alone: Inner): void {
+    for (const [id, transport] of this.answeredAlone) if (transport === alone) this.answeredAlone.delete(id);
+    void alone.close();
   }
 }
