@@ -246,7 +246,8 @@ describe('with each feature off, nothing of it is loaded', () => {
       await client.close();
       const modules = loaded(watched(server.stderr())).runtime;
       for (const module of [
-        'http/streamable',
+        'http/node-web',
+        'web/web-server',
         'call/executor',
         'call/send/retry',
         'call/send/pacing',
