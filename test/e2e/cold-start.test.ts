@@ -157,7 +157,8 @@ describe('cold start over stdio', () => {
       'oauth/resource-server/resource-server',
       'oauth/authorization-server/token-store',
       'oauth/authorization-server/token-store-redis',
-      'http/streamable',
+      'http/node-web',
+      'web/web-server',
       'transports/sse',
     ])
       expect(late.runtime).not.toContain(module);
