@@ -45,6 +45,33 @@ export interface ServingReport {
   budget: ServingBudget;
 }
 
+/**
+ * The tools each toolset lists once enabled, pinned tools left out (they are listed anyway): its
+ * own and those nested in it (a parent tag with no operations of its own is one too, OAS 3.2 tag
+ * `parent`), in the order toolsetSizes gives.
+ */
+function toolsetGroups(table: ToolTable, pinnedNames: Set<string>): Map<string, ToolSpec[]> {
+  const groups = new Map<string, ToolSpec[]>();
+  for (const tool of table.tools) {
+    for (const name of toolsetsListing(table, tool)) {
+      const group = groups.get(name) ?? [];
+      if (!groups.has(name)) groups.set(name, group);
+      if (!pinnedNames.has(tool.name)) group.push(tool);
+    }
+  }
+  return groups;
+}
+
+/** Why toolsets do not serve: the first three that are over the budget on their own. */
+function tooBigOnTheirOwn(tooBig: ToolsetReport[], kb: (n: number) => string): string {
+  const named = tooBig
+    .slice(0, 3)
+    .map((t) => `${t.name}: ${t.tools} tools, ${kb(t.bytes)}`)
+    .join('; ');
+  const one = tooBig.length === 1;
+  return `${tooBig.length} toolset${one ? '' : 's'} (${named}${tooBig.length > 3 ? '; …' : ''}) would not fit on ${one ? 'its' : 'their'} own`;
+}
+
 /** Bytes of a tools/list result listing `tools`, as UTF-8. */
 const listBytes = (tools: ListedTool[]) => Buffer.byteLength(JSON.stringify({ tools }));
 
@@ -67,17 +94,7 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
   const dynamicMeta = [...metaTools(table), ...statusMeta].map(lister.adapt);
   const codeMeta = [...codeTools(table), ...statusMeta].map(lister.adapt);
 
-  // A toolset is what enabling it lists: its tools and those nested in it (a parent tag with no
-  // operations of its own is one too, OAS 3.2 tag `parent`), in the order toolsetSizes gives.
-  const groups = new Map<string, ToolSpec[]>();
-  for (const tool of table.tools) {
-    for (const name of toolsetsListing(table, tool)) {
-      const group = groups.get(name) ?? [];
-      if (!groups.has(name)) groups.set(name, group);
-      if (!pinnedNames.has(tool.name)) group.push(tool);
-    }
-  }
-  const toolsets: ToolsetReport[] = [...groups].map(([name, tools]) => ({
+  const toolsets: ToolsetReport[] = [...toolsetGroups(table, pinnedNames)].map(([name, tools]) => ({
     name,
     tools: tools.length,
     readOnly: tools.filter((t) => t.annotations.readOnlyHint === true).length,
@@ -112,13 +129,7 @@ export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: S
   if (toolsets.length > 1 && tooBig.length === 0 && fits(listedIn('toolsets'))) {
     return report('toolsets', `${allOverBudget}; each of the ${toolsets.length} toolsets fits it, so the agent enables the ones it needs`);
   }
-  const why =
-    toolsets.length <= 1
-      ? 'the API has a single toolset'
-      : `${tooBig.length} toolset${tooBig.length === 1 ? '' : 's'} (${tooBig
-          .slice(0, 3)
-          .map((t) => `${t.name}: ${t.tools} tools, ${kb(t.bytes)}`)
-          .join('; ')}${tooBig.length > 3 ? '; …' : ''}) would not fit on ${tooBig.length === 1 ? 'its' : 'their'} own`;
+  const why = toolsets.length <= 1 ? 'the API has a single toolset' : tooBigOnTheirOwn(tooBig, kb);
   const typed = table.tools.filter((t) => t.output !== undefined).length;
   if (typed * 2 >= table.tools.length) {
     return report(
