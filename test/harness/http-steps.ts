@@ -6,6 +6,7 @@ import { clientAddress } from '../../src/runtime/http/connections.js';
 import { NodeExchange, requestUrl } from '../../src/runtime/http/node-web.js';
 import type { WebContext, WebStep } from '../../src/runtime/web/web-steps.js';
 import type { Logger } from '../../src/runtime/start/log.js';
+import type { ToolTable } from '../../src/contract/table.js';
 
 export interface StepServer {
   port: number;
@@ -117,4 +118,18 @@ export function recordingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
   const at = (level: string) => (message: string) => void lines.push(`${level}: ${message}`);
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), notice: at('notice') };
+}
+
+/** A table of one API at https://api.example with no tools: a server whose steps, not its tools, are under test. */
+export function apiWithoutTools(more: Partial<ToolTable> = {}): ToolTable {
+  return {
+    format: 1,
+    name: 'acme',
+    version: '1.0.0',
+    servers: [{ url: 'https://api.example' }],
+    defs: {},
+    auth: {},
+    tools: [],
+    ...more,
+  } as ToolTable;
 }

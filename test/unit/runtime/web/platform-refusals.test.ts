@@ -8,15 +8,11 @@ import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } fr
 import { createWebServer } from '../../../../src/runtime/web/web-server.js';
 import { summarize } from '../../../../src/contract/summary.js';
 import type { ToolTable } from '../../../../src/contract/table.js';
+import { apiWithoutTools } from '../../../harness/http-steps.js';
 
 /** A table of a spec read from https://specs.example (so its servers and token URL are screened on Node). */
 function tableFromUrl(tokenUrl: string): ToolTable {
-  return {
-    format: 1,
-    name: 'acme',
-    version: '1.0.0',
-    servers: [{ url: 'https://api.example' }],
-    defs: {},
+  return apiWithoutTools({
     auth: {
       machine: {
         type: 'oauth2',
@@ -25,8 +21,7 @@ function tableFromUrl(tokenUrl: string): ToolTable {
       },
     },
     publicServers: { trustedOrigin: 'https://specs.example' },
-    tools: [],
-  } as ToolTable;
+  });
 }
 
 async function answerOn(
@@ -127,15 +122,7 @@ describe('several APIs, one of them read from a URL, served on a platform', () =
 });
 
 /** A table of one API from a saved spec: nothing of it needs what a platform lacks. */
-const PLAIN_TABLE = {
-  format: 1,
-  name: 'acme',
-  version: '1.0.0',
-  servers: [{ url: 'https://api.example' }],
-  defs: {},
-  auth: {},
-  tools: [],
-} as ToolTable;
+const PLAIN_TABLE = apiWithoutTools();
 
 describe.each(['cloudflare', 'deno', 'lambda', 'vercel'] as const)('on %s, a setting no platform serves yet', (platform) => {
   const table = PLAIN_TABLE;

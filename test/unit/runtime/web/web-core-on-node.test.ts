@@ -13,19 +13,10 @@ import { memorySessions, type MemorySessions } from '../../../../src/runtime/web
 import { configFrom, type ServerConfig } from '../../../../src/runtime/start/config.js';
 import { prepareServing } from '../../../../src/runtime/start/serving.js';
 import { summarize } from '../../../../src/contract/summary.js';
-import type { ToolTable } from '../../../../src/contract/table.js';
 import { connect } from '../../../../harness/project.js';
-import { postChunked, recordingLogger, send, serveWeb, type Sent, type StepServer } from '../../../harness/http-steps.js';
+import { apiWithoutTools, postChunked, recordingLogger, send, serveWeb, type Sent, type StepServer } from '../../../harness/http-steps.js';
 
-const TABLE = {
-  format: 1,
-  name: 'acme',
-  version: '1.0.0',
-  servers: [{ url: 'https://api.example' }],
-  defs: {},
-  auth: {},
-  tools: [],
-} as ToolTable;
+const TABLE = apiWithoutTools();
 
 /** The web core as Node makes it, from its settings (createWebCore). */
 function coreOf(env: Record<string, string>, more: Partial<WebCoreInput> = {}): WebCore {
