@@ -52,7 +52,9 @@ export class NodeExchange {
       headers['content-length'] = String(bytes.byteLength); // set before writeHead, or node:http sends it chunked
       this.res.writeHead(response.status, headers).end(bytes);
     } else {
-      this.res.writeHead(response.status, headers);
+      // Sent now, not with the first chunk: an SSE stream may stay quiet for minutes, and its
+      // client waits for the status before it reads any event.
+      this.res.writeHead(response.status, headers).flushHeaders();
       await this.streamBody(response.body);
       this.res.end();
     }

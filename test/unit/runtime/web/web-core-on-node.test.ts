@@ -224,6 +224,28 @@ describe("the web core keeps Node's answers where they differed from the other p
     expect(stateless.text).not.toContain('on node');
   });
 
+  it("sends a session's GET stream its 200 and headers before any event (a client waits for them)", async () => {
+    served = await serveCore({});
+    const initialize = await fetch(`${served.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    });
+    const id = initialize.headers.get('mcp-session-id') as string;
+    await initialize.text();
+    const stop = new AbortController();
+    streams.push(stop);
+    const waited = setTimeout(() => stop.abort(new Error('no headers within 2 s')), 2000);
+    const stream = await openStream(served.url, id, stop).finally(() => clearTimeout(waited));
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toBe('text/event-stream');
+  });
+
   it("answers a session's second GET stream 409 while the first is open, as Node's transport does", async () => {
     served = await serveCore({});
     const client = await connect('http', served.url);
