@@ -183,13 +183,17 @@ function render(template: string, view: object): string {
   return fn(view);
 }
 
+/** Text for one line of a text file (.env.example's comments): no line breaks or control characters. */
+function plainLine(text: string): string {
+  return text
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
 /** Text for one line of Markdown: no line breaks, no table or code breakers, no HTML. */
 function mdInline(text: string, max = 200): string {
-  const clean = text
-    .replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/[\\`*_[\]<>|]/g, (c) => '\\' + c);
+  const clean = plainLine(text).replace(/[\\`*_[\]<>|]/g, (c) => '\\' + c);
   return clean.length > max ? clean.slice(0, max - 1) + '…' : clean;
 }
 
@@ -231,7 +235,7 @@ function credentialChoices(model: Pick<ServerModel, 'table'>): { markdown: strin
     .map((group) => {
       const names = (show: (name: string) => string) => `${group.slice(0, -1).map(show).join(', ')} or ${show(group.at(-1) as string)}`;
       const tail = ': the tools take any one of them, so set the variables of one';
-      return { markdown: `${names((n) => mdInline(n, 60))}${tail}.`, text: `${names((n) => n)}${tail}.` };
+      return { markdown: `${names((n) => mdInline(n, 60))}${tail}.`, text: `${names(plainLine)}${tail}.` };
     });
 }
 
