@@ -601,6 +601,9 @@ const shapeOf = (value: unknown): ValueShape => (isFilePart(value) ? 'bytes' : t
 /** One multipart part for one value: a file, JSON for structures, else text (see multipartBody). */
 function partFor(where: string, name: string, item: unknown, declared: string | undefined): Part {
   if (isFilePart(item)) {
+    // the model's text becomes the part's Content-Type line: a line break would add headers to it
+    const problem = item.contentType === undefined ? undefined : headerValueProblem(item.contentType);
+    if (problem !== undefined) throw new ArgumentError(`${where}.contentType`, `must not contain ${problem}`);
     const contentType = item.contentType ?? declared ?? 'application/octet-stream';
     return { name, filename: item.filename ?? 'file', contentType, data: decodeBase64(where, item.content) };
   }

@@ -1,0 +1,127 @@
+// The model's arguments against the request a generated server sends, over stdio with the
+// official SDK client, to a recording upstream: no argument adds a header to a multipart part,
+// and none puts a second value beside the API key's query parameter or cookie, which an API
+// that reads the first value would take instead of the operator's key.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { buildProject, connect, generateProject, TMP } from '../../harness/project.js';
+import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { multipartParts, textOf } from '../harness/wire.js';
+
+const KEY = 'the-operators-key';
+let upstream: Upstream;
+let client: Client;
+
+const freeForm = (name: string, location: 'query' | 'cookie') => ({
+  name,
+  in: location,
+  style: 'form',
+  explode: true,
+  schema: { type: 'object', additionalProperties: { type: 'string' } },
+});
+
+beforeAll(async () => {
+  upstream = await startUpstream(() => ({ body: '{}' }));
+  const spec = {
+    openapi: '3.0.3',
+    info: { title: 'Hostile arguments', version: '1' },
+    servers: [{ url: `${upstream.url}/api` }],
+    components: {
+      securitySchemes: {
+        queryKey: { type: 'apiKey', in: 'query', name: 'api_key' },
+        cookieKey: { type: 'apiKey', in: 'cookie', name: 'session' },
+      },
+    },
+    paths: {
+      '/upload': {
+        post: {
+          operationId: 'upload',
+          requestBody: {
+            content: {
+              'multipart/form-data': {
+                schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' }, note: { type: 'string' } } },
+              },
+            },
+          },
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+      '/search': {
+        get: {
+          operationId: 'search',
+          security: [{ queryKey: [] }],
+          parameters: [freeForm('filters', 'query'), { name: 'api_key', in: 'query', schema: { type: 'string' } }],
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+      '/me': {
+        get: {
+          operationId: 'me',
+          security: [{ cookieKey: [] }],
+          parameters: [freeForm('prefs', 'cookie')],
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+    },
+  };
+  const specDir = join(TMP, 'hostile-arguments-spec');
+  mkdirSync(specDir, { recursive: true });
+  writeFileSync(join(specDir, 'openapi.json'), JSON.stringify(spec));
+  const dir = generateProject(join(specDir, 'openapi.json'), 'e2e-hostile-arguments', ['--env-prefix', 'HOSTILE']);
+  await buildProject(dir);
+  client = await connect('stdio', dir, { env: { HOSTILE_QUERY_KEY: KEY, HOSTILE_COOKIE_KEY: KEY } });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await upstream?.close();
+});
+
+describe('a multipart file part', () => {
+  it('refuses a contentType with a line break, which would add headers to the part, and sends nothing', async () => {
+    upstream.clear();
+    const contentType = 'text/plain\r\nContent-Disposition: form-data; name="admin"\r\n\r\ntrue';
+    const result = await client.callTool({ name: 'upload', arguments: { body: { file: { content: 'aGk=', contentType } } } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/body\.file\.contentType.*CR, LF/);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('still sends a plain contentType and a filename with quotes and line breaks, escaped', async () => {
+    upstream.clear();
+    const file = { content: 'aGk=', contentType: 'text/plain; charset=utf-8', filename: 'a"b\r\nc.txt' };
+    const result = await client.callTool({ name: 'upload', arguments: { body: { file } } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    const sent = upstream.requests[0];
+    expect(multipartParts(sent?.body ?? Buffer.alloc(0), sent?.headers['content-type'] as string)).toEqual([
+      'Content-Disposition: form-data; name="file"; filename="a%22b%0D%0Ac.txt"\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nhi',
+    ]);
+  });
+});
+
+describe("the API key's query parameter and cookie", () => {
+  it('carry only the configured key, whatever names a free-form object argument gives', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'search', arguments: { filters: { api_key: 'the-models-key', color: 'red' } } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(upstream.requests[0]?.query.getAll('api_key')).toEqual([KEY]);
+    expect(upstream.requests[0]?.query.get('color')).toBe('red');
+  });
+
+  it("offer no argument of the key's name: a declared parameter that has it is the scheme's", async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'search', arguments: { api_key: 'the-models-key' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/unknown argument "api_key"/);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('the cookie too', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'me', arguments: { prefs: { session: 'the-models-session', theme: 'dark' } } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(upstream.requests[0]?.headers['cookie']).toBe(`theme=dark; session=${KEY}`);
+  });
+});
