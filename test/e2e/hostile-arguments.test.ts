@@ -52,7 +52,12 @@ beforeAll(async () => {
         get: {
           operationId: 'search',
           security: [{ queryKey: [] }],
-          parameters: [freeForm('filters', 'query'), { name: 'api_key', in: 'query', schema: { type: 'string' } }],
+          parameters: [
+            freeForm('filters', 'query'),
+            { name: 'api_key', in: 'query', schema: { type: 'string' } },
+            { name: 'owner', in: 'query', schema: { type: 'string' } },
+            { name: 'state', in: 'query', schema: { type: 'string', enum: ['open', 'closed'] } },
+          ],
           responses: { '200': { description: 'ok' } },
         },
       },
@@ -69,7 +74,15 @@ beforeAll(async () => {
   const specDir = join(TMP, 'hostile-arguments-spec');
   mkdirSync(specDir, { recursive: true });
   writeFileSync(join(specDir, 'openapi.json'), JSON.stringify(spec));
-  const dir = generateProject(join(specDir, 'openapi.json'), 'e2e-hostile-arguments', ['--env-prefix', 'HOSTILE']);
+  // the operator pins the owner: the model never sees the argument, the server always sends acme
+  const config = { toolOverrides: { search: { arguments: { owner: { hidden: true, value: 'acme' } } } } };
+  writeFileSync(join(specDir, 'mcp-gen.config.json'), JSON.stringify(config));
+  const dir = generateProject(join(specDir, 'openapi.json'), 'e2e-hostile-arguments', [
+    '--env-prefix',
+    'HOSTILE',
+    '--config',
+    join(specDir, 'mcp-gen.config.json'),
+  ]);
   await buildProject(dir);
   client = await connect('stdio', dir, { env: { HOSTILE_QUERY_KEY: KEY, HOSTILE_COOKIE_KEY: KEY } });
 });
@@ -123,5 +136,30 @@ describe("the API key's query parameter and cookie", () => {
     const result = await client.callTool({ name: 'me', arguments: { prefs: { session: 'the-models-session', theme: 'dark' } } });
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(upstream.requests[0]?.headers['cookie']).toBe(`theme=dark; session=${KEY}`);
+  });
+});
+
+describe("a free-form object's names", () => {
+  it('cannot give a parameter the operator pins (a hidden argument): refused, nothing sent', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'search', arguments: { filters: { owner: 'someone-else' } } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/argument "filters": property "owner" is the query parameter of argument "owner"/);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it("cannot give a listed parameter past its own checks either (state's enum)", async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'search', arguments: { filters: { state: 'deleted' } } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/property "state" is the query parameter of argument "state"; give it there/);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('are sent when no other parameter has them, beside the pinned one', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'search', arguments: { filters: { color: 'red' }, state: 'open' } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(upstream.requests[0]?.url).toBe(`/api/search?color=red&owner=acme&state=open&api_key=${KEY}`);
   });
 });

@@ -51,6 +51,7 @@ export function buildRequest(http: HttpSpec, args: Record<string, unknown>, base
       }
       continue;
     }
+    refuseShadowing(http.params, param, value);
     switch (param.in) {
       case 'path':
         break; // expanded below, in template order
@@ -104,6 +105,26 @@ export function buildRequest(http: HttpSpec, args: Record<string, unknown>, base
     }
   }
   return request;
+}
+
+/**
+ * An exploded object's property names become parameter names (`?color=red`, RFC 6570 form
+ * explode): one that is another parameter's of the same place would send a second value beside
+ * that one, past its schema or beside a value the operator pins (a hidden argument), and an API
+ * that reads the first value would take the model's.
+ */
+function refuseShadowing(params: readonly ParamSpec[], param: ParamSpec, value: unknown): void {
+  if ((param.in !== 'query' && param.in !== 'cookie') || !param.explode || param.style === 'deepObject') return;
+  if (param.contentType !== undefined || !isPlainObject(value)) return;
+  for (const name of Object.keys(value)) {
+    const other = params.find((p) => p !== param && p.in === param.in && p.name === name);
+    if (other !== undefined) {
+      throw new ArgumentError(
+        param.arg,
+        `property ${JSON.stringify(name)} is the ${param.in} parameter of argument "${other.arg}"; give it there`,
+      );
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------
