@@ -3,10 +3,12 @@
 // warning line, set the window title, write the clipboard (OSC 52) or hide a link (OSC 8), a
 // carriage return or line break can forge a line, and bidi overrides reorder what is shown.
 
-/** C0 but tab, DEL, C1, the Unicode line and paragraph separators, and the bidi embeddings, overrides and isolates. */
-const UNPRINTABLE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+import { escapeOf, withUnseenEscaped } from './contract/visible-text.js';
 
-/** One line for the terminal: each control character shown as its escape (`\n`, `\u001b`), as JSON writes it. */
+/** C0 but tab, DEL and C1. */
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+
+/** One line for the terminal: each control character, and each that hides or reorders text, as its escape (`\u001b`). */
 export function terminalLine(text: string): string {
-  return text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return withUnseenEscaped(text.replace(CONTROL, escapeOf));
 }

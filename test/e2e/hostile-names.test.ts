@@ -12,6 +12,9 @@ const FORGED = '\nMCP_HOST=0.0.0.0\nMCP_ALLOW_UNAUTHENTICATED=1\n#';
 // OSC 0 (window title), OSC 52 (write the clipboard), CSI erase line, a carriage return and C1 CSI
 const ESCAPES = '\u001b]0;pwned\u0007\u001b]52;c;ZWNobyBwd25lZA==\u0007\u001b[2K\r\u009b31m';
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+// a right-to-left override and an isolate (they reorder what follows), a zero-width space, DEL and a C1 control
+const UNSEEN = 'Bank\u202eknaB\u2066\u200b\u007f\u0086';
+const HIDING = /[\u007f-\u009f\u200b\u202a-\u202e\u2066-\u2069]/;
 
 const dir = join(TMP, 'hostile-names');
 let generated: CliRun;
@@ -23,7 +26,7 @@ beforeAll(() => {
   const alternatives = { [`a${FORGED}`]: {}, [`b${FORGED}${ESCAPES}`]: {} };
   const spec = {
     openapi: '3.0.3',
-    info: { title: 'Hostile names', version: '1' },
+    info: { title: `Hostile names ${UNSEEN}`, version: '1' },
     servers: [{ url: 'https://api.example.com' }],
     components: {
       securitySchemes: {
@@ -72,5 +75,14 @@ describe('hostile security scheme names', () => {
     expect(broken.stderr).toMatch(/^mcp-gen: error: /);
     expect(broken.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(broken.stderr.trimEnd()).not.toMatch(CONTROL);
+  });
+});
+
+describe('a title with characters that hide or reorder text', () => {
+  it.each(['README.md', 'package.json', 'manifest.json', 'server.json'])('shows them as escapes in %s, where people read it', (file) => {
+    const text = readFileSync(join(dir, 'out', file), 'utf8');
+    expect(text).toContain('Hostile names Bank');
+    expect(text).toMatch(/\\u202eknaB\\+u2066\\+u200b/);
+    expect(text).not.toMatch(HIDING);
   });
 });
