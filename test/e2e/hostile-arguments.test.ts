@@ -61,6 +61,13 @@ beforeAll(async () => {
           responses: { '200': { description: 'ok' } },
         },
       },
+      '/items/{id}': {
+        delete: {
+          operationId: 'deleteItem',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', format: 'int64' } }],
+          responses: { '200': { description: 'ok' } },
+        },
+      },
       '/me': {
         get: {
           operationId: 'me',
@@ -161,5 +168,23 @@ describe("a free-form object's names", () => {
     const result = await client.callTool({ name: 'search', arguments: { filters: { color: 'red' }, state: 'open' } });
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(upstream.requests[0]?.url).toBe(`/api/search?color=red&owner=acme&state=open&api_key=${KEY}`);
+  });
+});
+
+describe('an integer given as text', () => {
+  it('beyond 2^53 is refused, not rounded to another id: nothing is deleted', async () => {
+    upstream.clear();
+    // Number("9007199254740993") is 9007199254740992: the call would delete the item next to it
+    const result = await client.callTool({ name: 'deleteItem', arguments: { id: '9007199254740993' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/argument "id": must be integer/);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('within 2^53 is read as the number it says', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'deleteItem', arguments: { id: '9007199254740991' } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /api/items/9007199254740991']);
   });
 });
