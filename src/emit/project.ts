@@ -205,9 +205,9 @@ function safeUrl(url: string): string {
   return url.replace(/[^\x21-\x7e]|["'`|<>\\]/g, (c) => encodeURIComponent(c));
 }
 
-/** Code spans cannot contain backticks or line breaks. */
+/** Code spans cannot contain backticks or line breaks; nothing in them may hide or reorder text. */
 function codeSpan(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029`|]+/g, '_');
+  return withUnseenEscaped(text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029`|]+/g, '_'));
 }
 
 /** A security scheme and its variable for the README's --auth-from-headers example; spec names only when plainly safe. */

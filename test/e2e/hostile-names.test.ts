@@ -37,7 +37,10 @@ beforeAll(() => {
       },
     },
     security: Object.entries(alternatives).map(([name]) => ({ [name]: [] })),
-    paths: { '/things': { get: { operationId: 'listThings', summary: 'Things', responses: { '200': { description: 'ok' } } } } },
+    paths: {
+      '/things': { get: { operationId: 'listThings', summary: 'Things', responses: { '200': { description: 'ok' } } } },
+      [`/files/${UNSEEN}`]: { get: { operationId: 'listFiles', summary: UNSEEN, responses: { '200': { description: 'ok' } } } },
+    },
   };
   writeFileSync(join(dir, 'openapi.json'), JSON.stringify(spec));
   generated = runCli(['openapi.json', '--out', 'out'], dir);
@@ -84,5 +87,15 @@ describe('a title with characters that hide or reorder text', () => {
     expect(text).toContain('Hostile names Bank');
     expect(text).toMatch(/\\u202eknaB\\+u2066\\+u200b/);
     expect(text).not.toMatch(HIDING);
+  });
+});
+
+describe('a path and a summary with characters that hide or reorder text', () => {
+  it("show them as escapes in the README's table of tools", () => {
+    const row = readFileSync(join(dir, 'out/README.md'), 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('| `listFiles` |'));
+    expect(row).toMatch(/`GET \/files\/Bank\\u202eknaB\\u2066\\u200b_` \| Bank\\+u202eknaB/);
+    expect(row).not.toMatch(HIDING);
   });
 });
