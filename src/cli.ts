@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { GENERATOR_VERSION } from './version.js';
 import { nearest } from './contract/did-you-mean.js';
 import { formatWarning } from './warnings.js';
-import { terminalLine } from './terminal.js';
+import { terminalLine } from './contract/visible-text.js';
 import { useNodeCompileCache } from './emit/compiler.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
@@ -17,7 +17,7 @@ import { apiLines, driftedApis } from './model/apis.js';
 import type { ToolTable } from './contract/table.js';
 import { OVERLAY_OPTION, optionsFromCommandLine, withModelOptions, withTargetOption, type CliFlags } from './flags.js';
 
-/** One line of the summary: spec text in it cannot drive the terminal (terminal.ts). */
+/** One line of the summary: spec text in it cannot drive the terminal (visible-text.ts). */
 const print = (line = '') => process.stdout.write(terminalLine(line) + '\n');
 
 function summarise(result: GenerateResult, flags: CliFlags): void {

@@ -8,7 +8,7 @@ import { modelFromOptions } from './generate.js';
 import type { UserOptions } from './options.js';
 import { isNamespacedBaseUrl } from './flags.js';
 import { formatWarning } from './warnings.js';
-import { terminalLine } from './terminal.js';
+import { terminalLine } from './contract/visible-text.js';
 import { credentialSummary } from './model/auth.js';
 import { apiLines } from './model/apis.js';
 import { SERVER_OPTIONS, USAGE as SERVER_USAGE } from './runtime/start/command-line.js';
