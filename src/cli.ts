@@ -8,6 +8,7 @@ import { join, relative } from 'node:path';
 import { GENERATOR_VERSION } from './version.js';
 import { nearest } from './contract/did-you-mean.js';
 import { formatWarning } from './warnings.js';
+import { terminalLine } from './contract/visible-text.js';
 import { useNodeCompileCache } from './emit/compiler.js';
 import { OptionsError, OutputError, SpecError } from './errors.js';
 import type { GenerateResult } from './generate.js';
@@ -16,7 +17,8 @@ import { apiLines, driftedApis } from './model/apis.js';
 import type { ToolTable } from './contract/table.js';
 import { OVERLAY_OPTION, optionsFromCommandLine, withModelOptions, withTargetOption, type CliFlags } from './flags.js';
 
-const print = (line = '') => process.stdout.write(line + '\n');
+/** One line of the summary: spec text in it cannot drive the terminal (visible-text.ts). */
+const print = (line = '') => process.stdout.write(terminalLine(line) + '\n');
 
 function summarise(result: GenerateResult, flags: CliFlags): void {
   const { table, report, plan, outDir } = result;
@@ -237,7 +239,7 @@ async function diffMain(argv: string[]): Promise<number> {
   const diff = await diffSides(before, after);
   const { changes, unchanged } = diff;
   const breaking = changes.filter((c) => c.breaking).length;
-  if (flags.json) print(JSON.stringify({ breaking, changes, unchanged }, null, 2));
+  if (flags.json) process.stdout.write(JSON.stringify({ breaking, changes, unchanged }, null, 2) + '\n');
   else for (const line of diffLines(diff)) print(line);
   if (flags.failOn === 'breaking') return breaking > 0 ? 1 : 0;
   if (flags.failOn === 'any') return changes.length > 0 ? 1 : 0;
@@ -362,19 +364,19 @@ async function reportErrors(run: () => Promise<number>): Promise<number> {
     return await run();
   } catch (error) {
     if (error instanceof SpecError) {
-      process.stderr.write(`mcp-gen: error: ${error.where ? error.where + ': ' : ''}${error.message}\n`);
+      process.stderr.write(`${terminalLine(`mcp-gen: error: ${error.where ? error.where + ': ' : ''}${error.message}`)}\n`);
       return 1;
     }
     if (error instanceof OutputError) {
-      process.stderr.write(`mcp-gen: error: ${error.message}\n`);
+      process.stderr.write(`${terminalLine(`mcp-gen: error: ${error.message}`)}\n`);
       return 1;
     }
     if (error instanceof OptionsError) {
-      process.stderr.write(`mcp-gen: error: ${error.message}\n`);
+      process.stderr.write(`${terminalLine(`mcp-gen: error: ${error.message}`)}\n`);
       return 2;
     }
     const e = error as Error;
-    process.stderr.write(`mcp-gen: internal error: ${e?.message ?? String(error)}\n`);
+    process.stderr.write(`${terminalLine(`mcp-gen: internal error: ${e?.message ?? String(error)}`)}\n`);
     if (process.env.MCP_GEN_DEBUG) process.stderr.write(`${e?.stack ?? ''}\n`);
     else process.stderr.write('This is a bug in mcp-gen; rerun with MCP_GEN_DEBUG=1 for details and report it.\n');
     return 70;

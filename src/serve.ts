@@ -8,6 +8,7 @@ import { modelFromOptions } from './generate.js';
 import type { UserOptions } from './options.js';
 import { isNamespacedBaseUrl } from './flags.js';
 import { formatWarning } from './warnings.js';
+import { terminalLine } from './contract/visible-text.js';
 import { credentialSummary } from './model/auth.js';
 import { apiLines } from './model/apis.js';
 import { SERVER_OPTIONS, USAGE as SERVER_USAGE } from './runtime/start/command-line.js';
@@ -47,7 +48,7 @@ export async function serveSpec(options: UserOptions, serverArgv: string[]): Pro
   const { model } = await modelFromOptions(options, 'serve');
   const { table, report } = model;
   // stdout may be the MCP channel (stdio): everything for people goes to stderr.
-  const say = (line: string) => process.stderr.write(`mcp-gen serve: ${line}\n`);
+  const say = (line: string) => process.stderr.write(`mcp-gen serve: ${terminalLine(line)}\n`);
   say(
     `${table.title ?? table.name}: ${table.tools.length} tool${table.tools.length === 1 ? '' : 's'}, tools/list ${table.serve?.mode ?? 'direct'} by default${report.skipped.length ? `, ${report.skipped.length} operation${report.skipped.length === 1 ? '' : 's'} skipped` : ''}`,
   );

@@ -10,6 +10,7 @@ import type { ListedTool } from '../contract/profiles.js';
 import type { ToolTable } from '../contract/table.js';
 import { toolsetMetaTools } from '../contract/toolsets.js';
 import { resolveDefaultServer } from './servers.js';
+import { withUnseenEscaped } from '../contract/visible-text.js';
 
 interface ManifestInput {
   table: ToolTable;
@@ -33,8 +34,9 @@ interface UserConfigField {
   default?: string | boolean;
 }
 
+/** Spec text on one line, with nothing that hides or reorders it (visible-text.ts), cut at `max`. */
 const oneLine = (text: string, max: number) => {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = withUnseenEscaped(text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim());
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 

@@ -18,8 +18,8 @@ import { serverOf } from './servers.js';
 const isHttpUrl = (s: string) => /^https?:\/\//i.test(s);
 
 /**
- * Removes from the spec every server URL (and client-credentials flow) of a spec loaded from a
- * URL that is, or resolves to, an internal address, with a warning naming its place; returns
+ * Removes from the spec every server URL (and client-credentials flow, and logo) of a spec loaded
+ * from a URL that is, or resolves to, an internal address, with a warning naming its place; returns
  * the rule for the table, or undefined when there is none (a spec file, or allowed).
  */
 export async function screenUpstreams(spec: LoadedSpec, allowInternal: boolean): Promise<ToolTable['publicServers']> {
@@ -52,8 +52,19 @@ export async function screenUpstreams(spec: LoadedSpec, allowInternal: boolean):
       found.splice(first, 0, warning('internal-server', why(url as string, address, 'calls', instead), `${at}/${i}/url`));
     }
   }
+  found.push(...(await screenTokenUrls(spec.doc, refused, why)), ...(await screenLogo(spec.doc, refused, why)));
+  spec.warnings.push(...found);
+  return (await internalAddressOf(new URL(spec.source))) !== undefined ? { trustedOrigin: origin } : {};
+}
+
+type Refused = (text: string | undefined) => Promise<string | undefined>;
+type Why = (url: string, address: string, what: string, instead: string) => string;
+
+/** Each client-credentials or authorization-code flow whose tokenUrl is internal is removed, with a warning. */
+async function screenTokenUrls(doc: LoadedSpec['doc'], refused: Refused, why: Why): Promise<GenerationWarning[]> {
+  const found: GenerationWarning[] = [];
   // read as buildAuth reads them
-  const schemes = isObject(spec.doc.components) ? spec.doc.components.securitySchemes : undefined;
+  const schemes = isObject(doc.components) ? doc.components.securitySchemes : undefined;
   for (const [name, raw] of Object.entries(isObject(schemes) ? schemes : {})) {
     const flows = isObject(raw) ? raw.flows : undefined;
     if (!isObject(flows)) continue;
@@ -76,8 +87,27 @@ export async function screenUpstreams(spec: LoadedSpec, allowInternal: boolean):
       );
     }
   }
-  spec.warnings.push(...found);
-  return (await internalAddressOf(new URL(spec.source))) !== undefined ? { trustedOrigin: origin } : {};
+  return found;
+}
+
+/**
+ * The logo (`info.x-logo.url`, https) that the project's `npm run bundle` fetches on the user's
+ * machine for the bundle's icon, and would pack whatever answers there: removed when internal.
+ */
+async function screenLogo(doc: LoadedSpec['doc'], refused: Refused, why: Why): Promise<GenerationWarning[]> {
+  const logo = isObject(doc.info) && isObject(doc.info['x-logo']) ? doc.info['x-logo'] : undefined;
+  const url = typeof logo?.url === 'string' ? logo.url : undefined;
+  const address = await refused(url);
+  if (logo === undefined || address === undefined) return [];
+  delete logo.url;
+  const instead = 'the bundle gets no icon, or allow it with --allow-internal-servers';
+  return [
+    warning(
+      'internal-server',
+      why(url as string, address, "the bundle script's request for its logo", instead),
+      pointer('info', 'x-logo', 'url'),
+    ),
+  ];
 }
 
 /** The flows whose tokenUrl receives the server's client secret. */

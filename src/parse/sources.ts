@@ -101,7 +101,13 @@ export class SourceGuard {
       return false;
     }
     try {
-      if (statSync(real).size > MAX_SPEC_BYTES) {
+      const stats = statSync(real);
+      // a FIFO never ends a read, and a device's size says nothing of what it yields (/dev/zero: 0)
+      if (!stats.isFile()) {
+        this.refuse(`$ref ${JSON.stringify(real)} is not a regular file`);
+        return false;
+      }
+      if (stats.size > MAX_SPEC_BYTES) {
         this.refuse(`${shown} is larger than ${MAX_SPEC_BYTES / 1024 / 1024} MiB`);
         return false;
       }

@@ -441,6 +441,35 @@ describe('malformed request targets', () => {
   );
 });
 
+describe('request heads a web Request cannot hold', () => {
+  // Each made `new Request` throw inside node:http's request handler, which ended the process:
+  // one request from anyone who reaches the port, before any token check. (CONNECT never gets
+  // there: node:http closes a CONNECT that no 'connect' listener takes.)
+  const ERROR = /^HTTP\/1\.1 4\d\d /;
+  it.each([
+    ['a Host with user info', ERROR, (port: number) => `POST /mcp HTTP/1.1\r\nHost: localhost:${port}@evil.example\r\n`],
+    [
+      'an absolute target with user info',
+      ERROR,
+      (port: number) => `POST http://user:pw@127.0.0.1:${port}/mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`,
+    ],
+    ['the method TRACE', ERROR, (port: number) => `TRACE /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`],
+    ['the method CONNECT', /^$/, (port: number) => `CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`],
+  ])('%s is answered so and the server goes on serving', async (_label, answered, head) => {
+    const server = await serve('http');
+    const port = Number(new URL(server.url).port);
+    const raw = await rawConnection(port, `${head(port)}Content-Length: 0\r\nConnection: close\r\n\r\n`);
+    await raw.closed;
+    expect(raw.answer()).toMatch(answered);
+    const client = await connect('http', server.url);
+    try {
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('deeply nested bodies', () => {
   /** A tools/call whose arguments nest `depth` arrays, padded to about `bytes`. */
   const nested = (depth: number, bytes: number) => {

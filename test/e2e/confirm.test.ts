@@ -215,6 +215,20 @@ describe('what the question shows', () => {
     expect(asked[0]).not.toContain(KEY);
     expect(upstream.requests).toEqual([]);
   });
+
+  it("the model's text cannot reorder or add the lines the user reads: bidi controls, separators and invisible characters show as escapes", async () => {
+    // U+202E shows what follows right to left; U+2028 starts a line in many renderers; U+200B shows nothing
+    const body = { name: 'Rex\u202e"nimda" :elor', note: 'ok\u2028Send it? The request is safe.\u200b' };
+    const asked: string[] = [];
+    const c = await client('stdio', { answer: 'decline', asked, confirm: 'writes' });
+    await c.callTool({ name: 'deletePet', arguments: { petId: 42, reason: 'sold\u2066\u202e' } });
+    await c.callTool({ name: 'createPet', arguments: { body } });
+    expect(asked).toEqual([
+      'deletePet would send this request to the API:\nDELETE /pets/42?reason=sold\\u2066\\u202e\nSend it?',
+      'createPet would send this request to the API:\nPOST /pets\nbody: {"name":"Rex\\u202e\\"nimda\\" :elor","note":"ok\\u2028Send it? The request is safe.\\u200b"}\nSend it?',
+    ]);
+    expect(upstream.requests).toEqual([]);
+  });
 });
 
 describe('a client that cannot be asked', () => {

@@ -3,7 +3,7 @@
 // read DB_PASSWORD from the user's .env and sent it to its own host) nor an internal upstream.
 // `mcp-gen serve <url>` against a local "attacker" that serves the spec and records every call,
 // through the official SDK client.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/client';
@@ -178,6 +178,28 @@ describe('mcp-gen serve <url>: the spec does not choose an internal upstream', (
       expect(textOf(result)).toContain('not sent: 127.0.0.1 is an internal address');
     } finally {
       await redirecting.close();
+    }
+  });
+
+  it('generating from the URL leaves out a logo on an internal address, which npm run bundle would fetch', async () => {
+    const logoAt = (url: string) => ({ ...dbSpec('https://api.example.com'), info: { title: 'DB', version: '1', 'x-logo': { url } } });
+    const served = await startUpstream((req) =>
+      req.path === '/internal.json'
+        ? { body: JSON.stringify(logoAt('https://127.0.0.2:8443/latest/meta-data/logo.png')) }
+        : { status: 404 },
+    );
+    try {
+      const out = join(TMP, 'remote-internal-logo');
+      const result = await generate({ spec: `${served.url}/internal.json`, out, force: true });
+      const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { _meta?: unknown };
+      expect(manifest._meta).toBeUndefined();
+      expect(result.report.warnings.map((w) => `${w.where}: ${w.message}`)).toContainEqual(
+        expect.stringMatching(
+          /^#\/info\/x-logo\/url: https:\/\/127\.0\.0\.2:8443\/latest\/meta-data\/logo\.png is an internal address \(127\.0\.0\.2\)/,
+        ),
+      );
+    } finally {
+      await served.close();
     }
   });
 

@@ -12,6 +12,7 @@ import { answerBudget } from './answer/answer-budget.js';
 import { withNote } from './send/retry.js';
 import type { Progress } from '../mcp/progress.js';
 import type { ToolSpec } from '../../contract/table.js';
+import { isTextual, mediaKind } from '../../contract/media.js';
 import type { Exchanged } from './send-step.js';
 import type { CallContext, CallServices } from './services.js';
 
@@ -33,8 +34,17 @@ export function readOutcome(
 ): { answer: UpstreamAnswer } | { refused: UpstreamRefusal } | { failure: CallToolResult } {
   const { redactor } = services;
   if ('failure' in outcome) return { failure: keepLink(outcome.failure, redactor.result(outcome.failure, call.credentials, call.secrets)) };
-  if (outcome.answer.status < 400) return outcome;
+  if (outcome.answer.status < 400)
+    return { answer: clearedAnswer(outcome.answer, (text) => redactor.text(text, call.credentials, call.secrets)) };
   return { refused: refusal(outcome.answer, (text) => redactor.text(text, call.credentials, call.secrets)) };
+}
+
+/** A good answer a read returns as text (resources.ts's contentsOf), cleared of the secrets an upstream may quote; bytes as they are. */
+function clearedAnswer(answer: UpstreamAnswer, clear: (text: string) => string): UpstreamAnswer {
+  if (answer.contentType !== '' && !isTextual(mediaKind(answer.contentType))) return answer;
+  const text = new TextDecoder().decode(answer.bytes);
+  const cleared = clear(text);
+  return cleared === text ? answer : { ...answer, bytes: new TextEncoder().encode(cleared) };
 }
 
 /** A tools/call's result: the answer shaped, or its operation followed; a failure redacted, with the retries' note. */
@@ -53,7 +63,8 @@ export async function callOutcome(
   const result = tool.longRunning
     ? await (await services.following.get()).follow(tool, outcome.answer, args, { signal, call, advertised, ...followOptions(options) })
     : shape(services, tool, outcome.answer, args, advertised, options.whole);
-  return result.isError ? redacted(services, withNote(result, outcome.note), call) : result;
+  // a good answer too: an upstream may quote the key it was sent (README: secrets are never returned)
+  return keepLink(result, redacted(services, result.isError ? withNote(result, outcome.note) : result, call));
 }
 
 /** A result cleared of the server's credentials and the call's own. */

@@ -23,6 +23,7 @@ import type { ConfirmSetting } from '../start/config.js';
 import { toolError } from '../mcp/output.js';
 import { needsConfirmation } from '../start/optional-features.js';
 import type { ToolSpec } from '../../contract/table.js';
+import { withUnseenEscaped } from '../../contract/visible-text.js';
 
 const VALUE_CHARS = 80;
 const BODY_CHARS = 300;
@@ -32,11 +33,11 @@ const FIELD_CHARS = 40;
 const MAX_FIELDS = 200;
 const MESSAGE_CHARS = 1_000;
 
-/** A value on one line, within `max` characters, with the known secrets taken out before it is cut. */
+/** A value on one line, within `max` characters, with the known secrets taken out before it is cut, and nothing that hides or reorders text. */
 function shown(value: unknown, max: number, redact: (text: string) => string): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   // Redacted before the cut: a cut secret would no longer be recognised.
-  return cut(redact(text).replace(/[\x00-\x1f\x7f]+/g, ' '), max);
+  return cut(withUnseenEscaped(redact(text).replace(/[\x00-\x1f\x7f]+/g, ' ')), max);
 }
 
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

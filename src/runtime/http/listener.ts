@@ -23,6 +23,19 @@ export interface Served {
   legacy?: HttpEndpoints;
 }
 
+/**
+ * The exchange as a web Request, or undefined where the fetch standard forbids one that node:http
+ * accepts (the method TRACE): `new Request` would throw inside node:http's handler, which ends
+ * the process.
+ */
+function webRequestOf(exchange: NodeExchange, url: URL): Request | undefined {
+  try {
+    return exchange.request(url);
+  } catch {
+    return undefined;
+  }
+}
+
 export async function listen(config: ServerConfig, log: Logger, served: Served): Promise<HttpServer> {
   warnIfOpen(config, log);
   const drain = new Drain(config, log);
@@ -43,7 +56,8 @@ export async function listen(config: ServerConfig, log: Logger, served: Served):
     const url = requestUrl(req.url, req.headers.host, req.socket.localPort);
     if (url === undefined) return jsonRpcError(res, 400, -32600, 'Bad request: the request target is not a valid URL');
     const exchange = new NodeExchange(req, res);
-    const request = exchange.request(url);
+    const request = webRequestOf(exchange, url);
+    if (request === undefined) return jsonRpcError(res, 400, -32600, 'Bad request: no request this server takes has this method');
     exchanges.set(request, { req, res });
     core
       .fetch(request, { remoteAddr: { hostname: clientAddress(req.socket) } })

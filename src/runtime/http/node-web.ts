@@ -139,6 +139,9 @@ export class NodeExchange {
 export function requestUrl(target: string | undefined, host: string | undefined, port: number | undefined): URL | undefined {
   const url = URL.parse(target ?? '/', `http://${URL.canParse(`http://${host}`) ? host : 'localhost'}`) ?? undefined;
   if (url !== undefined && port !== undefined) url.port = String(port);
+  // user info from the Host header (`localhost@evil.example`) or an absolute target means nothing
+  // here, and a Request refuses a URL that has it
+  if (url !== undefined) url.username = url.password = '';
   return url;
 }
 

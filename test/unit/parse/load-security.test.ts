@@ -137,6 +137,21 @@ describe('a local spec reads only inside its folder', () => {
     expect(await refusal(loadSpec(join(linked, 'spec.json')))).toMatch(/innocent\.json" is outside the spec's folder/);
   });
 
+  // A FIFO never ends a read (mcp-gen waited for ever); a device such as /dev/zero, whose size
+  // stat says is 0, would be read past the 64 MiB limit until memory ran out.
+  it('a $ref to a FIFO or a device is refused at once, not read', async () => {
+    const special = join(scratch, 'special');
+    mkdirSync(special);
+    spawnSync('mkfifo', [join(special, 'pipe.json')]);
+    symlinkSync('/dev/zero', join(special, 'zero.json'));
+    writeFileSync(join(special, 'fifo-spec.json'), specWith('./pipe.json'));
+    writeFileSync(join(special, 'zero-spec.json'), specWith('./zero.json'));
+    expect(await refusal(loadSpec(join(special, 'fifo-spec.json')))).toMatch(/^\$ref ".*pipe\.json" is not a regular file$/);
+    expect(await refusal(loadSpec(join(special, 'zero-spec.json'), { allowRefDirs: ['/dev'] }))).toBe(
+      '$ref "/dev/zero" is not a regular file',
+    );
+  }, 10_000);
+
   it('a file over 64 MiB is refused before it is read', async () => {
     const big = join(scratch, 'big.json');
     writeFileSync(big, '');

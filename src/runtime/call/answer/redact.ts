@@ -16,8 +16,36 @@ const USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi;
  */
 export function redact(text: string, secrets: Iterable<string>): string {
   let out = text.replace(USERINFO, '$1***@');
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('***');
+  for (const secret of sentForms(secrets)) out = out.split(secret).join('***');
   return out;
+}
+
+/**
+ * Each secret as the request carried it, for an upstream that quotes the request: as it is,
+ * percent-encoded (a query or cookie credential, request.ts's encodeValue, and
+ * encodeURIComponent's lighter form) and base64 (HTTP basic's `user:password`, RFC 7617);
+ * longest first, so that a form containing another is taken out whole.
+ */
+function sentForms(secrets: Iterable<string>): string[] {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (secret.length < 4) continue;
+    const encoded = encodeURIComponent(secret);
+    forms
+      .add(secret)
+      .add(encoded)
+      .add(encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`));
+    forms.add(Buffer.from(secret, 'utf8').toString('base64'));
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** Every string of a JSON value (keys too) through `clear`. */
+function clearedValue(value: unknown, clear: (text: string) => string): unknown {
+  if (typeof value === 'string') return clear(value);
+  if (Array.isArray(value)) return value.map((item) => clearedValue(item, clear));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [clear(key), clearedValue(item, clear)]));
 }
 
 /**
@@ -36,17 +64,34 @@ export function createRedactor(table: ToolTable, env: NodeJS.ProcessEnv, staticH
     .flatMap((scheme) => Object.values(scheme.env) as string[])
     .concat(secretArgumentVariables(table))
     .map((variable) => env[variable])
+    .concat(basicPairs(table, env))
     .filter((value): value is string => value !== undefined && value !== '')
     .concat(staticHeaders.map(([, value]) => value));
   const text = (text: string, credentials: RequestCredentials, more: readonly string[] = []) =>
     redact(text, [...configured, ...credentials.values(), ...more]);
   return {
     text,
-    result: (result, credentials, more) => ({
-      ...result,
-      content: result.content.map((item) => (item.type === 'text' ? { ...item, text: text(item.text, credentials, more) } : item)),
-    }),
+    result: (result, credentials, more) => {
+      const clear = (value: string) => text(value, credentials, more);
+      const cleared: CallToolResult = {
+        ...result,
+        content: result.content.map((item) => (item.type === 'text' ? { ...item, text: clear(item.text) } : item)),
+      };
+      if (result.structuredContent !== undefined)
+        cleared.structuredContent = clearedValue(result.structuredContent, clear) as Record<string, unknown>;
+      return cleared;
+    },
   };
+}
+
+/** `user:password` of each HTTP basic scheme whose variables are set: what the Authorization header carries, base64-encoded. */
+function basicPairs(table: ToolTable, env: NodeJS.ProcessEnv): string[] {
+  return Object.values(table.auth).flatMap((scheme) => {
+    if (scheme.type !== 'basic') return [];
+    const user = env[scheme.env.username];
+    const password = env[scheme.env.password];
+    return user || password ? [`${user ?? ''}:${password ?? ''}`] : [];
+  });
 }
 
 /** The variables hidden arguments are read from whose names say they hold secrets (`namesASecret`). */

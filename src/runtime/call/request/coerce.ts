@@ -1,8 +1,9 @@
 // Lenient scalars. Models often send "5" where the schema says integer, or 5 where it says
 // string, and the MCP Inspector CLI parses every --tool-arg as JSON (repo=1 arrives as a
 // number). Where the conversion is unambiguous, a top-level scalar argument is converted to
-// its schema's type before validation; objects and arrays are never touched, and an argument
-// that still does not fit is named by the validator as before.
+// its schema's type before validation; objects and arrays are never touched, a text is never
+// read as a number other than the one it says, and an argument that still does not fit is named
+// by the validator as before.
 
 import { ownValue, type JsonSchema } from '../../../contract/table.js';
 
@@ -26,9 +27,13 @@ function coerceScalar(value: unknown, types: string[]): unknown {
     (t === 'integer' && typeof value === 'number' && Number.isInteger(value));
   if (types.some(fits)) return value;
   if (typeof value === 'string') {
-    if ((types.includes('integer') || types.includes('number')) && NUMBER_TEXT.test(value.trim())) {
-      const n = Number(value.trim());
-      if (Number.isFinite(n) && (types.includes('number') || Number.isInteger(n))) return n;
+    const text = value.trim();
+    if ((types.includes('integer') || types.includes('number')) && NUMBER_TEXT.test(text)) {
+      const n = Number(text);
+      // Beyond 2^53 a double holds every other integer only: "9007199254740993" would become
+      // ...992, another id. Such a text is left as it is, for the validator to refuse.
+      const exact = /^-?\d+$/.test(text) ? Number.isSafeInteger(n) : true;
+      if (Number.isFinite(n) && exact && (types.includes('number') || Number.isSafeInteger(n))) return n;
     }
     if (types.includes('boolean') && (value === 'true' || value === 'false')) return value === 'true';
   }

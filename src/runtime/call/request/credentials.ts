@@ -60,10 +60,11 @@ export class Authenticator {
           const key = fromClient ?? this.value(scheme.env.key) ?? '';
           if (scheme.in === 'header') setHeader(request.headers, scheme.name, key);
           else if (scheme.in === 'query') {
-            request.url += (request.url.includes('?') ? '&' : '?') + encodeValue(scheme.name) + '=' + encodeValue(key);
+            const url = withoutQueryPairs(request.url, scheme.name);
+            request.url = url + (url.includes('?') ? '&' : '?') + encodeValue(scheme.name) + '=' + encodeValue(key);
           } else {
             const pair = `${scheme.name}=${encodeURIComponent(key)}`;
-            const existing = getHeader(request.headers, 'cookie');
+            const existing = withoutCookies(getHeader(request.headers, 'cookie') ?? '', scheme.name);
             setHeader(request.headers, 'Cookie', existing ? `${existing}; ${pair}` : pair);
           }
           break;
@@ -153,6 +154,38 @@ export class Authenticator {
         .join(' plus '),
     );
     return `${tool.name} needs credentials that are not set: set ${ways.join(', or ')}`;
+  }
+}
+
+// A credential in the query or a cookie is the only value of its name, as a header credential
+// replaces a header argument: the names of a free-form object argument (form style, exploded)
+// are the model's, and an API that reads the first `api_key` would take the model's key.
+
+/** The URL without the query pairs named `name` (compared decoded). */
+function withoutQueryPairs(url: string, name: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const kept = url
+    .slice(at + 1)
+    .split('&')
+    .filter((pair) => decodedName(pair.split('=')[0] as string) !== name);
+  return kept.length > 0 ? `${url.slice(0, at)}?${kept.join('&')}` : url.slice(0, at);
+}
+
+/** A Cookie header's pairs but those named `name` (RFC 6265 §4.2.1: `name=value` joined by `; `). */
+function withoutCookies(header: string, name: string): string {
+  return header
+    .split(';')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair !== '' && decodedName(pair.split('=')[0] as string) !== name)
+    .join('; ');
+}
+
+function decodedName(text: string): string {
+  try {
+    return decodeURIComponent(text.trim());
+  } catch {
+    return text.trim(); // a `%` that starts no escape: the name as it is
   }
 }
 

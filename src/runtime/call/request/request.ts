@@ -51,6 +51,7 @@ export function buildRequest(http: HttpSpec, args: Record<string, unknown>, base
       }
       continue;
     }
+    refuseShadowing(http.params, param, value);
     switch (param.in) {
       case 'path':
         break; // expanded below, in template order
@@ -104,6 +105,26 @@ export function buildRequest(http: HttpSpec, args: Record<string, unknown>, base
     }
   }
   return request;
+}
+
+/**
+ * An exploded object's property names become parameter names (`?color=red`, RFC 6570 form
+ * explode): one that is another parameter's of the same place would send a second value beside
+ * that one, past its schema or beside a value the operator pins (a hidden argument), and an API
+ * that reads the first value would take the model's.
+ */
+function refuseShadowing(params: readonly ParamSpec[], param: ParamSpec, value: unknown): void {
+  if ((param.in !== 'query' && param.in !== 'cookie') || !param.explode || param.style === 'deepObject') return;
+  if (param.contentType !== undefined || !isPlainObject(value)) return;
+  for (const name of Object.keys(value)) {
+    const other = params.find((p) => p !== param && p.in === param.in && p.name === name);
+    if (other !== undefined) {
+      throw new ArgumentError(
+        param.arg,
+        `property ${JSON.stringify(name)} is the ${param.in} parameter of argument "${other.arg}"; give it there`,
+      );
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -601,6 +622,9 @@ const shapeOf = (value: unknown): ValueShape => (isFilePart(value) ? 'bytes' : t
 /** One multipart part for one value: a file, JSON for structures, else text (see multipartBody). */
 function partFor(where: string, name: string, item: unknown, declared: string | undefined): Part {
   if (isFilePart(item)) {
+    // the model's text becomes the part's Content-Type line: a line break would add headers to it
+    const problem = item.contentType === undefined ? undefined : headerValueProblem(item.contentType);
+    if (problem !== undefined) throw new ArgumentError(`${where}.contentType`, `must not contain ${problem}`);
     const contentType = item.contentType ?? declared ?? 'application/octet-stream';
     return { name, filename: item.filename ?? 'file', contentType, data: decodeBase64(where, item.content) };
   }

@@ -1,0 +1,190 @@
+// The model's arguments against the request a generated server sends, over stdio with the
+// official SDK client, to a recording upstream: no argument adds a header to a multipart part,
+// and none puts a second value beside the API key's query parameter or cookie, which an API
+// that reads the first value would take instead of the operator's key.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/client';
+import { buildProject, connect, generateProject, TMP } from '../../harness/project.js';
+import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { multipartParts, textOf } from '../harness/wire.js';
+
+const KEY = 'the-operators-key';
+let upstream: Upstream;
+let client: Client;
+
+const freeForm = (name: string, location: 'query' | 'cookie') => ({
+  name,
+  in: location,
+  style: 'form',
+  explode: true,
+  schema: { type: 'object', additionalProperties: { type: 'string' } },
+});
+
+beforeAll(async () => {
+  upstream = await startUpstream(() => ({ body: '{}' }));
+  const spec = {
+    openapi: '3.0.3',
+    info: { title: 'Hostile arguments', version: '1' },
+    servers: [{ url: `${upstream.url}/api` }],
+    components: {
+      securitySchemes: {
+        queryKey: { type: 'apiKey', in: 'query', name: 'api_key' },
+        cookieKey: { type: 'apiKey', in: 'cookie', name: 'session' },
+      },
+    },
+    paths: {
+      '/upload': {
+        post: {
+          operationId: 'upload',
+          requestBody: {
+            content: {
+              'multipart/form-data': {
+                schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' }, note: { type: 'string' } } },
+              },
+            },
+          },
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+      '/search': {
+        get: {
+          operationId: 'search',
+          security: [{ queryKey: [] }],
+          parameters: [
+            freeForm('filters', 'query'),
+            { name: 'api_key', in: 'query', schema: { type: 'string' } },
+            { name: 'owner', in: 'query', schema: { type: 'string' } },
+            { name: 'state', in: 'query', schema: { type: 'string', enum: ['open', 'closed'] } },
+          ],
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+      '/items/{id}': {
+        delete: {
+          operationId: 'deleteItem',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', format: 'int64' } }],
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+      '/me': {
+        get: {
+          operationId: 'me',
+          security: [{ cookieKey: [] }],
+          parameters: [freeForm('prefs', 'cookie')],
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+    },
+  };
+  const specDir = join(TMP, 'hostile-arguments-spec');
+  mkdirSync(specDir, { recursive: true });
+  writeFileSync(join(specDir, 'openapi.json'), JSON.stringify(spec));
+  // the operator pins the owner: the model never sees the argument, the server always sends acme
+  const config = { toolOverrides: { search: { arguments: { owner: { hidden: true, value: 'acme' } } } } };
+  writeFileSync(join(specDir, 'mcp-gen.config.json'), JSON.stringify(config));
+  const dir = generateProject(join(specDir, 'openapi.json'), 'e2e-hostile-arguments', [
+    '--env-prefix',
+    'HOSTILE',
+    '--config',
+    join(specDir, 'mcp-gen.config.json'),
+  ]);
+  await buildProject(dir);
+  client = await connect('stdio', dir, { env: { HOSTILE_QUERY_KEY: KEY, HOSTILE_COOKIE_KEY: KEY } });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await upstream?.close();
+});
+
+describe('a multipart file part', () => {
+  it('refuses a contentType with a line break, which would add headers to the part, and sends nothing', async () => {
+    upstream.clear();
+    const contentType = 'text/plain\r\nContent-Disposition: form-data; name="admin"\r\n\r\ntrue';
+    const result = await client.callTool({ name: 'upload', arguments: { body: { file: { content: 'aGk=', contentType } } } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/body\.file\.contentType.*CR, LF/);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('still sends a plain contentType and a filename with quotes and line breaks, escaped', async () => {
+    upstream.clear();
+    const file = { content: 'aGk=', contentType: 'text/plain; charset=utf-8', filename: 'a"b\r\nc.txt' };
+    const result = await client.callTool({ name: 'upload', arguments: { body: { file } } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    const sent = upstream.requests[0];
+    expect(multipartParts(sent?.body ?? Buffer.alloc(0), sent?.headers['content-type'] as string)).toEqual([
+      'Content-Disposition: form-data; name="file"; filename="a%22b%0D%0Ac.txt"\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nhi',
+    ]);
+  });
+});
+
+describe("the API key's query parameter and cookie", () => {
+  it('carry only the configured key, whatever names a free-form object argument gives', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'search', arguments: { filters: { api_key: 'the-models-key', color: 'red' } } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(upstream.requests[0]?.query.getAll('api_key')).toEqual([KEY]);
+    expect(upstream.requests[0]?.query.get('color')).toBe('red');
+  });
+
+  it("offer no argument of the key's name: a declared parameter that has it is the scheme's", async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'search', arguments: { api_key: 'the-models-key' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/unknown argument "api_key"/);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('the cookie too', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'me', arguments: { prefs: { session: 'the-models-session', theme: 'dark' } } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(upstream.requests[0]?.headers['cookie']).toBe(`theme=dark; session=${KEY}`);
+  });
+});
+
+describe("a free-form object's names", () => {
+  it('cannot give a parameter the operator pins (a hidden argument): refused, nothing sent', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'search', arguments: { filters: { owner: 'someone-else' } } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/argument "filters": property "owner" is the query parameter of argument "owner"/);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it("cannot give a listed parameter past its own checks either (state's enum)", async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'search', arguments: { filters: { state: 'deleted' } } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/property "state" is the query parameter of argument "state"; give it there/);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('are sent when no other parameter has them, beside the pinned one', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'search', arguments: { filters: { color: 'red' }, state: 'open' } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(upstream.requests[0]?.url).toBe(`/api/search?color=red&owner=acme&state=open&api_key=${KEY}`);
+  });
+});
+
+describe('an integer given as text', () => {
+  it('beyond 2^53 is refused, not rounded to another id: nothing is deleted', async () => {
+    upstream.clear();
+    // Number("9007199254740993") is 9007199254740992: the call would delete the item next to it
+    const result = await client.callTool({ name: 'deleteItem', arguments: { id: '9007199254740993' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/argument "id": must be integer/);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('within 2^53 is read as the number it says', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'deleteItem', arguments: { id: '9007199254740991' } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /api/items/9007199254740991']);
+  });
+});
