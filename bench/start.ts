@@ -1,6 +1,7 @@
 // 3. Cold start: spawn → `initialize` answered over stdio, through the official SDK client,
 // for the generated Petstore and GitHub servers of both generators and a minimal one-tool SDK
-// v2 server (the floor). Then where the GitHub server's extra time goes, probe by probe.
+// v2 server (the floor). Then where the GitHub server's extra time goes, probe by probe, and
+// the cold start through the first tools/call (first-call.ts).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { stdioClient, type ServerCommand } from './lib/clients.js';
 import { mcpGenProject, omgProject, placeIn } from './lib/fixtures.js';
 import { START_SERVERS, type StartResult, type StartServer } from './lib/results.js';
 import { interleave, log, median } from './lib/util.js';
+import { runFirstCall } from './first-call.js';
 
 export async function runStart(options: { quick: boolean }): Promise<StartResult> {
   const reps = options.quick ? 3 : 7;
@@ -75,5 +77,6 @@ export async function runStart(options: { quick: boolean }): Promise<StartResult
     ajvStaticImport,
     tableBytes: Buffer.byteLength(tableText),
     tableCompactBytes: Buffer.byteLength(JSON.stringify(JSON.parse(tableText))),
+    firstCall: await runFirstCall(reps),
   };
 }

@@ -157,6 +157,25 @@ export interface StartResult {
   tableCompactBytes: number;
   /** Whether the built runtime imports ajv at the top of executor.js (i.e. at start-up). */
   ajvStaticImport: boolean;
+  /** Spawn → initialize → tools/list → one tools/call reaching the upstream (bench/first-call.ts). */
+  firstCall?: FirstCallResult;
+}
+
+interface FirstCallCell {
+  /** Spawn → the call answered, ms, each run. */
+  runs: number[];
+  ms: number;
+  /** Medians from spawn to initialize answered, and to tools/list answered. */
+  initializeMs: number;
+  listMs: number;
+  tools?: number;
+  note?: string;
+  error?: string;
+}
+
+export interface FirstCallResult {
+  reps: number;
+  cells: Partial<Record<StartServer, FirstCallCell>>;
 }
 
 // ── 4. calls through the SDK client (bench/calls.ts)
