@@ -1,8 +1,8 @@
 // The official MCP Inspector and the Node 22 it needs (this repository runs on Node 20): like the
 // conformance test, installed with the npm package `node` (a Node 22 binary) into a folder of its
 // own, test/.tmp/_inspector, pinned by test/fixtures/inspector/package.json, never into the root.
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TMP } from '../../harness/project.js';
 import { installPinned, pinnedVersions } from './pinned-tools.js';
@@ -26,4 +26,24 @@ export async function installInspector(): Promise<void> {
   ).version;
   if (installed !== pinned['@modelcontextprotocol/inspector'])
     throw new Error(`inspector ${installed} installed, ${pinned['@modelcontextprotocol/inspector']} pinned`);
+}
+
+/** `NODE22 LAUNCHER --cli <argv>` with its catalog in the install's own HOME: exit code, stdout, stderr. */
+export function runInspector(
+  argv: string[],
+  env: Record<string, string> = {},
+): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  const home = join(INSPECTOR_DIR, 'home');
+  mkdirSync(home, { recursive: true });
+  return new Promise((resolve, reject) => {
+    execFile(
+      NODE22,
+      [LAUNCHER, '--cli', ...argv],
+      { env: { PATH: process.env.PATH ?? '', HOME: home, NO_COLOR: '1', ...env }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') return reject(new Error(`the inspector did not run (${error.message}):\n${stderr}`));
+        resolve({ exitCode: error ? (error.code as number) : 0, stdout, stderr });
+      },
+    );
+  });
 }
