@@ -276,7 +276,7 @@ async function validStructure(c: Client, name: string, result: Result): Promise<
 }
 
 describe.each(KINDS)('over %s', (kind) => {
-  it('a chat completion streamed as events: progress with each chunk, the chunks as items, ended by [DONE]', async () => {
+  it('a chat completion streamed as events: progress as the chunks come, the chunks as items, ended by [DONE]', async () => {
     const c = await client(kind);
     const progress: { progress: number; message?: string }[] = [];
     const started = Date.now();
@@ -291,7 +291,13 @@ describe.each(KINDS)('over %s', (kind) => {
     expect(structured.ended).toBe('terminal');
     const items = structured.items as { data: { choices: { delta: { content: string } }[] } }[];
     expect(items.map((item) => item.data.choices[0]?.delta.content).join('')).toBe('Hello, world');
-    expect(progress.map((p) => p.progress)).toEqual([1, 2, 3, 4, 5]);
+    // One report per chunk while the chunks come 250 ms apart; the server tells at most one per
+    // 200 ms (streamed-answer.ts), so on a loaded machine two chunks read close together give one.
+    const told = progress.map((p) => p.progress);
+    expect(told[0]).toBe(1);
+    expect(told.every((n, i) => i === 0 || n > (told[i - 1] as number))).toBe(true);
+    expect(told.length).toBeGreaterThanOrEqual(3);
+    expect(told.at(-1)).toBeLessThanOrEqual(WORDS.length);
     expect(progress[0]?.message).toBe('createChatCompletion: 1 item so far, the latest: "Hel"');
   }, 60_000);
 
