@@ -15,9 +15,26 @@ const USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi;
  * hide nothing.
  */
 export function redact(text: string, secrets: Iterable<string>): string {
+  return withoutForms(text, sentForms(secrets));
+}
+
+/** The text with URL userinfo and each of `forms` (sentForms) taken out. */
+function withoutForms(text: string, forms: readonly string[]): string {
   let out = text.replace(USERINFO, '$1***@');
-  for (const secret of sentForms(secrets)) out = out.split(secret).join('***');
+  for (const form of forms) out = out.split(form).join('***');
   return out;
+}
+
+/**
+ * Whether a JSON value may hold userinfo or one of `forms`, read on its JSON text: a string
+ * holding a form holds it JSON-escaped there, and userinfo still matches once escaped. Most
+ * answers hold none, and are then returned as they are rather than copied string by string.
+ */
+function mayHoldAny(value: unknown, forms: readonly string[]): boolean {
+  const json = JSON.stringify(value);
+  USERINFO.lastIndex = 0;
+  if (USERINFO.test(json)) return true;
+  return forms.some((form) => json.includes(JSON.stringify(form).slice(1, -1)));
 }
 
 /**
@@ -71,13 +88,15 @@ export function createRedactor(table: ToolTable, env: NodeJS.ProcessEnv, staticH
     redact(text, [...configured, ...credentials.values(), ...more]);
   return {
     text,
-    result: (result, credentials, more) => {
-      const clear = (value: string) => text(value, credentials, more);
+    result: (result, credentials, more = []) => {
+      // the forms made once per result, not once per string of it
+      const forms = sentForms([...configured, ...credentials.values(), ...more]);
+      const clear = (value: string) => withoutForms(value, forms);
       const cleared: CallToolResult = {
         ...result,
         content: result.content.map((item) => (item.type === 'text' ? { ...item, text: clear(item.text) } : item)),
       };
-      if (result.structuredContent !== undefined)
+      if (result.structuredContent !== undefined && mayHoldAny(result.structuredContent, forms))
         cleared.structuredContent = clearedValue(result.structuredContent, clear) as Record<string, unknown>;
       return cleared;
     },
