@@ -29,3 +29,13 @@ export function withUnseenEscaped(text: string): string {
 export function terminalLine(text: string): string {
   return withUnseenEscaped(text.replace(CONTROL, escapeOf));
 }
+
+/**
+ * Spec text for one line of a generated file (a README, .env.example's comments, a manifest): no
+ * line breaks or control characters, runs of space as one, nothing that hides or reorders it;
+ * cut with an ellipsis at `max` characters when given.
+ */
+export function oneLine(text: string, max = Infinity): string {
+  const line = withUnseenEscaped(text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim());
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

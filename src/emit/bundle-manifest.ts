@@ -10,7 +10,7 @@ import type { ListedTool } from '../contract/profiles.js';
 import type { ToolTable } from '../contract/table.js';
 import { toolsetMetaTools } from '../contract/toolsets.js';
 import { resolveDefaultServer } from './servers.js';
-import { withUnseenEscaped } from '../contract/visible-text.js';
+import { oneLine } from '../contract/visible-text.js';
 
 interface ManifestInput {
   table: ToolTable;
@@ -33,12 +33,6 @@ interface UserConfigField {
   sensitive?: boolean;
   default?: string | boolean;
 }
-
-/** Spec text on one line, with nothing that hides or reorders it (visible-text.ts), cut at `max`. */
-const oneLine = (text: string, max: number) => {
-  const line = withUnseenEscaped(text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim());
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-};
 
 /** The tools Claude Desktop shows before the server runs: what the default tools/list holds. */
 function listedTools(table: ToolTable, mode: ManifestInput['mode']): ListedTool[] | { name: string; description: string }[] {

@@ -3,7 +3,7 @@
 // runs over stdio, with the environment variables the server reads. `mcp-publisher publish`
 // sends it as it is; its version is package.json's, so the two are published together.
 import { SETTINGS } from '../contract/settings.js';
-import { withUnseenEscaped } from '../contract/visible-text.js';
+import { oneLine } from '../contract/visible-text.js';
 
 const SERVER_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
 /** The registry's limit on a server's description (server.schema.json: maxLength). */
@@ -29,12 +29,6 @@ interface EnvironmentVariable {
   format?: 'boolean';
   default?: string;
 }
-
-/** Spec text on one line, with nothing that hides or reorders it (visible-text.ts), cut at `max`. */
-const oneLine = (text: string, max: number) => {
-  const line = withUnseenEscaped(text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim());
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-};
 
 /** Each variable once: the credentials (secret), the base URLs the spec lacks (required), then the settings table's. */
 function environmentVariables(input: RegistryInput): EnvironmentVariable[] {
