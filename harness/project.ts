@@ -3,7 +3,7 @@
 // the same ones) and link them, build with the project's own `npm run build`, start it.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
-import { isAbsolute, join, sep } from 'node:path';
+import { isAbsolute, join, posix, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   Client,
@@ -30,19 +30,32 @@ function newestMtime(dir: string): number {
 }
 
 /**
- * What a generated project's lib/ must hold: this build's runtime and contract (JavaScript and
- * declarations), as `lib/<folder>/<file>` paths, sorted. Each is dist/src/<folder>/<file> behind
- * the generated-file header.
+ * What a generated project's lib/ must hold: this build's runtime and contract (their JavaScript,
+ * and the declarations that src/main.ts and src/hooks.ts reach), as `lib/<folder>/<file>` paths,
+ * sorted. Each is dist/src/<folder>/<file> behind the generated-file header.
  */
 export function prebuiltLibFiles(): string[] {
-  return ['runtime', 'contract']
-    .flatMap((folder) =>
-      (readdirSync(join(REPO, 'dist/src', folder), { recursive: true }) as string[])
-        .map((f) => f.split(sep).join('/'))
-        .filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'))
-        .map((f) => `lib/${folder}/${f}`),
-    )
-    .sort();
+  const scripts = ['runtime', 'contract'].flatMap((folder) =>
+    (readdirSync(join(REPO, 'dist/src', folder), { recursive: true }) as string[])
+      .map((f) => f.split(sep).join('/'))
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => `${folder}/${f}`),
+  );
+  return [...scripts, ...declarationsReached(['runtime/main.d.ts', 'runtime/hooks-api.d.ts'])].map((f) => `lib/${f}`).sort();
+}
+
+/** The declaration files `entries` (under dist/src) import, directly or not, themselves included. */
+function declarationsReached(entries: string[]): string[] {
+  const reached = new Set<string>();
+  const visit = (file: string) => {
+    if (reached.has(file)) return;
+    reached.add(file);
+    const text = readFileSync(join(REPO, 'dist/src', file), 'utf8');
+    for (const [, target] of text.matchAll(/(?:from|import\()\s*['"](\.[^'"]*)\.js['"]/g))
+      visit(posix.join(posix.dirname(file), `${target}.d.ts`));
+  };
+  entries.forEach(visit);
+  return [...reached];
 }
 
 const metafiles = new Map<string, { outputs: Record<string, { inputs: Record<string, unknown> } | undefined> }>();

@@ -131,7 +131,7 @@ export function whyGeneration(r: Results): string[] {
   const slower = rows.filter((row) => (row.cells['mcp-gen']?.ms ?? NaN) >= (row.cells.omg?.ms ?? NaN));
   if (slower.length) {
     lines.push(
-      `**Against openapi-mcp-generator**, mcp-gen is slower on ${slower.map((row) => `${row.spec.label} (${x((row.cells['mcp-gen']?.ms ?? NaN) / (row.cells.omg?.ms ?? NaN))})`).join(', ')}. openapi-mcp-generator dereferences the spec and writes each operation's schema into one TypeScript file as it comes (eight files in all); mcp-gen converts every schema to JSON Schema 2020-12 with shared \`$defs\`, output schemas and argument placement, lists every tool as a client would see it to choose the serving mode within the context budget, prints \`src/tool-types.ts\` with the TypeScript compiler in a second thread (ts-morph, a fixed choice; its CPU competes with the main thread's when the machine is busy), and writes the prebuilt runtime (~300 files under \`lib/\`, into a new folder in the background while the spec is read and modelled) with a manifest of hashes. In the model and emit stages no single function dominates — those with the most self time above take a few percent of the run each — so closing the gap there means doing less per operation in every model stage, or leaving out work the product needs (the typed declarations, the listing's measure, the runtime's files). On 2 cores a run is bound by its CPU as a whole, not by one thread: beside the main thread and the printing worker, V8's background threads optimise the hot code of both (Turbofan) and collect garbage, about as much CPU again as the main thread. Without optimisation (\`--max-opt=1\`) that background CPU went away on Stripe and Kubernetes, but the 10,000-operation model ran 40 % slower, so it was not taken.` +
+      `**Against openapi-mcp-generator**, mcp-gen is slower on ${slower.map((row) => `${row.spec.label} (${x((row.cells['mcp-gen']?.ms ?? NaN) / (row.cells.omg?.ms ?? NaN))})`).join(', ')}. openapi-mcp-generator dereferences the spec and writes each operation's schema into one TypeScript file as it comes (eight files in all); mcp-gen converts every schema to JSON Schema 2020-12 with shared \`$defs\`, output schemas and argument placement, lists every tool as a client would see it to choose the serving mode within the context budget, prints \`src/tool-types.ts\` with the TypeScript compiler in a second thread (ts-morph, a fixed choice; its CPU competes with the main thread's when the machine is busy), and writes the prebuilt runtime (~160 files under \`lib/\`: every module's JavaScript and the three declaration files the project compiles against, into a new folder in the background while the spec is read and modelled) with a manifest of hashes. In the model and emit stages no single function dominates — those with the most self time above take a few percent of the run each — so closing the gap there means doing less per operation in every model stage, or leaving out work the product needs (the typed declarations, the listing's measure, the runtime's files). On 2 cores a run is bound by its CPU as a whole, not by one thread: beside the main thread and the printing worker, V8's background threads optimise the hot code of both (Turbofan) and collect garbage, about as much CPU again as the main thread. Without optimisation (\`--max-opt=1\`) that background CPU went away on Stripe and Kubernetes, but the 10,000-operation model ran 40 % slower, so it was not taken.` +
         writeShare(gen.profiles),
     );
   }
@@ -160,7 +160,7 @@ export function whyGeneration(r: Results): string[] {
 }
 
 /**
- * When writing the project is a large share of the profiles: it creates ~300 files where
+ * When writing the project is a large share of the profiles: it creates ~170 files where
  * openapi-mcp-generator creates eight, and on a disk busy with the bench's own deleted output
  * folders each new file waits on the file system (the \`open()\` calls, in the profiles).
  */
@@ -168,7 +168,7 @@ function writeShare(profiles: GenProfile[]): string {
   const shares = profiles.map((p) => part(p, 'write (writeProject)') / p.totalMs);
   if (!shares.length || Math.max(...shares) < 0.2) return '';
   const times = profiles.map((p) => part(p, 'write (writeProject)'));
-  return ` In this run, writing the project took ${s(Math.min(...times))}–${s(Math.max(...times))} of the profiled runs (up to ${pct(Math.max(...times), profiles[shares.indexOf(Math.max(...shares))]?.totalMs ?? NaN)}): it creates ~300 files where openapi-mcp-generator creates eight, and after the bench's own churn of output folders, deleted before every run, creating a file waits on the disk.`;
+  return ` In this run, writing the project took ${s(Math.min(...times))}–${s(Math.max(...times))} of the profiled runs (up to ${pct(Math.max(...times), profiles[shares.indexOf(Math.max(...shares))]?.totalMs ?? NaN)}): it creates ~170 files where openapi-mcp-generator creates eight, and after the bench's own churn of output folders, deleted before every run, creating a file waits on the disk.`;
 }
 
 export function genSection(gen: GenResult): string[] {

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { sep } from 'node:path';
+import { posix, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GENERATOR_VERSION, OWN_PACKAGE } from '../version.js';
 import { envText, flagText, SETTING_GROUPS, SETTINGS } from '../contract/settings.js';
@@ -609,25 +609,45 @@ const byPath = (a: GeneratedFile, b: GeneratedFile) => (a.path < b.path ? -1 : a
 let prebuilt: GeneratedFile[] | undefined;
 
 /**
- * The server's code as this package's build made it (JavaScript and declarations), under lib/:
- * the project compiles only its own few files against the declarations, and the relative
- * imports between runtime and contract resolve as in dist/src/. The same whatever the spec, so
- * the writing of a new folder begins with them (generate.ts) and emitProject lists them again.
+ * The server's code as this package's build made it, under lib/: every module's JavaScript, and
+ * the declarations the project's `tsc` reads (what src/main.ts and src/hooks.ts import, and what
+ * those import), so the project compiles only its own few files. The relative imports between
+ * runtime and contract resolve as in dist/src/. The same whatever the spec, so the writing of a
+ * new folder begins with them (generate.ts) and emitProject lists them again.
  */
 export function prebuiltProjectFiles(): GeneratedFile[] {
-  prebuilt ??= PREBUILT_FOLDERS.flatMap(prebuiltFiles);
+  prebuilt ??= [...PREBUILT_FOLDERS.flatMap(prebuiltScripts), ...projectDeclarations()].sort(byPath);
   return prebuilt;
 }
 
-function prebuiltFiles(folder: string): GeneratedFile[] {
-  const dir = `${PREBUILT}${folder}/`;
-  return (readdirSync(dir, { recursive: true }) as string[])
-    .map((name) => name.split(sep).join('/'))
-    .filter((name) => name.endsWith('.js') || name.endsWith('.d.ts'))
-    .sort()
-    .map((name) => ({
-      path: `lib/${folder}/${name}`,
-      contents: TS_HEADER + readFileSync(dir + name, 'utf8'),
-      owner: 'generated' as const,
-    }));
+const prebuiltFile = (relative: string): GeneratedFile => ({
+  path: `lib/${relative}`,
+  contents: TS_HEADER + readFileSync(PREBUILT + relative, 'utf8'),
+  owner: 'generated',
+});
+
+function prebuiltScripts(folder: string): GeneratedFile[] {
+  return (readdirSync(PREBUILT + folder, { recursive: true }) as string[])
+    .map((name) => `${folder}/${name.split(sep).join('/')}`)
+    .filter((name) => name.endsWith('.js'))
+    .map(prebuiltFile);
+}
+
+/** What the project's own files import from lib/ (templates/project/src), as declarations. */
+const DECLARATION_ENTRIES = ['runtime/main.d.ts', 'runtime/hooks-api.d.ts'];
+/** A relative module a declaration file imports or re-exports (`from './x.js'`, `import('../y.js')`). */
+const RELATIVE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*)['"](\.\.?\/[^'"]+)\.js['"]/g;
+
+/** The entries' declarations and those they reach through relative imports. The rest no compile reads, so none is written. */
+function projectDeclarations(): GeneratedFile[] {
+  const found = new Map<string, GeneratedFile>();
+  const visit = (relative: string) => {
+    if (found.has(relative)) return;
+    const file = prebuiltFile(relative);
+    found.set(relative, file);
+    for (const [, target] of (file.contents as string).matchAll(RELATIVE_IMPORT))
+      visit(posix.join(posix.dirname(relative), `${target}.d.ts`));
+  };
+  DECLARATION_ENTRIES.forEach(visit);
+  return [...found.values()];
 }

@@ -176,7 +176,7 @@ const WRITE_LANES = 4;
  * When the output folder does not exist yet, every file is new there, so nothing needs to wait
  * to be compared or refused, and each is created in place with O_EXCL (half the file system's
  * work of a temporary file and a rename, which a disk busy with deletions makes slow). The
- * files at hand (the prebuilt runtime, ~300 of them, as soon as the folder is known) are
+ * files at hand (the prebuilt runtime, ~160 of them, as soon as the folder is known) are
  * written in the background while the rest are still being made on the main thread (the
  * model, the other files, src/tool-types.ts printed in a worker); `finish` adds those and the
  * manifest. Undefined when the folder exists, or for --check and --dry-run: writeProject
@@ -371,7 +371,7 @@ function readInside(root: string, path: string): Buffer | undefined {
 
 /**
  * Creates the folders of `path` below `root` one by one, refusing a link or a file on the way;
- * `made` holds the folders already checked by this run (a project has ~300 files in ~30 folders).
+ * `made` holds the folders already checked by this run (a project has ~170 files in ~30 folders).
  */
 function makeFoldersInside(root: string, path: string, made: Set<string>): void {
   const parts = path.split('/').slice(0, -1);

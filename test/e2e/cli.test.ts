@@ -238,7 +238,7 @@ describe('generating the Petstore', () => {
       'src/main.ts',
       'src/hooks.ts',
       'lib/runtime/mcp/server.js',
-      'lib/runtime/call/request/request.d.ts',
+      'lib/runtime/hooks-api.d.ts',
     ]) {
       expect(existsSync(join(out, file)), file).toBe(true);
     }

@@ -1,7 +1,7 @@
 // The user's seam: src/hooks.ts survives regeneration and its hooks run on every call.
 import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildModel } from '../../src/model/build.js';
 import { loadSpec } from '../../src/parse/load.js';
@@ -50,6 +50,28 @@ describe('hooks.ts', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("lib/ holds every runtime module, and of the declarations exactly those the project's tsc reads", () => {
+    const listed = (folder: string, ending: string) =>
+      (readdirSync(folder, { recursive: true }) as string[])
+        .filter((name) => name.endsWith(ending))
+        .map((name) => name.split(sep).join('/'));
+    const read = execFileSync(join(dir, 'node_modules/.bin/tsc'), ['-p', dir, '--listFilesOnly'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((file) => file.startsWith(join(dir, 'lib') + sep))
+      .map((file) =>
+        file
+          .slice(join(dir, 'lib').length + 1)
+          .split(sep)
+          .join('/'),
+      );
+    expect(read.length).toBeGreaterThan(1);
+    expect(listed(join(dir, 'lib'), '.d.ts').sort()).toEqual([...read].sort());
+    const runtime = ['runtime', 'contract'].flatMap((folder) =>
+      listed(join(REPO, 'dist/src', folder), '.js').map((name) => `${folder}/${name}`),
+    );
+    expect(listed(join(dir, 'lib'), '.js').sort()).toEqual(runtime.sort());
   });
 
   it('--check passes after regeneration, even with hooks.ts edited', () => {
