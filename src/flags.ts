@@ -105,7 +105,7 @@ export function withModelOptions(command: Command, forServe = false): Command {
   // serve hands --tools and --read-only to the server, which applies them at start the same way
   if (!forServe) {
     command
-      .option('--read-only', 'only GET and HEAD operations')
+      .option('--read-only', "only operations of safe methods (GET, HEAD, QUERY and the others IANA's registry marks safe)")
       .option(
         '--tools <mode>',
         'what tools/list shows by default (the server can be started in another): direct (a tool per operation), toolsets (the agent enables toolsets), dynamic (search/describe/invoke), code (search_api and execute: a program in a sandbox calls several operations), or auto: direct when it fits --max-tools and --list-budget, else toolsets when each fits, else code when most operations answer typed JSON, else dynamic (default: auto)',

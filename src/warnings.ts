@@ -21,7 +21,8 @@ export type WarningCode =
   | 'unmatched-overlay-target' // an overlay action whose JSONPath target selects nothing: it changes nothing
   | 'unknown-style' // a parameter style the runtime cannot send: the location's default is used
   | 'bad-stream-end' // an x-mcp-stream-end that names no event: the default end ([DONE]) is kept
-  | 'fixed-method-key'; // an additionalOperations key that is a fixed field's method in other capitals: left out
+  | 'fixed-method-key' // an additionalOperations key that is a fixed field's method in other capitals: left out
+  | 'unsendable-method'; // an additionalOperations key no HTTP client sends as an API call (CONNECT), or given twice: left out
 
 export interface GenerationWarning {
   code: WarningCode;

@@ -110,7 +110,7 @@ export const SETTINGS: readonly Setting[] = [
     help: 'code mode: the largest JSON a program may return',
   },
   { flag: 'toolsets', value: 'a,b', env: 'MCP_TOOLSETS', default: 'all', help: 'serve only these toolsets (--help lists them) or all' },
-  { flag: 'read-only', env: 'MCP_READ_ONLY', help: 'serve only read-only tools (GET and HEAD)' },
+  { flag: 'read-only', env: 'MCP_READ_ONLY', help: 'serve only read-only tools (safe methods: GET, HEAD, QUERY, PROPFIND, …)' },
   {
     flag: 'confirm',
     choices: CONFIRM_SETTINGS,

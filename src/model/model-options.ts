@@ -19,7 +19,7 @@ export interface Selection {
   excludePaths?: string[];
   /** HTTP methods, any case. */
   methods?: string[];
-  /** GET and HEAD only. */
+  /** Operations of safe methods only (http-methods.ts). */
   readOnly?: boolean;
 }
 

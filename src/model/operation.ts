@@ -40,14 +40,39 @@ export function* operationsOf(doc: JsonObject, warnings?: GenerationWarning[]): 
       const op = item[method];
       if (isObject(op)) yield operationOf(doc, path, item, method, op, `${at}/${method}`);
     }
-    const additional = isObject(item.additionalOperations) ? item.additionalOperations : {};
-    for (const [method, op] of Object.entries(additional)) {
-      const where = `${at}/additionalOperations/${escapeToken(method)}`;
-      const fixed = (METHODS as readonly string[]).includes(method.toLowerCase());
-      if (fixed) warnings?.push(fixedMethodWarning(method, where));
-      if (isObject(op) && !fixed && HTTP_TOKEN.test(method)) yield operationOf(doc, path, item, method, op, where);
+    const taken = new Set<string>();
+    for (const field of ADDITIONAL_FIELDS) {
+      const additional = isObject(item[field]) ? item[field] : {};
+      for (const [method, op] of Object.entries(additional)) {
+        const where = `${at}/${escapeToken(field)}/${escapeToken(method)}`;
+        const unsendable = additionalProblem(method, field, taken);
+        if (unsendable) warnings?.push(unsendable(where));
+        else if (isObject(op) && HTTP_TOKEN.test(method)) yield operationOf(doc, path, item, method, op, where);
+        taken.add(method);
+      }
     }
   }
+}
+
+/**
+ * Where a path item holds operations of other methods: OAS 3.2's field, and the extension that
+ * 3.0 and 3.1 documents use for the same map (`x-oai-additionalOperations`, which 3.2 standardised).
+ */
+const ADDITIONAL_FIELDS = ['additionalOperations', 'x-oai-additionalOperations'];
+
+/** Why an additional operation's method is left out, as a warning for its place; undefined when it is kept. */
+function additionalProblem(method: string, field: string, taken: Set<string>): ((where: string) => GenerationWarning) | undefined {
+  if ((METHODS as readonly string[]).includes(method.toLowerCase())) return (where) => fixedMethodWarning(method, field, where);
+  if (method === 'CONNECT')
+    return (where) =>
+      warning(
+        'unsendable-method',
+        `${field} key "CONNECT" asks a proxy for a tunnel (RFC 9110 §9.3.6), which no HTTP client sends as an API call; left out`,
+        where,
+      );
+  if (taken.has(method))
+    return (where) => warning('unsendable-method', `${field} key "${method}" is already an operation of this path item; left out`, where);
+  return undefined;
 }
 
 /**
@@ -55,11 +80,14 @@ export function* operationsOf(doc: JsonObject, warnings?: GenerationWarning[]): 
  * HTTP would read it as another method (RFC 9110 §9.1), which no API means, and the spec keeps
  * the fixed methods to their fields (OAS 3.2.0, Path Item Object): left out, saying so.
  */
-function fixedMethodWarning(method: string, where: string): GenerationWarning {
+function fixedMethodWarning(method: string, map: string, where: string): GenerationWarning {
   const field = method.toLowerCase();
+  const sameCase = method === field.toUpperCase();
   return warning(
     'fixed-method-key',
-    `additionalOperations key "${method}" is the method of the path item's "${field}" field in other capitals (HTTP methods are case-sensitive: it would be sent as "${method}", not ${field.toUpperCase()}); left out: describe the operation under "${field}"`,
+    sameCase
+      ? `${map} key "${method}" is the method of the path item's "${field}" field; left out: describe the operation under "${field}"`
+      : `${map} key "${method}" is the method of the path item's "${field}" field in other capitals (HTTP methods are case-sensitive: it would be sent as "${method}", not ${field.toUpperCase()}); left out: describe the operation under "${field}"`,
     where,
   );
 }

@@ -6,7 +6,7 @@ import type { Selection, ToolOverride } from './model-options.js';
 import { globsMatch, type OperationRef } from './rules.js';
 import { warning, type GenerationWarning } from '../warnings.js';
 import { didYouMean } from '../contract/did-you-mean.js';
-import { methodOnTheWire } from '../contract/http-methods.js';
+import { isSafeMethod, methodOnTheWire } from '../contract/http-methods.js';
 
 export type Verdict =
   | {
@@ -78,7 +78,8 @@ export function selectOperation(ref: OperationRef, selection: Selection, overrid
   if (exclude === true) return { keep: false, reason: configured?.exclude ? 'excluded in the config file' : 'x-mcp: excluded by the spec' };
 
   const method = ref.method.toUpperCase();
-  if (selection.readOnly && !['GET', 'HEAD', 'QUERY'].includes(method)) return { keep: false, reason: '--read-only' };
+  // safe as IANA's method registry says (PROPFIND, REPORT and SEARCH too), spelled as sent
+  if (selection.readOnly && !isSafeMethod(methodOnTheWire(ref.method))) return { keep: false, reason: '--read-only' };
   if (selection.methods?.length && !selection.methods.some((m) => m.toUpperCase() === method))
     return { keep: false, reason: 'method not in --methods' };
   if (selection.includeTags?.length && !ref.tags.some((t) => selection.includeTags?.includes(t)))

@@ -68,6 +68,23 @@ beforeAll(async () => {
           responses: { '200': { description: 'ok' } },
         },
       },
+      '/items': {
+        get: {
+          operationId: 'listItems',
+          parameters: [
+            { name: 'since_id', in: 'query', schema: { type: 'integer', format: 'int64', maximum: Number('9223372036854775807') } },
+          ],
+          responses: { '200': { description: 'ok' } },
+        },
+        post: {
+          operationId: 'tagItem',
+          parameters: [{ name: 'X-Tag-Id', in: 'header', schema: { type: 'integer', format: 'int64' } }],
+          requestBody: {
+            content: { 'application/json': { schema: { type: 'object', properties: { target: { type: 'integer', format: 'int64' } } } } },
+          },
+          responses: { '200': { description: 'ok' } },
+        },
+      },
       '/me': {
         get: {
           operationId: 'me',
@@ -171,17 +188,42 @@ describe("a free-form object's names", () => {
   });
 });
 
-describe('an integer given as text', () => {
-  it('beyond 2^53 is refused, not rounded to another id: nothing is deleted', async () => {
+describe('an integer beyond 2^53', () => {
+  it('given as text in a path parameter, is sent as those digits, not rounded to another id', async () => {
     upstream.clear();
-    // Number("9007199254740993") is 9007199254740992: the call would delete the item next to it
+    // Number("9007199254740993") is 9007199254740992: the call must not delete the item next to it
     const result = await client.callTool({ name: 'deleteItem', arguments: { id: '9007199254740993' } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /api/items/9007199254740993']);
+  });
+
+  it('given as text in a query parameter and a header, is sent exactly, int64 maximum included', async () => {
+    upstream.clear();
+    const listed = await client.callTool({ name: 'listItems', arguments: { since_id: '9223372036854775807' } });
+    expect(listed.isError, textOf(listed)).toBeFalsy();
+    const tagged = await client.callTool({ name: 'tagItem', arguments: { 'X-Tag-Id': '-9007199254740993', body: { target: 5 } } });
+    expect(tagged.isError, textOf(tagged)).toBeFalsy();
+    expect(upstream.requests[0]?.url).toBe('/api/items?since_id=9223372036854775807');
+    expect(upstream.requests[1]?.headers['x-tag-id']).toBe('-9007199254740993');
+  });
+
+  it('given as a JSON number, which arrives rounded, is refused naming the argument: nothing is deleted', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'deleteItem', arguments: { id: 2 ** 53 + 2 } });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/argument "id": must be integer/);
+    expect(textOf(result)).toMatch(/argument "id": 9007199254740994 is beyond 2\^53.*text of digits/);
     expect(upstream.requests).toEqual([]);
   });
 
-  it('within 2^53 is read as the number it says', async () => {
+  it('in a JSON body, which cannot carry it exactly, is refused: nothing is sent', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'tagItem', arguments: { body: { target: '9007199254740993' } } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/argument "body\.target": must be integer/);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('within 2^53, given as text, is read as the number it says', async () => {
     upstream.clear();
     const result = await client.callTool({ name: 'deleteItem', arguments: { id: '9007199254740991' } });
     expect(result.isError, textOf(result)).toBeFalsy();

@@ -60,7 +60,7 @@ export interface ServerConfig {
   staticHeaders: [string, string][];
   /** Toolsets to serve (empty: all); see toolsets.ts. */
   toolsets: string[];
-  /** Serve only read-only tools (GET and HEAD). */
+  /** Serve only read-only tools (of safe methods: readOnlyHint). */
   readOnly: boolean;
   /** What tools/list shows; unset: the mode chosen at generation (see ToolTable.serve). */
   toolMode?: ToolMode;

@@ -1,5 +1,8 @@
 // What OpenAPI 3.2 adds, through the real loader and model (test/fixtures/openapi-3.2/petstore.yaml,
 // built from the 3.2.0 specification's own examples): each addition as the tool table has it.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildModel, type ServerModel } from '../../../src/model/build.js';
 import { loadSpec, type LoadedSpec } from '../../../src/parse/load.js';
@@ -59,6 +62,65 @@ describe('QUERY and additionalOperations become tools', () => {
       additionalOperations: { 'NOT A TOKEN': { responses: {} }, Post: { operationId: 'shadow', responses: {} } },
     };
     expect(buildModel({ ...spec, doc }, {}).table.tools.filter((t) => t.http.path === '/odd')).toEqual([]);
+  });
+});
+
+describe('other methods in 3.0 and 3.1 documents, and methods that cannot be sent', () => {
+  const pathsOf = (m: ServerModel, path: string) => m.table.tools.filter((t) => t.http.path === path);
+
+  it("a 3.0 document's x-oai-additionalOperations are tools sent with their own method, read like 3.2's field", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-gen-x-oai-'));
+    try {
+      const doc = {
+        openapi: '3.0.3',
+        info: { title: 'WebDAV', version: '1' },
+        servers: [{ url: 'https://dav.example.com' }],
+        paths: {
+          '/files/{name}': {
+            parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+            get: { operationId: 'readFile', responses: { '200': { description: 'ok' } } },
+            'x-oai-additionalOperations': {
+              PROPFIND: { operationId: 'fileProperties', responses: { '207': { description: 'multi-status' } } },
+              POST: { operationId: 'shadow', responses: { '200': { description: 'ok' } } },
+            },
+          },
+        },
+      };
+      writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc));
+      const m = buildModel(await loadSpec(join(dir, 'openapi.json')), {});
+      expect(pathsOf(m, '/files/{name}').map((t) => `${t.name} ${t.http.method}`)).toEqual(['readFile GET', 'fileProperties PROPFIND']);
+      expect(m.table.tools.find((t) => t.name === 'fileProperties')?.annotations).toMatchObject({ readOnlyHint: true });
+      expect(m.report.warnings.find((w) => w.code === 'fixed-method-key')).toMatchObject({
+        where: '#/paths/~1files~1{name}/x-oai-additionalOperations/POST',
+        message: expect.stringMatching(/key "POST" is the method of the path item's "post" field; left out/),
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--read-only keeps every method the registry marks safe (PROPFIND, REPORT), spelled as sent', () => {
+    const doc = structuredClone(spec.doc);
+    (doc.paths as JsonObject)['/dav'] = {
+      additionalOperations: {
+        PROPFIND: { operationId: 'props', responses: {} },
+        REPORT: { operationId: 'report', responses: {} },
+        propfind: { operationId: 'lowerProps', responses: {} },
+        MKCOL: { operationId: 'makeCollection', responses: {} },
+      },
+    };
+    expect(pathsOf(buildModel({ ...spec, doc }, { readOnly: true }), '/dav').map((t) => t.name)).toEqual(['props', 'report']);
+  });
+
+  it('CONNECT is left out at generation, with a warning at its place', () => {
+    const doc = structuredClone(spec.doc);
+    (doc.paths as JsonObject)['/tunnel'] = { additionalOperations: { CONNECT: { operationId: 'tunnel', responses: {} } } };
+    const m = buildModel({ ...spec, doc }, {});
+    expect(pathsOf(m, '/tunnel')).toEqual([]);
+    expect(m.report.warnings.find((w) => w.code === 'unsendable-method')).toMatchObject({
+      where: '#/paths/~1tunnel/additionalOperations/CONNECT',
+      message: expect.stringMatching(/"CONNECT" asks a proxy for a tunnel.*left out/),
+    });
   });
 });
 

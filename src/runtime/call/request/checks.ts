@@ -5,6 +5,7 @@
 
 import type { Logger } from '../../start/log.js';
 import { coerceArguments } from './coerce.js';
+import { asNumbers, exactIntegers, withExactTexts } from './exact-integers.js';
 import { argumentsTooBig } from '../../../contract/limits.js';
 import type { OutputCheck } from '../../mcp/output.js';
 import { chooseMediaType } from './request.js';
@@ -67,7 +68,10 @@ export function createChecks(
     async arguments(tool, given) {
       const tooBig = argumentsTooBig(given);
       if (tooBig) return { problem: tooBig };
-      let args = coerceArguments(given, tool.inputSchema, table.defs);
+      const coerced = coerceArguments(given, tool.inputSchema, table.defs);
+      const integers = exactIntegers(tool, coerced, table.defs);
+      if ('problem' in integers) return integers;
+      let args = asNumbers(coerced, integers.exact);
       await load();
       const validate = inputValidator(tool);
       for (let round = 0, errors = validate(args); errors; round++, errors = validate(args)) {
@@ -76,7 +80,7 @@ export function createChecks(
         args = repaired;
       }
       const wrongForm = formProblem(tool, args);
-      return wrongForm ? { problem: wrongForm } : { args };
+      return wrongForm ? { problem: wrongForm } : { args: withExactTexts(args, integers.exact) };
     },
     async schema(schema, args) {
       const loaded = await load();

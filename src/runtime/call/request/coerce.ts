@@ -10,7 +10,7 @@ import { ownValue, type JsonSchema } from '../../../contract/table.js';
 const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /** The JSON types a schema allows, when it says so directly (a `$ref` is followed in `defs`). */
-function typesOf(schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): string[] | undefined {
+export function typesOf(schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): string[] | undefined {
   let s = schema;
   for (let i = 0; s && typeof s.$ref === 'string' && i < 10; i++) s = defs[s.$ref.replace(/^#\/\$defs\//, '')];
   if (!s || s.type === undefined) return undefined;
@@ -31,7 +31,7 @@ function coerceScalar(value: unknown, types: string[]): unknown {
     if ((types.includes('integer') || types.includes('number')) && NUMBER_TEXT.test(text)) {
       const n = Number(text);
       // Beyond 2^53 a double holds every other integer only: "9007199254740993" would become
-      // ...992, another id. Such a text is left as it is, for the validator to refuse.
+      // ...992, another id. Such a text is left as it is: exact-integers.ts decides.
       const exact = /^-?\d+$/.test(text) ? Number.isSafeInteger(n) : true;
       if (Number.isFinite(n) && exact && (types.includes('number') || Number.isSafeInteger(n))) return n;
     }

@@ -1,0 +1,51 @@
+// Integers beyond 2^53. A JSON number there reaches the server already rounded (the SDK parses
+// the request with JSON.parse: 9007199254740993 arrives as …992, another id), so it is refused
+// rather than sent; the same integer given as a text of digits is exact, and a parameter (path,
+// query, header, cookie) sends it as those digits, as any HTTP client would. A JSON body cannot
+// (Node 20 has no JSON.rawJSON to write a number it cannot hold), so there it stays refused.
+
+import type { JsonSchema, ToolSpec } from '../../../contract/table.js';
+import { typesOf } from './coerce.js';
+
+const DIGITS = /^-?(?:0|[1-9]\d*)$/;
+
+const unsafeInteger = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value);
+const unsafeDigits = (value: unknown): value is string =>
+  typeof value === 'string' && DIGITS.test(value) && !Number.isSafeInteger(Number(value));
+
+/**
+ * The top-level integer arguments given beyond 2^53: the texts a parameter sends as they are
+ * (`exact`, by argument name), or why one cannot be sent exactly.
+ */
+export function exactIntegers(
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  defs: Record<string, JsonSchema>,
+): { exact: Map<string, string> } | { problem: string } {
+  const exact = new Map<string, string>();
+  const properties = tool.inputSchema.properties as Record<string, JsonSchema> | undefined;
+  for (const [name, value] of Object.entries(args)) {
+    if (!unsafeInteger(value) && !unsafeDigits(value)) continue;
+    if (!typesOf(properties?.[name], defs)?.includes('integer')) continue;
+    if (unsafeInteger(value))
+      return {
+        problem: `argument "${name}": ${String(value)} is beyond 2^53, where a JSON number may already be another integer; give it as a text of digits`,
+      };
+    if (!tool.http.params.some((p) => p.arg === name))
+      return { problem: `argument "${name}": ${String(value)} is beyond 2^53, which a JSON body cannot carry exactly` };
+    exact.set(name, value as string);
+  }
+  return { exact };
+}
+
+/** The arguments as the validator checks them: each exact text as the nearest number, which has its type and (within rounding) its bounds. */
+export function asNumbers(args: Record<string, unknown>, exact: Map<string, string>): Record<string, unknown> {
+  if (exact.size === 0) return args;
+  return { ...args, ...Object.fromEntries([...exact].map(([name, text]) => [name, Number(text)])) };
+}
+
+/** The checked arguments with each exact text back in place of its number. */
+export function withExactTexts(args: Record<string, unknown>, exact: Map<string, string>): Record<string, unknown> {
+  if (exact.size === 0) return args;
+  return { ...args, ...Object.fromEntries([...exact].filter(([name]) => name in args).map(([name, text]) => [name, text])) };
+}
