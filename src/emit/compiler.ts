@@ -6,6 +6,7 @@
 // cache folder, Node 22+ through its own module compile cache, Node 20 (which has none)
 // through a cache of that one file made here.
 
+import * as buffer from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
@@ -85,7 +86,7 @@ function cacheFolder(): string | undefined {
  * saves the cache (a no-op when the cache was used as it was).
  */
 function compileWithCache(file: string, dir: string): () => void {
-  const source = readFileSync(file, 'utf8');
+  const source = sourceText(file);
   const cacheFile = join(dir, cacheKey(file));
   let cachedData: Buffer | undefined;
   try {
@@ -103,6 +104,16 @@ function compileWithCache(file: string, dir: string): () => void {
   require.cache[file] = module;
   if (cachedData && !script.cachedDataRejected) return () => undefined;
   return () => writeAtomically(cacheFile, script.createCachedData());
+}
+
+/**
+ * The file's text. The compiler's is ASCII, which read as Latin-1 (the same text then) skips
+ * decoding 9 MB of UTF-8: ~10 ms of the worker's load. `isAscii` is Node 20.10's.
+ */
+function sourceText(file: string): string {
+  const bytes = readFileSync(file);
+  const isAscii = (buffer as { isAscii?: (bytes: Buffer) => boolean }).isAscii;
+  return isAscii?.(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
 const wrapped = (source: string) => `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;

@@ -34,12 +34,27 @@ interface TypeContext {
   defs: Record<string, JsonSchema>;
   /** Defs on a cycle of eager references (see eagerRefs): typed within the cycle, their eager refs become `unknown`. */
   cyclic: Set<string>;
+  /** Object types met below a tool's or def's own, by their schema as JSON (see objectType). */
+  objectTypes: Map<string, SeenObjectType>;
+  /** The printed text of each object type met again, by the id its mark names. */
+  printedObjectTypes: string[];
+  print: Print;
+  /** The deepest typeOf went while the current object type was built. */
+  deepest: number;
+}
+
+/** An object type met before: how deep below it typeOf went, and its text once it is met again. */
+interface SeenObjectType {
+  height: number;
+  printed?: number;
 }
 
 export async function emitToolTypes(table: TypesInput): Promise<string> {
   const ts = compiler();
-  const context: TypeContext = { ts, defs: table.defs, cyclic: eagerCycles(table.defs) };
-  const print = printer(ts);
+  const printedObjectTypes: string[] = [];
+  const print = withRepeatsSpliced(printer(ts), printedObjectTypes);
+  const cyclic = eagerCycles(table.defs);
+  const context: TypeContext = { ts, defs: table.defs, cyclic, objectTypes: new Map(), printedObjectTypes, print, deepest: 0 };
   const text = [
     printedInterface(context, print, 'ToolArguments', argumentMembers(context, table.tools)),
     printedInterface(context, print, 'ToolResults', resultMembers(context, table.tools)),
@@ -98,13 +113,12 @@ type Member = [name: string, type: () => TypeNode, same?: string];
 
 /** `ToolArguments`: each tool's arguments, by tool name. */
 function* argumentMembers(context: TypeContext, tools: Tool[]): Iterable<Member> {
-  for (const t of tools) yield [t.name, () => typeOf(context, t.inputSchema, 0), JSON.stringify(t.inputSchema)];
+  for (const t of tools) yield [t.name, () => typeOf(context, t.inputSchema, 0), typeKey(t.inputSchema)];
 }
 
 /** `ToolResults`: each tool's JSON result where the spec documents one, else `unknown`. */
 function* resultMembers(context: TypeContext, tools: Tool[]): Iterable<Member> {
-  for (const t of tools)
-    yield [t.name, () => resultType(context, t), JSON.stringify(t.output ? [t.output.wrap ?? false, t.output.schema] : [])];
+  for (const t of tools) yield [t.name, () => resultType(context, t), typeKey(t.output ? [t.output.wrap ?? false, t.output.schema] : [])];
 }
 
 /** A wrapped output (a result that is not an object) documents the answer under `result`. */
@@ -140,6 +154,29 @@ function printer(ts: Ts): Print {
 }
 
 /**
+ * Where a repeated object type stands in a printed text: a name no spec text can print as (the
+ * printer escapes a NUL in a string literal, and a property name with one is a string literal).
+ */
+const MARK = '\u0000';
+const MARKED = /\u0000(\d+)\u0000/g;
+
+/**
+ * `print`, with each repeated object type's mark replaced by its printed text, indented as the
+ * printer indents a type that starts on that line (its lines after the first by the line's indent).
+ */
+function withRepeatsSpliced(print: Print, printedObjectTypes: string[]): Print {
+  return (node) => {
+    const text = print(node);
+    if (!text.includes(MARK)) return text;
+    return text.replace(MARKED, (_mark, id: string, offset: number) => {
+      const lineStart = text.lastIndexOf('\n', offset) + 1;
+      const indent = /^ */.exec(text.slice(lineStart, offset))?.[0] ?? '';
+      return (printedObjectTypes[Number(id)] as string).replaceAll('\n', `\n${indent}`);
+    });
+  };
+}
+
+/**
  * An exported interface as the printer writes it, printed one member at a time so that each
  * member's syntax nodes can go once printed (all of a large table's at once held ~50 MB more):
  * the printer's own braces around its members, each indented as the printer indents them.
@@ -172,6 +209,7 @@ const INDENT = '    ';
 /** `inCycle`: typing a def that is on an eager cycle, where eager refs to such defs become `unknown`. */
 function typeOf(context: TypeContext, schema: unknown, depth: number, inCycle = false): TypeNode {
   const { ts } = context;
+  if (depth > context.deepest) context.deepest = depth;
   if (schema === false) return keyword(ts, 'never');
   if (!isSchema(schema) || depth > MAX_DEPTH) return keyword(ts, 'unknown');
   if (typeof schema.$ref === 'string') return refType(context, schema, inCycle);
@@ -234,11 +272,62 @@ function typeOfType(context: TypeContext, schema: JsonSchema, type: unknown, dep
 }
 
 /**
+ * An object type met again below a tool's or def's own type (Stripe repeats the same inline
+ * shapes, a third of its text) is printed once more on its own, and that text spliced in
+ * wherever it comes from then on (withRepeatsSpliced): printing is most of the worker's time.
+ * Where MAX_DEPTH would cut it at its new depth it is built anew, cut there.
+ */
+function objectType(context: TypeContext, schema: JsonSchema, depth: number): TypeNode {
+  if (depth === 0) return objectTypeLiteral(context, schema, depth); // whole tools: printedInterface's `same`
+  const key = typeKey(schema);
+  if (key === undefined) return objectTypeLiteral(context, schema, depth);
+  const seen = context.objectTypes.get(key);
+  if (seen === undefined) {
+    const built = measured(context, depth, () => objectTypeLiteral(context, schema, depth));
+    // cut by MAX_DEPTH, its height is unknown: it is never reused
+    context.objectTypes.set(key, { height: depth + built.height > MAX_DEPTH ? Infinity : built.height });
+    return built.node;
+  }
+  if (depth + seen.height > MAX_DEPTH) return objectTypeLiteral(context, schema, depth);
+  if (seen.printed === undefined) {
+    const text = context.print(objectTypeLiteral(context, schema, depth)); // its own repeats pushed first
+    seen.printed = context.printedObjectTypes.push(text) - 1;
+  }
+  return context.ts.factory.createTypeReferenceNode(`${MARK}${seen.printed}${MARK}`);
+}
+
+/** `build()`'s node and how deep below `depth` typeOf went building it. */
+function measured(context: TypeContext, depth: number, build: () => TypeNode): { node: TypeNode; height: number } {
+  const outer = context.deepest;
+  context.deepest = depth;
+  const node = build();
+  const height = context.deepest - depth;
+  context.deepest = Math.max(outer, context.deepest);
+  return { node, height };
+}
+
+/**
+ * A schema as JSON, which tells apart all that prints otherwise (a table is JSON data, as
+ * tools.json), but for NaN and ±Infinity (a YAML `.nan`, a JSON `1e999`), which are null there:
+ * a schema with one has no key and is never matched with another.
+ */
+function typeKey(schema: unknown): string | undefined {
+  const key = JSON.stringify(schema);
+  if (!key.includes('null')) return key;
+  let nonFinite = false;
+  JSON.stringify(schema, (_name, value: unknown) => {
+    if (typeof value === 'number' && !Number.isFinite(value)) nonFinite = true;
+    return value;
+  });
+  return nonFinite ? undefined : key;
+}
+
+/**
  * Declared properties; an index signature only when the schema opens the object (as
  * openapi-typescript does). Properties are typed outside any eager cycle: TypeScript resolves
  * them lazily.
  */
-function objectType(context: TypeContext, schema: JsonSchema, depth: number): TypeNode {
+function objectTypeLiteral(context: TypeContext, schema: JsonSchema, depth: number): TypeNode {
   const { ts } = context;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r) => typeof r === 'string') : []);
   const members: import('ts-morph').ts.TypeElement[] = Object.entries(isSchema(schema.properties) ? schema.properties : {}).map(

@@ -75,6 +75,91 @@ describe('emitToolTypes', () => {
   });
 });
 
+describe('object types a table repeats: printed once, the same text wherever they come', () => {
+  const address: JsonSchema = {
+    type: 'object',
+    properties: { city: { type: 'string' }, geo: { type: 'object', properties: { lat: { type: 'number' } } } },
+  };
+  const tools = (...inputs: JsonSchema[]): ToolTable => ({
+    ...table({}),
+    tools: inputs.map((inputSchema, i) => ({ ...table(inputSchema).tools[0]!, name: `op${i}` })),
+  });
+  /** Nested `levels` objects deep, under property `p`. */
+  const nested = (levels: number, inner: JsonSchema): JsonSchema =>
+    levels === 0 ? inner : { type: 'object', properties: { p: nested(levels - 1, inner) } };
+  /** A tool's member of ToolArguments, as printed. */
+  const member = (text: string, name: string) => new RegExp(`^    ${name}: [^]*?^    };$`, 'm').exec(text)?.[0];
+
+  it('indents a repeat as the printer indents it there: under a property, in a union, as an array element', async () => {
+    const text = await emitToolTypes(
+      tools(
+        { type: 'object', properties: { home: address } },
+        {
+          type: 'object',
+          properties: {
+            deep: { type: 'object', properties: { work: { anyOf: [{ type: 'string' }, address] } } },
+            all: { type: 'array', items: address },
+          },
+        },
+      ),
+    );
+    expect(toolTypesProblem(text)).toBeUndefined();
+    expect(member(text, 'op1')).toBe(
+      [
+        '    op1: {',
+        '        deep?: {',
+        '            work?: string | {',
+        '                city?: string;',
+        '                geo?: {',
+        '                    lat?: number;',
+        '                };',
+        '            };',
+        '        };',
+        '        all?: {',
+        '            city?: string;',
+        '            geo?: {',
+        '                lat?: number;',
+        '            };',
+        '        }[];',
+        '    };',
+      ].join('\n'),
+    );
+  });
+
+  it('a repeat where the depth limit cuts it is cut there, as when printed alone', async () => {
+    const deepOnly = nested(23, address);
+    const alone = member(await emitToolTypes(tools({ type: 'object', properties: {} }, deepOnly)), 'op1');
+    expect(alone).toContain('lat?: unknown;');
+    const afterShallow = member(
+      await emitToolTypes(tools({ type: 'object', properties: { home: address, again: address } }, deepOnly)),
+      'op1',
+    );
+    expect(afterShallow).toBe(alone);
+  });
+
+  it('NaN and Infinity, null as JSON, are not taken for null', async () => {
+    const withValue = (value: unknown): JsonSchema => ({
+      type: 'object',
+      properties: { o: { type: 'object', properties: { x: { enum: [value] } } } },
+    });
+    const text = await emitToolTypes(tools(withValue(null), withValue(null), withValue(Number.NaN), withValue(Infinity)));
+    expect(text.match(/x\?: null;/g)).toHaveLength(2);
+    expect(text.match(/x\?: unknown;/g)).toHaveLength(2);
+  });
+
+  it('spec text that looks like the mark of a repeat stays text', async () => {
+    const marked = '\u00000\u0000';
+    const text = await emitToolTypes(
+      tools(
+        { type: 'object', properties: { home: address, [marked]: { enum: [marked] } } },
+        { type: 'object', properties: { work: address } },
+      ),
+    );
+    expect(toolTypesProblem(text)).toBeUndefined();
+    expect(text).toContain('"\\x000\\0"?: "\\x000\\0";');
+  });
+});
+
 describe('printedPart: what the worker is sent', () => {
   const shared: JsonSchema = { type: 'string', description: 'shared', format: 'date-time' };
   const full = table(
