@@ -294,14 +294,23 @@ function copyScalarKeywords(schema: JsonObject, out: JsonSchema): void {
     }
     if (key === 'enum') {
       // draft-07 clients reject repeated enum values (Stripe repeats API versions); same meaning
-      const seen = new Set<string>();
-      out.enum = (value as Json[]).filter((v) => !seen.has(JSON.stringify(v)) && seen.add(JSON.stringify(v)));
+      out.enum = distinctValues(value as Json[]);
       continue;
     }
     if (key === 'pattern' && !isValidPattern(value)) continue;
     if ((key === 'title' || key === 'description' || key === 'format') && typeof value !== 'string') continue;
     out[key] = value;
   }
+}
+
+/** The values, each first one of its JSON text kept; strings alone (most enums) compare as they are, each text being one string's. */
+function distinctValues(values: Json[]): Json[] {
+  if (values.every((v) => typeof v === 'string')) return [...new Set(values)];
+  const seen = new Set<string>();
+  return values.filter((v) => {
+    const text = JSON.stringify(v);
+    return !seen.has(text) && seen.add(text);
+  });
 }
 
 /** OpenAPI 3.0's boolean exclusiveMinimum/Maximum and Swagger's type: file, in 2020-12 terms. */
