@@ -31,6 +31,11 @@ const SCALAR_INDEX = new Map<string, number>(SCALAR_KEYWORDS.map((key, index) =>
 const SUBSCHEMA = subschemaKeywords((k) => k.shape === 'one' && !k.legacy && !k.annotation);
 const SUBSCHEMA_LISTS = subschemaKeywords((k) => k.shape === 'list');
 const SUBSCHEMA_MAPS = subschemaKeywords((k) => k.shape === 'map' && !k.definitions);
+/** Every subschema keyword converted, in the order they are written: singles, lists, maps. */
+const SUBSCHEMA_KEYWORDS: readonly string[] = [...SUBSCHEMA, ...SUBSCHEMA_LISTS, ...SUBSCHEMA_MAPS];
+const SUBSCHEMA_INDEX = new Map<string, number>(SUBSCHEMA_KEYWORDS.map((key, index) => [key, index]));
+const FIRST_LIST = SUBSCHEMA.length;
+const FIRST_MAP = SUBSCHEMA.length + SUBSCHEMA_LISTS.length;
 const NUMERIC = new Set<string>(valueKeywords((k) => k.value === 'number'));
 const MAX_DEPTH = 64;
 /**
@@ -100,35 +105,38 @@ export class SchemaConverter {
     if (this.extras.extensions) for (const [key, value] of Object.entries(schema)) if (key.startsWith('x-')) out[key] = value;
   }
 
-  /** Each subschema (items, properties, allOf...) converted in turn. */
+  /** Each subschema (items, properties, allOf...) the schema has converted, in SUBSCHEMA_KEYWORDS order. */
   private convertSubschemas(schema: JsonObject, out: JsonSchema, mode: SchemaMode, refs: Set<string>, depth: number): void {
-    for (const key of SUBSCHEMA) {
+    for (const index of presentKeywords(schema, SUBSCHEMA_INDEX)) {
+      const key = SUBSCHEMA_KEYWORDS[index] as string;
       const value = schema[key];
-      if (value === undefined) continue;
-      if (key === 'items' && Array.isArray(value)) {
-        // draft-04 tuple form → 2020-12 prefixItems
-        out.prefixItems = value.map((s) => this.convert(s, mode, refs, depth + 1));
-        continue;
-      }
-      out[key] = typeof value === 'boolean' ? value : this.convert(value, mode, refs, depth + 1);
+      if (index < FIRST_LIST) this.convertSingle(key, value, out, mode, refs, depth);
+      else if (index < FIRST_MAP) {
+        if (Array.isArray(value) && value.length > 0) out[key] = value.map((s) => this.convert(s, mode, refs, depth + 1));
+      } else if (isObject(value)) out[key] = this.convertMap(key, value, mode, refs, depth);
     }
-    for (const key of SUBSCHEMA_LISTS) {
-      const value = schema[key];
-      if (Array.isArray(value) && value.length > 0) out[key] = value.map((s) => this.convert(s, mode, refs, depth + 1));
+  }
+
+  private convertSingle(key: string, value: Json | undefined, out: JsonSchema, mode: SchemaMode, refs: Set<string>, depth: number): void {
+    if (value === undefined) return;
+    if (key === 'items' && Array.isArray(value)) {
+      // draft-04 tuple form → 2020-12 prefixItems
+      out.prefixItems = value.map((s) => this.convert(s, mode, refs, depth + 1));
+      return;
     }
-    for (const key of SUBSCHEMA_MAPS) {
-      const value = schema[key];
-      if (!isObject(value)) continue;
-      const converted: JsonSchema = {};
-      for (const [name, sub] of Object.entries(value)) {
-        if (key === 'patternProperties' && !isValidPattern(name)) continue;
-        // readOnly properties are answers, not arguments (OpenAPI 3.0.3 §4.7.24.1)
-        if (mode === 'request' && key === 'properties' && isObject(sub) && sub.readOnly === true) continue;
-        if (mode === 'response' && key === 'properties' && isObject(sub) && sub.writeOnly === true) continue;
-        converted[name] = this.convert(sub, mode, refs, depth + 1);
-      }
-      out[key] = converted;
+    out[key] = typeof value === 'boolean' ? value : this.convert(value, mode, refs, depth + 1);
+  }
+
+  private convertMap(key: string, value: JsonObject, mode: SchemaMode, refs: Set<string>, depth: number): JsonSchema {
+    const converted: JsonSchema = {};
+    for (const [name, sub] of Object.entries(value)) {
+      if (key === 'patternProperties' && !isValidPattern(name)) continue;
+      // readOnly properties are answers, not arguments (OpenAPI 3.0.3 §4.7.24.1)
+      if (mode === 'request' && key === 'properties' && isObject(sub) && sub.readOnly === true) continue;
+      if (mode === 'response' && key === 'properties' && isObject(sub) && sub.writeOnly === true) continue;
+      converted[name] = this.convert(sub, mode, refs, depth + 1);
     }
+    return converted;
   }
 
   /** Returns the def key for a ref met `depth` levels into a schema, converting its target the first time (cycles: key first). */
@@ -254,17 +262,24 @@ function makeNullable(schema: JsonSchema): JsonSchema {
   return { anyOf: [schema, { type: 'null' }] };
 }
 
-/** The scalar keywords (type aside) a client can check, each kept only when well formed. */
-function copyScalarKeywords(schema: JsonObject, out: JsonSchema): void {
-  // The keywords the schema has, in SCALAR_KEYWORDS order: a schema has a few of the 28, and
-  // reading all 28 by name from objects of every shape was most of this function's time.
+/**
+ * The positions (in `order`) of the keywords a schema has, ascending: a schema has a few of
+ * the dozens a converter writes, and reading them all by name from objects of every shape
+ * cost more than walking its own keys.
+ */
+function presentKeywords(schema: JsonObject, order: ReadonlyMap<string, number>): number[] {
   const present: number[] = [];
   for (const key in schema) {
-    const index = SCALAR_INDEX.get(key);
+    const index = order.get(key);
     if (index !== undefined) present.push(index);
   }
   if (present.length > 1) present.sort((a, b) => a - b);
-  for (const index of present) {
+  return present;
+}
+
+/** The scalar keywords (type aside) a client can check, each kept only when well formed, in SCALAR_KEYWORDS order. */
+function copyScalarKeywords(schema: JsonObject, out: JsonSchema): void {
+  for (const index of presentKeywords(schema, SCALAR_INDEX)) {
     const key = SCALAR_KEYWORDS[index] as string;
     const value = schema[key];
     if (value === undefined) continue;
@@ -279,14 +294,23 @@ function copyScalarKeywords(schema: JsonObject, out: JsonSchema): void {
     }
     if (key === 'enum') {
       // draft-07 clients reject repeated enum values (Stripe repeats API versions); same meaning
-      const seen = new Set<string>();
-      out.enum = (value as Json[]).filter((v) => !seen.has(JSON.stringify(v)) && seen.add(JSON.stringify(v)));
+      out.enum = distinctValues(value as Json[]);
       continue;
     }
     if (key === 'pattern' && !isValidPattern(value)) continue;
     if ((key === 'title' || key === 'description' || key === 'format') && typeof value !== 'string') continue;
     out[key] = value;
   }
+}
+
+/** The values, each first one of its JSON text kept; strings alone (most enums) compare as they are, each text being one string's. */
+function distinctValues(values: Json[]): Json[] {
+  if (values.every((v) => typeof v === 'string')) return [...new Set(values)];
+  const seen = new Set<string>();
+  return values.filter((v) => {
+    const text = JSON.stringify(v);
+    return !seen.has(text) && seen.add(text);
+  });
 }
 
 /** OpenAPI 3.0's boolean exclusiveMinimum/Maximum and Swagger's type: file, in 2020-12 terms. */

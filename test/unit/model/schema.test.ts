@@ -115,6 +115,13 @@ const cases: [string, { given: Given; want: JsonSchema; wantDefs?: Record<string
     },
   ],
   [
+    'repeated enum strings kept once, in first-seen order',
+    {
+      given: { schema: { type: 'string', enum: ['b', 'a', 'b', 'c', 'a'] } },
+      want: { type: 'string', enum: ['b', 'a', 'c'] },
+    },
+  ],
+  [
     'nullable enum that already lists null',
     { given: { schema: { type: 'string', enum: ['a', null], nullable: true } }, want: { type: ['string', 'null'], enum: ['a', null] } },
   ],
