@@ -219,6 +219,15 @@ describe('an integer beyond 2^53', () => {
     expect(upstream.requests).toEqual([]);
   });
 
+  it('beyond int64, given as text, is refused though it rounds to the int64 maximum: nothing is sent', async () => {
+    upstream.clear();
+    // Number('9223372036854775808') equals Number('9223372036854775807'): only the digits tell
+    const result = await client.callTool({ name: 'listItems', arguments: { since_id: '9223372036854775808' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/argument "since_id": 9223372036854775808 is outside int64/);
+    expect(upstream.requests).toEqual([]);
+  });
+
   it('given as a JSON number, which arrives rounded, is refused naming the argument: nothing is deleted', async () => {
     upstream.clear();
     const result = await client.callTool({ name: 'deleteItem', arguments: { id: 2 ** 53 + 2 } });
