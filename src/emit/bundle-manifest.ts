@@ -91,7 +91,7 @@ export function bundleManifest(input: ManifestInput): Record<string, unknown> {
   field('MCP_READ_ONLY', {
     type: 'boolean',
     title: 'Read-only',
-    description: 'Serve only the operations that read (GET, HEAD)',
+    description: 'Serve only the operations that read (safe methods: GET, HEAD, QUERY, …)',
     required: false,
     default: false,
   });

@@ -40,7 +40,7 @@ export function* operationsOf(doc: JsonObject, warnings?: GenerationWarning[]): 
       const op = item[method];
       if (isObject(op)) yield operationOf(doc, path, item, method, op, `${at}/${method}`);
     }
-    const taken = new Set<string>();
+    const taken = new Set(METHODS.filter((method) => isObject(item[method])).map((method) => method.toUpperCase()));
     for (const field of ADDITIONAL_FIELDS) {
       const additional = isObject(item[field]) ? item[field] : {};
       for (const [method, op] of Object.entries(additional)) {
@@ -58,11 +58,14 @@ export function* operationsOf(doc: JsonObject, warnings?: GenerationWarning[]): 
  * Where a path item holds operations of other methods: OAS 3.2's field, and the extension that
  * 3.0 and 3.1 documents use for the same map (`x-oai-additionalOperations`, which 3.2 standardised).
  */
-const ADDITIONAL_FIELDS = ['additionalOperations', 'x-oai-additionalOperations'];
+const EXTENSION = 'x-oai-additionalOperations';
+const ADDITIONAL_FIELDS = ['additionalOperations', EXTENSION];
 
 /** Why an additional operation's method is left out, as a warning for its place; undefined when it is kept. */
 function additionalProblem(method: string, field: string, taken: Set<string>): ((where: string) => GenerationWarning) | undefined {
-  if ((METHODS as readonly string[]).includes(method.toLowerCase())) return (where) => fixedMethodWarning(method, field, where);
+  // `query` is a field of 3.2 only: 3.0 and 3.1 documents name QUERY in the extension
+  const fixed = (METHODS as readonly string[]).includes(method.toLowerCase()) && !(field === EXTENSION && method === 'QUERY');
+  if (fixed) return (where) => fixedMethodWarning(method, field, where);
   if (method === 'CONNECT')
     return (where) =>
       warning(

@@ -27,7 +27,7 @@ export type ServingBudget = Required<Pick<ModelOptions, 'maxTools' | 'listBudget
 interface ToolsetReport {
   name: string;
   tools: number;
-  /** Tools that only read (GET, HEAD): what --read-only leaves. */
+  /** Tools that only read (safe methods): what --read-only leaves. */
   readOnly: number;
   /** tools/list bytes when this toolset alone is enabled (toolsets mode, portable profile). */
   bytes: number;

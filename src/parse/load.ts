@@ -12,7 +12,16 @@ import { SourceGuard } from './sources.js';
 import { someRef } from '../contract/def-refs.js';
 import { convertSwagger2 } from './swagger2.js';
 import { folderError, notOpenApiError, SUPPORTED, toSpecError } from './spec-errors.js';
-import { inlineMediaTypes, isOpenApi32, refParser, selfAwareOptions, selfMappingOf, validateOpenApi32, withSelfBase } from './openapi32.js';
+import {
+  checkAdditionalOperationsExtension,
+  inlineMediaTypes,
+  isOpenApi32,
+  refParser,
+  selfAwareOptions,
+  selfMappingOf,
+  validateOpenApi32,
+  withSelfBase,
+} from './openapi32.js';
 
 export interface LoadedSpec {
   /** OpenAPI 3.x-shaped document; internal `#/...` refs are kept (cycles stay finite). */
@@ -146,6 +155,7 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
   if (/^2\.0(\.\d+)?$/.test(declared)) {
     doc = convertSwagger2(bundled, warnings);
   } else if (/^3\.[01]\.\d+$/.test(declared)) {
+    checkAdditionalOperationsExtension(bundled, source);
     doc = bundled;
   } else if (isOpenApi32(declared)) {
     await validateOpenApi32(bundled, source);

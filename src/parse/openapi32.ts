@@ -204,6 +204,26 @@ export async function validateOpenApi32(doc: JsonObject, source: string): Promis
   throw new SpecError(`not a valid OpenAPI 3.2 document: ${text}`, `${source}#${where || '/'}`);
 }
 
+/** The methods that 3.0 and 3.1 give a Path Item field of their own (3.2 adds `query`). */
+const FIXED_METHODS_31 = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'];
+
+/**
+ * Refuses a 3.0 or 3.1 document whose `x-oai-additionalOperations` (the extension 3.2
+ * standardised as `additionalOperations`) repeats a fixed field's method as 3.2's schema refuses
+ * it there: one line, at the key's pointer. Other capitals (`get`) are the model's to leave out.
+ */
+export function checkAdditionalOperationsExtension(doc: JsonObject, source: string): void {
+  for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
+    const additional = isObject(item) ? item['x-oai-additionalOperations'] : undefined;
+    const fixed = Object.keys(isObject(additional) ? additional : {}).find((key) => FIXED_METHODS_31.includes(key));
+    if (fixed === undefined) continue;
+    throw new SpecError(
+      `the name ${JSON.stringify(fixed)} is a method with a field of its own: describe the operation under ${JSON.stringify(fixed.toLowerCase())}`,
+      `${source}#/paths/${escapeToken(path)}/x-oai-additionalOperations/${escapeToken(fixed)}`,
+    );
+  }
+}
+
 /**
  * The error that says most: the deepest place, and there a keyword's own fault before "oneOf
  * failed", and the fault of a key's name before "property name must be valid".

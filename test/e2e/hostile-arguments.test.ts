@@ -207,6 +207,27 @@ describe('an integer beyond 2^53', () => {
     expect(upstream.requests[1]?.headers['x-tag-id']).toBe('-9007199254740993');
   });
 
+  it('in an int64 parameter, is listed as an integer or its digits; other text is refused', async () => {
+    upstream.clear();
+    const { tools } = await client.listTools();
+    const sinceId = tools.find((t) => t.name === 'listItems')?.inputSchema.properties?.since_id;
+    // the listing writes the type list as anyOf, which more clients read
+    expect(sinceId).toMatchObject({ anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: '^-?(0|[1-9][0-9]*)$' });
+    const refused = await client.callTool({ name: 'listItems', arguments: { since_id: '12abc' } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/argument "since_id"/);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('beyond int64, given as text, is refused though it rounds to the int64 maximum: nothing is sent', async () => {
+    upstream.clear();
+    // Number('9223372036854775808') equals Number('9223372036854775807'): only the digits tell
+    const result = await client.callTool({ name: 'listItems', arguments: { since_id: '9223372036854775808' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/argument "since_id": 9223372036854775808 is outside int64/);
+    expect(upstream.requests).toEqual([]);
+  });
+
   it('given as a JSON number, which arrives rounded, is refused naming the argument: nothing is deleted', async () => {
     upstream.clear();
     const result = await client.callTool({ name: 'deleteItem', arguments: { id: 2 ** 53 + 2 } });

@@ -5,17 +5,17 @@
 // 1,223 operations; `--client-profile full` is the control that shows the lint bites.
 // The Inspector needs Node >= 22 while this repository runs on Node 20: test/harness/inspector.ts
 // installs both into test/.tmp/_inspector.
-import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, generateProject, REPO } from '../../harness/project.js';
-import { INSPECTOR_DIR, installInspector, LAUNCHER, NODE22 } from '../harness/inspector.js';
+import { installInspector, runInspector, type InspectorLimits } from '../harness/inspector.js';
 import { GITHUB_SPEC } from '../../harness/corpora.js';
 import type { ToolTable } from '../../src/contract/table.js';
 import { operationTools } from '../../src/contract/meta-tools.js';
 
-const DIR = INSPECTOR_DIR;
+/** A strict listing of all of GitHub takes minutes and prints tens of MB of findings. */
+const LINT_LIMITS: InspectorLimits = { timeoutMs: 180_000, maxBuffer: 64 * 1024 * 1024 };
 
 interface Lint {
   exitCode: number;
@@ -33,32 +33,21 @@ function lint(dir: string, args: string[]): Promise<Lint> {
 }
 
 /** The same for `node <argv>`. */
-function lintCommand(argv: string[]): Promise<Lint> {
-  const home = join(DIR, 'home'); // its catalog and settings, not the user's
-  mkdirSync(home, { recursive: true });
-  return new Promise((resolve, reject) => {
-    execFile(
-      NODE22,
-      [LAUNCHER, '--cli', '--strict', '--method', 'tools/list', 'node', ...argv],
-      { env: { PATH: process.env.PATH ?? '', HOME: home, NO_COLOR: '1' }, timeout: 180_000, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') return reject(new Error(`the inspector did not run (${error.message}):\n${stderr}`));
-        let tools = -1;
-        try {
-          tools = (JSON.parse(stdout) as { tools: unknown[] }).tools.length;
-        } catch {
-          // reported through tools = -1
-        }
-        resolve({
-          exitCode: error ? (error.code as number) : 0,
-          tools,
-          findings: stderr.split('\n').filter((l) => /^(Warning|Error): tool /.test(l)),
-          summary: /\d+ errors?, \d+ warnings? across \d+ tools?\./.exec(stderr)?.[0],
-          stderr,
-        });
-      },
-    );
-  });
+async function lintCommand(argv: string[]): Promise<Lint> {
+  const { exitCode, stdout, stderr } = await runInspector(['--strict', '--method', 'tools/list', 'node', ...argv], {}, LINT_LIMITS);
+  let tools = -1;
+  try {
+    tools = (JSON.parse(stdout) as { tools: unknown[] }).tools.length;
+  } catch {
+    // reported through tools = -1
+  }
+  return {
+    exitCode,
+    tools,
+    findings: stderr.split('\n').filter((l) => /^(Warning|Error): tool /.test(l)),
+    summary: /\d+ errors?, \d+ warnings? across \d+ tools?\./.exec(stderr)?.[0],
+    stderr,
+  };
 }
 
 const projects: Record<string, { dir: string; table: ToolTable }> = {};
@@ -116,28 +105,15 @@ describe('mcp-gen serve, as the inspector starts it', () => {
 });
 
 /** `inspector --cli <method options> node <dir>/dist/main.js …`: its JSON answer on stdout. */
-function inspect(dir: string, method: string[]): Promise<unknown> {
-  const home = join(DIR, 'home');
-  mkdirSync(home, { recursive: true });
-  return new Promise((resolve, reject) => {
-    execFile(
-      NODE22,
-      [LAUNCHER, '--cli', ...method, 'node', join(dir, 'dist/main.js'), ...BASE],
-      {
-        env: { PATH: process.env.PATH ?? '', HOME: home, NO_COLOR: '1', SWAGGER_PETSTORE_API_KEY: 'k' },
-        timeout: 120_000,
-        maxBuffer: 16 * 1024 * 1024,
-      },
-      (error, stdout, stderr) => {
-        if (error) return reject(new Error(`inspector ${method.join(' ')} failed: ${stderr.slice(0, 2000)}`));
-        try {
-          resolve(JSON.parse(stdout));
-        } catch {
-          reject(new Error(`inspector ${method.join(' ')} printed no JSON: ${stdout.slice(0, 500)}`));
-        }
-      },
-    );
-  });
+async function inspect(dir: string, method: string[]): Promise<unknown> {
+  const env = { SWAGGER_PETSTORE_API_KEY: 'k' };
+  const run = await runInspector([...method, 'node', join(dir, 'dist/main.js'), ...BASE], env, { timeoutMs: 120_000 });
+  if (run.exitCode !== 0) throw new Error(`inspector ${method.join(' ')} failed: ${run.stderr.slice(0, 2000)}`);
+  try {
+    return JSON.parse(run.stdout);
+  } catch {
+    throw new Error(`inspector ${method.join(' ')} printed no JSON: ${run.stdout.slice(0, 500)}`);
+  }
 }
 
 describe('resources and prompts through the inspector CLI', () => {

@@ -79,6 +79,13 @@ describe('Petstore with --resources get', () => {
     expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /v2/pet/42']);
   });
 
+  it('reads an int64 variable beyond 2^53 as its digits, not as another id', async () => {
+    upstream.clear();
+    const { contents } = await client.readResource({ uri: 'swagger-petstore://pet/9007199254740993' });
+    expect(contents[0]).toMatchObject({ text: '{"path":"/v2/pet/9007199254740993"}' });
+    expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /v2/pet/9007199254740993']);
+  });
+
   it('a failing read is a JSON-RPC error with the status; an argument the schema refuses, and an unknown URI, too', async () => {
     const missing = client.readResource({ uri: 'swagger-petstore://pet/404' });
     await expect(missing).rejects.toThrow(/^Resource not found: swagger-petstore:\/\/pet\/404: upstream 404 .*Pet not found/);

@@ -28,10 +28,17 @@ export async function installInspector(): Promise<void> {
     throw new Error(`inspector ${installed} installed, ${pinned['@modelcontextprotocol/inspector']} pinned`);
 }
 
+/** How long the CLI may run and how much it may print (a listing of all of GitHub is tens of MB). */
+export interface InspectorLimits {
+  timeoutMs?: number;
+  maxBuffer?: number;
+}
+
 /** `NODE22 LAUNCHER --cli <argv>` with its catalog in the install's own HOME: exit code, stdout, stderr. */
 export function runInspector(
   argv: string[],
   env: Record<string, string> = {},
+  { timeoutMs = 60_000, maxBuffer = 16 * 1024 * 1024 }: InspectorLimits = {},
 ): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   const home = join(INSPECTOR_DIR, 'home');
   mkdirSync(home, { recursive: true });
@@ -39,7 +46,7 @@ export function runInspector(
     execFile(
       NODE22,
       [LAUNCHER, '--cli', ...argv],
-      { env: { PATH: process.env.PATH ?? '', HOME: home, NO_COLOR: '1', ...env }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+      { env: { PATH: process.env.PATH ?? '', HOME: home, NO_COLOR: '1', ...env }, timeout: timeoutMs, maxBuffer },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') return reject(new Error(`the inspector did not run (${error.message}):\n${stderr}`));
         resolve({ exitCode: error ? (error.code as number) : 0, stdout, stderr });

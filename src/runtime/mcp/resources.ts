@@ -105,7 +105,9 @@ function argumentsOf(compiled: Compiled, uri: string): Record<string, unknown> |
     const arg = ownValue(compiled.tool.resource?.variables, variable) ?? variable;
     const type = argumentSchema(compiled.tool, arg)?.type;
     const wanted = Array.isArray(type) ? type.find((t) => t !== 'null') : type;
-    if ((wanted === 'integer' || wanted === 'number') && /^-?\d+(\.\d+)?$/.test(text)) args.set(arg, Number(text));
+    // an integer's digits beyond 2^53 stay text, which a parameter sends exactly (exact-integers.ts)
+    const exact = wanted === 'number' || text.includes('.') || Number.isSafeInteger(Number(text));
+    if ((wanted === 'integer' || wanted === 'number') && /^-?\d+(\.\d+)?$/.test(text) && exact) args.set(arg, Number(text));
     else if (wanted === 'boolean' && /^(true|false)$/.test(text)) args.set(arg, text === 'true');
     else if (wanted === 'array') args.set(arg, text.split(','));
     else args.set(arg, text);

@@ -19,20 +19,20 @@ export interface ToolArguments {
         tags: string[];
     };
     getPetById: {
-        petId: number;
+        petId: number | string;
     };
     updatePetWithForm: {
-        petId: number;
+        petId: number | string;
         body?: {
             name?: string;
             status?: string;
         };
     };
     deletePet: {
-        petId: number;
+        petId: number | string;
     };
     uploadFile: {
-        petId: number;
+        petId: number | string;
         body?: {
             additionalMetadata?: string;
             file?: {
@@ -47,10 +47,10 @@ export interface ToolArguments {
         body: Defs["Order"];
     };
     getOrderById: {
-        orderId: number;
+        orderId: number | string;
     };
     deleteOrder: {
-        orderId: number;
+        orderId: number | string;
     };
     createUser: {
         body: Defs["User"];

@@ -10,12 +10,16 @@ import { typesOf } from './coerce.js';
 const DIGITS = /^-?(?:0|[1-9]\d*)$/;
 
 const unsafeInteger = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value);
-const unsafeDigits = (value: unknown): value is string =>
-  typeof value === 'string' && DIGITS.test(value) && !Number.isSafeInteger(Number(value));
+const digits = (value: unknown): value is string => typeof value === 'string' && DIGITS.test(value);
+
+/** int64's range, which the validator sees only rounded (2^63-1 as a double is 2^63), compared exactly. */
+const outsideInt64 = (schema: JsonSchema | undefined, text: string) =>
+  schema?.format === 'int64' && (BigInt(text) < -(2n ** 63n) || BigInt(text) > 2n ** 63n - 1n);
 
 /**
- * The top-level integer arguments given beyond 2^53: the texts a parameter sends as they are
- * (`exact`, by argument name), or why one cannot be sent exactly.
+ * The top-level integer arguments given as digits that a parameter sends as they are (`exact`, by
+ * argument name: an int64 parameter is listed as an integer or its digits), or why an integer
+ * beyond 2^53 cannot be sent exactly.
  */
 export function exactIntegers(
   tool: ToolSpec,
@@ -25,15 +29,18 @@ export function exactIntegers(
   const exact = new Map<string, string>();
   const properties = tool.inputSchema.properties as Record<string, JsonSchema> | undefined;
   for (const [name, value] of Object.entries(args)) {
-    if (!unsafeInteger(value) && !unsafeDigits(value)) continue;
+    if (!unsafeInteger(value) && !digits(value)) continue;
     if (!typesOf(properties?.[name], defs)?.includes('integer')) continue;
     if (unsafeInteger(value))
       return {
         problem: `argument "${name}": ${String(value)} is beyond 2^53, where a JSON number may already be another integer; give it as a text of digits`,
       };
-    if (!tool.http.params.some((p) => p.arg === name))
-      return { problem: `argument "${name}": ${String(value)} is beyond 2^53, which a JSON body cannot carry exactly` };
-    exact.set(name, value as string);
+    if (tool.http.params.some((p) => p.arg === name && p.contentType === undefined)) {
+      if (outsideInt64(properties?.[name], value as string))
+        return { problem: `argument "${name}": ${String(value)} is outside int64 (-2^63 to 2^63-1)` };
+      exact.set(name, value as string);
+    } else if (!Number.isSafeInteger(Number(value)))
+      return { problem: `argument "${name}": ${String(value)} is beyond 2^53, which JSON cannot carry exactly` };
   }
   return { exact };
 }
