@@ -7,7 +7,7 @@
 // With each feature off, nothing of it is loaded even once the table is (#30): the modules of
 // confirmations, long-running operations, tasks and account links load only with a table or
 // settings that use them.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -165,6 +165,47 @@ describe('cold start over stdio', () => {
     for (const name of ['jose', 'quickjs-emscripten', 'redis', '@opentelemetry/api', '@modelcontextprotocol/server-legacy'])
       expect(late.packages).not.toContain(name);
   });
+});
+
+/** V8's coverage of one process (NODE_V8_COVERAGE): per script, its functions' and blocks' ranges and how often each ran. */
+type Coverage = { url: string; functions: { ranges: { startOffset: number; endOffset: number; count: number }[] }[] }[];
+
+/** How often the innermost function or block of `url` around `offset` ran. */
+function timesRun(coverage: Coverage, url: string, offset: number): number | undefined {
+  const ranges = coverage.find((script) => script.url === url)?.functions.flatMap((f) => f.ranges) ?? [];
+  const around = ranges.filter((r) => r.startOffset <= offset && offset < r.endOffset);
+  return around.sort((a, b) => a.endOffset - a.startOffset - (b.endOffset - b.startOffset))[0]?.count;
+}
+
+describe('the SDK bundled lean', () => {
+  it('runs none of the ajv bundled in the SDK and loads one copy of zod, through the first call', async () => {
+    const coverageDir = mkdtempSync(join(scratch, 'coverage-'));
+    const client = await connect('stdio', dir, {
+      argv: ['--import', hook, join(dir, 'dist/main.js'), '--base-url', upstream.url],
+      env: { NODE_V8_COVERAGE: coverageDir },
+    });
+    const stderr: string[] = [];
+    (client.transport as StdioClientTransport).stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    await client.listTools();
+    expect((await client.callTool({ name: 'getItem', arguments: { id: '0b8c4a0e-9c1b-4f5e-8a57-2f1d3c4b5a69' } })).isError).toBeFalsy();
+    await client.close();
+
+    const files = watched(stderr.join('')).flatMap((l) => (l.startsWith('load ') ? [l.slice('load '.length)] : []));
+    // zod as each of the SDK's packages installed it (a copy of its own under each): one is loaded
+    const zods = new Set(files.flatMap((url) => bundledSources(url).flatMap((s) => /^(.*\/node_modules\/zod)\//.exec(s)?.[1] ?? [])));
+    expect([...zods]).toHaveLength(1);
+    // ajv, in the SDK's shims for its default validator, is in the bundle but never ran: the line
+    // of ajv's code generator that runs when its module is evaluated, found in the file that holds it
+    const ajvFile = files.find((url) => bundledSources(url).some((s) => s.includes('/ajvProvider-')));
+    expect(ajvFile).toBeDefined();
+    const code = readFileSync(new URL(ajvFile as string), 'utf8');
+    const evaluated = code.indexOf('/^[a-z$_][a-z$_0-9]*$/i');
+    expect(evaluated).toBeGreaterThan(0);
+    const coverage = readdirSync(coverageDir).flatMap(
+      (f) => (JSON.parse(readFileSync(join(coverageDir, f), 'utf8')) as { result: Coverage }).result,
+    );
+    expect(timesRun(coverage, ajvFile as string, evaluated)).toBe(0);
+  }, 60_000);
 });
 
 // ── each feature's modules: none with the feature off, its own with it on
