@@ -128,7 +128,8 @@ describe('cold start over stdio', () => {
     const early = loaded(before);
     // what initialize needs: the command line and the settings and their checks (serving, and each API's own
     // retries and rate limit: api-settings), the summary's
-    // server instances (with the client log's logging/setLevel handler, registered on each), the transport
+    // server instances (with the client log's logging/setLevel handler, registered on each), the transport,
+    // and the mapping of stack traces (source-maps: a map is read only when a stack passes through its file)
     expect([...early.runtime].sort()).toEqual([
       'main',
       'mcp/server-instances',
@@ -139,6 +140,7 @@ describe('cold start over stdio', () => {
       'start/lazy',
       'start/log',
       'start/serving',
+      'start/source-maps',
       'transports/stdio',
     ]);
     // bundled, only what initialize runs: zod's schemas come with the table's modules
