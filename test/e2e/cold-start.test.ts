@@ -32,6 +32,13 @@ const SPEC = {
         responses: { '200': { description: 'the item', content: json(ITEM) } },
       },
     },
+    '/codes/{code}': {
+      get: {
+        operationId: 'getCode',
+        parameters: [{ name: 'code', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Z]{3}$' } }],
+        responses: { '200': { description: 'the code', content: json(ITEM) } },
+      },
+    },
   },
 };
 
@@ -108,7 +115,7 @@ describe('cold start over stdio', () => {
     expect(client.getServerCapabilities()?.tools).toBeDefined();
 
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['getItem']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['getCode', 'getItem']);
     const called = await client.callTool({ name: 'getItem', arguments: { id: '0b8c4a0e-9c1b-4f5e-8a57-2f1d3c4b5a69' } });
     expect(called.isError).toBeFalsy();
     expect(called.structuredContent).toEqual({ id: '0b8c4a0e-9c1b-4f5e-8a57-2f1d3c4b5a69', size: 3 });
@@ -152,6 +159,8 @@ describe('cold start over stdio', () => {
     // the checks' validator interprets schemas (validator.ts): ajv, which compiles them, is not loaded
     expect(late.packages).toContain('@cfworker/json-schema');
     expect(late.packages).not.toContain('ajv');
+    // nor re2js, which runs spec patterns: getItem has none
+    expect(late.packages).not.toContain('re2js');
     // features that are off load nothing, even with the table
     for (const module of [
       'code-mode/sandbox',
@@ -167,6 +176,29 @@ describe('cold start over stdio', () => {
     for (const name of ['jose', 'quickjs-emscripten', 'redis', '@opentelemetry/api', '@modelcontextprotocol/server-legacy'])
       expect(late.packages).not.toContain(name);
   });
+});
+
+describe('the pattern engine', () => {
+  it('loads re2js with the first tool whose schemas have a pattern, which it then checks', async () => {
+    const client = await connect('stdio', dir, { argv: ['--import', hook, join(dir, 'dist/main.js'), '--base-url', upstream.url] });
+    const stderr: string[] = [];
+    (client.transport as StdioClientTransport).stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    try {
+      const item = await client.callTool({ name: 'getItem', arguments: { id: '0b8c4a0e-9c1b-4f5e-8a57-2f1d3c4b5a69' } });
+      expect(item.isError).toBeFalsy();
+      expect(loaded(watched(stderr.join(''))).packages).not.toContain('re2js');
+      const before = upstream.requests.length;
+      const refused = await client.callTool({ name: 'getCode', arguments: { code: 'abcd' } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('must match pattern');
+      expect(upstream.requests.length).toBe(before);
+      expect(loaded(watched(stderr.join(''))).packages).toContain('re2js');
+      expect((await client.callTool({ name: 'getCode', arguments: { code: 'ABC' } })).isError).toBeFalsy();
+      expect(upstream.requests.at(-1)?.path).toBe('/codes/ABC');
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });
 
 /** V8's coverage of one process (NODE_V8_COVERAGE): per script, its functions' and blocks' ranges and how often each ran. */
