@@ -27,6 +27,8 @@ const NODE_ONLY = [
   // The Node server's start (node:fs, node:url) and its command line (node:util's parseArgs).
   'src/runtime/main\\.ts',
   'src/runtime/start/command-line\\.ts',
+  // Stack traces mapped through the bundle's source maps (node:fs, node:module's SourceMap), from main.ts.
+  'src/runtime/start/source-maps\\.ts',
   // The node:http listener, loaded by main.ts for --transport http and sse.
   'src/runtime/http/listener\\.ts',
   // The upstream client over node:http/https/zlib: upstream.ts loads it where Platform.upstream is 'node-http'.

@@ -84,6 +84,7 @@ async function measure(name: ValidatorName, table: ToolTable, side: Side, values
   for (const tool of table.tools) {
     const toCheck = schema(tool);
     if (!toCheck) continue;
+    await validator.prepare?.(toCheck);
     let started = performance.now();
     let validate: Validate;
     try {

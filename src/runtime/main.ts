@@ -17,6 +17,8 @@ import { summarize, type TableSummary } from '../contract/summary.js';
 import type { ToolTable } from '../contract/table.js';
 import { prepareServing, startProblem } from './start/serving.js';
 
+export { mapStackTraces } from './start/source-maps.js';
+
 /** A generated server's start: its tools.json (read on first need), the summary beside it, and the .env there. */
 export async function run<Args extends object>(tableUrl: URL, hooks: Hooks<Args>, argv = process.argv.slice(2)): Promise<void> {
   const summary = readJson<TableSummary>(new URL('tools-summary.json', tableUrl), 'the tool table summary');

@@ -7,7 +7,7 @@
 // With each feature off, nothing of it is loaded even once the table is (#30): the modules of
 // confirmations, long-running operations, tasks and account links load only with a table or
 // settings that use them.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +30,13 @@ const SPEC = {
         operationId: 'getItem',
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
         responses: { '200': { description: 'the item', content: json(ITEM) } },
+      },
+    },
+    '/codes/{code}': {
+      get: {
+        operationId: 'getCode',
+        parameters: [{ name: 'code', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Z]{3}$' } }],
+        responses: { '200': { description: 'the code', content: json(ITEM) } },
       },
     },
   },
@@ -108,7 +115,7 @@ describe('cold start over stdio', () => {
     expect(client.getServerCapabilities()?.tools).toBeDefined();
 
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['getItem']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['getCode', 'getItem']);
     const called = await client.callTool({ name: 'getItem', arguments: { id: '0b8c4a0e-9c1b-4f5e-8a57-2f1d3c4b5a69' } });
     expect(called.isError).toBeFalsy();
     expect(called.structuredContent).toEqual({ id: '0b8c4a0e-9c1b-4f5e-8a57-2f1d3c4b5a69', size: 3 });
@@ -128,7 +135,8 @@ describe('cold start over stdio', () => {
     const early = loaded(before);
     // what initialize needs: the command line and the settings and their checks (serving, and each API's own
     // retries and rate limit: api-settings), the summary's
-    // server instances (with the client log's logging/setLevel handler, registered on each), the transport
+    // server instances (with the client log's logging/setLevel handler, registered on each), the transport,
+    // and the mapping of stack traces (source-maps: a map is read only when a stack passes through its file)
     expect([...early.runtime].sort()).toEqual([
       'main',
       'mcp/server-instances',
@@ -139,6 +147,7 @@ describe('cold start over stdio', () => {
       'start/lazy',
       'start/log',
       'start/serving',
+      'start/source-maps',
       'transports/stdio',
     ]);
     // bundled, only what initialize runs: zod's schemas come with the table's modules
@@ -150,6 +159,8 @@ describe('cold start over stdio', () => {
     // the checks' validator interprets schemas (validator.ts): ajv, which compiles them, is not loaded
     expect(late.packages).toContain('@cfworker/json-schema');
     expect(late.packages).not.toContain('ajv');
+    // nor re2js, which runs spec patterns: getItem has none
+    expect(late.packages).not.toContain('re2js');
     // features that are off load nothing, even with the table
     for (const module of [
       'code-mode/sandbox',
@@ -165,6 +176,70 @@ describe('cold start over stdio', () => {
     for (const name of ['jose', 'quickjs-emscripten', 'redis', '@opentelemetry/api', '@modelcontextprotocol/server-legacy'])
       expect(late.packages).not.toContain(name);
   });
+});
+
+describe('the pattern engine', () => {
+  it('loads re2js with the first tool whose schemas have a pattern, which it then checks', async () => {
+    const client = await connect('stdio', dir, { argv: ['--import', hook, join(dir, 'dist/main.js'), '--base-url', upstream.url] });
+    const stderr: string[] = [];
+    (client.transport as StdioClientTransport).stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    try {
+      const item = await client.callTool({ name: 'getItem', arguments: { id: '0b8c4a0e-9c1b-4f5e-8a57-2f1d3c4b5a69' } });
+      expect(item.isError).toBeFalsy();
+      expect(loaded(watched(stderr.join(''))).packages).not.toContain('re2js');
+      const before = upstream.requests.length;
+      const refused = await client.callTool({ name: 'getCode', arguments: { code: 'abcd' } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('must match pattern');
+      expect(upstream.requests.length).toBe(before);
+      expect(loaded(watched(stderr.join(''))).packages).toContain('re2js');
+      expect((await client.callTool({ name: 'getCode', arguments: { code: 'ABC' } })).isError).toBeFalsy();
+      expect(upstream.requests.at(-1)?.path).toBe('/codes/ABC');
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
+
+/** V8's coverage of one process (NODE_V8_COVERAGE): per script, its functions' and blocks' ranges and how often each ran. */
+type Coverage = { url: string; functions: { ranges: { startOffset: number; endOffset: number; count: number }[] }[] }[];
+
+/** How often the innermost function or block of `url` around `offset` ran. */
+function timesRun(coverage: Coverage, url: string, offset: number): number | undefined {
+  const ranges = coverage.find((script) => script.url === url)?.functions.flatMap((f) => f.ranges) ?? [];
+  const around = ranges.filter((r) => r.startOffset <= offset && offset < r.endOffset);
+  return around.sort((a, b) => a.endOffset - a.startOffset - (b.endOffset - b.startOffset))[0]?.count;
+}
+
+describe('the SDK bundled lean', () => {
+  it('runs none of the ajv bundled in the SDK and loads one copy of zod, through the first call', async () => {
+    const coverageDir = mkdtempSync(join(scratch, 'coverage-'));
+    const client = await connect('stdio', dir, {
+      argv: ['--import', hook, join(dir, 'dist/main.js'), '--base-url', upstream.url],
+      env: { NODE_V8_COVERAGE: coverageDir },
+    });
+    const stderr: string[] = [];
+    (client.transport as StdioClientTransport).stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    await client.listTools();
+    expect((await client.callTool({ name: 'getItem', arguments: { id: '0b8c4a0e-9c1b-4f5e-8a57-2f1d3c4b5a69' } })).isError).toBeFalsy();
+    await client.close();
+
+    const files = watched(stderr.join('')).flatMap((l) => (l.startsWith('load ') ? [l.slice('load '.length)] : []));
+    // zod as each of the SDK's packages installed it (a copy of its own under each): one is loaded
+    const zods = new Set(files.flatMap((url) => bundledSources(url).flatMap((s) => /^(.*\/node_modules\/zod)\//.exec(s)?.[1] ?? [])));
+    expect([...zods]).toHaveLength(1);
+    // ajv, in the SDK's shims for its default validator, is in the bundle but never ran: the line
+    // of ajv's code generator that runs when its module is evaluated, found in the file that holds it
+    const ajvFile = files.find((url) => bundledSources(url).some((s) => s.includes('/ajvProvider-')));
+    expect(ajvFile).toBeDefined();
+    const code = readFileSync(new URL(ajvFile as string), 'utf8');
+    const evaluated = code.indexOf('/^[a-z$_][a-z$_0-9]*$/i');
+    expect(evaluated).toBeGreaterThan(0);
+    const coverage = readdirSync(coverageDir).flatMap(
+      (f) => (JSON.parse(readFileSync(join(coverageDir, f), 'utf8')) as { result: Coverage }).result,
+    );
+    expect(timesRun(coverage, ajvFile as string, evaluated)).toBe(0);
+  }, 60_000);
 });
 
 // ── each feature's modules: none with the feature off, its own with it on

@@ -5,7 +5,8 @@
 // reaching a recording upstream, and a code-mode program (QuickJS in WebAssembly, in a worker
 // thread) calling the API.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, buildProject, connect, REPO, startNode, TMP, type RunningServer } from '../../harness/project.js';
@@ -53,6 +54,27 @@ describe.each(['node22', 'node24'])('on %s', (fixture) => {
       expect(upstream.requests.map((r) => [r.method, r.path, r.headers.api_key])).toEqual([['GET', '/pet/3', 'k']]);
     } finally {
       await client.close();
+    }
+  }, 60_000);
+
+  it("keeps V8's code cache of the server in the temporary folder, and serves where it cannot be written", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-compile-cache-'));
+    const unwritable = join(scratch, 'a-file');
+    writeFileSync(unwritable, '');
+    try {
+      // Node's default folder for it is <os.tmpdir()>/node-compile-cache; NODE_COMPILE_CACHE would turn it on by itself
+      for (const temporary of [scratch, unwritable]) {
+        const client = await connect('stdio', dir, { node, env: { ...env(), TMPDIR: temporary } });
+        try {
+          const result = await client.callTool({ name: 'getPetById', arguments: { petId: 4 } });
+          expect(result.structuredContent).toMatchObject({ id: 4, name: 'pet-4' });
+        } finally {
+          await client.close();
+        }
+      }
+      expect(readdirSync(join(scratch, 'node-compile-cache'), { recursive: true }).length).toBeGreaterThan(1);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
     }
   }, 60_000);
 

@@ -3,7 +3,7 @@
 // what a feature needs only when it is on (OpenTelemetry, Redis, code mode's QuickJS, OAuth,
 // legacy SSE, ...) is behind an import() in the runtime and lands in its own file under
 // dist/chunks/, read on first use only. Source maps keep stack traces on src/ and lib/ lines.
-import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -38,6 +38,7 @@ const { metafile } = await build({
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
+  plugins: [lazySdkValidator(), oneZod()],
 });
 copyQuickJsEngine();
 // which source modules each output file holds, for tools that look at what a start loads: not published
@@ -52,4 +53,68 @@ function copyQuickJsEngine() {
   const wasm = createRequire(fromProject.resolve('quickjs-emscripten')).resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
   mkdirSync(chunks, { recursive: true });
   copyFileSync(wasm, join(chunks, 'emscripten-module.wasm'));
+}
+
+/**
+ * The SDK's Node shims construct its default JSON Schema validator, ajv (bundled in the SDK), and
+ * importing them evaluates all of ajv and ajv-formats: ~10 ms of every start, for a validator the
+ * server uses only to check an elicitation's answer. This stands in for them: the same exports,
+ * with ajv's code evaluated on the validator's first use (esbuild wraps a require()d module so
+ * that it runs only when required).
+ */
+function lazySdkValidator() {
+  const shims = `
+import process from 'node:process';
+let Ajv;
+export class DefaultJsonSchemaValidator {
+  #args;
+  #engine;
+  constructor(...args) {
+    this.#args = args;
+  }
+  getValidator(schema) {
+    Ajv ??= require('@modelcontextprotocol/server/validators/ajv').AjvJsonSchemaValidator;
+    this.#engine ??= new Ajv(...this.#args);
+    return this.#engine.getValidator(schema);
+  }
+}
+export { process };
+`;
+  return {
+    name: 'lazy-sdk-validator',
+    setup(build) {
+      build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: 'sdk-shims', namespace: 'mcp-gen' }));
+      build.onLoad({ filter: /^sdk-shims$/, namespace: 'mcp-gen' }, () => ({ contents: shims, loader: 'js', resolveDir: root }));
+    },
+  };
+}
+
+/**
+ * The SDK's packages each install their own copy of zod when the project's top-level zod is
+ * another major version: bundled as they are, both copies load at every start (~100 kB of code).
+ * Every import of zod resolves to the copy beside @modelcontextprotocol/server when it is the
+ * same version as the one the importer would get; a different version stays its own.
+ */
+function oneZod() {
+  const home = createRequire(join(root, 'package.json')).resolve('@modelcontextprotocol/server');
+  const versions = new Map();
+  /** The version of the zod package a resolved file belongs to. */
+  const versionOf = (file) => {
+    const at = file.lastIndexOf('/node_modules/zod/');
+    if (at < 0) return undefined;
+    const manifest = file.slice(0, at) + '/node_modules/zod/package.json';
+    if (!versions.has(manifest)) versions.set(manifest, JSON.parse(readFileSync(manifest, 'utf8')).version);
+    return versions.get(manifest);
+  };
+  return {
+    name: 'one-zod',
+    setup(build) {
+      build.onResolve({ filter: /^zod(\/.*)?$/ }, async ({ path, kind, resolveDir, pluginData }) => {
+        if (pluginData === 'one-zod') return undefined;
+        const own = await build.resolve(path, { kind, resolveDir, pluginData: 'one-zod' });
+        const shared = await build.resolve(path, { kind, resolveDir: join(home, '..'), pluginData: 'one-zod' });
+        return shared.errors.length === 0 && versionOf(shared.path) === versionOf(own.path) ? shared : own;
+      });
+    },
+  };
 }

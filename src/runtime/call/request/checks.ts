@@ -39,6 +39,13 @@ export function createChecks(
   // Set by the first check (load), before any compile.
   let validator: Validator | undefined;
   const load = async () => (validator ??= await loadValidator(validatorName, (message) => log.warn(message)));
+  // What a tool's schemas need before any of them is compiled: its whole input (its body's forms
+  // are parts of it) and its listed output.
+  const ready = perTool(async (tool) => {
+    const loaded = await load();
+    await loaded.prepare?.(schemas.wholeInput(tool));
+    await loaded.prepare?.(schemas.listedOutput(tool) ?? {});
+  });
   // Compiled on first use and kept: compiling every schema at start-up would cost seconds
   // for a large API, and compiling per call would cost that on every call.
   const compile: Compile = (tool, schema, what) => {
@@ -72,7 +79,7 @@ export function createChecks(
       const integers = exactIntegers(tool, coerced, table.defs);
       if ('problem' in integers) return integers;
       let args = asNumbers(coerced, integers.exact);
-      await load();
+      await ready(tool);
       const validate = inputValidator(tool);
       for (let round = 0, errors = validate(args); errors; round++, errors = validate(args)) {
         const repaired = round < REPAIR_ROUNDS ? repairArguments(args, errors) : undefined;
@@ -85,7 +92,10 @@ export function createChecks(
     async schema(schema, args) {
       const loaded = await load();
       let validate = metaValidators.get(schema);
-      if (!validate) metaValidators.set(schema, (validate = loaded.compile(schema)));
+      if (!validate) {
+        await loaded.prepare?.(schema);
+        metaValidators.set(schema, (validate = loaded.compile(schema)));
+      }
       const errors = validate(args);
       return errors ? describeErrors(errors) : undefined;
     },

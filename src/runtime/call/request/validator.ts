@@ -34,6 +34,11 @@ export interface SchemaError {
 export type Validate = (value: unknown) => SchemaError[] | undefined;
 
 export interface Validator {
+  /**
+   * Loads what compiling `schema` needs and is not loaded yet (the interpreted validator's
+   * pattern engine, for a schema with a pattern): each schema is prepared before it is compiled.
+   */
+  prepare?(schema: JsonSchema): Promise<void>;
   /** A schema compiled for many validations; throws when the schema cannot be checked. */
   compile(schema: JsonSchema): Validate;
 }

@@ -49,29 +49,34 @@ const SUBSCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const SUBSCHEMA_MAP = new Set(['properties', '$defs', 'definitions', 'dependentSchemas']);
 
 export async function createValidator(warn: (message: string) => void): Promise<Validator> {
-  const [cfworker, formatsModule, re2] = await Promise.all([
-    import('@cfworker/json-schema'),
-    import('ajv-formats/dist/formats.js'),
-    import('re2js'),
-  ]);
+  const [cfworker, formatsModule] = await Promise.all([import('@cfworker/json-schema'), import('ajv-formats/dist/formats.js')]);
   // CommonJS: the exports are the module itself, or its `default` under some loaders
   const { fullFormats } = ((formatsModule as { default?: unknown }).default ?? formatsModule) as {
     fullFormats: Record<string, FormatDefinition>;
   };
   const formats = cfworker.format as Record<string, FormatCheck>;
   useAjvFormats(formats, fullFormats);
-  const regExp = linearRegExpEngine(re2.RE2JS, (pattern, reason) =>
-    warn(`pattern ${JSON.stringify(pattern.slice(0, 80))} is not checked here (${reason}); the API still checks it`),
-  );
+  // re2js (~150 kB) loads with the first schema that has a pattern: many tables have none
+  let regExp: ReturnType<typeof linearRegExpEngine> | undefined;
+  const loadRegExp = async () => {
+    const { RE2JS } = await import('re2js');
+    regExp ??= linearRegExpEngine(RE2JS, (pattern, reason) =>
+      warn(`pattern ${JSON.stringify(pattern.slice(0, 80))} is not checked here (${reason}); the API still checks it`),
+    );
+  };
   const patternFormat = (pattern: string): string => {
     const name = PATTERN_FORMAT + pattern;
     if (!Object.hasOwn(formats, name)) {
+      if (!regExp) throw new Error('internal: a pattern compiled before its engine was loaded (prepare the schema first)');
       const compiled = regExp(pattern, 'u');
       formats[name] = (value) => compiled.test(value);
     }
     return name;
   };
   return {
+    async prepare(schema) {
+      if (!regExp && hasPattern(schema)) await loadRegExp();
+    },
     compile(schema) {
       const marks: Marks = new WeakMap();
       const refs: JsonSchema[] = [];
@@ -96,6 +101,13 @@ export async function createValidator(warn: (message: string) => void): Promise<
       };
     },
   };
+}
+
+/** Whether a `pattern` with a string value is anywhere in `value` (in data too, which only loads the engine sooner). */
+function hasPattern(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(hasPattern);
+  return Object.entries(value).some(([key, part]) => (key === 'pattern' && typeof part === 'string') || hasPattern(part));
 }
 
 /**
