@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { TMP } from '../../harness/project.js';
 import { installPinned, pinnedVersions } from './pinned-tools.js';
 
-export const INSPECTOR_DIR = join(TMP, '_inspector');
+const INSPECTOR_DIR = join(TMP, '_inspector');
 /** The Node 22 binary the Inspector runs on. */
 export const NODE22 = join(INSPECTOR_DIR, 'node_modules/node/bin/node');
 /** The Inspector's launcher: `NODE22 LAUNCHER --cli …`. */
