@@ -100,9 +100,10 @@ function oneZod() {
   const versions = new Map();
   /** The version of the zod package a resolved file belongs to. */
   const versionOf = (file) => {
-    const at = file.lastIndexOf('/node_modules/zod/');
+    const path = file.replaceAll('\\', '/'); // esbuild gives Windows paths with backslashes
+    const at = path.lastIndexOf('/node_modules/zod/');
     if (at < 0) return undefined;
-    const manifest = file.slice(0, at) + '/node_modules/zod/package.json';
+    const manifest = path.slice(0, at) + '/node_modules/zod/package.json';
     if (!versions.has(manifest)) versions.set(manifest, JSON.parse(readFileSync(manifest, 'utf8')).version);
     return versions.get(manifest);
   };
@@ -113,7 +114,8 @@ function oneZod() {
         if (pluginData === 'one-zod') return undefined;
         const own = await build.resolve(path, { kind, resolveDir, pluginData: 'one-zod' });
         const shared = await build.resolve(path, { kind, resolveDir: join(home, '..'), pluginData: 'one-zod' });
-        return shared.errors.length === 0 && versionOf(shared.path) === versionOf(own.path) ? shared : own;
+        const version = shared.errors.length === 0 ? versionOf(shared.path) : undefined;
+        return version !== undefined && version === versionOf(own.path) ? shared : own;
       });
     },
   };
