@@ -29,6 +29,7 @@ beforeAll(async () => {
     info: { title: 'Hostile arguments', version: '1' },
     servers: [{ url: `${upstream.url}/api` }],
     components: {
+      schemas: { Ref: { type: 'object', properties: { id: { type: 'integer' } } } },
       securitySchemes: {
         queryKey: { type: 'apiKey', in: 'query', name: 'api_key' },
         cookieKey: { type: 'apiKey', in: 'cookie', name: 'session' },
@@ -80,7 +81,18 @@ beforeAll(async () => {
           operationId: 'tagItem',
           parameters: [{ name: 'X-Tag-Id', in: 'header', schema: { type: 'integer', format: 'int64' } }],
           requestBody: {
-            content: { 'application/json': { schema: { type: 'object', properties: { target: { type: 'integer', format: 'int64' } } } } },
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    target: { type: 'integer', format: 'int64' },
+                    also: { type: 'array', items: { $ref: '#/components/schemas/Ref' } },
+                    weight: { type: 'number' },
+                  },
+                },
+              },
+            },
           },
           responses: { '200': { description: 'ok' } },
         },
@@ -242,6 +254,23 @@ describe('an integer beyond 2^53', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/argument "body\.target": must be integer/);
     expect(upstream.requests).toEqual([]);
+  });
+
+  it('as a JSON number inside a JSON body, where the schema says integer, is refused naming its place: nothing is sent', async () => {
+    upstream.clear();
+    const direct = await client.callTool({ name: 'tagItem', arguments: { body: { target: 2 ** 53 + 2 } } });
+    expect(textOf(direct)).toMatch(/argument "body\.target": 9007199254740994 is beyond 2\^53/);
+    const throughRef = await client.callTool({ name: 'tagItem', arguments: { body: { target: 5, also: [{ id: 1 }, { id: 2 ** 60 }] } } });
+    expect(throughRef.isError).toBe(true);
+    expect(textOf(throughRef)).toMatch(/argument "body\.also\.1\.id": 1152921504606846976 is beyond 2\^53/);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('as a number where the schema says number, is data and is sent', async () => {
+    upstream.clear();
+    const result = await client.callTool({ name: 'tagItem', arguments: { body: { target: 5, weight: 1e20 } } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(JSON.parse(upstream.requests[0]?.body.toString() ?? '{}')).toEqual({ target: 5, weight: 1e20 });
   });
 
   it('within 2^53, given as text, is read as the number it says', async () => {

@@ -29,11 +29,16 @@ export function exactIntegers(
   const exact = new Map<string, string>();
   const properties = tool.inputSchema.properties as Record<string, JsonSchema> | undefined;
   for (const [name, value] of Object.entries(args)) {
+    const nested = holdsUnsafeInteger(value, 0) ? roundedInside(value as object, properties?.[name], defs, name, 0) : undefined;
+    if (nested !== undefined)
+      return {
+        problem: `argument "${nested.path}": ${BigInt(nested.value)} is beyond 2^53, where a JSON number may already be another integer, and a JSON body cannot carry it exactly`,
+      };
     if (!unsafeInteger(value) && !digits(value)) continue;
     if (!typesOf(properties?.[name], defs)?.includes('integer')) continue;
     if (unsafeInteger(value))
       return {
-        problem: `argument "${name}": ${String(value)} is beyond 2^53, where a JSON number may already be another integer; give it as a text of digits`,
+        problem: `argument "${name}": ${BigInt(value as number)} is beyond 2^53, where a JSON number may already be another integer; give it as a text of digits`,
       };
     if (tool.http.params.some((p) => p.arg === name && p.contentType === undefined)) {
       if (outsideInt64(properties?.[name], value as string))
@@ -44,6 +49,75 @@ export function exactIntegers(
   }
   return { exact };
 }
+
+/** Deeper than this, a value is not looked into (the validator's own limits apply there). */
+const MAX_DEPTH = 32;
+
+/** Whether an object or array holds an integer beyond 2^53 anywhere: the schema is looked at only then (every call passes here). */
+function holdsUnsafeInteger(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return false;
+  for (const item of Array.isArray(value) ? value : Object.values(value))
+    if (unsafeInteger(item) || holdsUnsafeInteger(item, depth + 1)) return true;
+  return false;
+}
+
+/**
+ * The first integer beyond 2^53 inside an object or array argument where its schema says
+ * integer (an `id` in a JSON body): JSON.parse has already rounded it, so sending it would name
+ * another integer. A number where the schema allows only `number` is data as it is.
+ */
+function roundedInside(
+  value: object,
+  schema: JsonSchema | undefined,
+  defs: Record<string, JsonSchema>,
+  path: string,
+  depth: number,
+): { path: string; value: number } | undefined {
+  if (depth > MAX_DEPTH) return undefined;
+  const entries: [string, unknown][] = Array.isArray(value) ? value.map((item, i) => [String(i), item]) : Object.entries(value);
+  for (const [key, item] of entries) {
+    const sub = childSchemas(schema, defs, key, Array.isArray(value));
+    if (unsafeInteger(item) && sub.some((s) => allowsInteger(s, defs))) return { path: `${path}.${key}`, value: item as number };
+    if (typeof item !== 'object' || item === null) continue;
+    for (const s of sub.length ? sub : [undefined]) {
+      const found = roundedInside(item, s, defs, `${path}.${key}`, depth + 1);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** A schema with its `$ref`s followed in `defs`. */
+function resolved(schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): JsonSchema | undefined {
+  let s = schema;
+  for (let i = 0; s && typeof s.$ref === 'string' && i < 10; i++) s = defs[s.$ref.replace(/^#\/\$defs\//, '')];
+  return s;
+}
+
+/** The schema and the branches of its anyOf, oneOf and allOf, resolved. */
+function branches(schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): JsonSchema[] {
+  const s = resolved(schema, defs);
+  if (!s) return [];
+  const parts = (['anyOf', 'oneOf', 'allOf'] as const).flatMap((k) => (Array.isArray(s[k]) ? (s[k] as JsonSchema[]) : []));
+  return [s, ...parts.map((part) => resolved(part, defs)).filter((part): part is JsonSchema => part !== undefined)];
+}
+
+const allowsInteger = (schema: JsonSchema, defs: Record<string, JsonSchema>) => typesOf(schema, defs)?.includes('integer') ?? false;
+
+/** The schemas a member (`key` of an object, or an item of an array) may have, by the schema of its container. */
+function childSchemas(schema: JsonSchema | undefined, defs: Record<string, JsonSchema>, key: string, inArray: boolean): JsonSchema[] {
+  return branches(schema, defs).flatMap((s) => {
+    if (inArray) {
+      const prefix = Array.isArray(s.prefixItems) ? (s.prefixItems as JsonSchema[])[Number(key)] : undefined;
+      return [prefix ?? (isSchema(s.items) ? s.items : undefined)].flatMap((x) => branches(x, defs));
+    }
+    const properties = isSchema(s.properties) ? (s.properties as Record<string, JsonSchema>) : {};
+    const own = Object.hasOwn(properties, key) ? properties[key] : isSchema(s.additionalProperties) ? s.additionalProperties : undefined;
+    return branches(own, defs);
+  });
+}
+
+const isSchema = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The arguments as the validator checks them: each exact text as the nearest number, which has its type and (within rounding) its bounds. */
 export function asNumbers(args: Record<string, unknown>, exact: Map<string, string>): Record<string, unknown> {
