@@ -160,9 +160,7 @@ function addFormEncoding(ctx: SpecContext, p: JsonObject, media: string, spec: P
 
 /** The argument's schema: the parameter's, with its description, deprecation, and the name it is sent as when that differs. */
 function argumentSchema(ctx: SpecContext, p: JsonObject, arg: string, rawSchema: Json | undefined, refs: Set<string>): JsonSchema {
-  const converted = ctx.converter.convert(rawSchema, 'request', refs);
-  // a `content` parameter is a document (JSON text): its digits would be a string there
-  let schema = isObject(p.content) ? converted : digitsAllowed(converted);
+  let schema = ctx.converter.convert(rawSchema, 'request', refs);
   if (ctx.converter.extras.examples && p.example !== undefined && schema.examples === undefined)
     schema = { ...schema, examples: [p.example] };
   const description = [
@@ -173,17 +171,6 @@ function argumentSchema(ctx: SpecContext, p: JsonObject, arg: string, rawSchema:
     .filter(Boolean)
     .join(' ');
   return description ? { ...schema, description } : schema;
-}
-
-/**
- * An int64 parameter, listed as an integer or its digits: beyond 2^53 only the digits are exact
- * (a JSON number is rounded by the JSON.parse of either end), and clients that check arguments
- * against the listed schema (LangChain) would otherwise refuse them. The runtime sends the digits
- * as given and checks them as the integer they say (exact-integers.ts).
- */
-function digitsAllowed(schema: JsonSchema): JsonSchema {
-  if (schema.type !== 'integer' || schema.format !== 'int64') return schema;
-  return { ...schema, type: ['integer', 'string'], pattern: '^-?(0|[1-9][0-9]*)$' };
 }
 
 /**

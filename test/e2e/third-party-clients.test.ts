@@ -59,17 +59,13 @@ const GOOD_CALLS = [
   { tool: 'findPetsByStatus', args: { status: ['available', 'sold'] } },
 ];
 const EXPECTED_REQUESTS = ['GET /v2/pet/7 api_key=k', 'GET /v2/pet/findByStatus?status=available&status=sold auth=Bearer t'];
-// an int64 id beyond 2^53, which only digits carry exactly: a client that checks arguments
-// against the listed schema (LangChain) must let it through, and the path must carry it as given
-const BIG_ID_CALL = { tool: 'getPetById', args: { petId: '9007199254740993' } };
-const BIG_ID_REQUEST = 'GET /v2/pet/9007199254740993 api_key=k';
 const received = () =>
   upstream.requests.map(
     (r) => `${r.method} ${r.url} ${r.headers.api_key ? `api_key=${String(r.headers.api_key)}` : `auth=${String(r.headers.authorization)}`}`,
   );
 
 interface Driven {
-  tools: { name: string; inputSchema: { properties?: Record<string, { type?: string; pattern?: string }>; required?: string[] } }[];
+  tools: { name: string; inputSchema: { properties?: Record<string, { type?: string }>; required?: string[] } }[];
   calls: ({ result: unknown } | { threw: { name: string; message: string } })[];
 }
 
@@ -133,16 +129,13 @@ describe.each(['stdio', 'http', 'sse'] as const)('over %s', (transport: Transpor
       const client = CLIENTS[name];
       upstream.clear();
       const plan = transport === 'stdio' ? { transport, ...serverCommand() } : { transport, url: url() };
-      const report = await drive(name, client.node(), { ...plan, calls: [...GOOD_CALLS, BIG_ID_CALL, client.bad] });
+      const report = await drive(name, client.node(), { ...plan, calls: [...GOOD_CALLS, client.bad] });
       expect(report.tools.map((t) => t.name).sort()).toEqual(names);
-      const [pet, found, bigId, bad] = report.calls;
-      expect(client.text(bigId)).toContain('pet-9007199254740993');
-      expect(received()).toEqual([...EXPECTED_REQUESTS, BIG_ID_REQUEST]);
       const getPet = report.tools.find((t) => t.name === 'getPetById');
-      // listed as integer or digits; each client rewrites the type list its own way (the AI SDK
-      // as anyOf, LangChain leaves the type out), the digits' pattern stays
-      expect(getPet?.inputSchema.properties?.petId?.pattern).toBe('^-?(0|[1-9][0-9]*)$');
+      expect(getPet?.inputSchema.properties?.petId?.type).toBe('integer');
       expect(getPet?.inputSchema.required).toEqual(['petId']);
+      expect(received()).toEqual(EXPECTED_REQUESTS);
+      const [pet, found, bad] = report.calls;
       expect(client.text((pet as { result: unknown }).result)).toContain('pet-7');
       expect(client.text((found as { result: unknown }).result)).toContain('found-1');
       client.badSeen(bad as Driven['calls'][number]);

@@ -19,20 +19,20 @@ export interface ToolArguments {
         tags: string[];
     };
     getPetById: {
-        petId: number | string;
+        petId: number;
     };
     updatePetWithForm: {
-        petId: number | string;
+        petId: number;
         body?: {
             name?: string;
             status?: string;
         };
     };
     deletePet: {
-        petId: number | string;
+        petId: number;
     };
     uploadFile: {
-        petId: number | string;
+        petId: number;
         body?: {
             additionalMetadata?: string;
             file?: {
@@ -47,10 +47,10 @@ export interface ToolArguments {
         body: Defs["Order"];
     };
     getOrderById: {
-        orderId: number | string;
+        orderId: number;
     };
     deleteOrder: {
-        orderId: number | string;
+        orderId: number;
     };
     createUser: {
         body: Defs["User"];

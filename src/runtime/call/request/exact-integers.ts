@@ -18,7 +18,7 @@ const outsideInt64 = (schema: JsonSchema | undefined, text: string) =>
 
 /**
  * The top-level integer arguments given as digits that a parameter sends as they are (`exact`, by
- * argument name: an int64 parameter is listed as an integer or its digits), or why an integer
+ * argument name), or why an integer
  * beyond 2^53 cannot be sent exactly.
  */
 export function exactIntegers(
