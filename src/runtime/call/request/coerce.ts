@@ -9,10 +9,16 @@ import { ownValue, type JsonSchema } from '../../../contract/table.js';
 
 const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-/** The JSON types a schema allows, when it says so directly (a `$ref` is followed in `defs`). */
-export function typesOf(schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): string[] | undefined {
+/** The schema a `$ref` chain into `defs` ends at (at most ten links); the schema itself when it has none. */
+export function followDefRefs(schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): JsonSchema | undefined {
   let s = schema;
   for (let i = 0; s && typeof s.$ref === 'string' && i < 10; i++) s = defs[s.$ref.replace(/^#\/\$defs\//, '')];
+  return s;
+}
+
+/** The JSON types a schema allows, when it says so directly (a `$ref` is followed in `defs`). */
+export function typesOf(schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): string[] | undefined {
+  const s = followDefRefs(schema, defs);
   if (!s || s.type === undefined) return undefined;
   return Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
 }

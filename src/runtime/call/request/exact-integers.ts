@@ -5,7 +5,7 @@
 // (Node 20 has no JSON.rawJSON to write a number it cannot hold), so there it stays refused.
 
 import type { JsonSchema, ToolSpec } from '../../../contract/table.js';
-import { typesOf } from './coerce.js';
+import { followDefRefs, typesOf } from './coerce.js';
 
 const DIGITS = /^-?(?:0|[1-9]\d*)$/;
 
@@ -17,9 +17,8 @@ const outsideInt64 = (schema: JsonSchema | undefined, text: string) =>
   schema?.format === 'int64' && (BigInt(text) < -(2n ** 63n) || BigInt(text) > 2n ** 63n - 1n);
 
 /**
- * The top-level integer arguments given as digits that a parameter sends as they are (`exact`, by
- * argument name), or why an integer
- * beyond 2^53 cannot be sent exactly.
+ * The integer arguments given as digits that a parameter sends as they are (`exact`, by argument
+ * name), or why an integer beyond 2^53, at the top or inside an object or array, cannot be sent exactly.
  */
 export function exactIntegers(
   tool: ToolSpec,
@@ -87,19 +86,12 @@ function roundedInside(
   return undefined;
 }
 
-/** A schema with its `$ref`s followed in `defs`. */
-function resolved(schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): JsonSchema | undefined {
-  let s = schema;
-  for (let i = 0; s && typeof s.$ref === 'string' && i < 10; i++) s = defs[s.$ref.replace(/^#\/\$defs\//, '')];
-  return s;
-}
-
 /** The schema and the branches of its anyOf, oneOf and allOf, resolved. */
 function branches(schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): JsonSchema[] {
-  const s = resolved(schema, defs);
+  const s = followDefRefs(schema, defs);
   if (!s) return [];
   const parts = (['anyOf', 'oneOf', 'allOf'] as const).flatMap((k) => (Array.isArray(s[k]) ? (s[k] as JsonSchema[]) : []));
-  return [s, ...parts.map((part) => resolved(part, defs)).filter((part): part is JsonSchema => part !== undefined)];
+  return [s, ...parts.map((part) => followDefRefs(part, defs)).filter((part): part is JsonSchema => part !== undefined)];
 }
 
 const allowsInteger = (schema: JsonSchema, defs: Record<string, JsonSchema>) => typesOf(schema, defs)?.includes('integer') ?? false;
