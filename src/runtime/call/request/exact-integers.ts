@@ -4,7 +4,7 @@
 // query, header, cookie) sends it as those digits, as any HTTP client would. A JSON body cannot
 // (Node 20 has no JSON.rawJSON to write a number it cannot hold), so there it stays refused.
 
-import type { JsonSchema, ToolSpec } from '../../../contract/table.js';
+import { ownValue, type JsonSchema, type ToolSpec } from '../../../contract/table.js';
 import { followDefRefs, typesOf } from './coerce.js';
 
 const DIGITS = /^-?(?:0|[1-9]\d*)$/;
@@ -28,19 +28,20 @@ export function exactIntegers(
   const exact = new Map<string, string>();
   const properties = tool.inputSchema.properties as Record<string, JsonSchema> | undefined;
   for (const [name, value] of Object.entries(args)) {
-    const nested = holdsUnsafeInteger(value, 0) ? roundedInside(value as object, properties?.[name], defs, name, 0) : undefined;
+    const schema = ownValue(properties, name);
+    const nested = holdsUnsafeInteger(value, 0) ? roundedInside(value as object, schema, defs, name, 0) : undefined;
     if (nested !== undefined)
       return {
         problem: `argument "${nested.path}": ${BigInt(nested.value)} is beyond 2^53, where a JSON number may already be another integer, and a JSON body cannot carry it exactly`,
       };
     if (!unsafeInteger(value) && !digits(value)) continue;
-    if (!typesOf(properties?.[name], defs)?.includes('integer')) continue;
+    if (!typesOf(schema, defs)?.includes('integer')) continue;
     if (unsafeInteger(value))
       return {
         problem: `argument "${name}": ${BigInt(value as number)} is beyond 2^53, where a JSON number may already be another integer; give it as a text of digits`,
       };
     if (tool.http.params.some((p) => p.arg === name && p.contentType === undefined)) {
-      if (outsideInt64(properties?.[name], value as string))
+      if (outsideInt64(schema, value as string))
         return { problem: `argument "${name}": ${String(value)} is outside int64 (-2^63 to 2^63-1)` };
       exact.set(name, value as string);
     } else if (!Number.isSafeInteger(Number(value)))
@@ -104,7 +105,7 @@ function childSchemas(schema: JsonSchema | undefined, defs: Record<string, JsonS
       return [prefix ?? (isSchema(s.items) ? s.items : undefined)].flatMap((x) => branches(x, defs));
     }
     const properties = isSchema(s.properties) ? (s.properties as Record<string, JsonSchema>) : {};
-    const own = Object.hasOwn(properties, key) ? properties[key] : isSchema(s.additionalProperties) ? s.additionalProperties : undefined;
+    const own = ownValue(properties, key) ?? (isSchema(s.additionalProperties) ? s.additionalProperties : undefined);
     return branches(own, defs);
   });
 }
