@@ -1,5 +1,5 @@
-// A real HTTP server on 127.0.0.1 standing in for the API: it records every request exactly
-// as received, and answers as the test says.
+// A real HTTP server on 127.0.0.1 (or another of this machine's addresses) standing in for the
+// API: it records every request exactly as received, and answers as the test says.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
@@ -40,7 +40,7 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
-export async function startUpstream(respond?: (req: Recorded) => Answer | Promise<Answer>): Promise<Upstream> {
+export async function startUpstream(respond?: (req: Recorded) => Answer | Promise<Answer>, host = '127.0.0.1'): Promise<Upstream> {
   const requests: Recorded[] = [];
   const server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
@@ -70,10 +70,10 @@ export async function startUpstream(respond?: (req: Recorded) => Answer | Promis
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     requests,
     clear: () => void requests.splice(0),
     close: () =>

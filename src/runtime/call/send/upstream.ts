@@ -169,7 +169,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * query parameter would go wherever the API redirects. Here a change of origin (scheme, host or
  * port: https → http on the same host counts) drops every credential place; 301/302 turn a POST
  * into a GET and 303 anything but HEAD, without a body; 307/308 keep method and body.
- * `publicServers` (the table's rule for a spec from a URL) holds for every hop.
+ * `publicServers` (the table's rule for a spec from a URL) holds for every hop. And an upstream
+ * on a public address may not lead the server into the internal network: once a redirect
+ * leaves its origin, every hop elsewhere must be public too (as a browser's Private Network
+ * Access would have it), so an open redirect on the API cannot reach the cloud's metadata
+ * service or an admin port beside the server. An upstream you run internally redirects freely.
  */
 export async function sendFollowingRedirects(
   request: OutgoingRequest,
@@ -182,9 +186,14 @@ export async function sendFollowingRedirects(
   // Never changed in place (a hop that drops headers makes a new object): the request's own, uncopied.
   let headers: Record<string, string> = request.headers;
   let body: unknown = request.body;
+  const start = url;
+  let fromPublic: boolean | undefined; // decided at the first redirect away from `start`
   for (let hop = 0; ; hop++) {
-    const publicOnly = publicServers !== undefined && url.origin !== publicServers.trustedOrigin;
-    const response = await sendOnce(url, method, headers, body, signal, publicOnly);
+    const redirectedOut = fromPublic === true && url.origin !== start.origin;
+    const publicOnly = redirectedOut || (publicServers !== undefined && url.origin !== publicServers.trustedOrigin);
+    const response = await sendOnce(url, method, headers, body, signal, publicOnly).catch((error: unknown) => {
+      throw redirectedOut ? intoTheInternalNetwork(error, start) : error;
+    });
     if (!REDIRECTS.has(response.status)) return response;
     const location = response.header('location');
     if (location === null) return response;
@@ -197,6 +206,7 @@ export async function sendFollowingRedirects(
       throw new RedirectError('a redirect to an invalid URL');
     }
     if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new RedirectError(`a redirect to a ${next.protocol} URL`);
+    if (next.origin !== start.origin) fromPublic ??= await isPublic(start);
     if (next.origin !== url.origin) {
       headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !places.headers.has(name.toLowerCase())));
       for (const name of places.query) next.searchParams.delete(name);
@@ -208,6 +218,25 @@ export async function sendFollowingRedirects(
     }
     url = next;
   }
+}
+
+/**
+ * Whether a URL's host is, and resolves to, public addresses only (a name that does not resolve
+ * counts as public: stricter). False where names cannot be resolved here (workerd has no
+ * node:dns), and its fetch reaches no private network anyway.
+ */
+async function isPublic(url: URL): Promise<boolean> {
+  try {
+    return (await (await addresses()).internalAddressOf(url)) === undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** A hop refused for its internal address, said as the redirect it was (the rule is not the spec's servers'). */
+function intoTheInternalNetwork(error: unknown, start: URL): unknown {
+  if ((error as { code?: string }).code !== 'EINTERNAL') return error;
+  return new RedirectError(`a redirect from the public ${start.origin} into the internal network: ${(error as Error).message}`);
 }
 
 /** Reads at most `limit` bytes and stops the download there. */
