@@ -8,14 +8,14 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, generateProject, REPO } from '../../harness/project.js';
-import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { publicAddress, startUpstream, type Upstream } from '../harness/upstream.js';
 import { installPinned } from '../harness/pinned-tools.js';
 import { selfSignedCertificate } from '../harness/tls.js';
 
@@ -31,16 +31,25 @@ const scratch = mkdtempSync(join(tmpdir(), 'mcp-gen-packaging-'));
 // The API's logo, served over https by the test (a self-signed certificate the bundle script's
 // Node is told to trust): `npm run bundle` makes it the bundle's icon.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
-let logo: { url: string; ca: string; close(): void };
+const tls = selfSignedCertificate(scratch, ['127.0.0.1', ...(publicAddress ? [publicAddress] : [])]);
+let logo: { url: string; ca: string; requests: () => number; close(): void };
+
+/** An https server on `host` answering `answer(path)`; its URL and how many requests it served. */
+async function serveHttps(host: string, answer: (path: string) => { status: number; headers: Record<string, string>; body?: Buffer }) {
+  let requests = 0;
+  const server: HttpsServer = createHttpsServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+    requests++;
+    const { status, headers, body } = answer(req.url ?? '/');
+    res.writeHead(status, headers);
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return { url: `https://${host}:${(server.address() as AddressInfo).port}`, requests: () => requests, close: () => server.close() };
+}
 
 async function serveLogo(): Promise<typeof logo> {
-  const tls = selfSignedCertificate(scratch);
-  const server = createHttpsServer({ key: tls.key, cert: tls.cert }, (_req, res) => {
-    res.writeHead(200, { 'content-type': 'image/png' });
-    res.end(PNG);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/logo.png`, ca: tls.path, close: () => server.close() };
+  const server = await serveHttps('127.0.0.1', () => ({ status: 200, headers: { 'content-type': 'image/png' }, body: PNG }));
+  return { ...server, url: `${server.url}/logo.png`, ca: tls.path };
 }
 
 beforeAll(async () => {
@@ -191,6 +200,48 @@ describe('the Claude Desktop extension bundle (npm run bundle)', () => {
     expect(result.isError).toBeFalsy();
     expect(requests.map((r) => [r.method, r.path, r.headers.api_key])).toEqual([['GET', '/pet/7', 'k-2']]);
   }, 60_000);
+
+  // Last: it packs the bundle again with other logos.
+  it.skipIf(publicAddress === undefined)(
+    `follows a public logo's redirect to another public host, but not into the internal network${publicAddress ? '' : ' (skipped: this machine has no address outside the internal ranges to stand for a public host)'}`,
+    async () => {
+      const host = publicAddress as string;
+      const publicLogo = await serveHttps(host, () => ({ status: 200, headers: { 'content-type': 'image/png' }, body: PNG }));
+      const redirecting = await serveHttps(host, (path) => ({
+        status: 302,
+        headers: { location: path === '/to-internal' ? logo.url : `${publicLogo.url}/logo.png` },
+      }));
+      const manifestPath = join(dir, 'manifest.json');
+      const original = readFileSync(manifestPath, 'utf8');
+      const bundleWithLogo = async (url: string) => {
+        const manifest = JSON.parse(original) as { _meta: Record<string, Record<string, unknown>> };
+        (manifest._meta['mcp-gen'] as Record<string, unknown>).icon_url = url;
+        writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+        const env = { ...process.env, NODE_EXTRA_CA_CERTS: tls.path };
+        const { stdout } = await promisify(execFile)('node', ['scripts/bundle.mjs'], { cwd: dir, env });
+        const again = join(scratch, `unpacked-${url.split('/').pop()}`);
+        execFileSync(mcpb(), ['unpack', bundle, again], { stdio: 'pipe' });
+        return { stdout, icon: existsSync(join(again, 'icon.png')) };
+      };
+      try {
+        const toPublic = await bundleWithLogo(`${redirecting.url}/to-public`);
+        expect(toPublic.icon).toBe(true);
+        expect(publicLogo.requests()).toBe(1);
+        const before = logo.requests();
+        const toInternal = await bundleWithLogo(`${redirecting.url}/to-internal`);
+        expect(toInternal.stdout).toContain(
+          `no icon (the logo at ${redirecting.url}/to-internal redirects from a public host into the internal network (127.0.0.1:`,
+        );
+        expect(toInternal.icon).toBe(false);
+        expect(logo.requests()).toBe(before);
+      } finally {
+        writeFileSync(manifestPath, original);
+        publicLogo.close();
+        redirecting.close();
+      }
+    },
+    300_000,
+  );
 });
 
 describe("the README's one-liners in real clients", () => {

@@ -4,20 +4,13 @@
 // this machine's own address outside the internal ranges; the internal one listens on 127.0.0.1
 // and must see no request. An upstream on an internal address redirecting to another internal
 // origin is still followed (upstream-security.test.ts, "a redirect to another origin").
-import { networkInterfaces } from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { buildCli, connect, REPO, startNode, TMP, type RunningServer } from '../../harness/project.js';
-import { startUpstream, type Upstream } from '../harness/upstream.js';
+import { publicAddress, startUpstream, type Upstream } from '../harness/upstream.js';
 import { textOf } from '../harness/wire.js';
-import { isInternalAddress } from '../../src/contract/addresses.js';
-
-/** An IPv4 address of this machine that the address rules count as public, if it has one. */
-const publicAddress = Object.values(networkInterfaces())
-  .flat()
-  .find((a) => a?.family === 'IPv4' && !isInternalAddress(a.address))?.address;
 
 const CLI = join(REPO, 'bin/mcp-gen.js');
 const op = (id: string) => ({ get: { operationId: id, responses: { '200': { description: 'ok' } } } });

@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export function selfSignedCertificate(folder: string) {
+/** `ips`: the addresses the certificate names (127.0.0.1, and any other of this machine's a test serves on). */
+export function selfSignedCertificate(folder: string, ips: string[] = ['127.0.0.1']) {
   const key = join(folder, 'key.pem');
   const path = join(folder, 'cert.pem');
   execFileSync(
@@ -26,7 +27,7 @@ export function selfSignedCertificate(folder: string) {
       '-subj',
       '/CN=127.0.0.1',
       '-addext',
-      'subjectAltName=IP:127.0.0.1',
+      `subjectAltName=${ips.map((ip) => `IP:${ip}`).join(',')}`,
     ],
     { stdio: 'pipe' },
   );

@@ -3,6 +3,8 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { isInternalAddress } from '../../src/contract/addresses.js';
 
 export interface Recorded {
   method: string;
@@ -39,6 +41,14 @@ export interface Upstream {
   clear(): void;
   close(): Promise<void>;
 }
+
+/**
+ * An IPv4 address of this machine that the address rules count as public, if it has one: where a
+ * test stands a "public" host (on this kind of machine, eth0's documentation-range address).
+ */
+export const publicAddress: string | undefined = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a?.family === 'IPv4' && !isInternalAddress(a.address))?.address;
 
 export async function startUpstream(respond?: (req: Recorded) => Answer | Promise<Answer>, host = '127.0.0.1'): Promise<Upstream> {
   const requests: Recorded[] = [];

@@ -2,7 +2,8 @@
 // official packer (@anthropic-ai/mcpb). The bundle holds the built server (dist/, one bundle:
 // no node_modules), tools.json and its summary, the manifest and the README, copied into a
 // staging folder: never .env, src/ or lib/. The API's logo (the spec's x-logo, an https URL) becomes the bundle's icon when it
-// is a PNG of at most 1 MB; otherwise the bundle has none.
+// is a PNG of at most 1 MB; otherwise the bundle has none. A logo on a public host may redirect (https only, 3 hops), but
+// not into the internal network: the spec's author does not choose what this machine fetches there (docs/SECURITY.md).
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,20 +35,41 @@ async function addIcon(manifestPath, iconPath) {
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
   const url = manifest._meta?.['mcp-gen']?.icon_url;
   if (typeof url !== 'string' || !url.startsWith('https://')) return;
-  const png = await fetchPng(url).catch(() => undefined);
-  if (png === undefined) {
-    console.log(`bundle: no icon (the logo at ${url} could not be fetched as a PNG of at most 1 MB)`);
+  const png = await fetchPng(new URL(url)).catch(() => 'could not be fetched');
+  if (typeof png === 'string') {
+    console.log(`bundle: no icon (the logo at ${url} ${png})`);
     return;
   }
   writeFileSync(iconPath, png);
   writeFileSync(manifestPath, JSON.stringify({ ...manifest, icon: 'icon.png' }, null, 2));
 }
 
-async function fetchPng(url) {
-  const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
+const NOT_PNG = 'could not be fetched as a PNG of at most 1 MB';
+
+/** The logo's bytes, or why there are none. Redirects are followed here, each hop checked before it is fetched. */
+async function fetchPng(start) {
+  const { internalAddressOf } = await import('../lib/contract/addresses.js');
+  const signal = AbortSignal.timeout(5000);
+  let fromPublic; // decided at the first redirect away from the logo's own origin
+  let at = start;
+  for (let hop = 0; hop <= 3; hop++) {
+    if (at.protocol !== 'https:') return 'redirects to a URL that is not https';
+    if (fromPublic && at.origin !== start.origin && (await internalAddressOf(at)) !== undefined)
+      return `redirects from a public host into the internal network (${at.host}): not followed`;
+    const response = await fetch(at, { signal, redirect: 'manual' });
+    const location = [301, 302, 303, 307, 308].includes(response.status) ? response.headers.get('location') : null;
+    if (location === null) return pngOf(response);
+    await response.body?.cancel();
+    at = new URL(location, at);
+    if (at.origin !== start.origin) fromPublic ??= (await internalAddressOf(start)) === undefined;
+  }
+  return 'redirects more than 3 times';
+}
+
+async function pngOf(response) {
   const length = Number(response.headers.get('content-length') ?? 0);
-  if (!response.ok || !response.url.startsWith('https://') || length > 1024 * 1024) return undefined;
+  if (!response.ok || length > 1024 * 1024) return NOT_PNG;
   const bytes = Buffer.from(await response.arrayBuffer());
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return bytes.length <= 1024 * 1024 && bytes.subarray(0, 8).equals(signature) ? bytes : undefined;
+  return bytes.length <= 1024 * 1024 && bytes.subarray(0, 8).equals(signature) ? bytes : NOT_PNG;
 }
