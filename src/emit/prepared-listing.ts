@@ -4,15 +4,19 @@
 // the same lister, meta-tools and task marks.
 
 import { createHash } from 'node:crypto';
-import { createLister, type ListedTool } from '../contract/profiles.js';
+import { createLister, type ListedTool, type Lister } from '../contract/profiles.js';
 import { codeTools, metaTools, operationTools } from '../contract/meta-tools.js';
 import { callableTable, runsAsTask, type ToolSpec, type ToolTable } from '../contract/table.js';
 import { LIST_PAGE_BYTES, pageStarts } from '../contract/limits.js';
 import { PREPARED_PROFILE, TABLE_FINGERPRINT, type PreparedListing } from '../contract/prepared-listing.js';
 
-/** tools-listed.json's text for the table written as `tableBytes` (tools.json), or none in toolsets mode. */
-export function preparedListingFile(whole: ToolTable, tableBytes: Uint8Array, tasks: boolean): string | undefined {
-  const listing = prepareListing(whole, createHash(TABLE_FINGERPRINT).update(tableBytes).digest('hex'), tasks);
+/**
+ * tools-listed.json's text for the table written as `tableBytes` (tools.json), or none in toolsets
+ * mode. `lister`: the portable lister of the table's callable tools that the model already listed
+ * them with (model/serving.ts), whose work is reused.
+ */
+export function preparedListingFile(whole: ToolTable, tableBytes: Uint8Array, tasks: boolean, lister?: Lister): string | undefined {
+  const listing = prepareListing(whole, createHash(TABLE_FINGERPRINT).update(tableBytes).digest('hex'), tasks, lister);
   return listing && `${JSON.stringify(listing)}\n`;
 }
 
@@ -21,12 +25,12 @@ export function preparedListingFile(whole: ToolTable, tableBytes: Uint8Array, ta
  * fingerprint `table`: none in toolsets mode, whose sessions list what they enable. `tasks`: the
  * table offers tasks (summary.ts), so tools that may run as one say so.
  */
-function prepareListing(whole: ToolTable, table: string, tasks: boolean): PreparedListing | undefined {
+function prepareListing(whole: ToolTable, table: string, tasks: boolean, given?: Lister): PreparedListing | undefined {
   const mode = whole.serve?.mode ?? 'direct';
   if (mode === 'toolsets') return undefined;
   const callable = callableTable(whole);
   // `full` is never asked of this lister: the profile is a compact one
-  const lister = createLister(callable, PREPARED_PROFILE, { input: (t) => t.inputSchema, output: (t) => t.output?.schema });
+  const lister = given ?? createLister(callable, PREPARED_PROFILE, { input: (t) => t.inputSchema, output: (t) => t.output?.schema });
   const meta = mode === 'direct' ? [] : mode === 'code' ? codeTools(callable) : metaTools(callable);
   const pinned = new Set(callable.serve?.pinned ?? []);
   const operations = mode === 'direct' ? callable.tools : callable.tools.filter((t) => pinned.has(t.name));

@@ -540,7 +540,7 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
   };
 
   const tableBytes = jsonBytes(table, 2);
-  const listing = preparedListingFile(table, tableBytes, summarize(table).offers.tasks);
+  const listing = preparedListingFile(table, tableBytes, summarize(table).offers.tasks, model.lister);
   const files: GeneratedFile[] = [
     { path: 'package.json', contents: render('package.json.hbs', view), owner: 'generated' },
     { path: 'README.md', contents: render('README.md.hbs', view), owner: 'generated' },
