@@ -4,7 +4,7 @@
 // file carries a marker shows that the file is what is served; with any option that changes the
 // listing, or beside a tools.json changed since generation, the marker never shows and the
 // answer is the general path's. GitHub (1,224 tools, some of them tasks) in direct mode, and in
-// dynamic mode (meta-tools).
+// dynamic and code mode (meta-tools, pinned tools).
 import { spawn } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -140,18 +140,23 @@ describe('GitHub, direct mode', () => {
   }, 60_000);
 });
 
-describe('GitHub, dynamic mode', () => {
+// Code mode's and dynamic mode's meta-tools, with two operations pinned beside them (--direct-tools).
+describe.each([
+  ['dynamic', 'invoke_operation', 'code'],
+  ['code', 'execute', 'dynamic'],
+])('GitHub, %s mode with pinned tools', (mode, metaTool, otherMode) => {
   let dirs: Variants;
   beforeAll(async () => {
-    dirs = await variantsOf('e2e-prepared-listing-dynamic', ['--tools', 'dynamic']);
+    dirs = await variantsOf(`e2e-prepared-listing-${mode}`, ['--tools', mode, '--direct-tools', 'meta_root,repos_get']);
   }, 240_000);
 
-  it('serves the prepared meta-tools, byte for byte the general listing', async () => {
+  it('serves the prepared meta-tools and pinned tools, byte for byte the general listing', async () => {
     const general = await expectPreparedServed(dirs);
-    expect((JSON.parse(general).result.tools as { name: string }[]).map((t) => t.name)).toContain('invoke_operation');
+    const names = (JSON.parse(general).result.tools as { name: string }[]).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining([metaTool, 'meta_root', 'repos_get']));
   }, 60_000);
 
-  it.each([[['--tools', 'direct']], [['--tools', 'code']], [['--client-profile', 'gemini']]])(
+  it.each([[['--tools', 'direct']], [['--tools', otherMode]], [['--client-profile', 'gemini']], [['--toolsets', 'repos']]])(
     'lists the general way with %j',
     (args) => expectGeneralWith(dirs, args),
     60_000,
