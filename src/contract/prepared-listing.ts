@@ -14,7 +14,7 @@ export const PREPARED_PROFILE: ClientProfile = 'portable';
 
 export interface PreparedListing {
   format: 1;
-  /** SHA-1 of the tools.json it was made from: a listing beside another table is not served. */
+  /** The fingerprint of the tools.json it was made from (tableFingerprint): a listing beside another table is not served. */
   table: string;
   /** The mode it lists (the table's default, `serve.mode`, or direct). */
   mode: 'direct' | 'dynamic' | 'code';
@@ -24,8 +24,14 @@ export interface PreparedListing {
   tools: ListedTool[];
 }
 
-/** The hash (node:crypto's name) of a tools.json's bytes that a prepared listing names, hex. */
-export const TABLE_FINGERPRINT = 'sha1';
+/**
+ * What a prepared listing knows its tools.json by: the file's length and CRC-32 (node:zlib's
+ * `crc32`, which a Node server loads for its first call anyway, where node:crypto would add ~2 ms
+ * to its start). It tells an edited or regenerated table from the one the listing was made from;
+ * it is no seal, as whoever can write tools.json can write the listing too.
+ */
+export const tableFingerprint = (bytes: Uint8Array, crc32: (data: Uint8Array) => number): string =>
+  `${bytes.length}:${crc32(bytes).toString(16)}`;
 
 /** Whether a server with these settings lists exactly what `prepared` holds. */
 export function servesPrepared(

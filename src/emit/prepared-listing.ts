@@ -3,12 +3,12 @@
 // the runtime makes the general way (runtime/mcp/listing.ts, table-tools.ts) for those settings:
 // the same lister, meta-tools and task marks.
 
-import { createHash } from 'node:crypto';
+import zlib from 'node:zlib';
 import { createLister, type ListedTool, type Lister } from '../contract/profiles.js';
 import { codeTools, metaTools, operationTools } from '../contract/meta-tools.js';
 import { callableTable, runsAsTask, type ToolSpec, type ToolTable } from '../contract/table.js';
 import { LIST_PAGE_BYTES, pageStarts } from '../contract/limits.js';
-import { PREPARED_PROFILE, TABLE_FINGERPRINT, type PreparedListing } from '../contract/prepared-listing.js';
+import { PREPARED_PROFILE, tableFingerprint, type PreparedListing } from '../contract/prepared-listing.js';
 
 /**
  * tools-listed.json's text for the table written as `tableBytes` (tools.json), or none in toolsets
@@ -16,7 +16,10 @@ import { PREPARED_PROFILE, TABLE_FINGERPRINT, type PreparedListing } from '../co
  * them with (model/serving.ts), whose work is reused.
  */
 export function preparedListingFile(whole: ToolTable, tableBytes: Uint8Array, tasks: boolean, lister?: Lister): string | undefined {
-  const listing = prepareListing(whole, createHash(TABLE_FINGERPRINT).update(tableBytes).digest('hex'), tasks, lister);
+  // zlib.crc32 is Node 20.15+: a generation on an older Node prepares nothing
+  const { crc32 } = zlib as { crc32?: (data: Uint8Array) => number };
+  if (crc32 === undefined) return undefined;
+  const listing = prepareListing(whole, tableFingerprint(tableBytes, crc32), tasks, lister);
   return listing && `${JSON.stringify(listing)}\n`;
 }
 

@@ -16,7 +16,7 @@ import type { Service } from './start/service.js';
 import { summarize, type TableSummary } from '../contract/summary.js';
 import type { ToolTable } from '../contract/table.js';
 import { prepareServing, startProblem, type TableSource } from './start/serving.js';
-import { PREPARED_LISTING_FILE, TABLE_FINGERPRINT, type PreparedListing } from '../contract/prepared-listing.js';
+import { PREPARED_LISTING_FILE, tableFingerprint, type PreparedListing } from '../contract/prepared-listing.js';
 
 export { mapStackTraces } from './start/source-maps.js';
 
@@ -41,8 +41,11 @@ function tableFiles(tableUrl: URL): TableSource {
   return {
     load: async () => {
       const bytes = readBytes(tableUrl, 'the tool table');
-      // node:crypto loads only here: a start without a prepared listing never pays for it
-      if (existsSync(listingUrl)) fingerprint = (await import('node:crypto')).createHash(TABLE_FINGERPRINT).update(bytes).digest('hex');
+      if (existsSync(listingUrl)) {
+        // zlib.crc32 is Node 20.15+: before it, no listing is served as prepared
+        const { crc32 } = (await import('node:zlib')) as { crc32?: (data: Uint8Array) => number };
+        if (crc32 !== undefined) fingerprint = tableFingerprint(bytes, crc32);
+      }
       return parseJson<ToolTable>(bytes.toString('utf8'), tableUrl, 'the tool table');
     },
     prepared: () => {
