@@ -41,6 +41,8 @@ export interface ListedTool {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations?: object;
+  /** `taskSupport: optional` on a tool that may run as a task, when the server offers tasks. */
+  execution?: { taskSupport?: string };
 }
 
 export interface Lister {

@@ -3,7 +3,7 @@
 // beside tools.json, so that a server answers initialize without parsing tools.json (3.4 MB for
 // GitHub), which it reads on the first request that needs a tool, a resource or a prompt.
 
-import type { ToolTable } from './table.js';
+import { runsAsTask, type ToolTable } from './table.js';
 import type { InstallTarget } from './installs.js';
 import { toolsetSizes } from './toolsets.js';
 
@@ -59,6 +59,6 @@ function offersOf(table: ToolTable): Offers {
   return {
     prompts: declared.length > 0 || table.tools.length > 0,
     completions: table.tools.some((t) => t.resource?.uriTemplate !== undefined) || declared.some((p) => (p.arguments ?? []).length > 0),
-    tasks: table.tools.some((t) => (t.longRunning !== undefined || t.sequence !== undefined) && t.asTool !== false),
+    tasks: table.tools.some((t) => runsAsTask(t) && t.asTool !== false),
   };
 }

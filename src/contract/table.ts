@@ -401,3 +401,11 @@ export function screeningOfScheme(table: ToolTable, key: string): ToolTable['pub
   const api = ownValue(table.auth, key)?.api;
   return api === undefined ? undefined : ownValue(table.apis, api)?.publicServers;
 }
+
+/** A tool that may run as a task: its tools/list entry then says `execution.taskSupport: optional`. */
+export const runsAsTask = (tool: ToolSpec): boolean => tool.longRunning !== undefined || tool.sequence !== undefined;
+
+/** Operations mapped to resources only are neither listed nor callable as tools. */
+export function callableTable(whole: ToolTable): ToolTable {
+  return whole.tools.every((t) => t.asTool !== false) ? whole : { ...whole, tools: whole.tools.filter((t) => t.asTool !== false) };
+}

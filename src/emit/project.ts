@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { GENERATOR_VERSION, OWN_PACKAGE } from '../version.js';
 import { envText, flagText, SETTING_GROUPS, SETTINGS } from '../contract/settings.js';
 import { summarize } from '../contract/summary.js';
+import { PREPARED_LISTING_FILE } from '../contract/prepared-listing.js';
+import { preparedListingFile } from './prepared-listing.js';
 import type { ServerModel } from '../model/build.js';
 import { credentialGroups, credentialSummary } from '../model/auth.js';
 import { missingBaseUrls, resolveDefaultServer } from './servers.js';
@@ -537,6 +539,8 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
     ...targetsView(options.targets ?? ['node'], table.name, credentialRows(model)),
   };
 
+  const tableBytes = jsonBytes(table, 2);
+  const listing = preparedListingFile(table, tableBytes, summarize(table).offers.tasks, model.lister);
   const files: GeneratedFile[] = [
     { path: 'package.json', contents: render('package.json.hbs', view), owner: 'generated' },
     { path: 'README.md', contents: render('README.md.hbs', view), owner: 'generated' },
@@ -546,9 +550,11 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
     { path: '.dockerignore', contents: readFileSync(TEMPLATES + 'project/dockerignore', 'utf8'), owner: 'generated' },
     { path: 'Dockerfile', contents: readFileSync(TEMPLATES + 'project/Dockerfile', 'utf8'), owner: 'generated' },
     // compact: the server parses it on its first request for the table (GitHub: 3.3 MB instead of 4.5 MB)
-    { path: 'tools.json', contents: jsonBytes(table, 2), owner: 'generated' },
+    { path: 'tools.json', contents: tableBytes, owner: 'generated' },
     // what the server needs before that: its settings checks and its answer to initialize
     { path: 'tools-summary.json', contents: `${JSON.stringify({ ...summarize(table), install })}\n`, owner: 'generated' },
+    // the default tools/list, served as it is by a server started without options that change it
+    ...(listing === undefined ? [] : [{ path: PREPARED_LISTING_FILE, contents: listing, owner: 'generated' as const }]),
     { path: 'src/main.ts', contents: readFileSync(TEMPLATES + 'project/src/main.ts', 'utf8'), owner: 'generated' },
     {
       path: 'src/hooks.ts',

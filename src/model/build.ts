@@ -6,7 +6,8 @@
 
 import type { LoadedSpec } from '../parse/load.js';
 import { isObject, pointer, type JsonObject } from '../parse/pointer.js';
-import type { JsonSchema, PromptSpec, ServerSpec, ToolSpec, ToolTable } from '../contract/table.js';
+import { callableTable, type JsonSchema, type PromptSpec, type ServerSpec, type ToolSpec, type ToolTable } from '../contract/table.js';
+import type { Lister } from '../contract/profiles.js';
 import { NameScope, packageNameFor } from './naming.js';
 import { SchemaConverter } from './schema.js';
 import { defGraph } from '../contract/def-refs.js';
@@ -24,7 +25,7 @@ import {
   type ResolvedModelOptions,
 } from './model-options.js';
 import { warning, type GenerationWarning } from '../warnings.js';
-import { chooseServing, type ServingReport } from './serving.js';
+import { chooseServing, portableLister, type ServingReport } from './serving.js';
 import { resourceFor, resourceScheme, routeKind, withExamples } from './routes.js';
 import { readPrompts } from './prompts.js';
 import { scopesFor, unusedScopeRules, type ScopeRuleUse } from './scopes.js';
@@ -89,6 +90,8 @@ export interface ModelReport {
 export interface ServerModel {
   table: ToolTable;
   report: ModelReport;
+  /** The portable lister the serving decision measured the tools with: the prepared listing reuses what it listed. */
+  lister?: Lister;
 }
 
 /**
@@ -134,8 +137,8 @@ export function buildTools(spec: LoadedSpec, given: ModelOptions): BuiltTools {
 /** How much of the schemas tools/list shows and which mode serves it. */
 export function decideListing(built: BuiltTools): ServerModel {
   const { table, report } = built;
-  chooseListing(table, built.pinned, report, built.options);
-  return { table, report };
+  const lister = chooseListing(table, built.pinned, report, built.options);
+  return { table, report, lister };
 }
 
 /** `info.x-logo.url` when it is an https URL of a sane length; anything else is no logo. */
@@ -440,13 +443,16 @@ function pinnedTools(tools: ToolSpec[], direct: string[]): string[] {
 }
 
 /** How much of the schemas tools/list shows, and which mode serves the default listing. */
-function chooseListing(table: ToolTable, pinned: string[], report: ModelReport, options: ResolvedModelOptions): void {
+function chooseListing(table: ToolTable, pinned: string[], report: ModelReport, options: ResolvedModelOptions): Lister {
   report.listing = fitListing(table);
+  const callable = callableTable(table);
+  const lister = portableLister(callable);
   const serving = chooseServing(
-    { ...table, tools: table.tools.filter((t) => t.asTool !== false) },
+    callable,
     options.toolMode,
     { maxTools: options.maxTools, listBudgetKb: options.listBudgetKb },
     pinned,
+    lister,
   );
   report.serving = serving;
   if (serving.mode !== 'direct') table.serve = { mode: serving.mode, pinned };
@@ -461,4 +467,5 @@ function chooseListing(table: ToolTable, pinned: string[], report: ModelReport, 
       ),
     );
   }
+  return lister;
 }

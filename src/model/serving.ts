@@ -13,7 +13,7 @@
 //   dynamic   else, search/describe/invoke: three tools, each answer reaching the agent whole.
 // The mode is only a default: the server can be started in any of them (--tools).
 
-import { createLister, type ListedTool } from '../contract/profiles.js';
+import { createLister, type ListedTool, type Lister } from '../contract/profiles.js';
 import { codeTools, metaTools, operationTools } from '../contract/meta-tools.js';
 import type { ToolSpec, ToolTable } from '../contract/table.js';
 import { toolsetMetaTools, toolsetsListing } from '../contract/toolsets.js';
@@ -75,8 +75,17 @@ function tooBigOnTheirOwn(tooBig: ToolsetReport[], kb: (n: number) => string): s
 /** Bytes of a tools/list result listing `tools`, as UTF-8. */
 const listBytes = (tools: ListedTool[]) => Buffer.byteLength(JSON.stringify({ tools }));
 
-export function chooseServing(table: ToolTable, asked: ToolModeOption, budget: ServingBudget, pinned: string[]): ServingReport {
-  const lister = createLister(table, 'portable', { input: (t) => t.inputSchema, output: (t) => t.output?.schema }, schemaText);
+/** The default profile's lister (portable), each distinct schema listed once. */
+export const portableLister = (table: ToolTable): Lister =>
+  createLister(table, 'portable', { input: (t) => t.inputSchema, output: (t) => t.output?.schema }, schemaText);
+
+export function chooseServing(
+  table: ToolTable,
+  asked: ToolModeOption,
+  budget: ServingBudget,
+  pinned: string[],
+  lister = portableLister(table),
+): ServingReport {
   // A list's bytes are the sum of its tools' plus the separators: each tool, and each set of
   // meta-tools (enable_toolset names every toolset), is measured once, not once per list.
   const bytesOf = new Map<string, number>(table.tools.map((t) => [t.name, Buffer.byteLength(JSON.stringify(lister.tool(t)))]));

@@ -3,7 +3,7 @@
 // the tool table, and the modules that serve it (service.ts), on first need: stdio answers
 // initialize without them, HTTP loads them before it listens.
 
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, type ServerConfig, type TransportName } from './start/config.js';
 import { readConfig, USAGE } from './start/command-line.js';
@@ -15,7 +15,8 @@ import { createLogger, type Logger } from './start/log.js';
 import type { Service } from './start/service.js';
 import { summarize, type TableSummary } from '../contract/summary.js';
 import type { ToolTable } from '../contract/table.js';
-import { prepareServing, startProblem } from './start/serving.js';
+import { prepareServing, startProblem, type TableSource } from './start/serving.js';
+import { PREPARED_LISTING_FILE, tableFingerprint, type PreparedListing } from '../contract/prepared-listing.js';
 
 export { mapStackTraces } from './start/source-maps.js';
 
@@ -26,7 +27,33 @@ export async function run<Args extends object>(tableUrl: URL, hooks: Hooks<Args>
   const about = () => packageVersion(new URL('package.json', tableUrl));
   // resolved only for --clients: no start pays the syscall
   const entry = () => (process.argv[1] === undefined ? undefined : realpathSync(process.argv[1]));
-  await serve(summary, () => readJson<ToolTable>(tableUrl, 'the tool table'), hooks as Hooks, argv, about, entry);
+  await serve(summary, tableFiles(tableUrl), hooks as Hooks, argv, about, entry);
+}
+
+/**
+ * tools.json, read on first need, and the listing prepared beside it (tools-listed.json), which
+ * is served only when it was made from these very bytes: a table changed since is listed the
+ * general way.
+ */
+function tableFiles(tableUrl: URL): TableSource {
+  const listingUrl = new URL(PREPARED_LISTING_FILE, tableUrl);
+  let fingerprint: string | undefined;
+  return {
+    load: async () => {
+      const bytes = readBytes(tableUrl, 'the tool table');
+      if (existsSync(listingUrl)) {
+        // zlib.crc32 is Node 20.15+: before it, no listing is served as prepared
+        const { crc32 } = (await import('node:zlib')) as { crc32?: (data: Uint8Array) => number };
+        if (crc32 !== undefined) fingerprint = tableFingerprint(bytes, crc32);
+      }
+      return parseJson<ToolTable>(bytes.toString('utf8'), tableUrl, 'the tool table');
+    },
+    prepared: () => {
+      if (fingerprint === undefined) return undefined;
+      const listing = readJson<PreparedListing>(listingUrl, 'the prepared listing');
+      return listing.table === fingerprint ? listing : undefined;
+    },
+  };
 }
 
 /** --clients: each client's line with this server's real path, or why there is none (loaded only then). */
@@ -47,12 +74,28 @@ function packageVersion(url: URL): string {
 
 /** A file mcp-gen wrote beside the server; without it nothing can be served. */
 function readJson<T>(url: URL, what: string): T {
+  return parseJson<T>(readBytes(url, what).toString('utf8'), url, what);
+}
+
+function readBytes(url: URL, what: string): Buffer {
   try {
-    return JSON.parse(readFileSync(url, 'utf8')) as T;
+    return readFileSync(url);
   } catch (error) {
-    process.stderr.write(`cannot read ${what} ${url.pathname}: ${(error as Error).message}\n`);
-    process.exit(1);
+    return cannotRead(url, what, error);
   }
+}
+
+function parseJson<T>(text: string, url: URL, what: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    return cannotRead(url, what, error);
+  }
+}
+
+function cannotRead(url: URL, what: string, error: unknown): never {
+  process.stderr.write(`cannot read ${what} ${url.pathname}: ${(error as Error).message}\n`);
+  process.exit(1);
 }
 
 /** Variables from a .env file, if there is one; variables already set win (Node's own rule). */
@@ -70,22 +113,16 @@ export function loadEnvFile(path: string): void {
  */
 export async function serveTable(table: ToolTable, hooks: Hooks, argv: string[]): Promise<void> {
   // No package here: the API's own name and version (its info.version) stand for it.
-  await serve(
-    summarize(table),
-    () => table,
-    hooks,
-    argv,
-    () => `${table.name} ${table.version}`,
-  );
+  await serve(summarize(table), { load: () => table }, hooks, argv, () => `${table.name} ${table.version}`);
 }
 
 /**
- * Serve the table `load` gives, from what its summary says; `load` is called on first need.
+ * Serve the table `source` loads, from what its summary says; it is loaded on first need.
  * `about` answers --version, and `entry` (the script started, its real path) --clients.
  */
 async function serve(
   summary: TableSummary,
-  load: () => ToolTable,
+  source: TableSource,
   hooks: Hooks,
   argv: string[],
   about: () => string,
@@ -124,7 +161,7 @@ async function serve(
   // A tool call must never take the server down; report and carry on.
   process.on('unhandledRejection', (error) => log.error(`unhandled: ${(error as Error)?.message ?? String(error)}`));
 
-  const { factory, service } = prepareServing(summary, load, hooks, config, log);
+  const { factory, service } = prepareServing(summary, source, hooks, config, log);
   try {
     await TRANSPORTS[config.transport](factory, config, log, service);
   } catch (error) {

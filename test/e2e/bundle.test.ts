@@ -99,6 +99,8 @@ describe('the npm package of a generated project', () => {
     expect(packed).toContain('dist/main.js');
     expect(packed).toContain('tools.json');
     expect(packed).toContain('tools-summary.json');
+    // the default listing, served as it is (prepared-listing.test.ts)
+    expect(packed).toContain('tools-listed.json');
     expect(packed).toContain('manifest.json');
     expect(packed.filter((f) => /^(src|lib|scripts|node_modules)\//.test(f) || f.startsWith('.env'))).toEqual([]);
     const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies?: object };

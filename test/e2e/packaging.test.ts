@@ -114,6 +114,7 @@ describe('the npm package', () => {
     expect(listing).not.toContain('package/lib/');
     expect(listing).toContain('package/tools.json');
     expect(listing).toContain('package/tools-summary.json');
+    expect(listing).toContain('package/tools-listed.json');
     expect(listing).not.toMatch(/package\/src\/|package\/\.env/);
     const user = join(scratch, 'user');
     mkdirSync(user);
@@ -174,6 +175,7 @@ describe('the Claude Desktop extension bundle (npm run bundle)', () => {
     const files = filesUnder(unpacked);
     expect(files.some((f) => f.endsWith('/dist/main.js'))).toBe(true);
     expect(existsSync(join(unpacked, 'tools.json'))).toBe(true);
+    expect(existsSync(join(unpacked, 'tools-listed.json'))).toBe(true);
     for (const absent of ['node_modules', 'lib', 'src', 'scripts']) expect(existsSync(join(unpacked, absent))).toBe(false);
     const bytes = statSync(bundle).size;
     console.log(`bundle: Petstore's .mcpb is ${(bytes / 1e6).toFixed(2)} MB`);

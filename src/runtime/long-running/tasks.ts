@@ -20,7 +20,7 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
-import type { ToolSpec } from '../../contract/table.js';
+import { runsAsTask, type ToolSpec } from '../../contract/table.js';
 import { TASKS_EXTENSION } from '../mcp/server-instances.js';
 import { toolError } from '../mcp/output.js';
 import { randomBytes, toBase64Url } from '../start/crypto.js';
@@ -85,8 +85,8 @@ export interface TaskStore {
   close(): Promise<void>;
 }
 
-/** Whether a call of the tool may be a task: one that follows an operation or reads a stream, either of which may outlast --timeout. */
-export const runsAsTask = (tool: ToolSpec): boolean => tool.longRunning !== undefined || tool.sequence !== undefined;
+// whether a call of the tool may be a task: one that follows an operation or reads a stream, either of which may outlast --timeout
+export { runsAsTask };
 
 /** The listed tool, with `execution.taskSupport: optional` when it may run as a task. */
 export function withTaskSupport(listed: Tool, tool: ToolSpec): Tool {

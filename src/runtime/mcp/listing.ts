@@ -31,6 +31,8 @@ export class Listings {
   /** The listing nothing changes: direct and dynamic mode, and toolsets mode without a session. */
   fixed(maxBytes: number): Listing {
     if (this.#fixed) return this.#fixed;
+    const prepared = maxBytes === LIST_PAGE_BYTES ? this.#tools.options.prepared?.() : undefined;
+    if (prepared) return (this.#fixed = { tools: prepared.tools as Tool[], starts: prepared.starts });
     const { dynamicTools, table, listedFromStart, listed } = this.#tools;
     const tools = [...dynamicTools, ...table.tools.filter(listedFromStart).map(listed)];
     return (this.#fixed = { tools, starts: pageStarts(tools, maxBytes) });

@@ -2,29 +2,10 @@
 // ends and what its cursor says.
 
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { pageStarts } from '../../contract/limits.js';
 
-/**
- * Above this, tools/list is paginated (MCP `cursor`/`nextCursor`): one message of a whole
- * large API listed in full (`--tools direct --client-profile full` on Microsoft Graph: 13.8 MiB)
- * is more than clients read at once (the SDK's stdio client stops at 10 MiB). Below it, as
- * almost always, one page, since some clients never ask for a second.
- */
-export const LIST_PAGE_BYTES = 8 * 1024 * 1024;
-
-/** Where each page of the listing starts, so that no page is over `maxBytes` (a tool alone may be). */
-export function pageStarts(tools: readonly unknown[], maxBytes = LIST_PAGE_BYTES): number[] {
-  const starts = [0];
-  let bytes = 0;
-  tools.forEach((tool, i) => {
-    const size = Buffer.byteLength(JSON.stringify(tool)) + 1;
-    if (bytes + size > maxBytes && i > (starts.at(-1) as number)) {
-      starts.push(i);
-      bytes = 0;
-    }
-    bytes += size;
-  });
-  return starts;
-}
+// where pages end: in the contract, since a listing prepared at generation comes with its pages
+export { LIST_PAGE_BYTES, pageStarts } from '../../contract/limits.js';
 
 /** One page of a listing; the cursor is opaque to clients (`p<start>`, base64url). */
 export function page<T>(tools: T[], cursor: string | undefined, starts = pageStarts(tools)): { tools: T[]; nextCursor?: string } {

@@ -20,7 +20,8 @@ import type { ConfirmSetting, ServerConfig, ToolMode } from '../start/config.js'
 import type { Logger } from '../start/log.js';
 import type { OperationStoreSetting } from '../long-running/operation-store.js';
 import { createLister, type ClientProfile, type ListedTool } from '../../contract/profiles.js';
-import type { JsonSchema, ToolSpec, ToolTable } from '../../contract/table.js';
+import type { PreparedListing } from '../../contract/prepared-listing.js';
+import { callableTable, type JsonSchema, type ToolSpec, type ToolTable } from '../../contract/table.js';
 import { toolsetMetaTools, toolsetOf, withNested } from '../../contract/toolsets.js';
 import { CLIENT_TOOL_CAP } from '../../contract/limits.js';
 import type { Offers } from '../../contract/summary.js';
@@ -41,6 +42,11 @@ export interface ServerOptions {
   initialToolsets: string[];
   /** Largest tools/list page (default LIST_PAGE_BYTES). */
   listPageBytes?: number;
+  /**
+   * The fixed listing as prepared at generation, when it is this server's (service.ts): read on
+   * the first tools/list instead of listing every tool.
+   */
+  prepared?: () => PreparedListing | undefined;
   /** The user's hooks, for completions (src/hooks.ts). */
   hooks?: Hooks;
   /** Set when the server is an OAuth resource server: a caller sees and calls only what its token's scopes allow. */
@@ -167,11 +173,6 @@ export function instanceTools(tools: TableTools, server: Server, serving: Servin
     served,
     metaCalls: onDemand ? metaCallsOf({ toolsets: toolsetSession(tools, server, enabled, served) }) : tools.sessionlessMetaCalls(),
   };
-}
-
-/** Operations mapped to resources only are neither listed nor callable as tools. */
-function callableTable(whole: ToolTable): ToolTable {
-  return whole.tools.every((t) => t.asTool !== false) ? whole : { ...whole, tools: whole.tools.filter((t) => t.asTool !== false) };
 }
 
 function listedMetaTools(table: ToolTable, mode: ToolMode, metaListed: (tools: ListedTool[]) => Tool[]): ListedMetaTools {

@@ -16,6 +16,8 @@ import { CLIENT_TOOL_CAP } from '../../contract/limits.js';
 import type { Offers } from '../../contract/summary.js';
 import type { ToolTable } from '../../contract/table.js';
 import { servedTable } from '../../contract/toolsets.js';
+import { servesPrepared, type PreparedListing } from '../../contract/prepared-listing.js';
+import type { ServerOptions } from '../mcp/server.js';
 
 export interface Service {
   /** The table as served. */
@@ -32,6 +34,8 @@ export interface Choices {
   mode: ToolMode;
   initialToolsets: string[];
   offers: Offers;
+  /** The default listing prepared at generation (main.ts), read after the table. */
+  prepared?: () => PreparedListing | undefined;
 }
 
 export async function createService(whole: ToolTable, config: ServerConfig, hooks: Hooks, log: Logger, choices: Choices): Promise<Service> {
@@ -53,6 +57,7 @@ export async function createService(whole: ToolTable, config: ServerConfig, hook
     apps: config.apps,
     ...(policy ? { access: policy } : {}),
     ...sharedTasks(table, config, log),
+    ...preparedListing(config, choices),
   };
   const attach = await attachHandlers(table, executor, credentialReader(config.authFromHeaders), options, choices.offers);
   warnIfListingTooLong(table, choices, log);
@@ -61,6 +66,24 @@ export async function createService(whole: ToolTable, config: ServerConfig, hook
     ...(policy ? { policy } : {}),
     attach,
     streamsMidCall: linksAccounts(config) ? callsATool : streamsMidCall(table, config.confirm),
+  };
+}
+
+/** The prepared listing, read when first listed, where these settings list exactly it (prepared-listing.ts). */
+function preparedListing(config: ServerConfig, { mode, prepared }: Choices): Pick<ServerOptions, 'prepared'> {
+  if (prepared === undefined) return {};
+  const settings = {
+    mode,
+    profile: config.clientProfile,
+    toolsets: config.toolsets,
+    readOnly: config.readOnly,
+    oauth: config.oauth !== undefined,
+  };
+  return {
+    prepared: () => {
+      const listing = prepared();
+      return listing && servesPrepared(listing, settings) ? listing : undefined;
+    },
   };
 }
 

@@ -12,6 +12,7 @@ import type { Logger } from './log.js';
 import type { Service } from './service.js';
 import type { TableSummary } from '../../contract/summary.js';
 import type { ToolTable } from '../../contract/table.js';
+import type { PreparedListing } from '../../contract/prepared-listing.js';
 import { checkToolsets, ToolsetError } from '../../contract/toolsets.js';
 import { badCredential } from '../../contract/headers.js';
 
@@ -21,15 +22,22 @@ export interface Serving {
   service: Lazy<Service>;
 }
 
+/** Where a server's table comes from: `load` is called on first need, `prepared` after it. */
+export interface TableSource {
+  load: () => ToolTable | Promise<ToolTable>;
+  /** The default listing prepared at generation, when there is one for the table loaded. */
+  prepared?: () => PreparedListing | undefined;
+}
+
 /** The factory and the (lazy) service of a server whose settings passed startProblem. */
-export function prepareServing(summary: TableSummary, load: () => ToolTable, hooks: Hooks, config: ServerConfig, log: Logger): Serving {
+export function prepareServing(summary: TableSummary, source: TableSource, hooks: Hooks, config: ServerConfig, log: Logger): Serving {
   // --toolsets alone means "these tools, listed": direct; otherwise the mode chosen at generation.
   const mode: ToolMode = config.toolMode ?? (config.toolsets.length ? 'direct' : (summary.mode ?? 'direct'));
   const initialToolsets = config.toolsets.includes('all')
     ? summary.toolsets.map(([name]) => name)
     : config.toolsets.filter((t) => t !== 'all');
-  const choices = { mode, initialToolsets, offers: summary.offers };
-  const service = new Lazy(async () => (await import('./service.js')).createService(load(), config, hooks, log, choices));
+  const choices = { mode, initialToolsets, offers: summary.offers, ...(source.prepared ? { prepared: source.prepared } : {}) };
+  const service = new Lazy(async () => (await import('./service.js')).createService(await source.load(), config, hooks, log, choices));
   return { factory: serverFactory(summary, mode, service), service };
 }
 

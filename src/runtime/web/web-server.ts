@@ -88,7 +88,7 @@ export function createWebServer(input: WebServerInput): WebServer {
   const unapplied = unappliedSettingsNotice(input.env, input.platform);
   if (unapplied !== undefined) log.warn(unapplied);
   const summary = servedSummary(input, log);
-  const serving = prepareServing(summary, () => input.table, input.hooks as Hooks, config, log);
+  const serving = prepareServing(summary, { load: () => input.table }, input.hooks as Hooks, config, log);
   const core = createWebCore({
     platform: input.platform,
     config,

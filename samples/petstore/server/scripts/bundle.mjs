@@ -18,7 +18,7 @@ const run = (args, cwd) => execFileSync(npm, args, { cwd, stdio: ['ignore', 'inh
 
 try {
   if (!existsSync(join(root, 'dist/main.js'))) throw new Error('dist/main.js is missing: run npm run build first');
-  for (const file of ['manifest.json', 'package.json', 'tools.json', 'tools-summary.json', 'README.md', 'dist']) {
+  for (const file of ['manifest.json', 'package.json', 'tools.json', 'tools-summary.json', 'tools-listed.json', 'README.md', 'dist']) {
     if (existsSync(join(root, file))) cpSync(join(root, file), join(stage, file), { recursive: true });
   }
   await addIcon(join(stage, 'manifest.json'), join(stage, 'icon.png'));

@@ -22,7 +22,7 @@ const TABLE = apiWithoutTools();
 function coreOf(env: Record<string, string>, more: Partial<WebCoreInput> = {}): WebCore {
   const config = configFrom({ transport: 'http' }, { API_BASE_URL: 'https://api.example', ...env }) as ServerConfig;
   const log = recordingLogger();
-  const serving = prepareServing(summarize(TABLE), () => TABLE, {}, config, log);
+  const serving = prepareServing(summarize(TABLE), { load: () => TABLE }, {}, config, log);
   return createWebCore({ platform: 'node', config, serving, log, ...more });
 }
 
