@@ -7,7 +7,7 @@ import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import type { ToolTable } from '../contract/table.js';
 import { jsonLengthWithin } from './json-length.js';
 import { compiler } from './compiler.js';
-import { emitToolTypes, printedPart, type TypesInput } from './types.js';
+import { emitToolTypes, printedPart, printedPartMessage, printedPartOf, type TypesInput } from './types.js';
 
 /**
  * A young generation of 12 MB instead of V8's 48: what the printer allocates is short-lived
@@ -18,15 +18,13 @@ import { emitToolTypes, printedPart, type TypesInput } from './types.js';
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 12 };
 
 /**
- * The size of the tool table as JSON above which it is printed in this thread rather than what
- * printing reads of it copied to the worker: the copy costs its size again in both threads
- * (Microsoft Graph v1.0, 42 MB of table: ~30 MB more peak), while a table of many small tools
- * (10,000 operations, 12 MB) gains a second of printing beside the model. Counted on the
- * table itself, so that a table too large is never copied even in part.
+ * The length of the JSON text of what printing reads of the table (printedPart) above which it
+ * is printed in this thread rather than handed to the worker: the copy costs its size again in
+ * both threads (Microsoft Graph v1.0, 42 MB of table: ~30 MB more peak), while a table of many
+ * small tools (10,000 operations: 4.4 MB of text, from a table of 11 MB) gains a second of
+ * printing beside the model. About what a table of 24 MB holds (20,000 operations: 8.9 MB).
  */
-const MAX_CLONED_TABLE_JSON = 24 * 1024 * 1024;
-/** Tools and shared schemas under which a table is copied without counting its size (counting a large one costs ~0.1 s). */
-const SMALL_TABLE = 5_000;
+const MAX_HANDED_OVER_TEXT = 9 * 1024 * 1024;
 
 export interface ToolTypesPrinter {
   print(table: ToolTable): Promise<string>;
@@ -73,11 +71,11 @@ export function startToolTypesPrinter(): ToolTypesPrinter {
   if (!worker) return { print: (table) => emitToolTypes(printedPart(table)), cancel: () => undefined };
   return {
     print(table) {
-      if (table.tools.length + Object.keys(table.defs).length > SMALL_TABLE && !jsonLengthWithin(table, MAX_CLONED_TABLE_JSON)) {
+      const input = printedPartMessage(table);
+      if (typeof input === 'string' ? input.length > MAX_HANDED_OVER_TEXT : !jsonLengthWithin(input, MAX_HANDED_OVER_TEXT)) {
         void worker.terminate();
         return emitToolTypes(table);
       }
-      const input = printedPart(table);
       worker.ref();
       return new Promise<string>((resolve, reject) => {
         worker.once('message', (message: { text?: string; error?: string }) => {
@@ -100,8 +98,8 @@ if (!isMainThread && parentPort) {
   const port = parentPort;
   // Load the compiler now, before the table comes (emitToolTypes then finds it loaded).
   compiler();
-  port.once('message', (input: TypesInput) => {
-    emitToolTypes(input).then(
+  port.once('message', (input: TypesInput | string) => {
+    emitToolTypes(printedPartOf(input)).then(
       (text) => port.postMessage({ text }),
       (error: unknown) => port.postMessage({ error: (error as Error)?.message ?? String(error) }),
     );

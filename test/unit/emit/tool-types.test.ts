@@ -2,7 +2,7 @@
 // cycles TypeScript cannot resolve broken to `unknown`, and the file type-checked on its own
 // with the corpus check's checker (harness/corpus-check.ts toolTypesProblem).
 import { describe, expect, it } from 'vitest';
-import { eagerCycles, eagerRefs, emitToolTypes, printedPart, refKey } from '../../../src/emit/types.js';
+import { eagerCycles, eagerRefs, emitToolTypes, printedPart, printedPartMessage, printedPartOf, refKey } from '../../../src/emit/types.js';
 import { toolTypesProblem } from '../../../harness/corpus-check.js';
 import type { JsonSchema, ToolTable } from '../../../src/contract/table.js';
 
@@ -216,7 +216,34 @@ describe('printedPart: what the worker is sent', () => {
       expect(text).not.toContain(dropped);
     const properties = part.tools[0]!.inputSchema.properties as Record<string, JsonSchema>;
     expect(properties.description).toEqual({ type: 'string' });
-    expect(properties.at).toBe(properties.again); // shared objects stay shared
+    expect(properties.at).toEqual({ type: 'string' });
+  });
+
+  it('goes to the worker as JSON text, which reads back to the same file', async () => {
+    const message = printedPartMessage(full);
+    expect(typeof message).toBe('string');
+    expect(await emitToolTypes(printedPartOf(message))).toBe(await emitToolTypes(full));
+  });
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['Infinity', Infinity],
+    ['undefined', undefined],
+    ['a date (YAML reads one)', new Date(0)],
+  ])('goes as it is, not as JSON, with %s as a constant (JSON would give it back as another)', async (_name, value) => {
+    const odd = table({ type: 'object', properties: { one: { const: value }, some: { enum: ['a', value] } } });
+    const message = printedPartMessage(odd);
+    expect(typeof message).toBe('object');
+    const text = await emitToolTypes(printedPartOf(message));
+    expect(text).toBe(await emitToolTypes(odd));
+    expect(text).toContain('some?: "a" | unknown;');
+  });
+
+  it('keeps a property named __proto__', async () => {
+    const named = table(JSON.parse('{"type":"object","properties":{"__proto__":{"type":"integer"}}}') as JsonSchema);
+    const text = await emitToolTypes(printedPartOf(printedPartMessage(named)));
+    expect(text).toContain('__proto__?: number;');
+    expect(text).toBe(await emitToolTypes(named));
   });
 });
 
