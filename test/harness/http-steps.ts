@@ -1,6 +1,6 @@
 // Steps of the web core's request path served alone by a real node:http server on 127.0.0.1,
 // and a raw client that sends any header (fetch forbids Host and adds its own).
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request, type Agent, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { clientAddress } from '../../src/runtime/http/connections.js';
 import { NodeExchange, requestUrl } from '../../src/runtime/http/node-web.js';
@@ -62,6 +62,8 @@ export interface Sent {
   path?: string;
   headers?: Record<string, string>;
   body?: string;
+  /** A keep-alive agent, to send on the connection of an earlier request. */
+  agent?: Agent;
 }
 
 export interface Received {
@@ -70,11 +72,14 @@ export interface Received {
   text: string;
   /** The text parsed as JSON, or undefined. */
   json: unknown;
+  /** This side's port: the same for requests sent on one connection. */
+  clientPort: number | undefined;
 }
 
-export function send(port: number, { method = 'GET', path = '/', headers = {}, body }: Sent = {}): Promise<Received> {
+export function send(port: number, { method = 'GET', path = '/', headers = {}, body, agent }: Sent = {}): Promise<Received> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method, path, agent, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+      const clientPort = res.socket?.localPort;
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
@@ -85,7 +90,7 @@ export function send(port: number, { method = 'GET', path = '/', headers = {}, b
         } catch {
           json = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, clientPort });
       });
     });
     req.on('error', reject);

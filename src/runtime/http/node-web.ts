@@ -5,6 +5,7 @@
 // stream is read only as fast as the socket drains. No node: module is imported here.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { READ_BODY_WITHIN } from '../web/web-steps.js';
 
 /** Bytes of a request body buffered ahead of its reader before the socket is paused. */
 const BODY_HIGH_WATER_MARK = 64 * 1024;
@@ -15,6 +16,8 @@ export class NodeExchange {
   readonly gone: AbortSignal;
   /** Set when the handler stopped reading the body (past its size limit): the connection is then closed after the answer. */
   private bodyLeftUnread = false;
+  /** Set when a reader began on the body (readWithin, or its stream). */
+  private bodyRead = false;
   private answered = false;
 
   constructor(
@@ -29,23 +32,69 @@ export class NodeExchange {
     this.gone = gone.signal;
   }
 
-  /** The request as a web Request at `url`, its body (any method but GET and HEAD) streamed from the socket. */
+  /**
+   * The request as a web Request at `url`. Its body (any method but GET and HEAD) is left on the
+   * socket until it is asked for: the web core's steps read it straight from there (readText),
+   * anything else gets it as a stream. A body a web Request holds is a web stream in undici,
+   * whose making and reading cost more CPU per call than the rest of the conversion.
+   */
   request(url: URL | string): Request {
     const method = this.req.method ?? 'GET';
-    const init: RequestInit & { duplex?: 'half' } = { method, headers: headerList(this.req) };
-    if (method !== 'GET' && method !== 'HEAD') {
-      init.body = this.bodyStream();
-      init.duplex = 'half';
-    }
-    return withSignal(new Request(url, init), this.gone);
+    const init = { method, headers: headerList(this.req) };
+    if (method === 'GET' || method === 'HEAD') return withSignal(new Request(url, init), this.gone);
+    return withSignal(new NodeRequest(url, init, this), this.gone);
+  }
+
+  /** The whole body, straight from the socket; undefined past `maxBytes` (the rest left unread, the connection closed after the answer). */
+  readWithin(maxBytes: number): Promise<Uint8Array | undefined> {
+    const req = this.req;
+    this.bodyRead = true;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const stop = () => {
+        req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.byteLength;
+        if (size <= maxBytes) return void chunks.push(chunk);
+        stop();
+        this.bodyLeftUnread = !req.readableEnded;
+        req.pause();
+        resolve(undefined);
+      };
+      const onEnd = () => {
+        stop();
+        resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      };
+      const onError = (error: Error) => {
+        stop();
+        reject(error);
+      };
+      const onClose = () => onError(new Error('the client went before the end of its request'));
+      req.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);
+    });
+  }
+
+  /** A body of a declared length within BODY_HIGH_WATER_MARK that no one began to read. */
+  private smallBodyUnread(): boolean {
+    const length = Number(this.req.headers['content-length'] ?? Number.NaN);
+    return !this.bodyRead && length <= BODY_HIGH_WATER_MARK;
+  }
+
+  /** The body as a stream, for a reader other than readText. */
+  stream(): ReadableStream<Uint8Array> {
+    this.bodyRead = true;
+    return this.bodyStream();
   }
 
   /** Writes `response`: a JSON body in one write with its length, any other (an SSE stream) as it comes, until the client goes. */
   async write(response: Response): Promise<void> {
     const headers = responseHeaders(response);
     // The rest of the body is not read (past the size limit, or refused on its Content-Length):
-    // node:http would read it all to keep the connection.
-    if (this.bodyLeftUnread || !this.req.complete) headers['connection'] = 'close';
+    // node:http would read it all to keep the connection. A small one nobody asked for (a
+    // request refused before its body was read) it may read and drop.
+    if (this.bodyLeftUnread || !(this.req.complete || this.smallBodyUnread())) headers['connection'] = 'close';
     const type = response.headers.get('content-type') ?? '';
     if (response.body !== null && type.startsWith('application/json')) {
       const bytes = await wholeBody(response.body);
@@ -127,6 +176,55 @@ export class NodeExchange {
     } catch {
       // the stream failed or was cancelled: the answer ends here, as toNodeHandler ends it
     }
+  }
+}
+
+/**
+ * A request whose body stays on the socket until asked for (NodeExchange.request): read whole
+ * by readText (READ_BODY_WITHIN), or as the stream `body` is, made on first use. The ways a
+ * Request reads its own body go through that stream too, through a Response that holds it.
+ */
+class NodeRequest extends Request {
+  #exchange: NodeExchange;
+  #body: ReadableStream<Uint8Array> | undefined;
+  #used = false;
+
+  constructor(url: URL | string, init: RequestInit, exchange: NodeExchange) {
+    super(url, init);
+    this.#exchange = exchange;
+  }
+
+  // Request declares them as properties; they are accessors on its prototype.
+  static {
+    Object.defineProperty(this.prototype, 'body', {
+      get(this: NodeRequest) {
+        this.#body ??= this.#exchange.stream();
+        return this.#body;
+      },
+    });
+    Object.defineProperty(this.prototype, 'bodyUsed', {
+      get(this: NodeRequest) {
+        return this.#used || (this.#body?.locked ?? false);
+      },
+    });
+    // A Request's own readers would find no body (it is not given to the constructor): they read the stream.
+    for (const read of ['text', 'json', 'arrayBuffer', 'blob', 'formData'] as const) {
+      Object.defineProperty(this.prototype, read, {
+        value(this: NodeRequest) {
+          return this.#whole()[read]();
+        },
+      });
+    }
+  }
+
+  [READ_BODY_WITHIN](maxBytes: number): Promise<Uint8Array | undefined> {
+    if (this.bodyUsed) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
+    this.#used = true;
+    return this.#exchange.readWithin(maxBytes);
+  }
+
+  #whole(): Response {
+    return new Response(this.body, { headers: this.headers });
   }
 }
 

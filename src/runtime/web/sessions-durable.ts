@@ -24,7 +24,19 @@ import { SplitSessionTransport, type StreamsMidCall } from './split-session-tran
 export interface SessionObjects {
   newUniqueId(): { toString(): string };
   idFromString(id: string): { toString(): string };
-  get(id: { toString(): string }): { fetch(request: Request): Promise<Response> };
+  get(id: { toString(): string }): SessionStub;
+  /**
+   * Objects in this process (sessions-memory.ts): a request is handed to `serve` with what was
+   * learnt of it as it is, where `fetch` would carry that in a header and the parsed body as JSON
+   * again, to be read back. (Not asked of the stub: a Durable Object's stub answers any name.)
+   */
+  readonly inProcess?: true;
+}
+
+/** A session's object as the routing reaches it. */
+export interface SessionStub {
+  fetch(request: Request): Promise<Response>;
+  serve?(request: Request, learnt: Learnt): Promise<Response>;
 }
 
 /** What a session's object is given by the platform: its id, and its alarm (the idle timer). */
@@ -38,6 +50,8 @@ export interface SessionObjectState {
 /** The object's handlers, which the Durable Object class of the Worker's entry calls. */
 export interface SessionObjectHandlers {
   fetch(request: Request): Promise<Response>;
+  /** The request with what the Worker learnt of it, in this process. */
+  serve(request: Request, learnt: Learnt): Promise<Response>;
   alarm(): Promise<void>;
   /** Ends the session now, whatever it is doing: the server is stopping. */
   close?(): Promise<void>;
@@ -48,6 +62,15 @@ export interface SessionObjectHandlers {
  * header of that name is overwritten): the object is reachable only through the Worker's binding.
  */
 const FORWARDED = 'x-mcp-gen-session';
+
+/** What the Worker learnt of a request, as the object uses it. */
+export interface Learnt {
+  opens: boolean;
+  address: string;
+  auth: AuthInfo | undefined;
+  /** A POST's parsed body. */
+  body?: unknown;
+}
 
 interface Forwarded {
   /** A 2025-era initialize, sent to a new object: the only request that opens a session. */
@@ -65,11 +88,20 @@ export function routeToSession(objects: SessionObjects, request: Request, contex
   const sessionId = request.headers.get('mcp-session-id');
   if (sessionId !== null) {
     const id = objectId(objects, sessionId);
-    return id === undefined ? Promise.resolve(sessionNotFound()) : objects.get(id).fetch(forwarded(request, context, false));
+    return id === undefined ? Promise.resolve(sessionNotFound()) : deliver(objects, id, request, context, false);
   }
   if (request.method === 'GET' || request.method === 'DELETE') return Promise.resolve(sessionRequired(request.method));
   if (!opensSession(request, context.body)) return undefined;
-  return objects.get(objects.newUniqueId()).fetch(forwarded(request, context, true));
+  return deliver(objects, objects.newUniqueId(), request, context, true);
+}
+
+/** To an object in this process as it is; to a Durable Object forwarded, with what was learnt in a header. */
+function deliver(objects: SessionObjects, id: { toString(): string }, request: Request, context: WebContext, opens: boolean) {
+  const stub = objects.get(id);
+  if (objects.inProcess !== true || stub.serve === undefined) return stub.fetch(forwarded(request, context, opens));
+  const learnt: Learnt = { opens, address: context.address ?? 'unknown', auth: context.auth };
+  if (request.method === 'POST') learnt.body = context.body;
+  return stub.serve(request, learnt);
 }
 
 /** The object a session id names, or undefined for one no object of this namespace could have given. */
@@ -111,12 +143,16 @@ function forwarded(request: Request, context: WebContext, opens: boolean): Reque
   return new Request(request.url, { method: request.method, headers, body });
 }
 
-/** What the Worker forwarded with a request, the token's resource a URL again. */
-export function readForwarded(request: Request): { opens: boolean; address: string; auth: AuthInfo | undefined } {
+/** What the Worker forwarded with a request, the token's resource a URL again, and its body parsed. */
+async function readForwarded(request: Request): Promise<Learnt> {
   const { opens, address = 'unknown', auth } = JSON.parse(request.headers.get(FORWARDED) ?? '{"opens":false}') as Forwarded;
-  if (auth === undefined) return { opens, address, auth: undefined };
-  const { resource, ...rest } = auth;
-  return { opens, address, auth: { ...rest, ...(resource !== undefined ? { resource: new URL(resource) } : {}) } };
+  const learnt: Learnt = { opens, address, auth: undefined };
+  if (auth !== undefined) {
+    const { resource, ...rest } = auth;
+    learnt.auth = { ...rest, ...(resource !== undefined ? { resource: new URL(resource) } : {}) };
+  }
+  if (request.method === 'POST') learnt.body = JSON.parse(await request.text());
+  return learnt;
 }
 
 /** An unknown, ended or foreign session: the client opens a new one (Streamable HTTP, "Session Management"). */
@@ -169,16 +205,19 @@ class DurableSession implements SessionObjectHandlers {
   ) {}
 
   async fetch(request: Request): Promise<Response> {
-    const { opens, auth } = readForwarded(request);
-    if (opens && this.transport === undefined) return this.open(request, auth);
+    return this.serve(request, await readForwarded(request));
+  }
+
+  async serve(request: Request, learnt: Learnt): Promise<Response> {
+    if (learnt.opens && this.transport === undefined) return this.open(request, learnt);
     // Another caller's session answers as an unknown one: nothing tells it the id exists.
-    if (opens || this.transport === undefined || this.identity !== callerIdentity(auth)) return sessionNotFound();
+    if (learnt.opens || this.transport === undefined || this.identity !== callerIdentity(learnt.auth)) return sessionNotFound();
     this.lastSeen = Date.now();
     // On Cloudflare a new GET replaces the session's stream (the SDK keeps one): the object is not told
     // when a client behind the Worker goes, so a client reconnecting after a drop would find it taken.
     if (request.method === 'GET' && this.secondStream === 'replace') this.transport.closeStandaloneSSEStream();
-    if (request.method === 'GET') return this.transport.handleRequest(request, await options(request, auth));
-    return this.answerBusy(this.transport, request, auth);
+    if (request.method === 'GET') return this.transport.handleRequest(request, options(learnt));
+    return this.answerBusy(this.transport, request, learnt);
   }
 
   /**
@@ -186,7 +225,7 @@ class DurableSession implements SessionObjectHandlers {
    * cancelled: an answer the transport gives only once the call is done must not leave the
    * call running uncounted, for the alarm to end the session under it.
    */
-  private async answerBusy(transport: WebSessionTransport, request: Request, auth: AuthInfo | undefined) {
+  private async answerBusy(transport: WebSessionTransport, request: Request, learnt: Learnt) {
     this.busy++;
     const done = () => {
       this.busy--;
@@ -194,7 +233,7 @@ class DurableSession implements SessionObjectHandlers {
     };
     let answer: Response;
     try {
-      answer = await transport.handleRequest(request, await options(request, auth));
+      answer = await transport.handleRequest(request, options(learnt));
     } catch (error) {
       done();
       throw error;
@@ -218,7 +257,7 @@ class DurableSession implements SessionObjectHandlers {
     await this.state.storage.setAlarm(Math.max(idleUntil, Date.now() + 1000));
   }
 
-  private async open(request: Request, auth: AuthInfo | undefined): Promise<Response> {
+  private async open(request: Request, learnt: Learnt): Promise<Response> {
     const transport = new WebSessionTransport(
       {
         sessionIdGenerator: () => this.state.id.toString(),
@@ -235,13 +274,13 @@ class DurableSession implements SessionObjectHandlers {
       this.state.ended?.();
     };
     await this.factory('session').connect(transport);
-    const answer = await transport.handleRequest(request, await options(request, auth));
+    const answer = await transport.handleRequest(request, options(learnt));
     if (transport.sessionId === undefined) {
       await transport.close();
       return answer;
     }
     this.transport = transport;
-    this.identity = callerIdentity(auth);
+    this.identity = callerIdentity(learnt.auth);
     this.lastSeen = Date.now();
     await this.state.storage.setAlarm(this.lastSeen + this.config.sessionIdleMs);
     this.log.debug(`session ${transport.sessionId} opened`);
@@ -275,13 +314,15 @@ class WebSessionTransport extends SplitSessionTransport<WebStandardStreamableHTT
   }
 }
 
-/** The transport's options: the body the Worker checked and parsed (sent again as JSON), and the caller's token. */
-async function options(request: Request, auth: AuthInfo | undefined) {
-  const parsedBody: unknown = request.method === 'POST' ? JSON.parse(await request.text()) : undefined;
-  return { ...(parsedBody !== undefined ? { parsedBody } : {}), ...(auth !== undefined ? { authInfo: auth } : {}) };
+/** The transport's options: the body the Worker checked and parsed, and the caller's token. */
+function options({ body, auth }: Learnt): HandleRequestOptions {
+  return { ...(body !== undefined ? { parsedBody: body } : {}), ...(auth !== undefined ? { authInfo: auth } : {}) };
 }
 
-/** `answer` with `done` called once its body (an SSE stream) has ended or been cancelled. */
+/**
+ * `answer` with `done` called once its body (an SSE stream) has ended or been cancelled. A JSON
+ * answer is whole when the transport gives it (it waits for the call's result): done at once.
+ */
 function whenAnswered(answer: Response, done: () => void): Response {
   let called = false;
   const once = () => {
@@ -289,7 +330,7 @@ function whenAnswered(answer: Response, done: () => void): Response {
     called = true;
     done();
   };
-  if (answer.body === null) {
+  if (answer.body === null || answer.headers.get('content-type')?.startsWith('application/json')) {
     once();
     return answer;
   }

@@ -8,8 +8,8 @@
 import type { ServerConfig } from '../start/config.js';
 import { releaseSession, sessionRefusal } from '../http/sessions.js';
 import {
-  readForwarded,
   sessionNotFound,
+  type Learnt,
   type SessionObjectHandlers,
   type SessionObjects,
   type SessionObjectState,
@@ -53,6 +53,7 @@ export function memorySessions(makeObject: ObjectMaker, caps: Caps): MemorySessi
     releaseSession(session.client);
   };
   return {
+    inProcess: true,
     get size() {
       return held.size;
     },
@@ -64,7 +65,9 @@ export function memorySessions(makeObject: ObjectMaker, caps: Caps): MemorySessi
     },
     get(id) {
       const key = id.toString();
-      return { fetch: (request) => held.get(key)?.handlers.fetch(request) ?? open(key, request) };
+      // Only in this process: the routing hands each request over as it is (serve), never forwarded (fetch).
+      const serve = (request: Request, learnt: Learnt) => held.get(key)?.handlers.serve(request, learnt) ?? open(key, request, learnt);
+      return { serve, fetch: () => Promise.reject(new Error('a session in memory is served, not fetched')) };
     },
     async close() {
       const sessions = [...held.values()];
@@ -73,8 +76,8 @@ export function memorySessions(makeObject: ObjectMaker, caps: Caps): MemorySessi
   };
 
   /** The initialize of a new session: counted, then kept only if it opened the session. */
-  async function open(id: string, request: Request): Promise<Response> {
-    const { opens, address } = readForwarded(request);
+  async function open(id: string, request: Request, learnt: Learnt): Promise<Response> {
+    const { opens, address } = learnt;
     if (!opens) return sessionNotFound();
     const refused = sessionRefusal(address, caps, held.size);
     if (refused !== undefined) return jsonRpcRefusal(refused.status, -32000, refused.message);
@@ -88,7 +91,7 @@ export function memorySessions(makeObject: ObjectMaker, caps: Caps): MemorySessi
       ),
     );
     held.set(id, { handlers, client: address, timer });
-    const answer = await handlers.fetch(request);
+    const answer = await handlers.serve(request, learnt);
     if (answer.headers.get('mcp-session-id') === null) forget(id);
     return answer;
   }

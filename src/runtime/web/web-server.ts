@@ -81,7 +81,7 @@ export function createWebServer(input: WebServerInput): WebServer {
     return {
       fetch: refusal,
       address: started.address ?? DEFAULT_ADDRESS,
-      session: () => ({ fetch: refusal, alarm: () => Promise.resolve() }),
+      session: () => ({ fetch: refusal, serve: refusal, alarm: () => Promise.resolve() }),
     };
   }
   const { config, log } = started;

@@ -5,7 +5,7 @@
 // client of the 2025 era. A session opens on initialize,
 // counts against --max-sessions-per-client, frees its place when the client ends it, and ends
 // itself once idle for MCP_SESSION_IDLE_MS.
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createWebCore, type PassOn, type WebCore, type WebCoreInput } from '../../../../src/runtime/web/web-server.js';
@@ -137,6 +137,46 @@ describe('the web core made from settings (createWebCore)', () => {
       body: '['.repeat(500),
     });
     expect(deep).toMatchObject({ status: 400, json: { error: { code: -32600 } } });
+  });
+
+  it('keeps the connection of a POST refused before its small body was read (a wrong token), and serves the next request on it', async () => {
+    listener = await serveWeb(coreOf({ MCP_AUTH_TOKEN: 'right-token' }));
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      const post = (token: string) =>
+        send(listener!.port, {
+          method: 'POST',
+          path: '/mcp',
+          agent,
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+          body,
+        });
+      const refused = await post('wrong-token');
+      expect(refused.status).toBe(401);
+      expect(refused.headers.connection).not.toBe('close');
+      const served = await post('right-token');
+      expect(served.status).toBe(200);
+      expect(served.clientPort).toBe(refused.clientPort);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('gives a body to a handler that reads it its own way (text(), the stream), as the client sent it', async () => {
+    const bodies: string[] = [];
+    listener = await serveWeb({
+      async fetch(request) {
+        bodies.push(new URL(request.url).pathname === '/text' ? await request.text() : await new Response(request.body).text());
+        return Response.json({ bodyUsed: request.bodyUsed });
+      },
+    });
+    const sent = '{"ü":"' + 'x'.repeat(100_000) + '"}';
+    for (const path of ['/text', '/stream']) {
+      const answer = await send(listener.port, { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: sent });
+      expect(answer).toMatchObject({ status: 200, json: { bodyUsed: true } });
+    }
+    expect(bodies).toEqual([sent, sent]);
   });
 
   it('refuses a body whose Content-Length is past MCP_MAX_REQUEST_BYTES before it arrives, and closes the connection', async () => {
