@@ -34,7 +34,7 @@ export interface SessionObjects {
 }
 
 /** A session's object as the routing reaches it. */
-export interface SessionStub {
+interface SessionStub {
   fetch(request: Request): Promise<Response>;
   serve?(request: Request, learnt: Learnt): Promise<Response>;
 }
