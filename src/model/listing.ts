@@ -36,7 +36,7 @@ export interface ListingReport {
 
 const size = (value: unknown) => JSON.stringify(value).length;
 
-/** Each tool schema's JSON text, made once: the listing measures it here and chooseServing (serving.ts) keys by it. */
+/** Each tool schema's and def's JSON text, made once: the listing measures it here and chooseServing (serving.ts) keys by it. */
 const schemaTexts = new WeakMap<JsonSchema, string>();
 export function schemaText(schema: JsonSchema): string {
   let text = schemaTexts.get(schema);
@@ -124,7 +124,8 @@ function closureSummer(keys: string[], depsOf: (key: string) => string[], sizeOf
 
 /** Sets `listing` on every tool schema whose defs do not all fit, so that tools/list fits the budget. */
 export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LISTING_BUDGET): ListingReport {
-  const defSizes = new Map(Object.entries(table.defs).map(([k, v]) => [k, size(v)]));
+  // schemaText: the portable lister (serving.ts) measures the same defs, and reads them from its memo
+  const defSizes = new Map(Object.entries(table.defs).map(([k, v]) => [k, schemaText(v).length]));
   const stubSizes = new Map(Object.entries(table.defs).map(([k, v]) => [k, size(stubSchema(v))]));
   const deps = defGraph(table.defs).depsOf;
   const defSize = (key: string) => defSizes.get(key) ?? 0;
