@@ -90,12 +90,14 @@ export function createLister(
    * With it, each distinct schema is listed once, for tools whose schemas have the same JSON
    * text (Kubernetes repeats one parameter set in hundreds of tools); their listed tools then
    * share the listed schema. For a caller that measures every tool once: the memo holds the texts.
+   * The shared schemas' sizes are read from it too.
    */
   textOf?: (schema: JsonSchema) => string,
 ): Lister {
   const sizes = new Map<string, number>();
-  const defSize = (key: string) =>
-    sizes.get(key) ?? (sizes.set(key, JSON.stringify(table.defs[key] ?? {}).length), sizes.get(key) as number);
+  // with textOf, the texts the caller made of the defs already (model/listing.ts measures them too)
+  const text = textOf ?? ((schema: JsonSchema) => JSON.stringify(schema));
+  const defSize = (key: string) => sizes.get(key) ?? (sizes.set(key, text(table.defs[key] ?? {}).length), sizes.get(key) as number);
   const cache = new Map<string, ListedTool>();
   const base = (t: ToolSpec): ListedTool => ({
     name: t.name,

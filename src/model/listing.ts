@@ -8,7 +8,6 @@
 // checking against the listed schema never refuses a valid value; the server itself still
 // checks arguments against the full schema and names the failing nested field.
 
-import { defGraph, directRefs } from '../contract/def-refs.js';
 import { stubSchema, type JsonSchema, type Listing, type ToolTable } from '../contract/table.js';
 
 export interface ListingBudget {
@@ -36,12 +35,27 @@ export interface ListingReport {
 
 const size = (value: unknown) => JSON.stringify(value).length;
 
-/** Each tool schema's JSON text, made once: the listing measures it here and chooseServing (serving.ts) keys by it. */
+/** Each tool schema's and def's JSON text, made once: the listing measures it here and chooseServing (serving.ts) keys by it. */
 const schemaTexts = new WeakMap<JsonSchema, string>();
 export function schemaText(schema: JsonSchema): string {
   let text = schemaTexts.get(schema);
   if (text === undefined) schemaTexts.set(schema, (text = JSON.stringify(schema)));
   return text;
+}
+
+/**
+ * directRefs (contract/def-refs.ts) read from a schema's JSON text: the same `$ref`s, anywhere
+ * in the value, without walking it again. In JSON text a `"` inside a string is escaped, so
+ * `"$ref":"` only matches a member named `$ref` whose value is a string.
+ */
+const DEFS_REF = /"\$ref":"#\/\$defs\/((?:[^"\\]|\\.)*)"/g;
+function refsInText(text: string): string[] {
+  const found = new Set<string>();
+  for (const match of text.matchAll(DEFS_REF)) {
+    const key = match[1] as string;
+    found.add(key.includes('\\') ? (JSON.parse(`"${key}"`) as string) : key);
+  }
+  return [...found];
 }
 
 /**
@@ -84,7 +98,7 @@ function schemaHolders(table: ToolTable): Holder[] {
   return table.tools.flatMap((tool) => {
     const found: Holder[] = [];
     const add = (holder: Holder['holder'], root: JsonSchema, output: boolean) => {
-      const rootRefs = directRefs(root);
+      const rootRefs = refsInText(schemaText(root));
       if (rootRefs.length) found.push({ holder, output, tool: tool.name, rootRefs, refsKey: rootRefs.join(' ') });
     };
     add(tool, tool.inputSchema, false);
@@ -124,9 +138,16 @@ function closureSummer(keys: string[], depsOf: (key: string) => string[], sizeOf
 
 /** Sets `listing` on every tool schema whose defs do not all fit, so that tools/list fits the budget. */
 export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LISTING_BUDGET): ListingReport {
-  const defSizes = new Map(Object.entries(table.defs).map(([k, v]) => [k, size(v)]));
+  // schemaText: the portable lister (serving.ts) measures the same defs, and reads them from its memo
+  const defSizes = new Map(Object.entries(table.defs).map(([k, v]) => [k, schemaText(v).length]));
   const stubSizes = new Map(Object.entries(table.defs).map(([k, v]) => [k, size(stubSchema(v))]));
-  const deps = defGraph(table.defs).depsOf;
+  const depsKnown = new Map<string, string[]>();
+  const deps = (key: string) => {
+    let found = depsKnown.get(key);
+    const def = Object.hasOwn(table.defs, key) ? table.defs[key] : undefined;
+    if (!found) depsKnown.set(key, (found = def ? refsInText(schemaText(def)) : []));
+    return found;
+  };
   const defSize = (key: string) => defSizes.get(key) ?? 0;
   const reachedBytes = closureSummer(Object.keys(table.defs), deps, defSize);
   const closureSizes = new Map<string, number>();

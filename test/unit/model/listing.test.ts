@@ -177,6 +177,16 @@ describe('fitListing through the model and the runtime', () => {
     expect(sets).toBe(2); // each schema's listing set once, by the attempt that remains
   });
 
+  it('reads shared schemas whose keys JSON escapes (a quote, a backslash) as the schemas name them', () => {
+    // the refs are read from the schemas' JSON text: an escaped key must come back as the key
+    const key = 'Lev"el\\0';
+    const text = JSON.stringify(table).replaceAll('Level0"', `${JSON.stringify(key).slice(1, -1)}"`);
+    const copy = JSON.parse(text) as ToolTable;
+    expect(Object.keys(copy.defs)).toContain(key);
+    expect(fitListing(copy, { ...DEFAULT_LISTING_BUDGET, totalBytes: 1 }).trimmedTools).toBe(1);
+    expect(copy.tools[0]?.listing?.stubs).toEqual([key]);
+  });
+
   it('after halving, each schema is split as the halved budgets would split it on their own, for every total', () => {
     // Two tools: a long chain that never fits whole and a short tail of it that fits until the
     // budgets are small. fitListing reuses a split that fit whole at a larger budget: it must
