@@ -48,13 +48,16 @@ export interface DefGraph {
   reachedFrom(schema: JsonSchema): string[];
 }
 
-/** The refs between `defs`, read lazily: a server lists a tool's closure only when a client asks. */
-export function defGraph(defs: Readonly<Record<string, JsonSchema>>): DefGraph {
+/**
+ * The refs between `defs`, read lazily: a server lists a tool's closure only when a client asks.
+ * `refsOf`: how a def's own refs are read (directRefs, or a caller's reading of text it already has).
+ */
+export function defGraph(defs: Readonly<Record<string, JsonSchema>>, refsOf: (def: JsonSchema) => string[] = directRefs): DefGraph {
   const deps = new Map<string, string[]>();
   const closures = new Map<string, string[]>();
   const depsOf = (key: string): string[] => {
     let found = deps.get(key);
-    if (!found) deps.set(key, (found = Object.hasOwn(defs, key) ? directRefs(defs[key]) : []));
+    if (!found) deps.set(key, (found = Object.hasOwn(defs, key) ? refsOf(defs[key] as JsonSchema) : []));
     return found;
   };
   const walk = (roots: Iterable<string>): string[] => {

@@ -8,6 +8,7 @@
 // checking against the listed schema never refuses a valid value; the server itself still
 // checks arguments against the full schema and names the failing nested field.
 
+import { defGraph } from '../contract/def-refs.js';
 import { stubSchema, type JsonSchema, type Listing, type ToolTable } from '../contract/table.js';
 
 export interface ListingBudget {
@@ -141,13 +142,7 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
   // schemaText: the portable lister (serving.ts) measures the same defs, and reads them from its memo
   const defSizes = new Map(Object.entries(table.defs).map(([k, v]) => [k, schemaText(v).length]));
   const stubSizes = new Map(Object.entries(table.defs).map(([k, v]) => [k, size(stubSchema(v))]));
-  const depsKnown = new Map<string, string[]>();
-  const deps = (key: string) => {
-    let found = depsKnown.get(key);
-    const def = Object.hasOwn(table.defs, key) ? table.defs[key] : undefined;
-    if (!found) depsKnown.set(key, (found = def ? refsInText(schemaText(def)) : []));
-    return found;
-  };
+  const deps = defGraph(table.defs, (def) => refsInText(schemaText(def))).depsOf;
   const defSize = (key: string) => defSizes.get(key) ?? 0;
   const reachedBytes = closureSummer(Object.keys(table.defs), deps, defSize);
   const closureSizes = new Map<string, number>();
