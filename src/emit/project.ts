@@ -539,8 +539,6 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
     ...targetsView(options.targets ?? ['node'], table.name, credentialRows(model)),
   };
 
-  const tableBytes = jsonBytes(table, 2);
-  const listing = preparedListingFile(table, tableBytes, summarize(table).offers.tasks, model.lister);
   const files: GeneratedFile[] = [
     { path: 'package.json', contents: render('package.json.hbs', view), owner: 'generated' },
     { path: 'README.md', contents: render('README.md.hbs', view), owner: 'generated' },
@@ -549,12 +547,7 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
     { path: '.gitignore', contents: readFileSync(TEMPLATES + 'project/gitignore', 'utf8'), owner: 'generated' },
     { path: '.dockerignore', contents: readFileSync(TEMPLATES + 'project/dockerignore', 'utf8'), owner: 'generated' },
     { path: 'Dockerfile', contents: readFileSync(TEMPLATES + 'project/Dockerfile', 'utf8'), owner: 'generated' },
-    // compact: the server parses it on its first request for the table (GitHub: 3.3 MB instead of 4.5 MB)
-    { path: 'tools.json', contents: tableBytes, owner: 'generated' },
-    // what the server needs before that: its settings checks and its answer to initialize
-    { path: 'tools-summary.json', contents: `${JSON.stringify({ ...summarize(table), install })}\n`, owner: 'generated' },
-    // the default tools/list, served as it is by a server started without options that change it
-    ...(listing === undefined ? [] : [{ path: PREPARED_LISTING_FILE, contents: listing, owner: 'generated' as const }]),
+    ...tableFiles(model, install),
     { path: 'src/main.ts', contents: readFileSync(TEMPLATES + 'project/src/main.ts', 'utf8'), owner: 'generated' },
     {
       path: 'src/hooks.ts',
@@ -577,6 +570,22 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
   }
   files.push(...prebuiltProjectFiles());
   return files.sort(byPath);
+}
+
+/** The table the server reads, and what it reads before or instead of it. */
+function tableFiles(model: ServerModel, install: InstallTarget): GeneratedFile[] {
+  const { table } = model;
+  const summary = summarize(table);
+  const tableBytes = jsonBytes(table, 2);
+  const listing = preparedListingFile(table, tableBytes, summary.offers.tasks, model.lister);
+  return [
+    // compact: the server parses it on its first request for the table (GitHub: 3.3 MB instead of 4.5 MB)
+    { path: 'tools.json', contents: tableBytes, owner: 'generated' },
+    // what the server needs before that: its settings checks and its answer to initialize
+    { path: 'tools-summary.json', contents: `${JSON.stringify({ ...summary, install })}\n`, owner: 'generated' },
+    // the default tools/list, served as it is by a server started without options that change it
+    ...(listing === undefined ? [] : [{ path: PREPARED_LISTING_FILE, contents: listing, owner: 'generated' as const }]),
+  ];
 }
 
 /** What the README and the platform configs say of the targets. */
