@@ -33,9 +33,9 @@ export interface PreparedListing {
 export const tableFingerprint = (bytes: Uint8Array, crc32: (data: Uint8Array) => number): string =>
   `${bytes.length}:${crc32(bytes).toString(16)}`;
 
-/** Whether a server with these settings lists exactly what `prepared` holds. */
+/** Whether a server with these settings lists exactly what a listing made for `prepared`'s mode and profile holds. */
 export function servesPrepared(
-  prepared: PreparedListing,
+  prepared: { mode: string; profile: ClientProfile },
   settings: { mode: string; profile: ClientProfile; toolsets: string[]; readOnly: boolean; oauth: boolean },
 ): boolean {
   return (

@@ -16,8 +16,7 @@ import { CLIENT_TOOL_CAP } from '../../contract/limits.js';
 import type { Offers } from '../../contract/summary.js';
 import type { ToolTable } from '../../contract/table.js';
 import { servedTable } from '../../contract/toolsets.js';
-import { servesPrepared, type PreparedListing } from '../../contract/prepared-listing.js';
-import type { ServerOptions } from '../mcp/server.js';
+import type { PreparedListing } from '../../contract/prepared-listing.js';
 
 export interface Service {
   /** The table as served. */
@@ -34,7 +33,7 @@ export interface Choices {
   mode: ToolMode;
   initialToolsets: string[];
   offers: Offers;
-  /** The default listing prepared at generation (main.ts), read after the table. */
+  /** The default listing prepared at generation (main.ts), read after the table; only where the settings list it (serving.ts). */
   prepared?: () => PreparedListing | undefined;
 }
 
@@ -57,7 +56,7 @@ export async function createService(whole: ToolTable, config: ServerConfig, hook
     apps: config.apps,
     ...(policy ? { access: policy } : {}),
     ...sharedTasks(table, config, log),
-    ...preparedListing(config, choices),
+    ...(choices.prepared ? { prepared: choices.prepared } : {}),
   };
   const attach = await attachHandlers(table, executor, credentialReader(config.authFromHeaders), options, choices.offers);
   warnIfListingTooLong(table, choices, log);
@@ -66,24 +65,6 @@ export async function createService(whole: ToolTable, config: ServerConfig, hook
     ...(policy ? { policy } : {}),
     attach,
     streamsMidCall: linksAccounts(config) ? callsATool : streamsMidCall(table, config.confirm),
-  };
-}
-
-/** The prepared listing, read when first listed, where these settings list exactly it (prepared-listing.ts). */
-function preparedListing(config: ServerConfig, { mode, prepared }: Choices): Pick<ServerOptions, 'prepared'> {
-  if (prepared === undefined) return {};
-  const settings = {
-    mode,
-    profile: config.clientProfile,
-    toolsets: config.toolsets,
-    readOnly: config.readOnly,
-    oauth: config.oauth !== undefined,
-  };
-  return {
-    prepared: () => {
-      const listing = prepared();
-      return listing && servesPrepared(listing, settings) ? listing : undefined;
-    },
   };
 }
 

@@ -12,7 +12,7 @@ import type { Logger } from './log.js';
 import type { Service } from './service.js';
 import type { TableSummary } from '../../contract/summary.js';
 import type { ToolTable } from '../../contract/table.js';
-import type { PreparedListing } from '../../contract/prepared-listing.js';
+import { PREPARED_PROFILE, servesPrepared, type PreparedListing } from '../../contract/prepared-listing.js';
 import { checkToolsets, ToolsetError } from '../../contract/toolsets.js';
 import { badCredential } from '../../contract/headers.js';
 
@@ -29,6 +29,27 @@ export interface TableSource {
   prepared?: () => PreparedListing | undefined;
 }
 
+/**
+ * The prepared listing, where these settings list exactly what it holds (contract/prepared-listing.ts):
+ * the file is not even read otherwise. What it holds is the table's own mode (it was made from
+ * this very tools.json) in the prepared profile, checked again once read.
+ */
+function preparedFor(summary: TableSummary, mode: ToolMode, config: ServerConfig, source: TableSource) {
+  const read = source.prepared;
+  const settings = {
+    mode,
+    profile: config.clientProfile,
+    toolsets: config.toolsets,
+    readOnly: config.readOnly,
+    oauth: config.oauth !== undefined,
+  };
+  if (read === undefined || !servesPrepared({ mode: summary.mode ?? 'direct', profile: PREPARED_PROFILE }, settings)) return undefined;
+  return () => {
+    const listing = read();
+    return listing && servesPrepared(listing, settings) ? listing : undefined;
+  };
+}
+
 /** The factory and the (lazy) service of a server whose settings passed startProblem. */
 export function prepareServing(summary: TableSummary, source: TableSource, hooks: Hooks, config: ServerConfig, log: Logger): Serving {
   // --toolsets alone means "these tools, listed": direct; otherwise the mode chosen at generation.
@@ -36,7 +57,8 @@ export function prepareServing(summary: TableSummary, source: TableSource, hooks
   const initialToolsets = config.toolsets.includes('all')
     ? summary.toolsets.map(([name]) => name)
     : config.toolsets.filter((t) => t !== 'all');
-  const choices = { mode, initialToolsets, offers: summary.offers, ...(source.prepared ? { prepared: source.prepared } : {}) };
+  const prepared = preparedFor(summary, mode, config, source);
+  const choices = { mode, initialToolsets, offers: summary.offers, ...(prepared ? { prepared } : {}) };
   const service = new Lazy(async () => (await import('./service.js')).createService(await source.load(), config, hooks, log, choices));
   return { factory: serverFactory(summary, mode, service), service };
 }
