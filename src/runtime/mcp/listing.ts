@@ -6,7 +6,8 @@ import type { AuthInfo, ListToolsRequest, Tool } from '@modelcontextprotocol/ser
 import { codeTools, metaTools, operationTools } from '../../contract/meta-tools.js';
 import type { ToolTable } from '../../contract/table.js';
 import type { ToolMode } from '../start/config.js';
-import { LIST_PAGE_BYTES, page, pageStarts } from './pages.js';
+import { LIST_PAGE_BYTES, pageStarts } from '../../contract/limits.js';
+import { page } from './pages.js';
 import { startsListed, type InstanceTools, type TableTools } from './table-tools.js';
 
 /** Listings by the scope set that sees them: a few sets (read, read and write) serve every caller. */

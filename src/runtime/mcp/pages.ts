@@ -1,11 +1,9 @@
 // Pages of a long listing, shared by tools/list and resources/list: one rule for where a page
-// ends and what its cursor says.
+// ends (pageStarts, in the contract: a listing prepared at generation comes with its pages)
+// and what its cursor says.
 
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { pageStarts } from '../../contract/limits.js';
-
-// where pages end: in the contract, since a listing prepared at generation comes with its pages
-export { LIST_PAGE_BYTES, pageStarts } from '../../contract/limits.js';
 
 /** One page of a listing; the cursor is opaque to clients (`p<start>`, base64url). */
 export function page<T>(tools: T[], cursor: string | undefined, starts = pageStarts(tools)): { tools: T[]; nextCursor?: string } {
