@@ -88,9 +88,9 @@ const PARTS: Record<string, (frame: Frame) => boolean> = {
   '… of which swagger-parser bundle()': (f) => f.functionName === 'bundle' && f.url.includes('json-schema-ref-parser/dist/lib/bundle.js'),
   'mcp-gen model (buildModel)': (f) => inStage(f, MODEL_STAGE, 'src/model/'),
   'mcp-gen emit (emitProject)': (f) => inStage(f, ['emitProject'], 'src/emit/'),
-  // a new folder is begun by startFreshWrite, its files written in the background (the main
-  // thread's share: writeNewInBackground) while the spec is modelled, and ended by finish()
-  'mcp-gen write (writeProject)': (f) => inStage(f, ['writeProject', 'startFreshWrite', 'finish', 'writeNewInBackground'], 'src/write/'),
+  // a new folder is begun by startFreshWrite, which writes the prebuilt runtime, and ended by
+  // finish(); add() writes the other files while tool-types.ts is printed
+  'mcp-gen write (writeProject)': (f) => inStage(f, ['writeProject', 'startFreshWrite', 'finish', 'add'], 'src/write/'),
 };
 
 /** One mcp-gen run under `--cpu-prof`; a sample counts for a part when the part is on its stack. */

@@ -74,7 +74,7 @@ export async function generate(options: UserOptions): Promise<GenerateResult> {
   } finally {
     printer.cancel();
     // a run that fails leaves no folder behind
-    await fresh?.abandon();
+    fresh?.abandon();
   }
 }
 
@@ -91,7 +91,7 @@ async function written(
 ): Promise<{ files: GeneratedFile[]; plan: WritePlan }> {
   fresh?.add(emitted);
   const files = withToolTypes(emitted, await printed());
-  return { files, plan: fresh ? await fresh.finish(files) : writeProject(outDir, files, options) };
+  return { files, plan: fresh ? fresh.finish(files) : writeProject(outDir, files, options) };
 }
 
 /**

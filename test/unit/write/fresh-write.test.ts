@@ -1,5 +1,5 @@
-// Into a folder that does not exist yet, the project is written while its last file is still
-// being made (src/tool-types.ts, printed in a worker): startFreshWrite writes the files at hand,
+// Into a folder that does not exist yet, the project is written before its last file is made
+// (src/tool-types.ts, printed in a worker): startFreshWrite writes the files at hand,
 // finish() the rest and the manifest. The folder must end as writeProject leaves it, and a run
 // that fails before finishing must leave nothing behind.
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
@@ -41,30 +41,30 @@ function contents(dir: string): Record<string, string> {
 }
 
 describe('writing a new folder while its last file is made', () => {
-  it('ends with the files, manifest and plan that writeProject gives', async () => {
+  it('ends with the files, manifest and plan that writeProject gives', () => {
     const begun = startFreshWrite(join(sandbox, 'fresh'), EARLY.slice(0, 2), OPTIONS);
     expect(begun).toBeDefined();
     begun?.add(EARLY);
     expect(existsSync(join(sandbox, 'fresh', MANIFEST))).toBe(false); // no manifest before the last file
-    const plan = await begun?.finish(ALL);
+    const plan = begun?.finish(ALL);
     const reference = writeProject(join(sandbox, 'reference'), ALL, OPTIONS);
     expect(plan).toEqual(reference);
     expect(contents(join(sandbox, 'fresh'))).toEqual(contents(join(sandbox, 'reference')));
   });
 
-  it('leaves no folder behind when the run fails before finishing, nor the folders made on the way', async () => {
+  it('leaves no folder behind when the run fails before finishing, nor the folders made on the way', () => {
     const begun = startFreshWrite(join(sandbox, 'failed', 'deeper', 'out'), EARLY, OPTIONS);
     expect(begun).toBeDefined();
-    await begun?.abandon();
+    begun?.abandon();
     expect(existsSync(join(sandbox, 'failed'))).toBe(false);
   });
 
-  it('fails the run, rather than write through, when something appears where a file goes', async () => {
+  it('fails the run, rather than write through, when something appears where a file goes', () => {
     const begun = startFreshWrite(join(sandbox, 'raced'), [], OPTIONS);
     mkdirSync(join(sandbox, 'raced', 'src', 'tool-types.ts'), { recursive: true });
-    await expect(begun?.finish(ALL)).rejects.toThrow(/EEXIST/);
+    expect(() => begun?.finish(ALL)).toThrow(/EEXIST/);
     expect(existsSync(join(sandbox, 'raced', MANIFEST))).toBe(false);
-    await begun?.abandon();
+    begun?.abandon();
     expect(existsSync(join(sandbox, 'raced'))).toBe(false);
   });
 
