@@ -1,7 +1,7 @@
 // The compiler is loaded in a worker thread, started before the spec is read: loading it
 // (ts-morph bundles TypeScript) took about as long as parsing and modelling a large spec, and on
 // the main thread it came on top of them. Here it overlaps them on another core, and the
-// per-spec TypeScript is still built by the compiler's factory and printer (types.ts).
+// per-spec TypeScript still needs it: its strings are quoted by the compiler's printer (types.ts).
 
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import type { ToolTable } from '../contract/table.js';
@@ -10,10 +10,9 @@ import { compiler } from './compiler.js';
 import { emitToolTypes, printedPart, printedPartMessage, printedPartOf, type TypesInput } from './types.js';
 
 /**
- * A young generation of 12 MB instead of V8's 48: what the printer allocates is short-lived
- * (each tool's syntax nodes), and the default's unused room was ~25 MB of the process's peak
- * (Kubernetes 198 → 175 MB) for the same printing time. 6 MB saved ~10 MB more but printed
- * ~10 % slower.
+ * A young generation of 12 MB instead of V8's 48: what printing allocates is short-lived (the
+ * pieces of each tool's text), and 12 MB holds it (Kubernetes' and Stripe's peaks are no lower
+ * with 48).
  */
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 12 };
 

@@ -1,9 +1,20 @@
 // src/tool-types.ts of a generated project (src/emit/types.ts): the types a JSON Schema gives,
 // cycles TypeScript cannot resolve broken to `unknown`, and the file type-checked on its own
-// with the corpus check's checker (harness/corpus-check.ts toolTypesProblem).
+// with the corpus check's checker (harness/corpus-check.ts toolTypesProblem); its text byte for
+// byte what the compiler's printer prints for the same types as syntax nodes (tool-types-reference.ts).
 import { describe, expect, it } from 'vitest';
-import { eagerCycles, eagerRefs, emitToolTypes, printedPart, printedPartMessage, printedPartOf, refKey } from '../../../src/emit/types.js';
+import {
+  eagerCycles,
+  eagerRefs,
+  emitToolTypes,
+  printedPart,
+  printedPartMessage,
+  printedPartOf,
+  refKey,
+  type TypesInput,
+} from '../../../src/emit/types.js';
 import { toolTypesProblem } from '../../../harness/corpus-check.js';
+import { printedDeclarations } from './tool-types-reference.js';
 import type { JsonSchema, ToolTable } from '../../../src/contract/table.js';
 
 const table = (inputSchema: JsonSchema, defs: Record<string, JsonSchema> = {}): ToolTable => ({
@@ -158,6 +169,234 @@ describe('object types a table repeats: printed once, the same text wherever the
     expect(toolTypesProblem(text)).toBeUndefined();
     expect(text).toContain('"\\x000\\0"?: "\\x000\\0";');
   });
+});
+
+describe("the text is the compiler printer's, byte for byte (the reference prints factory nodes)", () => {
+  /** emitToolTypes' text without its header, which has no nodes. */
+  const declarations = async (input: TypesInput) => {
+    const text = await emitToolTypes(input);
+    return text.slice(text.indexOf('export interface ToolArguments'), -1);
+  };
+  const tool = (name: string, inputSchema: JsonSchema, output?: { schema: JsonSchema; wrap: boolean }): TypesInput['tools'][number] => ({
+    name,
+    inputSchema,
+    ...(output ? { output } : {}),
+  });
+
+  const HOSTILE_TEXTS = [
+    '"',
+    "'",
+    '\\',
+    '\\"',
+    '\n',
+    '\r\n',
+    '\t',
+    '*/',
+    '/*',
+    '*/ x /*',
+    '${x}',
+    '`',
+    '\u2028',
+    '\u2029',
+    '\ud800',
+    '\udc00',
+    'a\ud83dz',
+    '\u0000',
+    '\u00000\u0000',
+    '\u0001',
+    '\u007f',
+    '\u0085',
+    '\ufeff',
+    'é',
+    '日本',
+    '😀',
+    '',
+    ' ',
+    '123',
+    '1e3',
+    '0x1f',
+    '-1',
+    '__proto__',
+    '___x',
+    'constructor',
+    'default',
+    'class',
+    'a-b',
+    '$',
+    '_',
+    '</script>',
+    '"; process.exit(1); //',
+  ];
+  const NUMBERS = [
+    0,
+    -0,
+    1,
+    -1,
+    1.5,
+    -0.25,
+    1e21,
+    -1e21,
+    1e-7,
+    -1e-7,
+    5e-324,
+    Number.MAX_SAFE_INTEGER,
+    2 ** 53 + 2,
+    Number.MAX_VALUE,
+    -Number.MAX_VALUE,
+    123456789012345680000,
+  ];
+
+  it('hostile property names, enum and const strings, def keys, numbers', async () => {
+    const properties = Object.fromEntries(
+      HOSTILE_TEXTS.map((text, i): [string, JsonSchema] => [text, i % 2 ? { const: text } : { enum: [text, 'x'] }]),
+    );
+    const defs = Object.fromEntries(
+      HOSTILE_TEXTS.map((text): [string, JsonSchema] => [text, { type: 'object', properties: { [text]: { type: 'string' } } }]),
+    );
+    const refs = Object.fromEntries(HOSTILE_TEXTS.map((text, i): [string, JsonSchema] => [`r${i}`, { $ref: `#/$defs/${text}` }]));
+    const input: TypesInput = {
+      defs,
+      tools: [
+        tool('hostile', { type: 'object', properties, required: HOSTILE_TEXTS.slice(3, 9) }),
+        tool('refs', { type: 'object', properties: refs }),
+        tool('numbers', {
+          type: 'object',
+          properties: { all: { enum: NUMBERS }, one: { const: -0 }, big: { const: 1e21 }, arr: { type: 'array', items: { const: -1 } } },
+        }),
+        ...HOSTILE_TEXTS.map((text) => tool(text, { type: 'object', properties: { [text]: { const: text } } })),
+      ],
+    };
+    expect(await declarations(input)).toBe(printedDeclarations(input));
+  });
+
+  it('nested unions, intersections and arrays, parenthesised where the printer does', async () => {
+    const a: JsonSchema = { type: 'string' };
+    const b: JsonSchema = { type: 'number' };
+    const ab: JsonSchema = { anyOf: [a, b] };
+    const aAndB: JsonSchema = { allOf: [a, b] };
+    const shapes: JsonSchema[] = [
+      { anyOf: [ab, aAndB, a] },
+      { oneOf: [{ allOf: [ab, aAndB] }, { type: 'array', items: ab }] },
+      { allOf: [ab] },
+      { allOf: [aAndB] },
+      { anyOf: [{ allOf: [ab] }, b] },
+      { type: 'array', items: { type: 'array', items: aAndB } },
+      { type: ['array', 'null', 'object'], items: { enum: ['x', 1, null] }, properties: { p: ab } },
+      { type: ['string'] },
+      { type: [] },
+      { enum: [] },
+      { anyOf: [] },
+      { allOf: [] },
+      { anyOf: [false, true, {}] },
+      { type: 'array' },
+      { type: 'array', items: false },
+      { type: 'array', items: { type: 'object' } },
+      { type: 'object', properties: {} },
+      { type: 'object', additionalProperties: true },
+      { type: 'object', additionalProperties: ab },
+      { type: 'object', properties: { x: a }, additionalProperties: { type: 'object', additionalProperties: b } },
+      { type: 'object', additionalProperties: { type: 'object', properties: {} } },
+      { type: 'object', properties: { x: a }, additionalProperties: false },
+      { const: { a: 1 } },
+      { enum: [[1], { a: 1 }, true, false] },
+      { type: 'unknown-type' },
+      { properties: { untyped: a } },
+      {
+        anyOf: [
+          { type: 'object', properties: { o: { anyOf: [a, { type: 'object', properties: { p: b } }] } } },
+          { type: 'array', items: { type: 'object', properties: { q: ab } } },
+        ],
+      },
+    ];
+    const input: TypesInput = {
+      defs: { Ab: ab, Node: { anyOf: [{ $ref: '#/$defs/Node' }, { type: 'array', items: { $ref: '#/$defs/Node' } }, a] } },
+      tools: [
+        tool('shapes', { type: 'object', properties: Object.fromEntries(shapes.map((shape, i) => [`s${i}`, shape])) }),
+        ...shapes.map((shape, i) => tool(`t${i}`, shape, { schema: { type: 'object', properties: { result: shape } }, wrap: i % 2 === 0 })),
+      ],
+    };
+    expect(await declarations(input)).toBe(printedDeclarations(input));
+  });
+
+  it('cut at the depth limit, in objects, arrays and unions', async () => {
+    const nested = (levels: number): JsonSchema => {
+      if (levels === 0) return { enum: ['deep', 1] };
+      const inner = nested(levels - 1);
+      const shapes: JsonSchema[] = [
+        { type: 'object', properties: { p: inner }, required: ['p'] },
+        { type: 'array', items: inner },
+        { anyOf: [inner, { type: 'null' }] },
+        { allOf: [inner, { type: 'object', properties: { n: { type: 'integer' } } }] },
+      ];
+      return shapes[levels % shapes.length] as JsonSchema;
+    };
+    const input: TypesInput = {
+      defs: { Deep: nested(30) },
+      tools: [22, 23, 24, 25, 26, 40].map((levels) => tool(`deep${levels}`, nested(levels))),
+    };
+    const text = await declarations(input);
+    expect(text).toContain('unknown');
+    expect(text).toBe(printedDeclarations(input));
+  });
+
+  it('empty tables and empty interfaces', async () => {
+    for (const input of [
+      { defs: {}, tools: [] as TypesInput['tools'] },
+      { defs: {}, tools: [tool('only', {})] },
+    ])
+      expect(await declarations(input)).toBe(printedDeclarations(input));
+  });
+
+  it.each([1, 2, 3, 4, 5, 6, 7, 8])('random tables (seed %i)', async (seed) => {
+    const input = randomTable(seed);
+    expect(await declarations(input)).toBe(printedDeclarations(input));
+  });
+
+  /** A table of schemas drawn at random (shallow enough that sharing repeats prints what the reference prints). */
+  function randomTable(seed: number): TypesInput {
+    let state = seed * 0x9e3779b9;
+    const random = () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+    const names = [...HOSTILE_TEXTS, 'id', 'name', 'value', 'items', 'type'];
+    const defKeys = ['A', 'B', 'C', 'D e', '"F"'];
+    const values: unknown[] = [...HOSTILE_TEXTS, ...NUMBERS, true, false, null, { o: 1 }, [1]];
+    const seenObjects: JsonSchema[] = [];
+    const schema = (levels: number): JsonSchema | boolean => {
+      const roll = random();
+      if (levels === 0 || roll < 0.15)
+        return pick<JsonSchema | boolean>([{ type: pick(['string', 'integer', 'number', 'boolean', 'null', 'nope']) }, true, false, {}]);
+      if (roll < 0.22 && seenObjects.length > 0) return pick(seenObjects);
+      if (roll < 0.3) return { $ref: `#/$defs/${pick([...defKeys, 'Missing'])}` };
+      if (roll < 0.38) return { enum: Array.from({ length: Math.floor(random() * 4) }, () => pick(values)) };
+      if (roll < 0.43) return { const: pick(values) };
+      if (roll < 0.55)
+        return { [pick(['anyOf', 'oneOf', 'allOf'])]: Array.from({ length: Math.floor(random() * 4) }, () => schema(levels - 1)) };
+      if (roll < 0.65)
+        return { type: random() < 0.7 ? 'array' : ['array', 'null'], ...(random() < 0.9 ? { items: schema(levels - 1) } : {}) };
+      const properties = Object.fromEntries(Array.from({ length: Math.floor(random() * 5) }, () => [pick(names), schema(levels - 1)]));
+      const extra = random();
+      const object: JsonSchema = {
+        ...(random() < 0.9 ? { type: random() < 0.8 ? 'object' : ['object', 'string'] } : {}),
+        properties,
+        required: Object.keys(properties).filter(() => random() < 0.5),
+        ...(extra < 0.2 ? { additionalProperties: schema(levels - 1) } : extra < 0.3 ? { additionalProperties: true } : {}),
+      };
+      seenObjects.push(object);
+      return object;
+    };
+    const object = (levels: number) => ({ type: 'object', properties: { a: schema(levels), b: schema(levels) } }) as JsonSchema;
+    return {
+      defs: Object.fromEntries(defKeys.map((key) => [key, random() < 0.5 ? object(4) : (schema(4) as JsonSchema)])),
+      tools: Array.from({ length: 30 }, (_, i) =>
+        tool(pick(names) + i, object(5), random() < 0.5 ? { schema: object(4), wrap: random() < 0.5 } : undefined),
+      ),
+    };
+  }
 });
 
 describe('printedPart: what the worker is sent', () => {
