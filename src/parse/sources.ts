@@ -9,8 +9,7 @@
 // whatever a plugin throws into its own errors; loadSpec reports the recorded SpecError.
 
 import { realpathSync, statSync } from 'node:fs';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { dirname, relative, resolve as resolvePath, sep, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -214,9 +213,10 @@ export class SourceGuard {
   }
 }
 
-function get(url: URL, signal: AbortSignal, lookup: LookupFunction | undefined): Promise<IncomingMessage> {
+async function get(url: URL, signal: AbortSignal, lookup: LookupFunction | undefined): Promise<IncomingMessage> {
+  // loaded on the first download, not at every start: a spec file never needs them (~12 ms)
+  const { request: send } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   return new Promise((resolve, reject) => {
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     // agent: false — no kept-alive socket holds the process open after a failure
     const req = send(
       url,
