@@ -108,6 +108,25 @@ function schemaHolders(table: ToolTable): Holder[] {
   });
 }
 
+/** Holders grouped by what their split depends on: `first` of each group, its `size`, and the group `of` each holder. */
+function sameSplitGroups(holders: Holder[]): { first: Holder[]; size: number[]; of: number[] } {
+  const index = new Map<string, number>();
+  const first: Holder[] = [];
+  const size: number[] = [];
+  const of = holders.map((h) => {
+    const id = `${h.output ? 'output' : 'input'} ${h.refsKey}`;
+    let g = index.get(id);
+    if (g === undefined) {
+      index.set(id, (g = first.length));
+      first.push(h);
+      size.push(0);
+    }
+    size[g] = (size[g] as number) + 1;
+    return g;
+  });
+  return { first, size, of };
+}
+
 /**
  * The bytes of the defs `roots` reach, each counted once. In densely linked specs every
  * trimmed schema reaches most of the API (Stripe: ~700 defs from each of 135 sets of roots),
@@ -176,6 +195,9 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
     }
     return found;
   };
+  // Holders of the same refs, both inputs or both outputs, are split alike under every budget:
+  // an attempt splits and counts each such group once.
+  const groups = sameSplitGroups(holders);
   // A holder whose defs all fit a budget lists them all under any smaller budget that still
   // holds them: the next, halved, attempt reuses its split rather than walking its defs again.
   const completeSplits: ((Split & { firstLevel: boolean }) | undefined)[] = [];
@@ -190,14 +212,14 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
   for (let attempt = floorBytes > budget.totalBytes ? LAST : 0; attempt <= LAST; attempt++) {
     const scale = 2 ** -attempt;
     listedBytes = fixedBytes;
-    chosen = holders.map((h, i) => {
+    chosen = groups.first.map((h, g) => {
       const bytes = Math.floor((h.output ? budget.outputDefsBytes : budget.inputDefsBytes) * scale);
       // An answer's shape is documentation: it gets no free first level; an input's is its arguments.
       const firstLevel = !h.output && attempt < LAST;
-      const known = completeSplits[i];
+      const known = completeSplits[g];
       const done = known && known.firstLevel === firstLevel && known.spent <= bytes ? known : split(h, bytes, firstLevel);
-      if (!done.listing.stubs.length) completeSplits[i] = { ...done, firstLevel };
-      listedBytes += done.bytes;
+      if (!done.listing.stubs.length) completeSplits[g] = { ...done, firstLevel };
+      listedBytes += done.bytes * (groups.size[g] as number);
       return done;
     });
     if (listedBytes <= budget.totalBytes) break;
@@ -205,7 +227,7 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
   const trimmed = new Set<string>();
   let wholeBytes = fixedBytes;
   holders.forEach((h, i) => {
-    const done = chosen[i] as Split;
+    const done = chosen[groups.of[i] as number] as Split;
     // a split without stubs lists every def its schema reaches: only a trimmed one's closure is walked
     wholeBytes += done.listing.stubs.length ? closureBytes(h.refsKey, h.rootRefs) : done.bytes;
     if (done.listing.stubs.length) {

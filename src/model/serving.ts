@@ -15,7 +15,7 @@
 
 import { createLister, type ListedTool, type Lister } from '../contract/profiles.js';
 import { codeTools, metaTools, operationTools } from '../contract/meta-tools.js';
-import type { ToolSpec, ToolTable } from '../contract/table.js';
+import type { JsonSchema, ToolSpec, ToolTable } from '../contract/table.js';
 import { toolsetMetaTools, toolsetsListing } from '../contract/toolsets.js';
 import type { ModelOptions, ToolModeOption } from './model-options.js';
 import { schemaText } from './listing.js';
@@ -75,6 +75,26 @@ function tooBigOnTheirOwn(tooBig: ToolsetReport[], kb: (n: number) => string): s
 /** Bytes of a tools/list result listing `tools`, as UTF-8. */
 const listBytes = (tools: ListedTool[]) => Buffer.byteLength(JSON.stringify({ tools }));
 
+/**
+ * Bytes of listed tools as UTF-8 JSON. The lister lists schemas of the same text as one object
+ * (Kubernetes: 381 input and 172 output schemas for 1,014 tools): each is measured once, and a
+ * tool as its other members plus its schemas' bytes.
+ */
+function listedToolBytes(): (tool: ListedTool) => number {
+  const measured = new Map<JsonSchema, number>();
+  const schemaBytes = (schema: JsonSchema) => {
+    let bytes = measured.get(schema);
+    if (bytes === undefined) measured.set(schema, (bytes = Buffer.byteLength(JSON.stringify(schema))));
+    return bytes;
+  };
+  return (tool) => {
+    const { inputSchema, outputSchema } = tool;
+    // each schema written as `0`, one byte, in the tool's text
+    const frame = Buffer.byteLength(JSON.stringify({ ...tool, inputSchema: 0, ...(outputSchema ? { outputSchema: 0 } : {}) }));
+    return frame - 1 + schemaBytes(inputSchema) + (outputSchema ? schemaBytes(outputSchema) - 1 : 0);
+  };
+}
+
 /** The default profile's lister (portable), each distinct schema listed once. */
 export const portableLister = (table: ToolTable): Lister =>
   createLister(table, 'portable', { input: (t) => t.inputSchema, output: (t) => t.output?.schema }, schemaText);
@@ -88,7 +108,8 @@ export function chooseServing(
 ): ServingReport {
   // A list's bytes are the sum of its tools' plus the separators: each tool, and each set of
   // meta-tools (enable_toolset names every toolset), is measured once, not once per list.
-  const bytesOf = new Map<string, number>(table.tools.map((t) => [t.name, Buffer.byteLength(JSON.stringify(lister.tool(t)))]));
+  const toolBytes = listedToolBytes();
+  const bytesOf = new Map<string, number>(table.tools.map((t) => [t.name, toolBytes(lister.tool(t))]));
   const metaBytes = new Map<ListedTool[], number>();
   const sum = (tools: ToolSpec[], extra: ListedTool[]) => {
     if (!metaBytes.has(extra)) metaBytes.set(extra, listBytes(extra));

@@ -1333,3 +1333,22 @@ describe('samples/petstore/openapi.json', () => {
     }
   });
 });
+
+describe('tools/list bytes the serving mode is chosen by', () => {
+  // the lister lists schemas of the same text as one object, measured once: the bytes must be
+  // those of each tool's own text, non-ASCII descriptions and a tool without output included
+  const item = { type: 'object', properties: { name: { type: 'string', description: 'Nom — à écrire' } } };
+  const json = (schema: JsonObject): JsonObject => ({ description: 'ok', content: { 'application/json': { schema } } });
+  const paths: JsonObject = {
+    '/a': { get: { operationId: 'getA', summary: 'Lire A ✓', responses: { '200': json(item) } } },
+    '/b': { get: { operationId: 'getB', responses: { '200': json(structuredClone(item)) } } },
+    '/c': { post: { operationId: 'postC', requestBody: { content: { 'application/json': { schema: item } } }, responses: {} } },
+    '/d': { post: { operationId: 'postD', requestBody: { content: { 'application/json': { schema: item } } }, responses: {} } },
+  };
+  it('are those of the listed tools, each measured whole', () => {
+    const m = model(spec(paths));
+    const listed = m.table.tools.map((t) => m.lister?.tool(t));
+    expect(listed[0]?.outputSchema).toBe(listed[1]?.outputSchema);
+    expect(m.report.serving?.direct.bytes).toBe(Buffer.byteLength(JSON.stringify({ tools: listed })));
+  });
+});
