@@ -67,6 +67,8 @@ export function jsonDeeperThan(text: string, max: number): boolean {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
+    // whitespace first: half of a pretty-printed spec (GitHub's: 6.3 M of 13 M characters)
+    if (c < 0x22) continue;
     if (c === 0x22) {
       // a string: jump to its closing quote (one not escaped by an odd run of backslashes)
       for (;;) {
@@ -77,9 +79,10 @@ export function jsonDeeperThan(text: string, max: number): boolean {
         i = close;
         if (slashes % 2 === 0) break;
       }
-    } else if (c === 0x5b || c === 0x7b) {
+    } else if ((c | 0x20) === 0x7b) {
+      // `[` or `{`
       if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
+    } else if ((c | 0x20) === 0x7d) depth--; // `]` or `}`
   }
   return false;
 }
