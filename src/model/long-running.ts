@@ -72,9 +72,9 @@ function operationRefKey(ref: unknown): string | undefined {
 
 /** A 2xx JSON answer shaped like google.longrunning.Operation: `name` and a boolean `done`. */
 function returnsOperation(doc: JsonObject, responses: JsonObject): boolean {
-  for (const [code, raw] of Object.entries(responses)) {
-    if (!/^2/.test(code)) continue;
-    const response = followRefs(doc, raw);
+  for (const code in responses) {
+    if (!code.startsWith('2')) continue;
+    const response = followRefs(doc, responses[code]);
     if (!isObject(response) || !isObject(response.content)) continue;
     for (const [media, entry] of Object.entries(response.content)) {
       if (kindOf(media) !== 'json' || !isObject(entry)) continue;

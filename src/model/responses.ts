@@ -204,9 +204,10 @@ export function isObjectRoot(schema: JsonSchema, converter: Pick<SchemaConverter
  */
 export function linkedOperations(doc: JsonObject, op: JsonObject): string[] {
   const out: string[] = [];
-  for (const [code, raw] of Object.entries(isObject(op.responses) ? op.responses : {})) {
-    if (!/^2/.test(code)) continue;
-    const response = followRefs(doc, raw);
+  const responses = isObject(op.responses) ? op.responses : {};
+  for (const code in responses) {
+    if (!code.startsWith('2')) continue;
+    const response = followRefs(doc, responses[code]);
     if (!isObject(response) || !isObject(response.links)) continue;
     for (const rawLink of Object.values(response.links)) {
       const target = linkTarget(followRefs(doc, rawLink));
