@@ -309,11 +309,12 @@ export function credentialParameters(
   const required = new Set<string>();
   const optional = new Set<string>();
   const same = (p: ParamSpec, name: string) => (p.in === 'header' ? p.name.toLowerCase() === name.toLowerCase() : p.name === name);
+  const apiKeys = Object.entries(schemes).flatMap(([key, s]) => (s.type === 'apiKey' ? [{ key, in: s.in, name: s.name }] : []));
   for (const p of params) {
-    const scheme = Object.entries(schemes).find(([, s]) => s.type === 'apiKey' && s.in === p.in && same(p, s.name));
+    const scheme = apiKeys.find((s) => s.in === p.in && same(p, s.name));
     if (!scheme) continue;
     filled.add(p);
-    (p.required ? required : optional).add(scheme[0]);
+    (p.required ? required : optional).add(scheme.key);
   }
   return { filled, required: [...required], optional: [...optional].filter((name) => !required.has(name)) };
 }

@@ -13,7 +13,7 @@ import { SchemaConverter } from './schema.js';
 import { defGraph } from '../contract/def-refs.js';
 import { DEFAULT_LISTING_BUDGET, fitListing, type ListingReport } from './listing.js';
 import { buildAuth, credentialNaming, credentialParameters, securityFor, withSchemes } from './auth.js';
-import { overrideOf, selectOperation, unmatchedOverrides, type Verdict } from './select.js';
+import { overrideOf, overridesAny, selectOperation, unmatchedOverrides, type Verdict } from './select.js';
 import { applyArgumentOverrides, type OverriddenArguments } from './argument-overrides.js';
 import { globsMatch } from './rules.js';
 import {
@@ -263,7 +263,7 @@ function addOperation(run: ModelRun, operation: Operation): void {
     run.names.release(name);
     return skip(`excluded by ${route.from}`);
   }
-  const scopes = scopesFor(options.scopes, { ...operation, toolset: toolsetOf(tool) }, run.scopeUse);
+  const scopes = options.scopes.length ? scopesFor(options.scopes, { ...operation, toolset: toolsetOf(tool) }, run.scopeUse) : undefined;
   if (scopes) tool.scopes = scopes;
   if (route.kind !== 'tool') offerAsResource(run, tool, operation, route, args);
   run.tools.push(tool);
@@ -282,6 +282,7 @@ const listedParams = (args: OverriddenArguments) => args.params.filter((p) => !a
 
 /** Overrides that name this operation (by operationId or `METHOD /path`) are not typos. */
 function noteOverrides(run: ModelRun, operation: Operation): void {
+  if (!overridesAny(run.options.toolOverrides)) return;
   for (const key of [operation.operationId, operation.label])
     if (key && run.options.toolOverrides[key]) run.report.matchedOverrides.add(key);
 }
@@ -301,9 +302,7 @@ function toolOf(
 ): ToolSpec {
   const { options, ctx } = run;
   const { op, item, label, method, path, operationId, tags } = operation;
-  const own = op.servers !== undefined && op.servers !== null;
-  const serversAt = own ? `${operation.where}/servers` : pointer('paths', path, 'servers');
-  const opServers = serverList(own ? op.servers : item.servers, run.spec.source, { at: serversAt, warnings: run.report.warnings });
+  const opServers = operationServers(run, operation);
   const idempotencyKey = idempotencyKeyOf(args.params);
   const tool: ToolSpec = {
     name,
@@ -343,6 +342,15 @@ function toolOf(
     tool.annotations = { title, ...tool.annotations };
   }
   return tool;
+}
+
+/** The operation's own servers, else its path item's; most operations name neither. */
+function operationServers(run: ModelRun, { op, item, where, path }: Operation): ServerSpec[] {
+  const own = op.servers !== undefined && op.servers !== null;
+  const servers = own ? op.servers : item.servers;
+  if (servers === undefined || servers === null) return [];
+  const at = own ? `${where}/servers` : pointer('paths', path, 'servers');
+  return serverList(servers, run.spec.source, { at, warnings: run.report.warnings });
 }
 
 /** Makes the tool a resource or resource template as route mapping asks, or warns why a read could not make its request. */

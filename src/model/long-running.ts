@@ -8,7 +8,7 @@
 import { followRefs, isObject, type JsonObject } from '../parse/pointer.js';
 import { ownValue, type FinalStateVia, type LongRunning, type ToolSpec } from '../contract/table.js';
 import { OPERATION_STATUS } from '../contract/meta-tools.js';
-import { mediaKind } from '../contract/media.js';
+import { kindOf } from './media-kinds.js';
 import type { Operation } from './operation.js';
 
 const FINAL_STATES: readonly FinalStateVia[] = ['azure-async-operation', 'location', 'operation-location', 'original-uri'];
@@ -72,12 +72,12 @@ function operationRefKey(ref: unknown): string | undefined {
 
 /** A 2xx JSON answer shaped like google.longrunning.Operation: `name` and a boolean `done`. */
 function returnsOperation(doc: JsonObject, responses: JsonObject): boolean {
-  for (const [code, raw] of Object.entries(responses)) {
-    if (!/^2/.test(code)) continue;
-    const response = followRefs(doc, raw);
+  for (const code in responses) {
+    if (!code.startsWith('2')) continue;
+    const response = followRefs(doc, responses[code]);
     if (!isObject(response) || !isObject(response.content)) continue;
     for (const [media, entry] of Object.entries(response.content)) {
-      if (mediaKind(media) !== 'json' || !isObject(entry)) continue;
+      if (kindOf(media) !== 'json' || !isObject(entry)) continue;
       const schema = followRefs(doc, entry.schema);
       const properties = isObject(schema) && isObject(schema.properties) ? schema.properties : undefined;
       const done = properties ? followRefs(doc, properties.done) : undefined;
@@ -101,6 +101,7 @@ export const LONG_RUNNING_SENTENCE = `Long-running: the server waits for it to f
 
 /** Each status link's target as a tool name; a link to an operation that is not a tool is dropped. */
 export function nameStatusTools(tools: ToolSpec[], links: Map<ToolSpec, StatusLink>): void {
+  if (links.size === 0) return;
   const byKey = new Map<string, ToolSpec>();
   for (const t of tools) {
     if (t.operationId) byKey.set(t.operationId, t);

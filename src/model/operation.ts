@@ -40,16 +40,27 @@ export function* operationsOf(doc: JsonObject, warnings?: GenerationWarning[]): 
       const op = item[method];
       if (isObject(op)) yield operationOf(doc, path, item, method, op, `${at}/${method}`);
     }
-    const taken = new Set(METHODS.filter((method) => isObject(item[method])).map((method) => method.toUpperCase()));
-    for (const field of ADDITIONAL_FIELDS) {
-      const additional = isObject(item[field]) ? item[field] : {};
-      for (const [method, op] of Object.entries(additional)) {
-        const where = `${at}/${escapeToken(field)}/${escapeToken(method)}`;
-        const unsendable = additionalProblem(method, field, taken);
-        if (unsendable) warnings?.push(unsendable(where));
-        else if (isObject(op) && HTTP_TOKEN.test(method)) yield operationOf(doc, path, item, method, op, where);
-        taken.add(method);
-      }
+    if (ADDITIONAL_FIELDS.some((field) => isObject(item[field]))) yield* additionalOperationsOf(doc, path, item, at, warnings);
+  }
+}
+
+/** The path item's operations of other methods (few path items have any), after those of its fixed fields. */
+function* additionalOperationsOf(
+  doc: JsonObject,
+  path: string,
+  item: JsonObject,
+  at: string,
+  warnings?: GenerationWarning[],
+): Generator<Operation> {
+  const taken = new Set(METHODS.filter((method) => isObject(item[method])).map((method) => method.toUpperCase()));
+  for (const field of ADDITIONAL_FIELDS) {
+    const additional = isObject(item[field]) ? item[field] : {};
+    for (const [method, op] of Object.entries(additional)) {
+      const where = `${at}/${escapeToken(field)}/${escapeToken(method)}`;
+      const unsendable = additionalProblem(method, field, taken);
+      if (unsendable) warnings?.push(unsendable(where));
+      else if (isObject(op) && HTTP_TOKEN.test(method)) yield operationOf(doc, path, item, method, op, where);
+      taken.add(method);
     }
   }
 }

@@ -5,7 +5,8 @@
 
 import { followRefs, isObject, type Json, type JsonObject } from '../parse/pointer.js';
 import type { Pagination, ParamSpec } from '../contract/table.js';
-import { mediaKind } from '../contract/media.js';
+import { jsonMediaOf } from './media-kinds.js';
+import { successCodes } from './responses.js';
 
 /** A name as compared here: lower case, without `_`, `-` and `$` (`page_token`, `pageToken` and `PageToken` are one). */
 const norm = (name: string) => name.toLowerCase().replace(/[_$-]/g, '');
@@ -62,18 +63,24 @@ export function detectPagination(doc: JsonObject, op: JsonObject, params: ParamS
   if (success.some((r) => isObject(r.headers) && Object.keys(r.headers).some((h) => h.toLowerCase() === 'link'))) {
     return { style: 'link-header', ...sized };
   }
-  const body = success.map((r) => jsonSchemaOf(doc, r)).find((s) => s !== undefined);
-  if (body === undefined) return undefined;
   // Stripe's search pages with a string `page` that is a cursor (`next_page` in the answer).
   const cursor = find(CURSOR_PARAMS) ?? query.find((p) => PAGE_PARAMS.has(norm(p.name)) && p.type === 'string');
+  const paged = pagedBy(find(PAGE_PARAMS), find(OFFSET_PARAMS), size);
+  // Without an argument to page with, the answer's schema has nothing to say.
+  if (!cursor && !paged) return undefined;
+  const body = success.map((r) => jsonSchemaOf(doc, r)).find((s) => s !== undefined);
+  if (body === undefined) return undefined;
   if (cursor) {
     const next = cursorField(doc, body, cursor.name);
     if (next) return { style: 'cursor', param: cursor.arg, ...next, ...sized };
   }
-  if (!hasList(doc, body)) return undefined;
-  const page = find(PAGE_PARAMS);
+  return paged && hasList(doc, body) ? paged : undefined;
+}
+
+/** Page numbers, else an offset with a page size: how a list answer is paged, when its arguments say so. */
+function pagedBy(page: ParamSpec | undefined, offset: ParamSpec | undefined, size: ParamSpec | undefined): Pagination | undefined {
+  const sized = size ? { sizeParam: size.arg } : {};
   if (page && page.type !== 'string') return { style: 'page', param: page.arg, ...sized };
-  const offset = find(OFFSET_PARAMS);
   if (offset && size && offset.type !== 'string') return { style: 'offset', param: offset.arg, ...sized };
   return undefined;
 }
@@ -106,16 +113,14 @@ export function withSentence(description: string, sentence: string, max: number)
 
 function successResponses(doc: JsonObject, op: JsonObject): JsonObject[] {
   const responses = isObject(op.responses) ? op.responses : {};
-  return Object.keys(responses)
-    .filter((code) => /^2(\d\d|XX)$/i.test(code))
-    .sort()
+  return successCodes(responses)
     .map((code) => followRefs(doc, responses[code]))
     .filter(isObject);
 }
 
 function jsonSchemaOf(doc: JsonObject, response: JsonObject): JsonObject | undefined {
   if (!isObject(response.content)) return undefined;
-  const media = Object.keys(response.content).find((m) => mediaKind(m) === 'json');
+  const media = jsonMediaOf(response.content);
   const entry = media ? followRefs(doc, response.content[media]) : undefined;
   const schema = isObject(entry) ? followRefs(doc, entry.schema) : undefined;
   return isObject(schema) ? schema : undefined;

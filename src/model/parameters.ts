@@ -103,6 +103,7 @@ function unsendableParameter(location: string, name: string): string | undefined
  * operation is still usable once the caller can give the value.
  */
 function addUndeclaredPathVariables(byKey: Map<string, Declared>, place: OperationPlace, ctx: SpecContext): void {
+  if (!place.path.includes('{')) return;
   const fixedPart = place.path.split(/[?#]/)[0] ?? place.path;
   for (const match of fixedPart.matchAll(/\{([^{}]+)\}/g)) {
     const name = match[1] as string;

@@ -125,15 +125,14 @@ function bodyArgument(
   choice: string,
   encoding: BodySpec['encoding'],
 ): { schema: JsonSchema; variants?: Record<string, number> } {
-  const forms: { schema: JsonSchema; text: string; media: string[] }[] = [];
+  const forms: BodyForm[] = [];
   for (const m of usable.filter((u, i) => i === 0 || STRUCTURED.includes(bodyKindOf(u.sent)))) {
     const own = new Set<string>();
-    const schema = converter.convert(mediaSchema(content, m), 'request', own);
-    const text = JSON.stringify(schema);
-    const same = forms.find((f) => f.text === text);
+    const converted: ConvertedSchema = { schema: converter.convert(mediaSchema(content, m), 'request', own) };
+    const same = forms.find((f) => sameSchema(f.converted, converted));
     if (same) same.media.push(m.sent);
     else {
-      forms.push({ schema: bodySchema(schema, m.sent, converter, encoding?.[m.sent] ?? {}), text, media: [m.sent] });
+      forms.push({ schema: bodySchema(converted.schema, m.sent, converter, encoding?.[m.sent] ?? {}), converted, media: [m.sent] });
       for (const ref of own) refs.add(ref);
     }
   }
@@ -158,6 +157,27 @@ function bodyArgument(
     branches.push(text);
   }
   return { schema: { anyOf: branches }, variants };
+}
+
+/** A converted media type schema, with its JSON text once a comparison needed it. */
+interface ConvertedSchema {
+  schema: JsonSchema;
+  text?: string;
+}
+
+/** The body's schema as one or more media types share it. */
+interface BodyForm {
+  schema: JsonSchema;
+  converted: ConvertedSchema;
+  media: string[];
+}
+
+/** Whether two converted schemas say the same; most bodies have one media type, and need no JSON text. */
+function sameSchema(a: ConvertedSchema, b: ConvertedSchema): boolean {
+  if (a.schema === b.schema) return true;
+  a.text ??= JSON.stringify(a.schema);
+  b.text ??= JSON.stringify(b.schema);
+  return a.text === b.text;
 }
 
 /** One form of a body whose media types' schemas differ, saying which contentType it goes with. */

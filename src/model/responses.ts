@@ -4,10 +4,19 @@
 
 import { followRefs, isObject, parsePointer, type Json, type JsonObject } from '../parse/pointer.js';
 import type { JsonSchema, OutputSpec, StreamEndMark, ToolSpec } from '../contract/table.js';
-import { essence, mediaKind, sequenceFormat, type SequenceFormat } from '../contract/media.js';
+import { essence, sequenceFormat, type SequenceFormat } from '../contract/media.js';
+import { jsonMediaOf, kindOf } from './media-kinds.js';
 import { STREAM_ENDS } from '../contract/table.js';
 import type { SchemaConverter } from './schema.js';
 import { oneLine } from './text.js';
+
+const SUCCESS_CODE = /^2(\d\d|XX)$/i;
+
+/** The Responses Object's 2xx status codes (and `2XX`), in order. */
+export const successCodes = (responses: JsonObject): string[] =>
+  Object.keys(responses)
+    .filter((c) => SUCCESS_CODE.test(c))
+    .sort();
 
 /**
  * outputSchema from the first 2xx response with a JSON schema. MCP wants an object at the
@@ -16,13 +25,10 @@ import { oneLine } from './text.js';
  */
 export function buildOutput(doc: JsonObject, converter: SchemaConverter, op: JsonObject, refs: Set<string>): OutputSpec | undefined {
   const responses = isObject(op.responses) ? op.responses : {};
-  const codes = Object.keys(responses)
-    .filter((c) => /^2(\d\d|XX)$/i.test(c))
-    .sort();
-  for (const code of codes) {
+  for (const code of successCodes(responses)) {
     const response = followRefs(doc, responses[code]);
     if (!isObject(response) || !isObject(response.content)) continue;
-    const media = Object.keys(response.content).find((m) => mediaKind(m) === 'json');
+    const media = jsonMediaOf(response.content);
     const entry = media ? response.content[media] : undefined;
     if (!isObject(entry) || entry.schema === undefined) continue;
     const schema = converter.convert(entry.schema, 'response', refs);
@@ -42,14 +48,12 @@ export function buildOutput(doc: JsonObject, converter: SchemaConverter, op: Jso
  */
 export function binaryAnswerOf(doc: JsonObject, op: JsonObject): string | undefined {
   const responses = isObject(op.responses) ? op.responses : {};
-  const content = Object.keys(responses)
-    .filter((c) => /^2(\d\d|XX)$/i.test(c))
-    .sort()
+  const content = successCodes(responses)
     .map((c) => followRefs(doc, responses[c]))
     .map((r) => (isObject(r) && isObject(r.content) ? r.content : undefined))
     .find((c) => c !== undefined && Object.keys(c).length > 0);
   const types = Object.keys(content ?? {});
-  if (types.length === 0 || !types.every((m) => mediaKind(m) === 'binary')) return undefined;
+  if (types.length === 0 || !types.every((m) => kindOf(m) === 'binary')) return undefined;
   return types.map(essence).find((m) => m !== '*/*');
 }
 
@@ -67,9 +71,7 @@ export function buildSequence(
   warn: (message: string) => void = () => undefined,
 ): ToolSpec['sequence'] {
   const responses = isObject(op.responses) ? op.responses : {};
-  for (const code of Object.keys(responses)
-    .filter((c) => /^2(\d\d|XX)$/i.test(c))
-    .sort()) {
+  for (const code of successCodes(responses)) {
     const response = followRefs(doc, responses[code]);
     if (!isObject(response) || !isObject(response.content)) continue;
     for (const [mediaType, entry] of Object.entries(response.content)) {
@@ -202,9 +204,10 @@ export function isObjectRoot(schema: JsonSchema, converter: Pick<SchemaConverter
  */
 export function linkedOperations(doc: JsonObject, op: JsonObject): string[] {
   const out: string[] = [];
-  for (const [code, raw] of Object.entries(isObject(op.responses) ? op.responses : {})) {
-    if (!/^2/.test(code)) continue;
-    const response = followRefs(doc, raw);
+  const responses = isObject(op.responses) ? op.responses : {};
+  for (const code in responses) {
+    if (!code.startsWith('2')) continue;
+    const response = followRefs(doc, responses[code]);
     if (!isObject(response) || !isObject(response.links)) continue;
     for (const rawLink of Object.values(response.links)) {
       const target = linkTarget(followRefs(doc, rawLink));
@@ -224,6 +227,7 @@ function linkTarget(link: unknown): string | undefined {
 
 /** Each tool's `then`: the tools its links lead to, by name, tools only, in link order. */
 export function linkSequences(tools: ToolSpec[], targets: Map<ToolSpec, string[]>): void {
+  if (targets.size === 0) return;
   const byKey = new Map<string, ToolSpec>();
   for (const t of tools) {
     if (t.asTool === false) continue;

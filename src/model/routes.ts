@@ -48,6 +48,7 @@ const MAX_SUGGESTIONS = 100;
  * `examples`, their `value` or OAS 3.2 `dataValue`, then its schema's `example` and `examples`): text, numbers and booleans as text.
  */
 export function exampleValues(param: JsonObject, schema: Json | undefined): string[] {
+  if (!hasExamples(param) && !(isObject(schema) && hasExamples(schema))) return [];
   // OAS 3.2's `dataValue` is the value as data, what an argument holds; `serializedValue` is its
   // wire form (`species=dog`), no value to offer
   const exampleObjects = isObject(param.examples)
@@ -60,6 +61,9 @@ export function exampleValues(param: JsonObject, schema: Json | undefined): stri
     .filter((v) => v.length <= 200);
   return [...new Set(values)].slice(0, MAX_SUGGESTIONS);
 }
+
+/** Most parameters and schemas give no example: they need no lists made to say so. */
+const hasExamples = (o: JsonObject): boolean => o.example !== undefined || o.examples !== undefined;
 
 /** A resource template with the examples of the arguments its variables fill, for completions. */
 export function withExamples(resource: ResourceSpec, examples: ReadonlyMap<string, string[]>): ResourceSpec {

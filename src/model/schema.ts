@@ -46,10 +46,23 @@ const MAX_DEPTH = 64;
  */
 export const MAX_SCHEMA_NESTING = 256;
 
+/** A def's key, and the reference to it. */
+interface DefName {
+  key: string;
+  ref: string;
+}
+
+/** A schema converted, and the def keys it references directly. */
+interface Converted {
+  schema: JsonSchema;
+  refs: ReadonlySet<string>;
+}
+
 export class SchemaConverter {
   /** Converted shared schemas by def key. */
   readonly defs: Record<string, JsonSchema> = {};
-  private readonly keyByPointer = new Map<string, string>();
+  /** Each mode's def keys by the `$ref` that names them, with the `#/$defs/…` reference written for them. */
+  private readonly keyByPointer = { request: new Map<string, DefName>(), response: new Map<string, DefName>() };
   private readonly usedKeys = new Set<string>();
 
   constructor(
@@ -64,8 +77,33 @@ export class SchemaConverter {
   /** Levels of schema around the def being converted: those of the defs that reached it through `$ref`s. */
   private outer = 0;
 
+  /**
+   * Each schema object a tool's parameter, body or answer names, converted once per mode: the
+   * parsed spec shares an object wherever its `$ref`s lead to it (a path item's parameters, a
+   * shared response), and every tool that reaches it gets the same converted schema, with the
+   * def keys it references. Nothing writes into a converted schema after this (callers copy).
+   */
+  private readonly converted = { request: new Map<JsonObject, Converted>(), response: new Map<JsonObject, Converted>() };
+
   /** Converts one schema; `refs` collects the def keys it references directly. */
-  convert(schema: Json | undefined, mode: SchemaMode, refs: Set<string>, depth = 0): JsonSchema {
+  convert(schema: Json | undefined, mode: SchemaMode, refs: Set<string>): JsonSchema {
+    // a $ref converts about as fast as it would be looked up, and most are written once per use
+    if (!isObject(schema) || typeof schema.$ref === 'string') return this.convertAt(schema, mode, refs, 0);
+    const memo = this.converted[mode];
+    const known = memo.get(schema);
+    if (known !== undefined) {
+      for (const ref of known.refs) refs.add(ref);
+      return known.schema;
+    }
+    const own = new Set<string>();
+    const converted = this.convertAt(schema, mode, own, 0);
+    memo.set(schema, { schema: converted, refs: own });
+    for (const ref of own) refs.add(ref);
+    return converted;
+  }
+
+  /** Converts a schema met `depth` levels into the one being converted. */
+  private convertAt(schema: Json | undefined, mode: SchemaMode, refs: Set<string>, depth: number): JsonSchema {
     if (schema === true || schema === undefined) return {};
     if (schema === false) return { not: {} };
     if (!isObject(schema) || depth > MAX_DEPTH) return {};
@@ -87,12 +125,13 @@ export class SchemaConverter {
 
   /** A $ref, to a $defs entry; in 3.1 its siblings apply too. */
   private convertRef(schema: JsonObject, pointer: string, mode: SchemaMode, refs: Set<string>, depth: number): JsonSchema {
-    const ref: JsonSchema = { $ref: '#/$defs/' + this.defFor(pointer, mode, depth) };
-    refs.add((ref.$ref as string).slice('#/$defs/'.length));
+    const def = this.defFor(pointer, mode, depth);
+    const ref: JsonSchema = { $ref: def.ref };
+    refs.add(def.key);
     if (this.dialect === '3.0') return ref;
     const siblings = { ...schema };
     delete siblings.$ref;
-    const rest = this.convert(siblings, mode, refs, depth + 1);
+    const rest = this.convertAt(siblings, mode, refs, depth + 1);
     return Object.keys(rest).length ? { ...rest, ...ref } : ref;
   }
 
@@ -112,7 +151,7 @@ export class SchemaConverter {
       const value = schema[key];
       if (index < FIRST_LIST) this.convertSingle(key, value, out, mode, refs, depth);
       else if (index < FIRST_MAP) {
-        if (Array.isArray(value) && value.length > 0) out[key] = value.map((s) => this.convert(s, mode, refs, depth + 1));
+        if (Array.isArray(value) && value.length > 0) out[key] = value.map((s) => this.convertAt(s, mode, refs, depth + 1));
       } else if (isObject(value)) out[key] = this.convertMap(key, value, mode, refs, depth);
     }
   }
@@ -121,10 +160,10 @@ export class SchemaConverter {
     if (value === undefined) return;
     if (key === 'items' && Array.isArray(value)) {
       // draft-04 tuple form → 2020-12 prefixItems
-      out.prefixItems = value.map((s) => this.convert(s, mode, refs, depth + 1));
+      out.prefixItems = value.map((s) => this.convertAt(s, mode, refs, depth + 1));
       return;
     }
-    out[key] = typeof value === 'boolean' ? value : this.convert(value, mode, refs, depth + 1);
+    out[key] = typeof value === 'boolean' ? value : this.convertAt(value, mode, refs, depth + 1);
   }
 
   private convertMap(key: string, value: JsonObject, mode: SchemaMode, refs: Set<string>, depth: number): JsonSchema {
@@ -134,19 +173,20 @@ export class SchemaConverter {
       // readOnly properties are answers, not arguments (OpenAPI 3.0.3 §4.7.24.1)
       if (mode === 'request' && key === 'properties' && isObject(sub) && sub.readOnly === true) continue;
       if (mode === 'response' && key === 'properties' && isObject(sub) && sub.writeOnly === true) continue;
-      converted[name] = this.convert(sub, mode, refs, depth + 1);
+      converted[name] = this.convertAt(sub, mode, refs, depth + 1);
     }
     return converted;
   }
 
-  /** Returns the def key for a ref met `depth` levels into a schema, converting its target the first time (cycles: key first). */
-  private defFor(ref: string, mode: SchemaMode, depth: number): string {
-    const id = mode + ' ' + ref;
-    const known = this.keyByPointer.get(id);
+  /** The def (key and reference) for a ref met `depth` levels into a schema, converting its target the first time (cycles: key first). */
+  private defFor(ref: string, mode: SchemaMode, depth: number): DefName {
+    const keys = this.keyByPointer[mode];
+    const known = keys.get(ref);
     if (known !== undefined) return known;
     const tokens = parsePointer(ref);
     const key = this.uniqueKey(tokens ? nameFor(tokens) : 'External', mode);
-    this.keyByPointer.set(id, key);
+    const def = { key, ref: '#/$defs/' + key };
+    keys.set(ref, def);
     this.defs[key] = {}; // reserved so a cycle back to it resolves to the key
     const target = tokens ? getAt(this.doc, tokens) : undefined;
     const levels = depth + 1;
@@ -156,12 +196,13 @@ export class SchemaConverter {
     this.outer += levels;
     let converted: JsonSchema;
     try {
-      converted = target === undefined ? { description: `unresolved reference ${ref}` } : this.convert(target as Json, mode, new Set());
+      converted =
+        target === undefined ? { description: `unresolved reference ${ref}` } : this.convertAt(target as Json, mode, new Set(), 0);
     } finally {
       this.outer -= levels;
     }
     this.defs[key] = converted;
-    return key;
+    return def;
   }
 
   private uniqueKey(base: string, mode: SchemaMode): string {
@@ -313,13 +354,15 @@ function distinctValues(values: Json[]): Json[] {
   });
 }
 
+const EXCLUSIVE_BOUNDS = [
+  ['exclusiveMinimum', 'minimum'],
+  ['exclusiveMaximum', 'maximum'],
+] as const;
+
 /** OpenAPI 3.0's boolean exclusiveMinimum/Maximum and Swagger's type: file, in 2020-12 terms. */
 function fromOpenApi30(schema: JsonObject, out: JsonSchema): void {
   // OpenAPI 3.0 boolean exclusiveMinimum/Maximum (draft-04 style) → 2020-12 numbers.
-  for (const [flag, bound] of [
-    ['exclusiveMinimum', 'minimum'],
-    ['exclusiveMaximum', 'maximum'],
-  ] as const) {
+  for (const [flag, bound] of EXCLUSIVE_BOUNDS) {
     if (typeof schema[flag] === 'boolean') {
       delete out[flag];
       if (schema[flag] === true && typeof schema[bound] === 'number') {

@@ -39,11 +39,15 @@ function xMcp(node: Json | undefined): ToolOverride | undefined {
   return out;
 }
 
+/** Whether the config file overrides any operation: most override none, and then no operation's keys need be made or looked up. */
+export const overridesAny = (overrides: Record<string, ToolOverride>): boolean => Object.keys(overrides).length > 0;
+
 /** The config file's override of an operation and its key there: by operationId, else by `METHOD /path`. */
 export function overrideOf(
   ref: OperationRef,
   overrides: Record<string, ToolOverride>,
 ): { key: string; override: ToolOverride } | undefined {
+  if (!overridesAny(overrides)) return undefined;
   for (const key of [ref.operationId, `${methodOnTheWire(ref.method)} ${ref.path}`]) {
     const override = key !== undefined && Object.hasOwn(overrides, key) ? overrides[key] : undefined;
     if (key !== undefined && override !== undefined) return { key, override };

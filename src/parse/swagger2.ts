@@ -35,6 +35,7 @@ export function convertSwagger2(spec: JsonObject, warnings: GenerationWarning[])
   const globalConsumes = stringList(spec.consumes) ?? ['application/json'];
   const globalProduces = stringList(spec.produces) ?? ['application/json'];
   const paths: JsonObject = {};
+  const convertedParams = new Map<JsonObject, JsonObject>();
   for (const [path, rawItem] of Object.entries(isObject(spec.paths) ? spec.paths : {})) {
     const item = followRefs(spec, rawItem, 'keep');
     if (!isObject(item)) continue;
@@ -64,7 +65,7 @@ export function convertSwagger2(spec: JsonObject, warnings: GenerationWarning[])
         } else if (p.in === 'formData') {
           form.push(p);
         } else {
-          converted.parameters.push(convertParam(p));
+          converted.parameters.push(convertedOnce(p, convertedParams));
         }
       }
       if (form.length > 0) converted.requestBody = formBody(form, consumes);
@@ -128,6 +129,16 @@ function collectionStyle(p: JsonObject): { style: string; explode: boolean } {
   if (format === 'pipes') return { style: 'pipeDelimited', explode: false };
   if (format === 'tsv') return { style: 'tabDelimited', explode: false };
   return { style: p.in === 'query' || p.in === 'formData' ? 'form' : 'simple', explode: false };
+}
+
+/**
+ * A Parameter Object converted once however many operations share it (a path item's, a `$ref`'d
+ * one): as in a 3.x document, they then share one object, whose schema the model converts once.
+ */
+function convertedOnce(p: JsonObject, converted: Map<JsonObject, JsonObject>): JsonObject {
+  let out = converted.get(p);
+  if (out === undefined) converted.set(p, (out = convertParam(p)));
+  return out;
 }
 
 function convertParam(p: JsonObject): JsonObject {

@@ -1269,6 +1269,40 @@ describe('table identity', () => {
   });
 });
 
+describe('schema objects the spec shares', () => {
+  // One object reached from two operations (as a $ref'd component is) is converted once: what
+  // one tool makes of it must not show in the other.
+  const limit = { type: 'integer', description: 'How many.' };
+  const thing = { type: 'object', properties: { name: { type: 'string' } } };
+  const operation = (operationId: string, words: string) => ({
+    operationId,
+    parameters: [{ name: 'limit', in: 'query', schema: limit }],
+    requestBody: { description: words, content: { 'application/json': { schema: thing } } },
+    responses: { '200': { description: 'OK', summary: words, content: { 'application/json': { schema: thing } } } },
+  });
+  const m = model(spec({ '/a': { post: operation('a', 'First.') }, '/b': { put: operation('b', 'Second.') } }), {
+    toolOverrides: { a: { arguments: { limit: { description: 'Changed.' } } } },
+  });
+  const [a, b] = m.table.tools as [ToolSpec, ToolSpec];
+  const properties = (tool: ToolSpec) => tool.inputSchema.properties as Record<string, JsonSchema>;
+
+  it('an argument override changes its own tool only', () => {
+    expect(properties(a).limit).toEqual({ type: 'integer', description: 'Changed.' });
+    expect(properties(b).limit).toEqual({ type: 'integer', description: 'How many.' });
+  });
+
+  it("a body's and an answer's descriptions are their own operation's", () => {
+    expect(properties(a).body?.description).toBe('First. Request body (application/json).');
+    expect(properties(b).body?.description).toBe('Second. Request body (application/json).');
+    expect([a.output?.schema.description, b.output?.schema.description]).toEqual(['First.', 'Second.']);
+  });
+
+  it('the schema converted once is left as converted', () => {
+    expect(limit).toEqual({ type: 'integer', description: 'How many.' });
+    expect(properties(b).body).toEqual({ ...properties(a).body, description: 'Second. Request body (application/json).' });
+  });
+});
+
 // --- the real Petstore --------------------------------------------------------------------
 
 describe('samples/petstore/openapi.json', () => {

@@ -494,6 +494,18 @@ describe('shared defs', () => {
     expect([...refs]).toEqual(['Pet']);
   });
 
+  it('converts a schema object met again once per mode, and gives each caller the defs it references', () => {
+    const converter = new SchemaConverter(doc(), '3.0');
+    const shared = { type: 'array', items: { $ref: '#/components/schemas/Pet' } };
+    const first = converter.convert(shared, 'request', new Set());
+    const refs = new Set<string>(['Other']);
+    expect(converter.convert(shared, 'request', refs)).toBe(first);
+    expect([...refs]).toEqual(['Other', 'Pet']);
+    const answer = converter.convert(shared, 'response', new Set());
+    expect(answer).not.toBe(first);
+    expect(answer.items).toEqual({ $ref: '#/$defs/Pet.out' });
+  });
+
   it('keeps request and response versions of one schema apart', () => {
     const converter = new SchemaConverter(doc(), '3.0');
     converter.convert({ $ref: '#/components/schemas/Pet' }, 'request', new Set());

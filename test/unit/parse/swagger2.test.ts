@@ -440,6 +440,23 @@ describe('convertSwagger2: servers', () => {
   });
 });
 
+describe('convertSwagger2: shared parameters', () => {
+  it("a path item's parameter and a $ref'd one are one converted object in every operation, as in a 3.x document", () => {
+    const id = { name: 'id', in: 'path', required: true, type: 'string' };
+    const limit = { name: 'limit', in: 'query', type: 'integer' };
+    const item = {
+      parameters: [id],
+      get: { parameters: [{ $ref: '#/parameters/limit' }] },
+      delete: { parameters: [{ $ref: '#/parameters/limit' }] },
+    };
+    const doc = convertSwagger2(swagger({ parameters: { limit }, paths: { '/x/{id}': item } }), []);
+    const [get, del] = [operation(doc, '/x/{id}', 'get'), operation(doc, '/x/{id}', 'delete')];
+    expect(param(get, 'id')).toBe(param(del, 'id'));
+    expect(param(get, 'limit')).toBe(param(del, 'limit'));
+    expect(param(get, 'limit')).toEqual({ name: 'limit', in: 'query', required: false, schema: { type: 'integer' } });
+  });
+});
+
 describe('convertSwagger2: collectionFormat', () => {
   const cases: [string, { given: { in: string; collectionFormat?: string }; want: { style: string; explode: boolean } }][] = [
     ['query, default csv', { given: { in: 'query' }, want: { style: 'form', explode: false } }],
