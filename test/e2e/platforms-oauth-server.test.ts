@@ -117,7 +117,10 @@ beforeAll(async () => {
   const cloudflare = [...variables, `MCP_PUBLIC_URL=${publicUrl('cloudflare')}`, `MCP_TOKEN_STORE=workers-kv:${BINDING}`];
   writeFileSync(join(dir, '.dev.vars'), `${cloudflare.join('\n')}\n`);
   writeFileSync(join(dir, '.env'), `${[...variables, 'MCP_TOKEN_STORE=deno-kv'].join('\n')}\n`);
-  for (const platform of PLATFORMS) await start(platform);
+  // wrangler dev restarts its worker when files it watches change, and a POST it is serving then
+  // fails ("Your worker restarted mid-request"): the other platforms start first, and the
+  // Worker whose tests run first starts last, so nothing starts after it.
+  for (const platform of [...PLATFORMS].reverse()) await start(platform);
 }, 300_000);
 
 afterAll(async () => {
