@@ -178,25 +178,17 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
   );
 
   type Split = { listing: Listing; bytes: number; spent: number };
-  // Tools often name the same schemas (an error body, a list envelope): split each set once per budget.
-  const splits = new Map<string, Map<string, Split>>();
   const split = (h: Holder, bytes: number, firstLevel: boolean): Split => {
-    let byBudget = splits.get(h.refsKey);
-    if (!byBudget) splits.set(h.refsKey, (byBudget = new Map()));
-    const id = `${bytes} ${firstLevel}`;
-    let found = byBudget.get(id);
-    if (!found) {
-      const listing = splitDefs(h.rootRefs, deps, defSize, bytes, firstLevel);
-      const free = firstLevel ? new Set(h.rootRefs) : new Set<string>();
-      // bytes of the defs bought from the budget: under any budget that still holds them, the split is the same
-      const spent = listing.defs.reduce((m, k) => m + (free.has(k) ? 0 : defSize(k)), 0);
-      const listed = listing.defs.reduce((m, k) => m + defSize(k), 0) + listing.stubs.reduce((m, k) => m + (stubSizes.get(k) ?? 0), 0);
-      byBudget.set(id, (found = { listing, bytes: listed, spent }));
-    }
-    return found;
+    const listing = splitDefs(h.rootRefs, deps, defSize, bytes, firstLevel);
+    const free = firstLevel ? new Set(h.rootRefs) : new Set<string>();
+    // bytes of the defs bought from the budget: under any budget that still holds them, the split is the same
+    const spent = listing.defs.reduce((m, k) => m + (free.has(k) ? 0 : defSize(k)), 0);
+    const listed = listing.defs.reduce((m, k) => m + defSize(k), 0) + listing.stubs.reduce((m, k) => m + (stubSizes.get(k) ?? 0), 0);
+    return { listing, bytes: listed, spent };
   };
-  // Holders of the same refs, both inputs or both outputs, are split alike under every budget:
-  // an attempt splits and counts each such group once.
+  // Tools often name the same schemas (an error body, a list envelope): holders of the same refs,
+  // both inputs or both outputs, are split alike under every budget, so an attempt splits and
+  // counts each such group once.
   const groups = sameSplitGroups(holders);
   // A holder whose defs all fit a budget lists them all under any smaller budget that still
   // holds them: the next, halved, attempt reuses its split rather than walking its defs again.
