@@ -515,12 +515,11 @@ function projectFiles(model: ServerModel, options: EmitOptions, install: Install
     defaultBaseUrl: defaultBaseUrl ? safeUrl(defaultBaseUrl) : '',
     apis: apisView(table),
     toolCount: table.tools.length,
-    tools: table.tools.map((t) => ({
-      name: t.name,
-      method: t.http.method,
-      path: codeSpan(t.http.path),
-      summary: mdInline(t.title ?? t.description.split('\n')[0] ?? ''),
-    })),
+    // one string a row, inserted as it is: not four Handlebars lookups for each of thousands of tools
+    toolRows: table.tools.map(
+      (t) =>
+        `| \`${t.name}\` | \`${t.http.method} ${codeSpan(t.http.path)}\` | ${mdInline(t.title ?? t.description.split('\n')[0] ?? '')} |`,
+    ),
     versions: packageVersions,
     serving: servingView(model),
     credentials: credentialRows(model),
