@@ -186,6 +186,7 @@ function equalityChecks(schema: JsonSchema, deepEqual: CfworkerParts['deepCompar
   return checks;
 }
 
+/** `not`, `anyOf`, `allOf` and `oneOf`: their subschemas' verdicts on the same value. */
 function combinationChecks(schema: JsonSchema, verdictOf: Build['verdictOf']): Check[] {
   const checks: Check[] = [];
   const list = (key: string) => (schema[key] as unknown[]).map(verdictOf);
@@ -240,7 +241,8 @@ function objectChecks(schema: JsonSchema, verdictOf: Build['verdictOf']): Check[
 function declaredPropertiesFit(value: Record<string, unknown>, properties: (readonly [string, Verdict])[]): boolean {
   for (const [name, verdict] of properties) {
     const part = value[name];
-    // undefined: absent, or an own undefined (not JSON: cfworker decides); else inherited names are skipped
+    // undefined: absent, or an own undefined (not JSON: cfworker decides); a part that does not
+    // fit counts only when it is the value's own (not an inherited `constructor`)
     if (part === undefined ? Object.hasOwn(value, name) : !verdict(part) && Object.hasOwn(value, name)) return false;
   }
   return true;

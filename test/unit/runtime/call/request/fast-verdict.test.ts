@@ -123,6 +123,11 @@ describe('fast verdict: each keyword, as cfworker', () => {
       [{ a: 'x', b: 1 }, { a: 'x', b: 'y' }, { b: 1.5 }, { a: 1 }],
     ],
     ['additionalProperties without properties', { additionalProperties: { type: 'boolean' } }, [{}, { a: true }, { a: 1 }]],
+    [
+      'declared names that objects inherit (constructor, toString), and __proto__',
+      { properties: { constructor: { type: 'string' }, toString: { type: 'integer' } }, additionalProperties: false },
+      [{}, JSON.parse('{"constructor": 5}'), JSON.parse('{"constructor": "x", "toString": 1}'), JSON.parse('{"__proto__": 1}')],
+    ],
     ['boolean schemas', { properties: { a: true, b: false } }, [{}, { a: 1 }, { b: 1 }, { b: null }]],
     ['format date-time', { format: 'date-time' }, ['2026-11-29T10:00:00Z', '2026-11-29', 'x', 5, null, {}]],
     ['format email', { format: 'email' }, ['a@example.com', 'a', 1]],
