@@ -4,17 +4,19 @@
 // Two validators stand behind it, each loaded by import() only when chosen (validators/load.ts):
 // - 'interpreted' (validators/interpreted.ts): @cfworker/json-schema walks the schema as data, so
 //   it runs where code from strings is forbidden (Cloudflare Workers, Deno deploy, strict CSPs).
-//   Spec patterns run on re2js and formats are ajv-formats' own checks, as with ajv.
+//   Spec patterns run on re2js and formats are ajv-formats' own checks, as with ajv. A value that
+//   fits is told so by closures built per schema node (validators/fast-verdict.ts); cfworker
+//   walks the schema for a value that does not, and its errors are the ones reported.
 // - 'ajv' (validators/ajv.ts): compiles each schema to JavaScript with `new Function`.
 //
 // The default is 'interpreted' everywhere, Node included (docs/benchmarks.md, section 12):
 // spec text never becomes code (ajv's compile writes the spec's names and values into the
 // JavaScript it evaluates), one validator gives the same answers on every platform, and its
-// verdicts and messages are ajv's. Measured on the GitHub and Stripe tables: checking a call's
-// arguments costs it 3-10 µs more than ajv at the median (~1 % of the ~0.64 ms of CPU a call
-// costs), compiling a schema 15-30x less (a tool's first call, a fresh process); checking a
-// large answer against an outputSchema costs it ~10x the answer's JSON.parse where ajv costs
-// ~1x. A Node server whose load is large checked answers can choose 'ajv' (createChecks).
+// verdicts and messages are ajv's. Measured on the GitHub and Stripe tables: checking a value
+// that fits costs it about what it costs ajv or less (~1 µs for a call's arguments at the
+// median; an answer with a list of 30 objects, a seventh of its JSON.parse or less), compiling
+// a schema some 10x less (a tool's first call, a fresh process); a value that does not fit
+// costs it cfworker's walk and errors (milliseconds for a large answer), ajv far less.
 
 import type { JsonSchema } from '../../../contract/table.js';
 

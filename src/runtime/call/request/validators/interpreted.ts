@@ -9,13 +9,15 @@
 //   no argument is refused wrongly; the API still checks them.
 // - `format`: the checks are ajv-formats' own (cfworker's `url` backtracks catastrophically);
 //   the number formats (int32, int64), which cfworker checks only on strings, become bounds.
-// Errors come out in ajv's shape and words (interpreted-errors.ts).
+// Errors come out in ajv's shape and words (interpreted-errors.ts). A value that fits is told so
+// by fast-verdict.ts where it covers the schema; cfworker decides the rest and words the errors.
 
 import type { Schema } from '@cfworker/json-schema';
 import type { JsonSchema } from '../../../../contract/table.js';
 import { linearRegExpEngine } from '../../../../contract/limits.js';
 import type { SchemaError, Validator } from '../validator.js';
 import { translateErrors, type Marks } from './interpreted-errors.js';
+import { fastVerdict } from './fast-verdict.js';
 
 type FormatCheck = (value: string) => boolean;
 type FormatDefinition = RegExp | FormatCheck | true | { type?: string; validate: RegExp | FormatCheck };
@@ -87,7 +89,9 @@ export async function createValidator(warn: (message: string) => void): Promise<
         const target = (node as Schema).__absolute_ref__ ?? String(node.$ref);
         if (!lookup[target]) throw new Error(`unresolved $ref ${JSON.stringify(node.$ref)}`);
       }
+      const fits = fastVerdict(prepared, lookup, { ...cfworker, formats });
       return (value) => {
+        if (fits?.(value)) return undefined;
         let result;
         try {
           // first the verdict alone, which stops at the first error; all errors only for a value
