@@ -91,12 +91,12 @@ export async function createValidator(warn: (message: string) => void): Promise<
       }
       const fits = fastVerdict(prepared, lookup, { ...cfworker, formats });
       return (value) => {
-        if (fits?.(value)) return undefined;
         let result;
         try {
-          // first the verdict alone, which stops at the first error; all errors only for a value
-          // that fails: checks.ts names up to three, and repairs all it can
-          if (cfworker.validate(value, prepared as Schema, '2020-12', lookup, true).valid) return undefined;
+          // first the verdict alone (the fast one where it covers the schema), which stops at the
+          // first error; all errors only for a value that fails: checks.ts names up to three, and
+          // repairs all it can. Inside the try: a value nested past the stack fails both alike.
+          if (fits?.(value) || cfworker.validate(value, prepared as Schema, '2020-12', lookup, true).valid) return undefined;
           result = cfworker.validate(value, prepared as Schema, '2020-12', lookup, false);
         } catch {
           return [{ instancePath: '', keyword: 'json', message: 'must be JSON data', params: {} } satisfies SchemaError];

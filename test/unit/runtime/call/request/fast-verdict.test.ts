@@ -295,3 +295,18 @@ describe('fast verdict against cfworker on real tables', () => {
       300_000,
     );
 });
+
+describe('a value nested past the call stack', () => {
+  it('gets an error, not an exception, from a recursive schema', async () => {
+    const schema: JsonSchema = {
+      $ref: '#/$defs/node',
+      $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } },
+    };
+    const { fast, validate } = await compiled(schema);
+    expect(fast).toBeDefined();
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 200_000; i++) deep = { next: deep };
+    expect(() => fast?.(deep)).toThrow(RangeError);
+    expect(validate(deep)?.[0]?.message).toBe('must be JSON data');
+  });
+});
