@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { posix, sep } from 'node:path';
+import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GENERATOR_VERSION, OWN_PACKAGE } from '../version.js';
 import { envText, flagText, SETTING_GROUPS, SETTINGS } from '../contract/settings.js';
@@ -641,11 +641,26 @@ const prebuiltFile = (relative: string): GeneratedFile => ({
   owner: 'generated',
 });
 
+const TS_HEADER_BYTES = Buffer.from(TS_HEADER);
+
+/** The .js files of a prebuilt folder, as bytes: nothing reads their text, which would be decoded and encoded again. */
 function prebuiltScripts(folder: string): GeneratedFile[] {
-  return (readdirSync(PREBUILT + folder, { recursive: true }) as string[])
-    .map((name) => `${folder}/${name.split(sep).join('/')}`)
-    .filter((name) => name.endsWith('.js'))
-    .map(prebuiltFile);
+  return scriptsUnder(folder).map((relative) => ({
+    path: `lib/${relative}`,
+    contents: Buffer.concat([TS_HEADER_BYTES, readFileSync(PREBUILT + relative)]),
+    owner: 'generated',
+  }));
+}
+
+/**
+ * The .js files under a prebuilt folder, walked by hand: readdirSync's `recursive` stats each
+ * entry and works out its relative path again.
+ */
+function scriptsUnder(folder: string): string[] {
+  return readdirSync(PREBUILT + folder, { withFileTypes: true }).flatMap((entry) => {
+    const relative = `${folder}/${entry.name}`;
+    return entry.isDirectory() ? scriptsUnder(relative) : entry.name.endsWith('.js') ? [relative] : [];
+  });
 }
 
 /** What the project's own files import from lib/ (templates/project/src), as declarations. */
