@@ -120,12 +120,14 @@ export function createLister(
     return listed;
   };
 
+  // With its text at hand, a schema that names no shared schema is not expanded: expanding it
+  // would copy it as it is, and the profile copies it anyway (Stripe's inputs name none).
+  const expanded = (schema: JsonSchema, budget: number) =>
+    textOf && !textOf(schema).includes(DEFS_REF_TEXT) ? schema : expandWithin(schema, table.defs, defSize, budget);
   // adapt() of the tool with its schemas expanded, one schema at a time
-  const listedInput = onceEach(textOf, (schema: JsonSchema) =>
-    toProfile(expandWithin(schema, table.defs, defSize, INLINE_BYTES), profile as CompactProfile, true),
-  );
+  const listedInput = onceEach(textOf, (schema: JsonSchema) => toProfile(expanded(schema, INLINE_BYTES), profile as CompactProfile, true));
   const listedOutput = onceEach(textOf, (schema: JsonSchema) =>
-    shallowWithin(toProfile(expandWithin(schema, table.defs, defSize, OUTPUT_BYTES), profile as CompactProfile, true), OUTPUT_BYTES),
+    shallowWithin(toProfile(expanded(schema, OUTPUT_BYTES), profile as CompactProfile, true), OUTPUT_BYTES),
   );
   const list = (t: ToolSpec): ListedTool => {
     if (profile === 'full') {
@@ -209,6 +211,9 @@ function mapChildren(
   }
   return out;
 }
+
+/** How a reference expand() replaces starts in a schema's JSON text. */
+const DEFS_REF_TEXT = '"$ref":"#/$defs/';
 
 /** Thrown to give up an expansion over budget; not an Error, so that no stack trace is captured for it (thousands of throws per large spec). */
 class OverBudget {}

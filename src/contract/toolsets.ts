@@ -6,14 +6,25 @@ import type { ListedTool } from './profiles.js';
 import { ownValue, type ToolSpec, type ToolTable } from './table.js';
 import { didYouMean } from './did-you-mean.js';
 
+/** Slugs made, by text: a spec's operations repeat a few tags (10,000 operations, two slugs each). */
+const slugs = new Map<string, string>();
+
 /** A name as toolsets are named: lower-case ASCII words joined by `-`. */
 export function toolsetSlug(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
+  let slug = slugs.get(text);
+  if (slug === undefined) {
+    if (slugs.size >= 10_000) slugs.clear(); // bounded: paths' parts are many
+    slugs.set(
+      text,
+      (slug = text
+        .normalize('NFKD')
+        .replace(/[\u0300-\u036f]/g, '')
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '')),
+    );
+  }
+  return slug;
 }
 
 /** Path parts that say nothing about what an operation is for (`/v1/customers` → customers). */

@@ -142,9 +142,9 @@ export function credentialNaming(user: Pick<ModelOptions, 'envPrefix' | 'name'>,
 }
 
 /** Every credential variable, by scheme: `db: MCPGEN_DB_USERNAME, MCPGEN_DB_PASSWORD; …`, for the people starting a server. */
-export function credentialSummary(table: Pick<ToolTable, 'auth' | 'tools'>): string | undefined {
+export function credentialSummary(table: Pick<ToolTable, 'auth' | 'tools'>, groups = credentialGroups(table)): string | undefined {
   const variables = (name: string) => Object.values(table.auth[name]?.env ?? {}).join(', ');
-  const parts = credentialGroups(table).map((group) =>
+  const parts = groups.map((group) =>
     group.length === 1
       ? `${group[0]}: ${variables(group[0] as string)}`
       : `one of ${group.map((name) => `${name} (${variables(name)})`).join(' or ')}`,

@@ -177,22 +177,23 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
     0,
   );
 
-  type Split = { listing: Listing; bytes: number; spent: number };
+  type Split = { listing: Listing; bytes: number; spent: number; firstLevel: boolean };
   const split = (h: Holder, bytes: number, firstLevel: boolean): Split => {
     const listing = splitDefs(h.rootRefs, deps, defSize, bytes, firstLevel);
     const free = firstLevel ? new Set(h.rootRefs) : new Set<string>();
     // bytes of the defs bought from the budget: under any budget that still holds them, the split is the same
     const spent = listing.defs.reduce((m, k) => m + (free.has(k) ? 0 : defSize(k)), 0);
     const listed = listing.defs.reduce((m, k) => m + defSize(k), 0) + listing.stubs.reduce((m, k) => m + (stubSizes.get(k) ?? 0), 0);
-    return { listing, bytes: listed, spent };
+    return { listing, bytes: listed, spent, firstLevel };
   };
   // Tools often name the same schemas (an error body, a list envelope): holders of the same refs,
   // both inputs or both outputs, are split alike under every budget, so an attempt splits and
   // counts each such group once.
   const groups = sameSplitGroups(holders);
-  // A holder whose defs all fit a budget lists them all under any smaller budget that still
-  // holds them: the next, halved, attempt reuses its split rather than walking its defs again.
-  const completeSplits: ((Split & { firstLevel: boolean }) | undefined)[] = [];
+  // A split is the same under any smaller budget that still holds the defs it bought (each def
+  // it stubbed was over the larger budget already): the next, halved, attempt reuses it rather
+  // than walking its defs again.
+  const lastSplits: (Split | undefined)[] = [];
   // Every attempt lists each holder's own refs, each in full or as a stub: when even the
   // smaller of the two cannot fit, no attempt fits and the last one is what remains.
   const floorBytes = holders.reduce((n, h) => h.rootRefs.reduce((m, k) => m + Math.min(defSize(k), stubSizes.get(k) ?? 0), n), fixedBytes);
@@ -208,9 +209,9 @@ export function fitListing(table: ToolTable, budget: ListingBudget = DEFAULT_LIS
       const bytes = Math.floor((h.output ? budget.outputDefsBytes : budget.inputDefsBytes) * scale);
       // An answer's shape is documentation: it gets no free first level; an input's is its arguments.
       const firstLevel = !h.output && attempt < LAST;
-      const known = completeSplits[g];
+      const known = lastSplits[g];
       const done = known && known.firstLevel === firstLevel && known.spent <= bytes ? known : split(h, bytes, firstLevel);
-      if (!done.listing.stubs.length) completeSplits[g] = { ...done, firstLevel };
+      lastSplits[g] = done;
       listedBytes += done.bytes * (groups.size[g] as number);
       return done;
     });
