@@ -249,12 +249,21 @@ function credentialsOf(table: ServerModel['table']): { rows: CredentialRow[]; gr
 
 const credentialRows = (model: Pick<ServerModel, 'table'>): CredentialRow[] => credentialsOf(model.table).rows;
 
+/** How many tools name each security scheme in one of their alternatives (own names: a scheme may be called `constructor`). */
+function schemeUses(table: ServerModel['table']): Map<string, number> {
+  const uses = new Map<string, number>();
+  for (const tool of table.tools)
+    for (const name of new Set((tool.security ?? []).flatMap((alternative) => Object.keys(alternative))))
+      uses.set(name, (uses.get(name) ?? 0) + 1);
+  return uses;
+}
+
 function rowsOf(table: ServerModel['table']) {
   const rows: { variable: string; scheme: string; schemeName: string; what: string }[] = [];
-  const uses = (name: string) => table.tools.filter((t) => t.security?.some((alt) => name in alt)).length;
+  const uses = schemeUses(table);
   for (const [name, scheme] of Object.entries(table.auth)) {
     const label = mdInline(name, 60);
-    const used = uses(name);
+    const used = uses.get(name) ?? 0;
     const count = `${used} tool${used === 1 ? '' : 's'}`;
     switch (scheme.type) {
       case 'apiKey':

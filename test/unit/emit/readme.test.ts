@@ -7,10 +7,8 @@ import type { ModelOptions } from '../../../src/model/model-options.js';
 import { emitProject } from '../../../src/emit/project.js';
 import type { JsonObject } from '../../../src/parse/pointer.js';
 
-function readme(schemes: JsonObject, options: Partial<ModelOptions> = {}): string {
-  const paths: JsonObject = {};
-  for (let i = 0; i < 3; i++)
-    paths[`/things/${i}`] = { get: { operationId: `getThing${i}`, summary: 'Get a thing by number', responses: {} } };
+/** Three operations that take any of the schemes, unless `paths` says otherwise. */
+function readme(schemes: JsonObject, options: Partial<ModelOptions> = {}, paths: JsonObject = threeThings()): string {
   const model = buildModel(
     {
       doc: {
@@ -30,6 +28,13 @@ function readme(schemes: JsonObject, options: Partial<ModelOptions> = {}): strin
   );
   const file = emitProject(model, { specName: 'spec.yaml', dirName: 'things-mcp' }).files.find((f) => f.path === 'README.md');
   return file?.contents.toString() ?? '';
+}
+
+function threeThings(): JsonObject {
+  const paths: JsonObject = {};
+  for (let i = 0; i < 3; i++)
+    paths[`/things/${i}`] = { get: { operationId: `getThing${i}`, summary: 'Get a thing by number', responses: {} } };
+  return paths;
 }
 
 const jsonBlocks = (text: string): unknown[] =>
@@ -91,5 +96,19 @@ describe('generated README', () => {
     const intro = dynamic.split('\n## ')[0] ?? '';
     expect(intro).not.toMatch(/one (tool )?per (API )?operation/);
     expect(readme({})).toContain('shows them as one tool per operation');
+  });
+});
+
+describe('the credentials table counts the tools of each scheme', () => {
+  it('by the scheme names a tool requires, also a name Object.prototype has', () => {
+    const paths: JsonObject = {
+      '/open': { get: { operationId: 'open', security: [{ bearerAuth: [] }], responses: {} } },
+      '/keyed': { get: { operationId: 'keyed', security: [{ constructor: [] }], responses: {} } },
+      '/either': { get: { operationId: 'either', security: [{ constructor: [] }, { bearerAuth: [] }], responses: {} } },
+    };
+    const schemes = { constructor: { type: 'apiKey', in: 'header', name: 'X-Key' }, bearerAuth: { type: 'http', scheme: 'bearer' } };
+    const text = readme(schemes, {}, paths);
+    expect(text).toMatch(/API key, sent in header X-Key \(2 tools\)/);
+    expect(text).toMatch(/token, sent as Authorization: Bearer \(2 tools\)/);
   });
 });
