@@ -14,6 +14,7 @@
 // so cfworker decides it (it throws, and interpreted.ts reports that).
 
 import type { JsonSchema } from '../../../../contract/table.js';
+import { subschemaKeywords, valueKeywords } from '../../../../contract/schema-keywords.js';
 
 /** Whether a value fits: true only when cfworker would say so. */
 export type Verdict = (value: unknown) => boolean;
@@ -29,14 +30,13 @@ export interface CfworkerParts {
 const isNumber = (value: unknown) => typeof value === 'number';
 const isStrings = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string');
 const isMap = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
-const never = () => false;
 
 /**
- * The shape the verdict expects of a keyword's value; `never` for the keywords cfworker checks
- * that the verdict does not (a schema reaching one gets no fast verdict). Keywords not here are
- * covered without a shape (const, uniqueItems, subschemas) or check nothing (annotations).
+ * The keywords the verdict checks, with the shape it expects of each one's value (a schema with
+ * another shape gets no fast verdict). const, uniqueItems, not and additionalProperties are
+ * checked whatever their value; `$ref` by refCheck.
  */
-const KEYWORD_SHAPES = new Map<string, (value: unknown) => boolean>([
+const COVERED = new Map<string, (value: unknown) => boolean>([
   ...['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'].map((key) => [key, isNumber] as const),
   ...['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties'].map((key) => [key, isNumber] as const),
   ['type', (value: unknown) => typeof value === 'string' || isStrings(value)],
@@ -45,29 +45,25 @@ const KEYWORD_SHAPES = new Map<string, (value: unknown) => boolean>([
   ['items', (value: unknown) => !Array.isArray(value)],
   ['properties', isMap],
   ...['enum', 'allOf', 'anyOf', 'oneOf'].map((key) => [key, Array.isArray] as const),
-  ...[
+  ...['const', 'uniqueItems', 'not', 'additionalProperties'].map((key) => [key, () => true] as const),
+]);
+
+/**
+ * The keywords cfworker checks that the verdict does not: every assertion and every subschema
+ * keyword of the shared tables (contract/schema-keywords.ts) it does not cover, so that a keyword
+ * added there is refused here until it is covered, and the core keywords that resolve by scope.
+ * A schema reaching one gets no fast verdict; the rest (annotations, x-*, …) check nothing.
+ */
+const UNCOVERED = new Set(
+  [
+    ...valueKeywords((keyword) => keyword.role === 'assertion'),
+    ...subschemaKeywords((keyword) => !keyword.annotation && !keyword.definitions),
     '$recursiveRef',
     '$recursiveAnchor',
     '$dynamicRef',
     '$dynamicAnchor',
-    'if',
-    'then',
-    'else',
-    'pattern',
-    'patternProperties',
-    'propertyNames',
-    'unevaluatedProperties',
-    'dependentRequired',
-    'dependentSchemas',
-    'dependencies',
-    'prefixItems',
-    'additionalItems',
-    'unevaluatedItems',
-    'contains',
-    'minContains',
-    'maxContains',
-  ].map((key) => [key, never] as const),
-]);
+  ].filter((key) => !COVERED.has(key)),
+);
 
 /** A JSON value's type as cfworker names it. */
 type Kind = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object';
@@ -135,7 +131,8 @@ function nodeVerdict(schema: JsonSchema, build: Build): Verdict {
 /** Throws NoFastVerdict for a keyword the verdict does not cover, or a keyword value of a shape it does not expect. */
 function refuseUnsupported(schema: JsonSchema): void {
   for (const key in schema) {
-    const expected = KEYWORD_SHAPES.get(key);
+    if (UNCOVERED.has(key)) throw new NoFastVerdict();
+    const expected = COVERED.get(key);
     if (expected && !expected(schema[key])) throw new NoFastVerdict();
   }
 }
