@@ -33,27 +33,32 @@ export async function run<Args extends object>(tableUrl: URL, hooks: Hooks<Args>
 /**
  * tools.json, read on first need, and the listing prepared beside it (tools-listed.json), which
  * is served only when it was made from these very bytes: a table changed since is listed the
- * general way.
+ * general way. The listing needs the table's bytes, not its parse: a stdio server answers its
+ * first tools/list from it before parsing the table (server-instances.ts).
  */
 function tableFiles(tableUrl: URL): TableSource {
   const listingUrl = new URL(PREPARED_LISTING_FILE, tableUrl);
-  let fingerprint: string | undefined;
+  let bytes: Buffer | undefined;
+  const tableBytes = () => (bytes ??= readBytes(tableUrl, 'the tool table'));
+  let prepared: Promise<PreparedListing | undefined> | undefined;
   return {
-    load: async () => {
-      const bytes = readBytes(tableUrl, 'the tool table');
-      if (existsSync(listingUrl)) {
-        // zlib.crc32 is Node 20.15+: before it, no listing is served as prepared
-        const { crc32 } = (await import('node:zlib')) as { crc32?: (data: Uint8Array) => number };
-        if (crc32 !== undefined) fingerprint = tableFingerprint(bytes, crc32);
-      }
-      return parseJson<ToolTable>(bytes.toString('utf8'), tableUrl, 'the tool table');
+    load: () => {
+      const text = tableBytes().toString('utf8');
+      bytes = undefined;
+      return parseJson<ToolTable>(text, tableUrl, 'the tool table');
     },
-    prepared: () => {
-      if (fingerprint === undefined) return undefined;
-      const listing = readJson<PreparedListing>(listingUrl, 'the prepared listing');
-      return listing.table === fingerprint ? listing : undefined;
-    },
+    prepared: () => (prepared ??= preparedListing(listingUrl, tableBytes())),
   };
+}
+
+/** The prepared listing at `url`, when it was made from `table` (these bytes of tools.json). */
+async function preparedListing(url: URL, table: Buffer): Promise<PreparedListing | undefined> {
+  if (!existsSync(url)) return undefined;
+  // zlib.crc32 is Node 20.15+: before it, no listing is served as prepared
+  const { crc32 } = (await import('node:zlib')) as { crc32?: (data: Uint8Array) => number };
+  if (crc32 === undefined) return undefined;
+  const listing = readJson<PreparedListing>(url, 'the prepared listing');
+  return listing.table === tableFingerprint(table, crc32) ? listing : undefined;
 }
 
 /** --clients: each client's line with this server's real path, or why there is none (loaded only then). */

@@ -363,9 +363,9 @@ describe('with a feature on, its module loads with the table, and it works', () 
     try {
       const { tools } = await client.listTools();
       expect(tools.find((t) => t.name === 'startJob')?.execution?.taskSupport).toBe('optional');
-      for (const module of ['long-running/long-running', 'long-running/tasks']) expect(runtime()).toContain(module);
       const result = await client.callTool({ name: 'startJob', arguments: {} });
       expect(result.isError, text(result)).toBeFalsy();
+      for (const module of ['long-running/long-running', 'long-running/tasks']) expect(runtime()).toContain(module);
       expect(JSON.parse(text(result))).toEqual({ status: 'Succeeded', result: { rows: 42 } });
       expect(apis.requests.filter((r) => r.path === '/status/j1').map((r) => r.method)).toEqual(['GET']);
       for (const module of ['confirm/confirm', 'oauth/upstream-accounts/link-required']) expect(runtime()).not.toContain(module);

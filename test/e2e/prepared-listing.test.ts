@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProject, generateProject, TMP } from '../../harness/project.js';
 import { GITHUB_SPEC } from '../../harness/corpora.js';
@@ -17,7 +18,18 @@ const children = new Children();
 const MARK = 'PREPARED-LISTING-MARK';
 
 /** The tools/list answer line of a fresh stdio server in `dir`, as it came over the wire. */
-function listingLine(dir: string, args: string[] = []): Promise<string> {
+async function listingLine(dir: string, args: string[] = []): Promise<string> {
+  const listed = listOnce(dir, args);
+  const line = await listed.line;
+  listed.child.stdin.end();
+  return line;
+}
+
+/**
+ * A fresh stdio server in `dir`, initialized and asked for tools/list once: the answer's line,
+ * and how the server exits (its stdin stays open until the caller ends it).
+ */
+function listOnce(dir: string, args: string[]) {
   const child = children.track(
     spawn(process.execPath, [join(dir, 'dist/main.js'), '--log-level', 'error', ...args], {
       env: { PATH: process.env.PATH ?? '' },
@@ -28,22 +40,19 @@ function listingLine(dir: string, args: string[] = []): Promise<string> {
   let buffered = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the server exited with ${code} before listing: ${stderr}`)));
+  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) => child.once('exit', (code) => resolve({ code, stderr })));
+  const line = new Promise<string>((resolve, reject) => {
+    void exit.then(({ code }) => reject(new Error(`the server exited with ${code} before listing: ${stderr}`)));
     child.stdout.on('data', (chunk: Buffer) => {
       buffered += chunk.toString('utf8');
       for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
-        const line = buffered.slice(0, end);
+        const answer = buffered.slice(0, end);
         buffered = buffered.slice(end + 1);
-        const id = (JSON.parse(line) as { id?: number }).id;
+        const id = (JSON.parse(answer) as { id?: number }).id;
         if (id === 1) {
           send({ method: 'notifications/initialized' });
           send({ id: 2, method: 'tools/list', params: {} });
-        } else if (id === 2) {
-          child.removeAllListeners('exit');
-          child.stdin.end();
-          resolve(line);
-        }
+        } else if (id === 2) resolve(answer);
       }
     });
     send({
@@ -52,6 +61,7 @@ function listingLine(dir: string, args: string[] = []): Promise<string> {
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
     });
   });
+  return { child, line, exit };
 }
 
 /** A copy of a built project beside it, changed by `change` (node_modules stays the shared link). */
@@ -126,6 +136,25 @@ describe('GitHub, direct mode', () => {
     [['--tools', 'code']],
     [['--tools', 'toolsets']],
   ])('lists the general way with %j', (args) => expectGeneralWith(dirs, args), 60_000);
+
+  // A tools.json that does not parse, with the listing's fingerprint made of its bytes: the
+  // listing is answered, so it did not wait for the parse; the server then fails on the table
+  // unasked, so the parse starts as soon as the listing is out.
+  it('answers the first tools/list before the table is parsed, and parses it right after', async () => {
+    const unparsable = variant(dirs.prepared, 'unparsable', (copy) => {
+      const table = readFileSync(join(copy, 'tools.json'));
+      const cut = table.subarray(0, table.lastIndexOf('}'));
+      writeFileSync(join(copy, 'tools.json'), cut);
+      const file = join(copy, 'tools-listed.json');
+      const listing = JSON.parse(readFileSync(file, 'utf8')) as { table: string };
+      writeFileSync(file, JSON.stringify({ ...listing, table: `${cut.length}:${crc32(cut).toString(16)}` }));
+    });
+    const listed = listOnce(unparsable, []);
+    expect(JSON.parse(await listed.line).result.tools).toHaveLength(1224);
+    const { code, stderr } = await listed.exit;
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/cannot read the tool table .*tools\.json/);
+  }, 60_000);
 
   it('lists a tools.json changed since generation from that table, not from the prepared listing', async () => {
     const edited = variant(dirs.marked, 'edited', (copy) => {

@@ -26,7 +26,8 @@ export function appsGate(table: ToolTable, setting: AppsSetting = 'auto'): AppsG
   };
 }
 
-function declaresApps(capabilities: ClientCapabilities | undefined): boolean {
+/** Whether a client's capabilities declare the MCP Apps extension. */
+export function declaresApps(capabilities: ClientCapabilities | undefined): boolean {
   const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
   return typeof extensions === 'object' && extensions !== null && Object.hasOwn(extensions, APPS_EXTENSION);
 }

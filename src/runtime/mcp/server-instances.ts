@@ -2,13 +2,25 @@
 // answered from the table's summary (summary.ts), and the handlers that need the table are
 // attached to the instance once it is loaded. A large table takes tens of milliseconds to parse
 // (GitHub's 3.4 MB), which a client's initialize need not wait for; the requests that need it
-// wait, in order.
+// wait, in order. A first tools/list that the prepared listing answers (early-listing.ts) does
+// not wait: the table is loaded right after it is answered.
 
-import { isJSONRPCRequest, Server, type JSONRPCMessage, type MessageExtraInfo, type Transport } from '@modelcontextprotocol/server';
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  Server,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type MessageExtraInfo,
+  type RequestId,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import type { TableSummary } from '../../contract/summary.js';
 import type { ToolMode } from '../start/config.js';
 import { keepClientLogLevel } from '../observe/client-log.js';
 import type { Lazy } from '../start/lazy.js';
+import type { EarlyListing } from './early-listing.js';
 
 /**
  * What one server instance serves: a `session` (stdio, legacy SSE, a 2025-era Streamable HTTP
@@ -34,7 +46,12 @@ const TASK_CAPABILITIES = {
 /** Registers on one instance the handlers that answer from the table (tools, resources, prompts, tasks). */
 export type Attach = (server: Server, serving: Serving) => void;
 
-export function serverFactory(summary: TableSummary, mode: ToolMode, served: Lazy<{ attach: Attach }>): ServerFactory {
+export function serverFactory(
+  summary: TableSummary,
+  mode: ToolMode,
+  served: Lazy<{ attach: Attach }>,
+  early?: EarlyListing,
+): ServerFactory {
   return (serving = 'session') => {
     // Toolsets enabled one by one change the list of a session; a request has nothing to change.
     const onDemand = mode === 'toolsets' && serving === 'session';
@@ -55,7 +72,7 @@ export function serverFactory(summary: TableSummary, mode: ToolMode, served: Laz
     );
     keepClientLogLevel(server);
     if (served.value) served.value.attach(server, serving);
-    else holdUntilAttached(server, summary.name, async () => (await served.get()).attach(server, serving));
+    else holdUntilAttached(server, summary.name, async () => (await served.get()).attach(server, serving), early);
     return server;
   };
 }
@@ -67,13 +84,15 @@ const needsTable = (message: JSONRPCMessage) => isJSONRPCRequest(message) && !WI
 /**
  * Until `attach` has run, the requests that need the table (and every message after the first
  * of them, so that order is kept) wait at the instance's transport; the first of them starts it.
+ * When that first one is a tools/list that `early` answers, it is answered first, and the table
+ * is loaded once the answer is out.
  */
-function holdUntilAttached(server: Server, name: string, attach: () => Promise<void>): void {
+function holdUntilAttached(server: Server, name: string, attach: () => Promise<void>, early?: EarlyListing): void {
   const connect = server.connect.bind(server);
   server.connect = async (transport: Transport) => {
     await connect(transport);
     const deliver = transport.onmessage; // the SDK's dispatch, set by connect
-    let held: [JSONRPCMessage, MessageExtraInfo | undefined][] | undefined;
+    let held: Delivery[] | undefined;
     let attached = false;
     const release = () => {
       attached = true;
@@ -85,13 +104,47 @@ function holdUntilAttached(server: Server, name: string, attach: () => Promise<v
       process.stderr.write(`${name}: ${(error as Error)?.message ?? String(error)}\n`);
       process.exit(1);
     };
+    const answerEarly = async (waiting: Delivery[]) => {
+      const first = waiting[0];
+      if (early === undefined || first === undefined || !isListing(first[0]) || !(await early(server))) return;
+      waiting.shift();
+      const sent = answerSent(transport, (first[0] as JSONRPCRequest).id);
+      deliver?.(...first);
+      // The answer leaves as the client reads it (GitHub's listing: 1.7 MB through a 64 KB pipe):
+      // the table's parse would hold the rest back.
+      await sent;
+    };
     transport.onmessage = (message, extra) => {
       if (attached || (held === undefined && !needsTable(message))) {
         deliver?.(message, extra);
         return;
       }
-      if (held === undefined) attach().then(release, fail);
-      (held ??= []).push([message, extra]);
+      if (held === undefined) {
+        held = [[message, extra]];
+        answerEarly(held).then(attach).then(release, fail);
+        return;
+      }
+      held.push([message, extra]);
     };
   };
 }
+
+/** Settles once the transport has sent the answer to request `id` (or failed to). */
+function answerSent(transport: Transport, id: RequestId): Promise<void> {
+  const send = transport.send.bind(transport);
+  return new Promise((settle) => {
+    transport.send = (message, options) => {
+      const sending = send(message, options);
+      if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === id) {
+        transport.send = send;
+        sending.then(settle, settle);
+      }
+      return sending;
+    };
+  });
+}
+
+/** A message as the SDK's dispatch takes it. */
+type Delivery = [JSONRPCMessage, MessageExtraInfo | undefined];
+
+const isListing = (message: JSONRPCMessage) => isJSONRPCRequest(message) && message.method === 'tools/list';

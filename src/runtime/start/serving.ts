@@ -5,6 +5,7 @@
 
 import type { Hooks } from '../hooks-api.js';
 import { serverFactory, type ServerFactory } from '../mcp/server-instances.js';
+import type { EarlyListing } from '../mcp/early-listing.js';
 import { ConfigError, type ServerConfig, type ToolMode } from './config.js';
 import { apiSendings } from './api-settings.js';
 import { Lazy } from './lazy.js';
@@ -22,11 +23,11 @@ export interface Serving {
   service: Lazy<Service>;
 }
 
-/** Where a server's table comes from: `load` is called on first need, `prepared` after it. */
+/** Where a server's table comes from: `load` is called on first need. */
 export interface TableSource {
   load: () => ToolTable | Promise<ToolTable>;
-  /** The default listing prepared at generation, when there is one for the table loaded. */
-  prepared?: () => PreparedListing | undefined;
+  /** The default listing prepared at generation, when there is one for the table `load` gives. */
+  prepared?: () => Promise<PreparedListing | undefined>;
 }
 
 /**
@@ -44,8 +45,8 @@ function preparedFor(summary: TableSummary, mode: ToolMode, config: ServerConfig
     oauth: config.oauth !== undefined,
   };
   if (read === undefined || !servesPrepared({ mode: summary.mode ?? 'direct', profile: PREPARED_PROFILE }, settings)) return undefined;
-  return () => {
-    const listing = read();
+  return async () => {
+    const listing = await read();
     return listing && servesPrepared(listing, settings) ? listing : undefined;
   };
 }
@@ -58,9 +59,16 @@ export function prepareServing(summary: TableSummary, source: TableSource, hooks
     ? summary.toolsets.map(([name]) => name)
     : config.toolsets.filter((t) => t !== 'all');
   const prepared = preparedFor(summary, mode, config, source);
-  const choices = { mode, initialToolsets, offers: summary.offers, ...(prepared ? { prepared } : {}) };
-  const service = new Lazy(async () => (await import('./service.js')).createService(await source.load(), config, hooks, log, choices));
-  return { factory: serverFactory(summary, mode, service), service };
+  const service = new Lazy(async () => {
+    // the listing first: it reads the table's bytes, which the parse then reuses
+    const listing = await prepared?.();
+    const choices = { mode, initialToolsets, offers: summary.offers, ...(listing ? { prepared: () => listing } : {}) };
+    return (await import('./service.js')).createService(await source.load(), config, hooks, log, choices);
+  });
+  // loaded with the first tools/list, which loads the same modules anyway: initialize waits for none of them
+  const early: EarlyListing | undefined =
+    prepared && (async (server) => (await import('../mcp/early-listing.js')).answerEarly(server, prepared, config.apps));
+  return { factory: serverFactory(summary, mode, service, early), service };
 }
 
 /** Why the server cannot start with these settings, checked before anything is served. */
