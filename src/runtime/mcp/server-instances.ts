@@ -129,20 +129,28 @@ function holdUntilAttached(server: Server, name: string, attach: () => Promise<v
   };
 }
 
-/** Settles once the transport has sent the answer to request `id` (or failed to). */
+/**
+ * Settles once the transport has sent the answer to request `id` (or failed to), or after
+ * `ANSWER_WAIT_MS` at most: only the parse waits on it, and it must not wait on an answer that
+ * never leaves.
+ */
 function answerSent(transport: Transport, id: RequestId): Promise<void> {
   const send = transport.send.bind(transport);
   return new Promise((settle) => {
+    const bound = setTimeout(settle, ANSWER_WAIT_MS);
     transport.send = (message, options) => {
       const sending = send(message, options);
       if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id === id) {
         transport.send = send;
-        sending.then(settle, settle);
+        const done = () => (clearTimeout(bound), settle());
+        sending.then(done, done);
       }
       return sending;
     };
   });
 }
+
+const ANSWER_WAIT_MS = 2_000;
 
 /** A message as the SDK's dispatch takes it. */
 type Delivery = [JSONRPCMessage, MessageExtraInfo | undefined];
