@@ -1,7 +1,8 @@
 // Start-up: read options and the tool table's summary, start the one transport asked for.
 // Each transport module is imported only when chosen (the SDK's modules are costly to load);
 // the tool table, and the modules that serve it (service.ts), on first need: stdio answers
-// initialize without them, HTTP loads them before it listens.
+// initialize without them (and a first tools/list the prepared listing holds), HTTP loads them
+// before it listens.
 
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
