@@ -418,23 +418,9 @@ async function answerOnce(serving: Serving, config: ServerConfig, request: Reque
   try {
     return await transport.handleRequest(request, options);
   } finally {
-    closeExchange(transport, server);
-  }
-}
-
-/**
- * Closes a one-exchange instance: a JSON answer is whole once given, nothing of the exchange is
- * left to send. Closing, the SDK makes an Error for the requests still pending (none, here) and
- * captures its stack, which was ~3 % of a stateless call's CPU: it is made without one.
- */
-function closeExchange(transport: WebStandardStreamableHTTPServerTransport, server: { close(): Promise<void> }): void {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
+    // A JSON answer is whole once given: nothing of the exchange is left to send.
     void transport.close();
     void server.close();
-  } finally {
-    Error.stackTraceLimit = limit;
   }
 }
 
