@@ -20,20 +20,29 @@ export function appsGate(table: ToolTable, setting: AppsSetting = 'auto'): AppsG
   let views: Promise<Views> | undefined;
   return {
     viewsFor: (server, ctx) => {
-      if (setting === 'off' || !declaresApps(clientCapabilitiesOf(server, ctx))) return Promise.resolve(undefined);
+      if (!getsViews(setting, server, ctx.mcpReq.envelope)) return Promise.resolve(undefined);
       return (views ??= import('../apps/apps.js').then(({ createViews }) => createViews(table)));
     },
   };
 }
 
-/** Whether a client's capabilities declare the MCP Apps extension. */
-export function declaresApps(capabilities: ClientCapabilities | undefined): boolean {
+/**
+ * Whether a request gets views under `setting`: its client declares the extension, in the
+ * request's `_meta` envelope (2026-07-28) or at initialize (2025 sessions).
+ */
+export const getsViews = (setting: AppsSetting, server: Server, envelope: unknown): boolean =>
+  setting !== 'off' && declaresApps(capabilitiesIn(server, envelope));
+
+function declaresApps(capabilities: ClientCapabilities | undefined): boolean {
   const extensions = (capabilities as { extensions?: Record<string, unknown> } | undefined)?.extensions;
   return typeof extensions === 'object' && extensions !== null && Object.hasOwn(extensions, APPS_EXTENSION);
 }
 
 /** The client's capabilities: per request (2026-07-28), or from initialize (2025 sessions). */
-export function clientCapabilitiesOf(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  return (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
+export const clientCapabilitiesOf = (server: Server, ctx: ServerContext): ClientCapabilities | undefined =>
+  capabilitiesIn(server, ctx.mcpReq.envelope);
+
+function capabilitiesIn(server: Server, envelope: unknown): ClientCapabilities | undefined {
+  const declared = (envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  return (declared as ClientCapabilities | undefined) ?? server.getClientCapabilities();
 }

@@ -5,21 +5,22 @@
 // no Apps views. The table is parsed right after (server-instances.ts), while the client reads
 // the listing and decides what to call.
 
-import type { Server, Tool } from '@modelcontextprotocol/server';
+import type { JSONRPCRequest, Server, Tool } from '@modelcontextprotocol/server';
 import type { AppsSetting } from '../../contract/settings.js';
 import type { PreparedListing } from '../../contract/prepared-listing.js';
-import { declaresApps } from './apps-gate.js';
+import { getsViews } from './apps-gate.js';
 import { page } from './pages.js';
 
-/** Sets an instance's tools/list handler to the prepared listing; false when this instance may not be answered from it. */
-export type EarlyListing = (server: Server) => Promise<boolean>;
+/** Sets an instance's tools/list handler to the prepared listing; false when `request` may not be answered from it. */
+export type EarlyListing = (server: Server, request: JSONRPCRequest) => Promise<boolean>;
 
 export async function answerEarly(
   server: Server,
+  request: JSONRPCRequest,
   prepared: () => Promise<PreparedListing | undefined>,
   apps: AppsSetting,
 ): Promise<boolean> {
-  if (apps !== 'off' && declaresApps(server.getClientCapabilities())) return false;
+  if (getsViews(apps, server, request.params?._meta)) return false;
   const listing = await prepared();
   if (listing === undefined) return false;
   const tools = listing.tools as Tool[];

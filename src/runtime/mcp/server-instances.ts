@@ -124,9 +124,10 @@ function holdUntilAttached(server: Server, name: string, attach: () => Promise<v
     };
     const answerEarly = async (waiting: Delivery[]) => {
       const first = waiting[0];
-      if (early === undefined || first === undefined || !isListing(first[0]) || !(await early(server))) return;
+      const [message] = first ?? [];
+      if (early === undefined || first === undefined || !isListing(message) || !(await early(server, message))) return;
       waiting.shift();
-      const sent = answerSent(transport, (first[0] as JSONRPCRequest).id);
+      const sent = answerSent(transport, message.id);
       deliver?.(...first);
       // The answer leaves as the client reads it (GitHub's listing: 1.7 MB through a 64 KB pipe):
       // the table's parse would hold the rest back.
@@ -173,4 +174,5 @@ const ANSWER_WAIT_MS = 2_000;
 /** A message as the SDK's dispatch takes it. */
 type Delivery = [JSONRPCMessage, MessageExtraInfo | undefined];
 
-const isListing = (message: JSONRPCMessage) => isJSONRPCRequest(message) && message.method === 'tools/list';
+const isListing = (message: JSONRPCMessage | undefined): message is JSONRPCRequest =>
+  message !== undefined && isJSONRPCRequest(message) && message.method === 'tools/list';

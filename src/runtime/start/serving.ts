@@ -67,7 +67,7 @@ export function prepareServing(summary: TableSummary, source: TableSource, hooks
   });
   // loaded with the first tools/list, which loads the same modules anyway: initialize waits for none of them
   const early: EarlyListing | undefined =
-    prepared && (async (server) => (await import('../mcp/early-listing.js')).answerEarly(server, prepared, config.apps));
+    prepared && (async (server, request) => (await import('../mcp/early-listing.js')).answerEarly(server, request, prepared, config.apps));
   return { factory: serverFactory(summary, mode, service, early), service };
 }
 
