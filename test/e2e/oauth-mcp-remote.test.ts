@@ -79,7 +79,7 @@ const textOf = (result: Awaited<ReturnType<Client['callTool']>>) =>
 
 describe.skipIf(process.platform !== 'linux')('mcp-remote signs dana in headlessly and bridges stdio to the server', () => {
   it('registers, sends dana to the browser, takes the code on its callback; her read-only tools work and the API never sees her token', async () => {
-    const { transport, stderr } = mcpRemote();
+    const { transport, stderr } = await mcpRemote();
     const client = new Client({ name: 'e2e-mcp-remote', version: '1.0.0' });
     // mcp-remote signs in before it reads stdin: initialize waits for the whole flow
     const connected = client.connect(transport);
@@ -143,7 +143,7 @@ describe.skipIf(process.platform !== 'linux')('mcp-remote signs dana in headless
   }, 120_000);
 
   it('a second run signs in from the stored tokens: no browser, same tools', async () => {
-    const { transport, stderr } = mcpRemote();
+    const { transport, stderr } = await mcpRemote();
     const client = new Client({ name: 'e2e-mcp-remote-again', version: '1.0.0' });
     const openedBefore = browser.opened.length;
     try {

@@ -148,7 +148,7 @@ interface SignedIn {
  * checked and taken through delegatedSignIn, and the 302 to its loopback callback is followed.
  */
 async function signInThroughBridge(dir: string, user: string): Promise<SignedIn> {
-  const { transport, stderr } = mcpRemoteTransport(`${serverUrl}/mcp`, dir, browser);
+  const { transport, stderr } = await mcpRemoteTransport(`${serverUrl}/mcp`, dir, browser);
   const client = new Client({ name: `e2e-mcp-remote-${user}`, version: '1.0.0' });
   // mcp-remote signs in before it reads stdin: initialize waits for the whole flow
   const connected = client.connect(transport);
@@ -229,7 +229,7 @@ describe.skipIf(process.platform !== 'linux')('mcp-remote signs in through the s
 
   it('a second run with the same config folder reuses its registration and tokens: no browser, same user at the API', async () => {
     expect(mcpToken, 'the first run signed in').toBeTruthy();
-    const { transport, stderr } = mcpRemoteTransport(`${serverUrl}/mcp`, configDir, browser);
+    const { transport, stderr } = await mcpRemoteTransport(`${serverUrl}/mcp`, configDir, browser);
     const client = new Client({ name: 'e2e-mcp-remote-alice-again', version: '1.0.0' });
     const openedBefore = browser.opened.length;
     try {

@@ -18,6 +18,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { freePort } from '../../harness/process.js';
 import { REPO, TMP } from '../../harness/project.js';
 import { installPinned, pinnedVersions } from './pinned-tools.js';
 
@@ -87,15 +88,16 @@ export function browserEnv(catcher: UrlCatcher): Record<string, string> {
  * The SDK client's stdio transport to `node mcp-remote <mcpUrl> --transport http-only`, its
  * stderr kept; `configDir` is its MCP_REMOTE_CONFIG_DIR (and HOME), the URLs it opens go to `catcher`.
  */
-export function mcpRemoteTransport(
+export async function mcpRemoteTransport(
   mcpUrl: string,
   configDir: string,
   catcher: UrlCatcher,
   extraArgs: string[] = [],
-): { transport: StdioClientTransport; stderr: () => string } {
+): Promise<{ transport: StdioClientTransport; stderr: () => string }> {
+  const callbackPort = String(await callbackPortFor(configDir));
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, mcpUrl, '--transport', 'http-only', '--auth-timeout', '60', ...extraArgs],
+    args: [BIN, mcpUrl, callbackPort, '--transport', 'http-only', '--auth-timeout', '60', ...extraArgs],
     env: {
       HOME: configDir,
       MCP_REMOTE_CONFIG_DIR: configDir,
@@ -106,6 +108,22 @@ export function mcpRemoteTransport(
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return { transport, stderr: () => stderr };
+}
+
+const callbackPorts = new Map<string, number>();
+
+/**
+ * One loopback callback port per config folder, given to every run on it. Left to itself,
+ * mcp-remote derives the port from the server URL and moves on to the next one when another
+ * process holds it; a later run back on the derived port then deletes the registration made for
+ * the other redirect URI, and the test would see a re-registration it did not cause.
+ */
+async function callbackPortFor(configDir: string): Promise<number> {
+  const known = callbackPorts.get(configDir);
+  if (known !== undefined) return known;
+  const port = await freePort();
+  callbackPorts.set(configDir, port);
+  return port;
 }
 
 /** mcp-remote's store under MCP_REMOTE_CONFIG_DIR: the folder and its files with their server hash taken off. */
