@@ -418,8 +418,8 @@ async function answerOnce(serving: Serving, config: ServerConfig, request: Reque
   try {
     return await transport.handleRequest(request, options);
   } finally {
-    // A JSON answer is whole once given: nothing of the exchange is left to send.
-    void transport.close();
+    // A JSON answer is whole once given: nothing of the exchange is left to send. Closing the
+    // instance closes its transport.
     void server.close();
   }
 }
